@@ -1,0 +1,265 @@
+"""Lossless parser and serializer for memory files.
+
+``serialize(parse(data)) == data`` holds for every byte string: the document keeps every
+line's text and end of line, the BOM, and undecodable bytes (as surrogate escapes). Block
+structure comes from markdown-it-py (CommonMark), so bullets inside fenced code, HTML
+blocks or blockquotes are not entries. See docs/format.md for every decision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+
+from amr_tui.core.links import find_links
+from amr_tui.core.model import Diagnostic, Entry, Line, LineKind, Link
+from amr_tui.core.metadata import parse_metadata
+
+BOM = "\ufeff"
+_MD = MarkdownIt("commonmark")
+
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+def is_markdown(path: str) -> bool:
+    return path.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+@dataclass(slots=True)
+class Document:
+    path: str
+    lines: list[Line]
+    bom: bool = False
+    utf8: bool = True
+    entries: list[Entry] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)  # every link in the file, entries or not
+    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, text)
+    front_matter: tuple[int, int] | None = None  # 1-based first and last line
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def to_bytes(self) -> bytes:
+        return serialize(self)
+
+    def entry_at(self, line: int) -> Entry | None:
+        for entry in self.entries:
+            if entry.line == line:
+                return entry
+        return None
+
+    @property
+    def text(self) -> str:
+        return "".join(line.text + line.eol for line in self.lines)
+
+
+def split_lines(text: str) -> list[Line]:
+    """Split on ``\\n`` only; ``\\r\\n`` is an end of line, a lone ``\\r`` stays in the text."""
+    lines: list[Line] = []
+    parts = text.split("\n")
+    last = len(parts) - 1
+    for i, part in enumerate(parts):
+        if i == last:
+            if part:
+                lines.append(Line(i + 1, part, ""))
+            break
+        if part.endswith("\r"):
+            lines.append(Line(i + 1, part[:-1], "\r\n"))
+        else:
+            lines.append(Line(i + 1, part, "\n"))
+    return lines
+
+
+def decode(data: bytes) -> tuple[str, bool, bool]:
+    """(text without BOM, had BOM, valid UTF-8)."""
+    try:
+        text = data.decode("utf-8")
+        utf8 = True
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", "surrogateescape")
+        utf8 = False
+    bom = text.startswith(BOM)
+    if bom:
+        text = text[1:]
+    return text, bom, utf8
+
+
+def serialize(doc: Document) -> bytes:
+    text = (BOM if doc.bom else "") + doc.text
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _front_matter(lines: list[Line]) -> tuple[int, int] | None:
+    if not lines or lines[0].text.rstrip() != "---":
+        return None
+    for line in lines[1:]:
+        if line.text.rstrip() in ("---", "..."):
+            return (1, line.number)
+    return None
+
+
+def _markdown_source(lines: list[Line], skip: tuple[int, int] | None) -> str:
+    out = []
+    for line in lines:
+        if skip and skip[0] <= line.number <= skip[1]:
+            out.append("")
+        else:
+            out.append(line.text.replace("\r", " "))
+    return "\n".join(out) + "\n"
+
+
+def parse(data: bytes, path: str = "MEMORY.md") -> Document:
+    """Parse a file. Non-Markdown files get lines but no entries and no links."""
+    text, bom, utf8 = decode(data)
+    lines = split_lines(text)
+    doc = Document(path=path, lines=lines, bom=bom, utf8=utf8)
+    if not is_markdown(path):
+        for line in lines:
+            line.kind = LineKind.CODE if line.text.strip() else LineKind.BLANK
+        return doc
+    _parse_markdown(doc)
+    from amr_tui.core.rules import check_document  # late import: rules builds on this module
+
+    doc.diagnostics = check_document(doc)
+    return doc
+
+
+def _mark(lines: list[Line], start: int, end: int, kind: LineKind) -> None:
+    for idx in range(start, min(end, len(lines))):
+        if lines[idx].text.strip():
+            lines[idx].kind = kind
+
+
+def _parse_markdown(doc: Document) -> None:
+    lines = doc.lines
+    n = len(lines)
+    for line in lines:
+        line.kind = LineKind.BLANK if not line.text.strip() else LineKind.TEXT
+    doc.front_matter = _front_matter(lines)
+    if doc.front_matter:
+        _mark(lines, 0, doc.front_matter[1], LineKind.FRONT_MATTER)
+    tokens = _MD.parse(_markdown_source(lines, doc.front_matter))
+
+    opaque: set[int] = set()  # 0-based lines whose links do not count (code, html)
+    quote_depth = 0
+    list_stack: list[str] = []  # "bullet" / "ordered" for each open list
+    item_stack: list[int] = []  # 0-based first line of each open list item (-1 when not an entry)
+    pending: list[tuple[int, int, int, int]] = []  # (line0, end0, depth, parent_line0)
+    heading_open: tuple[int, int] | None = None
+    for i, tok in enumerate(tokens):
+        t = tok.type
+        if t == "blockquote_open":
+            quote_depth += 1
+            if tok.map:
+                _mark(lines, tok.map[0], tok.map[1], LineKind.QUOTE)
+        elif t == "blockquote_close":
+            quote_depth -= 1
+        elif t in ("fence", "code_block"):
+            if tok.map and quote_depth == 0:
+                _mark(lines, tok.map[0], tok.map[1], LineKind.CODE)
+            if tok.map:
+                opaque.update(range(tok.map[0], tok.map[1]))
+        elif t == "html_block":
+            if tok.map and quote_depth == 0:
+                _mark(lines, tok.map[0], tok.map[1], LineKind.HTML)
+            if tok.map:
+                opaque.update(range(tok.map[0], tok.map[1]))
+        elif t == "hr" and tok.map and quote_depth == 0 and not item_stack:
+            _mark(lines, tok.map[0], tok.map[1], LineKind.RULE)
+        elif t == "table_open" and tok.map:
+            _mark(lines, tok.map[0], tok.map[1], LineKind.TABLE)
+        elif t == "heading_open" and tok.map:
+            heading_open = (tok.map[0], int(tok.tag[1:]))
+            if quote_depth == 0 and not item_stack:
+                _mark(lines, tok.map[0], tok.map[1], LineKind.HEADING)
+        elif t == "inline" and heading_open is not None:
+            if quote_depth == 0 and not item_stack:
+                doc.headings.append((heading_open[0] + 1, heading_open[1], tok.content.strip()))
+            heading_open = None
+        elif t == "bullet_list_open":
+            list_stack.append("bullet")
+        elif t == "ordered_list_open":
+            list_stack.append("ordered")
+        elif t in ("bullet_list_close", "ordered_list_close"):
+            list_stack.pop()
+        elif t == "list_item_open" and tok.map:
+            start, end = tok.map
+            is_entry = quote_depth == 0 and list_stack and list_stack[-1] == "bullet"
+            if is_entry:
+                parents = [p for p in item_stack if p >= 0]
+                pending.append((start, end, len(parents), parents[-1] if parents else -1))
+                if start < n:
+                    lines[start].kind = LineKind.ENTRY
+                _mark_continuation(lines, start + 1, end)
+            elif quote_depth == 0 and start < n:
+                lines[start].kind = LineKind.LIST
+                _mark_continuation(lines, start + 1, end)
+            item_stack.append(start if is_entry else -1)
+        elif t == "list_item_close":
+            item_stack.pop()
+
+    for idx, line in enumerate(lines):
+        if idx in opaque or line.kind is LineKind.FRONT_MATTER:
+            continue
+        doc.links.extend(find_links(line.text, line.number))
+
+    _build_entries(doc, pending)
+
+
+def _mark_continuation(lines: list[Line], start: int, end: int) -> None:
+    for idx in range(start, min(end, len(lines))):
+        if lines[idx].text.strip() and lines[idx].kind in (LineKind.TEXT, LineKind.BLANK):
+            lines[idx].kind = LineKind.CONTINUATION
+
+
+def _section_for(headings: list[tuple[int, int, str]], line: int) -> tuple[str | None, int]:
+    section: tuple[str | None, int] = (None, 0)
+    for h_line, level, text in headings:
+        if h_line < line:
+            section = (text, level)
+        else:
+            break
+    return section
+
+
+def _build_entries(doc: Document, pending: list[tuple[int, int, int, int]]) -> None:
+    lines = doc.lines
+    links_by_line: dict[int, list[Link]] = {}
+    for link in doc.links:
+        links_by_line.setdefault(link.line, []).append(link)
+    for start, end, depth, parent in pending:
+        if start >= len(lines):
+            continue
+        raw = lines[start].text
+        stripped = raw.lstrip(" \t")
+        indent = raw[: len(raw) - len(stripped)]
+        marker = stripped[:1]
+        after = stripped[1:]
+        content_start = len(indent) + 1 + (len(after) - len(after.lstrip(" \t")))
+        content = raw[content_start:]
+        meta = parse_metadata(content)
+        text = content[: meta.meta_start].strip()
+        items = [
+            type(m)(m.key, m.value, m.start + content_start, m.end + content_start) for m in meta.items
+        ]
+        later = [
+            idx for idx in range(start + 1, min(end, len(lines)))
+            if lines[idx].kind is LineKind.CONTINUATION
+        ]
+        section, level = _section_for(doc.headings, start + 1)
+        entry = Entry(
+            line=start + 1,
+            indent=indent,
+            marker=marker,
+            content_start=content_start,
+            text=text,
+            metadata=items,
+            links=[lk for lk in links_by_line.get(start + 1, []) if lk.start < content_start + meta.meta_start],
+            section=section,
+            section_level=level,
+            depth=depth,
+            parent_line=parent + 1 if parent >= 0 else 0,
+            meta_start=content_start + meta.meta_start,
+            meta_groups=len(meta.groups),
+            multiline=bool(later),
+        )
+        doc.entries.append(entry)

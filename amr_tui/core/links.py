@@ -1,0 +1,144 @@
+"""``[[path]]`` cross-links: finding them in a line and resolving them inside one repo.
+
+Pure: resolution works on the set of file paths it is handed (posix, relative to the repo
+root). Checking symlinks on disk is the caller's job (amr_tui.services).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from amr_tui.core.model import Link
+
+_LINK_RE = re.compile(r"\[\[([^\[\]\n]*)\]\]")
+_CODE_RUN = re.compile(r"`+")
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Inline code spans (CommonMark backtick runs); links inside them are not links."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        m = _CODE_RUN.search(text, pos)
+        if m is None:
+            return spans
+        run = m.group(0)
+        close = text.find(run, m.end())
+        while close != -1 and (text[close + len(run):close + len(run) + 1] == "`"):
+            nxt = close
+            while nxt < len(text) and text[nxt] == "`":
+                nxt += 1
+            close = text.find(run, nxt)
+        if close == -1:
+            pos = m.end()
+            continue
+        spans.append((m.start(), close + len(run)))
+        pos = close + len(run)
+
+
+def split_target(raw: str) -> str:
+    """The path part of a link: ``a/b#heading|alias`` -> ``a/b``."""
+    for sep in ("|", "#"):
+        cut = raw.find(sep)
+        if cut != -1:
+            raw = raw[:cut]
+    return raw.strip()
+
+
+def find_links(text: str, line: int) -> list[Link]:
+    if "[[" not in text:
+        return []
+    spans = _code_spans(text) if "`" in text else []
+    links: list[Link] = []
+    for m in _LINK_RE.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        raw = m.group(1)
+        links.append(Link(split_target(raw), raw, line, m.start(), m.end()))
+    return links
+
+
+class LinkState(str, Enum):
+    OK = "ok"
+    BROKEN = "broken"
+    ESCAPES = "escapes"  # .., absolute, .git/ or a drive: never opened
+    EMPTY = "empty"
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    state: LinkState
+    path: str | None  # the resolved file, when OK
+    suggestion: str | None = None  # a case-only or .md-only fix, when BROKEN
+    has_md_suffix: bool = False
+
+
+def unsafe_reason(target: str) -> str | None:
+    """Why a link target may not be followed, or None when it is a plain relative path."""
+    t = target.replace("\\", "/")
+    if t.startswith("/") or t.startswith("~") or re.match(r"^[A-Za-z]:", t):
+        return "absolute path"
+    parts = [p for p in t.split("/")]
+    if ".." in parts:
+        return "'..' leaves the memory root"
+    if parts and parts[0] == ".git" or ".git" in parts:
+        return "points into .git"
+    if any(ord(c) < 32 for c in t):
+        return "control character in path"
+    return None
+
+
+def normalise(target: str) -> str:
+    parts = [p for p in target.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def candidates(target: str) -> list[str]:
+    """Files a link may name, most likely first: ``a`` -> ``a.md``, ``a``."""
+    path = normalise(target)
+    if not path:
+        return []
+    if path.lower().endswith(".md"):
+        return [path]
+    return [path + ".md", path]
+
+
+def link_text_for(path: str) -> str:
+    """How to write a link to ``path``: ``.md`` omitted, other extensions kept."""
+    return path[:-3] if path.endswith(".md") else path
+
+
+def resolve(target: str, files: set[str] | frozenset[str], lower_map: dict[str, str] | None = None) -> Resolution:
+    """Resolve a link target against the repo's files."""
+    if not target.strip():
+        return Resolution(LinkState.EMPTY, None)
+    if unsafe_reason(target):
+        return Resolution(LinkState.ESCAPES, None)
+    md_suffix = normalise(target).lower().endswith(".md")
+    for cand in candidates(target):
+        if cand in files:
+            return Resolution(LinkState.OK, cand, has_md_suffix=md_suffix)
+    if lower_map is None:
+        lower_map = {f.lower(): f for f in files}
+    for cand in candidates(target):
+        real = lower_map.get(cand.lower())
+        if real is not None:
+            return Resolution(LinkState.BROKEN, None, suggestion=link_text_for(real), has_md_suffix=md_suffix)
+    return Resolution(LinkState.BROKEN, None, has_md_suffix=md_suffix)
+
+
+def rewrite_links(text: str, old_path: str, new_path: str, files: set[str] | frozenset[str]) -> str:
+    """Rewrite every link in ``text`` that resolves to ``old_path`` so it names ``new_path``."""
+    out: list[str] = []
+    pos = 0
+    for link in find_links(text, 0):
+        res = resolve(link.target, files | {old_path})
+        if res.state is LinkState.OK and res.path == old_path:
+            tail = link.raw[len(link.raw.split("|")[0].split("#")[0].rstrip()):] if link.raw else ""
+            out.append(text[pos:link.start])
+            out.append("[[" + link_text_for(new_path) + tail + "]]")
+            pos = link.end
+    out.append(text[pos:])
+    return "".join(out)

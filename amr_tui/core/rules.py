@@ -1,0 +1,169 @@
+"""Line-local checks: everything that can be said about a file without its repo.
+
+Repo-level checks (broken links, orphans, duplicates, MEMORY.md) live in core.lint.
+Every code is listed in CODES with its severity; docs/format.md explains each.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+from amr_tui.core.links import unsafe_reason
+from amr_tui.core.metadata import escape_value, format_metadata, parse_metadata
+from amr_tui.core.model import Diagnostic, Entry, Fix, LineEdit, LineKind, Severity
+from amr_tui.core.secrets import find_secrets
+from amr_tui.core.textsafety import describe, find_controls
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+CODES: dict[str, tuple[Severity, str]] = {
+    "AMR001": (E, "missing MEMORY.md"),
+    "AMR002": (W, "MEMORY.md has no ## Index"),
+    "AMR003": (W, "MEMORY.md over the load budget"),
+    "AMR004": (E, "entry spans several lines"),
+    "AMR005": (W, "empty metadata item"),
+    "AMR006": (W, "several metadata brackets"),
+    "AMR007": (W, "unescaped ';' inside a metadata value"),
+    "AMR008": (E, "date is not a real YYYY-MM-DD date"),
+    "AMR009": (W, "source is not a link"),
+    "AMR010": (E, "broken link"),
+    "AMR011": (W, "link names a Markdown file with .md"),
+    "AMR012": (E, "link leaves the memory root"),
+    "AMR013": (W, "file not reachable from MEMORY.md"),
+    "AMR014": (W, "duplicate entry"),
+    "AMR015": (I, "near-duplicate entry"),
+    "AMR016": (E, "looks like a credential"),
+    "AMR017": (E, "control character or bidi override"),
+    "AMR018": (E, "file is not UTF-8"),
+    "AMR019": (W, "entry has no text"),
+    "AMR020": (I, "trailing bracket is not metadata"),
+    "AMR021": (W, "key given twice"),
+    "AMR022": (W, "metadata key is not lower case"),
+    "AMR023": (I, "nested entry"),
+    "AMR024": (I, "bullet is not '-'"),
+    "AMR025": (W, "empty metadata value"),
+    "AMR026": (E, "metadata cannot be read"),
+    "AMR027": (W, "merge driver named but not configured"),
+    "AMR028": (I, "front matter is not part of the format"),
+    "AMR029": (E, "empty link"),
+    "AMR030": (W, "resurrected fact"),
+}
+
+DATE_KEYS = ("added", "expires", "updated")
+SINGLE_KEYS = ("added", "expires", "updated")
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_URI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
+
+
+def diag(code: str, message: str, line: int, column: int = 0, fix: Fix | None = None, end_column: int = 0) -> Diagnostic:
+    return Diagnostic(code, CODES[code][0], message, line, column, fix, end_column)
+
+
+def is_real_date(value: str) -> bool:
+    if not _DATE_RE.match(value):
+        return False
+    try:
+        _dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def rebuild_line(line_text: str, entry: Entry, items: list[tuple[str, str]] | None = None, *, marker: str | None = None) -> str:
+    """The entry's line with its metadata rewritten as one canonical group."""
+    head = line_text[: entry.meta_start].rstrip()
+    if items is None:
+        items = [(m.key, m.value) for m in entry.metadata]
+    meta = format_metadata(items)
+    new = f"{head} {meta}" if meta else head
+    if marker is not None:
+        new = entry.indent + marker + new[len(entry.indent) + 1:]
+    return new
+
+
+def check_document(doc) -> list[Diagnostic]:  # doc: core.format.Document (import cycle)
+    out: list[Diagnostic] = []
+    if not doc.utf8:
+        out.append(diag("AMR018", "file is not valid UTF-8; amr opens it read-only and keeps its bytes", 0))
+    if doc.front_matter:
+        out.append(diag("AMR028", "YAML front matter is not part of the Agent Memory Repo format", doc.front_matter[0], 1))
+    for line in doc.lines:
+        for offset, ch in find_controls(line.text)[:1]:
+            if doc.utf8 or not (0xDC80 <= ord(ch) <= 0xDCFF):
+                out.append(diag("AMR017", f"{describe(ch)} in the text", line.number, offset + 1))
+    for link in doc.links:
+        if not link.target.strip():
+            out.append(diag("AMR029", "empty link [[]]", link.line, link.column))
+        elif (why := unsafe_reason(link.target)) is not None:
+            out.append(diag("AMR012", f"[[{link.target}]]: {why}; amr never opens it", link.line, link.column))
+        elif link.target.lower().endswith(".md"):
+            line_text = doc.lines[link.line - 1].text
+            new_raw = link.raw.replace(link.target, link.target[:-3], 1)
+            fixed = line_text[: link.start] + "[[" + new_raw + "]]" + line_text[link.end:]
+            out.append(diag("AMR011", f"write [[{link.target[:-3]}]]: omit .md for Markdown files", link.line, link.column,
+                            Fix("drop .md", (LineEdit(link.line, fixed),))))
+    for entry in doc.entries:
+        entry.diagnostics = _check_entry(doc.lines[entry.line - 1].text, entry)
+        out.extend(entry.diagnostics)
+    for line in doc.lines:
+        if line.kind is not LineKind.BLANK:
+            for m in find_secrets(line.text):
+                out.append(diag("AMR016", f"looks like a {m.kind}; memory must not hold credentials", line.number, m.start + 1))
+    out.sort(key=lambda d: (d.line, d.column, d.code))
+    return out
+
+
+def _check_entry(line_text: str, entry: Entry) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    n = entry.line
+    content = line_text[entry.content_start:]
+    meta = parse_metadata(content)
+    base = entry.content_start
+    if entry.multiline:
+        out.append(diag("AMR004", "entry continues on the next lines; an entry is one line (the rest is not part of it)", n, 1))
+    if not entry.text:
+        out.append(diag("AMR019", "entry has no text" if entry.metadata else "empty entry", n, 1))
+    if entry.depth > 0:
+        out.append(diag("AMR023", f"indented bullet: read as its own entry under line {entry.parent_line}", n, len(entry.indent) + 1))
+    if entry.marker in "*+":
+        fixed = entry.indent + "-" + line_text[len(entry.indent) + 1:]
+        out.append(diag("AMR024", f"use '-' for entries, not '{entry.marker}'", n, len(entry.indent) + 1,
+                        Fix("use '-'", (LineEdit(n, fixed),))))
+    if meta.trailing_non_meta:
+        a, _ = meta.trailing_non_meta
+        out.append(diag("AMR020", "trailing bracket has no 'key: value', so it is part of the text", n, base + a + 1))
+    if meta.unparsable:
+        out.append(diag("AMR026", "metadata holds '[' or ']' inside a value; write them as %5B and %5D", n, base + 1))
+    if len(meta.groups) > 1:
+        out.append(diag("AMR006", f"{len(meta.groups)} metadata brackets; amr reads them as one list", n, base + meta.groups[1][0] + 1,
+                        Fix("merge into one bracket", (LineEdit(n, rebuild_line(line_text, entry)),))))
+    for a, _ in meta.joined_items:
+        fixed_items = [(m.key, m.value) for m in entry.metadata]
+        out.append(diag("AMR007", "';' inside a value splits it; write it as %3B", n, base + a + 1,
+                        Fix("escape ';' as %3B", (LineEdit(n, rebuild_line(line_text, entry, fixed_items)),))))
+    for a, _ in meta.empty_items:
+        out.append(diag("AMR005", "empty item between ';' separators", n, base + a + 1,
+                        Fix("remove the empty item", (LineEdit(n, rebuild_line(line_text, entry)),))))
+    seen: set[str] = set()
+    for item in entry.metadata:
+        col = item.start + 1
+        lower = item.key.lower()
+        if item.key != lower:
+            items = [(m.key.lower() if m is item else m.key, m.value) for m in entry.metadata]
+            out.append(diag("AMR022", f"key '{item.key}' is read as '{lower}'; write keys in lower case", n, col,
+                            Fix("lower-case the key", (LineEdit(n, rebuild_line(line_text, entry, items)),))))
+        if lower in SINGLE_KEYS and lower in seen:
+            out.append(diag("AMR021", f"'{lower}' given more than once", n, col))
+        seen.add(lower)
+        if not item.value:
+            out.append(diag("AMR025", f"'{item.key}' has no value", n, col))
+            continue
+        if lower in DATE_KEYS and not is_real_date(item.value):
+            out.append(diag("AMR008", f"{lower}: '{item.value}' is not a real YYYY-MM-DD date", n, col))
+        if lower == "source" and not _URI_RE.match(item.value.replace("%3B", ";")):
+            out.append(diag("AMR009", f"source '{item.value}' is not a link (expected a URL such as https://...)", n, col))
+    return out
+
+
+__all__ = ["CODES", "check_document", "diag", "escape_value", "is_real_date", "rebuild_line"]

@@ -1,0 +1,65 @@
+"""Shared fixtures: real git repositories in temp dirs with a fixed identity and clock.
+
+CI machines have no git identity, so every test repo gets its author and committer
+from the environment set here, never from the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+FIXED_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.test",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.test",
+    "GIT_AUTHOR_DATE": "2026-10-01T12:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-10-01T12:00:00+00:00",
+}
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every test runs with a throwaway HOME and a fixed git identity and date."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for key, value in FIXED_ENV.items():
+        monkeypatch.setenv(key, value)
+
+
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """Plain git for test set-up (the code under test uses its own hardened runner)."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    result = subprocess.run(
+        ["git", *args], cwd=cwd, env=full_env, check=True, capture_output=True, text=True
+    )
+    return result.stdout
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path):
+    """Create a git repo with the given files committed. Returns its path."""
+
+    def _make(name: str = "memory", files: dict[str, str | bytes] | None = None) -> Path:
+        root = tmp_path / name
+        root.mkdir(parents=True)
+        git(root, "init", "-q", "-b", "main")
+        for rel, content in (files or {"MEMORY.md": "# Memory\n\n## Index\n"}).items():
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, str):
+                content = content.encode()
+            target.write_bytes(content)
+            git(root, "add", "--", rel)
+        git(root, "commit", "-q", "-m", "Create memory repo")
+        return root
+
+    return _make
