@@ -31,6 +31,7 @@ class LineEdit:
 class Fix:
     description: str
     edits: tuple[LineEdit, ...]
+    path: str | None = None  # the file the edits apply to, when not the finding's own file
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,69 @@
+"""amr lint [PATH...] [--json] [--fix]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+
+_SEVERITIES = ("error", "warning", "info")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("lint", help="check memory repos against the format", description=(
+        "Check memory repos (or files inside them) against the Agent Memory Repo format. "
+        "Exit 0 when clean, 1 when there are findings, 2 on a usage or I/O error. "
+        "Codes are listed in docs/format.md."))
+    p.add_argument("paths", nargs="*", type=Path, help="memory repos, folders holding several, or files (default: .)")
+    p.add_argument("--json", action="store_true", help='print {"diagnostics": [...]} with paths relative to the repo root')
+    p.add_argument("--fix", action="store_true", help="apply the safe automatic fixes, then report what is left")
+    p.add_argument("--severity", choices=_SEVERITIES, default="warning",
+                   help="lowest severity to report (default: warning; info adds style notes)")
+    p.add_argument("--no-duplicates", action="store_true", help="skip the duplicate and near-duplicate checks")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from amr_tui.services.lintrun import LintTarget, fix_repo, lint_targets, resolve_targets
+
+    paths = args.paths or [Path(".")]
+    try:
+        targets: list[LintTarget] = resolve_targets(paths)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        error(str(exc))
+        return 2
+    fixed = 0
+    if args.fix:
+        for target in targets:
+            fixed += fix_repo(target.mount, duplicates=not args.no_duplicates)
+    results = lint_targets(targets, duplicates=not args.no_duplicates)
+    floor = _SEVERITIES.index(args.severity)
+    shown = [r for r in results if _SEVERITIES.index(r.finding.diagnostic.severity.value) <= floor]
+    if args.json:
+        emit_json({"diagnostics": [
+            {"repo": r.repo, "path": r.finding.path, **r.finding.diagnostic.to_json(),
+             "fixable": r.finding.diagnostic.fix is not None}
+            for r in shown
+        ]})
+    else:
+        colour = use_colour(sys.stdout)
+        for r in shown:
+            d = r.finding.diagnostic
+            where = safe(r.display_path)
+            if d.line:
+                where += f":{d.line}:{max(d.column, 1)}"
+            fixmark = " [*]" if d.fix is not None else ""
+            print(f"{paint(where, 'path', colour)}: {paint(d.code, d.severity.value, colour)} {safe(d.message)}{fixmark}")
+        counts = {s: sum(1 for r in shown if r.finding.diagnostic.severity.value == s) for s in _SEVERITIES}
+        summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
+        if fixed:
+            print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)
+        if shown:
+            fixable = sum(1 for r in shown if r.finding.diagnostic.fix is not None)
+            tail = f" ({fixable} fixable with --fix)" if fixable and not args.fix else ""
+            print(f"Found {summary}{tail}.", file=sys.stderr)
+        else:
+            print("All clean.", file=sys.stderr)
+    return 1 if shown else 0

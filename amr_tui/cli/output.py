@@ -1,0 +1,41 @@
+"""Terminal output for the command line: colour only on a terminal, untrusted text made visible."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+from amr_tui.core.textsafety import make_visible
+
+_COLOURS = {"error": "31", "warning": "33", "info": "36", "bold": "1", "dim": "2", "path": "1"}
+
+
+def use_colour(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def paint(text: str, style: str, enabled: bool) -> str:
+    if not enabled or style not in _COLOURS:
+        return text
+    return f"\x1b[{_COLOURS[style]}m{text}\x1b[0m"
+
+
+def safe(text: str) -> str:
+    """Repo text on its way to a terminal: controls and bidi overrides made visible."""
+    return make_visible(text)
+
+
+def emit_json(data: Any, stream: TextIO | None = None) -> None:
+    stream = stream or sys.stdout
+    json.dump(data, stream, ensure_ascii=True, indent=2)
+    stream.write("\n")
+
+
+def error(message: str) -> None:
+    sys.stderr.write(f"amr: {safe(message)}\n")

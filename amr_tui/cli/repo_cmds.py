@@ -1,0 +1,69 @@
+"""amr init PATH and amr demo [--path DIR]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from amr_tui.cli.output import error, safe
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("init", help="create a memory repo", description=(
+        "Create a memory repo the way the Agent Memory Repo skill describes: git init, a MEMORY.md "
+        "with an ## Index, and a first commit. An existing memory repo is reused; any other "
+        "non-empty folder is left untouched."))
+    p.add_argument("path", type=Path, nargs="?", default=Path("~/agent-memory"), help="where (default ~/agent-memory)")
+    p.set_defaults(func=run_init)
+
+    d = sub.add_parser("demo", help="build a realistic two-repo demo and open it", description=(
+        "Build memory-alice and memory-bob, with agent history and a pending dreaming run, "
+        "deterministically with real git, then open them."))
+    d.add_argument("--path", type=Path, default=None, help="where to build (default: a new temp folder)")
+    d.add_argument("--no-open", action="store_true", help="only build and print where the repos are")
+    d.set_defaults(func=run_demo)
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from amr_tui.services.init import InitError, init_memory_repo
+
+    try:
+        result = init_memory_repo(args.path.expanduser())
+    except InitError as exc:
+        error(str(exc))
+        return 2
+    print(safe(str(result)))
+    return 0
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from amr_tui.services.demo import DemoError, build_demo
+
+    dest = args.path or Path(tempfile.mkdtemp(prefix="amr-demo-"))
+    try:
+        repos = build_demo(dest.expanduser())
+    except DemoError as exc:
+        error(str(exc))
+        return 2
+    if args.no_open or not sys.stdout.isatty():
+        print(f"Demo memory repos in {safe(str(dest))}:")
+        for repo in repos:
+            print(f"  {safe(str(repo))}")
+        return _lint_summary(repos)
+    from amr_tui.cli.app_cmd import open_app
+
+    return open_app(repos, read_only=set())
+
+
+def _lint_summary(repos: list[Path]) -> int:
+    from amr_tui.services.lintrun import lint_targets, resolve_targets
+
+    results = lint_targets(resolve_targets(repos))
+    by_code: dict[str, int] = {}
+    for r in results:
+        by_code[r.finding.diagnostic.code] = by_code.get(r.finding.diagnostic.code, 0) + 1
+    print("Lint: " + (", ".join(f"{c} x{n}" for c, n in sorted(by_code.items())) or "clean"))
+    print("Try: amr lint " + " ".join(safe(str(r)) for r in repos))
+    return 0

@@ -1,0 +1,48 @@
+"""amr search QUERY [PATH...] [--json] [--limit N]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("search", help="fuzzy-find entries and files", description=(
+        "Ranked fuzzy search over the entries and file names of one or more memory repos, "
+        "best first."))
+    p.add_argument("query", help="what to look for (words in any order; typos tolerated)")
+    p.add_argument("paths", nargs="*", type=Path, help="memory repos or folders holding several (default: .)")
+    p.add_argument("--json", action="store_true", help="print a JSON array of {repo, path, line, text, score}")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from amr_tui.services.searchrun import search_paths
+
+    if args.limit < 1:
+        error("--limit must be at least 1")
+        return 2
+    try:
+        hits = search_paths(args.paths or [Path(".")], args.query, args.limit)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        error(str(exc))
+        return 2
+    if args.json:
+        emit_json([
+            {"repo": h.item.repo, "path": h.item.path, "line": h.item.line, "text": h.item.text,
+             "score": round(h.score, 2)}
+            for h in hits
+        ])
+        return 0
+    colour = use_colour(sys.stdout)
+    for h in hits:
+        where = f"{safe(h.item.repo)}/{safe(h.item.path)}" + (f":{h.item.line}" if h.item.line else "")
+        print(f"{paint(where, 'path', colour)}  {safe(h.item.text)}")
+    if not hits:
+        print("No matches.", file=sys.stderr)
+        return 1
+    return 0

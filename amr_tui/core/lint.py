@@ -1,0 +1,255 @@
+"""Repo-level lint: what needs the whole repo (links, reachability, duplicates, MEMORY.md).
+
+Pure: the caller hands in a RepoSnapshot (file list, parsed documents, and the few facts
+that need the disk, such as symlinks that point outside the root).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from amr_tui.core.format import Document, is_markdown
+from amr_tui.core.links import LinkState, link_text_for, resolve
+from amr_tui.core.model import Diagnostic, Fix, LineEdit
+from amr_tui.core.rules import diag
+
+MEMORY_FILE = "MEMORY.md"
+INDEX_HEADING = "Index"
+LOAD_BUDGET_LINES = 200
+LOAD_BUDGET_BYTES = 25 * 1024
+NEAR_DUPLICATE_THRESHOLD = 90.0  # rapidfuzz token_sort_ratio, on normalised text
+NEAR_DUPLICATE_MIN_CHARS = 20
+_IGNORED_NAMES = re.compile(r"^(readme|license|licence|contributing|changelog)(\..*)?$", re.I)
+
+
+@dataclass(slots=True)
+class RepoSnapshot:
+    name: str
+    files: set[str]  # every file, posix paths relative to the root
+    documents: dict[str, Document]  # parsed Markdown files
+    escaping: set[str] = field(default_factory=set)  # symlinks that resolve outside the root
+    sizes: dict[str, int] = field(default_factory=dict)  # bytes per file, when known
+    undefined_merge_drivers: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, driver)
+
+    _lower: dict[str, str] | None = None
+
+    def lower_map(self) -> dict[str, str]:
+        if self._lower is None:
+            self._lower = {f.lower(): f for f in self.files}
+        return self._lower
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    path: str
+    diagnostic: Diagnostic
+
+
+def is_memory_note(path: str) -> bool:
+    """Files that should be reachable from MEMORY.md (dotfiles and READMEs are not)."""
+    parts = path.split("/")
+    if any(p.startswith(".") for p in parts):
+        return False
+    return not _IGNORED_NAMES.match(parts[-1])
+
+
+def normalise_text(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True) -> list[Finding]:
+    findings: list[Finding] = []
+    for path in sorted(repo.documents):
+        findings.extend(Finding(path, d) for d in repo.documents[path].diagnostics)
+    findings.extend(_memory_checks(repo))
+    findings.extend(_link_checks(repo))
+    findings.extend(_orphans(repo))
+    if duplicates:
+        findings.extend(_duplicates(repo))
+    for path, line, driver in repo.undefined_merge_drivers:
+        findings.append(Finding(path, diag(
+            "AMR027", f"merge={driver} is named here but merge.{driver}.driver is not configured in this clone; "
+            "git silently falls back to a text merge (run: amr merge-driver install)", line, 1)))
+    findings.sort(key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
+    return findings
+
+
+def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
+    doc = repo.documents.get(MEMORY_FILE)
+    if doc is None:
+        hint = ""
+        for f in repo.files:
+            if f.lower() == MEMORY_FILE.lower():
+                hint = f" (found '{f}': the name is case-sensitive)"
+        return [Finding(MEMORY_FILE, diag("AMR001", f"no MEMORY.md at the memory root{hint}", 0))]
+    out: list[Finding] = []
+    if not any(level == 2 and text == INDEX_HEADING for _, level, text in doc.headings):
+        near = [(ln, lvl, t) for ln, lvl, t in doc.headings if t.strip().lower() == "index"]
+        if near:
+            ln, lvl, t = near[0]
+            out.append(Finding(MEMORY_FILE, diag("AMR002", f"'{'#' * lvl} {t}' should be '## Index'", ln, 1)))
+        else:
+            last = doc.lines[-1].number if doc.lines else 0
+            fix = None
+            if doc.lines:
+                tail = doc.lines[-1].text
+                fix = Fix("add an ## Index heading", (LineEdit(last, tail + ("\n\n" if tail.strip() else "\n") + "## Index"),), path=MEMORY_FILE)
+            out.append(Finding(MEMORY_FILE, diag("AMR002", "MEMORY.md has no '## Index' heading for links to topic files", 0, fix=fix)))
+    size = repo.sizes.get(MEMORY_FILE, len(doc.to_bytes()))
+    if len(doc.lines) > LOAD_BUDGET_LINES or size > LOAD_BUDGET_BYTES:
+        cut = LOAD_BUDGET_LINES + 1 if len(doc.lines) > LOAD_BUDGET_LINES else 0
+        out.append(Finding(MEMORY_FILE, diag(
+            "AMR003", f"MEMORY.md has {len(doc.lines)} lines and {size} bytes; agents load only the first "
+            f"{LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB", cut, 1)))
+    return out
+
+
+def _link_checks(repo: RepoSnapshot) -> list[Finding]:
+    out: list[Finding] = []
+    lower = repo.lower_map()
+    for path in sorted(repo.documents):
+        doc = repo.documents[path]
+        for link in doc.links:
+            res = resolve(link.target, repo.files, lower)
+            if res.state is LinkState.OK:
+                if res.path in repo.escaping:
+                    out.append(Finding(path, diag("AMR012", f"[[{link.target}]] is a symlink that points outside the memory root; amr never opens it", link.line, link.column)))
+                continue
+            if res.state is not LinkState.BROKEN:
+                continue  # AMR012 / AMR029 come from the line rules
+            fix = None
+            msg = f"[[{link.target}]] names no file in this repo"
+            if res.suggestion:
+                msg += f"; did you mean [[{res.suggestion}]]?"
+                text = doc.lines[link.line - 1].text
+                new_raw = link.raw.replace(link.target, res.suggestion, 1)
+                fix = Fix(f"link to [[{res.suggestion}]]", (LineEdit(link.line, text[: link.start] + "[[" + new_raw + "]]" + text[link.end:]),))
+            out.append(Finding(path, diag("AMR010", msg, link.line, link.column, fix)))
+    return out
+
+
+def reachable(repo: RepoSnapshot) -> set[str]:
+    """Files reachable from MEMORY.md by following links (MEMORY.md included)."""
+    if MEMORY_FILE not in repo.files:
+        return set()
+    lower = repo.lower_map()
+    seen = {MEMORY_FILE}
+    todo = [MEMORY_FILE]
+    while todo:
+        doc = repo.documents.get(todo.pop())
+        if doc is None:
+            continue
+        for link in doc.links:
+            res = resolve(link.target, repo.files, lower)
+            if res.state is LinkState.OK and res.path not in seen and res.path not in repo.escaping:
+                seen.add(res.path)
+                todo.append(res.path)
+    return seen
+
+
+def _orphans(repo: RepoSnapshot) -> list[Finding]:
+    if MEMORY_FILE not in repo.documents:
+        return []
+    seen = reachable(repo)
+    memory = repo.documents[MEMORY_FILE]
+    index_line = next((ln for ln, lvl, t in memory.headings if lvl == 2 and t == INDEX_HEADING), 0)
+    out: list[Finding] = []
+    anchor = _index_anchor(memory, index_line) if index_line else None
+    for path in sorted(repo.files - seen):
+        if not is_memory_note(path):
+            continue
+        fix = None
+        if anchor is not None:
+            line = memory.lines[anchor - 1]
+            fix = Fix("link it from the Index", (LineEdit(anchor, line.text + "\n" + f"- [[{link_text_for(path)}]]"),), path=MEMORY_FILE)
+        out.append(Finding(path, diag("AMR013", f"not reachable from MEMORY.md; link it as [[{link_text_for(path)}]] from the Index or a linked file", 0, fix=fix)))
+    return out
+
+
+def _index_anchor(memory: Document, index_line: int) -> int:
+    """The line after which a new Index link goes: the Index's last entry, or its heading."""
+    stop = next((ln for ln, lvl, _ in memory.headings if ln > index_line and lvl <= 2), len(memory.lines) + 1)
+    anchor = index_line
+    for entry in memory.entries:
+        if index_line < entry.line < stop:
+            anchor = entry.line
+    return anchor
+
+
+def _duplicates(repo: RepoSnapshot) -> list[Finding]:
+    from rapidfuzz import fuzz
+
+    seen: dict[str, tuple[str, int]] = {}
+    candidates: list[tuple[str, str, int]] = []  # (normalised, path, line)
+    out: list[Finding] = []
+    for path in sorted(repo.documents):
+        for entry in repo.documents[path].entries:
+            norm = normalise_text(entry.text)
+            if not norm:
+                continue
+            first = seen.get(norm)
+            if first is not None:
+                where = "above" if first[0] == path else f"in {first[0]}"
+                out.append(Finding(path, diag("AMR014", f"same fact as line {first[1]} {where}", entry.line, 1)))
+                continue
+            seen[norm] = (path, entry.line)
+            if len(norm) >= NEAR_DUPLICATE_MIN_CHARS:
+                candidates.append((norm, path, entry.line))
+    # Near duplicates: block on the two rarest words, then score inside each block.
+    freq: dict[str, int] = defaultdict(int)
+    words = [set(norm.split()) for norm, _, _ in candidates]
+    for ws in words:
+        for w in ws:
+            freq[w] += 1
+    blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for i, ws in enumerate(words):
+        rare = sorted(ws, key=lambda w: (freq[w], w))[:2]
+        for w in rare:
+            blocks[(w,)].append(i)
+    reported: set[int] = set()
+    for members in blocks.values():
+        if len(members) < 2 or len(members) > 200:
+            continue
+        for a_pos, a in enumerate(members):
+            if a in reported:
+                continue
+            for b in members[:a_pos]:
+                score = fuzz.token_sort_ratio(candidates[a][0], candidates[b][0])
+                if score >= NEAR_DUPLICATE_THRESHOLD:
+                    first_path, first_line = candidates[b][1], candidates[b][2]
+                    where = "above" if first_path == candidates[a][1] else f"in {first_path}"
+                    out.append(Finding(candidates[a][1], diag(
+                        "AMR015", f"nearly the same fact as line {first_line} {where} ({score:.0f}% alike)", candidates[a][2], 1)))
+                    reported.add(a)
+                    break
+    return out
+
+
+def fix_edits(findings: list[Finding]) -> dict[str, list[LineEdit]]:
+    """The safe fixes of these findings, grouped by the file they edit, one edit per line."""
+    out: dict[str, dict[int, LineEdit]] = defaultdict(dict)
+    for f in findings:
+        fix = f.diagnostic.fix
+        if fix is None or len(fix.edits) != 1:
+            continue
+        target = fix.path or f.path
+        edit = fix.edits[0]
+        out[target].setdefault(edit.line, edit)
+    return {path: list(edits.values()) for path, edits in out.items()}
+
+
+def apply_edits(doc: Document, edits: list[LineEdit]) -> bytes:
+    """Replace whole lines; a new text may hold newlines (they get the line's own ending)."""
+    chosen = {e.line: e for e in edits if 1 <= e.line <= len(doc.lines)}
+    default_eol = next((ln.eol for ln in doc.lines if ln.eol), "\n")
+    parts = []
+    for line in doc.lines:
+        edit = chosen.get(line.number)
+        if edit is None:
+            parts.append(line.text + line.eol)
+        else:
+            parts.append(edit.new_text.replace("\n", line.eol or default_eol) + line.eol)
+    text = ("\ufeff" if doc.bom else "") + "".join(parts)
+    return text.encode("utf-8", "surrogateescape")

@@ -1,0 +1,102 @@
+"""Running lint over repos on disk, and applying its safe fixes."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from amr_tui.core.format import parse
+from amr_tui.core.lint import Finding, apply_edits, fix_edits, lint_repo
+from amr_tui.services.workspace import Mount, discover, find_repo_root, load_snapshot, read_bytes
+
+MAX_FIX_ROUNDS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class LintTarget:
+    mount: Mount
+    only: frozenset[str] | None  # files to report on (None: the whole repo)
+    display_root: str  # how to show the repo's root in text output
+
+
+@dataclass(frozen=True, slots=True)
+class LintResult:
+    repo: str
+    finding: Finding
+    display_path: str
+
+
+def _display(root: Path) -> str:
+    try:
+        rel = os.path.relpath(root, Path.cwd())
+    except ValueError:
+        return str(root)
+    return "" if rel == "." else rel
+
+
+def resolve_targets(paths: list[Path]) -> list[LintTarget]:
+    targets: dict[Path, tuple[Mount, set[str] | None]] = {}
+    for path in paths:
+        if path.is_file():
+            root = find_repo_root(path)
+            if root is None:
+                raise FileNotFoundError(f"{path} is not inside a memory repo (no MEMORY.md above it)")
+            mount = discover([root])[0]
+            rel = path.resolve().relative_to(root).as_posix()
+            prev = targets.get(root)
+            if prev is None:
+                targets[root] = (mount, {rel})
+            elif prev[1] is not None:
+                prev[1].add(rel)
+        else:
+            if not path.exists():
+                raise FileNotFoundError(f"no such file or folder: {path}")
+            for mount in discover([path]):
+                targets[mount.root] = (mount, None)
+    return [
+        LintTarget(mount, frozenset(only) if only is not None else None, _display(mount.root))
+        for mount, only in targets.values()
+    ]
+
+
+def lint_targets(targets: list[LintTarget], *, duplicates: bool = True) -> list[LintResult]:
+    results: list[LintResult] = []
+    for target in targets:
+        snapshot = load_snapshot(target.mount)
+        for finding in lint_repo(snapshot, duplicates=duplicates):
+            if target.only is not None and finding.path not in target.only:
+                continue
+            shown = f"{target.display_root}/{finding.path}" if target.display_root else finding.path
+            results.append(LintResult(target.mount.name, finding, shown))
+    return results
+
+
+def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
+    """Apply safe fixes until none is left (each round re-lints). Returns how many were applied."""
+    from amr_tui.services.fs import atomic_write
+
+    applied = 0
+    for _ in range(MAX_FIX_ROUNDS):
+        snapshot = load_snapshot(mount)
+        edits = fix_edits(lint_repo(snapshot, duplicates=duplicates))
+        if not edits:
+            break
+        changed = False
+        for path, line_edits in edits.items():
+            doc = snapshot.documents.get(path)
+            if doc is None:
+                data = read_bytes(mount.root, path)
+                if data is None:
+                    continue
+                doc = parse(data, path)
+            if not doc.utf8:
+                continue  # never rewrite a file whose bytes amr cannot decode
+            new = apply_edits(doc, line_edits)
+            if new != doc.to_bytes():
+                atomic_write(mount.root, path, new)
+                applied += len(line_edits)
+                changed = True
+        if not changed:
+            break
+    return applied

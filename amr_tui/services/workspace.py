@@ -1,0 +1,166 @@
+"""Mounted memory repos on disk: discovery, file listing, loading into core snapshots.
+
+This is the glue between the disk (and git, through amr_tui.git) and the pure core.
+Both the CLI and the app go through it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from amr_tui.core.format import Document, is_markdown, parse
+from amr_tui.core.lint import MEMORY_FILE, RepoSnapshot
+
+MAX_PARSE_BYTES = 8 * 1024 * 1024  # larger files are listed but not parsed or loaded
+_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    name: str
+    root: Path
+    read_only: bool = False
+
+
+def is_memory_repo(path: Path) -> bool:
+    """A git work tree whose top is ``path`` itself, with MEMORY.md at the top (the skill's rule)."""
+    return (path / ".git").exists() and (path / MEMORY_FILE).is_file()
+
+
+def looks_like_memory_root(path: Path) -> bool:
+    """MEMORY.md at the top, git or not (lint also runs on plain folders)."""
+    return (path / MEMORY_FILE).is_file()
+
+
+def find_repo_root(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` that holds MEMORY.md and .git (or just MEMORY.md)."""
+    path = path.resolve()
+    if path.is_file():
+        path = path.parent
+    fallback = None
+    for cand in (path, *path.parents):
+        if (cand / MEMORY_FILE).is_file():
+            if (cand / ".git").exists():
+                return cand
+            fallback = fallback or cand
+        if (cand / ".git").exists():
+            break
+    return fallback
+
+
+def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount]:
+    """Each path is a memory repo, a file inside one, or a folder that holds several."""
+    roots: list[Path] = []
+    for p in paths:
+        p = p.expanduser()
+        if not p.exists():
+            raise FileNotFoundError(f"no such file or folder: {p}")
+        if p.is_dir() and not looks_like_memory_root(p):
+            children = sorted(c for c in p.iterdir() if c.is_dir() and looks_like_memory_root(c))
+            if children:
+                roots.extend(c.resolve() for c in children)
+                continue
+        root = find_repo_root(p)
+        if root is None:
+            raise FileNotFoundError(f"{p} is not inside a memory repo (no MEMORY.md found)")
+        roots.append(root)
+    mounts: list[Mount] = []
+    seen: set[Path] = set()
+    names: set[str] = set()
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        name = root.name
+        if name in names:
+            name = f"{root.parent.name}/{root.name}"
+        names.add(name)
+        mounts.append(Mount(name, root, name in (read_only or set()) or root.name in (read_only or set())))
+    return mounts
+
+
+def list_files(root: Path) -> tuple[list[str], set[str]]:
+    """(files, symlinks pointing outside the root). Posix paths relative to the root, sorted."""
+    files: list[str] = []
+    escaping: set[str] = set()
+    root = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        rel_dir = os.path.relpath(dirpath, root)
+        for fname in filenames:
+            rel = fname if rel_dir == "." else f"{rel_dir}/{fname}".replace(os.sep, "/")
+            full = os.path.join(dirpath, fname)
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                target = Path(full).resolve()
+                if not target.is_relative_to(root) or ".git" in target.relative_to(root).parts:
+                    escaping.add(rel)
+            elif not stat.S_ISREG(st.st_mode):
+                continue
+            if fname.startswith(".amr-tmp-"):
+                continue
+            files.append(rel)
+        # symlinked folders are not walked (followlinks=False) but are listed as escaping if outside
+        for d in list(dirnames):
+            full = os.path.join(dirpath, d)
+            if os.path.islink(full):
+                target = Path(full).resolve()
+                if not target.is_relative_to(root):
+                    escaping.add(d if rel_dir == "." else f"{rel_dir}/{d}")
+    files.sort()
+    return files, escaping
+
+
+def read_bytes(root: Path, rel: str, max_bytes: int = MAX_PARSE_BYTES) -> bytes | None:
+    """Read a file inside the root without following symlinks; None when too large or unsafe."""
+    full = root / rel
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+            return None
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def load_document(root: Path, rel: str) -> Document | None:
+    if not is_markdown(rel):
+        return None
+    data = read_bytes(root, rel)
+    if data is None:
+        return None
+    return parse(data, rel)
+
+
+def load_snapshot(mount: Mount) -> RepoSnapshot:
+    files, escaping = list_files(mount.root)
+    documents: dict[str, Document] = {}
+    sizes: dict[str, int] = {}
+    for rel in files:
+        if rel in escaping:
+            continue
+        try:
+            sizes[rel] = os.lstat(mount.root / rel).st_size
+        except OSError:
+            continue
+        if is_markdown(rel):
+            doc = load_document(mount.root, rel)
+            if doc is not None:
+                documents[rel] = doc
+    return RepoSnapshot(mount.name, set(files), documents, escaping, sizes)
