@@ -1,0 +1,214 @@
+"""Safe, bytes-only file access inside a work tree.
+
+This lives in ``amr_tui.git`` (the lowest I/O layer) so that :class:`GitRepo` can write work-tree
+files atomically without importing ``amr_tui.services`` (the layer contract forbids it).
+``amr_tui.services.fs`` re-exports these functions as the public API for everything else.
+
+Rules: paths are repo-relative with ``/`` separators; absolute paths, ``..``, anything inside a
+``.git`` folder, control characters, and anything whose real location is outside the root are
+rejected. Content is bytes and is never decoded or re-encoded (CRLF survives).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+import time
+from pathlib import Path, PurePosixPath
+
+TEMP_PREFIX = ".amr-tmp-"
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+
+
+class UnsafePathError(ValueError):
+    """A path that amr refuses to read or write (escapes the root, inside .git, a symlink...)."""
+
+
+class FileTooLargeError(ValueError):
+    """A file is larger than the caller's ``max_bytes``."""
+
+
+def normalize_rel(rel: str | os.PathLike[str]) -> str:
+    """Validate a repo-relative path and return it in canonical ``a/b/c`` form."""
+    text = os.fspath(rel)
+    if not text:
+        raise UnsafePathError("empty path")
+    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text):
+        raise UnsafePathError(f"path contains control characters: {text!r}")
+    if "\\" in text and os.sep == "\\":
+        text = text.replace("\\", "/")
+    if text.startswith("/") or PurePosixPath(text).is_absolute() or (len(text) > 1 and text[1] == ":"):
+        raise UnsafePathError(f"absolute paths are not allowed: {text!r}")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if not parts:
+        raise UnsafePathError(f"path names the root itself: {text!r}")
+    for part in parts:
+        if part == "..":
+            raise UnsafePathError(f"path escapes the memory root: {text!r}")
+        if part.rstrip(" .").casefold() == ".git":
+            raise UnsafePathError(f"paths inside .git are not allowed: {text!r}")
+    return "/".join(parts)
+
+
+def safe_path(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> Path:
+    """Return ``root/rel`` after checking it stays inside ``root`` once symlinks are resolved.
+
+    The returned path is the lexical one (under the resolved root); its final component may be a
+    symlink whose target is inside the root. Raises :class:`UnsafePathError`.
+    """
+    root_real = Path(root).resolve()
+    norm = normalize_rel(rel)
+    candidate = root_real.joinpath(*norm.split("/"))
+    real = candidate.resolve(strict=False)
+    if not real.is_relative_to(root_real):
+        raise UnsafePathError(f"{norm} resolves outside the memory root")
+    if real == root_real:
+        raise UnsafePathError(f"{norm} resolves to the root itself")
+    if any(p.rstrip(" .").casefold() == ".git" for p in real.relative_to(root_real).parts):
+        raise UnsafePathError(f"{norm} resolves inside .git")
+    return candidate
+
+
+def read_file(
+    root: str | os.PathLike[str],
+    rel: str | os.PathLike[str],
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+) -> bytes:
+    """Read a work-tree file as bytes. Follows a symlink only when its target is inside the root.
+
+    Raises FileNotFoundError, IsADirectoryError, :class:`UnsafePathError`, :class:`FileTooLargeError`.
+    """
+    real = safe_path(root, rel).resolve(strict=False)
+    # O_NOFOLLOW: if the (already resolved) final component was swapped for a symlink since the
+    # check, the open fails instead of following it.
+    fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(str(rel))
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePathError(f"{rel} is not a regular file")
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise FileTooLargeError(f"{rel} is {st.st_size} bytes, more than {max_bytes}")
+        chunks = []
+        total = 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if max_bytes is not None and total > max_bytes:
+                raise FileTooLargeError(f"{rel} grew past {max_bytes} bytes while reading")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_file_or_none(root: str | os.PathLike[str], rel: str | os.PathLike[str],
+                      max_bytes: int | None = DEFAULT_MAX_BYTES) -> bytes | None:
+    """Like :func:`read_file` but returns None when the file does not exist."""
+    try:
+        return read_file(root, rel, max_bytes)
+    except FileNotFoundError:
+        return None
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(root: str | os.PathLike[str], rel: str | os.PathLike[str], data: bytes) -> Path:
+    """Replace ``root/rel`` with ``data`` atomically; returns the path written.
+
+    Writes a temp file ``.amr-tmp-*`` in the same folder, fsyncs it, renames it over the target
+    and fsyncs the folder, so a crash leaves either the old or the new content, never a torn file.
+    An existing file's permission bits are kept. Refuses to replace a symlink or a directory.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError("atomic_write takes bytes")
+    target = safe_path(root, rel)
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        raise UnsafePathError(f"{rel} is a symlink; amr does not write through symlinks")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise UnsafePathError(f"{rel} is not a regular file")
+    folder = target.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    # The folder chain was checked by safe_path; check again now that it exists.
+    if not folder.resolve().is_relative_to(Path(root).resolve()):
+        raise UnsafePathError(f"{rel} resolves outside the memory root")
+    tmp = folder / f"{TEMP_PREFIX}{target.name[:40]}-{secrets.token_hex(6)}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, 0o666)
+    try:
+        if st is not None:
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+        view = memoryview(bytes(data))
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, target)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(folder)
+    return target
+
+
+def remove_file(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> bool:
+    """Delete a regular file (or symlink itself) inside the root; True if something was removed."""
+    target = safe_path(root, rel)
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return False
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(str(rel))
+    os.unlink(target)
+    _fsync_dir(target.parent)
+    return True
+
+
+def sweep_temp_files(root: str | os.PathLike[str], older_than: float = 10.0) -> list[Path]:
+    """Remove ``.amr-tmp-*`` files left by interrupted saves, if older than ``older_than`` seconds.
+
+    Skips ``.git`` and never follows symlinks. Returns the removed paths.
+    """
+    removed: list[Path] = []
+    cutoff = time.time() - older_than
+    for dirpath, dirnames, filenames in os.walk(Path(root), followlinks=False):
+        dirnames[:] = [d for d in dirnames if d.casefold() != ".git"]
+        for name in filenames:
+            if not name.startswith(TEMP_PREFIX):
+                continue
+            path = Path(dirpath) / name
+            try:
+                st = os.lstat(path)
+                if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
+                    os.unlink(path)
+                    removed.append(path)
+            except OSError:
+                continue
+    return removed

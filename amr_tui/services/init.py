@@ -1,0 +1,101 @@
+"""Create (or recognise) a memory repo, exactly as the Agent Memory Repo skill describes.
+
+* path missing or an empty folder: ``mkdir -p``, ``git init``, write ``MEMORY.md`` =
+  ``"# Memory\\n\\n## Index\\n"``, commit it as "Create memory repo" (through the compare-and-swap
+  commit, so no hooks run);
+* path already a memory repo (its own git top level with ``MEMORY.md``): reuse it, change nothing,
+  and report whether its work tree is clean;
+* anything else (a file, or a non-empty folder that is not its own git repo with ``MEMORY.md``):
+  refuse with :class:`InitRefusedError` and change nothing.
+
+When git has no identity, :class:`InitNoIdentityError` (both a :class:`InitError` and a
+:class:`~amr_tui.git.NoIdentityError`) is raised with advice, and whatever this call created is
+removed again. Other git failures (e.g. a repo owned by another user) become :class:`InitError`.
+Global git config is never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, is_memory_repo
+
+MEMORY_TEMPLATE = b"# Memory\n\n## Index\n"
+INITIAL_MESSAGE = "Create memory repo"
+
+
+class InitError(Exception):
+    """amr init could not create or reuse a memory repo; ``str()`` says why. Nothing was changed."""
+
+
+class InitRefusedError(InitError, ValueError):
+    """The path cannot become a memory repo without overwriting something. Nothing was changed."""
+
+
+class InitNoIdentityError(InitError, NoIdentityError):
+    """Git has no author identity, so the first commit cannot be made. Nothing was created."""
+
+
+@dataclass(frozen=True)
+class InitResult:
+    path: Path
+    created: bool  # False: an existing memory repo was reused
+    head: str | None
+    clean: bool  # the skill's "clean before writing" condition
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def init_memory_repo(path: str | os.PathLike[str], initial_branch: str = "main") -> InitResult:
+    """Create or reuse the memory repo at ``path`` (see the module docstring)."""
+    try:
+        return _init(path, initial_branch)
+    except InitError:
+        raise
+    except AmrGitError as exc:
+        raise InitError(str(exc)) from exc
+
+
+def _init(path: str | os.PathLike[str], initial_branch: str) -> InitResult:
+    target = Path(path).expanduser().resolve()
+    if target.exists() and not target.is_dir():
+        raise InitRefusedError(f"{target} exists and is not a folder. amr changed nothing.")
+    if target.is_dir():
+        if is_memory_repo(target):
+            repo = GitRepo(target)
+            status = repo.status()
+            note = "" if status.is_clean else (
+                " It has uncommitted changes: you can read it, but resolve them before writing."
+            )
+            return InitResult(target, False, repo.head(), status.is_clean,
+                              f"{target} is already a memory repo; reusing it.{note}")
+        if any(target.iterdir()):
+            raise InitRefusedError(
+                f"{target} is not empty and is not a memory repo (its own git repository with "
+                f"MEMORY.md at the top). amr changed nothing. Choose a new or empty folder, or "
+                f"add MEMORY.md to that repository yourself."
+            )
+
+    created_dirs = [p for p in [target, *target.parents] if not p.exists()]
+    repo = GitRepo.init(target, initial_branch=initial_branch)
+    try:
+        head = repo.commit_changes({"MEMORY.md": MEMORY_TEMPLATE}, INITIAL_MESSAGE, expected_head=None)
+    except NoIdentityError:
+        # Undo exactly what this call created: the new .git and any folders it made.
+        if repo.head() is None and not (target / "MEMORY.md").exists():
+            shutil.rmtree(target / ".git")
+            for folder in created_dirs:  # innermost first
+                try:
+                    folder.rmdir()
+                except OSError:
+                    break
+        raise InitNoIdentityError(
+            f"the new memory repo at {target}",
+            note="Nothing was created: set an identity yourself, then run this again.",
+        ) from None
+    return InitResult(target, True, head, True, f"Created memory repo at {target}.")
