@@ -8,12 +8,13 @@ blocks or blockquotes are not entries. See docs/format.md for every decision.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
 
 from amr_tui.core.links import find_links
-from amr_tui.core.model import Diagnostic, Entry, Line, LineKind, Link
+from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Line, LineKind, Link
 from amr_tui.core.metadata import parse_metadata
 
 BOM = "\ufeff"
@@ -89,10 +90,10 @@ def serialize(doc: Document) -> bytes:
 
 
 def _front_matter(lines: list[Line]) -> tuple[int, int] | None:
-    if not lines or lines[0].text.rstrip() != "---":
+    if not lines or lines[0].text.rstrip(" \t") != "---":
         return None
     for line in lines[1:]:
-        if line.text.rstrip() in ("---", "..."):
+        if line.text.rstrip(" \t") in ("---", "..."):
             return (1, line.number)
     return None
 
@@ -114,7 +115,7 @@ def parse(data: bytes, path: str = "MEMORY.md") -> Document:
     doc = Document(path=path, lines=lines, bom=bom, utf8=utf8)
     if not is_markdown(path):
         for line in lines:
-            line.kind = LineKind.CODE if line.text.strip() else LineKind.BLANK
+            line.kind = LineKind.CODE if line.text.strip(WHITESPACE) else LineKind.BLANK
         return doc
     _parse_markdown(doc)
     from amr_tui.core.rules import check_document  # late import: rules builds on this module
@@ -125,7 +126,7 @@ def parse(data: bytes, path: str = "MEMORY.md") -> Document:
 
 def _mark(lines: list[Line], start: int, end: int, kind: LineKind) -> None:
     for idx in range(start, min(end, len(lines))):
-        if lines[idx].text.strip():
+        if lines[idx].text.strip(WHITESPACE):
             lines[idx].kind = kind
 
 
@@ -133,7 +134,7 @@ def _parse_markdown(doc: Document) -> None:
     lines = doc.lines
     n = len(lines)
     for line in lines:
-        line.kind = LineKind.BLANK if not line.text.strip() else LineKind.TEXT
+        line.kind = LineKind.BLANK if not line.text.strip(WHITESPACE) else LineKind.TEXT
     doc.front_matter = _front_matter(lines)
     if doc.front_matter:
         _mark(lines, 0, doc.front_matter[1], LineKind.FRONT_MATTER)
@@ -143,6 +144,7 @@ def _parse_markdown(doc: Document) -> None:
     quote_depth = 0
     list_stack: list[str] = []  # "bullet" / "ordered" for each open list
     item_stack: list[int] = []  # 0-based first line of each open list item (-1 when not an entry)
+    item_lines: set[int] = set()  # 0-based lines on which a list item starts
     pending: list[tuple[int, int, int, int]] = []  # (line0, end0, depth, parent_line0)
     heading_open: tuple[int, int] | None = None
     for i, tok in enumerate(tokens):
@@ -183,6 +185,12 @@ def _parse_markdown(doc: Document) -> None:
             list_stack.pop()
         elif t == "list_item_open" and tok.map:
             start, end = tok.map
+            if start in item_lines:
+                # "- - x", "1. - x": a list item opened on the line of another one is part of
+                # that line's text. One line holds at most one entry: the outermost item.
+                item_stack.append(-1)
+                continue
+            item_lines.add(start)
             is_entry = quote_depth == 0 and list_stack and list_stack[-1] == "bullet"
             if is_entry:
                 parents = [p for p in item_stack if p >= 0]
@@ -197,6 +205,10 @@ def _parse_markdown(doc: Document) -> None:
         elif t == "list_item_close":
             item_stack.pop()
 
+    for start, _end, _depth, _parent in pending:
+        if start < n:  # "- ```", "- > x", "- <div>": the bullet line stays the entry
+            lines[start].kind = LineKind.ENTRY
+
     for idx, line in enumerate(lines):
         if idx in opaque or line.kind is LineKind.FRONT_MATTER:
             continue
@@ -207,7 +219,7 @@ def _parse_markdown(doc: Document) -> None:
 
 def _mark_continuation(lines: list[Line], start: int, end: int) -> None:
     for idx in range(start, min(end, len(lines))):
-        if lines[idx].text.strip() and lines[idx].kind in (LineKind.TEXT, LineKind.BLANK):
+        if lines[idx].text.strip(WHITESPACE) and lines[idx].kind in (LineKind.TEXT, LineKind.BLANK):
             lines[idx].kind = LineKind.CONTINUATION
 
 
@@ -226,6 +238,7 @@ def _build_entries(doc: Document, pending: list[tuple[int, int, int, int]]) -> N
     links_by_line: dict[int, list[Link]] = {}
     for link in doc.links:
         links_by_line.setdefault(link.line, []).append(link)
+    entry_spans = sorted((start, end) for start, end, _d, _p in pending)
     for start, end, depth, parent in pending:
         if start >= len(lines):
             continue
@@ -237,13 +250,20 @@ def _build_entries(doc: Document, pending: list[tuple[int, int, int, int]]) -> N
         content_start = len(indent) + 1 + (len(after) - len(after.lstrip(" \t")))
         content = raw[content_start:]
         meta = parse_metadata(content)
-        text = content[: meta.meta_start].strip()
+        text = content[: meta.meta_start].strip(WHITESPACE)
         items = [
             type(m)(m.key, m.value, m.start + content_start, m.end + content_start) for m in meta.items
         ]
+        # Lines of the list item that are not blank and not inside a nested entry's item:
+        # continuation text, code, quotes, ordered sub-lists... (AMR004).
+        nested: set[int] = set()
+        k = bisect_right(entry_spans, (start, len(lines) + 1))
+        while k < len(entry_spans) and entry_spans[k][0] < end:
+            nested.update(range(entry_spans[k][0], entry_spans[k][1]))
+            k += 1
         later = [
             idx for idx in range(start + 1, min(end, len(lines)))
-            if lines[idx].kind is LineKind.CONTINUATION
+            if idx not in nested and lines[idx].text.strip(WHITESPACE)
         ]
         section, level = _section_for(doc.headings, start + 1)
         entry = Entry(

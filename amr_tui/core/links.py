@@ -10,13 +10,13 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from amr_tui.core.model import Link
+from amr_tui.core.model import WHITESPACE, Link
 
 _LINK_RE = re.compile(r"\[\[([^\[\]\n]*)\]\]")
 _CODE_RUN = re.compile(r"`+")
 
 
-def _code_spans(text: str) -> list[tuple[int, int]]:
+def code_spans(text: str) -> list[tuple[int, int]]:
     """Inline code spans (CommonMark backtick runs); links inside them are not links."""
     spans: list[tuple[int, int]] = []
     pos = 0
@@ -38,13 +38,21 @@ def _code_spans(text: str) -> list[tuple[int, int]]:
         pos = close + len(run)
 
 
+_code_spans = code_spans
+
+
+def link_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every ``[[...]]`` outside inline code."""
+    return [(lk.start, lk.end) for lk in find_links(text, 0)]
+
+
 def split_target(raw: str) -> str:
     """The path part of a link: ``a/b#heading|alias`` -> ``a/b``."""
     for sep in ("|", "#"):
         cut = raw.find(sep)
         if cut != -1:
             raw = raw[:cut]
-    return raw.strip()
+    return raw.strip(WHITESPACE)
 
 
 def find_links(text: str, line: int) -> list[Link]:
@@ -112,7 +120,7 @@ def link_text_for(path: str) -> str:
 
 def resolve(target: str, files: set[str] | frozenset[str], lower_map: dict[str, str] | None = None) -> Resolution:
     """Resolve a link target against the repo's files."""
-    if not target.strip():
+    if not target.strip(WHITESPACE):
         return Resolution(LinkState.EMPTY, None)
     if unsafe_reason(target):
         return Resolution(LinkState.ESCAPES, None)

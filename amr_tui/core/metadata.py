@@ -9,8 +9,12 @@ The rules (decided in docs/format.md):
 * An item without ``key:`` after a metadata item is the rest of the previous value that
   held an unescaped ``;`` (AMR007); it is joined back with ``;``.
 * A group right after ``]`` (a Markdown reference link ``[text][ref]``) or ``!`` is not
-  metadata; right after ``]]`` (a wiki link) it is.
+  metadata; right after ``]]`` (a wiki link) or another metadata group (``[a: 1][b: 2]``) it is.
 * Values are kept exactly as written (trimmed); ``%3B %5B %5D`` stay encoded.
+* Trimming removes ASCII whitespace only (space, tab, VT, FF, CR: ``model.WHITESPACE``).
+* A ``[key: ...`` group that could not be read is reported (AMR026) with the reason: a ``[``
+  or ``]`` inside a value, bracket groups after it (``[source: x] [[a]]``), or a ``]`` or
+  ``!`` right before it (``[t][source: x]`` reads as a Markdown reference link).
 """
 
 from __future__ import annotations
@@ -18,11 +22,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from amr_tui.core.model import MetaItem
+from amr_tui.core.links import code_spans, link_spans
+from amr_tui.core.model import WHITESPACE, MetaItem
 
-KEY_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:(?!/)")
+_WS = "[ \\t\\v\\f\\r]*"
+KEY_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)")
 _GROUP_AT_END = re.compile(r"\[([^\[\]]*)\]$")
-_LOOKS_LIKE_META = re.compile(r"\[\s*[A-Za-z][A-Za-z0-9_.-]*\s*:(?!/)")
+_LOOKS_LIKE_META = re.compile(r"\[" + _WS + r"[A-Za-z][A-Za-z0-9_.-]*" + _WS + ":(?!/)")
+_ONLY_GROUPS = re.compile(r"(?:[ \t\v\f\r]*!?\[[^\[\]]*\]|[ \t\v\f\r]*\[\[[^\[\]]*\]\]|[ \t\v\f\r]*\([^()]*\))+[ \t\v\f\r]*")
+
+# Why a metadata-looking group was not read (MetaParse.unparsable_reason).
+VALUE_BRACKETS = "value"  # "[source: https://x/[1]]": a bracket inside a value
+NOT_LAST = "not_last"  # "[source: x] [[a]]": something after the metadata
+AFTER_BRACKET = "after_bracket"  # "[t][source: x]": a reference link
+AFTER_BANG = "after_bang"  # "![source: x]": an image
 
 ESCAPES = {";": "%3B", "[": "%5B", "]": "%5D"}
 
@@ -35,7 +48,9 @@ class MetaParse:
     joined_items: list[tuple[int, int]]  # (start, end) of items that were joined (unescaped ";")
     empty_items: list[tuple[int, int]]  # (start, end) of empty items (";;" or a trailing ";")
     trailing_non_meta: tuple[int, int] | None  # a trailing "[draft]"-like group
-    unparsable: bool  # ends with "]" and looks like metadata but cannot be read
+    unparsable: bool  # a "[key: ..." group that cannot be read as trailing metadata
+    unparsable_reason: str = ""  # VALUE_BRACKETS, NOT_LAST, AFTER_BRACKET or AFTER_BANG
+    unparsable_at: int = 0  # offset of its "["
 
 
 def _parse_group(inner: str, offset: int) -> tuple[list[MetaItem], list[tuple[int, int]], list[tuple[int, int]]] | None:
@@ -56,47 +71,46 @@ def _parse_group(inner: str, offset: int) -> tuple[list[MetaItem], list[tuple[in
         if m is not None:
             key = m.group(1)
             raw_value = piece[m.end():]
-            value = raw_value.strip()
+            value = raw_value.strip(WHITESPACE)
             key_start = offset + start + m.start(1)
-            end = offset + start + len(piece.rstrip())
+            end = offset + start + len(piece.rstrip(WHITESPACE))
             items.append(MetaItem(key, value, key_start, end))
-        elif piece.strip() == "":
+        elif piece.strip(WHITESPACE) == "":
             empty.append((offset + start, offset + start + len(piece)))
         else:
             prev = items[-1]
-            value = prev.value + ";" + piece.rstrip()
-            end = offset + start + len(piece.rstrip())
-            items[-1] = MetaItem(prev.key, value.strip(), prev.start, end)
+            value = prev.value + ";" + piece.rstrip(WHITESPACE)
+            end = offset + start + len(piece.rstrip(WHITESPACE))
+            items[-1] = MetaItem(prev.key, value.strip(WHITESPACE), prev.start, end)
             joined.append((offset + start - 1, end))
     return items, joined, empty
 
 
 def parse_metadata(content: str) -> MetaParse:
     """Split the trailing metadata off an entry's content (the text after the bullet)."""
-    body_end = len(content.rstrip())
+    body_end = len(content.rstrip(WHITESPACE))
     pos = body_end
     groups: list[tuple[int, int]] = []
     group_items: list[list[MetaItem]] = []
     joined: list[tuple[int, int]] = []
     empty: list[tuple[int, int]] = []
     trailing_non_meta: tuple[int, int] | None = None
-    refused = False  # a trailing group was seen but is a link, an image or plain text
+    reason, reason_at = "", 0
     while pos > 0:
         head = content[:pos]
         m = _GROUP_AT_END.search(head)
         if m is None:
             break
         start = m.start()
-        if start > 0 and head[start - 1] == "!":
-            refused = True
-            break
-        if start > 0 and head[start - 1] == "]" and not head[:start].endswith("]]"):
-            refused = True
+        prefix = head[start - 1] if start > 0 else ""
+        if prefix == "!" or (prefix == "]" and not head[:start].endswith("]]") and not _meta_before(head[:start])):
+            if _parse_group(m.group(1), start + 1) is not None:
+                reason = AFTER_BANG if prefix == "!" else AFTER_BRACKET
+                reason_at = start
             break
         parsed = _parse_group(m.group(1), start + 1)
         if parsed is None:
-            refused = True
-            if not groups and m.group(1).strip():
+            if not groups and m.group(1).strip(WHITESPACE):
                 trailing_non_meta = (start, m.end())
             break
         items, j, e = parsed
@@ -104,13 +118,54 @@ def parse_metadata(content: str) -> MetaParse:
         group_items.insert(0, items)
         joined.extend(j)
         empty.extend(e)
-        pos = len(head[:start].rstrip())
+        pos = len(head[:start].rstrip(WHITESPACE))
     items = [item for chunk in group_items for item in chunk]
     meta_start = groups[0][0] if groups else len(content)
-    unparsable = False
-    if not groups and not refused and body_end and content[body_end - 1] == "]":
-        unparsable = _LOOKS_LIKE_META.search(content) is not None
-    return MetaParse(items, meta_start, groups, joined, empty, trailing_non_meta, unparsable)
+    if not reason:
+        reason, reason_at = _stranded(content, len(content[:meta_start].rstrip(WHITESPACE)))
+    return MetaParse(items, meta_start, groups, joined, empty, trailing_non_meta, bool(reason), reason, reason_at)
+
+
+def _meta_before(head: str) -> bool:
+    """``head`` ends with a metadata group: ``[a: 1][b: 2]`` is two groups, not a reference link."""
+    m = _GROUP_AT_END.search(head)
+    return m is not None and _parse_group(m.group(1), 0) is not None
+
+
+def _stranded(content: str, text_end: int) -> tuple[str, int]:
+    """A ``[key: ...`` group in the text part that was meant as metadata but is not read.
+
+    Looks at the rightmost ``[key:`` outside inline code and ``[[links]]``, when the text part
+    ends with ``]``: its brackets never close, or close at the very end around nested brackets,
+    or are followed by stray ``]`` (VALUE_BRACKETS); or only bracket groups follow it (NOT_LAST).
+    Prose after it (``[note: x] and more``) is just text.
+    """
+    if text_end == 0 or content[text_end - 1] != "]":
+        return "", 0
+    text = content[:text_end]
+    skip = code_spans(text) + link_spans(text) if ("`" in text or "[[" in text) else []
+    found = [m for m in _LOOKS_LIKE_META.finditer(text) if not any(a <= m.start() < b for a, b in skip)]
+    if not found:
+        return "", 0
+    at = found[-1].start()
+    depth, close = 0, -1
+    for i in range(at, text_end):
+        ch = text[i]
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                close = i
+                break
+    if close == -1 or close == text_end - 1:
+        return VALUE_BRACKETS, at
+    rest = text[close + 1:]
+    if rest.strip("]" + WHITESPACE) == "":
+        return VALUE_BRACKETS, at
+    if _ONLY_GROUPS.fullmatch(rest):
+        return NOT_LAST, at
+    return "", 0
 
 
 def escape_value(value: str) -> str:

@@ -9,6 +9,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 
+WHITESPACE = " \t\v\f\r"
+"""What amr trims around entry text, keys, values and link targets: ASCII whitespace only
+(space, tab, VT, FF, CR), so every implementation trims the same characters."""
+
+
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"

@@ -10,8 +10,16 @@ import datetime as _dt
 import re
 
 from amr_tui.core.links import unsafe_reason
-from amr_tui.core.metadata import escape_value, format_metadata, parse_metadata
-from amr_tui.core.model import Diagnostic, Entry, Fix, LineEdit, LineKind, Severity
+from amr_tui.core.metadata import (
+    AFTER_BANG,
+    AFTER_BRACKET,
+    NOT_LAST,
+    VALUE_BRACKETS,
+    escape_value,
+    format_metadata,
+    parse_metadata,
+)
+from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Fix, LineEdit, LineKind, Severity
 from amr_tui.core.secrets import find_secrets
 from amr_tui.core.textsafety import describe, find_controls
 
@@ -56,6 +64,14 @@ _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _URI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
 
 
+_UNPARSABLE = {
+    VALUE_BRACKETS: "metadata holds '[' or ']' inside a value; write them as %5B and %5D",
+    NOT_LAST: "metadata must end the entry: the brackets after it make it part of the text",
+    AFTER_BRACKET: "metadata right after ']' reads as a Markdown reference link; put a space before '['",
+    AFTER_BANG: "metadata right after '!' reads as a Markdown image; put a space before '['",
+}
+
+
 def diag(code: str, message: str, line: int, column: int = 0, fix: Fix | None = None, end_column: int = 0) -> Diagnostic:
     return Diagnostic(code, CODES[code][0], message, line, column, fix, end_column)
 
@@ -72,7 +88,7 @@ def is_real_date(value: str) -> bool:
 
 def rebuild_line(line_text: str, entry: Entry, items: list[tuple[str, str]] | None = None, *, marker: str | None = None) -> str:
     """The entry's line with its metadata rewritten as one canonical group."""
-    head = line_text[: entry.meta_start].rstrip()
+    head = line_text[: entry.meta_start].rstrip(WHITESPACE)
     if items is None:
         items = [(m.key, m.value) for m in entry.metadata]
     meta = format_metadata(items)
@@ -93,7 +109,7 @@ def check_document(doc) -> list[Diagnostic]:  # doc: core.format.Document (impor
             if doc.utf8 or not (0xDC80 <= ord(ch) <= 0xDCFF):
                 out.append(diag("AMR017", f"{describe(ch)} in the text", line.number, offset + 1))
     for link in doc.links:
-        if not link.target.strip():
+        if not link.target.strip(WHITESPACE):
             out.append(diag("AMR029", "empty link [[]]", link.line, link.column))
         elif (why := unsafe_reason(link.target)) is not None:
             out.append(diag("AMR012", f"[[{link.target}]]: {why}; amr never opens it", link.line, link.column))
@@ -134,7 +150,7 @@ def _check_entry(line_text: str, entry: Entry) -> list[Diagnostic]:
         a, _ = meta.trailing_non_meta
         out.append(diag("AMR020", "trailing bracket has no 'key: value', so it is part of the text", n, base + a + 1))
     if meta.unparsable:
-        out.append(diag("AMR026", "metadata holds '[' or ']' inside a value; write them as %5B and %5D", n, base + 1))
+        out.append(diag("AMR026", _UNPARSABLE[meta.unparsable_reason], n, base + meta.unparsable_at + 1))
     if len(meta.groups) > 1:
         out.append(diag("AMR006", f"{len(meta.groups)} metadata brackets; amr reads them as one list", n, base + meta.groups[1][0] + 1,
                         Fix("merge into one bracket", (LineEdit(n, rebuild_line(line_text, entry)),))))
