@@ -1,0 +1,133 @@
+"""The amr Textual app. ``make_app()`` is shared by the command line and the tests."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+
+from amr_tui.screens.finder import FinderResult
+from amr_tui.screens.help import HelpScreen, collect_bindings
+from amr_tui.screens.palette import ActionsProvider, MemoryProvider
+from amr_tui.services.config import Config, config_path, load_config
+from amr_tui.services.workspace import Mount, discover, looks_like_memory_root
+
+
+def styles_dir() -> Path:
+    """The TCSS folder: inside the installed package, or the source tree's top-level styles/."""
+    packaged = resources.files("amr_tui") / "styles"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parent.parent / "styles"
+
+
+class AmrApp(App[int]):
+    TITLE = "amr"
+    SUB_TITLE = "Agent Memory Repos"
+    CSS_PATH = [str(styles_dir() / "app.tcss")]
+    COMMANDS = App.COMMANDS | {MemoryProvider, ActionsProvider}
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("ctrl+p", "command_palette", "Palette", id="app.palette"),
+        Binding("q", "quit_app", "Quit", id="app.quit"),
+    ]
+
+    def __init__(self, mounts: list[Mount], config: Config | None = None, *, poll_interval: float = 1.0,
+                 problems: list[str] | None = None) -> None:
+        super().__init__()
+        self.mounts = mounts
+        self.config = config or Config()
+        self.poll_interval = poll_interval
+        self.problems = problems or []
+        self.session = None
+
+    def on_mount(self) -> None:
+        if self.config.theme and self.config.theme in self.available_themes:
+            self.theme = self.config.theme
+        if self.config.keys:
+            self.set_keymap(self.config.keys)
+        for problem in self.problems:
+            self.notify(problem, severity="warning", markup=False, timeout=8)
+        if self.mounts:
+            self.start_session(self.mounts)
+        else:
+            from amr_tui.screens.welcome import WelcomeScreen
+
+            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
+
+    def start_session(self, mounts: list[Mount]) -> None:
+        from amr_tui.screens.main import MainScreen
+        from amr_tui.services.session import Session
+
+        self.session = Session(mounts)
+        self.push_screen(MainScreen(self.session, self.poll_interval))
+
+    def _welcome_done(self, choice: str | None) -> None:
+        if choice != "demo":
+            self.exit(0)
+            return
+        import tempfile
+
+        from amr_tui.services.demo import build_demo
+
+        dest = Path(tempfile.mkdtemp(prefix="amr-demo-"))
+        repos = build_demo(dest)
+        self.start_session(discover(repos))
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(collect_bindings(self, self.screen)))
+
+    def action_quit_app(self) -> None:
+        screen = self.screen
+        drafts = getattr(screen, "drafts", {})
+        editor_open = False
+        try:
+            editor_open = bool(screen.query_one("#editor").display)
+        except Exception:
+            editor_open = False
+        if drafts or editor_open:
+            from amr_tui.screens.dialogs import ConfirmScreen
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self.exit(0)
+
+            self.push_screen(ConfirmScreen("Quit?", "An entry edit is not saved and will be lost.", "Quit", "Stay"), answer)
+            return
+        self.exit(0)
+
+    def open_result(self, result: FinderResult) -> None:
+        from amr_tui.screens.main import MainScreen, Place
+
+        screen = self.screen
+        if isinstance(screen, MainScreen):
+            screen.leave_file(lambda: screen.open_place(Place(result.repo, result.path, result.line)))
+
+
+def make_app(paths: list[Path] | None = None, *, read_only: set[str] | None = None, config: Config | None = None,
+             poll_interval: float = 1.0) -> AmrApp:
+    """Build the app for these paths, else the current folder if it is a memory repo, else the config's repos."""
+    cfg = config if config is not None else load_config()
+    problems: list[str] = []
+    if cfg.error:
+        problems.append(f"Config not read: {cfg.error}")
+    ro = set(read_only or set()) | cfg.read_only
+    candidates = list(paths or [])
+    if not candidates:
+        cwd = Path.cwd()
+        if looks_like_memory_root(cwd):
+            candidates = [cwd]
+        else:
+            candidates = [p for p in cfg.repos if p.exists()]
+            problems += [f"Config names a repo that is not there: {p}" for p in cfg.repos if not p.exists()]
+    mounts: list[Mount] = []
+    for path in candidates:
+        try:
+            mounts.extend(discover([path], ro))
+        except FileNotFoundError as exc:
+            problems.append(str(exc))
+    return AmrApp(mounts, cfg, poll_interval=poll_interval, problems=problems)

@@ -1,0 +1,72 @@
+"""A real edit conflict: the user's version and the agent's side by side; choose or edit."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static, TextArea
+
+from amr_tui.core.textsafety import make_visible
+
+
+def _show(data: bytes | None) -> str:
+    if data is None:
+        return "(file deleted)"
+    return "\n".join(make_visible(ln.rstrip("\r")) for ln in data.decode("utf-8", "replace").split("\n"))
+
+
+class ConflictScreen(ModalScreen[bytes | None]):
+    """Dismisses with the bytes to save, or None to leave it."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="conflict.cancel"),
+        Binding("ctrl+o", "ours", "Keep mine", id="conflict.ours"),
+        Binding("ctrl+t", "theirs", "Keep theirs", id="conflict.theirs"),
+        Binding("ctrl+s", "merged", "Save edited", id="conflict.save"),
+    ]
+
+    def __init__(self, path: str, ours: bytes | None, base: bytes | None, theirs: bytes | None, merged: bytes | None) -> None:
+        super().__init__()
+        self.path, self.ours, self.base, self.theirs, self.merged = path, ours, base, theirs, merged
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="conflict-box"):
+            yield Static(make_visible(f"Your edit of {self.path} conflicts with a change committed meanwhile."),
+                         id="conflict-title", markup=False)
+            with Horizontal(id="conflict-sides"):
+                with Vertical():
+                    yield Static("Yours", classes="side-title", markup=False)
+                    yield TextArea(_show(self.ours), read_only=True, id="conflict-ours", language="markdown")
+                with Vertical():
+                    yield Static("Theirs (committed)", classes="side-title", markup=False)
+                    yield TextArea(_show(self.theirs), read_only=True, id="conflict-theirs", language="markdown")
+            yield Static("Result (edit it, then save): conflict markers show both sides", classes="side-title", markup=False)
+            yield TextArea(_show(self.merged), id="conflict-merged", language="markdown")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Keep mine (ctrl+o)", id="ours")
+                yield Button("Keep theirs (ctrl+t)", id="theirs")
+                yield Button("Save edited result (ctrl+s)", variant="primary", id="merged")
+                yield Button("Cancel (esc)", id="cancel")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        getattr(self, f"action_{event.button.id}")()
+
+    def action_ours(self) -> None:
+        self.dismiss(self.ours)
+
+    def action_theirs(self) -> None:
+        self.dismiss(self.theirs)
+
+    def action_merged(self) -> None:
+        text = self.query_one("#conflict-merged", TextArea).text
+        if "<<<<<<<" in text or ">>>>>>>" in text:
+            self.notify("Remove the conflict markers first.", severity="warning")
+            return
+        self.dismiss(text.encode("utf-8"))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

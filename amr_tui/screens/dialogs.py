@@ -1,0 +1,92 @@
+"""Small modal dialogs: confirm, ask for a line of text, choose one of several."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from amr_tui.widgets.safe import content
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "No", id="confirm.no"),
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+    ]
+
+    def __init__(self, title: str, body: str, yes: str = "Yes", no: str = "No") -> None:
+        super().__init__(classes="dialog")
+        self.title_text, self.body, self.yes, self.no = title, body, yes, no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog-box"):
+            yield Static(content(self.title_text), classes="dialog-title")
+            yield Static(content(self.body), classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(content(f"{self.yes} (y)"), variant="primary", id="yes")
+                yield Button(content(f"{self.no} (n)"), id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+class PromptScreen(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+
+    def __init__(self, title: str, value: str = "", placeholder: str = "", help_text: str = "") -> None:
+        super().__init__(classes="dialog")
+        self.title_text, self.value, self.placeholder, self.help_text = title, value, placeholder, help_text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog-box"):
+            yield Static(content(self.title_text), classes="dialog-title")
+            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
+            if self.help_text:
+                yield Static(content(self.help_text), classes="dialog-help")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChoiceScreen(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
+
+    def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
+        """choices: (id, label)"""
+        super().__init__(classes="dialog")
+        self.title_text = title
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog-box"):
+            yield Static(content(self.title_text), classes="dialog-title")
+            yield OptionList(*[Option(content(label), id=cid) for cid, label in self.choices], id="choice-list")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,64 @@
+"""The ? help screen: every binding that applies, grouped by where it works."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+from amr_tui.widgets.safe import rich_text
+
+INTRO = (
+    "amr shows Agent Memory Repos: MEMORY.md first, entries as one-line facts with their source and "
+    "date, [[links]] you can follow, and every save is a git commit that never drops an agent's work."
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "Close", id="help.close"),
+    ]
+
+    def __init__(self, groups: list[tuple[str, list[tuple[str, str]]]]) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Static("amr \u2014 keys", id="help-title", markup=False)
+            yield Static(INTRO, id="help-intro", markup=False)
+            table: DataTable[object] = DataTable(id="help-table", show_header=True, zebra_stripes=True, cursor_type="row")
+            table.add_columns("Where", "Key", "Does")
+            for group, rows in self.groups:
+                for key, desc in rows:
+                    table.add_row(rich_text(group, "bold"), rich_text(key), rich_text(desc))
+            yield table
+            yield Static("esc closes this screen", id="help-footer", markup=False)
+
+
+def collect_bindings(app, screen) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Bindings of the app, the screen and the widgets of the screen, with their keys as shown."""
+    groups: list[tuple[str, list[tuple[str, str]]]] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(title: str, bindings) -> None:
+        rows: list[tuple[str, str]] = []
+        for binding in bindings:
+            if not isinstance(binding, Binding) or not binding.description:
+                continue
+            keys = ", ".join(app.get_key_display(Binding(k.strip(), binding.action)) for k in binding.key.split(","))
+            if (keys, binding.description) in seen:
+                continue
+            seen.add((keys, binding.description))
+            rows.append((keys, binding.description))
+        if rows:
+            groups.append((title, rows))
+
+    add("Anywhere", app.BINDINGS)
+    add("Main screen", getattr(screen, "BINDINGS", []))
+    for widget in screen.query("*"):
+        if widget.BINDINGS and type(widget).__module__.startswith("amr_tui"):
+            add(getattr(widget, "HELP_TITLE", type(widget).__name__), widget.BINDINGS)
+    return groups

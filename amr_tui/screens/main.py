@@ -1,0 +1,369 @@
+"""The main screen: file tree, the open file, and the side panel. Navigation and live updates.
+
+Editing actions live in screens.main_edit (a mixin) so each file stays readable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TextArea, Tree
+
+from amr_tui.core.links import LinkState, link_text_for
+from amr_tui.core.lint import MEMORY_FILE
+from amr_tui.core.textsafety import make_visible
+from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.finder import FinderResult, FinderScreen
+from amr_tui.screens.main_edit import EditingMixin
+from amr_tui.services.session import Change, OpenFile, Session
+from amr_tui.widgets.entry_editor import EntryEditor
+from amr_tui.widgets.entry_view import EntryView
+from amr_tui.widgets.file_tree import FileRef, MemoryTree, RepoBadge
+from amr_tui.widgets.safe import content
+from amr_tui.widgets.side_panel import SidePanel
+
+_LANGS = {".sql": "sql", ".py": "python", ".sh": "bash", ".json": "json", ".yaml": "yaml", ".yml": "yaml",
+          ".toml": "toml", ".js": "javascript", ".ts": "javascript", ".html": "html", ".css": "css",
+          ".rs": "rust", ".go": "go", ".java": "java", ".xml": "xml"}
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    repo: str
+    path: str
+    line: int
+
+
+class MainScreen(EditingMixin, Screen[None]):
+    BINDINGS = [
+        Binding("slash", "find", "Find", id="main.find"),
+        Binding("e", "edit_entry", "Edit", id="main.edit"),
+        Binding("o", "new_entry('below')", "New below", id="main.new_below"),
+        Binding("O", "new_entry('above')", "New above", show=False, id="main.new_above"),
+        Binding("d", "delete_entry", "Delete", id="main.delete"),
+        Binding("t", "stamp_added", "Date it", show=False, id="main.stamp"),
+        Binding("m", "move_entry", "Move", show=False, id="main.move"),
+        Binding("E", "edit_file", "Edit file", show=False, id="main.edit_file"),
+        Binding("ctrl+e", "external_editor", "$EDITOR", show=False, id="main.external"),
+        Binding("n", "new_file", "New file", show=False, id="main.new_file"),
+        Binding("R", "rename_file", "Rename file", show=False, id="main.rename"),
+        Binding("D", "delete_file", "Delete file", show=False, id="main.delete_file"),
+        Binding("c", "capture", "Capture", show=False, id="main.capture"),
+        Binding("left_square_bracket,alt+left", "back", "Back", id="main.back"),
+        Binding("right_square_bracket,alt+right", "forward", "Forward", show=False, id="main.forward"),
+        Binding("M", "memory", "MEMORY.md", id="main.memory"),
+        Binding("r", "toggle_raw", "Raw", show=False, id="main.raw"),
+        Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
+        Binding("1", "focus('tree')", "Tree", show=False, id="main.focus_tree"),
+        Binding("2", "focus('view')", "Entries", show=False, id="main.focus_view"),
+        Binding("3", "focus('backlinks')", "Backlinks", show=False, id="main.focus_backlinks"),
+        Binding("4", "focus('outgoing')", "Links", show=False, id="main.focus_outgoing"),
+    ]
+
+    current: reactive[OpenFile | None] = reactive(None, init=False)
+    loading: reactive[bool] = reactive(True)
+
+    class Loaded(Message):
+        pass
+
+    class Progress(Message):
+        def __init__(self, done: int, total: int) -> None:
+            self.done, self.total = done, total
+            super().__init__()
+
+    class Polled(Message):
+        def __init__(self, changes: list[Change]) -> None:
+            self.changes = changes
+            super().__init__()
+
+    class Opened(Message):
+        def __init__(self, of: OpenFile, line: int, keep_cursor: bool, record: bool) -> None:
+            self.of, self.line, self.keep_cursor, self.record = of, line, keep_cursor, record
+            super().__init__()
+
+    def __init__(self, session: Session, poll_interval: float = 1.0) -> None:
+        super().__init__()
+        self.session = session
+        self.poll_interval = poll_interval
+        self.history: list[Place] = []
+        self.future: list[Place] = []
+        self.drafts: dict[tuple[str, str], tuple[object, str]] = {}
+        self._polling = False
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with Horizontal(id="panes"):
+            yield MemoryTree(id="tree")
+            with Vertical(id="center"):
+                yield Static("", id="file-title")
+                yield EntryView(id="view")
+                yield TextArea(id="code", read_only=True, show_line_numbers=True, soft_wrap=False)
+                yield Static("", id="file-message", markup=False)
+                yield EntryEditor(id="editor")
+            yield SidePanel(id="side")
+        yield Static("", id="status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#editor", EntryEditor).display = False
+        self.query_one("#code", TextArea).display = False
+        self.query_one("#file-message").display = False
+        self.set_status("Loading memory…")
+        self.load_session()
+        self.set_interval(self.poll_interval, self._tick, name="poll")
+
+    # ------------------------------------------------------------ workers
+    @work(thread=True, exclusive=True, group="load")
+    def load_session(self) -> None:
+        self.session.load(progress=lambda d, t: self.post_message(self.Progress(d, t)))
+        self.post_message(self.Loaded())
+
+    def on_main_screen_progress(self, message: Progress) -> None:
+        self.set_status(f"Indexing {message.done}/{message.total} files…")
+
+    def on_main_screen_loaded(self, _: Loaded) -> None:
+        self.loading = False
+        self.refresh_tree()
+        total = len(self.session.index)
+        self.set_status(f"{len(self.session.names)} repo{'s' if len(self.session.names) != 1 else ''} mounted, {total} items indexed.")
+        if self.current is None and self.session.names:
+            first = self.session.names[0]
+            self.open_place(Place(first, MEMORY_FILE, 0))
+
+    def _tick(self) -> None:
+        if not self.loading and not self._polling:
+            self._polling = True
+            self.poll()
+
+    @work(thread=True, exclusive=True, group="poll")
+    def poll(self) -> None:
+        try:
+            changes = self.session.poll()
+        except Exception as exc:  # polling must never bring the app down
+            self.app.call_from_thread(self.app.notify, make_visible(f"Could not check for changes: {exc}"), severity="warning", markup=False)
+            changes = []
+        self.post_message(self.Polled(changes))
+
+    def on_main_screen_polled(self, message: Polled) -> None:
+        self._polling = False
+        if not message.changes:
+            return
+        self.refresh_tree()
+        cur = self.current
+        for change in message.changes:
+            self.app.notify(make_visible(change.describe()), title="Memory changed", markup=False, timeout=4)
+            if cur and change.repo == cur.repo and (cur.path in change.changed or cur.path in change.removed or change.head_moved):
+                self.open_place(Place(cur.repo, cur.path, self.view.cursor_line), keep_cursor=True, record=False)
+
+    @work(thread=True, group="open")
+    def _open_worker(self, place: Place, keep_cursor: bool, record: bool) -> None:
+        of = self.session.open(place.repo, place.path)
+        self.post_message(self.Opened(of, place.line, keep_cursor, record))
+
+    # --------------------------------------------------------- navigation
+    @property
+    def view(self) -> EntryView:
+        return self.query_one("#view", EntryView)
+
+    @property
+    def editor(self) -> EntryEditor:
+        return self.query_one("#editor", EntryEditor)
+
+    def set_status(self, text: str) -> None:
+        self.query_one("#status", Static).update(content(text))
+
+    def open_place(self, place: Place, *, keep_cursor: bool = False, record: bool = True) -> None:
+        self._open_worker(place, keep_cursor, record)
+
+    def on_main_screen_opened(self, message: Opened) -> None:
+        of = message.of
+        prev = self.current
+        if message.record and prev is not None and (prev.repo, prev.path) != (of.repo, of.path):
+            self.history.append(Place(prev.repo, prev.path, self.view.cursor_line))
+            self.future.clear()
+        self.current = of
+        self.show_file(of, message.line, message.keep_cursor)
+
+    def show_file(self, of: OpenFile, line: int, keep_cursor: bool) -> None:
+        title = f"{of.repo} / {of.path}"
+        if of.read_only:
+            title += f"   (read-only: {of.read_only})"
+        self.query_one("#file-title", Static).update(content(title))
+        self.sub_title = make_visible(f"{of.repo}/{of.path}")
+        view, code, msg = self.view, self.query_one("#code", TextArea), self.query_one("#file-message", Static)
+        markdown = of.doc is not None and of.path.lower().endswith((".md", ".markdown"))
+        view.display = markdown
+        code.display = of.data is not None and not markdown
+        msg.display = of.data is None
+        self.set_class(of.read_only is not None, "-read-only")
+        if of.data is None:
+            msg.update(content(of.message or "Nothing to show."))
+            return
+        if markdown and of.doc is not None:
+            view.set_document(of.doc, self.session.link_states(of.repo, of.doc), self.session.marks(of.repo, of.path),
+                              keep_cursor=keep_cursor)
+            if line and not keep_cursor:
+                view.go_to_line(line)
+            if not self.editor.display:
+                view.focus()
+            self.refresh_side()
+        else:
+            text = make_visible_keep_lines(of.data)
+            code.load_text(text)
+            suffix = "." + of.path.rsplit(".", 1)[-1].lower() if "." in of.path else ""
+            code.language = _LANGS.get(suffix)
+            if line:
+                code.move_cursor((max(0, line - 1), 0))
+            code.focus()
+            self.query_one(SidePanel).show_links(self.session.backlinks(of.repo, of.path), [])
+        self.query_one(MemoryTree).select_file(of.repo, of.path)
+
+    def refresh_side(self) -> None:
+        of = self.current
+        if of is None or of.doc is None:
+            return
+        view = self.view
+        line = view.cursor_line
+        text = of.doc.lines[line - 1].text if 1 <= line <= len(of.doc.lines) else ""
+        diags = [d for d in self.session.diagnostics(of.repo, of.path) if d.line == line]
+        side = self.query_one(SidePanel)
+        side.show_entry(view.entry, text, diags)
+        side.show_links(self.session.backlinks(of.repo, of.path), self.session.outgoing(of.repo, of.doc))
+
+    def on_entry_view_cursor_moved(self, message: EntryView.CursorMoved) -> None:
+        of = self.current
+        if of is None or of.doc is None:
+            return
+        line = message.line
+        text = of.doc.lines[line - 1].text if 1 <= line <= len(of.doc.lines) else ""
+        diags = [d for d in self.session.diagnostics(of.repo, of.path) if d.line == line]
+        self.query_one(SidePanel).show_entry(message.entry, text, diags)
+
+    def refresh_tree(self) -> None:
+        tree = self.query_one(MemoryTree)
+        for name in self.session.names:
+            info = self.session.info(name)
+            badge = RepoBadge(name, info.branch, info.dirty, info.ahead, info.behind, info.read_only, info.note)
+            problems = {}
+            for path in self.session.files(name):
+                diags = self.session.diagnostics(name, path)
+                errors = sum(1 for d in diags if d.severity.value == "error")
+                if errors:
+                    problems[path] = f"\u25cf{errors}"
+            tree.set_repo(badge, self.session.files(name), problems)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+        data = event.node.data
+        if isinstance(data, FileRef) and data.path and not data.path.endswith("/"):
+            cur = self.current
+            if cur is None or (cur.repo, cur.path) != (data.repo, data.path):
+                self.leave_file(lambda: self.open_place(Place(data.repo, data.path, 0)))
+
+    def on_entry_view_link_activated(self, message: EntryView.LinkActivated) -> None:
+        self.follow_link(message.link)
+
+    def follow_link(self, link) -> None:
+        of = self.current
+        if of is None:
+            return
+        state, path, suggestion = self.session.resolve_link(of.repo, link)
+        if state is LinkState.OK and path:
+            self.leave_file(lambda: self.open_place(Place(of.repo, path, 0)))
+        elif state is LinkState.ESCAPES:
+            self.app.notify(make_visible(f"[[{link.target}]] leaves the memory root; amr never opens it."), severity="error", markup=False)
+        elif state is LinkState.EMPTY:
+            self.app.notify("Empty link.", severity="warning")
+        else:
+            hint = f" Did you mean [[{suggestion}]]?" if suggestion else ""
+            target = link.target if link.target.lower().endswith(".md") or "." in link.target.rsplit("/", 1)[-1] else link.target + ".md"
+
+            def create(yes: bool | None) -> None:
+                if yes:
+                    self.create_file_at(of.repo, target)
+
+            if of.read_only or self.session.mount(of.repo).read_only:
+                self.app.notify(make_visible(f"[[{link.target}]] names no file.{hint}"), severity="warning", markup=False)
+                return
+            self.app.push_screen(ConfirmScreen("Missing file", f"[[{link.target}]] names no file in {of.repo}.{hint}\n\nCreate {target}?", "Create"), create)
+
+    def on_entry_view_source_activated(self, message: EntryView.SourceActivated) -> None:
+        url = message.url.replace("%3B", ";").replace("%5B", "[").replace("%5D", "]")
+        if not url.lower().startswith(("http://", "https://")):
+            self.app.notify(make_visible(f"Not a web link, not opened: {url}"), severity="warning", markup=False)
+            return
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                import webbrowser
+
+                self.app.notify("Opening in your browser…")
+                self.run_worker(lambda: webbrowser.open(url), thread=True, group="browser")
+
+        self.app.push_screen(ConfirmScreen("Open source?", f"Open this link in your web browser?\n\n{url}", "Open"), go)
+
+    def on_side_panel_open(self, message: SidePanel.Open) -> None:
+        of = self.current
+        if of is None:
+            return
+        target = message.target
+        if target.link is not None:
+            self.follow_link(target.link)
+        elif target.path:
+            self.leave_file(lambda: self.open_place(Place(of.repo, target.path, target.line)))
+
+    def action_find(self) -> None:
+        def chosen(result: FinderResult | None) -> None:
+            if result is not None:
+                self.leave_file(lambda: self.open_place(Place(result.repo, result.path, result.line)))
+
+        self.app.push_screen(FinderScreen(self.session.search_session()), chosen)
+
+    def action_back(self) -> None:
+        if not self.history or self.current is None:
+            self.app.bell()
+            return
+        place = self.history.pop()
+        self.future.append(Place(self.current.repo, self.current.path, self.view.cursor_line))
+        self.leave_file(lambda: self.open_place(place, record=False))
+
+    def action_forward(self) -> None:
+        if not self.future or self.current is None:
+            self.app.bell()
+            return
+        place = self.future.pop()
+        self.history.append(Place(self.current.repo, self.current.path, self.view.cursor_line))
+        self.leave_file(lambda: self.open_place(place, record=False))
+
+    def action_memory(self) -> None:
+        repo = self.current.repo if self.current else (self.session.names[0] if self.session.names else None)
+        if repo:
+            self.leave_file(lambda: self.open_place(Place(repo, MEMORY_FILE, 0)))
+
+    def action_toggle_raw(self) -> None:
+        self.view.raw = not self.view.raw
+        self.app.notify("Showing lines as written" if self.view.raw else "Showing entries with metadata chips")
+
+    def action_reload(self) -> None:
+        if self.current:
+            self.open_place(Place(self.current.repo, self.current.path, self.view.cursor_line), keep_cursor=True, record=False)
+
+    def action_focus(self, which: str) -> None:
+        target = {"tree": "#tree", "view": "#view", "backlinks": "#backlinks", "outgoing": "#outgoing"}[which]
+        widget = self.query_one(target)
+        if widget.display:
+            widget.focus()
+
+    def link_for(self, path: str) -> str:
+        return f"[[{link_text_for(path)}]]"
+
+
+def make_visible_keep_lines(data: bytes) -> str:
+    text = data.decode("utf-8", "replace")
+    return "\n".join(make_visible(line.rstrip("\r")) for line in text.split("\n"))

@@ -1,0 +1,210 @@
+"""Every write the editor makes: each one a single commit that names what changed.
+
+The text of an edit is computed by the pure core (core.edit, core.links); this module turns
+it into a compare-and-swap commit through amr_tui.git, so an agent's concurrent commit is
+merged, never dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from amr_tui.core.edit import delete_lines, entry_span, insert_lines, replace_line, summarise
+from amr_tui.core.format import is_markdown, parse
+from amr_tui.core.links import link_text_for, normalise, rewrite_links, unsafe_reason
+from amr_tui.git.errors import AmrGitError, ConflictError
+from amr_tui.git.worktree import atomic_write
+from amr_tui.services.session import OpenFile, Session
+from amr_tui.services.workspace import read_bytes
+
+TRAILER = "\n\nEdited-with: amr"
+
+
+class EditRefused(Exception):
+    """A write amr will not make; the message says why and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    repo: str
+    path: str
+    head: str | None
+    message: str
+    line: int = 0  # where the cursor should go
+
+
+def _check_writable(session: Session, repo: str, path: str) -> None:
+    mount = session.mount(repo)
+    if mount.read_only:
+        raise EditRefused(f"{repo} is mounted read-only: nothing was written. Remount it without --read-only to edit.")
+    why = unsafe_reason(path)
+    if why:
+        raise EditRefused(f"{path}: {why}")
+
+
+def write(session: Session, of: OpenFile, new_bytes: bytes | None, message: str, *, line: int = 0) -> Saved:
+    """Save one file as one commit, merging onto whatever an agent committed meanwhile."""
+    _check_writable(session, of.repo, of.path)
+    if of.read_only:
+        raise EditRefused(f"{of.path} is read-only here: {of.read_only}.")
+    git = session.git(of.repo)
+    if git is None:
+        mount = session.mount(of.repo)
+        atomic_write(mount.root, of.path, new_bytes or b"")
+        session.reload_file(of.repo, of.path)
+        return Saved(of.repo, of.path, None, message + " (not a git repo: saved without a commit)", line)
+    head = git.save_file(of.path, new_bytes, of.data, of.head, message + TRAILER)
+    session.reload_file(of.repo, of.path)
+    return Saved(of.repo, of.path, head, message, line)
+
+
+def replace_entry_line(session: Session, of: OpenFile, line: int, new_text: str) -> Saved:
+    assert of.doc is not None
+    old = of.doc.lines[line - 1].text
+    if old == new_text:
+        return Saved(of.repo, of.path, of.head, "No change", line)
+    entry = of.doc.entry_at(line)
+    what = summarise(parse((new_text + "\n").encode(), of.path).entries[0].text) if entry else summarise(new_text)
+    return write(session, of, replace_line(of.doc, line, new_text), f"Edit entry in {of.path}: {what}", line=line)
+
+
+def insert_entry(session: Session, of: OpenFile, after: int, new_text: str) -> Saved:
+    assert of.doc is not None
+    doc = parse((new_text + "\n").encode(), of.path)
+    what = summarise(doc.entries[0].text) if doc.entries else summarise(new_text)
+    return write(session, of, insert_lines(of.doc, after, [new_text]), f"Add entry to {of.path}: {what}", line=after + 1)
+
+
+def delete_entry(session: Session, of: OpenFile, line: int) -> Saved:
+    assert of.doc is not None
+    entry = of.doc.entry_at(line)
+    if entry is None:
+        raise EditRefused("the cursor is not on an entry")
+    first, last = entry_span(of.doc, entry)
+    data = delete_lines(of.doc, first, last)
+    extra = f" (and {last - first} nested line{'s' if last - first != 1 else ''})" if last > first else ""
+    return write(session, of, data, f"Remove entry from {of.path}: {summarise(entry.text)}{extra}", line=max(1, first - 1))
+
+
+def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_path: str) -> tuple[Saved, Saved]:
+    """Copy the entry into the destination first, then remove it: a crash never loses it."""
+    assert of.doc is not None
+    entry = of.doc.entry_at(line)
+    if entry is None:
+        raise EditRefused("the cursor is not on an entry")
+    if (dest_repo, dest_path) == (of.repo, of.path):
+        raise EditRefused("the entry is already in that file")
+    if not is_markdown(dest_path):
+        raise EditRefused("entries can only move into Markdown files")
+    _check_writable(session, of.repo, of.path)
+    _check_writable(session, dest_repo, dest_path)
+    first, last = entry_span(of.doc, entry)
+    lines = [of.doc.lines[i - 1].text for i in range(first, last + 1)]
+    base_indent = len(entry.indent)
+    lines = [ln[base_indent:] if ln[:base_indent].strip() == "" else ln for ln in lines]
+    dest = session.open(dest_repo, dest_path)
+    what = summarise(entry.text)
+    if dest.doc is None:
+        if dest.read_only != "missing":
+            raise EditRefused(dest.message or f"cannot write {dest_path}")
+        dest = OpenFile(dest_repo, dest_path, None, parse(b"", dest_path), dest.head)
+    after = len(dest.doc.lines)
+    added = write(session, dest, insert_lines(dest.doc, after, lines),
+                  f"Move entry to {dest_path} from {of.repo}/{of.path}: {what}", line=after + 1)
+    src = session.open(of.repo, of.path)
+    assert src.doc is not None
+    src_entry = next((e for e in src.doc.entries if e.text == entry.text), None)
+    if src_entry is None:
+        return added, Saved(of.repo, of.path, src.head, "entry was already gone from the source", line)
+    f2, l2 = entry_span(src.doc, src_entry)
+    removed = write(session, src, delete_lines(src.doc, f2, l2),
+                    f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}", line=max(1, f2 - 1))
+    return added, removed
+
+
+def create_file(session: Session, repo: str, path: str, title: str | None = None) -> Saved:
+    path = normalise(path)
+    if not path:
+        raise EditRefused("give the new file a name")
+    if not path.lower().endswith((".md", ".markdown", ".sql", ".sh", ".py", ".txt", ".json", ".yaml", ".yml", ".toml")) and "." not in path.rsplit("/", 1)[-1]:
+        path += ".md"
+    _check_writable(session, repo, path)
+    if path in session.files(repo):
+        raise EditRefused(f"{path} already exists")
+    heading = title or path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " ").replace("-", " ").capitalize()
+    data = f"# {heading}\n\n".encode() if is_markdown(path) else b""
+    git = session.git(repo)
+    head = git.head() if git else None
+    of = OpenFile(repo, path, None, parse(b"", path), head)
+    return write(session, of, data, f"Create {path}", line=1)
+
+
+def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved, int]:
+    """Rename or move a file and rewrite every [[link]] to it in the repo, in one commit."""
+    new = normalise(new)
+    if old.endswith(".md") and not new.lower().endswith((".md", ".markdown")) and "." not in new.rsplit("/", 1)[-1]:
+        new += ".md"
+    _check_writable(session, repo, old)
+    _check_writable(session, repo, new)
+    files = set(session.files(repo))
+    if new in files:
+        raise EditRefused(f"{new} already exists")
+    if old not in files:
+        raise EditRefused(f"{old} does not exist")
+    mount = session.mount(repo)
+    git = session.git(repo)
+    if git is None:
+        raise EditRefused("renaming needs a git repo (the commit carries every link rewrite)")
+    head = git.head()
+    data = read_bytes(mount.root, old)
+    if data is None:
+        raise EditRefused(f"{old} cannot be read")
+    changes: dict[str, bytes | None] = {old: None, new: data}
+    rewritten = 0
+    after = (files - {old}) | {new}
+    for path in sorted(files):
+        if not is_markdown(path):
+            continue
+        src = data if path == old else read_bytes(mount.root, path)
+        if src is None:
+            continue
+        doc = parse(src, path)
+        if not doc.utf8 or not any(True for _ in doc.links):
+            continue
+        parts = []
+        count = 0
+        for ln in doc.lines:
+            text = rewrite_links(ln.text, old, new, files) if "[[" in ln.text else ln.text
+            if text != ln.text:
+                count += 1
+            parts.append(text + ln.eol)
+        if count:
+            rewritten += count
+            body = ("\ufeff" if doc.bom else "") + "".join(parts)
+            changes[new if path == old else path] = body.encode("utf-8", "surrogateescape")
+    _ = after
+    message = f"Rename {old} to {new}" + (f" ({rewritten} link line{'s' if rewritten != 1 else ''} updated)" if rewritten else "")
+    new_head = git.commit_changes(changes, message + TRAILER, head)
+    session.reload_file(repo, new)
+    return Saved(repo, new, new_head, message, 1), rewritten
+
+
+def delete_file(session: Session, repo: str, path: str) -> Saved:
+    _check_writable(session, repo, path)
+    of = session.open(repo, path)
+    if of.data is None and of.read_only != "too large":
+        raise EditRefused(of.message or f"{path} cannot be deleted")
+    git = session.git(repo)
+    if git is None:
+        raise EditRefused("deleting needs a git repo, so the file can come back from history")
+    return write(session, OpenFile(repo, path, of.data, of.doc, of.head), None, f"Delete {path}")
+
+
+def link_to(path: str) -> str:
+    return f"[[{link_text_for(path)}]]"
+
+
+__all__ = [
+    "AmrGitError", "ConflictError", "EditRefused", "Saved", "create_file", "delete_entry", "delete_file",
+    "insert_entry", "link_to", "move_entry", "rename_file", "replace_entry_line", "write",
+]

@@ -1,0 +1,373 @@
+"""The state of one amr session: mounted repos, their files, links, lint and search index.
+
+Thread-safe: the app calls it from thread workers. It never touches a widget; the app turns
+what it returns into messages.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from amr_tui.core.format import Document, is_markdown, parse
+from amr_tui.core.links import LinkState, resolve
+from amr_tui.core.lint import Finding, RepoSnapshot, lint_repo
+from amr_tui.core.model import Diagnostic, Entry, Link, Severity
+from amr_tui.core.search import SearchHit, SearchIndex, SearchSession
+from amr_tui.git import GitRepo
+from amr_tui.git.errors import AmrGitError
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, list_files, read_bytes
+
+LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
+
+
+@dataclass(slots=True)
+class OpenFile:
+    repo: str
+    path: str
+    data: bytes | None  # None when not loaded (too large, unreadable)
+    doc: Document | None
+    head: str | None  # HEAD when it was read: the base of an edit
+    read_only: str | None = None  # why it cannot be edited, or None
+    message: str | None = None  # shown instead of the content when data is None
+
+
+@dataclass(frozen=True, slots=True)
+class Backlink:
+    path: str
+    line: int
+    text: str
+
+
+@dataclass(slots=True)
+class RepoInfo:
+    name: str
+    branch: str = ""
+    dirty: bool = False
+    ahead: int = 0
+    behind: int = 0
+    read_only: bool = False
+    note: str = ""
+    head: str | None = None
+
+
+@dataclass(slots=True)
+class _RepoState:
+    mount: Mount
+    git: GitRepo | None
+    files: list[str] = field(default_factory=list)
+    escaping: set[str] = field(default_factory=set)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size)
+    docs: dict[str, Document] = field(default_factory=dict)
+    findings: dict[str, list[Finding]] = field(default_factory=dict)
+    info: RepoInfo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    repo: str
+    added: tuple[str, ...]
+    changed: tuple[str, ...]
+    removed: tuple[str, ...]
+    head_moved: bool
+
+    def describe(self) -> str:
+        parts = []
+        if self.changed:
+            parts.append("changed " + ", ".join(self.changed[:3]) + ("…" if len(self.changed) > 3 else ""))
+        if self.added:
+            parts.append("added " + ", ".join(self.added[:3]) + ("…" if len(self.added) > 3 else ""))
+        if self.removed:
+            parts.append("removed " + ", ".join(self.removed[:3]) + ("…" if len(self.removed) > 3 else ""))
+        if not parts and self.head_moved:
+            parts.append("new commit")
+        return f"{self.repo}: " + "; ".join(parts)
+
+
+class Session:
+    def __init__(self, mounts: list[Mount]) -> None:
+        self.lock = threading.RLock()
+        self.index = SearchIndex()
+        self.repos: dict[str, _RepoState] = {}
+        for mount in mounts:
+            try:
+                git = GitRepo(mount.root)
+            except AmrGitError:
+                git = None
+            self.repos[mount.name] = _RepoState(mount, git)
+
+    # ------------------------------------------------------------------ loading
+    @property
+    def names(self) -> list[str]:
+        return list(self.repos)
+
+    def mount(self, repo: str) -> Mount:
+        return self.repos[repo].mount
+
+    def load(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """Read every repo: files, documents, lint findings and the search index."""
+        total_files = 0
+        listed: dict[str, tuple[list[str], set[str]]] = {}
+        for name, state in self.repos.items():
+            listed[name] = list_files(state.mount.root)
+            total_files += len(listed[name][0])
+        done = 0
+        for name, state in self.repos.items():
+            files, escaping = listed[name]
+            with self.lock:
+                state.files, state.escaping = files, escaping
+            for rel in files:
+                self._load_file(state, rel)
+                done += 1
+                if progress and done % 200 == 0:
+                    progress(done, total_files)
+            self._relint(state)
+            self.refresh_info(name)
+        if progress:
+            progress(total_files, total_files)
+
+    def _stat(self, state: _RepoState, rel: str) -> tuple[int, int] | None:
+        try:
+            st = os.lstat(state.mount.root / rel)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def _load_file(self, state: _RepoState, rel: str) -> None:
+        st = self._stat(state, rel)
+        with self.lock:
+            if st is not None:
+                state.stats[rel] = st
+        entries: list[tuple[int, str]] = []
+        if rel not in state.escaping and is_markdown(rel) and st is not None and st[1] <= MAX_PARSE_BYTES:
+            data = read_bytes(state.mount.root, rel)
+            if data is not None:
+                doc = parse(data, rel)
+                with self.lock:
+                    state.docs[rel] = doc
+                entries = [(e.line, e.text) for e in doc.entries if e.text]
+        with self.lock:
+            self.index.set_file(state.mount.name, rel, entries)
+
+    def _relint(self, state: _RepoState) -> None:
+        with self.lock:
+            snap = RepoSnapshot(state.mount.name, set(state.files), dict(state.docs), set(state.escaping),
+                                {p: s[1] for p, s in state.stats.items()})
+        by_file: dict[str, list[Finding]] = {}
+        for finding in lint_repo(snap):
+            by_file.setdefault(finding.path, []).append(finding)
+        with self.lock:
+            state.findings = by_file
+
+    def refresh_info(self, repo: str) -> RepoInfo:
+        state = self.repos[repo]
+        info = RepoInfo(repo, read_only=state.mount.read_only)
+        if state.git is None:
+            info.note = "not a git repo"
+        else:
+            try:
+                st = state.git.status()
+                info.branch = st.branch or ""
+                info.head = st.head
+                info.dirty = not st.is_clean
+                info.ahead = st.ahead or 0
+                info.behind = st.behind or 0
+                if st.detached:
+                    info.note = "detached"
+                elif st.is_empty_repo:
+                    info.note = "empty"
+                op = state.git.operation_in_progress()
+                if op:
+                    info.note = f"{op} in progress"
+            except AmrGitError as exc:
+                info.note = str(exc)[:80]
+        with self.lock:
+            state.info = info
+        return info
+
+    # ------------------------------------------------------------------- reads
+    def files(self, repo: str) -> list[str]:
+        with self.lock:
+            return list(self.repos[repo].files)
+
+    def info(self, repo: str) -> RepoInfo:
+        with self.lock:
+            info = self.repos[repo].info
+        return info if info is not None else self.refresh_info(repo)
+
+    def document(self, repo: str, path: str) -> Document | None:
+        with self.lock:
+            return self.repos[repo].docs.get(path)
+
+    def open(self, repo: str, path: str) -> OpenFile:
+        """Read a file for display or editing, with the HEAD it was read at."""
+        state = self.repos[repo]
+        if path in state.escaping:
+            return OpenFile(repo, path, None, None, None, "outside the repo",
+                            f"{path} is a symlink that points outside the memory root; amr does not open it.")
+        head = None
+        if state.git is not None:
+            try:
+                head = state.git.head()
+            except AmrGitError:
+                head = None
+        st = self._stat(state, path)
+        if st is None:
+            return OpenFile(repo, path, None, None, head, "missing", f"{path} does not exist (yet).")
+        if st[1] > LARGE_FILE_BYTES:
+            return OpenFile(repo, path, None, None, head, "too large",
+                            f"{path} is {st[1] / 1e6:.1f} MB: too large to load into the editor. Open it with $EDITOR (ctrl+e).")
+        data = read_bytes(state.mount.root, path, LARGE_FILE_BYTES)
+        if data is None:
+            return OpenFile(repo, path, None, None, head, "unreadable", f"{path} cannot be read.")
+        doc = parse(data, path)
+        read_only = None
+        if state.mount.read_only:
+            read_only = "the repo is mounted read-only"
+        elif not doc.utf8:
+            read_only = "the file is not UTF-8 (amr keeps its bytes untouched)"
+        elif b"\0" in data:
+            read_only = "the file is binary"
+        if is_markdown(path):
+            with self.lock:
+                state.docs[path] = doc
+        return OpenFile(repo, path, data, doc, head, read_only)
+
+    def diagnostics(self, repo: str, path: str) -> list[Diagnostic]:
+        with self.lock:
+            return [f.diagnostic for f in self.repos[repo].findings.get(path, [])]
+
+    def marks(self, repo: str, path: str) -> dict[int, Severity]:
+        out: dict[int, Severity] = {}
+        for d in self.diagnostics(repo, path):
+            if d.line and (d.line not in out or d.severity.rank < out[d.line].rank):
+                out[d.line] = d.severity
+        return out
+
+    def resolve_link(self, repo: str, link: Link) -> tuple[LinkState, str | None, str | None]:
+        """(state, resolved path, suggestion). Links start at the root of the repo that holds them."""
+        state = self.repos[repo]
+        with self.lock:
+            files = set(state.files)
+            escaping = set(state.escaping)
+        res = resolve(link.target, files)
+        if res.state is LinkState.OK and res.path in escaping:
+            return LinkState.ESCAPES, None, None
+        return res.state, res.path, res.suggestion
+
+    def link_states(self, repo: str, doc: Document) -> dict[tuple[int, int], LinkState]:
+        state = self.repos[repo]
+        with self.lock:
+            files = set(state.files)
+            escaping = set(state.escaping)
+        lower = {f.lower(): f for f in files}
+        out: dict[tuple[int, int], LinkState] = {}
+        for link in doc.links:
+            res = resolve(link.target, files, lower)
+            st = LinkState.ESCAPES if res.state is LinkState.OK and res.path in escaping else res.state
+            out[(link.line, link.start)] = st
+        return out
+
+    def backlinks(self, repo: str, path: str) -> list[Backlink]:
+        state = self.repos[repo]
+        with self.lock:
+            files = set(state.files)
+            docs = dict(state.docs)
+        lower = {f.lower(): f for f in files}
+        out: list[Backlink] = []
+        for src in sorted(docs):
+            doc = docs[src]
+            for link in doc.links:
+                res = resolve(link.target, files, lower)
+                if res.state is LinkState.OK and res.path == path:
+                    entry = doc.entry_at(link.line)
+                    text = entry.text if entry else doc.lines[link.line - 1].text.strip()
+                    out.append(Backlink(src, link.line, text))
+        return out
+
+    def outgoing(self, repo: str, doc: Document) -> list[tuple[Link, LinkState, str | None]]:
+        states = self.link_states(repo, doc)
+        out = []
+        for link in doc.links:
+            st = states[(link.line, link.start)]
+            path = None
+            if st is LinkState.OK:
+                path = resolve(link.target, set(self.files(repo))).path
+            out.append((link, st, path))
+        return out
+
+    def entry(self, repo: str, path: str, line: int) -> Entry | None:
+        doc = self.document(repo, path)
+        return doc.entry_at(line) if doc else None
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        with self.lock:
+            return self.index.search(query, limit)
+
+    def search_session(self) -> "LockedSearch":
+        return LockedSearch(self)
+
+    # ----------------------------------------------------------------- changes
+    def poll(self) -> list[Change]:
+        """Find what changed on disk or in git since the last look, and reload it.
+
+        Reads only: stat calls and `git status` with optional locks off, so polling never
+        takes the index lock an agent may need.
+        """
+        changes: list[Change] = []
+        for name, state in self.repos.items():
+            files, escaping = list_files(state.mount.root)
+            with self.lock:
+                old_files = set(state.files)
+                old_stats = dict(state.stats)
+                old_head = state.info.head if state.info else None
+            new_set = set(files)
+            added = sorted(new_set - old_files)
+            removed = sorted(old_files - new_set)
+            changed = sorted(p for p in new_set & old_files if self._stat(state, p) != old_stats.get(p))
+            with self.lock:
+                state.files, state.escaping = files, escaping
+                for p in removed:
+                    state.docs.pop(p, None)
+                    state.stats.pop(p, None)
+                    self.index.remove_file(name, p)
+            for p in added + changed:
+                self._load_file(state, p)
+            info = self.refresh_info(name)
+            head_moved = info.head != old_head
+            if added or removed or changed or head_moved:
+                self._relint(state)
+                changes.append(Change(name, tuple(added), tuple(changed), tuple(removed), head_moved))
+        return changes
+
+    def reload_file(self, repo: str, path: str) -> None:
+        state = self.repos[repo]
+        files, escaping = list_files(state.mount.root)
+        with self.lock:
+            gone = set(state.files) - set(files)
+            state.files, state.escaping = files, escaping
+            for p in gone:
+                state.docs.pop(p, None)
+                state.stats.pop(p, None)
+                self.index.remove_file(repo, p)
+        if path in files:
+            self._load_file(state, path)
+        self._relint(state)
+        self.refresh_info(repo)
+
+    def git(self, repo: str) -> GitRepo | None:
+        return self.repos[repo].git
+
+
+class LockedSearch:
+    """A per-search-box session that narrows between keystrokes, safe to call from a worker."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._search = SearchSession(session.index)
+
+    def __call__(self, query: str, limit: int = 50) -> list[SearchHit]:
+        with self.session.lock:
+            return self._search.search(query, limit)

@@ -1,0 +1,408 @@
+"""A virtualised view of a memory file: one or more rows per line, a cursor, live links.
+
+Only the rows on screen are rendered (Line API); wrapping is computed from cell widths, so
+a 10,000-entry file opens and scrolls without building 10,000 widgets (field note 5).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from bisect import bisect_right
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from amr_tui.core.format import Document
+from amr_tui.core.links import LinkState
+from amr_tui.core.model import Entry, LineKind, Link, Severity
+from amr_tui.widgets.line_display import LineDisplay, build_line, links_by_line
+
+GUTTER = 7
+_MARKS = {Severity.ERROR: ("\u25cf", "error"), Severity.WARNING: ("\u25b2", "warning"), Severity.INFO: ("\u00b7", "info")}
+
+
+def wrap_points(disp: LineDisplay, width: int) -> list[int]:
+    """Cell offsets where each row starts: break between words, or inside a word longer than a row."""
+    from rich.cells import cell_len
+
+    plain = "".join(piece for piece, _ in disp.pieces)
+    points = [0]
+    row_start = 0
+    pos = 0
+    for m in _WORD.finditer(plain):
+        word = m.group(0)
+        w = cell_len(word)
+        stripped = cell_len(word.rstrip())
+        if pos > row_start and pos + stripped - row_start > width:
+            points.append(pos)
+            row_start = pos
+        while stripped > width and pos + stripped - row_start > width:
+            row_start += width
+            points.append(row_start)
+        pos += w
+    return points
+
+
+_WORD = re.compile(r"\S+\s*|\s+")
+
+
+class EntryView(ScrollView, can_focus=True):
+    """The open file. Cursor on lines; tab cycles the links of the cursor line."""
+
+    COMPONENT_CLASSES = {
+        "entry-view--text", "entry-view--heading", "entry-view--code", "entry-view--quote",
+        "entry-view--bullet", "entry-view--link", "entry-view--link-broken", "entry-view--source",
+        "entry-view--added", "entry-view--meta-key", "entry-view--meta-value", "entry-view--gutter",
+        "entry-view--cursor", "entry-view--link-focus", "entry-view--error", "entry-view--warning",
+        "entry-view--info", "entry-view--editing",
+    }
+
+    BINDINGS = [
+        Binding("down,j", "cursor(1)", "Down", show=False, id="view.down"),
+        Binding("up,k", "cursor(-1)", "Up", show=False, id="view.up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="view.pagedown"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="view.pageup"),
+        Binding("home,g", "edge(0)", "Top", show=False, id="view.top"),
+        Binding("end,G", "edge(1)", "Bottom", show=False, id="view.bottom"),
+        Binding("tab", "next_link(1)", "Next link", id="view.next_link"),
+        Binding("shift+tab", "next_link(-1)", "Prev link", show=False, id="view.prev_link"),
+        Binding("enter", "activate", "Follow", id="view.follow"),
+    ]
+
+    class LinkActivated(Message):
+        def __init__(self, link: Link) -> None:
+            self.link = link
+            super().__init__()
+
+    class SourceActivated(Message):
+        def __init__(self, url: str) -> None:
+            self.url = url
+            super().__init__()
+
+    class CursorMoved(Message):
+        def __init__(self, line: int, entry: Entry | None) -> None:
+            self.line = line
+            self.entry = entry
+            super().__init__()
+
+    cursor_line: reactive[int] = reactive(1, always_update=True)
+    raw: reactive[bool] = reactive(False)
+    editing: reactive[bool] = reactive(False)
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.doc: Document | None = None
+        self.link_states: dict[tuple[int, int], LinkState] = {}
+        self.marks: dict[int, Severity] = {}
+        self.today = _dt.date.today()
+        self.link_focus = -1  # index into the cursor line's links
+        self._displays: dict[int, LineDisplay] = {}
+        self._strips: dict[int, Strip] = {}
+        self._row_starts: list[int] = []  # first row of each line (0-based line index)
+        self._breaks: dict[int, list[int]] = {}  # cell offsets where each row of a wrapped line starts
+        self._rows = 0
+        self._wrap_width = 0
+        self._entries: dict[int, Entry] = {}
+        self._links: dict[int, list[tuple[int, Link]]] = {}
+
+    # ----------------------------------------------------------------- data
+    def set_document(self, doc: Document | None, link_states: dict[tuple[int, int], LinkState],
+                     marks: dict[int, Severity], *, keep_cursor: bool = False) -> None:
+        old_cursor = self.cursor_line
+        old_text = self._line_text(old_cursor)
+        self.doc = doc
+        self.link_states = link_states
+        self.marks = marks
+        self._entries = {e.line: e for e in doc.entries} if doc else {}
+        self._links = links_by_line(doc) if doc else {}
+        self._invalidate()
+        if keep_cursor and doc:
+            self.cursor_line = self._find_line(old_text, old_cursor)
+        else:
+            self.cursor_line = self._first_selectable()
+            self.scroll_to(0, 0, animate=False)
+        self.link_focus = -1
+
+    def _line_text(self, number: int) -> str | None:
+        if self.doc and 1 <= number <= len(self.doc.lines):
+            return self.doc.lines[number - 1].text
+        return None
+
+    def _find_line(self, text: str | None, near: int) -> int:
+        """After a reload, keep the cursor on the same text when it moved, else the same number."""
+        assert self.doc is not None
+        n = len(self.doc.lines)
+        if text is not None:
+            for delta in range(0, 400):
+                for cand in (near + delta, near - delta):
+                    if 1 <= cand <= n and self.doc.lines[cand - 1].text == text:
+                        return cand
+        return max(1, min(near, n))
+
+    def _first_selectable(self) -> int:
+        if not self.doc:
+            return 1
+        for e in self.doc.entries:
+            return e.line
+        for ln in self.doc.lines:
+            if ln.text.strip():
+                return ln.number
+        return 1
+
+    def _invalidate(self) -> None:
+        self._displays.clear()
+        self._strips.clear()
+        self._wrap_width = 0
+        self._layout_rows()
+        self.refresh()
+
+    def watch_raw(self) -> None:
+        self._invalidate()
+
+    def watch_editing(self) -> None:
+        self._strips.pop(self.cursor_line - 1, None)
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout_rows()
+
+    @property
+    def entry(self) -> Entry | None:
+        return self._entries.get(self.cursor_line)
+
+    def cursor_links(self) -> list[Link]:
+        return [lk for _, lk in self._links.get(self.cursor_line, [])]
+
+    # -------------------------------------------------------------- layout
+    def _display(self, idx: int) -> LineDisplay:
+        disp = self._displays.get(idx)
+        if disp is None:
+            assert self.doc is not None
+            line = self.doc.lines[idx]
+            disp = build_line(line, self._entries.get(line.number), self._links.get(line.number, []),
+                              self.link_states, raw=self.raw, today=self.today)
+            self._displays[idx] = disp
+        return disp
+
+    def _text_width(self) -> int:
+        return max(10, self.scrollable_content_region.width - GUTTER)
+
+    def _layout_rows(self) -> None:
+        width = self._text_width()
+        self._wrap_width = width
+        starts: list[int] = []
+        breaks: dict[int, list[int]] = {}
+        rows = 0
+        if self.doc:
+            for idx in range(len(self.doc.lines)):
+                starts.append(rows)
+                disp = self._display(idx)
+                if disp.cells <= width:
+                    rows += 1
+                else:
+                    breaks[idx] = wrap_points(disp, width)
+                    rows += len(breaks[idx])
+        self._row_starts = starts
+        self._breaks = breaks
+        self._rows = rows
+        self._strips.clear()
+        self.virtual_size = Size(width + GUTTER, rows)
+
+    def _row_to_line(self, row: int) -> tuple[int, int]:
+        idx = bisect_right(self._row_starts, row) - 1
+        return idx, row - self._row_starts[idx]
+
+    # ------------------------------------------------------------- render
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(f"entry-view--{name}", partial=True)
+
+    def _full_strip(self, idx: int) -> Strip:
+        strip = self._strips.get(idx)
+        if strip is None:
+            disp = self._display(idx)
+            text = Text(no_wrap=True, end="")
+            for piece, comp in disp.pieces:
+                text.append(piece, self._style(comp))
+            number = idx + 1
+            if number == self.cursor_line and 0 <= self.link_focus:
+                spots = [h for h in disp.hotspots if h.kind == "link"]
+                if self.link_focus < len(spots):
+                    text.stylize(self._style("link-focus"), *self._cells_to_chars(disp, spots[self.link_focus]))
+            strip = Strip(text.render(self.app.console), disp.cells)
+            self._strips[idx] = strip
+        return strip
+
+    @staticmethod
+    def _cells_to_chars(disp: LineDisplay, spot) -> tuple[int, int]:
+        from rich.cells import cell_len
+
+        chars = cells = 0
+        start = end = None
+        for piece, _ in disp.pieces:
+            for ch in piece:
+                if start is None and cells >= spot.start:
+                    start = chars
+                if cells >= spot.end:
+                    end = chars
+                    return start or 0, end
+                cells += cell_len(ch)
+                chars += 1
+        return start or 0, chars
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        row = scroll_y + y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if not self.doc or row >= self._rows or not self._row_starts:
+            return Strip.blank(width, base)
+        idx, sub = self._row_to_line(row)
+        number = idx + 1
+        text_width = self._wrap_width
+        start, end = self._row_span(idx, sub)
+        strip = self._full_strip(idx).crop(start, end)
+        strip = strip.extend_cell_length(text_width)
+        gutter = self._gutter(number, first=sub == 0)
+        line = Strip.join([gutter, strip])
+        if number == self.cursor_line:
+            line = line.apply_style(self._style("editing" if self.editing else "cursor"))
+        return line.crop(0, width).extend_cell_length(width, base).apply_style(base)
+
+    def _row_span(self, idx: int, sub: int) -> tuple[int, int]:
+        points = self._breaks.get(idx)
+        if points is None:
+            return 0, self._wrap_width
+        start = points[sub]
+        end = points[sub + 1] if sub + 1 < len(points) else start + self._wrap_width
+        return start, end
+
+    def _gutter(self, number: int, *, first: bool) -> Strip:
+        style = self._style("gutter")
+        if not first:
+            return Strip([Segment(" " * GUTTER, style)], GUTTER)
+        mark = self.marks.get(number)
+        segs = [Segment(f"{number:>5}", style)]
+        if mark is not None:
+            glyph, comp = _MARKS[mark]
+            segs.append(Segment(f"{glyph} ", style + self._style(comp)))
+        else:
+            segs.append(Segment("  ", style))
+        return Strip(segs, GUTTER)
+
+    # ------------------------------------------------------------- cursor
+    def _selectable(self, number: int) -> bool:
+        if not self.doc or not 1 <= number <= len(self.doc.lines):
+            return False
+        line = self.doc.lines[number - 1]
+        return bool(line.text.strip()) and line.kind is not LineKind.BLANK
+
+    def watch_cursor_line(self, old: int, new: int) -> None:
+        self._strips.pop(old - 1, None)
+        self._strips.pop(new - 1, None)
+        self.link_focus = -1
+        self.refresh()
+        self._scroll_cursor_visible()
+        self.post_message(self.CursorMoved(new, self.entry))
+
+    def _scroll_cursor_visible(self) -> None:
+        if not self._row_starts or self.cursor_line - 1 >= len(self._row_starts):
+            return
+        top = self._row_starts[self.cursor_line - 1]
+        nxt = self._row_starts[self.cursor_line] if self.cursor_line < len(self._row_starts) else self._rows
+        height = self.scrollable_content_region.height or 1
+        if top < self.scroll_y:
+            self.scroll_to(y=top, animate=False)
+        elif nxt > self.scroll_y + height:
+            self.scroll_to(y=max(0, nxt - height), animate=False)
+
+    def move_cursor(self, delta: int) -> None:
+        if not self.doc:
+            return
+        n = len(self.doc.lines)
+        cand = self.cursor_line
+        step = 1 if delta > 0 else -1
+        moved = 0
+        while moved < abs(delta):
+            nxt = cand + step
+            while 1 <= nxt <= n and not self._selectable(nxt):
+                nxt += step
+            if not 1 <= nxt <= n:
+                break
+            cand = nxt
+            moved += 1
+        self.cursor_line = cand
+
+    def go_to_line(self, number: int) -> None:
+        if self.doc:
+            self.cursor_line = max(1, min(number, len(self.doc.lines)))
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_cursor(delta)
+
+    def action_page(self, direction: int) -> None:
+        height = max(1, self.scrollable_content_region.height - 1)
+        self.move_cursor(direction * height)
+
+    def action_edge(self, end: int) -> None:
+        if not self.doc:
+            return
+        self.cursor_line = len(self.doc.lines) if end else 1
+        self.move_cursor(-1 if end else 1) if not self._selectable(self.cursor_line) else None
+
+    def action_next_link(self, step: int) -> None:
+        links = self.cursor_links()
+        if not links:
+            # jump to the next line with a link
+            if not self.doc:
+                return
+            numbers = sorted(self._links)
+            after = [n for n in numbers if (n > self.cursor_line if step > 0 else n < self.cursor_line)]
+            if after:
+                self.cursor_line = after[0] if step > 0 else after[-1]
+                self.link_focus = 0
+            return
+        self.link_focus = (self.link_focus + step) % len(links) if self.link_focus >= 0 else (0 if step > 0 else len(links) - 1)
+        self._strips.pop(self.cursor_line - 1, None)
+        self.refresh()
+
+    def action_activate(self) -> None:
+        links = self.cursor_links()
+        if links:
+            self.post_message(self.LinkActivated(links[max(0, self.link_focus)]))
+        elif self.entry and self.entry.first("source"):
+            self.post_message(self.SourceActivated(self.entry.first("source") or ""))
+
+    # -------------------------------------------------------------- mouse
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or not self.doc or not self._row_starts:
+            return
+        row = offset.y + int(self.scroll_y)
+        if row >= self._rows:
+            return
+        idx, sub = self._row_to_line(row)
+        self.cursor_line = idx + 1
+        cell = self._row_span(idx, sub)[0] + offset.x - GUTTER
+        disp = self._display(idx)
+        for spot in disp.hotspots:
+            if spot.start <= cell < spot.end:
+                if spot.kind == "link":
+                    self.post_message(self.LinkActivated(self.doc.links[spot.index]))
+                else:
+                    entry = self._entries.get(idx + 1)
+                    if entry is not None:
+                        self.post_message(self.SourceActivated(entry.metadata[spot.index].value))
+                return

@@ -1,0 +1,128 @@
+"""The file tree of every mounted repo: one root per repo, MEMORY.md first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from amr_tui.widgets.safe import clean
+
+
+@dataclass(frozen=True, slots=True)
+class FileRef:
+    repo: str
+    path: str  # "" for the repo root, "dir/" for a folder
+
+
+@dataclass(frozen=True, slots=True)
+class RepoBadge:
+    name: str
+    branch: str = ""
+    dirty: bool = False
+    ahead: int = 0
+    behind: int = 0
+    read_only: bool = False
+    note: str = ""  # e.g. "detached", "merging", "empty"
+
+
+def repo_label(badge: RepoBadge) -> Text:
+    label = Text(no_wrap=True, end="")
+    label.append(clean(badge.name), "bold")
+    if badge.branch:
+        label.append(f"  {clean(badge.branch)}", "dim")
+    if badge.note:
+        label.append(f" ({clean(badge.note)})", "yellow")
+    if badge.dirty:
+        label.append(" \u25cf", "yellow")
+    if badge.ahead:
+        label.append(f" \u2191{badge.ahead}", "green")
+    if badge.behind:
+        label.append(f" \u2193{badge.behind}", "red")
+    if badge.read_only:
+        label.append(" [read-only]", "italic magenta")
+    return label
+
+
+def sort_key(path: str) -> tuple[int, str]:
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return (0 if name == "MEMORY.md" else 1, name.lower())
+
+
+class MemoryTree(Tree[FileRef]):
+    """Repos and their files. Selecting a file posts Tree.NodeSelected with a FileRef."""
+
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Open", show=False, id="tree.open"),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(Text("memory"), id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._repo_nodes: dict[str, TreeNode[FileRef]] = {}
+        self._file_nodes: dict[tuple[str, str], TreeNode[FileRef]] = {}
+
+    def set_repo(self, badge: RepoBadge, files: list[str], problems: dict[str, str] | None = None) -> None:
+        """Replace one repo's subtree, keeping which folders were open."""
+        problems = problems or {}
+        node = self._repo_nodes.get(badge.name)
+        expanded: set[str] = set()
+        if node is None:
+            node = self.root.add(repo_label(badge), FileRef(badge.name, ""), expand=True)
+            self._repo_nodes[badge.name] = node
+        else:
+            expanded = {n.data.path for n in self._walk(node) if n.data and n.data.path.endswith("/") and n.is_expanded}
+            node.set_label(repo_label(badge))
+            node.remove_children()
+        for key in [k for k in self._file_nodes if k[0] == badge.name]:
+            del self._file_nodes[key]
+        tree: dict[str, dict] = {}
+        for path in files:
+            cur = tree
+            parts = path.split("/")
+            for part in parts[:-1]:
+                cur = cur.setdefault(part + "/", {})
+            cur[parts[-1]] = None
+        self._add_children(node, badge.name, "", tree, expanded, problems)
+
+    def _add_children(self, parent: TreeNode[FileRef], repo: str, prefix: str, tree: dict,
+                      expanded: set[str], problems: dict[str, str]) -> None:
+        for name in sorted(tree, key=lambda n: (0 if n == "MEMORY.md" else 1 if n.endswith("/") else 2, n.lower())):
+            sub = tree[name]
+            path = prefix + name
+            if sub is None:
+                label = Text(clean(name), no_wrap=True, end="")
+                if name == "MEMORY.md":
+                    label.stylize("bold")
+                if path in problems:
+                    label.append(" " + problems[path], "red")
+                self._file_nodes[(repo, path)] = parent.add_leaf(label, FileRef(repo, path))
+            else:
+                child = parent.add(Text(clean(name), "bold dim", no_wrap=True, end=""), FileRef(repo, path),
+                                   expand=path in expanded or not expanded)
+                self._add_children(child, repo, path, sub, expanded, problems)
+
+    def _walk(self, node: TreeNode[FileRef]):
+        for child in node.children:
+            yield child
+            yield from self._walk(child)
+
+    def select_file(self, repo: str, path: str) -> None:
+        node = self._file_nodes.get((repo, path))
+        if node is None:
+            return
+        parent = node.parent
+        while parent is not None:
+            if not parent.is_expanded:
+                parent.expand()
+            parent = parent.parent
+        self.move_cursor(node, animate=False)
+
+    def set_badge(self, badge: RepoBadge) -> None:
+        node = self._repo_nodes.get(badge.name)
+        if node is not None:
+            node.set_label(repo_label(badge))

@@ -1,0 +1,139 @@
+"""How one line of a memory file is shown: pieces of (text, component) plus clickable spots.
+
+No Textual here beyond plain data, so the entry view can build it for 10,000 lines
+cheaply; every text piece has been made visible (controls replaced) already.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from rich.cells import cell_len
+
+from amr_tui.core.format import Document
+from amr_tui.core.links import LinkState
+from amr_tui.core.model import Entry, Line, LineKind, Link
+from amr_tui.core.textsafety import make_visible
+
+
+@dataclass(frozen=True, slots=True)
+class Hotspot:
+    start: int  # cell offset in the line's display
+    end: int
+    kind: str  # "link" or "source"
+    index: int  # index into the line's links (kind=link) or metadata (kind=source)
+
+
+@dataclass(slots=True)
+class LineDisplay:
+    pieces: list[tuple[str, str]]  # (text, component class without the widget prefix)
+    hotspots: list[Hotspot]
+    cells: int
+
+
+def age(added: str, today: _dt.date) -> str | None:
+    try:
+        day = _dt.date.fromisoformat(added)
+    except ValueError:
+        return None
+    days = (today - day).days
+    if days < 0:
+        return "future"
+    if days == 0:
+        return "today"
+    if days < 60:
+        return f"{days}d"
+    if days < 730:
+        return f"{days // 30}mo"
+    return f"{days // 365}y"
+
+
+def short_source(value: str) -> str:
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return value[:40]
+    if parts.scheme in ("http", "https") and parts.netloc:
+        tail = parts.path.rstrip("/").rsplit("/", 2)
+        path = "/".join(p for p in tail[-2:] if p)
+        return f"{parts.netloc}/{path}" if path else parts.netloc
+    return value[:40]
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.pieces: list[tuple[str, str]] = []
+        self.hotspots: list[Hotspot] = []
+        self.cells = 0
+
+    def add(self, text: str, comp: str) -> tuple[int, int]:
+        text = make_visible(text).expandtabs(4)
+        start = self.cells
+        if text:
+            self.pieces.append((text, comp))
+            self.cells += cell_len(text)
+        return start, self.cells
+
+    def done(self) -> LineDisplay:
+        return LineDisplay(self.pieces, self.hotspots, self.cells)
+
+
+def links_by_line(doc: Document) -> dict[int, list[tuple[int, Link]]]:
+    out: dict[int, list[tuple[int, Link]]] = {}
+    for i, link in enumerate(doc.links):
+        out.setdefault(link.line, []).append((i, link))
+    return out
+
+
+def build_line(line: Line, entry: Entry | None, line_links: list[tuple[int, Link]],
+               link_states: dict[tuple[int, int], LinkState], *, raw: bool, today: _dt.date) -> LineDisplay:
+    b = _Builder()
+    text = line.text
+    if line.kind is LineKind.HEADING:
+        b.add(text, "heading")
+        return b.done()
+    if line.kind in (LineKind.CODE, LineKind.HTML, LineKind.FRONT_MATTER):
+        b.add(text, "code")
+        return b.done()
+    if entry is None or raw:
+        comp = "quote" if line.kind is LineKind.QUOTE else "text"
+        _add_with_links(b, line.number, text, 0, len(text), line_links, link_states, comp)
+        return b.done()
+    b.add(entry.indent, "text")
+    b.add("\u2022 " if entry.depth == 0 else "\u25e6 ", "bullet")
+    end = entry.meta_start
+    body_start = entry.content_start
+    _add_with_links(b, line.number, text, body_start, end, line_links, link_states, "text")
+    if entry.meta_start < len(text.rstrip()) and not entry.metadata:
+        b.add(text[end:], "text")
+    for i, item in enumerate(entry.metadata):
+        key = item.key.lower()
+        b.add("  ", "text")
+        if key == "source":
+            start, stop = b.add("\u2197 " + short_source(item.value), "source")
+            b.hotspots.append(Hotspot(start, stop, "source", i))
+        elif key == "added":
+            when = age(item.value, today)
+            b.add(f"+{item.value}" + (f" ({when})" if when else ""), "added")
+        else:
+            b.add(f"{item.key}: ", "meta-key")
+            b.add(item.value, "meta-value")
+    return b.done()
+
+
+def _add_with_links(b: _Builder, number: int, text: str, start: int, end: int,
+                    line_links: list[tuple[int, Link]], link_states: dict[tuple[int, int], LinkState],
+                    comp: str) -> None:
+    pos = start
+    for idx, link in line_links:
+        if not start <= link.start < end:
+            continue
+        b.add(text[pos:link.start], comp)
+        state = link_states.get((number, link.start), LinkState.BROKEN)
+        style = "link" if state is LinkState.OK else "link-broken"
+        s, e = b.add(text[link.start:link.end], style)
+        b.hotspots.append(Hotspot(s, e, "link", idx))
+        pos = link.end
+    b.add(text[pos:end].rstrip() if end >= len(text) else text[pos:end], comp)

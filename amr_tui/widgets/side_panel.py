@@ -1,0 +1,100 @@
+"""The right-hand panel: the entry under the cursor, its diagnostics, backlinks and links."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from amr_tui.core.links import LinkState
+from amr_tui.core.model import Diagnostic, Entry, Link
+from amr_tui.services.session import Backlink
+from amr_tui.widgets.safe import content
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    path: str | None  # file to open (same repo)
+    line: int
+    link: Link | None = None  # for an outgoing link (may be broken)
+
+
+NL = Content("\n")
+
+
+def entry_details(entry: Entry | None, line_text: str, diags: list[Diagnostic]) -> Content:
+    parts: list[Content] = []
+    if entry is not None:
+        parts.append(content(entry.text or "(no text)", "bold"))
+        for item in entry.metadata:
+            parts += [NL, content(f"{item.key}: ", "$text-muted"), content(item.value)]
+        if entry.section:
+            parts += [NL, content(f"section: {entry.section}", "$text-muted")]
+    elif line_text.strip():
+        parts.append(content(line_text.strip()))
+    for d in diags:
+        style = {"error": "$error", "warning": "$warning"}.get(d.severity.value, "$text-muted")
+        parts += [NL, content(f"{d.code} ", style + " bold")]
+        parts.append(content(d.message, style))
+        if d.fix is not None:
+            parts.append(content(f" (fix: {d.fix.description})", "$text-muted"))
+    return Content.assemble(*parts) if parts else content("")
+
+
+class SidePanel(Vertical):
+    HELP_TITLE = "Side panel"
+    BINDINGS = [
+        Binding("enter", "open", "Open", show=False, id="side.open"),
+    ]
+
+    class Open(Message):
+        def __init__(self, target: Target) -> None:
+            self.target = target
+            super().__init__()
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._back: list[Target] = []
+        self._out: list[Target] = []
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="entry-box"):
+            yield Static("", id="entry-details")
+        yield Static("Backlinks", classes="side-title", id="backlinks-title", markup=False)
+        yield OptionList(id="backlinks")
+        yield Static("Links from this file", classes="side-title", id="outgoing-title", markup=False)
+        yield OptionList(id="outgoing")
+
+    def show_entry(self, entry: Entry | None, line_text: str, diags: list[Diagnostic]) -> None:
+        self.query_one("#entry-details", Static).update(entry_details(entry, line_text, diags))
+
+    def show_links(self, backlinks: list[Backlink], outgoing: list[tuple[Link, LinkState, str | None]]) -> None:
+        back = self.query_one("#backlinks", OptionList)
+        back.clear_options()
+        self._back = [Target(b.path, b.line) for b in backlinks]
+        back.add_options([
+            Option(Content.assemble(content(f"{b.path}:{b.line} ", "$text-muted"), content(b.text))) for b in backlinks
+        ])
+        self.query_one("#backlinks-title", Static).update(f"Backlinks ({len(backlinks)})")
+        out = self.query_one("#outgoing", OptionList)
+        out.clear_options()
+        self._out = [Target(path, 1, link) for link, _, path in outgoing]
+        opts = []
+        for link, state, path in outgoing:
+            style = "" if state is LinkState.OK else "$error strike" if state is LinkState.BROKEN else "$error"
+            note = {LinkState.BROKEN: "  (missing)", LinkState.ESCAPES: "  (outside the repo)", LinkState.EMPTY: "  (empty)"}.get(state, "")
+            opts.append(Option(Content.assemble(content(f"{link.line}: ", "$text-muted"), content(f"[[{link.raw}]]", style), content(note, "$text-muted"))))
+        out.add_options(opts)
+        self.query_one("#outgoing-title", Static).update(f"Links from this file ({len(outgoing)})")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        targets = self._back if event.option_list.id == "backlinks" else self._out
+        if 0 <= event.option_index < len(targets):
+            self.post_message(self.Open(targets[event.option_index]))
