@@ -114,6 +114,11 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         self.query_one("#finder-status", Static).update(
             f"{n}{'+' if n >= 200 else ''} match{'es' if n != 1 else ''}" if n else "no matches")
 
+    @on(Input.Submitted, "#finder-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_choose()
+
     def action_move(self, step: int) -> None:
         options = self.query_one(OptionList)
         if not self.hits:

@@ -1,0 +1,36 @@
+"""Helpers for Pilot tests of the app."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from amr_tui.app import AmrApp, make_app
+from amr_tui.services.config import Config
+
+
+def app_for(paths: list[Path], **kw) -> AmrApp:
+    return make_app(paths, config=Config(), poll_interval=kw.pop("poll_interval", 0.2), **kw)
+
+
+async def wait_for(pilot, cond: Callable[[], object], timeout: float = 10.0, what: str = "condition"):
+    """Let the app run until cond() is truthy (workers run in threads, so poll)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def screen_text(app: AmrApp) -> str:
+    """Plain text of what is on screen now, line by line (what the terminal would get)."""
+    return "\n".join("".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips())
+
+
+async def settle(pilot, seconds: float = 0.3) -> None:
+    await pilot.pause(seconds)
+    await asyncio.sleep(0)

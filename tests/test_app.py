@@ -1,0 +1,216 @@
+"""Pilot tests of the editor's flows on real git repos (the demo set)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from amr_tui.services.demo import build_demo
+from amr_tui.widgets.entry_view import EntryView
+from tests.apphelpers import app_for, screen_text, wait_for
+
+SIZE = (140, 40)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> list[Path]:
+    return build_demo(tmp_path / "vm")
+
+
+def current(app):
+    return app.screen.current
+
+
+async def open_file(pilot, app, repo: str, path: str, line: int = 0):
+    from amr_tui.screens.main import Place
+
+    app.screen.open_place(Place(repo, path, line))
+    await wait_for(pilot, lambda: current(app) and current(app).path == path and current(app).repo == repo, what=f"{path} open")
+
+
+async def loaded(pilot, app):
+    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="first file")
+
+
+async def test_opens_first_repo_memory_with_both_repos(demo):
+    app = app_for([demo[0].parent])
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        assert (current(app).repo, current(app).path) == ("memory-alice", "MEMORY.md")
+        text = screen_text(app)
+        assert "memory-alice" in text and "memory-bob" in text
+        assert "\u2022" in text  # entries rendered as bullets
+        assert "[[team_structure]]" in text
+
+
+async def test_follow_link_back_and_forward(demo):
+    app = app_for(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        view = app.screen.query_one(EntryView)
+        index_line = next(ln.number for ln in current(app).doc.lines if "[[team_structure]]" in ln.text)
+        view.go_to_line(index_line)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: current(app).path == "team_structure.md", what="link followed")
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: current(app).path == "MEMORY.md", what="back")
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: current(app).path == "team_structure.md", what="forward")
+
+
+async def test_backlinks_listed(demo):
+    app = app_for(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await open_file(pilot, app, "memory-alice", "team_structure.md")
+        await pilot.pause(0.2)
+        assert "MEMORY.md:" in screen_text(app)
+        assert "Backlinks (" in screen_text(app) and "Backlinks (0)" not in screen_text(app)
+
+
+async def test_finder_jumps_to_entry(demo):
+    app = app_for(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await wait_for(pilot, lambda: len(app.session.index) > 10, what="index")
+        await pilot.press("slash")
+        await pilot.press(*"bun")
+        from amr_tui.screens.finder import FinderScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen) and app.screen.hits, what="finder hits")
+        top = app.screen.hits[0].item
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) and current(app).path == top.path, what="jump")
+        if top.line:
+            assert app.screen.query_one(EntryView).cursor_line == top.line
+
+
+async def test_edit_entry_commits_one_file(demo):
+    alice = demo[0]
+    before = int(git(alice, "rev-list", "--count", "HEAD"))
+    app = app_for(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        view = app.screen.query_one(EntryView)
+        first = current(app).doc.entries[0]
+        view.go_to_line(first.line)
+        await pilot.press("e")
+        inp = app.screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
+        inp.value = "Alice prefers short summaries [source: https://example.com/sessions/999; added: 2026-11-01]"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Alice prefers short summaries" in (alice / "MEMORY.md").read_text(), what="saved")
+    assert int(git(alice, "rev-list", "--count", "HEAD")) == before + 1
+    assert git(alice, "show", "--name-only", "--format=", "HEAD").split() == ["MEMORY.md"]
+    assert git(alice, "status", "--porcelain") == ""
+    assert "Edit entry in MEMORY.md" in git(alice, "log", "-1", "--format=%s")
+
+
+async def test_invalid_entry_asks_before_saving(demo):
+    alice = demo[0]
+    head = git(alice, "rev-parse", "HEAD")
+    app = app_for(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("o")
+        inp = app.screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        inp.value = "A fact [added: 2026-02-30]"
+        await pilot.pause(0.1)
+        assert "AMR008" in str(app.screen.query_one("#editor-diagnostics").render())
+        await pilot.press("enter")
+        from amr_tui.screens.dialogs import ConfirmScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirmation")
+        await pilot.press("n")
+        await pilot.pause(0.3)
+    assert git(alice, "rev-parse", "HEAD") == head
+
+
+async def test_read_only_repo_refuses_edits(demo):
+    bob = demo[1]
+    head = git(bob, "rev-parse", "HEAD")
+    app = app_for(demo, read_only={"memory-bob"})
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await open_file(pilot, app, "memory-bob", "MEMORY.md")
+        await pilot.press("e")
+        await pilot.pause(0.2)
+        assert not app.screen.query_one("#editor").display
+        assert any("Read-only" in str(n.message) for n in app._notifications)
+        await pilot.press("d")
+        await pilot.pause(0.2)
+    assert git(bob, "rev-parse", "HEAD") == head
+
+
+async def test_agent_commit_during_edit_is_kept(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        view = app.screen.query_one(EntryView)
+        first = current(app).doc.entries[0]
+        view.go_to_line(first.line)
+        await pilot.press("e")
+        inp = app.screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        # An agent appends a fact and commits while the user types.
+        with (alice / "MEMORY.md").open("a") as fh:
+            fh.write("- Agent learned something new [source: https://example.com/sessions/555]\n")
+        git(alice, "commit", "-qam", "agent: remember something")
+        agent_commit = git(alice, "rev-parse", "HEAD").strip()
+        inp.value = "Alice leads payments (edited by the user)"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "edited by the user" in (alice / "MEMORY.md").read_text(), what="saved")
+    text = (alice / "MEMORY.md").read_text()
+    assert "Agent learned something new" in text
+    subprocess.run(["git", "merge-base", "--is-ancestor", agent_commit, "HEAD"], cwd=alice, check=True)
+    assert git(alice, "status", "--porcelain") == ""
+
+
+async def test_live_update_keeps_cursor(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        view = app.screen.query_one(EntryView)
+        target = current(app).doc.entries[1].line
+        view.go_to_line(target)
+        text_at_cursor = current(app).doc.lines[target - 1].text
+        data = (alice / "MEMORY.md").read_text()
+        (alice / "MEMORY.md").write_text("- A brand new first fact from an agent\n" + data)
+        git(alice, "commit", "-qam", "agent: new first fact")
+        await wait_for(pilot, lambda: "brand new first fact" in current(app).doc.text, what="live reload")
+        assert current(app).doc.lines[view.cursor_line - 1].text == text_at_cursor
+        assert any("Memory changed" in str(n.title) for n in app._notifications)
+
+
+async def test_help_screen_lists_bindings(demo):
+    app = app_for(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        await pilot.press("question_mark")
+        from amr_tui.screens.help import HelpScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        text = screen_text(app)
+        assert "Find" in text and "Edit" in text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help closed")
+
+
+async def test_welcome_screen_without_repos(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = app_for([])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        from amr_tui.screens.welcome import WelcomeScreen
+
+        assert isinstance(app.screen, WelcomeScreen)
+        assert "amr demo" in screen_text(app)
