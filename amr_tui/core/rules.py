@@ -110,7 +110,7 @@ def check_document(doc) -> list[Diagnostic]:  # doc: core.format.Document (impor
                 out.append(diag("AMR017", f"{describe(ch)} in the text", line.number, offset + 1))
     for link in doc.links:
         if not link.target.strip(WHITESPACE):
-            out.append(diag("AMR029", "empty link [[]]", link.line, link.column))
+            out.append(diag("AMR029", f"[[{link.raw}]] names no file", link.line, link.column))
         elif (why := unsafe_reason(link.target)) is not None:
             out.append(diag("AMR012", f"[[{link.target}]]: {why}; amr never opens it", link.line, link.column))
         elif link.target.lower().endswith(".md"):
@@ -125,7 +125,8 @@ def check_document(doc) -> list[Diagnostic]:  # doc: core.format.Document (impor
     for line in doc.lines:
         if line.kind is not LineKind.BLANK:
             for m in find_secrets(line.text):
-                out.append(diag("AMR016", f"looks like a {m.kind}; memory must not hold credentials", line.number, m.start + 1))
+                article = "an" if m.kind[:1] in "AEIOU" else "a"
+                out.append(diag("AMR016", f"looks like {article} {m.kind}; memory must not hold credentials", line.number, m.start + 1))
     out.sort(key=lambda d: (d.line, d.column, d.code))
     return out
 
