@@ -34,7 +34,7 @@ from bisect import bisect_left, insort
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from amr_tui.core.search_rank import AtomMatch, ClassSets, Resolver, score_slots
+from amr_tui.core.search_rank import Resolver, score_slots, typo_candidates
 from amr_tui.core.search_text import (
     bits_of,
     fold,
@@ -357,13 +357,12 @@ class SearchIndex:
                 overflow = True
                 break
         fuzzy: list[int] = []
-        fuzzy_sets: dict[str, ClassSets] = {}
         if not overflow and taken < limit:
-            fuzzy, fuzzy_sets = self._fuzzy_candidates(q.atoms, atoms, live, prev, cap - taken, resolver)
+            fuzzy = typo_candidates(self, atoms, live, prev, cap - taken, resolver)
         strict = ids_of(chosen) + picked
         if not strict and not fuzzy:
             return []
-        ranked = score_slots(self, q, atoms, strict, fuzzy, fuzzy_sets)
+        ranked = score_slots(self, q, atoms, strict, fuzzy)
         ranked.sort()
         out: list[SearchHit] = []
         for neg, _repo, _path, _line, slot in ranked[:limit]:
@@ -371,35 +370,6 @@ class SearchIndex:
             assert item is not None
             out.append(SearchHit(item, round(-neg, 3), highlight_positions(query, item.text)))
         return out
-
-    def _fuzzy_candidates(
-        self,
-        atom_texts: tuple[str, ...],
-        atoms: list[AtomMatch],
-        live: int,
-        strict_bits: int,
-        room: int,
-        resolver: Resolver,
-    ) -> tuple[list[int], dict[str, ClassSets]]:
-        """Slots matching every atom strictly or with a typo, minus the strict ones."""
-        if room <= 0:
-            return [], {}
-        loose = live
-        extra: dict[str, int] = {}
-        any_fuzzy = False
-        for text, am in zip(atom_texts, atoms):
-            fz = resolver.fuzzy_bits(text) if len(text) >= 3 else 0
-            if fz:
-                any_fuzzy = True
-                extra[text] = fz
-            loose &= am.upto(3) | fz
-            if not loose:
-                return [], {}
-        if not any_fuzzy:
-            return [], {}
-        cand = loose & ~strict_bits
-        slots = self._take_best(cand, room)
-        return slots, {t: ClassSets(bits) for t, bits in extra.items()}
 
 
 def _cap(limit: int) -> int:

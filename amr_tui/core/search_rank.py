@@ -178,13 +178,34 @@ def fuzzy_bits(index: SearchIndex, atom: str) -> int:
     return bits
 
 
-class ClassSets:
-    """Fuzzy-match slots of one atom (a bitset, turned into a set when scoring)."""
+def typo_candidates(
+    index: SearchIndex, atoms: list[AtomMatch], live: int, strict_bits: int, room: int, resolver: Resolver
+) -> list[int]:
+    """Up to ``room`` slots matching every atom strictly or with a typo, minus ``strict_bits``."""
+    if room <= 0:
+        return []
+    loose = live
+    any_typo = False
+    for am in atoms:
+        typo = resolver.fuzzy_bits(am.text) if len(am.text) >= 4 else 0
+        any_typo = any_typo or bool(typo)
+        loose &= am.upto(3) | typo
+        if not loose:
+            return []
+    if not any_typo:
+        return []
+    return index._take_best(loose & ~strict_bits, room)
 
-    __slots__ = ("bits",)
 
-    def __init__(self, bits: int) -> None:
-        self.bits = bits
+def _subseq_quality(cache: dict[str, re.Pattern[str]], atom: str, low: str) -> float:
+    rx = cache.get(atom)
+    if rx is None:
+        rx = cache[atom] = re.compile(r"[^\W_]*?".join(re.escape(c) for c in atom))
+    m = rx.search(low)
+    if m is None:  # matched through a camelCase part or a cut token: no bonus
+        return 0.0
+    tight = len(atom) / (m.end() - m.start())
+    return 0.08 * tight + (0.04 if _word_start(low, m.start()) else 0.0)
 
 
 def _word_start(low: str, i: int) -> bool:
@@ -197,7 +218,6 @@ def score_slots(
     atoms: list[AtomMatch],
     strict: list[int],
     fuzzy: list[int],
-    fuzzy_sets: dict[str, ClassSets],
 ) -> list[tuple[float, str, str, int, int]]:
     """``(-score, repo, path, line, slot)`` for every slot given; sort it for the ranking."""
     from amr_tui.core.search_text import bits_of
@@ -213,6 +233,8 @@ def score_slots(
         typo_strict = set(ids_of(am.upto(3) & fuzzy_bits)) if fuzzy and top == 3 else set()
         levels.append((per, top, typo_strict))
     items, lower = index._items, index._lower
+    per_atom_text = {id(per): am.text for (per, _t, _s), am in zip(levels, atoms)}
+    rx_cache: dict[str, re.Pattern[str]] = {}
     n = len(atoms)
     first = q.atoms[0]
     plain = n == 1 and q.phrase == first
@@ -236,7 +258,10 @@ def score_slots(
                     break
             else:
                 lv = top if not is_fuzzy or slot in typo_strict else FUZZY
-            total += FUZZY_SCORE if lv == FUZZY else CLASS_SCORE[lv]
+            if lv == 3:  # a subsequence inside a word: tighter and at a word start is better
+                total += CLASS_SCORE[3] + _subseq_quality(rx_cache, per_atom_text[id(per)], low)
+            else:
+                total += FUZZY_SCORE if lv == FUZZY else CLASS_SCORE[lv]
             worst = max(worst, lv)
         base = total / n
         pos = low.find(first)

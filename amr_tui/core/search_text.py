@@ -183,10 +183,11 @@ def _atom_positions(atom: str, text: str, low: str) -> list[int]:
                 break
     if best is not None:
         return best
+    spread = _subseq_span(atom, low, 0, len(low))
+    if spread is not None:
+        return spread
     fuzzy = _fuzzy_token_span(atom, low)
-    if fuzzy is not None:
-        return list(range(*fuzzy))
-    return _subseq_span(atom, low, 0, len(low)) or []
+    return list(range(*fuzzy)) if fuzzy is not None else []
 
 
 def _fuzzy_token_span(atom: str, low: str) -> tuple[int, int] | None:
@@ -208,7 +209,7 @@ def highlight_positions(query: str, text: str) -> tuple[int, ...]:
 
     Each query word is looked for as a whole (an occurrence at a word start first); a word
     that is not there is matched atom by atom: substring, then subsequence inside one word,
-    then the closest word (typos), then a subsequence anywhere (fzf-like, tightened).
+    then a subsequence anywhere (fzf-like, tightened), then the closest word (typos).
     """
     q = parse_query(query)
     if not q.words or not text:
