@@ -6,12 +6,18 @@ what the JSON does not show: line kinds, sections, depth and parent, offsets, fi
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 from amr_tui.core.format import parse, serialize
+from amr_tui.core.jsonout import entries_json
 from amr_tui.core.links import find_links, split_target
 from amr_tui.core.metadata import format_entry, format_metadata, parse_metadata
 from amr_tui.core.model import LineKind
+from amr_tui.core.rules import CODES
 
 
 def doc_of(text: str | bytes, path: str = "MEMORY.md"):
@@ -491,3 +497,88 @@ def test_diagnostics_are_sorted_by_line_column_code() -> None:
     got = [(d.line, d.column, d.code) for d in doc.diagnostics]
     assert got == sorted(got)
     assert [d.code for d in doc.diagnostics] == ["AMR024", "AMR008", "AMR022", "AMR006", "AMR008", "AMR021", "AMR022"]
+
+
+# --- the examples in docs/format.md -------------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "format.md"
+_FENCE = re.compile(r"^(`{3,})(\w*)(?: path=(\S+))?\s*$")
+
+
+def doc_blocks() -> list[tuple[int, str, str | None, list[str]]]:
+    """(line, info, path, lines) of every fenced block in docs/format.md."""
+    blocks = []
+    lines = DOC.read_text(encoding="utf-8").split("\n")
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        fence, info, path = m.group(1), m.group(2), m.group(3)
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines) and not re.match(rf"^{fence}`*\s*$", lines[j]):
+            body.append(lines[j])
+            j += 1
+        blocks.append((i + 1, info, path, body))
+        i = j + 1
+    return blocks
+
+
+def example_file(body: list[str]) -> tuple[str, list[tuple[int, dict]]]:
+    """The example's file text and its annotations as (1-based line in the file, expectation)."""
+    file_lines: list[str] = []
+    notes: list[tuple[int, dict]] = []
+    for raw in body:
+        if raw.startswith("→ "):
+            assert file_lines, "an annotation before any line"
+            notes.append((len(file_lines), json.loads(raw[2:])))
+        else:
+            file_lines.append(raw)
+    return "\n".join(file_lines) + "\n", notes
+
+
+AMR_BLOCKS = [b for b in doc_blocks() if b[1] == "amr"]
+
+
+def test_format_doc_has_examples() -> None:
+    assert len(AMR_BLOCKS) >= 25
+    assert sum(len(example_file(b[3])[1]) for b in AMR_BLOCKS) >= 80
+
+
+@pytest.mark.parametrize("block", AMR_BLOCKS, ids=[f"docs-line-{b[0]}" for b in AMR_BLOCKS])
+def test_format_doc_example(block) -> None:
+    doc_line, _info, path, body = block
+    text, notes = example_file(body)
+    doc = doc_of(text, path or "example.md")
+    rows = {row["line"]: row for row in entries_json(doc)}
+    assert notes, f"docs/format.md:{doc_line}: example without annotations"
+    for line, want in notes:
+        where = f"docs/format.md:{doc_line}, example line {line}"
+        row = rows.get(line)
+        if want.get("entry", True) is False:
+            assert row is None, f"{where}: is an entry: {row}"
+            continue
+        assert row is not None, f"{where}: not an entry"
+        assert row["text"] == want["text"], where
+        assert row["metadata"] == want.get("metadata", {}), where
+        assert row["links"] == want.get("links", []), where
+        assert [d["code"] for d in row["diagnostics"]] == want.get("codes", []), where
+    annotated = {line for line, _ in notes}
+    assert set(rows) <= annotated, f"docs/format.md:{doc_line}: entries without an annotation: {set(rows) - annotated}"
+
+
+def test_format_doc_json_example_is_real() -> None:
+    blocks = doc_blocks()
+    pairs = [(a, b) for a, b in zip(blocks, blocks[1:]) if a[1] == "amr" and b[1] == "json"]
+    assert pairs, "section 7 shows an amr example and its JSON"
+    for (_, _, path, body), (_, _, _, json_lines) in pairs:
+        text, _ = example_file(body)
+        assert entries_json(doc_of(text, path or "example.md")) == json.loads("\n".join(json_lines))
+
+
+def test_format_doc_lists_every_code() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    table = {m.group(1): m.group(2) for m in re.finditer(r"^\| (AMR\d{3}) \| (\w+) \|", text, re.M)}
+    assert table == {code: sev.value for code, (sev, _msg) in CODES.items()}
