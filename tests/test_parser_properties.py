@@ -2,8 +2,8 @@
 
 Profiles (choose with ``HYPOTHESIS_PROFILE``):
 
-* ``default`` -- the CI run: a few hundred examples per property, the whole file in well
-  under 20 s.
+* ``default`` -- the CI run: 300 examples per property (1,200 for the byte round trip),
+  the whole file in well under 20 s.
 * ``long`` -- a soak run: ``HYPOTHESIS_PROFILE=long .venv/bin/python -m pytest
   tests/test_parser_properties.py -p no:randomly -s`` (about 20x the examples).
 
@@ -26,19 +26,17 @@ from amr_tui.core.jsonout import entries_json
 from amr_tui.core.metadata import escape_value, format_entry
 from amr_tui.core.model import WHITESPACE, LineKind
 
-settings.register_profile(
-    "default",
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "long",
-    max_examples=6000,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+# Settings are applied per test, not through settings.load_profile(), so that importing this
+# module never changes the Hypothesis settings of other test modules.
+PROFILES = {
+    "default": settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
+    "long": settings(
+        max_examples=6000, deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    ),
+}
+SETTINGS = PROFILES.get(os.environ.get("HYPOTHESIS_PROFILE", "default"), PROFILES["default"])
+ROUND_TRIP_SETTINGS = settings(SETTINGS, max_examples=SETTINGS.max_examples * 4)
 
 EXAMPLES: Counter[str] = Counter()
 
@@ -110,7 +108,7 @@ TEXT = st.text(
 # --- properties -------------------------------------------------------------------------
 
 
-@settings(max_examples=settings.default.max_examples * 4)
+@ROUND_TRIP_SETTINGS
 @given(any_file)
 def test_round_trip_is_byte_identical(data: bytes) -> None:
     EXAMPLES["round_trip"] += 1
@@ -119,12 +117,14 @@ def test_round_trip_is_byte_identical(data: bytes) -> None:
     assert doc.to_bytes() == data
 
 
+@SETTINGS
 @given(st.binary(max_size=400), st.sampled_from(["notes.sql", "a.txt", "x.json", "MEMORY.md", "n.markdown"]))
 def test_any_path_round_trips(data: bytes, path: str) -> None:
     EXAMPLES["any_path"] += 1
     assert serialize(parse(data, path)) == data
 
 
+@SETTINGS
 @given(any_file)
 def test_parsing_is_deterministic(data: bytes) -> None:
     EXAMPLES["deterministic"] += 1
@@ -135,6 +135,7 @@ def test_parsing_is_deterministic(data: bytes) -> None:
     assert a.headings == b.headings and a.front_matter == b.front_matter
 
 
+@SETTINGS
 @given(any_file)
 def test_structure_invariants(data: bytes) -> None:
     EXAMPLES["invariants"] += 1
@@ -165,6 +166,7 @@ def test_structure_invariants(data: bytes) -> None:
     assert json.loads(json.dumps(rows)) == rows
 
 
+@SETTINGS
 @given(with_entries(), st.data())
 def test_replacing_one_entry_line_changes_only_that_line(data: bytes, draw: st.DataObject) -> None:
     doc = parse(data)
@@ -193,6 +195,7 @@ def _thematic_break(line: str) -> bool:
     return len(stripped) >= 3 and len(set(stripped)) == 1 and stripped[0] in "-*_"
 
 
+@SETTINGS
 @given(TEXT, st.lists(st.tuples(KEY, VALUE), max_size=4))
 def test_format_entry_parses_back(text: str, items: list[tuple[str, str]]) -> None:
     line = format_entry(text, items)
