@@ -7,17 +7,19 @@ merged, never dropped.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from amr_tui.core.edit import delete_lines, entry_span, insert_lines, replace_line, summarise
 from amr_tui.core.format import is_markdown, parse
 from amr_tui.core.links import link_text_for, normalise, rewrite_links, unsafe_reason
-from amr_tui.git.errors import AmrGitError, ConflictError
+from amr_tui.git.errors import AmrGitError, ConflictError, DirtyFileError
 from amr_tui.git.worktree import atomic_write
 from amr_tui.services.session import OpenFile, Session
 from amr_tui.services.workspace import read_bytes
 
 TRAILER = "\n\nEdited-with: amr"
+DIRTY_RETRIES = 8  # about 2 s in all
 
 
 class EditRefused(Exception):
@@ -53,9 +55,22 @@ def write(session: Session, of: OpenFile, new_bytes: bytes | None, message: str,
         atomic_write(mount.root, of.path, new_bytes or b"")
         session.reload_file(of.repo, of.path)
         return Saved(of.repo, of.path, None, message + " (not a git repo: saved without a commit)", line)
-    head = git.save_file(of.path, new_bytes, of.data, of.head, message + TRAILER)
+    head = _save_with_patience(git, of, new_bytes, message + TRAILER)
     session.reload_file(of.repo, of.path)
     return Saved(of.repo, of.path, head, message, line)
+
+
+def _save_with_patience(git, of: OpenFile, new_bytes: bytes | None, message: str) -> str:
+    """An agent that writes a file and commits it a moment later leaves it briefly 'dirty':
+    wait a little for its commit before calling the change someone else's."""
+    delay = 0.05
+    for _ in range(DIRTY_RETRIES):
+        try:
+            return git.save_file(of.path, new_bytes, of.data, of.head, message)
+        except DirtyFileError:
+            time.sleep(delay)
+            delay = min(delay * 2, 0.4)
+    return git.save_file(of.path, new_bytes, of.data, of.head, message)
 
 
 def replace_entry_line(session: Session, of: OpenFile, line: int, new_text: str) -> Saved:

@@ -1,0 +1,94 @@
+"""An agent commits to the open file every 100 ms while the user saves 50 edits in the app.
+
+Done when every agent commit is reachable from the branch and every user edit is present.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from amr_tui.services.demo import build_demo
+from amr_tui.widgets.entry_view import EntryView
+from tests.apphelpers import app_for, wait_for
+
+AGENT_ENV = {
+    "GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.test",
+    "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.test",
+}
+
+
+class Agent(threading.Thread):
+    """Plain git, like a real agent: append a fact, commit, every ~100 ms. Retries on lock errors."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(daemon=True)
+        self.root = root
+        self.stop = threading.Event()
+        self.commits: list[str] = []
+        self.facts: list[str] = []
+
+    def run(self) -> None:
+        env = {**os.environ, **AGENT_ENV}
+        env.pop("GIT_AUTHOR_DATE", None)
+        env.pop("GIT_COMMITTER_DATE", None)
+        n = 0
+        while not self.stop.is_set():
+            n += 1
+            fact = f"- Agent fact {n} [source: https://example.com/sessions/a{n}]"
+            for _ in range(50):
+                path = self.root / "MEMORY.md"
+                data = path.read_bytes()
+                path.write_bytes(data + fact.encode() + b"\n")
+                add = subprocess.run(["git", "add", "MEMORY.md"], cwd=self.root, env=env, capture_output=True)
+                res = subprocess.run(["git", "commit", "-q", "-m", f"agent: fact {n}"], cwd=self.root, env=env, capture_output=True)
+                if add.returncode == 0 and res.returncode == 0:
+                    oid = subprocess.run(["git", "rev-parse", "HEAD"], cwd=self.root, capture_output=True, text=True).stdout.strip()
+                    self.commits.append(oid)
+                    self.facts.append(fact)
+                    break
+                # lost a race (index.lock or a moved ref): put the file back as committed and retry
+                subprocess.run(["git", "checkout", "--", "MEMORY.md"], cwd=self.root, env=env, capture_output=True)
+                time.sleep(0.02)
+            self.stop.wait(0.1)
+
+
+async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
+    alice = build_demo(tmp_path / "vm")[0]
+    agent = Agent(alice)
+    app = app_for([alice], poll_interval=0.3)
+    user_facts: list[str] = []
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
+        agent.start()
+        try:
+            for i in range(50):
+                view = app.screen.query_one(EntryView)
+                await wait_for(pilot, lambda: app.screen.current and app.screen.current.doc and app.screen.current.doc.entries, what="doc")
+                view.go_to_line(app.screen.current.doc.entries[0].line)
+                await pilot.press("o")
+                inp = app.screen.query_one("#editor-input")
+                await wait_for(pilot, lambda: inp.has_focus, what="editor")
+                fact = f"User edit {i} [added: 2026-11-29]"
+                inp.value = fact
+                await pilot.press("enter")
+                try:
+                    await wait_for(pilot, lambda: not app.screen.query_one("#editor").display, timeout=20, what=f"save {i}")
+                except AssertionError:
+                    ed = app.screen.query_one("#editor")
+                    raise AssertionError(([str(n.message) for n in app._notifications][-3:], app.focused, ed.target, app.screen.query_one("#editor-input").value, [ (w.name, w.state) for w in app.workers], app.screen.query_one("#status").render())) from None
+                user_facts.append(fact)
+        finally:
+            agent.stop.set()
+            agent.join(10)
+    text = (alice / "MEMORY.md").read_text()
+    missing_user = [f for f in user_facts if f not in text]
+    assert not missing_user, missing_user
+    assert len(agent.commits) >= 10, "the agent barely ran"
+    unreachable = [c for c in agent.commits
+                   if subprocess.run(["git", "merge-base", "--is-ancestor", c, "HEAD"], cwd=alice).returncode != 0]
+    assert not unreachable
+    print(f"agent commits: {len(agent.commits)}, user saves: {len(user_facts)}")

@@ -1,0 +1,92 @@
+"""Memory text is data: markup, click actions and terminal escapes appear literally and run nothing."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from amr_tui.screens.finder import FinderScreen
+from amr_tui.widgets.entry_view import EntryView
+from tests.apphelpers import app_for, screen_text, wait_for
+
+PAYLOADS = [
+    "\x1b]52;c;aGVsbG8=\x07 clipboard write",
+    "\x1b]8;;https://evil.example/\x1b\\click me\x1b]8;;\x1b\\",
+    "\x1b[2J\x1b[31mred and cleared",
+    "C1 CSI \x9b2J here",
+    "bidi \u202egnp.exe\u202c trick",
+    "closing tag [/bold] crashes markup",
+    "[@click=app.quit]click to quit[/]",
+    "[link=https://evil.example]a link[/link]",
+    "[bold red]styled?[/bold red]",
+    "- [/",
+    "nul \x00 byte",
+]
+
+ESCAPES = re.compile("[\x1b\x9b\x90-\x9f\x07\x00\u202e]")
+
+
+@pytest.fixture
+def evil_repo(make_repo):
+    entries = "".join(f"- {p} [source: https://example.com/s/{i}]\n" for i, p in enumerate(PAYLOADS))
+    return make_repo("evil", {
+        "MEMORY.md": "# Memory [/b]\n\n" + entries + "\n## Index\n- [[weird]]\n",
+        "notes/[@click=app.quit]x[b].md": "- file name with markup [@click=app.bell]\n",
+        "weird.md": "- \x1b[6n cursor report request\n",
+    })
+
+
+def rendered_segments(app) -> str:
+    return "".join(seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
+
+
+async def test_hostile_entries_render_literally(evil_repo):
+    app = app_for([evil_repo])
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        for literal in ("[/bold]", "[@click=app.quit]click to quit[/]", "[link=https://evil.example]", "[bold red]styled?"):
+            assert literal in text, literal
+        assert not ESCAPES.search(rendered_segments(app))
+        # walk the cursor over every line and click every link-ish spot: nothing runs, nothing crashes
+        view = app.screen.query_one(EntryView)
+        for _ in range(len(PAYLOADS) + 4):
+            await pilot.press("j")
+        await pilot.press("tab", "enter")
+        await pilot.pause(0.3)
+        assert app.is_running
+        assert not ESCAPES.search(rendered_segments(app))
+        assert view.doc is not None and app.screen.current is not None
+
+
+async def test_hostile_file_names_and_finder(evil_repo):
+    app = app_for([evil_repo])
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
+        await wait_for(pilot, lambda: len(app.session.index) > 5, what="index")
+        await wait_for(pilot, lambda: "[@click=app.quit]x[b].md" in screen_text(app), what="file name shown literally")
+        await pilot.press("slash")
+        await pilot.press(*"click")
+        await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen) and app.screen.hits, what="hits")
+        await pilot.pause(0.2)
+        assert "[@click=app.quit]" in screen_text(app)
+        assert not ESCAPES.search(rendered_segments(app))
+        await pilot.press("escape")
+        await pilot.press("ctrl+p")
+        await pilot.press(*"click to")
+        await pilot.pause(0.8)
+        assert app.is_running
+        assert not ESCAPES.search(rendered_segments(app))
+
+
+async def test_notifications_show_markup_literally(evil_repo):
+    app = app_for([evil_repo], poll_interval=0.2)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
+        (evil_repo / "[red]new[-red]\x1b[2J.md").write_text("- x\n")
+        await wait_for(pilot, lambda: any("new" in str(n.message) for n in app._notifications), what="notification")
+        await pilot.pause(0.2)
+        assert "[red]new[-red]" in screen_text(app)
+        assert not ESCAPES.search(rendered_segments(app))
