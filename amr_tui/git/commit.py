@@ -114,6 +114,8 @@ def commit_changes(
     env: Mapping[str, str] | None = None,
     check_worktree: bool = True,
     allow_empty: bool = False,
+    rollback: bool = True,
+    _checked: tuple[str, bool] | None = None,
 ) -> str:
     """Commit ``changes`` (path -> new bytes, or None to delete) on top of ``expected_head``.
 
@@ -122,6 +124,9 @@ def commit_changes(
     (first commit). Returns the new commit's oid, or ``expected_head`` when the changes leave the
     tree as it was (unless ``allow_empty``). ``env`` is passed to ``commit-tree`` (author,
     committer, dates).
+
+    When the compare-and-swap is lost and ``rollback`` is true, the files and index entries this
+    call wrote are put back to the branch tip (see :func:`restore_to_tip`) before RefMovedError.
 
     Raises RefMovedError (``.current`` is the branch's new tip), DirtyFileError (when
     ``check_worktree`` and a file or index entry holds something that is neither the
@@ -139,8 +144,11 @@ def commit_changes(
     if not norm and not allow_empty:
         raise ValueError("no changes to commit")
     text = _clean_message(message)
-    branch, on_worktree = _preflight(repo, branch, env)
-    repo.check_branch_name(branch)
+    if _checked is None:
+        branch, on_worktree = _preflight(repo, branch, env)
+        repo.check_branch_name(branch)
+    else:
+        branch, on_worktree = _checked
     ref = f"refs/heads/{branch}"
     current = repo.resolve(ref)
     if current != expected_head:
@@ -148,22 +156,20 @@ def commit_changes(
 
     fmt = _object_format(repo)
     zero = "0" * (64 if fmt == "sha256" else 40)
-    entries: dict[str, tuple[str, str] | None] = {}
-    for rel in norm:
-        entry = repo.tree_entry(expected_head, rel) if expected_head else None
-        if entry and entry[0] not in _REGULAR_MODES:
-            raise UnsafePathError(f"{rel} is not a regular file in git (mode {entry[0]}); amr will not change it")
-        entries[rel] = entry
-
+    entries = repo.tree_entries(expected_head, list(norm)) if expected_head else {}
+    for rel, (mode, _oid) in entries.items():
+        if mode not in _REGULAR_MODES:
+            raise UnsafePathError(f"{rel} is not a regular file in git (mode {mode}); amr will not change it")
+    head_oids = {rel: entries[rel][1] if rel in entries else None for rel in norm}
     new_oids = {rel: (blob_oid(data, fmt) if data is not None else None) for rel, data in norm.items()}
+
     before: dict[str, bytes | None] = {}
     if on_worktree:
-        for rel, data in norm.items():
+        for rel in norm:
             before[rel] = read_file_or_none(repo.root, rel, max_bytes=None)
             if not check_worktree:
                 continue
-            head_oid = entries[rel][1] if entries[rel] else None
-            ok_oids = {head_oid, new_oids[rel]}
+            ok_oids = {head_oids[rel], new_oids[rel]}
             cur = before[rel]
             if (blob_oid(cur, fmt) if cur is not None else None) not in ok_oids:
                 raise DirtyFileError(rel)
@@ -171,7 +177,7 @@ def commit_changes(
             if (idx[1] if idx and idx[2] == 0 else (None if idx is None else "unmerged")) not in ok_oids:
                 raise DirtyFileError(rel)
 
-    # Objects and tree, built in a throwaway index.
+    # 1. Blobs.
     records: list[tuple[str, str, str]] = []
     for rel, data in norm.items():
         if data is None:
@@ -180,8 +186,19 @@ def commit_changes(
         oid = repo.runner.text(["hash-object", "-w", "--no-filters", "--stdin"], input=data, write=True).strip()
         if oid != new_oids[rel]:
             raise GitError(0, f"unexpected blob id {oid}", ["hash-object"])
-        mode = entries[rel][0] if entries[rel] else "100644"
-        records.append((mode, oid, rel))
+        records.append((entries[rel][0] if rel in entries else "100644", oid, rel))
+
+    # 2. Work tree, then the real index: as early as possible, so an agent's plain `git commit`
+    #    from here on carries the new content rather than reverting it.
+    if on_worktree:
+        _write_worktree(repo, norm, before)
+        repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero), write=True)
+
+    unchanged = all(new_oids[rel] == head_oids[rel] for rel in norm)
+    if unchanged and expected_head and not allow_empty:
+        return expected_head
+
+    # 3. Tree (in a throwaway index) and commit.
     with tempfile.TemporaryDirectory(prefix="amr-index-") as tmp:
         idx_env = {**(env or {}), "GIT_INDEX_FILE": str(Path(tmp) / "index")}
         if expected_head:
@@ -189,19 +206,12 @@ def commit_changes(
         repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero),
                         env=idx_env, write=True)
         tree = repo.runner.text(["write-tree"], env=idx_env, write=True).strip()
-    old_tree = repo.resolve(expected_head, "tree") if expected_head else None
-
-    if on_worktree:
-        _write_worktree(repo, norm, before)
-        repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero), write=True)
-
-    if tree == old_tree and not allow_empty:
-        return expected_head  # type: ignore[return-value]
-
     parents = ["-p", expected_head] if expected_head else []
     new = repo.runner.text(
         ["commit-tree", "--no-gpg-sign", *parents, tree], input=text.encode(), env=env, write=True
     ).strip()
+
+    # 4. Compare-and-swap.
     subject = text.splitlines()[0][:200]
     try:
         repo.runner.run(
@@ -213,8 +223,8 @@ def commit_changes(
         now = repo.resolve(ref)
         if now == expected_head:
             raise
-        if on_worktree:
-            _rollback(repo, norm, now, fmt, zero)
+        if on_worktree and rollback:
+            restore_to_tip(repo, branch, {rel: {data} for rel, data in norm.items()})
         raise RefMovedError(exc.returncode, exc.stderr, exc.argv, ref=ref, expected=expected_head,
                             current=now) from None
     return new
@@ -228,28 +238,41 @@ def _write_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], before: Map
             atomic_write(repo.root, rel, data)
 
 
-def _rollback(repo: GitRepo, norm: Mapping[str, bytes | None], tip: str | None, fmt: str, zero: str) -> None:
-    """After a lost compare-and-swap, make touched files and index entries match the new tip
-    again, but only where they still hold exactly what this call wrote."""
-    records: list[tuple[str, str, str]] = []
-    for rel, wrote in norm.items():
-        tip_data = repo.read_blob_or_none(tip, rel) if tip else None
-        tip_entry = repo.tree_entry(tip, rel) if tip else None
-        cur = read_file_or_none(repo.root, rel, max_bytes=None)
-        if cur == wrote and tip_data != wrote:
-            if tip_data is None:
-                remove_file(repo.root, rel)
-            else:
-                atomic_write(repo.root, rel, tip_data)
-        idx = repo.index_entry(rel)
-        wrote_oid = blob_oid(wrote, fmt) if wrote is not None else None
-        if (idx[1] if idx else None) == wrote_oid:
-            if tip_entry is None:
-                records.append(("0", zero, rel))
-            elif tip_entry[1] != wrote_oid:
-                records.append((tip_entry[0], tip_entry[1], rel))
-    if records:
-        repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero), write=True)
+def restore_to_tip(repo: GitRepo, branch: str, written: Mapping[str, set[bytes | None]]) -> None:
+    """Best effort after a lost compare-and-swap: make each touched work-tree file and index entry
+    match the branch tip again, but only where it still holds something amr wrote.
+
+    ``written`` maps a path to every content amr wrote there (None = deleted). The tip is read
+    again after each pass: an agent's plain ``git commit`` may have swept amr's staged content
+    into its own commit meanwhile, and then that content is what the tip holds.
+    """
+    ref = f"refs/heads/{branch}"
+    fmt = _object_format(repo)
+    zero = "0" * (64 if fmt == "sha256" else 40)
+    ours = {rel: set(v) for rel, v in written.items()}
+    for _ in range(5):
+        tip = repo.resolve(ref)
+        entries = repo.tree_entries(tip, list(ours)) if tip else {}
+        records: list[tuple[str, str, str]] = []
+        for rel, mine in ours.items():
+            tip_data = repo.read_blob_or_none(tip, rel) if rel in entries else None
+            cur = read_file_or_none(repo.root, rel, max_bytes=None)
+            if cur in mine and cur != tip_data:
+                if tip_data is None:
+                    remove_file(repo.root, rel)
+                else:
+                    atomic_write(repo.root, rel, tip_data)
+                mine.add(tip_data)
+            idx = repo.index_entry(rel)
+            idx_oid = idx[1] if idx and idx[2] == 0 else None
+            tip_oid = entries[rel][1] if rel in entries else None
+            mine_oids = {blob_oid(x, fmt) if x is not None else None for x in mine}
+            if idx_oid in mine_oids and idx_oid != tip_oid:
+                records.append(entries[rel] + (rel,) if rel in entries else ("0", zero, rel))
+        if records:
+            repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero), write=True)
+        if repo.resolve(ref) == tip:
+            return
 
 
 def _three_way(
@@ -283,7 +306,7 @@ def save_file(
     message: str,
     *,
     env: Mapping[str, str] | None = None,
-    max_attempts: int = 8,
+    max_attempts: int = 25,
 ) -> str:
     """Save the editor's ``new_bytes`` for ``path`` (None deletes it) and commit it.
 
@@ -302,30 +325,42 @@ def save_file(
     rel = normalize_rel(path)
     if new_bytes is not None:
         new_bytes = bytes(new_bytes)
-    _preflight(repo, None, env)
+    checked = _preflight(repo, None, env)
     fmt = _object_format(repo)
+    written: set[bytes | None] = set()  # contents earlier attempts left in the work tree/index
     last_error: RefMovedError | None = None
-    for _attempt in range(max_attempts):
-        head = repo.head()
-        theirs = repo.read_blob_or_none(head, rel) if head else None
-        allowed = {base_bytes, theirs, new_bytes}
-        cur = read_file_or_none(repo.root, rel, max_bytes=None)
-        if cur not in allowed:
-            raise DirtyFileError(rel)
-        idx = repo.index_entry(rel)
-        if idx is not None and idx[2] != 0:
-            raise DirtyFileError(rel)
-        allowed_oids = {blob_oid(x, fmt) if x is not None else None for x in allowed}
-        if (idx[1] if idx else None) not in allowed_oids:
-            raise DirtyFileError(rel)
-        if head == base_head:
-            result = new_bytes
-        else:
-            result = _three_way(repo, rel, new_bytes, base_bytes, theirs, head)
-        try:
-            return commit_changes(repo, {rel: result}, message, head, None, env=env, check_worktree=False)
-        except RefMovedError as exc:
-            last_error = exc
-            continue
+    try:
+        for _attempt in range(max_attempts):
+            head = repo.head()
+            theirs = repo.read_blob_or_none(head, rel) if head else None
+            allowed = {base_bytes, theirs, new_bytes} | written
+            cur = read_file_or_none(repo.root, rel, max_bytes=None)
+            if cur not in allowed:
+                raise DirtyFileError(rel)
+            idx = repo.index_entry(rel)
+            if idx is not None and idx[2] != 0:
+                raise DirtyFileError(rel)
+            allowed_oids = {blob_oid(x, fmt) if x is not None else None for x in allowed}
+            if (idx[1] if idx else None) not in allowed_oids:
+                raise DirtyFileError(rel)
+            if head == base_head:
+                result = new_bytes
+            else:
+                result = _three_way(repo, rel, new_bytes, base_bytes, theirs, head)
+            try:
+                # No rollback between attempts: an agent may already have committed what was
+                # staged, and the next attempt merges against whatever the tip now holds.
+                return commit_changes(repo, {rel: result}, message, head, None, env=env,
+                                      check_worktree=False, rollback=False, _checked=checked)
+            except RefMovedError as exc:
+                last_error = exc
+                written.add(result)
+                continue
+    except (ConflictError, RefMovedError):
+        if written:
+            restore_to_tip(repo, checked[0], {rel: written})
+        raise
     assert last_error is not None
+    if written:
+        restore_to_tip(repo, checked[0], {rel: written})
     raise last_error

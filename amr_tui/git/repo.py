@@ -166,7 +166,7 @@ class GitRepo:
     def read_blob_or_none(self, rev: str, path: str) -> bytes | None:
         """Raw bytes of ``path`` at ``rev`` (no filters, no textconv), None if absent there."""
         rel = normalize_rel(path)
-        commit = self.resolve(rev)
+        commit = rev if _OID.match(rev) else self.resolve(rev)
         if commit is None:
             return None
         res = self.runner.run(["cat-file", "--batch"], input=f"{commit}:{rel}\n".encode("utf-8", "surrogateescape"))
@@ -185,17 +185,24 @@ class GitRepo:
 
     def tree_entry(self, rev: str, path: str) -> tuple[str, str] | None:
         """``(mode, oid)`` of ``path`` at ``rev`` or None."""
-        rel = normalize_rel(path)
-        commit = self.resolve(rev)
-        if commit is None:
-            return None
-        out = self.runner.run(["ls-tree", "-z", "--full-tree", commit, "--", rel]).stdout
+        return self.tree_entries(rev, [path]).get(normalize_rel(path))
+
+    def tree_entries(self, rev: str, paths: list[str]) -> dict[str, tuple[str, str]]:
+        """``{path: (mode, oid)}`` for those of ``paths`` that exist at ``rev`` (one git call)."""
+        rels = [normalize_rel(p) for p in paths]
+        commit = rev if _OID.match(rev) else self.resolve(rev)
+        if commit is None or not rels:
+            return {}
+        out = self.runner.run(["ls-tree", "-z", "--full-tree", commit, "--", *rels]).stdout
+        wanted = set(rels)
+        found: dict[str, tuple[str, str]] = {}
         for rec in out.split(b"\0"):
             meta, _, name = rec.partition(b"\t")
-            if name.decode("utf-8", "surrogateescape") == rel:
+            rel = name.decode("utf-8", "surrogateescape")
+            if rel in wanted:
                 mode, _type, oid = meta.decode().split(" ")
-                return mode, oid
-        return None
+                found[rel] = (mode, oid)
+        return found
 
     def ls_files(self) -> list[str]:
         """Tracked paths (from the index), sorted as git sorts them."""

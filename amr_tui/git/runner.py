@@ -26,12 +26,19 @@ import os
 import re
 import shutil
 import subprocess
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from amr_tui.git.overrides import (  # noqa: F401  (BASE_CONFIG, AMR_MERGE_DRIVER re-exported)
+    AMR_MERGE_DRIVER,
+    BASE_CONFIG,
+    CACHE,
+    RepoInfo,
+    attribute_driver_names,
+    repo_overrides,
+)
 from amr_tui.git.errors import (
     GitError,
     GitNotFoundError,
@@ -43,31 +50,6 @@ from amr_tui.git.errors import (
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_LOCK_TIMEOUT = 3.0
-
-#: Config that beats repo config on every call. A value of "" empties the setting.
-BASE_CONFIG: tuple[tuple[str, str], ...] = (
-    ("core.fsmonitor", "false"),
-    ("core.hooksPath", "/dev/null"),
-    ("core.pager", "cat"),
-    ("core.editor", "false"),
-    ("sequence.editor", "false"),
-    ("core.attributesFile", "/dev/null"),  # only the repo's own .gitattributes apply
-    ("core.untrackedCache", "false"),
-    ("log.showSignature", "false"),
-    ("diff.external", ""),
-    ("protocol.ext.allow", "never"),
-    ("credential.helper", ""),
-    ("submodule.recurse", "false"),
-    ("commit.gpgSign", "false"),
-    ("tag.gpgSign", "false"),
-    ("gc.auto", "0"),
-    ("maintenance.auto", "false"),
-    ("user.useConfigOnly", "true"),  # never guess an identity from the host name
-)
-
-#: Name of amr's own merge driver. It is blanked like any other unless the caller passes its
-#: command in ``merge_drivers`` (then amr's command wins over whatever the repo config says).
-AMR_MERGE_DRIVER = "amr"
 
 # Environment variables that could redirect git to another repo, index, program or config.
 _STRIPPED_ENV = frozenset(
@@ -124,119 +106,6 @@ class GitResult:
     def text(self) -> str:
         """stdout decoded as UTF-8; undecodable bytes survive as surrogate escapes."""
         return self.stdout.decode("utf-8", "surrogateescape")
-
-
-# ---------------------------------------------------------------------------------------------
-# Per-repository overrides for filters, textconv, diff commands and merge drivers
-
-
-@dataclass(frozen=True)
-class _RepoInfo:
-    git_dir: Path
-    common_dir: Path
-    toplevel: Path
-
-
-_ATTR_DRIVER = re.compile(r"(?:^|\s)(filter|diff|merge)=(\S+)")
-
-
-def _attribute_driver_names(files: Sequence[Path]) -> dict[str, set[str]]:
-    names: dict[str, set[str]] = {"filter": set(), "diff": set(), "merge": set()}
-    for f in files:
-        try:
-            text = f.read_bytes()[:1_000_000].decode("utf-8", "replace")
-        except OSError:
-            continue
-        for kind, name in _ATTR_DRIVER.findall(text):
-            names[kind].add(name)
-    return names
-
-
-def repo_overrides(
-    config_dump: bytes,
-    attribute_names: Mapping[str, set[str]] | None = None,
-    merge_drivers: Mapping[str, str] | None = None,
-) -> list[tuple[str, str]]:
-    """Overrides that disarm every configured filter, diff driver and merge driver.
-
-    ``config_dump`` is the output of ``git config -z --get-regexp '^(filter|diff|merge)\\.'``.
-    Only drivers that are *configured* can run a program (an attribute naming an unconfigured
-    driver does nothing), so the config is what makes this complete; names found in
-    ``.gitattributes`` are blanked too as a second line of defence. ``merge_drivers`` maps a driver
-    name (normally ``"amr"``) to the command amr wants git to use instead.
-    """
-    filters: set[str] = set()
-    diffs: set[str] = set()
-    merges: set[str] = set()
-    for record in config_dump.split(b"\0"):
-        key = record.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
-        first, last = key.find("."), key.rfind(".")
-        if first <= 0 or last <= first:
-            continue
-        section, name = key[:first].lower(), key[first + 1 : last]
-        {"filter": filters, "diff": diffs, "merge": merges}.get(section, set()).add(name)
-    if attribute_names:
-        filters |= attribute_names.get("filter", set())
-        diffs |= attribute_names.get("diff", set())
-        merges |= attribute_names.get("merge", set())
-    merge_drivers = dict(merge_drivers or {})
-    out: list[tuple[str, str]] = []
-    for name in sorted(filters):
-        out += [(f"filter.{name}.clean", ""), (f"filter.{name}.smudge", ""),
-                (f"filter.{name}.process", ""), (f"filter.{name}.required", "false")]
-    for name in sorted(diffs):
-        out += [(f"diff.{name}.textconv", ""), (f"diff.{name}.command", "")]
-    for name in sorted(merges | set(merge_drivers)):
-        out.append((f"merge.{name}.driver", merge_drivers.get(name, "")))
-    return out
-
-
-class _OverrideCache:
-    """Caches per-repo overrides keyed by the identity of every config file that could define them.
-
-    When the config uses ``include``/``includeIf`` the set of files is open-ended, so nothing is
-    cached and the config is read again on every call.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._entries: dict[Path, tuple[tuple, list[tuple[str, str]]]] = {}
-
-    @staticmethod
-    def _stamp(paths: Sequence[Path]) -> tuple:
-        out = []
-        for p in paths:
-            try:
-                st = os.stat(p)
-                out.append((str(p), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-            except OSError:
-                out.append((str(p), None))
-        return tuple(out)
-
-    def get(self, info: _RepoInfo, env: Mapping[str, str], load) -> list[tuple[str, str]]:
-        home = env.get("HOME", "")
-        xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-        files = [
-            info.common_dir / "config", info.git_dir / "config.worktree",
-            info.common_dir / "config.worktree", Path(home) / ".gitconfig",
-            Path(xdg) / "git" / "config", info.toplevel / ".gitattributes",
-            info.common_dir / "info" / "attributes",
-        ]
-        if env.get("GIT_CONFIG_GLOBAL"):
-            files.append(Path(env["GIT_CONFIG_GLOBAL"]))
-        stamp = self._stamp(files)
-        with self._lock:
-            hit = self._entries.get(info.git_dir)
-            if hit and hit[0] == stamp:
-                return hit[1]
-        overrides, cacheable = load()
-        if cacheable:
-            with self._lock:
-                self._entries[info.git_dir] = (stamp, overrides)
-        return overrides
-
-
-_CACHE = _OverrideCache()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,10 +203,10 @@ class GitRunner:
         self.merge_drivers = dict(merge_drivers or {})
         self.timeout = timeout
         self.lock_timeout = lock_timeout
-        self._info: _RepoInfo | None = None
+        self._info: RepoInfo | None = None
 
     # -- repo discovery -------------------------------------------------------------------
-    def _repo_info(self, env: dict[str, str]) -> _RepoInfo | None:
+    def _repo_info(self, env: dict[str, str]) -> RepoInfo | None:
         if self._info is not None:
             return self._info
         args = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"]
@@ -353,10 +222,10 @@ class GitRunner:
         common = Path(lines[1])
         if not common.is_absolute():
             common = (self.cwd / common).resolve()
-        self._info = _RepoInfo(Path(lines[0]), common, Path(lines[2]))
+        self._info = RepoInfo(Path(lines[0]), common, Path(lines[2]))
         return self._info
 
-    def _load_overrides(self, info: _RepoInfo, env: dict[str, str]) -> tuple[list[tuple[str, str]], bool]:
+    def _load_overrides(self, info: RepoInfo, env: dict[str, str]) -> tuple[list[tuple[str, str]], bool]:
         args = ["config", "-z", "--get-regexp", r"^(filter|diff|merge|include|includeif)\."]
         res = self._exec(args, None, env, self.timeout)
         if res.returncode not in (0, 1):
@@ -365,7 +234,7 @@ class GitRunner:
             rec.split(b"\n", 1)[0].lower().startswith((b"include.", b"includeif."))
             for rec in res.stdout.split(b"\0")
         )
-        names = _attribute_driver_names(
+        names = attribute_driver_names(
             [info.toplevel / ".gitattributes", info.common_dir / "info" / "attributes"]
         )
         return repo_overrides(res.stdout, names, self.merge_drivers), not uses_include
@@ -376,7 +245,8 @@ class GitRunner:
         info = self._repo_info(probe_env)
         if info is None:
             return base
-        per_repo = _CACHE.get(info, probe_env, lambda: self._load_overrides(info, probe_env))
+        per_repo = CACHE.get(info, probe_env, lambda: self._load_overrides(info, probe_env),
+                             tuple(sorted(self.merge_drivers.items())))
         return base + per_repo
 
     # -- execution ------------------------------------------------------------------------
@@ -424,14 +294,14 @@ class GitRunner:
         config = self._config_for_call(env)
         full_env = build_env({**self.env, **(env or {})}, config, write=write)
         deadline = time.monotonic() + self.lock_timeout
-        delay = 0.02
+        delay = 0.01
         while True:
             res = self._exec(args, input, full_env, timeout or self.timeout)
             if res.returncode in ok or not check:
                 return res
             if retry_locked and _is_lock_error(res.stderr) and time.monotonic() < deadline:
                 time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
-                delay = min(delay * 2, 0.25)
+                delay = min(delay * 2, 0.1)
                 continue
             raise classify_error(res.returncode, res.stderr, args, self.cwd)
 
