@@ -343,6 +343,23 @@ def test_highlight_positions_spell_a_subsequence_query(text, picks):
     query = "".join(text[i] for i in idxs)
     pos = highlight_positions(query, text)
     assert list(pos) == sorted(set(pos))
+    if fold(spelled_at(text, pos)) != fold(query):
+        # a widely spread subsequence gives way to the closest whole word (a typo reading)
+        assert len(query) >= 3 and idxs[-1] - idxs[0] >= 2 * len(query) + 2
+        assert pos == tuple(range(pos[0], pos[-1] + 1))
+        assert any(m.span() == (pos[0], pos[-1] + 1) for m in re.finditer(r"[^\W_]+", low))
+
+
+@given(word=st.text(_ALNUM, min_size=1, max_size=12), before=st.text(_TEXT_CHARS, max_size=15),
+       after=st.text(_TEXT_CHARS, max_size=15), picks=st.lists(st.integers(0, 11), min_size=1, max_size=5))
+@settings(max_examples=300, deadline=None)
+def test_highlight_positions_spell_a_query_found_inside_one_word(word, before, after, picks):
+    text = f"{before} {word} {after}"
+    chosen = sorted({p for p in picks if p < len(word)})
+    query = "".join(word[i] for i in chosen)
+    if not fold(query).isalnum() or len(fold(query)) != len(query):
+        return
+    pos = highlight_positions(query, text)
     assert fold(spelled_at(text, pos)) == fold(query)
 
 

@@ -27,23 +27,12 @@ Design (figures in bench/bench_search.py):
 
 from __future__ import annotations
 
-import heapq
-from itertools import accumulate
-from operator import add
-from bisect import bisect_left, insort
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from amr_tui.core.search_rank import Resolver, score_slots, typo_candidates
-from amr_tui.core.search_text import (
-    bits_of,
-    fold,
-    highlight_positions,
-    ids_of,
-    parse_query,
-    strip_metadata,
-    tokens_of,
-)
+from amr_tui.core.search_store import PostingStore
+from amr_tui.core.search_text import bits_of, highlight_positions, ids_of, parse_query, strip_metadata
 
 __all__ = ["SearchItem", "SearchHit", "SearchIndex", "SearchSession", "highlight_positions"]
 
@@ -64,28 +53,12 @@ class SearchHit:
     positions: tuple[int, ...]  # indices into item.text of matched characters
 
 
-def _bucket(n: int) -> int:
-    """Length bucket: exact below 160 characters, then 64-wide, capped."""
-    return n if n < 160 else 160 + min((n - 160) >> 6, 31)
-
-
-class SearchIndex:
+class SearchIndex(PostingStore):
     """Items of many files of many repos; see the module docstring."""
 
     def __init__(self) -> None:
-        self._items: list[SearchItem | None] = []
-        self._lower: list[str | None] = []
-        self._free: list[int] = []  # heap of free slots
+        super().__init__()
         self._files: dict[tuple[str, str], list[int]] = {}
-        self._repo_bits: dict[str, int] = {}
-        self._all_bits = 0
-        self._post: dict[str, set[int] | int] = {}
-        self._df: dict[str, int] = {}
-        self._vocab: list[str] = []  # sorted tokens
-        self._vjoined: str | None = None
-        self._vstarts: list[int] = []
-        self._len_bits: dict[int, int] = {}
-        self._count = 0
         self.generation = 0
 
     # ------------------------------------------------------------------ updates
@@ -153,132 +126,6 @@ class SearchIndex:
         """The (repo, path) pairs indexed, sorted."""
         return sorted(k for k in self._files if repo is None or k[0] == repo)
 
-    def _dense_min(self) -> int:
-        return max(128, len(self._items) >> 8)
-
-    def _add(self, items: list[SearchItem]) -> list[int]:
-        slots: list[int] = []
-        by_tok: dict[str, list[int]] = {}
-        by_len: dict[int, list[int]] = {}
-        for item in items:
-            slot = heapq.heappop(self._free) if self._free else len(self._items)
-            low = fold(item.text)
-            if slot == len(self._items):
-                self._items.append(item)
-                self._lower.append(low)
-            else:
-                self._items[slot] = item
-                self._lower[slot] = low
-            slots.append(slot)
-            for tok in tokens_of(item.text, low):
-                lst = by_tok.get(tok)
-                if lst is None:
-                    by_tok[tok] = [slot]
-                else:
-                    lst.append(slot)
-            by_len.setdefault(_bucket(len(item.text)), []).append(slot)
-        dense_min = self._dense_min()
-        post, df = self._post, self._df
-        for tok, lst in by_tok.items():
-            p = post.get(tok)
-            if p is None:
-                post[tok] = set(lst) if len(lst) < dense_min else bits_of(lst)
-                df[tok] = len(lst)
-                insort(self._vocab, tok)
-                self._vjoined = None
-                continue
-            df[tok] += len(lst)
-            if isinstance(p, set):
-                p.update(lst)
-                if len(p) >= dense_min:
-                    post[tok] = bits_of(p)
-            else:
-                post[tok] = p | bits_of(lst)
-        mask = bits_of(slots)
-        repo = items[0].repo
-        self._repo_bits[repo] = self._repo_bits.get(repo, 0) | mask
-        self._all_bits |= mask
-        for b, lst in by_len.items():
-            self._len_bits[b] = self._len_bits.get(b, 0) | bits_of(lst)
-        self._count += len(slots)
-        return slots
-
-    def _drop(self, slots: list[int]) -> None:
-        by_tok: dict[str, list[int]] = {}
-        by_len: dict[int, list[int]] = {}
-        items, lower = self._items, self._lower
-        first = items[slots[0]]
-        repo = first.repo if first is not None else None
-        for slot in slots:
-            item = items[slot]
-            low = lower[slot]
-            assert item is not None and low is not None
-            for tok in tokens_of(item.text, low):
-                lst = by_tok.get(tok)
-                if lst is None:
-                    by_tok[tok] = [slot]
-                else:
-                    lst.append(slot)
-            by_len.setdefault(_bucket(len(item.text)), []).append(slot)
-            items[slot] = None
-            lower[slot] = None
-            heapq.heappush(self._free, slot)
-        post, df = self._post, self._df
-        sparse_max = self._dense_min() >> 2
-        for tok, lst in by_tok.items():
-            left = df[tok] - len(lst)
-            if left <= 0:
-                del post[tok], df[tok]
-                i = bisect_left(self._vocab, tok)
-                del self._vocab[i]
-                self._vjoined = None
-                continue
-            df[tok] = left
-            p = post[tok]
-            if isinstance(p, set):
-                p.difference_update(lst)
-            else:
-                p &= ~bits_of(lst)
-                post[tok] = set(ids_of(p)) if left < sparse_max else p
-        mask = bits_of(slots)
-        if repo is not None and repo in self._repo_bits:
-            rest = self._repo_bits[repo] & ~mask
-            if rest:
-                self._repo_bits[repo] = rest
-            else:
-                del self._repo_bits[repo]
-        self._all_bits &= ~mask
-        for b, lst in by_len.items():
-            rest = self._len_bits[b] & ~bits_of(lst)
-            if rest:
-                self._len_bits[b] = rest
-            else:
-                del self._len_bits[b]
-        self._count -= len(slots)
-
-    # ------------------------------------------------------------------ vocabulary
-
-    def _vocab_text(self) -> tuple[str, list[int]]:
-        if self._vjoined is None:
-            vocab = self._vocab
-            # start of token i = (length of tokens before it) + i newlines
-            self._vstarts = [0, *map(add, accumulate(map(len, vocab)), range(1, len(vocab)))]
-            self._vjoined = "\n".join(self._vocab)
-        return self._vjoined, self._vstarts
-
-    def _bits_for(self, tokens: Iterable[str]) -> int:
-        """The slots holding any of ``tokens``."""
-        acc = 0
-        ids: list[int] = []
-        post = self._post
-        for tok in tokens:
-            p = post[tok]
-            if isinstance(p, int):
-                acc |= p
-            else:
-                ids.extend(p)
-        return acc | bits_of(ids) if ids else acc
-
     # ------------------------------------------------------------------ searching
 
     def search(
@@ -286,40 +133,6 @@ class SearchIndex:
     ) -> list[SearchHit]:
         """The best ``limit`` hits for ``query``, best first. An empty query gives []."""
         return self._search(query, limit, repos, Resolver(self))
-
-    def _live(self, repos: Collection[str] | None) -> int:
-        if repos is None:
-            return self._all_bits
-        live = 0
-        for r in repos:
-            live |= self._repo_bits.get(r, 0)
-        return live
-
-    def _rank_key(self, slot: int) -> tuple[int, str, str, int]:
-        it = self._items[slot]
-        assert it is not None
-        return (len(it.text), it.repo, it.path, it.line)
-
-    def _take_best(self, bits: int, k: int) -> list[int]:
-        """``k`` slots of ``bits`` with the shortest text (then repo, path, line)."""
-        if k <= 0:
-            return []
-        if bits.bit_count() <= k:
-            return ids_of(bits)
-        out: list[int] = []
-        for b in sorted(self._len_bits):
-            x = bits & self._len_bits[b]
-            if not x:
-                continue
-            need = k - len(out)
-            ids = ids_of(x)
-            if len(ids) > need:
-                ids.sort(key=self._rank_key)
-                del ids[need:]
-            out.extend(ids)
-            if len(out) >= k:
-                break
-        return out
 
     def _search(
         self, query: str, limit: int, repos: Collection[str] | None, resolver: Resolver
@@ -332,33 +145,54 @@ class SearchIndex:
             return []
         atoms = [resolver.atom(a) for a in q.atoms]
         cap = _cap(limit)
+        tiers: list[int] = []  # tiers[L]: live slots where every atom matches at class <= L
+
+        def tier(level: int) -> int:
+            while len(tiers) <= level:
+                bits = live
+                for am in atoms:
+                    bits &= am.upto(len(tiers))
+                    if not bits:
+                        break
+                tiers.append(bits)
+            return tiers[level]
+
+        # Items holding the query's words as typed, together, go first (multi-word or
+        # punctuated queries). They are all in tier 2, which is scanned when small enough.
+        groups = [live]
+        if len(q.atoms) > 1 or q.phrase != q.atoms[0]:
+            t2 = tier(2)
+            if t2 and t2.bit_count() <= _PHRASE_SCAN:
+                lower, phrase = self._lower, q.phrase
+                with_phrase = bits_of([s for s in ids_of(t2) if phrase in lower[s]])  # type: ignore[operator]
+                if with_phrase:
+                    groups = [with_phrase, live & ~with_phrase]
         chosen = 0  # bitset of slots taken whole
         picked: list[int] = []  # slots taken from a tier that had to be cut
         taken = 0
-        prev = 0
         overflow = False
-        for level in range(4):
-            tier = live
-            for am in atoms:
-                tier &= am.upto(level)
-                if not tier:
+        for group in groups:
+            below = 0
+            for level in range(4):
+                bits = tier(level)
+                new = bits & group & ~below
+                below = bits
+                if not new:
+                    continue
+                n = new.bit_count()
+                if taken + n <= cap:
+                    chosen |= new
+                    taken += n
+                else:
+                    picked = self._take_best(new, cap - taken)
+                    taken = cap
+                    overflow = True
                     break
-            new = tier & ~prev
-            prev = tier
-            if not new:
-                continue
-            n = new.bit_count()
-            if taken + n <= cap:
-                chosen |= new
-                taken += n
-            else:
-                picked = self._take_best(new, cap - taken)
-                taken = cap
-                overflow = True
+            if overflow:
                 break
         fuzzy: list[int] = []
         if not overflow and taken < limit:
-            fuzzy = typo_candidates(self, atoms, live, prev, cap - taken, resolver)
+            fuzzy = typo_candidates(self, atoms, live, tier(3), cap - taken, resolver)
         strict = ids_of(chosen) + picked
         if not strict and not fuzzy:
             return []
@@ -370,6 +204,9 @@ class SearchIndex:
             assert item is not None
             out.append(SearchHit(item, round(-neg, 3), highlight_positions(query, item.text)))
         return out
+
+
+_PHRASE_SCAN = 40_000  # scan at most this many candidates for the typed phrase
 
 
 def _cap(limit: int) -> int:

@@ -40,7 +40,7 @@ def tokens_of(text: str, low: str) -> set[str]:
         for run in _WORD.findall(text):
             if _CAMEL_HINT.search(run) is not None:
                 toks.update(p.lower() for p in _CAMEL_PART.findall(run))
-    if any(len(t) > MAX_TOKEN for t in toks):
+    if toks and max(map(len, toks)) > MAX_TOKEN:
         toks = {t[:MAX_TOKEN] for t in toks}
     return toks
 
@@ -184,10 +184,12 @@ def _atom_positions(atom: str, text: str, low: str) -> list[int]:
     if best is not None:
         return best
     spread = _subseq_span(atom, low, 0, len(low))
-    if spread is not None:
+    if spread is not None and spread[-1] - spread[0] < 2 * len(atom) + 2:
         return spread
-    fuzzy = _fuzzy_token_span(atom, low)
-    return list(range(*fuzzy)) if fuzzy is not None else []
+    fuzzy = _fuzzy_token_span(atom, low)  # a typo: point at the closest word
+    if fuzzy is not None:
+        return list(range(*fuzzy))
+    return spread or []
 
 
 def _fuzzy_token_span(atom: str, low: str) -> tuple[int, int] | None:
@@ -209,7 +211,8 @@ def highlight_positions(query: str, text: str) -> tuple[int, ...]:
 
     Each query word is looked for as a whole (an occurrence at a word start first); a word
     that is not there is matched atom by atom: substring, then subsequence inside one word,
-    then a subsequence anywhere (fzf-like, tightened), then the closest word (typos).
+    then a tight subsequence anywhere (fzf-like), then the closest word (a typo), then any
+    subsequence.
     """
     q = parse_query(query)
     if not q.words or not text:
