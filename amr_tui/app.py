@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 from importlib import resources
 from pathlib import Path
 
@@ -35,8 +36,9 @@ class AmrApp(App[int]):
     ]
 
     def __init__(self, mounts: list[Mount], config: Config | None = None, *, poll_interval: float = 1.0,
-                 problems: list[str] | None = None) -> None:
+                 problems: list[str] | None = None, today: _dt.date | None = None) -> None:
         super().__init__()
+        self.today = today  # fixed in tests and screenshots so ages like "2mo" do not drift
         self.mounts = mounts
         self.config = config or Config()
         self.poll_interval = poll_interval
@@ -109,7 +111,7 @@ class AmrApp(App[int]):
 
 
 def make_app(paths: list[Path] | None = None, *, read_only: set[str] | None = None, config: Config | None = None,
-             poll_interval: float = 1.0) -> AmrApp:
+             poll_interval: float = 1.0, today: _dt.date | None = None) -> AmrApp:
     """Build the app for these paths, else the current folder if it is a memory repo, else the config's repos."""
     cfg = config if config is not None else load_config()
     problems: list[str] = []
@@ -130,4 +132,4 @@ def make_app(paths: list[Path] | None = None, *, read_only: set[str] | None = No
             mounts.extend(discover([path], ro))
         except FileNotFoundError as exc:
             problems.append(str(exc))
-    return AmrApp(mounts, cfg, poll_interval=poll_interval, problems=problems)
+    return AmrApp(mounts, cfg, poll_interval=poll_interval, problems=problems, today=today)

@@ -115,6 +115,8 @@ class MainScreen(EditingMixin, Screen[None]):
         self.query_one("#editor", EntryEditor).display = False
         self.query_one("#code", TextArea).display = False
         self.query_one("#file-message").display = False
+        if getattr(self.app, "today", None):
+            self.view.today = self.app.today
         self.set_status("Loading memory…")
         self.load_session()
         self.set_interval(self.poll_interval, self._tick, name="poll")

@@ -1,0 +1,81 @@
+"""How the main screens look, at a fixed terminal size, on the deterministic demo set."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+
+import pytest
+
+from amr_tui.services.demo import build_demo
+from tests.apphelpers import app_for
+
+SIZE = (130, 36)
+TODAY = _dt.date(2026, 11, 29)
+
+
+@pytest.fixture
+def demo_root(tmp_path: Path) -> Path:
+    build_demo(tmp_path / "vm")
+    return tmp_path / "vm"
+
+
+async def _ready(pilot) -> None:
+    app = pilot.app
+    for _ in range(200):
+        screen = app.screen
+        if getattr(screen, "current", None) is not None and not getattr(screen, "loading", True):
+            break
+        await pilot.pause(0.05)
+    await pilot.pause(0.3)
+    app.clear_notifications()
+    await pilot.pause(0.1)
+
+
+def test_main_screen(snap_compare, demo_root):
+    app = app_for([demo_root], poll_interval=3600, today=TODAY)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_ready)
+
+
+def test_topic_file_with_links(snap_compare, demo_root):
+    async def go(pilot):
+        await _ready(pilot)
+        from amr_tui.screens.main import Place
+
+        pilot.app.screen.open_place(Place("memory-alice", "projects/payments.md", 0))
+        await pilot.pause(0.5)
+
+    app = app_for([demo_root], poll_interval=3600, today=TODAY)
+    assert snap_compare(app, terminal_size=SIZE, run_before=go)
+
+
+def test_finder(snap_compare, demo_root):
+    async def go(pilot):
+        await _ready(pilot)
+        await pilot.press("slash", *"launch")
+        await pilot.pause(0.6)
+
+    app = app_for([demo_root], poll_interval=3600, today=TODAY)
+    assert snap_compare(app, terminal_size=SIZE, run_before=go)
+
+
+def test_editing_with_diagnostics(snap_compare, demo_root):
+    async def go(pilot):
+        await _ready(pilot)
+        await pilot.press("o")
+        await pilot.pause(0.2)
+        pilot.app.screen.query_one("#editor-input").value = "Deploys freeze on Fridays [source: s/301; added: 2026-02-30]"
+        await pilot.pause(0.3)
+
+    app = app_for([demo_root], poll_interval=3600, today=TODAY)
+    assert snap_compare(app, terminal_size=SIZE, run_before=go)
+
+
+def test_help_screen(snap_compare, demo_root):
+    async def go(pilot):
+        await _ready(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause(0.3)
+
+    app = app_for([demo_root], poll_interval=3600, today=TODAY)
+    assert snap_compare(app, terminal_size=SIZE, run_before=go)
