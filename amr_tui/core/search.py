@@ -32,7 +32,14 @@ from dataclasses import dataclass
 
 from amr_tui.core.search_rank import Resolver, score_slots, typo_candidates
 from amr_tui.core.search_store import PostingStore
-from amr_tui.core.search_text import bits_of, highlight_positions, ids_of, parse_query, strip_metadata
+from amr_tui.core.search_text import (
+    bits_of,
+    highlight_positions,
+    ids_of,
+    parse_query,
+    positions_for,
+    strip_metadata,
+)
 
 __all__ = ["SearchItem", "SearchHit", "SearchIndex", "SearchSession", "highlight_positions"]
 
@@ -202,7 +209,7 @@ class SearchIndex(PostingStore):
         for neg, _repo, _path, _line, slot in ranked[:limit]:
             item = self._items[slot]
             assert item is not None
-            out.append(SearchHit(item, round(-neg, 3), highlight_positions(query, item.text)))
+            out.append(SearchHit(item, round(-neg, 3), positions_for(q, item.text)))
         return out
 
 

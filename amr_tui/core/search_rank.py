@@ -13,7 +13,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
-from amr_tui.core.search_text import Query, ids_of, is_subsequence, subseq_pattern
+from amr_tui.core.search_text import Query, is_subsequence, subseq_pattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from amr_tui.core.search import SearchIndex
@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 CLASS_SCORE = (1.0, 0.84, 0.62, 0.45)
 FUZZY = 4
 FUZZY_SCORE = 0.3
+_BIT = tuple(1 << k for k in range(8))
 _MAX_NARROW = 5000  # narrow from a previous atom only while its token list is this short
 
 
@@ -31,13 +32,14 @@ def _max_level(atom: str) -> int:
 class AtomMatch:
     """The vocabulary tokens one atom matches, by class, and the slots behind them."""
 
-    __slots__ = ("text", "tokens", "_index", "_up")
+    __slots__ = ("text", "tokens", "_index", "_up", "_bytes")
 
     def __init__(self, index: SearchIndex, text: str, tokens: tuple[list[str], ...]) -> None:
         self.text = text
         self.tokens = tokens  # (exact, prefix, substring, subsequence)
         self._index = index
         self._up: list[int] = []  # cumulative slot bitsets per level, computed lazily
+        self._bytes: list[bytes] = []
 
     def upto(self, level: int) -> int:
         """Slots whose best class for this atom is ``level`` or better."""
@@ -48,6 +50,16 @@ class AtomMatch:
             bits = self._index._bits_for(self.tokens[lv])
             up.append(bits | up[-1] if up else bits)
         return up[level]
+
+    def level_bytes(self, nbytes: int, level: int) -> list[bytes]:
+        """``upto(0..level)`` (capped at the atom's last level) as bytes of length ``nbytes``."""
+        level = min(level, _max_level(self.text))
+        have = self._bytes
+        if have and len(have[0]) != nbytes:
+            have.clear()
+        while len(have) <= level:
+            have.append(self.upto(len(have)).to_bytes(nbytes, "little"))
+        return have[: level + 1]
 
     def all_tokens(self) -> list[str]:
         return [t for group in self.tokens for t in group]
@@ -159,13 +171,13 @@ def fuzzy_bits(index: SearchIndex, atom: str) -> int:
     toks: set[str] = set()
     if n >= 4:
         k = 1 if n <= 6 else 2
-        for tok, _d, _i in process.extract(atom, vocab, scorer=OSA.distance, score_cutoff=k, limit=None):
+        near = [t for t in index._vocab_by_length(n - k, n + k)]
+        for tok, _d, _i in process.extract(atom, near, scorer=OSA.distance, score_cutoff=k, limit=None):
             toks.add(tok)
         if n >= 5:  # a word still being typed, with a typo in what is there
-            heads = [t[:n] for t in vocab]
+            longer, heads = index._vocab_heads(n)
             for _h, _d, i in process.extract(atom, heads, scorer=OSA.distance, score_cutoff=k, limit=None):
-                if len(vocab[i]) > n:
-                    toks.add(vocab[i])
+                toks.add(longer[i])
     bits = index._bits_for(toks) if toks else 0
     post = index._post
     for cut in range(2, n - 1):  # "rediscache" -> "redis" + "cache..."
@@ -220,20 +232,14 @@ def score_slots(
     fuzzy: list[int],
 ) -> list[tuple[float, str, str, int, int]]:
     """``(-score, repo, path, line, slot)`` for every slot given; sort it for the ranking."""
-    from amr_tui.core.search_text import bits_of
-
     slots = strict + fuzzy
-    sel = bits_of(slots)
-    # For each atom: the selected slots at level 0, 1, 2 (and 3 when typo hits are present).
-    levels: list[tuple[list[set[int]], int, set[int]]] = []
-    fuzzy_bits = bits_of(fuzzy) if fuzzy else 0
-    for am in atoms:
-        top = _max_level(am.text)
-        per = [set(ids_of(am.upto(lv) & sel)) for lv in range(min(top, 2) + 1)]
-        typo_strict = set(ids_of(am.upto(3) & fuzzy_bits)) if fuzzy and top == 3 else set()
-        levels.append((per, top, typo_strict))
+    # Each atom's class bitsets as bytes: testing a slot is then one byte lookup.
+    nbytes = (len(index._items) >> 3) + 1
+    levels = [
+        (am.text, _max_level(am.text), am.level_bytes(nbytes, _max_level(am.text) if fuzzy else 2))
+        for am in atoms
+    ]
     items, lower = index._items, index._lower
-    per_atom_text = {id(per): am.text for (per, _t, _s), am in zip(levels, atoms)}
     rx_cache: dict[str, re.Pattern[str]] = {}
     n = len(atoms)
     first = q.atoms[0]
@@ -252,14 +258,15 @@ def score_slots(
         is_fuzzy = slot in fuzzy_set
         total = 0.0
         worst = 0
-        for per, top, typo_strict in levels:
-            for lv, members in enumerate(per):
-                if slot in members:
+        at, bit = slot >> 3, _BIT[slot & 7]
+        for atom, top, bufs in levels:
+            for lv, buf in enumerate(bufs):
+                if buf[at] & bit:
                     break
             else:
-                lv = top if not is_fuzzy or slot in typo_strict else FUZZY
+                lv = FUZZY if slot in fuzzy_set else top
             if lv == 3:  # a subsequence inside a word: tighter and at a word start is better
-                total += CLASS_SCORE[3] + _subseq_quality(rx_cache, per_atom_text[id(per)], low)
+                total += CLASS_SCORE[3] + _subseq_quality(rx_cache, atom, low)
             else:
                 total += FUZZY_SCORE if lv == FUZZY else CLASS_SCORE[lv]
             worst = max(worst, lv)

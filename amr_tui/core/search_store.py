@@ -13,7 +13,7 @@ import heapq
 from bisect import bisect_left, insort
 from collections.abc import Collection, Iterable
 from itertools import accumulate
-from operator import add
+from operator import add, attrgetter
 from typing import TYPE_CHECKING
 
 from amr_tui.core.search_text import bits_of, fold, ids_of, tokens_of
@@ -73,6 +73,8 @@ class PostingStore:
         self._vocab: list[str] = []  # sorted tokens
         self._vjoined: str | None = None
         self._vstarts: list[int] = []
+        self._vgroups: dict[int, list[str]] | None = None  # tokens by length
+        self._vheads: dict[int, tuple[list[str], list[str]]] = {}
         self._repo_bits: dict[str, BitArray] = {}
         self._all = BitArray()
         self._len_bits: dict[int, BitArray] = {}
@@ -182,11 +184,36 @@ class PostingStore:
     def _vocab_text(self) -> tuple[str, list[int]]:
         """The vocabulary joined by newlines, and where each token starts in it."""
         if self._vjoined is None:
+            self._vgroups = None
+            self._vheads.clear()
             vocab = self._vocab
             # start of token i = (length of the tokens before it) + i newlines
             self._vstarts = [0, *map(add, accumulate(map(len, vocab)), range(1, len(vocab)))]
             self._vjoined = "\n".join(vocab)
         return self._vjoined, self._vstarts
+
+    def _vocab_by_length(self, shortest: int, longest: int) -> list[str]:
+        """Tokens whose length is in the range (for typo look-ups)."""
+        groups = self._vocab_groups()
+        return [t for n in range(shortest, longest + 1) for t in groups.get(n, ())]
+
+    def _vocab_groups(self) -> dict[int, list[str]]:
+        self._vocab_text()
+        if self._vgroups is None:
+            groups: dict[int, list[str]] = {}
+            for tok in self._vocab:
+                groups.setdefault(len(tok), []).append(tok)
+            self._vgroups = groups
+        return self._vgroups
+
+    def _vocab_heads(self, n: int) -> tuple[list[str], list[str]]:
+        """Tokens longer than ``n``, and their first ``n`` characters."""
+        self._vocab_text()
+        got = self._vheads.get(n)
+        if got is None:
+            longer = [t for size, toks in self._vocab_groups().items() if size > n for t in toks]
+            got = self._vheads[n] = (longer, [t[:n] for t in longer])
+        return got
 
     def _bits_for(self, tokens: Iterable[str]) -> int:
         """The slots holding any of ``tokens``."""
@@ -211,28 +238,32 @@ class PostingStore:
                 live |= bits.value()
         return live
 
-    def _rank_key(self, slot: int) -> tuple[int, str, str, int]:
-        it = self._items[slot]
-        assert it is not None
-        return (len(it.text), it.repo, it.path, it.line)
-
     def _take_best(self, bits: int, k: int) -> list[int]:
         """``k`` slots of ``bits`` with the shortest text (then repo, path, line)."""
         if k <= 0:
             return []
         if bits.bit_count() <= k:
             return ids_of(bits)
-        out: list[int] = []
+        whole = 0  # buckets taken entirely
+        got = 0
+        rest: list[int] = []
         for b in sorted(self._len_bits):
             x = bits & self._len_bits[b].value()
             if not x:
                 continue
-            need = k - len(out)
-            ids = ids_of(x)
-            if len(ids) > need:
-                ids.sort(key=self._rank_key)
-                del ids[need:]
-            out.extend(ids)
-            if len(out) >= k:
-                break
-        return out
+            c = x.bit_count()
+            if got + c <= k:
+                whole |= x
+                got += c
+                if got == k:
+                    break
+                continue
+            ids = ids_of(x)  # the bucket that has to be cut: same length, so by place
+            items = self._items
+            keyed = sorted(zip(map(_PLACE, map(items.__getitem__, ids)), ids))
+            rest = [slot for _key, slot in keyed[: k - got]]
+            break
+        return ids_of(whole) + rest
+
+
+_PLACE = attrgetter("repo", "path", "line")

@@ -98,12 +98,24 @@ def bits_of(ids: Iterable[int]) -> int:
     return int(buf, 2)
 
 
+_BYTE_BITS = tuple(tuple(k for k in range(8) if b >> k & 1) for b in range(256))
+_NONZERO = re.compile(rb"[^\x00]")
+
+
 def ids_of(bits: int) -> list[int]:
     """The slots set in ``bits``, ascending."""
     if not bits:
         return []
     if bits & (bits - 1) == 0:
         return [bits.bit_length() - 1]
+    width = bits.bit_length()
+    if bits.bit_count() << 6 < width:  # sparse: walk the non-zero bytes
+        raw = bits.to_bytes((width + 7) >> 3, "little")
+        out = []
+        for m in _NONZERO.finditer(raw):
+            base = m.start()
+            out.extend([(base << 3) + k for k in _BYTE_BITS[raw[base]]])
+        return out
     s = bin(bits)[:1:-1]  # least significant bit first
     out: list[int] = []
     find = s.find
@@ -214,7 +226,11 @@ def highlight_positions(query: str, text: str) -> tuple[int, ...]:
     then a tight subsequence anywhere (fzf-like), then the closest word (a typo), then any
     subsequence.
     """
-    q = parse_query(query)
+    return positions_for(parse_query(query), text)
+
+
+def positions_for(q: Query, text: str) -> tuple[int, ...]:
+    """``highlight_positions`` for a query already parsed."""
     if not q.words or not text:
         return ()
     low = fold(text)
