@@ -1,0 +1,156 @@
+"""The amr command line, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def amr(*args: str, cwd: Path | None = None, check: bool = False) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    res = subprocess.run([sys.executable, "-m", "amr_tui", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    if check and res.returncode != 0:
+        raise AssertionError(res.stdout + res.stderr)
+    return res
+
+
+@pytest.mark.parametrize("command", [[], ["parse"], ["lint"], ["search"], ["init"], ["demo"]])
+def test_help_on_every_command(command):
+    res = amr(*command, "--help")
+    assert res.returncode == 0
+    assert "usage: amr" in res.stdout
+
+
+def test_parse_json_shape():
+    res = amr("parse", str(FIXTURES / "spec_example" / "projects" / "payments.md"), "--json", check=True)
+    rows = json.loads(res.stdout)
+    assert rows[0] == {
+        "line": 3,
+        "text": "Payments and website share a 2026-10-15 launch deadline",
+        "metadata": {"source": "https://example.com/sessions/102", "added": "2026-09-03"},
+        "links": [],
+        "diagnostics": [],
+    }
+    assert rows[1]["links"] == ["billing/count_paying_customers.sql"]
+
+
+def test_parse_json_repeated_keys_and_diagnostics(tmp_path):
+    f = tmp_path / "x.md"
+    f.write_text("- Swarm fact [source: https://a.example/1] [source: https://a.example/2]\n")
+    rows = json.loads(amr("parse", str(f), "--json", check=True).stdout)
+    assert rows[0]["metadata"] == {"source": ["https://a.example/1", "https://a.example/2"]}
+    assert [d["code"] for d in rows[0]["diagnostics"]] == ["AMR006"]
+    assert rows[0]["diagnostics"][0]["severity"] == "warning"
+
+
+def test_lint_spec_example_is_clean():
+    res = amr("lint", str(FIXTURES / "spec_example"), "--severity", "info")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout == ""
+
+
+def test_lint_broken_fixture_codes_and_exit():
+    res = amr("lint", str(FIXTURES / "broken"), "--json")
+    assert res.returncode == 1
+    found = {(d["path"], d["line"], d["code"]) for d in json.loads(res.stdout)["diagnostics"]}
+    expected = {
+        ("MEMORY.md", 3, "AMR006"), ("MEMORY.md", 4, "AMR007"), ("MEMORY.md", 4, "AMR008"),
+        ("MEMORY.md", 5, "AMR004"), ("MEMORY.md", 7, "AMR022"), ("MEMORY.md", 8, "AMR016"),
+        ("MEMORY.md", 9, "AMR014"), ("MEMORY.md", 12, "AMR010"), ("MEMORY.md", 13, "AMR011"),
+        ("MEMORY.md", 14, "AMR012"), ("MEMORY.md", 15, "AMR010"), ("notes/ports.md", 3, "AMR008"),
+        ("notes/team.md", 0, "AMR013"), ("notes/team.md", 3, "AMR009"), ("orphan.md", 0, "AMR013"),
+    }
+    assert expected <= found, expected - found
+    for d in json.loads(res.stdout)["diagnostics"]:
+        assert set(d) >= {"path", "line", "column", "code", "severity", "message"}
+
+
+def test_lint_text_output_is_compiler_style():
+    res = amr("lint", str(FIXTURES / "broken"))
+    import re
+
+    first = res.stdout.splitlines()[0]
+    assert re.match(r"^\S*broken/MEMORY\.md:3:\d+: AMR006 \S", first), first
+    whole_file = [ln for ln in res.stdout.splitlines() if "AMR013" in ln]
+    assert all(re.match(r"^\S+\.md: AMR013 ", ln) for ln in whole_file), whole_file
+
+
+def test_lint_single_file_reports_only_that_file():
+    res = amr("lint", str(FIXTURES / "broken" / "notes" / "ports.md"), "--json")
+    paths = {d["path"] for d in json.loads(res.stdout)["diagnostics"]}
+    assert paths == {"notes/ports.md"}
+
+
+def test_lint_missing_path_is_usage_error(tmp_path):
+    res = amr("lint", str(tmp_path / "nope"))
+    assert res.returncode == 2
+    assert "amr:" in res.stderr
+
+
+def test_lint_fix_repairs_what_is_safe(tmp_path):
+    repo = tmp_path / "broken"
+    shutil.copytree(FIXTURES / "broken", repo)
+    res = amr("lint", str(repo), "--fix", "--json")
+    codes = {d["code"] for d in json.loads(res.stdout)["diagnostics"]}
+    assert not codes & {"AMR006", "AMR007", "AMR011", "AMR022"}
+    text = (repo / "MEMORY.md").read_text()
+    assert "[[notes/team]]" in text and "[[notes/ports]]" in text
+    assert "[source: https://example.com/s/1; source: https://example.com/s/2]" in text
+    assert "- [[orphan]]" in text
+    assert "AMR008" in codes and "AMR016" in codes  # not safely fixable: left for a person
+
+
+def test_search_json(tmp_path):
+    res = amr("search", "launch deadline", str(FIXTURES / "spec_example"), "--json", "--limit", "3", check=True)
+    hits = json.loads(res.stdout)
+    assert hits[0]["path"] == "projects/payments.md" and hits[0]["line"] == 3
+    assert set(hits[0]) == {"repo", "path", "line", "text", "score"}
+    assert len(hits) <= 3
+
+
+def test_search_no_match_exits_1():
+    res = amr("search", "zzzzqqqqxxxx", str(FIXTURES / "spec_example"))
+    assert res.returncode == 1
+
+
+def test_init_creates_reuses_and_refuses(tmp_path):
+    target = tmp_path / "agent-memory"
+    assert amr("init", str(target)).returncode == 0
+    assert (target / "MEMORY.md").read_text() == "# Memory\n\n## Index\n"
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=target, capture_output=True, text=True).stdout
+    assert log.strip() == "Create memory repo"
+    assert amr("init", str(target)).returncode == 0  # reused, unchanged
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    res = amr("init", str(busy))
+    assert res.returncode == 2
+    assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]
+
+
+def test_demo_builds_two_repos_and_lints(tmp_path):
+    res = amr("demo", "--path", str(tmp_path / "vm"), "--no-open")
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "vm" / "memory-alice" / "MEMORY.md").is_file()
+    assert (tmp_path / "vm" / "memory-bob" / "MEMORY.md").is_file()
+    assert "Lint:" in res.stdout
+    branches = subprocess.run(["git", "branch", "--list", "dreams/*"], cwd=tmp_path / "vm" / "memory-alice",
+                              capture_output=True, text=True).stdout
+    assert "dreams/" in branches
+
+
+def test_lint_output_never_carries_escapes(tmp_path):
+    repo = tmp_path / "evil"
+    repo.mkdir()
+    (repo / "MEMORY.md").write_text("# M\n\n## Index\n- [[\x1b]52;c;aGk=\x07x]]\n- \x1b[2J wipe\n")
+    res = amr("lint", str(repo))
+    assert "\x1b" not in res.stdout and "\x07" not in res.stdout
+    assert "AMR017" in res.stdout
