@@ -280,14 +280,19 @@ HOSTILE = [
     "",
     "   ",
     "\ud800 lone surrogate",
+    "[a: b]" * 20000,
+    "ab" * 31 + " " + "a" * 63 + " " + "ab" * 200,
+    "x [source: https://e.com/1]" * 3000 + " [added: 2026-01-01]",
 ]
 
 
-@pytest.mark.parametrize("text", HOSTILE)
+@pytest.mark.parametrize("text", HOSTILE, ids=[f"hostile{i}" for i in range(len(HOSTILE))])
 def test_hostile_text_does_not_crash(text):
     idx = SearchIndex()
     idx.set_file("r", "h.md", [(1, text), (2, "ordinary text")])
-    for q in ["a", "clip", "x" * 70, ".*", "[(", "\\", "\x1b", "bidi evil", "\u202e", "click quit", "$^|?"]:
+    queries = ["a", "clip", "x" * 70, ".*", "[(", "\\", "\x1b", "bidi evil", "\u202e", "click quit", "$^|?",
+               "ab" * 16 + "c", "a" * 30 + "b", "a" * 10 + "b" * 10 + "c", " ".join(["word"] * 500)]
+    for q in queries:
         for hit in idx.search(q):
             assert all(0 <= i < len(hit.item.text) for i in hit.positions)
     idx.set_file("r", "h.md", [])

@@ -212,7 +212,7 @@ def typo_candidates(
 def _subseq_quality(cache: dict[str, re.Pattern[str]], atom: str, low: str) -> float:
     rx = cache.get(atom)
     if rx is None:
-        rx = cache[atom] = re.compile(r"[^\W_]*?".join(re.escape(c) for c in atom))
+        rx = cache[atom] = subseq_pattern(atom, r"\W_")
     m = rx.search(low)
     if m is None:  # matched through a camelCase part or a cut token: no bonus
         return 0.0

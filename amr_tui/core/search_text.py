@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 MAX_TOKEN = 64
+MAX_ATOMS = 24  # atoms of a query used for matching (a pasted paragraph stays cheap)
+_FUZZY_SPAN_WORDS = 1000  # words of a text looked at for a typo highlight
 
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL_HINT = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
@@ -61,7 +63,7 @@ def parse_query(query: str) -> Query:
     for w in words:
         for a in _WORD.findall(w):
             a = a[:MAX_TOKEN]
-            if a not in atoms:
+            if a not in atoms and len(atoms) < MAX_ATOMS:
                 atoms.append(a)
     cased = tuple(w for w in raw_words if w != w.lower())
     return Query(query, words, tuple(atoms), " ".join(words), cased)
@@ -72,9 +74,19 @@ def is_subsequence(needle: str, hay: str) -> bool:
     return all(c in it for c in needle)
 
 
-def subseq_pattern(atom: str) -> re.Pattern[str]:
-    """Matches ``atom`` as a subsequence inside one line (one vocabulary token)."""
-    return re.compile("[^\n]*?".join(re.escape(c) for c in atom))
+def subseq_pattern(atom: str, gap: str = r"\n") -> re.Pattern[str]:
+    """Matches ``atom`` as a subsequence whose gaps hold no character of the class ``gap``
+    (by default no newline: the match stays inside one line of the joined vocabulary).
+
+    Each gap is ``[^{gap}{next}]*+``: it stops at the first occurrence of the next
+    character and never gives anything back, so matching is linear (no catastrophic
+    backtracking on hostile text) and finds the leftmost, earliest-ending match.
+    """
+    parts = [re.escape(atom[0])]
+    for c in atom[1:]:
+        e = re.escape(c)
+        parts.append(f"[^{gap}{e}]*+{e}")
+    return re.compile("".join(parts))
 
 
 # ---------------------------------------------------------------------------- bitsets
@@ -210,7 +222,7 @@ def _fuzzy_token_span(atom: str, low: str) -> tuple[int, int] | None:
     from rapidfuzz.distance import OSA
 
     best: tuple[float, int, int] | None = None
-    for m in _WORD.finditer(low):
+    for _, m in zip(range(_FUZZY_SPAN_WORDS), _WORD.finditer(low)):
         tok = m.group()
         sim = max(OSA.normalized_similarity(atom, tok), OSA.normalized_similarity(atom, tok[: len(atom)]))
         if sim >= 0.6 and (best is None or sim > best[0]):
@@ -245,13 +257,26 @@ def positions_for(q: Query, text: str) -> tuple[int, ...]:
     return tuple(sorted(pos))
 
 
+_META_HINT = re.compile(r"\[\s*[A-Za-z][A-Za-z0-9_.-]*\s*:")
+_META_TAIL = 4096  # metadata is read from the end of the text only
+
+
 def strip_metadata(text: str) -> str:
-    """Drop a trailing ``[key: value; ...]`` metadata group, if the text still has one."""
+    """Drop trailing ``[key: value; ...]`` metadata groups, if the text still has them.
+
+    Parsed entries come without them already; this only guards against a caller handing
+    over raw bullet text. Only the last ``_META_TAIL`` characters are read, so a hostile
+    text of thousands of bracket groups costs no more than a normal one.
+    """
     if not text.rstrip().endswith("]"):
+        return text
+    cut = max(0, len(text) - _META_TAIL)
+    tail = text[cut:]
+    if _META_HINT.search(tail) is None:
         return text
     from amr_tui.core.metadata import parse_metadata
 
-    parsed = parse_metadata(text)
+    parsed = parse_metadata(tail)
     if not parsed.groups:
         return text
-    return text[: parsed.meta_start].rstrip()
+    return text[: cut + parsed.meta_start].rstrip()
