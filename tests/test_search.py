@@ -448,7 +448,17 @@ def test_session_results_equal_fresh_search(start, steps, limit):
         assert session.search(query, limit) == idx.search(query, limit), query
 
 
-def test_session_narrows_long_lists_and_reuses_earlier_words():
+def test_session_narrows_long_lists_and_reuses_earlier_words(monkeypatch):
+    from amr_tui.core import search_rank
+
+    narrowed: list[str] = []
+    real = search_rank.classify_from
+
+    def spy(tokens, atom):
+        narrowed.append(atom)
+        return real(tokens, atom)
+
+    monkeypatch.setattr(search_rank, "classify_from", spy)
     lines = [f"{w} {v} {i}" for i, (w, v) in enumerate(zip(_VOCAB * 30, reversed(_VOCAB * 30)))]
     idx = make({("r", f"f{k}.md"): lines[k::7] for k in range(7)})
     session = SearchSession(idx)
@@ -456,6 +466,7 @@ def test_session_narrows_long_lists_and_reuses_earlier_words():
     for ch in "postgres port redis":
         query += ch
         assert session.search(query, 10) == idx.search(query, 10)
+    assert {"post", "postgres", "redi", "redis"} <= set(narrowed)  # extended atoms were narrowed
     for _ in range(6):  # backspacing returns the earlier results again
         query = query[:-1]
         assert session.search(query, 10) == idx.search(query, 10)

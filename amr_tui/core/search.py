@@ -1,28 +1,34 @@
 """Ranked fuzzy search over the entries and file names of several memory repos.
 
-Pure: it indexes only what it is handed (no files, git, threads or UI).
+Pure: it indexes only what it is handed (no files, git, threads or UI). Not thread-safe:
+a caller that updates from one thread and searches from another holds a lock.
 
-Design (figures in bench/bench_search.py):
+Design (figures: ``bench/bench_search.py``):
 
 * Every item (an entry, or a file name whose text is its path) lives in a *slot*; sets of
   slots are Python ints used as bitsets, so intersections and unions run in C.
-* An inverted index maps each token of the entry TEXT (metadata is not indexed) to its
-  slots: a ``set`` while the token is rare, a bitset once it is common (memory stays near
-  the size of the text). A sorted vocabulary, joined into one string, answers "which
-  tokens start with / contain / hold as a subsequence this query atom" with C-speed
-  ``bisect`` and ``re`` scans instead of a loop over items.
+* An inverted index (``search_store``) maps each token of the entry TEXT (metadata is not
+  indexed) to its slots: a ``set`` while the token is rare, a mutable bit array once it
+  is common. A sorted vocabulary, joined into one string, answers "which tokens equal /
+  start with / contain / hold as a subsequence this query atom" with ``bisect`` and
+  linear-time ``re`` scans instead of a loop over items.
 * A query atom matches a token as EXACT, PREFIX, SUBSTRING (atoms of 2+ chars) or
-  SUBSEQUENCE (3+ chars). An item matches when every atom matches one of its tokens. The
-  best items are gathered tier by tier (tier = the weakest class among the atoms); a tier
-  too large to score is cut to the items with the shortest text (length-bucket bitsets), so
-  at most ``_cap(limit)`` items are ever scored precisely, whatever the index size.
+  SUBSEQUENCE (3+ chars). An item matches when every atom matches one of its tokens, in
+  any order. Candidates are gathered in order: items holding the typed phrase first, then
+  tier by tier (tier = the weakest class among the atoms); a group too large to score is
+  cut to the items with the shortest text (length-bucket bitsets), so at most
+  ``_cap(limit)`` items are ever scored precisely (``search_rank.score_slots``), however
+  large the index.
 * Too few strict matches turns on typo tolerance: vocabulary tokens within OSA distance
-  1-2 of an atom (rapidfuzz, C), or an atom that is two tokens run together.
-* ``set_file`` re-indexes one file: its old slots are dropped from the postings it held and
-  its new items take free slots (lowest first).
+  1-2 of an atom or of its start (rapidfuzz over the vocabulary, not the items), or an
+  atom that is two tokens run together.
+* ``set_file`` re-indexes one file: items whose text did not change keep their slot and
+  postings; the rest are dropped from the postings they held and new items take free
+  slots. ``generation`` bumps when anything a hit shows changed.
 * ``SearchSession`` keeps, for one search box, the atoms already resolved (a multi-word
-  query reuses the earlier words), narrows an extended atom from its previous candidates,
-  and caches results (backspace). Its results always equal ``SearchIndex.search``.
+  query reuses the earlier words), narrows an extended atom from the previous keystroke's
+  candidate tokens, and caches results (backspace). Its results always equal
+  ``SearchIndex.search``; a new ``generation`` drops everything it kept.
 """
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ class Resolver:
             tokens = classify_fresh(self._index, text)
         am = AtomMatch(self._index, text, tokens)
         if self._remember:
-            if len(self._atoms) >= 256:
+            if len(self._atoms) >= 64:
                 self._atoms.pop(next(iter(self._atoms)))
             self._atoms[text] = am
         return am
@@ -171,7 +171,7 @@ def fuzzy_bits(index: SearchIndex, atom: str) -> int:
     toks: set[str] = set()
     if n >= 4:
         k = 1 if n <= 6 else 2
-        near = [t for t in index._vocab_by_length(n - k, n + k)]
+        near = index._vocab_by_length(n - k, n + k)
         for tok, _d, _i in process.extract(atom, near, scorer=OSA.distance, score_cutoff=k, limit=None):
             toks.add(tok)
         if n >= 5:  # a word still being typed, with a typo in what is there
@@ -258,13 +258,13 @@ def score_slots(
         is_fuzzy = slot in fuzzy_set
         total = 0.0
         worst = 0
-        at, bit = slot >> 3, _BIT[slot & 7]
+        byte, bit = slot >> 3, _BIT[slot & 7]
         for atom, top, bufs in levels:
             for lv, buf in enumerate(bufs):
-                if buf[at] & bit:
+                if buf[byte] & bit:
                     break
             else:
-                lv = FUZZY if slot in fuzzy_set else top
+                lv = FUZZY if is_fuzzy else top
             if lv == 3:  # a subsequence inside a word: tighter and at a word start is better
                 total += CLASS_SCORE[3] + _subseq_quality(rx_cache, atom, low)
             else:
@@ -288,11 +288,11 @@ def score_slots(
             last = -1
             f_order = 1.0
             for a in q.atoms:
-                at = low.find(a)
-                if at < last:
+                found = low.find(a)
+                if found < last:
                     f_order = 0.0
                     break
-                last = at
+                last = found
         f_case = 1.0 if q.cased_words and any(w in text for w in q.cased_words) else 0.0
         adj = 0.0
         if item.kind == "file":
