@@ -21,6 +21,8 @@ from amr_tui.git.errors import AmrGitError
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, list_files, read_bytes
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
+_OP_NOTES = {"merge": "merging", "rebase": "rebasing", "am": "applying patches", "cherry-pick": "cherry-picking",
+             "revert": "reverting", "bisect": "bisecting"}
 
 
 @dataclass(slots=True)
@@ -180,7 +182,7 @@ class Session:
                     info.note = "empty"
                 op = state.git.operation_in_progress()
                 if op:
-                    info.note = f"{op} in progress"
+                    info.note = _OP_NOTES.get(op, op)
             except AmrGitError as exc:
                 info.note = str(exc)[:80]
         with self.lock:

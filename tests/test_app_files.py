@@ -1,0 +1,299 @@
+"""Pilot tests of file and entry operations: move, delete, create, rename, conflicts, refusals."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from amr_tui.screens.conflict import ConflictScreen
+from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
+from amr_tui.services.demo import build_demo
+from amr_tui.widgets.entry_view import EntryView
+from tests.apphelpers import app_for, screen_text, wait_for
+
+SIZE = (140, 40)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> list[Path]:
+    return build_demo(tmp_path / "vm")
+
+
+def cur(app):
+    return app.screen.current
+
+
+async def ready(pilot, app):
+    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading, what="open")
+
+
+async def open_file(pilot, app, repo, path):
+    from amr_tui.screens.main import Place
+
+    app.screen.open_place(Place(repo, path, 0))
+    await wait_for(pilot, lambda: cur(app) and (cur(app).repo, cur(app).path) == (repo, path), what=path)
+
+
+async def saved(pilot, app, before: int):
+    await wait_for(pilot, lambda: len([n for n in app._notifications if n.title in ("Committed", "Not saved")]) > before, timeout=15, what="save")
+    assert not any(n.title == "Not saved" for n in app._notifications), [str(n.message) for n in app._notifications]
+
+
+def commits(app) -> int:
+    return len([n for n in app._notifications if n.title in ("Committed", "Not saved")])
+
+
+async def test_delete_entry_asks_then_commits(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        entry = cur(app).doc.entries[0]
+        app.screen.query_one(EntryView).go_to_line(entry.line)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        n = commits(app)
+        await pilot.press("y")
+        await saved(pilot, app, n)
+    assert entry.text not in (alice / "MEMORY.md").read_text()
+    assert git(alice, "log", "-1", "--format=%s").startswith("Remove entry from MEMORY.md")
+
+
+async def test_move_entry_to_other_repo(demo):
+    alice, bob = demo
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        entry = cur(app).doc.entries[0]
+        app.screen.query_one(EntryView).go_to_line(entry.line)
+        await pilot.press("m")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="choices")
+        choices = app.screen.choices
+        idx = next(i for i, (cid, _) in enumerate(choices) if cid == "memory-bob\0MEMORY.md")
+        from textual.widgets import OptionList
+
+        app.screen.query_one(OptionList).highlighted = idx
+        n = commits(app)
+        await pilot.press("enter")
+        await saved(pilot, app, n)
+    assert entry.text in (bob / "MEMORY.md").read_text()
+    assert entry.text not in (alice / "MEMORY.md").read_text()
+    assert git(bob, "status", "--porcelain") == "" and git(alice, "status", "--porcelain") == ""
+
+
+async def test_rename_rewrites_links_in_one_commit(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await open_file(pilot, app, "memory-alice", "team_structure.md")
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="prompt")
+        app.screen.query_one("#prompt-input").value = "people/team"
+        n = commits(app)
+        await pilot.press("enter")
+        await saved(pilot, app, n)
+        await wait_for(pilot, lambda: cur(app).path == "people/team.md", what="renamed file open")
+    assert not (alice / "team_structure.md").exists()
+    assert "[[people/team]]" in (alice / "MEMORY.md").read_text()
+    assert "[[team_structure]]" not in (alice / "MEMORY.md").read_text()
+    changed = git(alice, "show", "--name-status", "--format=", "HEAD")
+    assert "team_structure.md" in changed and "people/team.md" in changed and "MEMORY.md" in changed
+    assert git(alice, "status", "--porcelain") == ""
+
+
+async def test_delete_file_lists_backlinks(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await open_file(pilot, app, "memory-alice", "team_structure.md")
+        await pilot.press("D")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        assert "MEMORY.md:" in screen_text(app) and "will break" in screen_text(app)
+        n = commits(app)
+        await pilot.press("y")
+        await saved(pilot, app, n)
+    assert not (alice / "team_structure.md").exists()
+    assert git(alice, "log", "-1", "--format=%s").startswith("Delete team_structure.md")
+
+
+async def test_broken_link_offers_to_create_file(demo):
+    bob = demo[1]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await open_file(pilot, app, "memory-bob", "deploys.md")
+        doc = cur(app).doc
+        states = app.session.link_states("memory-bob", doc)
+        broken = next(lk for lk in doc.links if states[(lk.line, lk.start)].value == "broken")
+        view = app.screen.query_one(EntryView)
+        view.go_to_line(broken.line)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="create?")
+        n = commits(app)
+        await pilot.press("y")
+        await saved(pilot, app, n)
+    assert (bob / (broken.target + ".md")).exists()
+
+
+async def test_conflict_shows_both_sides_and_keeps_choice(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        entry = cur(app).doc.entries[0]
+        app.screen.query_one(EntryView).go_to_line(entry.line)
+        await pilot.press("e")
+        inp = app.screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        # the agent rewrites the same entry and commits
+        text = (alice / "MEMORY.md").read_text().replace(entry.text, "Agent's rewording of the first fact")
+        (alice / "MEMORY.md").write_text(text)
+        git(alice, "commit", "-qam", "agent: reword")
+        inp.value = "User's rewording of the first fact"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen), what="conflict screen")
+        shown = screen_text(app)
+        assert "Agent's rewording" in shown and "User's rewording" in shown
+        n = commits(app)
+        await pilot.press("ctrl+o")
+        await saved(pilot, app, n)
+    final = (alice / "MEMORY.md").read_text()
+    assert "User's rewording of the first fact" in final
+    log = git(alice, "log", "--format=%s")
+    assert "agent: reword" in log
+
+
+async def test_refuses_mid_merge(demo):
+    alice = demo[0]
+    git(alice, "checkout", "-qb", "side")
+    (alice / "MEMORY.md").write_text((alice / "MEMORY.md").read_text().replace("Alice", "Alicia", 1))
+    git(alice, "commit", "-qam", "side edit")
+    git(alice, "checkout", "-q", "main")
+    (alice / "MEMORY.md").write_text((alice / "MEMORY.md").read_text().replace("Alice", "Alisa", 1))
+    git(alice, "commit", "-qam", "main edit")
+    subprocess.run(["git", "merge", "side"], cwd=alice, capture_output=True)
+    assert (alice / ".git" / "MERGE_HEAD").exists()
+    head = git(alice, "rev-parse", "HEAD")
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await open_file(pilot, app, "memory-alice", "team_structure.md")
+        await pilot.press("o")
+        inp = app.screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        inp.value = "Something new"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.title == "Not saved" for n in app._notifications), what="refusal")
+        msg = next(str(n.message) for n in app._notifications if n.title == "Not saved")
+        assert "merge" in msg.lower()
+        assert "merging" in screen_text(app)  # the tree badge says so too
+    assert git(alice, "rev-parse", "HEAD") == head
+
+
+async def test_missing_identity_is_asked_and_set_locally(demo, monkeypatch):
+    alice = demo[0]
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("EMAIL", "")
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("o")
+        inp = app.screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        inp.value = "Fact needing an identity"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="identity prompt")
+        app.screen.query_one("#prompt-input").value = "Ada Lovelace <ada@example.test>"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Fact needing an identity" in (alice / "MEMORY.md").read_text(), what="saved")
+    assert git(alice, "config", "--local", "user.name").strip() == "Ada Lovelace"
+    assert "Ada Lovelace" in git(alice, "log", "-1", "--format=%an")
+
+
+async def test_draft_survives_navigation(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("o")
+        inp = app.screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        inp.value = "Half-written fact"
+        from amr_tui.screens.main import Place
+
+        app.screen.leave_file(lambda: app.screen.open_place(Place("memory-alice", "team_structure.md", 0)))
+        await wait_for(pilot, lambda: cur(app).path == "team_structure.md", what="navigated")
+        assert not app.screen.query_one("#editor").display
+        await open_file(pilot, app, "memory-alice", "MEMORY.md")
+        app.screen.query_one(EntryView).focus()
+        await pilot.press("e")
+        await pilot.pause(0.2)
+        assert app.screen.query_one("#editor-input").value == "Half-written fact"
+
+
+async def test_sql_file_is_highlighted_read_view(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await open_file(pilot, app, "memory-alice", "billing/count_paying_customers.sql")
+        await pilot.pause(0.2)
+        code = app.screen.query_one("#code")
+        assert code.display and code.language == "sql"
+        assert "SELECT" in code.text.upper()
+
+
+async def test_capture_asks_which_repo(demo):
+    bob = demo[1]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="prompt")
+        app.screen.query_one("#prompt-input").value = "Bob prefers tabs [added: 2026-11-29]"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="which repo")
+        from textual.widgets import OptionList
+
+        app.screen.query_one(OptionList).highlighted = 1
+        n = commits(app)
+        await pilot.press("enter")
+        await saved(pilot, app, n)
+    text = (bob / "MEMORY.md").read_text()
+    assert "Bob prefers tabs" in text
+    assert text.index("Bob prefers tabs") < text.index("## Index")
+
+
+async def test_source_link_asks_before_opening(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        view = app.screen.query_one(EntryView)
+        view.go_to_line(cur(app).doc.entries[0].line)
+        view.post_message(EntryView.SourceActivated("https://example.com/sessions/101"))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        assert "https://example.com/sessions/101" in screen_text(app)
+        await pilot.press("n")
+        view.post_message(EntryView.SourceActivated("file:///etc/passwd"))
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert any("Not a web link" in str(n.message) for n in app._notifications)
+
+
+async def test_click_on_link_follows_it(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.pause(0.2)
+        view = app.screen.query_one(EntryView)
+        line = next(ln.number for ln in cur(app).doc.lines if "[[team_structure]]" in ln.text)
+        row = view._row_starts[line - 1]
+        await pilot.click(EntryView, offset=(view.scrollable_content_region.x - view.region.x + 10, row))
+        await wait_for(pilot, lambda: cur(app).path == "team_structure.md", what="clicked link")
