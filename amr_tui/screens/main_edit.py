@@ -301,23 +301,42 @@ class EditingMixin:
         of = self._writable()
         if of is None or of.data is None:
             return
+        from amr_tui.core.textsafety import find_controls
+
+        text = of.data.decode("utf-8")
+        crlf = "\r\n" in text
+        plain = text.replace("\r\n", "\n")
+        bom = plain.startswith("\ufeff")
+        if bom:
+            plain = plain[1:]
+        if find_controls(plain.replace("\n", "")):
+            self.app.notify("This file holds control characters; edit it with $EDITOR (ctrl+e) so nothing reaches the terminal.",
+                            severity="warning", timeout=8)
+            return
 
         def done(new_text: str | None) -> None:
             if new_text is None:
                 return
-            data = new_text.encode("utf-8")
+            body = new_text.replace("\n", "\r\n") if crlf else new_text
+            data = (("\ufeff" if bom else "") + body).encode("utf-8")
             self._run_save(lambda: editing.write(self.session, of, data, f"Edit {of.path}"), of, data)
 
-        self.app.push_screen(FileEditScreen(of.path, of.data.decode("utf-8")), done)
+        self.app.push_screen(FileEditScreen(of.path, plain), done)
 
     def action_external_editor(self) -> None:
         of = self._writable()
         if of is None or of.data is None:
             return
+        from textual.app import SuspendNotSupported
+
         from amr_tui.services.external import run_editor
 
-        with self.app.suspend():
-            data, error = run_editor(self.session.mount(of.repo).root, of.path)
+        root = self.session.mount(of.repo).root
+        try:
+            with self.app.suspend():
+                data, error = run_editor(root, of.path)
+        except SuspendNotSupported:  # headless (tests): nothing to hand the terminal back from
+            data, error = run_editor(root, of.path)
         if error:
             self.app.notify(make_visible(error), severity="error", markup=False)
             return

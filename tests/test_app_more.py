@@ -1,0 +1,130 @@
+"""More editor flows: palette, whole-file editing, $EDITOR, tree badges, lint marks, locks."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from amr_tui.core.model import Severity
+from amr_tui.screens.file_editor import FileEditScreen
+from amr_tui.services.demo import build_demo
+from amr_tui.widgets.entry_view import EntryView
+from tests.apphelpers import app_for, screen_text, wait_for
+
+SIZE = (140, 40)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> list[Path]:
+    return build_demo(tmp_path / "vm")
+
+
+def cur(app):
+    return app.screen.current
+
+
+async def ready(pilot, app):
+    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading, what="open")
+
+
+async def test_palette_finds_entries(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"bun install")
+        await pilot.pause(1.0)
+        assert "tooling/bun.md" in screen_text(app)
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: cur(app).path == "tooling/bun.md", what="opened from palette")
+
+
+async def test_whole_file_edit_commits_and_keeps_crlf(demo):
+    alice = demo[0]
+    path = alice / "tooling" / "bun.md"
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    git(alice, "commit", "-qam", "crlf")
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        from amr_tui.screens.main import Place
+
+        app.screen.open_place(Place("memory-alice", "tooling/bun.md", 0))
+        await wait_for(pilot, lambda: cur(app).path == "tooling/bun.md", what="open")
+        await pilot.press("E")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="file editor")
+        area = app.screen.query_one("#file-edit-area")
+        area.text = area.text + "- Added in the whole-file editor\n"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: b"whole-file editor" in path.read_bytes(), what="saved")
+    data = path.read_bytes()
+    assert b"- Added in the whole-file editor\r\n" in data
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    assert git(alice, "status", "--porcelain") == ""
+
+
+async def test_external_editor_result_is_committed(demo, tmp_path, monkeypatch):
+    alice = demo[0]
+    script = tmp_path / "fake-editor.sh"
+    script.write_text('#!/bin/sh\necho "- Written in the external editor" >> "$1"\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("VISUAL", str(script))
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, lambda: "external editor" in git(alice, "log", "-1", "--format=%s") or "EDITOR" in git(alice, "log", "-1", "--format=%s"),
+                       what="commit")
+    assert "Written in the external editor" in (alice / "MEMORY.md").read_text()
+    assert git(alice, "status", "--porcelain") == ""
+
+
+async def test_tree_shows_branch_dirty_and_ahead(demo, tmp_path):
+    clone = tmp_path / "clones" / "memory-alice"
+    subprocess.run(["git", "clone", "-q", str(demo[0]), str(clone)], check=True)
+    (clone / "MEMORY.md").write_text((clone / "MEMORY.md").read_text() + "- local fact\n")
+    git(clone, "commit", "-qam", "local")
+    (clone / "team_structure.md").write_text("- dirty\n")
+    app = app_for([clone], poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "memory-alice  main \u25cf \u21911" in text
+
+
+async def test_lint_marks_in_gutter(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        from amr_tui.screens.main import Place
+
+        app.screen.open_place(Place("memory-bob", "deploys.md", 0))
+        await wait_for(pilot, lambda: cur(app).path == "deploys.md", what="open")
+        view = app.screen.query_one(EntryView)
+        assert Severity.ERROR in view.marks.values()
+        bad = next(line for line, sev in view.marks.items() if sev is Severity.ERROR)
+        view.go_to_line(bad)
+        await pilot.pause(0.2)
+        assert "AMR010" in screen_text(app)
+        assert "\u25cf" in screen_text(app)
+
+
+async def test_polling_works_while_index_lock_is_held_and_leaves_it(demo):
+    alice = demo[0]
+    lock = alice / ".git" / "index.lock"
+    app = app_for(demo, poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        lock.write_bytes(b"")
+        (alice / "MEMORY.md").write_text((alice / "MEMORY.md").read_text() + "- written while locked\n")
+        await wait_for(pilot, lambda: "written while locked" in cur(app).doc.text, what="reload under lock")
+        assert lock.exists()
+    assert lock.exists()
+    lock.unlink()
