@@ -5,7 +5,7 @@ Profiles (choose with ``HYPOTHESIS_PROFILE``):
 * ``default`` -- the CI run: 300 examples per property (1,200 for the byte round trip),
   the whole file in well under 20 s.
 * ``long`` -- a soak run: ``HYPOTHESIS_PROFILE=long .venv/bin/python -m pytest
-  tests/test_parser_properties.py -p no:randomly -s`` (about 20x the examples).
+  tests/test_parser_properties.py`` (20x the examples; a few minutes).
 
 The number of examples each property ran is written to the terminal at the end of the module
 (``examples run: ...``; not under xdist) and counted in ``EXAMPLES``.

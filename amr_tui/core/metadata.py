@@ -27,7 +27,6 @@ from amr_tui.core.model import WHITESPACE, MetaItem
 
 _WS = "[ \\t\\v\\f\\r]*"
 KEY_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)")
-_GROUP_AT_END = re.compile(r"\[([^\[\]]*)\]$")
 _LOOKS_LIKE_META = re.compile(r"\[" + _WS + r"[A-Za-z][A-Za-z0-9_.-]*" + _WS + ":(?!/)")
 _ONLY_GROUPS = re.compile(r"(?:[ \t\v\f\r]*!?\[[^\[\]]*\]|[ \t\v\f\r]*\[\[[^\[\]]*\]\]|[ \t\v\f\r]*\([^()]*\))+[ \t\v\f\r]*")
 
@@ -86,9 +85,25 @@ def _parse_group(inner: str, offset: int) -> tuple[list[MetaItem], list[tuple[in
     return items, joined, empty
 
 
+def _group_at_end(content: str, pos: int) -> tuple[int, str] | None:
+    """The group ``[...]`` (no brackets inside) that ends just before ``pos``: (start, inside)."""
+    if pos <= 0 or content[pos - 1] != "]":
+        return None
+    start = content.rfind("[", 0, pos - 1)
+    if start == -1 or "]" in content[start + 1:pos - 1]:
+        return None
+    return start, content[start + 1:pos - 1]
+
+
+def _rstrip_at(content: str, pos: int) -> int:
+    while pos > 0 and content[pos - 1] in WHITESPACE:
+        pos -= 1
+    return pos
+
+
 def parse_metadata(content: str) -> MetaParse:
     """Split the trailing metadata off an entry's content (the text after the bullet)."""
-    body_end = len(content.rstrip(WHITESPACE))
+    body_end = _rstrip_at(content, len(content))
     pos = body_end
     groups: list[tuple[int, int]] = []
     group_items: list[list[MetaItem]] = []
@@ -97,39 +112,42 @@ def parse_metadata(content: str) -> MetaParse:
     trailing_non_meta: tuple[int, int] | None = None
     reason, reason_at = "", 0
     while pos > 0:
-        head = content[:pos]
-        m = _GROUP_AT_END.search(head)
-        if m is None:
+        found = _group_at_end(content, pos)
+        if found is None:
             break
-        start = m.start()
-        prefix = head[start - 1] if start > 0 else ""
-        if prefix == "!" or (prefix == "]" and not head[:start].endswith("]]") and not _meta_before(head[:start])):
-            if _parse_group(m.group(1), start + 1) is not None:
+        start, inner = found
+        prefix = content[start - 1] if start > 0 else ""
+        if prefix == "!" or (
+            prefix == "]" and not content.startswith("]]", start - 2) and not _meta_before(content, start)
+        ):
+            if _parse_group(inner, start + 1) is not None:
                 reason = AFTER_BANG if prefix == "!" else AFTER_BRACKET
                 reason_at = start
             break
-        parsed = _parse_group(m.group(1), start + 1)
+        parsed = _parse_group(inner, start + 1)
         if parsed is None:
-            if not groups and m.group(1).strip(WHITESPACE):
-                trailing_non_meta = (start, m.end())
+            if not groups and inner.strip(WHITESPACE):
+                trailing_non_meta = (start, pos)
             break
         items, j, e = parsed
-        groups.insert(0, (start, m.end()))
-        group_items.insert(0, items)
+        groups.append((start, pos))
+        group_items.append(items)
         joined.extend(j)
         empty.extend(e)
-        pos = len(head[:start].rstrip(WHITESPACE))
+        pos = _rstrip_at(content, start)
+    groups.reverse()
+    group_items.reverse()
     items = [item for chunk in group_items for item in chunk]
     meta_start = groups[0][0] if groups else len(content)
     if not reason:
-        reason, reason_at = _stranded(content, len(content[:meta_start].rstrip(WHITESPACE)))
+        reason, reason_at = _stranded(content, _rstrip_at(content, meta_start))
     return MetaParse(items, meta_start, groups, joined, empty, trailing_non_meta, bool(reason), reason, reason_at)
 
 
-def _meta_before(head: str) -> bool:
-    """``head`` ends with a metadata group: ``[a: 1][b: 2]`` is two groups, not a reference link."""
-    m = _GROUP_AT_END.search(head)
-    return m is not None and _parse_group(m.group(1), 0) is not None
+def _meta_before(content: str, pos: int) -> bool:
+    """A metadata group ends at ``pos``: ``[a: 1][b: 2]`` is two groups, not a reference link."""
+    found = _group_at_end(content, pos)
+    return found is not None and _parse_group(found[1], 0) is not None
 
 
 def _stranded(content: str, text_end: int) -> tuple[str, int]:
