@@ -582,3 +582,13 @@ def test_format_doc_lists_every_code() -> None:
     text = DOC.read_text(encoding="utf-8")
     table = {m.group(1): m.group(2) for m in re.finditer(r"^\| (AMR\d{3}) \| (\w+) \|", text, re.M)}
     assert table == {code: sev.value for code, (sev, _msg) in CODES.items()}
+
+
+def test_many_groups_parse_in_linear_time() -> None:
+    import time
+
+    line = "- x" + "[k: v]" * 5000 + "\n"
+    began = time.perf_counter()
+    doc = doc_of(line)
+    assert len(doc.entries[0].metadata) == 5000
+    assert time.perf_counter() - began < 2.0
