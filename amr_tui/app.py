@@ -67,6 +67,13 @@ class AmrApp(App[int]):
         self.push_screen(MainScreen(self.session, self.poll_interval))
 
     def _welcome_done(self, choice: str | None) -> None:
+        if choice == "init":
+            from amr_tui.screens.dialogs import PromptScreen
+
+            self.push_screen(PromptScreen("Create a memory repo at", value=str(Path("~/agent-memory").expanduser()),
+                                          help_text="git init, MEMORY.md with an ## Index, one commit (as the agent skill does)."),
+                             self._init_done)
+            return
         if choice != "demo":
             self.exit(0)
             return
@@ -77,6 +84,21 @@ class AmrApp(App[int]):
         dest = Path(tempfile.mkdtemp(prefix="amr-demo-"))
         repos = build_demo(dest)
         self.start_session(discover(repos))
+
+    def _init_done(self, value: str | None) -> None:
+        from amr_tui.services.init import InitError, init_memory_repo
+        from amr_tui.screens.welcome import WelcomeScreen
+
+        if not value:
+            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
+            return
+        try:
+            root = init_memory_repo(Path(value).expanduser())
+        except InitError as exc:
+            self.notify(str(exc), title="Not created", severity="error", markup=False, timeout=10)
+            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
+            return
+        self.start_session(discover([root.path]))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -214,3 +214,62 @@ async def test_welcome_screen_without_repos(tmp_path, monkeypatch):
 
         assert isinstance(app.screen, WelcomeScreen)
         assert "amr demo" in screen_text(app)
+
+
+async def test_welcome_creates_a_memory_repo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = app_for([])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("i")
+        from amr_tui.screens.dialogs import PromptScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="path prompt")
+        app.screen.query_one("#prompt-input").value = str(tmp_path / "fresh-memory")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="opened")
+        assert current(app).path == "MEMORY.md"
+    assert (tmp_path / "fresh-memory" / "MEMORY.md").read_text() == "# Memory\n\n## Index\n"
+
+
+async def test_config_repos_theme_and_key_overrides(demo, tmp_path, monkeypatch):
+    from amr_tui.app import make_app
+    from amr_tui.services.config import load_config
+
+    cfg_file = tmp_path / "config.toml"
+    cfg_file.write_text(
+        f'repos = ["{demo[0]}", "{demo[1]}"]\nread_only = ["memory-bob"]\ntheme = "gruvbox"\n'
+        '[keys]\n"main.find" = "f"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config(cfg_file)
+    app = make_app([], config=cfg, poll_interval=60)
+    assert [m.name for m in app.mounts] == ["memory-alice", "memory-bob"]
+    assert [m.read_only for m in app.mounts] == [False, True]
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        assert app.theme == "gruvbox"
+        await pilot.press("f")
+        from amr_tui.screens.finder import FinderScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen), what="remapped find key")
+
+
+def test_broken_config_is_reported_not_fatal(tmp_path):
+    from amr_tui.services.config import load_config
+
+    bad = tmp_path / "config.toml"
+    bad.write_text("repos = [unclosed\n")
+    cfg = load_config(bad)
+    assert cfg.error and cfg.repos == []
+
+
+async def test_new_agent_entry_becomes_searchable(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        (alice / "tooling" / "bun.md").write_text((alice / "tooling" / "bun.md").read_text() + "- Zanzibar cache warms at boot\n")
+        await wait_for(pilot, lambda: app.session.search("zanzibar", 5), what="indexed")
+        hit = app.session.search("zanzibar", 5)[0].item
+        assert (hit.repo, hit.path) == ("memory-alice", "tooling/bun.md")

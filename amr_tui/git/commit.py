@@ -3,28 +3,36 @@
 No hooks run (plumbing runs none, and ``core.hooksPath=/dev/null`` covers ``reference-transaction``),
 no ``git add -A``, and no file other than the ones named is touched.
 
-Order of one ``commit_changes`` call (see :func:`commit_changes`):
+One ``commit_changes`` call, in order:
 
 1. refuse early: operation in progress, detached HEAD, missing identity, branch already moved
-   (``RefMovedError`` before anything is written), someone else's uncommitted edit;
-2. write the blobs (``hash-object -w --no-filters``) and build the tree in a throwaway
-   ``GIT_INDEX_FILE`` seeded from ``expected_head``; ``commit-tree -p expected_head``;
-3. if the branch is checked out: write the work-tree files atomically, then stage the same blobs in
-   the real index (retrying ``index.lock``). Doing this *before* the ref moves means the user's text
-   is on disk before anything else happens, and an agent that runs plain ``git commit`` in the same
-   work tree at any moment commits our version of the file instead of silently reverting it;
-4. ``update-ref refs/heads/<branch> NEW OLD``: the compare-and-swap. If the ref moved, the files
-   and index entries written in step 3 are put back to what the *new* branch tip holds (only where
-   they still hold what amr wrote) and ``RefMovedError`` is raised, so the caller can merge and
-   retry from a clean state. An agent's commit is never overwritten: a ref only ever moves from
-   the exact commit the new one was built on.
+   (``RefMovedError`` before anything is written);
+2. outside any lock: write the blobs (``hash-object -w --no-filters``), build the tree in a
+   throwaway ``GIT_INDEX_FILE`` seeded from ``expected_head`` and ``commit-tree -p expected_head``.
+   Nothing the user sees has changed yet;
+3. if the branch is checked out, take ``index.lock`` (waiting while an agent's git holds it; see
+   :mod:`amr_tui.git.indexlock`) and, while holding it: check the branch still points at
+   ``expected_head``; check each work-tree file and index entry holds nothing but the expected
+   version, the new content or what the caller allows (else ``DirtyFileError``); write the
+   work-tree files atomically (the user's text is on disk from here on); stage the new blobs in a
+   copy of the index;
+4. ``update-ref refs/heads/<branch> NEW OLD``, the compare-and-swap. On success the staged index
+   copy replaces the index (git's lock-file rename), so ``git status`` is clean. On failure (an
+   agent's commit that was already past its index step moved the branch) the work-tree files are
+   put back as they were, the index is left alone and ``RefMovedError`` is raised; the caller
+   merges and retries.
+
+Holding ``index.lock`` across 3-4 means an agent's ``git add``/``git commit`` in the same work tree
+can neither slip its staged change under amr's check nor commit amr's half-done state; they see
+a lock for a few milliseconds, as with any concurrent git process. A branch only ever moves from
+the exact commit the new one was built on, so an agent's commit is never dropped.
 """
 
 from __future__ import annotations
 
 import hashlib
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,11 +41,11 @@ from amr_tui.git.errors import (
     DetachedHeadError,
     DirtyFileError,
     GitError,
-    LockedError,
     NoIdentityError,
     OperationInProgressError,
     RefMovedError,
 )
+from amr_tui.git.indexlock import IndexLock
 from amr_tui.git.worktree import (
     UnsafePathError,
     atomic_write,
@@ -112,26 +120,23 @@ def commit_changes(
     branch: str | None = None,
     *,
     env: Mapping[str, str] | None = None,
-    check_worktree: bool = True,
+    allow_in_worktree: Mapping[str, Collection[bytes | None]] | None = None,
     allow_empty: bool = False,
-    rollback: bool = True,
     _checked: tuple[str, bool] | None = None,
 ) -> str:
     """Commit ``changes`` (path -> new bytes, or None to delete) on top of ``expected_head``.
 
-    ``branch`` defaults to the checked-out branch; the work tree and real index are updated only
-    when the branch is checked out. ``expected_head`` None means the branch must not exist yet
-    (first commit). Returns the new commit's oid, or ``expected_head`` when the changes leave the
-    tree as it was (unless ``allow_empty``). ``env`` is passed to ``commit-tree`` (author,
-    committer, dates).
+    ``branch`` defaults to the checked-out branch; the work tree and index are updated only when
+    the branch is checked out. ``expected_head`` None means the branch must not exist yet (first
+    commit). Returns the new commit's oid, or ``expected_head`` when the changes leave the tree as
+    it was (unless ``allow_empty``). ``env`` is passed to ``commit-tree`` (author, committer,
+    dates). A work-tree file or index entry may hold the ``expected_head`` version or the new
+    content, plus whatever ``allow_in_worktree[path]`` lists; anything else is someone else's
+    uncommitted edit.
 
-    When the compare-and-swap is lost and ``rollback`` is true, the files and index entries this
-    call wrote are put back to the branch tip (see :func:`restore_to_tip`) before RefMovedError.
-
-    Raises RefMovedError (``.current`` is the branch's new tip), DirtyFileError (when
-    ``check_worktree`` and a file or index entry holds something that is neither the
-    ``expected_head`` version nor the new content), OperationInProgressError, DetachedHeadError,
-    NoIdentityError, LockedError, UnsafePathError, GitError.
+    Raises RefMovedError (``.current`` is the branch's new tip; the work tree is as it was),
+    DirtyFileError, OperationInProgressError, DetachedHeadError, NoIdentityError, LockedError
+    (nothing was written), UnsafePathError, GitError.
     """
     norm: dict[str, bytes | None] = {}
     for path, data in changes.items():
@@ -150,9 +155,7 @@ def commit_changes(
     else:
         branch, on_worktree = _checked
     ref = f"refs/heads/{branch}"
-    current = repo.resolve(ref)
-    if current != expected_head:
-        raise RefMovedError(1, "", ["update-ref", ref], ref=ref, expected=expected_head, current=current)
+    _check_ref(repo, ref, expected_head)
 
     fmt = _object_format(repo)
     zero = "0" * (64 if fmt == "sha256" else 40)
@@ -163,21 +166,7 @@ def commit_changes(
     head_oids = {rel: entries[rel][1] if rel in entries else None for rel in norm}
     new_oids = {rel: (blob_oid(data, fmt) if data is not None else None) for rel, data in norm.items()}
 
-    before: dict[str, bytes | None] = {}
-    if on_worktree:
-        for rel in norm:
-            before[rel] = read_file_or_none(repo.root, rel, max_bytes=None)
-            if not check_worktree:
-                continue
-            ok_oids = {head_oids[rel], new_oids[rel]}
-            cur = before[rel]
-            if (blob_oid(cur, fmt) if cur is not None else None) not in ok_oids:
-                raise DirtyFileError(rel)
-            idx = repo.index_entry(rel)
-            if (idx[1] if idx and idx[2] == 0 else (None if idx is None else "unmerged")) not in ok_oids:
-                raise DirtyFileError(rel)
-
-    # 1. Blobs.
+    # Blobs, tree and commit: nothing visible changes yet.
     records: list[tuple[str, str, str]] = []
     for rel, data in norm.items():
         if data is None:
@@ -187,47 +176,84 @@ def commit_changes(
         if oid != new_oids[rel]:
             raise GitError(0, f"unexpected blob id {oid}", ["hash-object"])
         records.append((entries[rel][0] if rel in entries else "100644", oid, rel))
+    unchanged = bool(expected_head) and all(new_oids[r] == head_oids[r] for r in norm) and not allow_empty
+    new = expected_head if unchanged else _make_commit(repo, records, zero, text, expected_head, env)
 
-    # 2. Work tree, then the real index: as early as possible, so an agent's plain `git commit`
-    #    from here on carries the new content rather than reverting it.
-    if on_worktree:
+    if not on_worktree:
+        if not unchanged:
+            _update_ref(repo, ref, new, expected_head, zero, text)
+        return new  # type: ignore[return-value]
+
+    allowed = {rel: {data, *(allow_in_worktree or {}).get(rel, ())} for rel, data in norm.items()}
+    with IndexLock(repo.git_dir, repo.runner.lock_timeout) as lock:
+        _check_ref(repo, ref, expected_head)
+        before = _check_worktree(repo, norm, head_oids, allowed, fmt)
         _write_worktree(repo, norm, before)
-        repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero), write=True)
+        staged = lock.staged_copy()
+        try:
+            repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero),
+                            env={"GIT_INDEX_FILE": str(staged)}, write=True)
+            if not unchanged:
+                _update_ref(repo, ref, new, expected_head, zero, text)
+        except BaseException:
+            _restore_worktree(repo, norm, before)
+            raise
+        lock.install()
+    return new  # type: ignore[return-value]
 
-    unchanged = all(new_oids[rel] == head_oids[rel] for rel in norm)
-    if unchanged and expected_head and not allow_empty:
-        return expected_head
 
-    # 3. Tree (in a throwaway index) and commit.
+def _check_ref(repo: GitRepo, ref: str, expected: str | None) -> None:
+    current = repo.resolve(ref)
+    if current != expected:
+        raise RefMovedError(1, "", ["update-ref", ref], ref=ref, expected=expected, current=current)
+
+
+def _make_commit(repo: GitRepo, records: list[tuple[str, str, str]], zero: str, text: str,
+                 parent: str | None, env: Mapping[str, str] | None) -> str:
     with tempfile.TemporaryDirectory(prefix="amr-index-") as tmp:
         idx_env = {**(env or {}), "GIT_INDEX_FILE": str(Path(tmp) / "index")}
-        if expected_head:
-            repo.runner.run(["read-tree", expected_head], env=idx_env, write=True)
+        if parent:
+            repo.runner.run(["read-tree", parent], env=idx_env, write=True)
         repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero),
                         env=idx_env, write=True)
         tree = repo.runner.text(["write-tree"], env=idx_env, write=True).strip()
-    parents = ["-p", expected_head] if expected_head else []
-    new = repo.runner.text(
+    parents = ["-p", parent] if parent else []
+    return repo.runner.text(
         ["commit-tree", "--no-gpg-sign", *parents, tree], input=text.encode(), env=env, write=True
     ).strip()
 
-    # 4. Compare-and-swap.
+
+def _update_ref(repo: GitRepo, ref: str, new: str, expected: str | None, zero: str, text: str) -> None:
+    """The compare-and-swap: move ``ref`` to ``new`` only if it still points at ``expected``."""
     subject = text.splitlines()[0][:200]
     try:
-        repo.runner.run(
-            ["update-ref", "-m", f"amr: {subject}", ref, new, expected_head or zero], write=True
-        )
-    except LockedError:
-        raise
+        repo.runner.run(["update-ref", "-m", f"amr: {subject}", ref, new, expected or zero], write=True)
     except GitError as exc:
-        now = repo.resolve(ref)
-        if now == expected_head:
+        if type(exc) is not GitError:  # LockedError, UnsafeRepoError, timeouts...
             raise
-        if on_worktree and rollback:
-            restore_to_tip(repo, branch, {rel: {data} for rel, data in norm.items()})
-        raise RefMovedError(exc.returncode, exc.stderr, exc.argv, ref=ref, expected=expected_head,
+        now = repo.resolve(ref)
+        if now == expected:
+            raise
+        raise RefMovedError(exc.returncode, exc.stderr, exc.argv, ref=ref, expected=expected,
                             current=now) from None
-    return new
+
+
+def _check_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], head_oids: Mapping[str, str | None],
+                    allowed: Mapping[str, set[bytes | None]], fmt: str) -> dict[str, bytes | None]:
+    """Refuse files or index entries holding someone else's edit; return current file contents."""
+    before: dict[str, bytes | None] = {}
+    for rel in norm:
+        ok_oids = {head_oids[rel]} | {blob_oid(x, fmt) if x is not None else None for x in allowed[rel]}
+        idx = repo.index_entry(rel)
+        if idx is not None and idx[2] != 0:
+            raise DirtyFileError(rel)
+        if (idx[1] if idx else None) not in ok_oids:
+            raise DirtyFileError(rel)
+        cur = read_file_or_none(repo.root, rel, max_bytes=None)
+        if (blob_oid(cur, fmt) if cur is not None else None) not in ok_oids:
+            raise DirtyFileError(rel)
+        before[rel] = cur
+    return before
 
 
 def _write_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], before: Mapping[str, bytes | None]) -> None:
@@ -238,41 +264,18 @@ def _write_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], before: Map
             atomic_write(repo.root, rel, data)
 
 
-def restore_to_tip(repo: GitRepo, branch: str, written: Mapping[str, set[bytes | None]]) -> None:
-    """Best effort after a lost compare-and-swap: make each touched work-tree file and index entry
-    match the branch tip again, but only where it still holds something amr wrote.
-
-    ``written`` maps a path to every content amr wrote there (None = deleted). The tip is read
-    again after each pass: an agent's plain ``git commit`` may have swept amr's staged content
-    into its own commit meanwhile, and then that content is what the tip holds.
-    """
-    ref = f"refs/heads/{branch}"
-    fmt = _object_format(repo)
-    zero = "0" * (64 if fmt == "sha256" else 40)
-    ours = {rel: set(v) for rel, v in written.items()}
-    for _ in range(5):
-        tip = repo.resolve(ref)
-        entries = repo.tree_entries(tip, list(ours)) if tip else {}
-        records: list[tuple[str, str, str]] = []
-        for rel, mine in ours.items():
-            tip_data = repo.read_blob_or_none(tip, rel) if rel in entries else None
-            cur = read_file_or_none(repo.root, rel, max_bytes=None)
-            if cur in mine and cur != tip_data:
-                if tip_data is None:
-                    remove_file(repo.root, rel)
-                else:
-                    atomic_write(repo.root, rel, tip_data)
-                mine.add(tip_data)
-            idx = repo.index_entry(rel)
-            idx_oid = idx[1] if idx and idx[2] == 0 else None
-            tip_oid = entries[rel][1] if rel in entries else None
-            mine_oids = {blob_oid(x, fmt) if x is not None else None for x in mine}
-            if idx_oid in mine_oids and idx_oid != tip_oid:
-                records.append(entries[rel] + (rel,) if rel in entries else ("0", zero, rel))
-        if records:
-            repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero), write=True)
-        if repo.resolve(ref) == tip:
-            return
+def _restore_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], before: Mapping[str, bytes | None]) -> None:
+    """Put files back as they were, where they still hold exactly what amr wrote."""
+    for rel, wrote in norm.items():
+        if wrote == before.get(rel):
+            continue
+        if read_file_or_none(repo.root, rel, max_bytes=None) != wrote:
+            continue
+        old = before.get(rel)
+        if old is None:
+            remove_file(repo.root, rel)
+        else:
+            atomic_write(repo.root, rel, old)
 
 
 def _three_way(
@@ -313,54 +316,40 @@ def save_file(
     ``base_bytes`` is what the user started editing from (None for a new file) and ``base_head``
     the commit HEAD was at then. If HEAD has not moved, ``new_bytes`` is committed directly;
     otherwise HEAD's version is merged three-way (base -> ours, base -> theirs) and the result is
-    committed on top of the current HEAD with compare-and-swap, retrying when another writer wins
-    the race. Returns the new HEAD oid.
+    committed on top of the current HEAD with compare-and-swap, again after every lost race.
+    Returns the new HEAD oid.
 
     Raises ConflictError (nothing saved; carries ours/base/theirs/merged), DirtyFileError (the
     work-tree file or its index entry holds an edit that is neither the user's base, HEAD's
     version nor the new text), OperationInProgressError, DetachedHeadError, NoIdentityError,
-    LockedError (the text is then on disk but not committed), RefMovedError after
-    ``max_attempts`` lost races.
+    LockedError (nothing written), RefMovedError after ``max_attempts`` lost races.
     """
     rel = normalize_rel(path)
     if new_bytes is not None:
         new_bytes = bytes(new_bytes)
     checked = _preflight(repo, None, env)
     fmt = _object_format(repo)
-    written: set[bytes | None] = set()  # contents earlier attempts left in the work tree/index
+    others_ok = {rel: (base_bytes, new_bytes)}
     last_error: RefMovedError | None = None
-    try:
-        for _attempt in range(max_attempts):
-            head = repo.head()
-            theirs = repo.read_blob_or_none(head, rel) if head else None
-            allowed = {base_bytes, theirs, new_bytes} | written
-            cur = read_file_or_none(repo.root, rel, max_bytes=None)
-            if cur not in allowed:
-                raise DirtyFileError(rel)
-            idx = repo.index_entry(rel)
-            if idx is not None and idx[2] != 0:
-                raise DirtyFileError(rel)
-            allowed_oids = {blob_oid(x, fmt) if x is not None else None for x in allowed}
-            if (idx[1] if idx else None) not in allowed_oids:
-                raise DirtyFileError(rel)
-            if head == base_head:
-                result = new_bytes
-            else:
-                result = _three_way(repo, rel, new_bytes, base_bytes, theirs, head)
-            try:
-                # No rollback between attempts: an agent may already have committed what was
-                # staged, and the next attempt merges against whatever the tip now holds.
-                return commit_changes(repo, {rel: result}, message, head, None, env=env,
-                                      check_worktree=False, rollback=False, _checked=checked)
-            except RefMovedError as exc:
-                last_error = exc
-                written.add(result)
-                continue
-    except (ConflictError, RefMovedError):
-        if written:
-            restore_to_tip(repo, checked[0], {rel: written})
-        raise
+    for _attempt in range(max_attempts):
+        head = repo.head()
+        theirs = repo.read_blob_or_none(head, rel) if head else None
+        # Early, lock-free version of the check commit_changes repeats under index.lock.
+        allowed = {base_bytes, theirs, new_bytes}
+        cur = read_file_or_none(repo.root, rel, max_bytes=None)
+        idx = repo.index_entry(rel)
+        allowed_oids = {blob_oid(x, fmt) if x is not None else None for x in allowed}
+        if cur not in allowed or (idx is not None and (idx[2] != 0 or idx[1] not in allowed_oids)) \
+                or (idx is None and None not in allowed_oids):
+            raise DirtyFileError(rel)
+        if head == base_head:
+            result = new_bytes
+        else:
+            result = _three_way(repo, rel, new_bytes, base_bytes, theirs, head)
+        try:
+            return commit_changes(repo, {rel: result}, message, head, None, env=env,
+                                  allow_in_worktree=others_ok, _checked=checked)
+        except RefMovedError as exc:
+            last_error = exc
     assert last_error is not None
-    if written:
-        restore_to_tip(repo, checked[0], {rel: written})
     raise last_error

@@ -166,7 +166,12 @@ class MainScreen(EditingMixin, Screen[None]):
 
     @work(thread=True, group="open")
     def _open_worker(self, place: Place, keep_cursor: bool, record: bool) -> None:
-        of = self.session.open(place.repo, place.path)
+        try:
+            of = self.session.open(place.repo, place.path)
+        except Exception as exc:  # an unreadable file is a message, not a crash
+            self.app.call_from_thread(self.app.notify, make_visible(f"Cannot open {place.path}: {exc}"),
+                                      severity="error", markup=False)
+            return
         self.post_message(self.Opened(of, place.line, keep_cursor, record))
 
     # --------------------------------------------------------- navigation

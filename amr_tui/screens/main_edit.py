@@ -55,7 +55,7 @@ class EditingMixin:
     def _save_worker(self, job, of, new_bytes) -> None:
         try:
             result = job()
-        except (EditRefused, AmrGitError, OSError, ValueError, IndexError) as exc:
+        except Exception as exc:  # every failure becomes a notification, never a crash
             self.post_message(SaveFailed(exc, lambda: self._run_save(job, of, new_bytes), of, new_bytes))
             return
         if isinstance(result, tuple):

@@ -23,6 +23,7 @@ Repos listed in your config file open automatically:"""
 class WelcomeScreen(Screen[str | None]):
     BINDINGS = [
         Binding("d", "choose('demo')", "Open the demo", id="welcome.demo"),
+        Binding("i", "choose('init')", "Create a memory repo", id="welcome.init"),
         Binding("q", "choose(None)", "Quit", id="welcome.quit"),
     ]
 
@@ -37,12 +38,13 @@ class WelcomeScreen(Screen[str | None]):
                 yield Static(TEXT, markup=False)
                 yield Static(f"  {self.config_path}", markup=False, id="welcome-config")
                 yield Button("Open the demo (d)", id="demo", variant="primary")
+                yield Button("Create a memory repo (i)", id="init")
                 yield Button("Quit (q)", id="quit")
         yield Footer()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
-        self.dismiss("demo" if event.button.id == "demo" else None)
+        self.dismiss(event.button.id if event.button.id in ("demo", "init") else None)
 
     def action_choose(self, what: str | None) -> None:
         self.dismiss(what)
