@@ -11,7 +11,7 @@ from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 _SEVERITIES = ("error", "warning", "info")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lint", help="check memory repos against the format", description=(
         "Check memory repos (or files inside them) against the Agent Memory Repo format. "
         "Exit 0 when clean, 1 when there are findings, 2 on a usage or I/O error. "

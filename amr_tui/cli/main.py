@@ -7,11 +7,25 @@ import sys
 
 from amr_tui import __version__
 
-COMMANDS = ("parse", "lint", "search", "init", "demo")
+# Each module in MODULES has add_parsers(sub) and a COMMANDS tuple naming its sub-commands.
+MODULES = ("parse_cmd", "lint_cmd", "search_cmd", "repo_cmds", "merge_cmd", "sync_cmd", "share_cmd",
+           "dream_cmd", "history_cmd")
+COMMANDS = ("parse", "lint", "search", "init", "demo", "merge-driver", "sync", "share", "dream", "dreams",
+            "history", "log", "forgotten", "forget")
+
+
+def _modules():
+    import importlib
+
+    for name in MODULES:
+        try:
+            yield importlib.import_module(f"amr_tui.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"amr_tui.cli.{name}":
+                raise
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from amr_tui.cli import lint_cmd, parse_cmd, repo_cmds, search_cmd
 
     parser = argparse.ArgumentParser(
         prog="amr",
@@ -23,10 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"amr {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    parse_cmd.add_parser(sub)
-    lint_cmd.add_parser(sub)
-    search_cmd.add_parser(sub)
-    repo_cmds.add_parsers(sub)
+    for module in _modules():
+        module.add_parsers(sub)
     return parser
 
 

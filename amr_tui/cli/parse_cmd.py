@@ -8,7 +8,7 @@ from pathlib import Path
 from amr_tui.cli.output import emit_json, error, safe
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("parse", help="print the entries of one memory file", description=(
         "Parse one memory file the way amr reads it (see docs/format.md) and print its entries: "
         "line, text, metadata, links and the diagnostics of each entry's line."))

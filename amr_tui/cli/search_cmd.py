@@ -9,7 +9,7 @@ from pathlib import Path
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="fuzzy-find entries and files", description=(
         "Ranked fuzzy search over the entries and file names of one or more memory repos, "
         "best first."))
