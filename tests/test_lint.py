@@ -246,3 +246,9 @@ def test_fix_keeps_crlf():
     s = snap({"MEMORY.md": data})
     new = apply_edits(s.documents["MEMORY.md"], fix_edits(lint_repo(s))["MEMORY.md"])
     assert new == b"# Memory\r\n\r\n## Index\r\n- a\r\n"
+
+
+def test_amr026_unclosed_metadata_bracket():
+    found = only({"MEMORY.md": INDEX + "- a fact [source: https://a.b/1; added: 202\n"}, "AMR026")
+    assert found == [("AMR026", "MEMORY.md", 4)]
+    assert not only({"MEMORY.md": INDEX + "- see [the docs](https://a.b) and [[x]]\n", "x.md": ""}, "AMR026")

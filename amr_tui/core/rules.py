@@ -64,6 +64,7 @@ _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _URI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
 
 
+_UNCLOSED = re.compile(r"\[\s*[A-Za-z][A-Za-z0-9_.-]*\s*:(?!/)[^\]]*$")
 _UNPARSABLE = {
     VALUE_BRACKETS: "metadata holds '[' or ']' inside a value; write them as %5B and %5D",
     NOT_LAST: "metadata must end the entry: the brackets after it make it part of the text",
@@ -152,6 +153,8 @@ def _check_entry(line_text: str, entry: Entry) -> list[Diagnostic]:
         out.append(diag("AMR020", "trailing bracket has no 'key: value', so it is part of the text", n, base + a + 1))
     if meta.unparsable:
         out.append(diag("AMR026", _UNPARSABLE[meta.unparsable_reason], n, base + meta.unparsable_at + 1))
+    elif not meta.groups and (open_at := _UNCLOSED.search(content)) is not None:
+        out.append(diag("AMR026", "metadata bracket is never closed: end it with ']'", n, base + open_at.start() + 1))
     if len(meta.groups) > 1:
         out.append(diag("AMR006", f"{len(meta.groups)} metadata brackets; amr reads them as one list", n, base + meta.groups[1][0] + 1,
                         Fix("merge into one bracket", (LineEdit(n, rebuild_line(line_text, entry)),))))

@@ -48,7 +48,7 @@ class MainScreen(EditingMixin, Screen[None]):
         Binding("o", "new_entry('below')", "New below", id="main.new_below"),
         Binding("O", "new_entry('above')", "New above", show=False, id="main.new_above"),
         Binding("d", "delete_entry", "Delete", id="main.delete"),
-        Binding("t", "stamp_added", "Date it", show=False, id="main.stamp"),
+        Binding("t", "stamp_added", "Stamp added: today", show=False, id="main.stamp"),
         Binding("m", "move_entry", "Move", show=False, id="main.move"),
         Binding("E", "edit_file", "Edit file", show=False, id="main.edit_file"),
         Binding("ctrl+e", "external_editor", "$EDITOR", show=False, id="main.external"),
@@ -59,7 +59,9 @@ class MainScreen(EditingMixin, Screen[None]):
         Binding("left_square_bracket,alt+left", "back", "Back", id="main.back"),
         Binding("right_square_bracket,alt+right", "forward", "Forward", show=False, id="main.forward"),
         Binding("M", "memory", "MEMORY.md", id="main.memory"),
-        Binding("r", "toggle_raw", "Raw", show=False, id="main.raw"),
+        Binding("r", "toggle_raw", "Raw lines", show=False, id="main.raw"),
+        Binding("s", "toggle_side", "Side panel", show=False, id="main.side"),
+        Binding("b", "toggle_tree", "File tree", show=False, id="main.tree"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
         Binding("1", "focus('tree')", "Tree", show=False, id="main.focus_tree"),
         Binding("2", "focus('view')", "Entries", show=False, id="main.focus_view"),
@@ -356,6 +358,20 @@ class MainScreen(EditingMixin, Screen[None]):
     def action_toggle_raw(self) -> None:
         self.view.raw = not self.view.raw
         self.app.notify("Showing lines as written" if self.view.raw else "Showing entries with metadata chips")
+
+    side_hidden: reactive[bool | None] = reactive(None)  # None: decided by the terminal width
+
+    def on_resize(self, event) -> None:
+        if self.side_hidden is None:
+            self.set_class(event.size.width < 110, "-no-side")
+
+    def action_toggle_side(self) -> None:
+        hidden = not self.has_class("-no-side")
+        self.side_hidden = hidden
+        self.set_class(hidden, "-no-side")
+
+    def action_toggle_tree(self) -> None:
+        self.toggle_class("-no-tree")
 
     def action_reload(self) -> None:
         if self.current:
