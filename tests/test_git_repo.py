@@ -262,27 +262,58 @@ def test_cas_refuses_stale_head_then_save_merges(make_repo) -> None:
     assert r.status().is_clean
 
 
-@pytest.mark.parametrize("only", [False, True], ids=["agent-add-commit", "agent-commit-only"])
-def test_agent_commit_racing_the_ref_update(make_repo, only: bool) -> None:
-    """An agent commits between amr's staging and its update-ref: CAS fails, amr retries."""
+def test_agent_commit_landing_during_the_ref_update(make_repo) -> None:
+    """An agent's `git commit` that was already past its index step when amr took index.lock
+    moves the branch while amr holds the lock: the CAS fails, amr puts the file back and retries."""
     repo = make_repo(files={"MEMORY.md": "# M\n", "notes.md": LINES, "agent.md": "start\n"})
     r = GitRepo(repo)
+    base_head = r.head()
+    (repo / "agent.md").write_text("start\nagent line\n")
+    git(repo, "add", "agent.md")
+    tree = git(repo, "write-tree").strip()
+    pending = git(repo, "commit-tree", tree, "-p", base_head, "-m", "agent").strip()
     fired: list[str] = []
+    seen: list[bytes] = []
     real_run = r.runner.run
 
     def run(args, **kwargs):
         if args[0] == "update-ref" and not fired:
-            fired.append(agent_commit(repo, "agent.md", "start\nagent line\n", "agent", only=only))
+            seen.append((repo / "notes.md").read_bytes())
+            git(repo, "update-ref", "refs/heads/main", pending, base_head)  # the agent's commit lands
+            fired.append(pending)
         return real_run(args, **kwargs)
 
-    r.runner.run = run  # real git underneath; this only decides *when* the agent commits
-    base_head = r.head()
+    r.runner.run = run  # real git underneath; this only decides *when* the agent's commit lands
     mine = LINES.replace("fact 3 ", "fact three (user) ").encode()
     new = r.save_file("notes.md", mine, LINES.encode(), base_head, "user edit")
-    assert fired and is_ancestor(repo, fired[0], new)
+    assert seen == [mine]  # the user's text was on disk before the compare-and-swap
+    assert fired and is_ancestor(repo, pending, new) and git(repo, "rev-parse", "HEAD^").strip() == pending
     assert r.read_blob("HEAD", "notes.md") == mine
     assert r.read_blob("HEAD", "agent.md") == b"start\nagent line\n"
     assert (repo / "notes.md").read_bytes() == mine
+    assert r.status().is_clean
+
+
+def test_lost_cas_puts_the_file_back(make_repo) -> None:
+    repo = make_repo(files={"MEMORY.md": "# M\n", "notes.md": LINES, "other.md": "x\n"})
+    r = GitRepo(repo)
+    base_head = r.head()
+    tree = git(repo, "write-tree").strip()
+    pending = git(repo, "commit-tree", tree, "-p", base_head, "-m", "empty agent commit").strip()
+    real_run = r.runner.run
+
+    def run(args, **kwargs):
+        if args[0] == "update-ref":
+            git(repo, "update-ref", "refs/heads/main", pending, base_head)
+            r.runner.run = real_run
+        return real_run(args, **kwargs)
+
+    r.runner.run = run
+    with pytest.raises(RefMovedError) as info:
+        r.commit_changes({"notes.md": b"mine\n", "new.md": b"new\n"}, "edit", base_head)
+    assert info.value.current == pending
+    assert (repo / "notes.md").read_text() == LINES and not (repo / "new.md").exists()
+    assert not (repo / ".git" / "index.lock").exists()
     assert r.status().is_clean
 
 
@@ -379,11 +410,13 @@ def test_stale_index_lock_raises_and_is_never_deleted(make_repo) -> None:
     lock.write_bytes(b"")
     before = r.head()
     mine = LINES.replace("fact 1 ", "fact one ").encode()
-    with pytest.raises(LockedError):
+    with pytest.raises(LockedError) as info:
         r.save_file("notes.md", mine, LINES.encode(), before, "edit")
+    assert "never deletes lock files" in str(info.value)
     assert lock.exists()
     assert r.head() == before
-    assert (repo / "notes.md").read_bytes() == mine  # the user's text is on disk, not lost
+    assert (repo / "notes.md").read_text() == LINES  # nothing half-done: the text is still the editor's
+    assert not list((repo / ".git").glob("amr-index-*"))
     lock.unlink()
     new = r.save_file("notes.md", mine, LINES.encode(), before, "edit")
     assert r.read_blob(new, "notes.md") == mine and r.status().is_clean
@@ -397,6 +430,7 @@ def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
     r = GitRepo(repo, lock_timeout=10)
     stop = threading.Event()
     agent_oids: list[str] = []
+    agent_lines: list[str] = []
     agent_errors: list[str] = []
 
     def agent() -> None:
@@ -406,14 +440,17 @@ def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
             with open(repo / "agent.md", "a") as f:
                 f.write(f"- agent note {n}\n")
             for _ in range(200):
+                # Like an agent: stage, then commit; either can lose a race (index.lock, moved HEAD).
                 add = subprocess.run(["git", "add", "agent.md"], cwd=repo, capture_output=True)
-                res = subprocess.run(["git", "commit", "-m", f"agent {n}"], cwd=repo,
-                                     capture_output=True, text=True)
-                if add.returncode == 0 and res.returncode == 0:
-                    # "[main 1a2b3c4] agent 7": resolve the abbreviated id git printed.
-                    abbrev = res.stdout.split("]", 1)[0].split()[-1]
-                    agent_oids.append(git(repo, "rev-parse", abbrev).strip())
-                    break
+                if add.returncode == 0:
+                    res = subprocess.run(["git", "commit", "-m", f"agent {n}"], cwd=repo,
+                                         capture_output=True, text=True)
+                    if res.returncode == 0:
+                        # "[main 1a2b3c4] agent 7": resolve the abbreviated id git printed.
+                        abbrev = res.stdout.split("]", 1)[0].split()[-1]
+                        agent_oids.append(git(repo, "rev-parse", abbrev).strip())
+                        agent_lines.append(f"- agent note {n}\n")
+                        break
                 time.sleep(0.01)
             else:
                 agent_errors.append(f"agent {n} never committed")
@@ -444,6 +481,8 @@ def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
         assert f"- fact {3 * i} EDITED " in final, i
     for oid in agent_oids:
         assert is_ancestor(repo, oid), oid
+    agent_text = r.read_blob("HEAD", "agent.md").decode()
+    assert all(line in agent_text for line in agent_lines)
     assert (repo / "notes.md").read_text() == final
     assert r.status().is_clean
 
