@@ -15,6 +15,7 @@ from amr_tui.git import (
     ConflictError,
     DetachedHeadError,
     DirtyFileError,
+    GitError,
     GitRepo,
     LockedError,
     NoIdentityError,
@@ -177,6 +178,21 @@ def test_detached_head_refuses(make_repo) -> None:
     with pytest.raises(DetachedHeadError) as info:
         r.save_file("MEMORY.md", b"x\n", b"# Memory\n\n## Index\n", head_of(repo), "m")
     assert "git switch" in str(info.value)
+
+
+def test_diff_helpers(make_repo) -> None:
+    repo = make_repo(files={"MEMORY.md": "# M\n", "a.md": "a\r\n"})
+    r = GitRepo(repo)
+    first = r.head()
+    r.commit_changes({"a.md": b"b\r\n", "new.md": b"n\n", "MEMORY.md": None}, "edit", first)
+    assert r.diff(first, "HEAD", "a.md").endswith(b"-a\r\n+b\r\n")
+    assert sorted(r.changed_paths(first, "HEAD")) == [("A", "new.md"), ("D", "MEMORY.md"), ("M", "a.md")]
+    (repo / "a.md").write_bytes(b"c\r\n")
+    assert b"+c\r\n" in r.diff("HEAD")
+    assert r.merge_base(first, "HEAD") == first
+    with pytest.raises(GitError):
+        r.diff("--output=x.txt")
+    assert not (repo / "x.txt").exists()
 
 
 def test_merge_file(make_repo) -> None:
@@ -622,10 +638,10 @@ def test_amr_runs_nothing_from_an_evil_repo(tmp_path: Path) -> None:
     assert set(r.ls_files()) >= {"MEMORY.md", "notes.md", "a.txt", "q.sql"}
     assert r.identity() is not None and r.operation_in_progress() is None
     assert r.index_entry("notes.md") and r.tree_entry("HEAD", "q.sql")
-    for args in (["diff", "--no-ext-diff", "--no-textconv", "HEAD~2", "HEAD"],
-                 ["diff", "--no-ext-diff", "--no-textconv"],
-                 ["diff", "--no-ext-diff", "--no-textconv", "HEAD"],
-                 ["log", "-p", "--no-ext-diff", "--no-textconv", "-3"],
+    assert b"+- fact zero" in r.diff("HEAD~2", "HEAD", "notes.md")
+    assert r.diff("HEAD") == b""  # work tree vs HEAD, filters disarmed
+    assert ("M", "notes.md") in r.changed_paths("HEAD~2", "HEAD")
+    for args in (["log", "-p", "--no-ext-diff", "--no-textconv", "-3"],
                  ["show", "--no-ext-diff", "--no-textconv", "HEAD~1"]):
         r.runner.run(args)
     # Writes: a direct save, a plumbing commit by "an agent", a save that has to merge,

@@ -244,6 +244,30 @@ class GitRepo:
         ).stdout
         return parse_log(out)
 
+    def merge_base(self, a: str, b: str) -> str | None:
+        res = self.runner.run(["merge-base", *end_of_options(a, b)], ok=(0, 1))
+        oid = res.text.strip()
+        return oid if res.returncode == 0 and _OID.match(oid) else None
+
+    def diff(self, old: str, new: str | None = None, path: str | None = None, context: int = 3) -> bytes:
+        """Unified diff (raw bytes) from ``old`` to ``new`` (None: the work tree), optionally one
+        path. Never runs external diff programs or textconv."""
+        revs = [old] if new is None else [old, new]
+        spec = ["--", normalize_rel(path)] if path else ["--"]
+        return self.runner.run(
+            ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames",
+             f"-U{int(context)}", *end_of_options(*revs), *spec]
+        ).stdout
+
+    def changed_paths(self, old: str, new: str) -> list[tuple[str, str]]:
+        """``[(status letter, path), ...]`` between two commits (A added, M modified, D deleted...)."""
+        out = self.runner.run(
+            ["diff", "--no-ext-diff", "--no-textconv", "--name-status", "-z", "--no-renames",
+             *end_of_options(old, new), "--"]
+        ).stdout
+        parts = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+        return [(parts[i][:1], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+
     # -- identity -------------------------------------------------------------------------------
     def identity(self, env: Mapping[str, str] | None = None) -> Identity | None:
         """The committer identity git would use here, or None when git has none."""
