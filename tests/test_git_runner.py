@@ -164,6 +164,10 @@ def test_not_a_repo(tmp_path: Path) -> None:
         GitRunner(plain, env=monkey_ceiling).run(["rev-parse", "--show-toplevel"])
     with pytest.raises(NotARepoError):
         GitRepo(tmp_path / "missing")
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    with pytest.raises(NotARepoError):
+        GitRepo(bare)
 
 
 def test_unsafe_repo_gets_a_clear_message(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -160,7 +160,7 @@ def classify_error(returncode: int, stderr: str, args: Sequence[str], cwd: Path)
                 f"on a copy you own."
             ),
         )
-    if "not a git repository" in stderr:
+    if "not a git repository" in stderr or "must be run in a work tree" in stderr:
         return NotARepoError(returncode, stderr, args, message=f"{cwd} is not inside a git repository")
     if _is_lock_error(stderr):
         lock = re.search(r"Unable to create '([^']*\.lock)'", stderr)

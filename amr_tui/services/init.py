@@ -21,7 +21,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, is_memory_repo
+from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, RepoStateError, is_memory_repo
 
 MEMORY_TEMPLATE = b"# Memory\n\n## Index\n"
 INITIAL_MESSAGE = "Create memory repo"
@@ -37,6 +37,18 @@ class InitRefusedError(InitError, ValueError):
 
 class InitNoIdentityError(InitError, NoIdentityError):
     """Git has no author identity, so the first commit cannot be made. Nothing was created."""
+
+    def __init__(self, target: Path):
+        RepoStateError.__init__(
+            self,
+            f"Git has no author name and email, so amr cannot make the first commit of a memory "
+            f"repo at {target}. Nothing was created. Set an identity yourself, for example with "
+            f"`git config --global user.name \"Your Name\"` and "
+            f"`git config --global user.email you@example.com` (or the GIT_AUTHOR_NAME, "
+            f"GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL environment variables), "
+            f"then run this again. amr never changes your global git config itself.",
+        )
+        self.where = str(target)
 
 
 @dataclass(frozen=True)
@@ -94,8 +106,5 @@ def _init(path: str | os.PathLike[str], initial_branch: str) -> InitResult:
                     folder.rmdir()
                 except OSError:
                     break
-        raise InitNoIdentityError(
-            f"the new memory repo at {target}",
-            note="Nothing was created: set an identity yourself, then run this again.",
-        ) from None
+        raise InitNoIdentityError(target) from None
     return InitResult(target, True, head, True, f"Created memory repo at {target}.")
