@@ -96,7 +96,7 @@ async def test_tree_shows_branch_dirty_and_ahead(demo, tmp_path):
         await ready(pilot, app)
         await pilot.pause(0.2)
         text = screen_text(app)
-        assert "memory-alice  main \u25cf \u21911" in text
+        assert "memory-alice \u25cf \u21911  main" in text
 
 
 async def test_lint_marks_in_gutter(demo):

@@ -66,7 +66,11 @@ async def test_hostile_file_names_and_finder(evil_repo):
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         await wait_for(pilot, lambda: len(app.session.index) > 5, what="index")
-        await wait_for(pilot, lambda: "[@click=app.quit]x[b].md" in screen_text(app), what="file name shown literally")
+        from amr_tui.widgets.file_tree import MemoryTree
+
+        tree = app.screen.query_one(MemoryTree)
+        await wait_for(pilot, lambda: any(str(n.label) == "[@click=app.quit]x[b].md" for n in tree._file_nodes.values()),
+                       what="file name shown literally")
         await pilot.press("slash")
         await pilot.press(*"click")
         await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen) and app.screen.hits, what="hits")

@@ -53,7 +53,14 @@ def test_finder(snap_compare, demo_root):
     async def go(pilot):
         await _ready(pilot)
         await pilot.press("slash", *"launch")
-        await pilot.pause(0.6)
+        from amr_tui.screens.finder import FinderScreen
+
+        for _ in range(200):
+            screen = pilot.app.screen
+            if isinstance(screen, FinderScreen) and screen.hits and screen.query_one("#finder-input").value == "launch":
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.3)
 
     app = app_for([demo_root], poll_interval=3600, today=TODAY)
     assert snap_compare(app, terminal_size=SIZE, run_before=go)

@@ -75,7 +75,8 @@ class EditingMixin:
 
     def on_save_failed(self, message: SaveFailed) -> None:
         err = message.error
-        self.set_status("Not saved.")
+        self.last_save_error = err
+        self.set_status(make_visible(f"Not saved: {err}"))
         if isinstance(err, NoIdentityError):
             self._ask_identity(message.retry)
         elif isinstance(err, ConflictError) and message.of is not None:

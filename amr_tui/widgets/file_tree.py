@@ -30,10 +30,9 @@ class RepoBadge:
 
 
 def repo_label(badge: RepoBadge) -> Text:
+    """Name first, then what needs attention (state, dirty, ahead/behind, read-only), branch last."""
     label = Text(no_wrap=True, end="")
     label.append(clean(badge.name), "bold")
-    if badge.branch:
-        label.append(f"  {clean(badge.branch)}", "dim")
     if badge.note:
         label.append(f" ({clean(badge.note)})", "yellow")
     if badge.dirty:
@@ -44,6 +43,8 @@ def repo_label(badge: RepoBadge) -> Text:
         label.append(f" \u2193{badge.behind}", "red")
     if badge.read_only:
         label.append(" [read-only]", "italic magenta")
+    if badge.branch:
+        label.append(f"  {clean(badge.branch)}", "dim")
     return label
 
 
