@@ -21,6 +21,7 @@ LOAD_BUDGET_LINES = 200
 LOAD_BUDGET_BYTES = 25 * 1024
 NEAR_DUPLICATE_THRESHOLD = 90.0  # rapidfuzz token_sort_ratio, on normalised text
 NEAR_DUPLICATE_MIN_CHARS = 20
+AMR_FOLDER = ".amr/"  # amr's records inside a repo (core.tombstones); not memory notes
 _IGNORED_NAMES = re.compile(r"^(readme|license|licence|contributing|changelog)(\..*)?$", re.I)
 
 
@@ -185,6 +186,8 @@ def _duplicates(repo: RepoSnapshot) -> list[Finding]:
     candidates: list[tuple[str, str, int]] = []  # (normalised, path, line)
     out: list[Finding] = []
     for path in sorted(repo.documents):
+        if path.startswith(AMR_FOLDER):
+            continue  # amr's own records (tombstones in .amr/forgotten.md) repeat facts on purpose
         for entry in repo.documents[path].entries:
             norm = normalise_text(entry.text)
             if not norm:

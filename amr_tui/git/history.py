@@ -1,0 +1,451 @@
+"""Reading a memory repo's history: logs, patches, pickaxe, blame, renames, grep.
+
+Everything runs through the hardened :class:`~amr_tui.git.runner.GitRunner`. Revisions that come
+from callers are resolved to object ids first (``GitRepo.resolve`` puts them after
+``--end-of-options``), so no data-derived value can be read as an option; paths always follow
+``--``. Diffs are always ``--no-ext-diff --no-textconv --no-color`` with fixed ``a/`` ``b/``
+prefixes, ``--no-renames`` (a moved file is a deletion plus an addition, which is what
+entry-level moves need) and ``-U0``; ``log.follow`` is switched off unless asked for.
+
+Log records are split on a per-process random marker, so no commit message can fake a record
+boundary.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from amr_tui.git.models import CommitInfo
+from amr_tui.git.worktree import normalize_rel
+
+if TYPE_CHECKING:
+    from amr_tui.git.repo import GitRepo
+
+_MARK = "amr" + secrets.token_hex(8)
+_SEP = b"\x00\x01" + _MARK.encode() + b"\x00"
+#: header fields: oid, parents, author name/email/date, committer name/email/date, subject
+_FORMAT = f"--format=%x00%x01{_MARK}%x00%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%s%x00"
+_BODY_FORMAT = f"--format=%x00%x01{_MARK}%x00%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%s%x00%B"
+_NFIELDS = 9
+_DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", "--src-prefix=a/",
+               "--dst-prefix=b/", "-U0", "--no-relative", "--root", "--no-show-signature")
+_PRE = ("-c", "log.follow=false", "-c", "diff.noprefix=false", "-c", "core.quotePath=true")
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+
+
+def _dec(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    info: CommitInfo
+    parents: tuple[str, ...]
+    body: str = ""
+
+    @property
+    def oid(self) -> str:
+        return self.info.oid
+
+
+@dataclass(frozen=True, slots=True)
+class Hunk:
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    removed: tuple[str, ...]
+    added: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FileDiff:
+    old_path: str | None  # None when the file was added
+    new_path: str | None  # None when the file was deleted
+    hunks: tuple[Hunk, ...]
+    binary: bool = False
+
+    @property
+    def path(self) -> str:
+        return self.new_path or self.old_path or ""
+
+    @property
+    def removed(self) -> list[str]:
+        return [line for h in self.hunks for line in h.removed]
+
+    @property
+    def added(self) -> list[str]:
+        return [line for h in self.hunks for line in h.added]
+
+
+@dataclass(frozen=True, slots=True)
+class CommitDiff:
+    entry: LogEntry
+    files: tuple[FileDiff, ...]
+
+    @property
+    def oid(self) -> str:
+        return self.entry.oid
+
+
+@dataclass(frozen=True, slots=True)
+class BlameLine:
+    commit: str
+    author_name: str
+    author_email: str
+    author_date: datetime
+    summary: str
+    path: str  # the file's name in that commit
+    orig_line: int  # the line's number in that commit
+    previous: tuple[str, str] | None  # (parent commit, path there) for re-blame; None at the boundary
+    boundary: bool
+
+
+def unquote_path(raw: bytes) -> str:
+    """A path as git prints it in diff headers: C-quoted when it holds special bytes."""
+    if not (raw.startswith(b'"') and raw.endswith(b'"') and len(raw) >= 2):
+        return _dec(raw)
+    body, out, i = raw[1:-1], bytearray(), 0
+    simple = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12, ord("r"): 13,
+              ord('"'): 34, ord("\\"): 92}
+    while i < len(body):
+        c = body[i]
+        if c == 92 and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in simple:
+                out.append(simple[nxt])
+                i += 2
+                continue
+            if 48 <= nxt <= 55 and i + 3 < len(body) + 1:
+                out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+                i += 4
+                continue
+        out.append(c)
+        i += 1
+    return _dec(bytes(out))
+
+
+def _header_path(line: bytes, prefix: bytes) -> str | None:
+    rest = line[4:].rstrip(b"\n").rstrip(b"\t")
+    if rest == b"/dev/null":
+        return None
+    path = unquote_path(rest)
+    return path[len(prefix):] if path.startswith(prefix.decode()) else path
+
+
+def parse_patch(raw: bytes) -> tuple[FileDiff, ...]:
+    """The files of a ``-U0 --no-renames`` patch with ``a/`` and ``b/`` prefixes."""
+    files: list[FileDiff] = []
+    old_path = new_path = None
+    hunks: list[Hunk] = []
+    cur: tuple[int, int, int, int] | None = None
+    removed: list[str] = []
+    added: list[str] = []
+    binary = False
+    started = False
+
+    def close_hunk() -> None:
+        nonlocal cur, removed, added
+        if cur is not None:
+            hunks.append(Hunk(cur[0], cur[1], cur[2], cur[3], tuple(removed), tuple(added)))
+        cur, removed, added = None, [], []
+
+    def close_file() -> None:
+        nonlocal hunks, old_path, new_path, binary, started
+        close_hunk()
+        if started:
+            files.append(FileDiff(old_path, new_path, tuple(hunks), binary))
+        hunks, old_path, new_path, binary, started = [], None, None, False, False
+
+    for line in raw.split(b"\n"):
+        if line.startswith(b"diff --git "):
+            close_file()
+            started = True
+            head = line[11:]
+            if head.startswith(b"a/") and b" b/" in head:  # best guess; --- / +++ lines win
+                a, _, b = head.partition(b" b/")
+                old_path, new_path = _dec(a[2:]), _dec(b)
+            continue
+        if not started:
+            continue
+        if cur is None:
+            if line.startswith(b"--- "):
+                old_path = _header_path(line, b"a/")
+                continue
+            if line.startswith(b"+++ "):
+                new_path = _header_path(line, b"b/")
+                continue
+            if line.startswith(b"new file mode"):
+                old_path = None
+                continue
+            if line.startswith(b"deleted file mode"):
+                new_path = None
+                continue
+            if line.startswith(b"Binary files "):
+                binary = True
+                continue
+        m = _HUNK.match(line)
+        if m:
+            close_hunk()
+            cur = (int(m[1]), int(m[2]) if m[2] is not None else 1, int(m[3]), int(m[4]) if m[4] is not None else 1)
+            continue
+        if cur is None:
+            continue
+        if line.startswith(b"-"):
+            removed.append(_dec(line[1:].removesuffix(b"\r")))
+        elif line.startswith(b"+"):
+            added.append(_dec(line[1:].removesuffix(b"\r")))
+    close_file()
+    return tuple(files)
+
+
+def _parse_records(raw: bytes, *, body: bool = False) -> list[tuple[LogEntry, bytes]]:
+    out: list[tuple[LogEntry, bytes]] = []
+    for rec in raw.split(_SEP)[1:]:
+        parts = rec.split(b"\x00", _NFIELDS)
+        if len(parts) < _NFIELDS:
+            continue
+        f = [_dec(p) for p in parts[:_NFIELDS]]
+        rest = parts[_NFIELDS] if len(parts) > _NFIELDS else b""
+        oid = f[0].strip()
+        if not _OID.match(oid):
+            continue
+        try:
+            info = CommitInfo(oid, f[2], f[3], datetime.fromisoformat(f[4]), f[5], f[6],
+                              datetime.fromisoformat(f[7]), f[8])
+        except ValueError:
+            continue
+        entry = LogEntry(info, tuple(f[1].split()), _dec(rest).rstrip("\n") if body else "")
+        out.append((entry, b"" if body else rest))
+    return out
+
+
+def _start(repo: GitRepo, rev: str) -> str | None:
+    return rev if _OID.match(rev) else repo.resolve(rev)
+
+
+def log_entries(repo: GitRepo, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
+                skip: int = 0, exclude: tuple[str, ...] = (), follow: bool = False, body: bool = False,
+                first_parent: bool = False, grep: str | None = None) -> list[LogEntry]:
+    """Commits reachable from ``rev`` (and not from ``exclude``), newest first.
+
+    ``grep``: only commits whose message holds this fixed string."""
+    start = _start(repo, rev)
+    if start is None:
+        return []
+    excl = [f"^{o}" for o in (_start(repo, e) for e in exclude) if o]
+    args = [*_PRE, "log", _BODY_FORMAT if body else _FORMAT, "--no-show-signature"]
+    if limit is not None:
+        args.append(f"--max-count={int(limit)}")
+    if skip:
+        args.append(f"--skip={int(skip)}")
+    if follow and len(paths) == 1:
+        args.append("--follow")
+    if first_parent:
+        args.append("--first-parent")
+    if grep is not None:
+        args += ["-F", f"--grep={grep}"]
+    out = repo.runner.run([*args, "--end-of-options", start, *excl, "--", *(normalize_rel(p) for p in paths)]).stdout
+    return [e for e, _ in _parse_records(out, body=body)]
+
+
+def log_patches(repo: GitRepo, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
+                skip: int = 0, exclude: tuple[str, ...] = (), follow: bool = False,
+                keep=None) -> list[CommitDiff]:
+    """Like :func:`log_entries`, with each commit's ``-U0`` patch (merges show none).
+
+    ``keep(path) -> bool`` filters the files kept from each patch (e.g. Markdown only).
+    """
+    start = _start(repo, rev)
+    if start is None:
+        return []
+    excl = [f"^{o}" for o in (_start(repo, e) for e in exclude) if o]
+    args = [*_PRE, "log", _FORMAT, "-p", *_DIFF_FLAGS]
+    if limit is not None:
+        args.append(f"--max-count={int(limit)}")
+    if skip:
+        args.append(f"--skip={int(skip)}")
+    if follow and len(paths) == 1:
+        args.append("--follow")
+    out = repo.runner.run([*args, "--end-of-options", start, *excl, "--", *(normalize_rel(p) for p in paths)]).stdout
+    result: list[CommitDiff] = []
+    for entry, patch in _parse_records(out):
+        files = parse_patch(patch)
+        if keep is not None:
+            files = tuple(f for f in files if keep(f.path))
+        result.append(CommitDiff(entry, files))
+    return result
+
+
+def commit_patch(repo: GitRepo, commit: str, keep=None) -> CommitDiff | None:
+    """One commit's patch against its first parent (``--first-parent`` for merges)."""
+    oid = _start(repo, commit)
+    if oid is None:
+        return None
+    out = repo.runner.run([*_PRE, "show", _FORMAT, "-p", *_DIFF_FLAGS, "--diff-merges=first-parent",
+                           "--end-of-options", oid, "--"]).stdout
+    recs = _parse_records(out)
+    if not recs:
+        return None
+    files = parse_patch(recs[0][1])
+    if keep is not None:
+        files = tuple(f for f in files if keep(f.path))
+    return CommitDiff(recs[0][0], files)
+
+
+def pickaxe(repo: GitRepo, text: str, rev: str = "HEAD", *, paths: tuple[str, ...] = (),
+            limit: int | None = None) -> list[LogEntry]:
+    """Commits that changed how many times ``text`` occurs (``git log -S``), newest first."""
+    if "\0" in text or not text:
+        raise ValueError("pickaxe text must be non-empty and hold no NUL")
+    start = _start(repo, rev)
+    if start is None:
+        return []
+    args = [*_PRE, "log", _FORMAT, "--no-ext-diff", "--no-textconv", "-S" + text]
+    if limit is not None:
+        args.append(f"--max-count={int(limit)}")
+    out = repo.runner.run([*args, "--end-of-options", start, "--", *(normalize_rel(p) for p in paths)]).stdout
+    return [e for e, _ in _parse_records(out)]
+
+
+def diff_text(repo: GitRepo, old: str, new: str, path: str | None = None, *, context: int = 3) -> str:
+    """``git diff`` between two commits (optionally one path), as text."""
+    a, b = _start(repo, old), _start(repo, new)
+    if a is None or b is None:
+        raise ValueError("unknown commit")
+    args = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", "--src-prefix=a/",
+            "--dst-prefix=b/", f"-U{int(context)}", "--no-relative", "--end-of-options", a, b, "--"]
+    if path is not None:
+        args.append(normalize_rel(path))
+    return repo.runner.run([*_PRE, *args]).text
+
+
+def changed_paths(repo: GitRepo, old: str, new: str) -> list[tuple[str, str]]:
+    """``(status, path)`` of every file that differs between two commits (A, D or M)."""
+    a, b = _start(repo, old), _start(repo, new)
+    if a is None or b is None:
+        raise ValueError("unknown commit")
+    out = repo.runner.run(["diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+                           "--no-relative", "--end-of-options", a, b, "--"]).stdout
+    parts = [p for p in out.split(b"\0")]
+    result: list[tuple[str, str]] = []
+    for i in range(0, len(parts) - 1, 2):
+        if parts[i]:
+            result.append((_dec(parts[i])[:1], _dec(parts[i + 1])))
+    return result
+
+
+def tree_files(repo: GitRepo, commit: str) -> dict[str, tuple[str, str]]:
+    """``path -> (mode, blob oid)`` of every file in a commit's tree (recursively)."""
+    oid = _start(repo, commit)
+    if oid is None:
+        return {}
+    out = repo.runner.run(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", oid]).stdout
+    files: dict[str, tuple[str, str]] = {}
+    for rec in out.split(b"\0"):
+        meta, _, name = rec.partition(b"\t")
+        fields = meta.decode("ascii", "replace").split(" ")
+        if len(fields) == 3 and fields[1] == "blob":
+            files[_dec(name)] = (fields[0], fields[2])
+    return files
+
+
+def blame_line(repo: GitRepo, rev: str, path: str, line: int) -> BlameLine | None:
+    """Who last touched ``line`` of ``path`` at ``rev`` (``git blame --porcelain -L n,n``)."""
+    oid = _start(repo, rev)
+    if oid is None or line < 1:
+        return None
+    res = repo.runner.run(["-c", "blame.ignoreRevsFile=", "blame", "--porcelain", "--no-progress",
+                           "-L", f"{int(line)},{int(line)}", oid, "--", normalize_rel(path)], check=False)
+    if res.returncode != 0:
+        return None
+    lines = res.stdout.split(b"\n")
+    head = lines[0].split(b" ") if lines else []
+    if len(head) < 3 or not _OID.match(_dec(head[0])):
+        return None
+    fields: dict[str, str] = {}
+    previous = None
+    boundary = False
+    for raw in lines[1:]:
+        if raw.startswith(b"\t"):
+            break
+        key, _, value = _dec(raw).partition(" ")
+        if key == "previous":
+            p_oid, _, p_path = value.partition(" ")
+            previous = (p_oid, p_path)
+        elif key == "boundary":
+            boundary = True
+        else:
+            fields[key] = value
+    when = _epoch_date(fields.get("author-time", "0"), fields.get("author-tz", "+0000"))
+    return BlameLine(_dec(head[0]), fields.get("author", ""), fields.get("author-mail", "").strip("<>"), when,
+                     fields.get("summary", ""), fields.get("filename", path), int(head[1]), previous, boundary)
+
+
+def _epoch_date(seconds: str, tz: str) -> datetime:
+    from datetime import timedelta, timezone
+
+    try:
+        sign = -1 if tz.startswith("-") else 1
+        offset = timezone(sign * timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])))
+        return datetime.fromtimestamp(int(seconds), tz=offset)
+    except (ValueError, OverflowError, OSError):
+        return datetime.fromtimestamp(0, tz=timezone.utc)
+
+
+def renames(repo: GitRepo, rev: str = "HEAD") -> list[tuple[str, str, str]]:
+    """``(commit, old path, new path)`` of every rename git detects in history, newest first."""
+    start = _start(repo, rev)
+    if start is None:
+        return []
+    out = repo.runner.run([*_PRE, "log", f"--format=%x00%x01{_MARK}%x00%H%x00", "--name-status", "-z",
+                           "--diff-filter=R", "-M", "--no-ext-diff", "--no-textconv",
+                           "--end-of-options", start, "--"]).stdout
+    found: list[tuple[str, str, str]] = []
+    for rec in out.split(_SEP)[1:]:
+        parts = [p.strip(b"\n") for p in rec.split(b"\x00")]
+        oid = _dec(parts[0])
+        fields = [p for p in parts[1:] if p]
+        i = 0
+        while i < len(fields):
+            status = _dec(fields[i])
+            if status[:1] in ("R", "C") and status[1:].isdigit() and i + 2 < len(fields):
+                if status[0] == "R":
+                    found.append((oid, _dec(fields[i + 1]), _dec(fields[i + 2])))
+                i += 3
+            else:
+                i += 1
+    return found
+
+
+def grep_fixed(repo: GitRepo, commit: str, text: str) -> list[str]:
+    """Paths in ``commit``'s tree whose content holds ``text`` (fixed string)."""
+    oid = _start(repo, commit)
+    if oid is None or not text or "\n" in text or "\0" in text:
+        return []
+    res = repo.runner.run(["grep", "-F", "-I", "-l", "-z", "--no-color", "--no-textconv", "-e", text, oid, "--"],
+                          ok=(0, 1))
+    prefix = oid + ":"
+    return [_dec(p)[len(prefix):] if _dec(p).startswith(prefix) else _dec(p) for p in res.stdout.split(b"\0") if p]
+
+
+def merge_base(repo: GitRepo, a: str, b: str) -> str | None:
+    x, y = _start(repo, a), _start(repo, b)
+    if x is None or y is None:
+        return None
+    res = repo.runner.run(["merge-base", "--end-of-options", x, y], ok=(0, 1))
+    oid = res.text.strip()
+    return oid if _OID.match(oid) else None
+
+
+def count_between(repo: GitRepo, old: str, new: str) -> int:
+    """Commits reachable from ``new`` and not from ``old``."""
+    a, b = _start(repo, old), _start(repo, new)
+    if a is None or b is None:
+        return 0
+    return int(repo.runner.text(["rev-list", "--count", "--end-of-options", b, f"^{a}", "--"]).strip() or 0)
