@@ -1,0 +1,141 @@
+"""amr sync [REPO...]: fetch, merge with amr's driver, push (never forced)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from amr_tui.cli.output import emit_json, error, safe
+
+COMMANDS = ("sync",)
+_SEVERITY = [0, 3, 1, 2]  # with several repos, the worst exit code wins: error > conflict > offline
+
+_DESCRIPTION = (
+    "Sync memory repos with their remote: fetch, merge with amr's entry-aware driver, push. "
+    "Never force-pushes; when someone pushed first it fetches, merges and tries again with backoff. "
+    "A conflict stops with the repo unchanged and lists each conflicting entry (ours, base, theirs); "
+    "resolve it in the app, or here with --resolve. Credentials are git's own (your global "
+    "credential helpers); amr stores none. Exit 0 synced or up to date, 1 conflict, 2 error, "
+    "3 offline (recorded; sync again later). The last sync time is kept in .git/amr/sync.json."
+)
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sync", help="fetch, merge and push memory repos", description=_DESCRIPTION)
+    p.add_argument("repos", nargs="*", type=Path, help="memory repos (default: .)")
+    p.add_argument("--remote", help="remote name (default: the branch's upstream, else origin)")
+    p.add_argument("--branch", help="local branch (default: the checked-out branch)")
+    p.add_argument("--attempts", type=int, default=6, help="rounds of fetch-merge-push when others push first (default 6)")
+    p.add_argument("--no-push", action="store_true", help="fetch and merge only")
+    p.add_argument("--json", action="store_true", help="print one JSON object per repo (a list)")
+    p.add_argument("--status", action="store_true", help="show last sync, ahead/behind and pending conflicts; change nothing")
+    p.add_argument("--conflicts", action="store_true", help="show the conflicts the last sync stopped on")
+    p.add_argument("--resolve", choices=("ours", "theirs", "base", "both"),
+                   help="resolve every pending conflict this way (both: keep every side's lines), then sync")
+    p.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")
+    p.set_defaults(func=run)
+
+
+def _progress(enabled: bool):
+    if not enabled:
+        return None
+
+    def report(ev) -> None:
+        sys.stderr.write(f"amr sync: [{ev.attempt}] {ev.stage}: {safe(ev.message)}\n")
+
+    return report
+
+
+def run(args: argparse.Namespace) -> int:
+    from amr_tui.git.errors import AmrGitError
+
+    repos = args.repos or [Path(".")]
+    code = 0
+    out: list[dict] = []
+    for repo in repos:
+        try:
+            if args.status or args.conflicts:
+                rc, data = _show(repo, args)
+            elif args.resolve:
+                rc, data = _resolve(repo, args)
+            else:
+                rc, data = _sync(repo, args)
+        except (AmrGitError, OSError, ValueError) as exc:
+            error(f"{repo}: {exc}")
+            rc, data = 2, {"repo": str(repo), "status": "error", "message": str(exc)}
+        out.append(data)
+        code = max(code, rc, key=_SEVERITY.index)
+    if args.json:
+        emit_json(out)
+    return code
+
+
+def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
+    from amr_tui.services.sync import sync
+
+    res = sync(repo, remote=args.remote, branch=args.branch, attempts=args.attempts,
+               push_changes=not args.no_push, progress=_progress(args.verbose))
+    if not args.json:
+        _print_result(res)
+    return res.exit_code, res.to_json()
+
+
+def _print_result(res) -> None:
+    where = safe(str(res.root))
+    extra = []
+    if res.merges:
+        extra.append(f"{res.merges} merge{'s' if res.merges != 1 else ''}")
+    if res.attempts > 1:
+        extra.append(f"{res.attempts} rounds")
+    tail = f" ({', '.join(extra)})" if extra else ""
+    print(f"{where}: {res.status}: {safe(res.message)}{tail}")
+    for path, fact in res.resurrected:
+        print(f"  warning: a fact deleted on the other side came back in {safe(path)}: {safe(fact)}")
+    if res.pending is not None:
+        _print_pending(res.pending)
+
+
+def _print_pending(pending) -> None:
+    for f in pending.files:
+        for c in f.conflicts:
+            print(f"  {safe(f.path)}:{c.line}: conflict {c.index} ({safe(c.reason)})"
+                  + (f": {safe(c.entry)}" if c.entry else ""))
+            for label, lines in (("ours", c.ours), ("base", c.base), ("theirs", c.theirs)):
+                shown = " | ".join(safe(x) for x in lines) if lines else "(absent)"
+                print(f"    {label:6} {shown}")
+    print("  resolve in the app, or: amr sync --resolve ours|theirs|both|base")
+
+
+def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
+    from amr_tui.services.sync import sync_state
+    from amr_tui.services.sync_resolve import pending_merge
+
+    st = sync_state(repo)
+    pending = pending_merge(repo) if (args.conflicts or st.pending) else None
+    data = {"repo": str(repo), "last_sync": st.last_sync, "last_attempt": st.last_attempt,
+            "last_status": st.last_status, "last_message": st.last_message,
+            "offline_since": st.offline_since, "ahead": st.ahead, "behind": st.behind,
+            "pending": pending.to_json() if pending else None}
+    if not args.json:
+        print(f"{safe(str(repo))}: last sync {st.last_sync or 'never'}; last attempt "
+              f"{st.last_attempt or 'never'} ({safe(st.last_status or '-')}); ahead {st.ahead}, behind {st.behind}"
+              + (f"; offline since {st.offline_since}" if st.offline_since else ""))
+        if pending is not None:
+            _print_pending(pending)
+    return (1 if pending is not None else 0), data
+
+
+def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
+    from amr_tui.services.sync_resolve import all_choice, pending_merge, resolve
+
+    pending = pending_merge(repo)
+    if pending is None:
+        if not args.json:
+            print(f"{safe(str(repo))}: nothing to resolve")
+        return 0, {"repo": str(repo), "status": "up-to-date", "message": "nothing to resolve"}
+    res = resolve(repo, all_choice(pending, args.resolve), push_after=not args.no_push,
+                  progress=_progress(args.verbose), pending=pending)
+    if not args.json:
+        _print_result(res)
+    return res.exit_code, res.to_json()

@@ -1,0 +1,211 @@
+"""Merging two commits with amr's merge driver, and moving a branch together with its work tree.
+
+:func:`merge_commits` runs ``git merge-tree --write-tree``: a real merge (rename detection,
+criss-cross bases) that writes objects but touches neither the work tree nor the index, so an
+agent working in the same clone is never disturbed and a conflict never leaves a half-merged
+repository behind. ``merge=amr`` files go through amr's entry-aware driver; any other driver a
+repo names gets git's own text merge (see :mod:`amr_tui.git.mergedriver`).
+
+:func:`advance_branch` then moves the branch from the commit the merge started on to the new one,
+and brings the index and work tree along (``read-tree -m -u``), all while holding ``index.lock``
+the way git does: an agent's ``git add``/``git commit`` waits a moment, and a file an agent
+changed but did not commit makes it refuse (:class:`WorktreeBusyError`) instead of overwriting it.
+The ref update is a compare-and-swap, so a commit made meanwhile is never lost.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from amr_tui.git.commit import _index_info, _object_format
+from amr_tui.git.errors import (
+    GitError,
+    OperationInProgressError,
+    RefMovedError,
+    RepoStateError,
+)
+from amr_tui.git.indexlock import IndexLock
+from amr_tui.git.mergedriver import merge_drivers_for_merging
+from amr_tui.git.repo import GitRepo
+from amr_tui.git.runner import GitRunner, end_of_options
+from amr_tui.git.worktree import normalize_rel
+
+
+class WorktreeBusyError(RepoStateError):
+    """The work tree holds uncommitted changes to files the merge would change; nothing changed."""
+
+    def __init__(self, detail: str):
+        super().__init__(
+            "Files the merge would update have uncommitted changes (an agent may be writing). "
+            "Nothing was changed; sync again once they are committed." + (f" git said: {detail}" if detail else ""))
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class ConflictedPath:
+    """A path git could not merge. ``stages``: 1 base, 2 ours, 3 theirs -> ``(mode, oid)``;
+    a missing stage means the file does not exist on that side (deleted, or added on one side)."""
+
+    path: str
+    stages: dict[int, tuple[str, str]]
+    messages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TreeMerge:
+    ours: str
+    theirs: str
+    tree: str
+    conflicts: tuple[ConflictedPath, ...] = field(default=())
+
+    @property
+    def clean(self) -> bool:
+        return not self.conflicts
+
+
+def merging_runner(repo: GitRepo, amr_command: str | None = None) -> GitRunner:
+    base = repo.runner
+    return GitRunner(base.cwd, env=base.env, config=base.config,
+                     merge_drivers=merge_drivers_for_merging(base, amr_command),
+                     timeout=base.timeout, lock_timeout=base.lock_timeout)
+
+
+def merge_commits(repo: GitRepo, ours: str, theirs: str, *, amr_command: str | None = None) -> TreeMerge:
+    """Merge commit ``theirs`` into ``ours`` (both oids) without touching the work tree."""
+    runner = merging_runner(repo, amr_command)
+    res = runner.run(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories",
+                      *end_of_options(ours, theirs)], ok=(0, 1), write=True)
+    tree, conflicts = _parse_merge_tree(res.stdout)
+    if res.returncode == 1 and not conflicts:
+        raise GitError(1, res.stderr, res.args, message="git merge-tree reported a conflict it did not name")
+    return TreeMerge(ours, theirs, tree, conflicts)
+
+
+def _parse_merge_tree(out: bytes) -> tuple[str, tuple[ConflictedPath, ...]]:
+    records = out.split(b"\0")
+    tree = records[0].decode().strip()
+    stages: dict[str, dict[int, tuple[str, str]]] = {}
+    i = 1
+    while i < len(records) and records[i]:
+        meta, _, name = records[i].partition(b"\t")
+        mode, oid, stage = meta.decode().split(" ")
+        stages.setdefault(name.decode("utf-8", "surrogateescape"), {})[int(stage)] = (mode, oid)
+        i += 1
+    i += 1
+    messages: dict[str, list[str]] = {}
+    while i < len(records) and records[i]:
+        try:
+            count = int(records[i])
+        except ValueError:
+            break
+        paths = [p.decode("utf-8", "surrogateescape") for p in records[i + 1:i + 1 + count]]
+        text = records[i + 2 + count].decode("utf-8", "replace") if i + 2 + count < len(records) else ""
+        for p in paths:
+            messages.setdefault(p, []).append(text.strip())
+        i += 3 + count
+    return tree, tuple(ConflictedPath(p, s, tuple(messages.get(p, ()))) for p, s in sorted(stages.items()))
+
+
+def commit_tree(repo: GitRepo, tree: str, parents: list[str], message: str,
+                env: Mapping[str, str] | None = None) -> str:
+    args = ["commit-tree", "--no-gpg-sign"]
+    for p in parents:
+        args += ["-p", p]
+    text = message.strip() + "\n"
+    return repo.runner.text([*args, *end_of_options(tree)], input=text.encode(), env=env, write=True).strip()
+
+
+def tree_with_files(repo: GitRepo, tree: str, changes: Mapping[str, bytes | None]) -> str:
+    """``tree`` with some files replaced (bytes) or removed (None); regular files, mode 100644
+    unless the path exists with another regular mode."""
+    fmt = _object_format(repo)
+    zero = "0" * (64 if fmt == "sha256" else 40)
+    existing = _tree_modes(repo, tree, list(changes))
+    records: list[tuple[str, str, str]] = []
+    for path, data in changes.items():
+        rel = normalize_rel(path)
+        if data is None:
+            records.append(("0", zero, rel))
+            continue
+        oid = repo.runner.text(["hash-object", "-w", "--no-filters", "--stdin"], input=data, write=True).strip()
+        mode = existing.get(rel, "100644")
+        records.append((mode if mode in ("100644", "100755") else "100644", oid, rel))
+    with tempfile.TemporaryDirectory(prefix="amr-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        repo.runner.run(["read-tree", *end_of_options(tree)], env=env, write=True)
+        repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero), env=env, write=True)
+        return repo.runner.text(["write-tree"], env=env, write=True).strip()
+
+
+def _tree_modes(repo: GitRepo, tree: str, paths: list[str]) -> dict[str, str]:
+    if not paths:
+        return {}
+    out = repo.runner.run(["ls-tree", "-z", "--full-tree", *end_of_options(tree), "--",
+                           *[normalize_rel(p) for p in paths]]).stdout
+    modes: dict[str, str] = {}
+    for rec in out.split(b"\0"):
+        meta, _, name = rec.partition(b"\t")
+        if meta:
+            modes[name.decode("utf-8", "surrogateescape")] = meta.decode().split(" ")[0]
+    return modes
+
+
+def empty_tree(repo: GitRepo) -> str:
+    return repo.runner.text(["mktree", "-z"], input=b"", write=True).strip()
+
+
+def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, message: str) -> None:
+    """Move ``refs/heads/<branch>`` from ``old`` to ``new`` (compare-and-swap), updating the index
+    and work tree when the branch is checked out.
+
+    Raises RefMovedError (the branch is no longer at ``old``; nothing changed),
+    WorktreeBusyError, OperationInProgressError, LockedError.
+    """
+    repo.check_branch_name(branch)
+    ref = f"refs/heads/{branch}"
+    zero = repo.zero_oid()
+    subject = message.strip().splitlines()[0][:200] if message.strip() else "amr: sync"
+    if repo.current_branch() != branch:
+        _check_ref(repo, ref, old)
+        _cas(repo, ref, new, old, zero, subject)
+        return
+    op = repo.operation_in_progress()
+    if op:
+        raise OperationInProgressError(op)
+    start = old or empty_tree(repo)
+    with IndexLock(repo.git_dir, repo.runner.lock_timeout) as lock:
+        _check_ref(repo, ref, old)
+        staged = lock.staged_copy()
+        env = {"GIT_INDEX_FILE": str(staged)}
+        res = repo.runner.run(["read-tree", "-m", "-u", *end_of_options(start, new)], env=env,
+                              write=True, check=False)
+        if res.returncode != 0:
+            raise WorktreeBusyError(" ".join(res.stderr.strip().splitlines()[:3])[:300])
+        try:
+            _cas(repo, ref, new, old, zero, subject)
+        except GitError:
+            repo.runner.run(["read-tree", "-m", "-u", *end_of_options(new, start)], env=env,
+                            write=True, check=False)  # put the work tree back as it was
+            raise
+        lock.install()
+
+
+def _check_ref(repo: GitRepo, ref: str, expected: str | None) -> None:
+    current = repo.resolve(ref)
+    if current != expected:
+        raise RefMovedError(1, "", ["update-ref", ref], ref=ref, expected=expected, current=current)
+
+
+def _cas(repo: GitRepo, ref: str, new: str, old: str | None, zero: str, subject: str) -> None:
+    try:
+        repo.runner.run(["update-ref", "-m", f"amr: {subject}", ref, new, old or zero], write=True)
+    except GitError as exc:
+        if type(exc) is not GitError:
+            raise
+        now = repo.resolve(ref)
+        if now == old:
+            raise
+        raise RefMovedError(exc.returncode, exc.stderr, exc.argv, ref=ref, expected=old, current=now) from None

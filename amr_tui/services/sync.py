@@ -1,0 +1,321 @@
+"""Sync a memory repo with its remote: fetch, merge with amr's driver, push. Never forced.
+
+Pure data in and out, safe to call from a worker thread (one sync per repository at a time: a
+thread lock plus an advisory ``flock`` on ``.git/amr/sync.lock`` that the OS drops if the process
+dies; amr never deletes a lock file). ``progress`` is called with :class:`SyncProgress` as the
+sync moves on.
+
+The loop, at most ``attempts`` rounds:
+
+1. fetch the branch from the remote;
+2. if the remote has commits we lack: fast-forward, or merge them (``git merge-tree`` with amr's
+   driver: the work tree is untouched until the merge is complete) and move the branch and work
+   tree to the merge commit, compare-and-swap;
+3. push. A push refused because someone pushed first waits (exponential backoff) and goes
+   round again; any other refusal stops.
+
+A merge conflict stops the loop with the repository unchanged and clean: nothing is half-merged,
+agents keep committing. The result carries a :class:`~amr_tui.services.sync_resolve.PendingMerge`
+with every conflicting entry (ours, base, theirs); :func:`amr_tui.services.sync_resolve.resolve`
+finishes the merge with the chosen resolutions and syncs again. Offline is a result, not an
+exception: it is recorded (``offline_since``) and the next sync tries again.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from amr_tui.git import GitRepo
+from amr_tui.git.errors import AmrGitError, GitError, NoIdentityError, RefMovedError, RepoStateError
+from amr_tui.git.merging import (
+    WorktreeBusyError, advance_branch, commit_tree, merge_commits, tree_with_files,
+)
+from amr_tui.git.remote import (
+    AuthError, NoRemoteError, OfflineError, PushRejectedError, ahead_behind, fetch, push,
+)
+from amr_tui.services.syncstate import (
+    FileConflict, SyncState, describe_path, load_state, now_iso, resurrected_facts, update_state,
+)
+
+try:  # advisory lock released by the OS when the process ends (not on Windows)
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+SYNCED, UP_TO_DATE, CONFLICT, OFFLINE = "synced", "up-to-date", "conflict", "offline"
+AUTH, NO_REMOTE, BUSY, REJECTED, ERROR = "auth", "no-remote", "busy", "rejected", "error"
+EXIT_CODES = {SYNCED: 0, UP_TO_DATE: 0, CONFLICT: 1, OFFLINE: 3}
+DEFAULT_ATTEMPTS = 6
+DEFAULT_BACKOFF = 0.2
+MAX_BACKOFF = 3.0
+
+
+@dataclass(frozen=True)
+class SyncProgress:
+    stage: str  # "fetch", "merge", "push", "retry", "done"
+    message: str
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class PendingMerge:
+    """A merge that stopped on conflicts: ``ours`` (our branch tip then) and ``theirs``."""
+
+    root: Path
+    remote: str
+    branch: str
+    ours: str
+    theirs: str
+    tree: str
+    files: tuple[FileConflict, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"remote": self.remote, "branch": self.branch, "ours": self.ours, "theirs": self.theirs,
+                "files": [f.to_json() for f in self.files]}
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    status: str
+    message: str
+    root: Path
+    remote: str = ""
+    branch: str = ""
+    head: str | None = None
+    pushed: bool = False
+    merges: int = 0
+    attempts: int = 0
+    ahead: int | None = None
+    behind: int | None = None
+    pending: PendingMerge | None = None
+    resurrected: tuple[tuple[str, str], ...] = ()
+    last_sync: str | None = None
+    auto_resolved: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.status in (SYNCED, UP_TO_DATE)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES.get(self.status, 2)
+
+    def to_json(self) -> dict[str, object]:
+        return {"status": self.status, "message": self.message, "repo": str(self.root),
+                "remote": self.remote, "branch": self.branch, "head": self.head, "pushed": self.pushed,
+                "merges": self.merges, "attempts": self.attempts, "ahead": self.ahead, "behind": self.behind,
+                "last_sync": self.last_sync, "auto_resolved": list(self.auto_resolved),
+                "resurrected": [{"path": p, "fact": f} for p, f in self.resurrected],
+                "pending": self.pending.to_json() if self.pending else None}
+
+
+Progress = Callable[[SyncProgress], None]
+
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def repo_lock(repo: GitRepo):
+    """One sync (or resolve) per repository at a time, across threads and processes."""
+    key = str(repo.git_dir.resolve())
+    with _LOCKS_GUARD:
+        lock = _LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        folder = repo.git_dir / "amr"
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / "sync.lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+
+def target(repo: GitRepo, remote: str | None, branch: str | None) -> tuple[str, str, str]:
+    """``(remote, local branch, remote branch)``: the branch's upstream when it has one."""
+    local = branch or repo.current_branch()
+    if local is None:
+        raise RepoStateError("HEAD is detached: check out the branch to sync (for example `git switch main`).")
+    repo.check_branch_name(local)
+
+    def cfg(key: str) -> str | None:
+        res = repo.runner.run(["config", "--get", "--end-of-options", key], ok=(0, 1))
+        return res.text.strip() or None
+
+    up_remote = cfg(f"branch.{local}.remote")
+    up_merge = cfg(f"branch.{local}.merge")
+    remote_branch = local
+    if up_merge and up_merge.startswith("refs/heads/") and (remote is None or remote == up_remote):
+        remote_branch = up_merge[len("refs/heads/"):]
+    return remote or up_remote or "origin", local, remote_branch
+
+
+def sync_state(root: str | os.PathLike[str]) -> SyncState:
+    """The recorded state plus current ahead/behind against the remote-tracking branch."""
+    repo = GitRepo(root)
+    st = load_state(repo)
+    ahead = behind = None
+    try:
+        remote, local, rbranch = target(repo, None, None)
+        if repo.resolve(f"refs/remotes/{remote}/{rbranch}") is not None:
+            ahead, behind = ahead_behind(repo, f"refs/heads/{local}", f"refs/remotes/{remote}/{rbranch}")
+    except (AmrGitError, ValueError):
+        pass
+    return SyncState(st.get("last_sync"), st.get("last_attempt"), st.get("last_status"),
+                     st.get("last_message", ""), st.get("offline_since"), bool(st.get("pending")),
+                     ahead, behind)
+
+
+def _emit(progress: Progress | None, stage: str, message: str, attempt: int) -> None:
+    if progress is not None:
+        progress(SyncProgress(stage, message, attempt))
+
+
+def _sleep_for(attempt: int, backoff: float) -> float:
+    return min(MAX_BACKOFF, backoff * (2 ** (attempt - 1))) * (0.5 + random.random())
+
+
+def integrate(repo: GitRepo, local: str, theirs: str, label: str, *,
+              amr_command: str | None = None) -> tuple[str, str, PendingMerge | None, list[tuple[str, str]], list[str]]:
+    """Bring commit ``theirs`` into branch ``local``: fast-forward or merge.
+
+    Returns ``(outcome, head, pending, resurrected, auto_resolved)`` with outcome ``"same"``,
+    ``"ff"``, ``"merged"`` or ``"conflict"``. Raises RefMovedError when the branch moved meanwhile.
+    """
+    head = repo.resolve(f"refs/heads/{local}")
+    if head == theirs or (head is not None and repo.is_ancestor(theirs, head)):
+        return "same", head, None, [], []  # type: ignore[return-value]
+    if head is None or repo.is_ancestor(head, theirs):
+        advance_branch(repo, local, head, theirs, f"amr sync: fast-forward to {label}")
+        return "ff", theirs, None, [], []
+    if repo.identity() is None:
+        raise NoIdentityError(str(repo.root), "A merge commit needs an author.")
+    tm = merge_commits(repo, head, theirs, amr_command=amr_command)
+    tree = tm.tree
+    auto: list[str] = []
+    if not tm.clean:
+        files = [describe_path(repo, cp) for cp in tm.conflicts]
+        stuck = tuple(f for f in files if f.whole_file or f.result is None or not f.result.clean)
+        if stuck:
+            return "conflict", head, PendingMerge(repo.root, "", local, head, theirs, tree, stuck), [], []
+        changes = {f.path: f.resolved_bytes({}) for f in files}
+        tree = tree_with_files(repo, tree, changes)
+        auto = sorted(changes)
+    merge = commit_tree(repo, tree, [head, theirs], f"Merge {label} into {local} (amr sync)")
+    risen = resurrected_facts(repo, head, theirs)
+    advance_branch(repo, local, head, merge, f"amr sync: merge {label}")
+    return "merged", merge, None, risen, auto
+
+
+def sync(root: str | os.PathLike[str], *, remote: str | None = None, branch: str | None = None,
+         progress: Progress | None = None, attempts: int = DEFAULT_ATTEMPTS,
+         backoff: float = DEFAULT_BACKOFF, push_changes: bool = True,
+         amr_command: str | None = None) -> SyncResult:
+    """Fetch, merge and push one repository. Never raises for offline, auth, conflicts or
+    rejections: the result's ``status`` says what happened (and ``exit_code`` for the CLI)."""
+    try:
+        repo = GitRepo(root)
+    except AmrGitError as exc:
+        return SyncResult(ERROR, str(exc), Path(root))
+    with repo_lock(repo):
+        return _sync_locked(repo, remote, branch, progress, max(1, attempts), backoff, push_changes, amr_command)
+
+
+def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress: Progress | None,
+                 attempts: int, backoff: float, push_changes: bool, amr_command: str | None) -> SyncResult:
+    started = now_iso()
+    remote_name, local, rbranch = remote or "origin", branch or "", branch or ""
+    merges = 0
+    pulled = False
+    risen: list[tuple[str, str]] = []
+    auto: list[str] = []
+
+    def finish(status: str, message: str, *, pushed: bool = False, attempt: int = 0,
+               pending: PendingMerge | None = None) -> SyncResult:
+        state: dict[str, object] = {"last_attempt": started, "last_status": status, "last_message": message,
+                                    "remote": remote_name, "branch": local}
+        if status in (SYNCED, UP_TO_DATE):
+            state.update(last_sync=now_iso(), offline_since=None, pending=None)
+        elif status == OFFLINE:
+            prev = load_state(repo).get("offline_since")
+            state["offline_since"] = prev or started
+        if pending is not None:
+            state["pending"] = {"ours": pending.ours, "theirs": pending.theirs, "remote": pending.remote,
+                                "branch": pending.branch, "recorded": started,
+                                "paths": [f.path for f in pending.files]}
+        saved = update_state(repo, **state)
+        head = repo.resolve(f"refs/heads/{local}") if local else None
+        ahead = behind = None
+        if local and repo.resolve(f"refs/remotes/{remote_name}/{rbranch}"):
+            ahead, behind = ahead_behind(repo, f"refs/heads/{local}", f"refs/remotes/{remote_name}/{rbranch}")
+        _emit(progress, "done", message, attempt)
+        return SyncResult(status, message, repo.root, remote_name, local, head, pushed, merges, attempt,
+                          ahead, behind, pending, tuple(sorted(set(risen))), saved.get("last_sync"), tuple(auto))
+
+    try:
+        remote_name, local, rbranch = target(repo, remote, branch)
+        label = f"{remote_name}/{rbranch}"
+        for attempt in range(1, attempts + 1):
+            _emit(progress, "fetch", f"fetching {label}", attempt)
+            fetched = fetch(repo, remote_name, rbranch)
+            tip = fetched.tip
+            if tip is not None:
+                try:
+                    outcome, head, pending, found, resolved = integrate(repo, local, tip, label, amr_command=amr_command)
+                except (RefMovedError, WorktreeBusyError) as exc:
+                    if attempt == attempts:
+                        return finish(BUSY, f"the branch or work tree kept changing ({exc}); sync again",
+                                      attempt=attempt)
+                    _emit(progress, "retry", str(exc), attempt)
+                    time.sleep(_sleep_for(attempt, backoff))
+                    continue
+                if outcome == "conflict":
+                    assert pending is not None
+                    pending = PendingMerge(repo.root, remote_name, local, pending.ours, pending.theirs,
+                                           pending.tree, pending.files)
+                    n = sum(len(f.conflicts) for f in pending.files)
+                    return finish(CONFLICT, f"{n} conflict{'s' if n != 1 else ''} in "
+                                  f"{', '.join(f.path for f in pending.files)}: resolve them, then sync again",
+                                  attempt=attempt, pending=pending)
+                pulled = pulled or outcome in ("ff", "merged")
+                if outcome == "merged":
+                    merges += 1
+                    risen.extend(found)
+                    auto.extend(resolved)
+                    _emit(progress, "merge", f"merged {label}", attempt)
+            head = repo.resolve(f"refs/heads/{local}")
+            if head is None or head == tip or not push_changes:
+                return finish(SYNCED if pulled else UP_TO_DATE,
+                              f"brought in {label}" if pulled else "up to date", attempt=attempt)
+            _emit(progress, "push", f"pushing to {label}", attempt)
+            try:
+                push(repo, remote_name, rbranch, head)
+                return finish(SYNCED, f"pushed to {label}", pushed=True, attempt=attempt)
+            except PushRejectedError as exc:
+                if not exc.non_fast_forward:
+                    return finish(REJECTED, str(exc), attempt=attempt)
+                if attempt == attempts:
+                    return finish(BUSY, f"someone kept pushing first; gave up after {attempts} tries (sync again)",
+                                  attempt=attempt)
+                _emit(progress, "retry", "someone pushed first: fetching and merging again", attempt)
+                time.sleep(_sleep_for(attempt, backoff))
+        return finish(BUSY, "gave up", attempt=attempts)
+    except OfflineError as exc:
+        return finish(OFFLINE, f"{exc}; nothing was lost, sync again when online")
+    except AuthError as exc:
+        return finish(AUTH, str(exc))
+    except NoRemoteError as exc:
+        return finish(NO_REMOTE, str(exc))
+    except (RepoStateError, GitError, ValueError) as exc:
+        return finish(ERROR, str(exc))
