@@ -23,6 +23,9 @@ def describe(change: EntryChange, width: int = TEXT_WIDTH) -> str:
         where = new
     elif change.kind is ChangeKind.DROPPED:
         where = olds
+    elif len(change.old) == 1 and change.new is not None and change.old[0].path == change.new.path:
+        o = change.old[0]
+        where = o.where if o.line == change.new.line else f"{o.where} -> :{change.new.line}"
     else:
         where = f"{olds} -> {new}"
     text = summarise((change.new or change.old[0]).text, width)

@@ -1,0 +1,354 @@
+"""Pending dreaming runs and their review: list, inspect, accept, reject, undo (docs/dreams.md).
+
+A pending run is a branch ``dreams/<run-id>`` whose commits sit on the main branch as it was when
+the run started (its *base* is the merge base with main). :class:`DreamService` is thread-safe
+and UI-shaped:
+
+* :meth:`~DreamService.runs` - the pending runs as cards (summary, age, files changed, entry lines
+  added and removed, how far main moved since the base). A few git calls and blob reads per
+  run, cached per (base, tip).
+* :meth:`~DreamService.review` - the entry-level changes of one run (``core.entrydiff``), per file
+  with "viewed" marks, and which changes main already has. ``history=True`` also checks new
+  entries against forgotten facts (SLOW the first time: walks the history).
+* :meth:`~DreamService.rows` - one file side by side, entries aligned.
+* :meth:`~DreamService.accept`, :meth:`~DreamService.reject`, :meth:`~DreamService.undo` - write
+  through compare-and-swap ref updates only (:mod:`amr_tui.services.dreamwrite`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from amr_tui.core import dreamapply
+from amr_tui.core.entryalign import FileSummary, Row, align, entry_line_counts, file_summaries
+from amr_tui.core.entrydiff import EntryDiff, diff_entries
+from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, parse_tombstones
+from amr_tui.git import GitRepo
+from amr_tui.git import history as gh
+from amr_tui.git.catfile import BlobReader
+from amr_tui.git.dreamrefs import list_refs
+from amr_tui.services.workspace import Mount
+
+BRANCH_PREFIX = "dreams/"
+DECISION_PREFIX = "refs/amr/dreams/"  # + "accepted/<id>" or "rejected/<id>"
+TRAILER_RUN = "Dream-Run"
+TRAILER_COMMIT = "Dream-Commit"
+TRAILER_ACCEPTED = "Dream-Accepted"
+TRAILER_UNDO = "Dream-Undo"
+VIEWED_FILE = "amr/viewed.json"  # inside the git dir, never in the work tree
+
+
+class DreamError(Exception):
+    """A dreaming-run operation amr will not do; ``str()`` says why and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    state: str  # "accepted" or "rejected"
+    ref: str
+    record: str  # the decision commit
+    tip: str  # the run's tip when the decision was taken
+    main_before: str | None
+    main_after: str | None
+    accept_commits: tuple[str, ...]
+    date: datetime
+
+
+@dataclass(slots=True)
+class DreamRun:
+    id: str
+    branch: str
+    state: str  # "pending", "accepted", "rejected"
+    tip: str
+    base: str | None
+    main: str | None  # main's tip now
+    commits: list[gh.LogEntry]  # base..tip, newest first
+    files_changed: int = 0
+    entries_added: int = 0
+    entries_removed: int = 0
+    main_moved: int = 0  # commits on main since the base
+    accept_commits: list[str] = field(default_factory=list)  # commits on main naming this run
+    decision: Decision | None = None
+
+    @property
+    def summary(self) -> str:
+        subjects = [c.info.subject.removeprefix("dream: ") for c in reversed(self.commits)]
+        return "; ".join(subjects) if subjects else "(no commits)"
+
+    @property
+    def started(self) -> datetime | None:
+        return self.commits[-1].info.author_date if self.commits else None
+
+    @property
+    def updated(self) -> datetime | None:
+        return self.commits[0].info.committer_date if self.commits else None
+
+    @property
+    def based_on_main(self) -> bool:
+        return self.base is not None and self.base == self.main
+
+
+@dataclass(frozen=True, slots=True)
+class FileReview:
+    path: str
+    status: str
+    counts: dict[str, int]
+    changes: tuple[str, ...]
+    viewed: bool
+
+
+@dataclass(slots=True)
+class RunReview:
+    run: DreamRun
+    diff: EntryDiff
+    files: list[FileReview]
+    applied: set[str]  # ids of changes main already has
+
+    def change(self, change_id: str):
+        return self.diff.by_id(change_id)
+
+
+def run_id_of(name: str) -> str:
+    """``dreams/x`` or ``x`` -> ``x``."""
+    name = name.strip()
+    if name.startswith("refs/heads/"):
+        name = name[len("refs/heads/"):]
+    return name[len(BRANCH_PREFIX):] if name.startswith(BRANCH_PREFIX) else name
+
+
+def trailer_values(body: str, key: str) -> list[str]:
+    return [ln.split(":", 1)[1].strip() for ln in body.splitlines() if ln.startswith(key + ":")]
+
+
+class DreamService:
+    """Dreaming runs of one memory repo. ``main``: the branch runs are reviewed against
+    (default: the checked-out branch, else ``main``)."""
+
+    def __init__(self, mount: Mount | Path | str, *, main: str | None = None):
+        self.mount = mount if isinstance(mount, Mount) else Mount(Path(mount).name, Path(mount))
+        self.repo = GitRepo(self.mount.root)
+        self.main = main or self.repo.current_branch() or "main"
+        self.repo.check_branch_name(self.main)
+        self.blobs = BlobReader(self.repo)
+        self._lock = threading.Lock()
+        self._counts: dict[tuple[str, str], tuple[int, int, int]] = {}
+
+    def close(self) -> None:
+        self.blobs.close()
+
+    def main_tip(self) -> str | None:
+        return self.repo.resolve(f"refs/heads/{self.main}")
+
+    # -- listing --------------------------------------------------------------------------------
+    def runs(self, *, closed: bool = False) -> list[DreamRun]:
+        """Pending runs, oldest first (``closed`` adds accepted and rejected ones)."""
+        main = self.main_tip()
+        out = [self._run(run_id_of(b), tip, main) for b, tip in sorted(self.repo.branches(BRANCH_PREFIX).items())]
+        if closed:
+            for ref, record in sorted(list_refs(self.repo, DECISION_PREFIX).items()):
+                decision = self._decision(ref, record)
+                if decision is not None:
+                    rid = ref[len(DECISION_PREFIX) + len(decision.state) + 1:]
+                    out.append(self._run(rid, decision.tip, main, decision))
+        out.sort(key=lambda r: (r.started.timestamp() if r.started else 0.0, r.id))
+        return out
+
+    def run(self, name: str) -> DreamRun:
+        """A run by id or branch name: the pending one, else the latest decision about it."""
+        rid = run_id_of(name)
+        if not rid:
+            raise DreamError("name a run: its id or its dreams/<id> branch")
+        try:
+            self.repo.check_branch_name(BRANCH_PREFIX + rid)
+        except ValueError:
+            raise DreamError(f"{rid!r} is not a valid run id") from None
+        main = self.main_tip()
+        tip = self.repo.resolve(f"refs/heads/{BRANCH_PREFIX}{rid}")
+        if tip is not None:
+            return self._run(rid, tip, main)
+        for state in ("accepted", "rejected"):
+            ref = f"{DECISION_PREFIX}{state}/{rid}"
+            record = self.repo.resolve(ref)
+            if record is not None:
+                decision = self._decision(ref, record)
+                if decision is not None:
+                    return self._run(rid, decision.tip, main, decision)
+        raise DreamError(f"no dreaming run {rid!r}: `amr dreams list` shows the pending ones")
+
+    def _run(self, rid: str, tip: str, main: str | None, decision: Decision | None = None) -> DreamRun:
+        base = gh.merge_base(self.repo, main, tip) if main else None
+        commits = gh.log_entries(self.repo, tip, exclude=(base,) if base else (), body=True)
+        run = DreamRun(rid, BRANCH_PREFIX + rid, decision.state if decision else "pending", tip, base, main,
+                       commits, decision=decision)
+        if base is not None:
+            key = (base, tip)
+            with self._lock:
+                cached = self._counts.get(key)
+            if cached is None:
+                diff = self._diff(base, tip, history=False)
+                added, removed = entry_line_counts(diff)
+                cached = (len(diff.changed_paths), added, removed)
+                with self._lock:
+                    self._counts[key] = cached
+            run.files_changed, run.entries_added, run.entries_removed = cached
+            run.main_moved = gh.count_between(self.repo, base, main) if main else 0
+            run.accept_commits = self._accept_commits(rid, base, main) if main else []
+        return run
+
+    def _accept_commits(self, rid: str, base: str, main: str) -> list[str]:
+        """Commits on main since the base that accepted parts of the run and were not undone."""
+        undone: set[str] = set()
+        for e in gh.log_entries(self.repo, main, exclude=(base,), body=True, grep=f"{TRAILER_UNDO}: {rid}"):
+            if rid in trailer_values(e.body, TRAILER_UNDO):
+                undone.update(trailer_values(e.body, "Dream-Reverted"))
+        return [e.oid for e in gh.log_entries(self.repo, main, exclude=(base,), body=True, grep=f"{TRAILER_RUN}: {rid}")
+                if rid in trailer_values(e.body, TRAILER_RUN) and e.oid not in undone]
+
+    def _decision(self, ref: str, record: str) -> Decision | None:
+        entries = gh.log_entries(self.repo, record, limit=1, body=True)
+        if not entries or not entries[0].parents:
+            return None
+        e = entries[0]
+        state = (trailer_values(e.body, "Dream-Decision") or [""])[0]
+        if state not in ("accepted", "rejected"):
+            return None
+        before = (trailer_values(e.body, "Dream-Main-Before") or [None])[0]
+        after = (trailer_values(e.body, "Dream-Main-After") or [None])[0]
+        return Decision(state, ref, record, e.parents[0], before, after,
+                        tuple(trailer_values(e.body, "Dream-Accept-Commit")), e.info.committer_date)
+
+    # -- reviewing ------------------------------------------------------------------------------
+    def _files(self, commit: str, paths: list[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        for p in paths:
+            data = self.blobs.read(commit, p)
+            if data is not None:
+                out[p] = data
+        return out
+
+    def _diff(self, base: str, tip: str, *, history: bool) -> EntryDiff:
+        paths = [p for _, p in gh.changed_paths(self.repo, base, tip)]
+        matcher = self._forgotten_matcher() if history else None
+        return diff_entries(self._files(base, paths), self._files(tip, paths), forgotten=matcher)
+
+    def _forgotten_matcher(self) -> FactMatcher:
+        """Tombstones on main, and facts deleted over main's history that are not back."""
+        from amr_tui.services.history import HistoryService
+
+        main = self.main_tip()
+        matcher = FactMatcher()
+        data = self.blobs.read(main, TOMBSTONE_PATH) if main else None
+        for t in parse_tombstones(data) if data else []:
+            matcher.add(t.text, t.describe(), t.digest)
+        service = HistoryService(self.mount)
+        try:
+            for fact in service.forgotten():
+                if fact.commit is not None and fact.line is not None:
+                    matcher.add(fact.text, f"deleted on {fact.date} in {fact.commit.oid[:7]} "
+                                f"\"{fact.commit.subject}\" ({fact.path})")
+        finally:
+            service.close()
+        return matcher
+
+    def review(self, name: str, *, history: bool = True) -> RunReview:
+        run = self.run(name)
+        if run.base is None:
+            raise DreamError(f"{run.branch} shares no history with {self.main}")
+        diff = self._diff(run.base, run.tip, history=history)
+        viewed = self.viewed(run)
+        files = [FileReview(f.path, f.status, f.counts, f.changes, viewed.get(f.path, False))
+                 for f in file_summaries(diff)]
+        main_files = self._files(run.main, diff.changed_paths) if run.main else {}
+        done = {c.id for c in diff.changes
+                if dreamapply.applied(c, {p: main_files.get(p) for p in c.paths})}
+        return RunReview(run, diff, files, done)
+
+    def rows(self, name: str, path: str) -> list[Row]:
+        """``path`` in the run side by side (base left, tip right), entries aligned."""
+        return align(self.review(name, history=False).diff, path)
+
+    def summaries(self, name: str) -> list[FileSummary]:
+        return file_summaries(self.review(name, history=False).diff)
+
+    # -- viewed marks ---------------------------------------------------------------------------
+    def _viewed_path(self) -> Path:
+        return self.repo.git_dir / VIEWED_FILE
+
+    def _load_viewed(self) -> dict[str, dict[str, str]]:
+        try:
+            data = json.loads(self._viewed_path().read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _blob_at_tip(self, run: DreamRun, path: str) -> str:
+        entry = self.repo.tree_entry(run.tip, path)
+        return entry[1] if entry else "-"
+
+    def viewed(self, run: DreamRun) -> dict[str, bool]:
+        """``path -> viewed`` for the files marked viewed whose content has not changed since."""
+        with self._lock:
+            marks = self._load_viewed().get(run.id, {})
+        if not isinstance(marks, dict):
+            return {}
+        now = {p: self._blob_at_tip(run, p) for p in marks}
+        return {p: marks[p] == now[p] for p in marks}
+
+    def mark_viewed(self, name: str, path: str, viewed: bool = True) -> None:
+        """Mark a file of a run viewed (as its content is now) or not viewed."""
+        run = self.run(name)
+        oid = self._blob_at_tip(run, path)
+        with self._lock:
+            data = self._load_viewed()
+            marks = data.setdefault(run.id, {})
+            if viewed:
+                marks[path] = oid
+            else:
+                marks.pop(path, None)
+            target = self._viewed_path()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".viewed-", dir=target.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+            os.replace(tmp, target)
+
+    # -- writing (services.dreamwrite) ----------------------------------------------------------
+    def accept(self, name: str, *, files: list[str] | tuple[str, ...] = (), entries: list[str] | tuple[str, ...] = (),
+               edits: dict[str, str] | None = None):
+        """Accept the whole run, or some files, or some entry changes (``edits``: id -> new text).
+
+        Returns ``dreamwrite.Accepted``. A whole run based on main's tip fast-forwards main; anything
+        else is one new commit on main with ``Dream-Run`` / ``Dream-Commit`` trailers."""
+        from amr_tui.services.dreamwrite import accept
+
+        return accept(self, name, files=list(files), entries=list(entries), edits=edits or {})
+
+    def reject(self, name: str) -> str:
+        """Close the run unaccepted; its commits stay under ``refs/amr/dreams/rejected/<id>``."""
+        from amr_tui.services.dreamwrite import reject
+
+        return reject(self, name)
+
+    def undo(self, name: str) -> str:
+        """Undo the last decision on a run (see docs/dreams.md). Returns what was done."""
+        from amr_tui.services.dreamwrite import undo
+
+        return undo(self, name)
+
+    def dream(self, **kwargs):
+        """The built-in dreaming pass onto a new ``dreams/<id>`` branch (services.dreamrun)."""
+        from amr_tui.services.dreamrun import builtin_dream
+
+        return builtin_dream(self, **kwargs)
+
+    def dream_agent(self, argv: list[str], **kwargs):
+        """Run an external agent in a temporary work tree on a new run branch (services.dreamrun)."""
+        from amr_tui.services.dreamrun import agent_dream
+
+        return agent_dream(self, argv, **kwargs)

@@ -1,0 +1,272 @@
+"""Accepting, rejecting and undoing dreaming runs. Every ref moves by compare-and-swap.
+
+* **Accept the whole run** when its base is main's tip (and nothing of it was accepted before):
+  main fast-forwards to the run's tip (``dreamrefs.fast_forward``; the work tree follows when
+  main is checked out). Otherwise, and for **some files** or **some entry changes**, one new
+  commit on main applies them (files three-way from base to tip onto main's version; entry
+  changes replayed by ``core.dreamapply``), with trailers ``Dream-Run: <id>``, one
+  ``Dream-Commit: <oid>`` per run commit and one ``Dream-Accepted: all|file <path>|entry <id>``
+  per accepted item. The commit is built on the main tip it read and retried if an agent
+  committed meanwhile: no agent commit is ever dropped.
+* **Closing** a run (a whole accept, or a reject) writes a decision record: a commit whose parent
+  is the run's tip (so the run's commits stay reachable) and whose message holds the decision
+  (``Dream-Decision``, ``Dream-Main-Before``/``After``, ``Dream-Accept-Commit``), under
+  ``refs/amr/dreams/accepted/<id>`` or ``refs/amr/dreams/rejected/<id>``; then the branch
+  ``dreams/<id>`` is deleted (compare-and-swap: a run that moved meanwhile stays pending).
+* **Undo** reverses the last decision: a rejected run is reopened (its branch comes back, the
+  record goes); an accepted run gets a new commit on main reverting what was accepted
+  (``Dream-Undo: <id>``, ``Dream-Reverted: <oid>``) and is reopened; a pending run with
+  accepted parts gets those parts reverted. History is never rewritten.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from amr_tui.core import dreamapply
+from amr_tui.core.entrydiff_text import describe
+from amr_tui.core.textsafety import make_visible
+from amr_tui.git import history as gh
+from amr_tui.git.dreamrefs import fast_forward, make_commit, set_ref
+from amr_tui.git.errors import GitError, RefMovedError
+from amr_tui.services.dreams import (
+    BRANCH_PREFIX,
+    DECISION_PREFIX,
+    TRAILER_ACCEPTED,
+    TRAILER_COMMIT,
+    TRAILER_RUN,
+    TRAILER_UNDO,
+    DreamError,
+    DreamRun,
+    run_id_of,
+)
+
+if TYPE_CHECKING:
+    from amr_tui.services.dreams import DreamService
+
+CAS_ATTEMPTS = 10
+TRAILER_REVERTED = "Dream-Reverted"
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    run: str
+    how: str  # "fast-forward", "commit" or "nothing" (main already had it all)
+    commit: str | None  # main's tip afterwards
+    closed: bool  # the run left the pending list
+    items: tuple[str, ...]  # "all", "file <path>", "entry <id>"
+
+
+def _three_way(service: DreamService, path: str, ours: bytes | None, base: bytes | None,
+               theirs: bytes | None) -> bytes | None:
+    if theirs == base or theirs == ours:
+        return ours
+    if ours == base:
+        return theirs
+    if ours is None or theirs is None:
+        raise DreamError(f"{path}: the run and main both changed it (one deleted it); accept it entry by entry")
+    try:
+        merged, conflicted = service.repo.merge_file(ours, base or b"", theirs, ("main", "base", "run"))
+    except GitError:
+        conflicted = True
+    if conflicted:
+        raise DreamError(f"{path}: the run and main changed the same lines; accept it entry by entry or "
+                         f"ask the agent for a new run on the current main")
+    return merged
+
+
+def _file_changes(service: DreamService, run: DreamRun, main: str, paths: list[str]) -> dict[str, bytes | None]:
+    out: dict[str, bytes | None] = {}
+    for path in paths:
+        ours = service.blobs.read(main, path)
+        result = _three_way(service, path, ours, service.blobs.read(run.base, path), service.blobs.read(run.tip, path))
+        if result != ours:
+            out[path] = result
+    return out
+
+
+def _entry_changes(service: DreamService, run: DreamRun, main: str, ids: list[str],
+                   edits: dict[str, str]) -> dict[str, bytes | None]:
+    review = service.review(run.id, history=False)
+    current: dict[str, bytes | None] = {}
+    original: dict[str, bytes | None] = {}
+    for cid in ids:
+        change = review.change(cid)
+        if change is None:
+            raise DreamError(f"run {run.id} has no entry change {cid!r}: `amr dreams show {run.id}` lists them")
+        for path in change.paths:
+            if path not in current:
+                current[path] = original[path] = service.blobs.read(main, path)
+        tip = {change.new.path: service.blobs.read(run.tip, change.new.path)} if change.new else {}
+        try:
+            current.update(dreamapply.apply_change(current, change, tip, edited=edits.get(cid)))
+        except dreamapply.EditError as exc:
+            raise DreamError(f"{cid}: {exc}") from None
+    return {p: d for p, d in current.items() if d != original[p]}
+
+
+def _message(title: str, run: DreamRun, lines: list[str], items: list[str]) -> str:
+    body = "\n".join(f"- {make_visible(x)}" for x in lines)
+    trailers = [f"{TRAILER_RUN}: {run.id}"]
+    trailers += [f"{TRAILER_COMMIT}: {c.oid}" for c in reversed(run.commits)]
+    trailers += [f"{TRAILER_ACCEPTED}: {make_visible(i)}" for i in items]
+    return f"{title}\n\n" + (body + "\n\n" if body else "") + "\n".join(trailers) + "\n"
+
+
+def accept(service: DreamService, name: str, *, files: list[str], entries: list[str],
+           edits: dict[str, str]) -> Accepted:
+    run = service.run(name)
+    if run.state != "pending":
+        raise DreamError(f"run {run.id} is already {run.state}; `amr dreams undo {run.id}` reopens it")
+    if run.base is None or run.main is None:
+        raise DreamError(f"{run.branch} shares no history with {service.main}")
+    whole = not files and not entries
+    if whole and run.base == run.main and not run.accept_commits:
+        fast_forward(service.repo, service.main, run.tip, run.main)
+        closed = _close(service, run, "accepted", run.main, run.tip, [])
+        return Accepted(run.id, "fast-forward", run.tip, closed, ("all",))
+    changed = [p for _, p in gh.changed_paths(service.repo, run.base, run.tip)]
+    unknown = [f for f in files if f not in changed]
+    if unknown:
+        raise DreamError(f"run {run.id} does not change {unknown[0]}")
+    items = ["all"] if whole else [f"file {f}" for f in files] + [f"entry {e}" for e in entries]
+    if whole:
+        title, lines = f"Accept dreaming run {run.id}: {run.summary}", []
+    else:
+        review = service.review(run.id, history=False) if entries else None
+        lines = list(files) + [describe(review.change(e)) if review and review.change(e) else e for e in entries]
+        what = []
+        if files:
+            what.append(f"{len(files)} file{'s' if len(files) != 1 else ''}")
+        if entries:
+            what.append(f"{len(entries)} entry change{'s' if len(entries) != 1 else ''}")
+        title = f"Accept {' and '.join(what)} from dreaming run {run.id}"
+    message = _message(title[:200], run, lines, items)
+    new: str | None = None
+    for _ in range(CAS_ATTEMPTS):
+        main = service.main_tip()
+        assert main is not None
+        changes = _file_changes(service, run, main, changed if whole else list(files))
+        if entries:
+            base_files = dict(changes)
+            more = _entry_changes(service, run, main, entries, edits)
+            base_files.update(more)
+            changes = base_files
+        if not changes:
+            new = main
+            break
+        try:
+            new = service.repo.commit_changes(changes, message, main, branch=service.main)
+            break
+        except RefMovedError:
+            continue
+    else:
+        raise DreamError(f"{service.main} kept moving; nothing was accepted. Try again.")
+    how = "commit" if new != run.main else "nothing"
+    closed = False
+    if whole:
+        done = [*run.accept_commits, *([new] if how == "commit" and new else [])]
+        closed = _close(service, run, "accepted", run.main, new, done)
+    return Accepted(run.id, how, new, closed, tuple(items))
+
+
+def _close(service: DreamService, run: DreamRun, state: str, before: str | None, after: str | None,
+           accept_commits: list[str]) -> bool:
+    lines = [f"amr: dreaming run {run.id} {state}", "", f"{TRAILER_RUN}: {run.id}", f"Dream-Decision: {state}",
+             f"Dream-Tip: {run.tip}"]
+    if before:
+        lines.append(f"Dream-Main-Before: {before}")
+    if after:
+        lines.append(f"Dream-Main-After: {after}")
+    lines += [f"Dream-Accept-Commit: {c}" for c in accept_commits]
+    record = make_commit(service.repo, run.tip, [run.tip], "\n".join(lines))
+    ref = f"{DECISION_PREFIX}{state}/{run.id}"
+    set_ref(service.repo, ref, record, service.repo.resolve(ref, "object"), f"amr: dream {state}")
+    try:
+        set_ref(service.repo, f"refs/heads/{BRANCH_PREFIX}{run.id}", None, run.tip, f"amr: dream {state}")
+    except RefMovedError:
+        set_ref(service.repo, ref, None, record, "amr: dream run moved")
+        return False
+    return True
+
+
+def reject(service: DreamService, name: str) -> str:
+    run = service.run(name)
+    if run.state != "pending":
+        raise DreamError(f"run {run.id} is already {run.state}")
+    if not _close(service, run, "rejected", run.main, run.main, list(run.accept_commits)):
+        raise DreamError(f"{run.branch} moved while it was being rejected; review it again")
+    return f"{DECISION_PREFIX}rejected/{run.id}"
+
+
+def _revert(service: DreamService, pairs: list[tuple[str, str, str | None]], rid: str) -> str:
+    """One commit on main that reverts each ``(before, after, label)`` pair, newest first."""
+    title = f"Undo dreaming run {rid}"
+    trailers = [f"{TRAILER_UNDO}: {rid}"] + [f"{TRAILER_REVERTED}: {label}" for _, _, label in pairs if label]
+    message = f"{title}\n\n" + "\n".join(trailers) + "\n"
+    for _ in range(CAS_ATTEMPTS):
+        main = service.main_tip()
+        assert main is not None
+        current: dict[str, bytes | None] = {}
+        original: dict[str, bytes | None] = {}
+        for before, after, _label in pairs:
+            for _, path in gh.changed_paths(service.repo, before, after):
+                if path not in current:
+                    current[path] = original[path] = service.blobs.read(main, path)
+                current[path] = _three_way(service, path, current[path], service.blobs.read(after, path),
+                                           service.blobs.read(before, path))
+        changes = {p: d for p, d in current.items() if d != original[p]}
+        if not changes:
+            return main
+        try:
+            return service.repo.commit_changes(changes, message, main, branch=service.main)
+        except RefMovedError:
+            continue
+    raise DreamError(f"{service.main} kept moving; nothing was undone. Try again.")
+
+
+def undo(service: DreamService, name: str) -> str:
+    rid = run_id_of(name)
+    run = service.run(rid)
+    branch_ref = f"refs/heads/{BRANCH_PREFIX}{rid}"
+    if run.state == "pending":
+        if not run.accept_commits:
+            raise DreamError(f"run {rid} is pending and none of it was accepted: nothing to undo")
+        pairs = [(_parent(service, c), c, c) for c in run.accept_commits]
+        new = _revert(service, pairs, rid)
+        return f"reverted {len(pairs)} accepted part{'s' if len(pairs) != 1 else ''} of run {rid} on " \
+               f"{service.main} ({new[:7]}); the run is still pending"
+    decision = run.decision
+    assert decision is not None
+    note = ""
+    if decision.state == "accepted":
+        if decision.accept_commits:
+            pairs = [(_parent(service, c), c, c) for c in reversed(decision.accept_commits)]
+        elif decision.main_before and decision.main_after:
+            pairs = [(decision.main_before, decision.main_after, decision.main_after)]
+        else:
+            pairs = []
+        before_undo = service.main_tip()
+        new = _revert(service, pairs, rid) if pairs else before_undo
+        note = f"reverted on {service.main} ({(new or '')[:7]}), "
+        if not decision.accept_commits and new and new != before_undo:
+            # A fast-forwarded run's commits are in main's history now: reopen it as one commit on
+            # top of the undo that puts its changes back, so it can be reviewed again.
+            subjects = [e.info.subject.removeprefix("dream: ") for e in reversed(gh.log_entries(
+                service.repo, decision.tip, exclude=(decision.main_before,) if decision.main_before else ()))]
+            text = f"dream: {'; '.join(subjects) or rid} (reopened)\n\nDream-Reopened-From: {decision.tip}"
+            tip = make_commit(service.repo, _parent(service, new), [new], text)
+            set_ref(service.repo, branch_ref, tip, None, "amr: dream undo")
+            set_ref(service.repo, decision.ref, None, decision.record, "amr: dream undo")
+            return f"run {rid} was accepted: {note}reopened as {BRANCH_PREFIX}{rid}"
+    set_ref(service.repo, branch_ref, decision.tip, None, "amr: dream undo")
+    set_ref(service.repo, decision.ref, None, decision.record, "amr: dream undo")
+    return f"run {rid} was {decision.state}: {note}reopened as {BRANCH_PREFIX}{rid}"
+
+
+def _parent(service: DreamService, commit: str) -> str:
+    entries = gh.log_entries(service.repo, commit, limit=1)
+    if not entries or not entries[0].parents:
+        raise DreamError(f"{commit[:7]} has no parent to revert to")
+    return entries[0].parents[0]
