@@ -203,7 +203,12 @@ def reject(service: DreamService, name: str) -> str:
 def _revert(service: DreamService, pairs: list[tuple[str, str, str | None]], rid: str) -> str:
     """One commit on main that reverts each ``(before, after, label)`` pair, newest first."""
     title = f"Undo dreaming run {rid}"
-    trailers = [f"{TRAILER_UNDO}: {rid}"] + [f"{TRAILER_REVERTED}: {label}" for _, _, label in pairs if label]
+    labels: list[str] = []
+    for before, after, label in pairs:
+        if label:
+            labels.append(label)
+        labels += [e.oid for e in gh.log_entries(service.repo, after, exclude=(before,)) if e.oid not in labels]
+    trailers = [f"{TRAILER_UNDO}: {rid}"] + [f"{TRAILER_REVERTED}: {oid}" for oid in labels]
     message = f"{title}\n\n" + "\n".join(trailers) + "\n"
     for _ in range(CAS_ATTEMPTS):
         main = service.main_tip()

@@ -230,11 +230,14 @@ class DeletionLog:
         return findings
 
     def _restored(self) -> set[str]:
+        """Commits whose deletions were put back on purpose: restored by amr, undone dreaming
+        runs (``Dream-Reverted``) and ``git revert`` ("This reverts commit X")."""
         out: set[str] = set()
-        for e in gh.log_entries(self.repo, "HEAD", body=True, grep=f"{RESTORED_TRAILER}:"):
-            for line in e.body.splitlines():
-                if line.startswith(f"{RESTORED_TRAILER}:"):
-                    out.add(line.split(":", 1)[1].strip())
+        for marker in (f"{RESTORED_TRAILER}:", "Dream-Reverted:", "This reverts commit "):
+            for e in gh.log_entries(self.repo, "HEAD", body=True, grep=marker):
+                for line in e.body.splitlines():
+                    if line.startswith(marker):
+                        out.add(line[len(marker):].strip().rstrip(".").split(",")[0].strip())
         return out
 
     def _really_forgotten(self, r: Removal, restored: set[str]) -> bool:

@@ -1,0 +1,277 @@
+"""amr dream [REPO] [--agent CMD] and amr dreams list|show|accept|reject|undo (docs/dreams.md)"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+
+COMMANDS = ("dream", "dreams")
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    d = sub.add_parser("dream", help="run a dreaming pass onto a new dreams/<id> branch", description=(
+        "Run amr's built-in, deterministic dreaming pass (merge duplicates keeping every source, drop "
+        "entries whose `expires` date passed, repair links to renamed files, rebuild the MEMORY.md "
+        "Index) and commit it on a new branch dreams/<run-id>, or with --agent run your own agent "
+        "command in a temporary work tree on that branch. Main, its work tree and its index are never "
+        "touched: review the run with `amr dreams show`."))
+    d.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
+    d.add_argument("--agent", metavar="CMD", help="run CMD (split like a shell would, but run without one) "
+                   "in a temporary git worktree on the new branch; what it commits becomes the run")
+    d.add_argument("--run-id", metavar="ID", help="the run id (default: DATE-amr or DATE-agent, numbered)")
+    d.add_argument("--today", metavar="YYYY-MM-DD", help="the date to check `expires` against (default: today)")
+    d.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the agent after this long")
+    d.add_argument("--json", action="store_true", help="print the new run as JSON")
+    d.set_defaults(func=run_dream)
+
+    p = sub.add_parser("dreams", help="review pending dreaming runs", description=(
+        "Pending dreaming runs are branches dreams/<run-id> on top of main as it was when the run "
+        "started. RUN is a run id or its branch name."))
+    ds = p.add_subparsers(dest="dreams_command", metavar="ACTION")
+    p.set_defaults(func=lambda a: _usage(p))
+
+    ls = ds.add_parser("list", help="pending runs, oldest first", description="List the pending dreaming runs.")
+    ls.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
+    ls.add_argument("--all", action="store_true", help="also list accepted and rejected runs")
+    ls.add_argument("--json", action="store_true", help="print a JSON array")
+    ls.set_defaults(func=run_list)
+
+    sh = ds.add_parser("show", help="the entry-level changes of one run", description=(
+        "Show what a run changes, entry by entry: merged (A + B -> C, sources kept or lost), reworded, "
+        "moved (from and to), metadata only, dropped, new (and what it was inferred from), and "
+        "resurrected (a fact deleted earlier or tombstoned coming back: a warning)."))
+    _run_args(sh)
+    sh.add_argument("--json", action="store_true", help="print the changes as JSON")
+    sh.add_argument("--file", metavar="PATH", help="also print this file side by side (old | new)")
+    sh.add_argument("--no-history", action="store_true", help="skip the check against forgotten facts (faster)")
+    sh.set_defaults(func=run_show)
+
+    ac = ds.add_parser("accept", help="accept a run, some files or some entry changes", description=(
+        "Accept the whole run (main fast-forwards when the run is based on its tip; otherwise one new "
+        "commit applies it, with Dream-Run and Dream-Commit trailers), or only --file PATH or --entry ID "
+        "(ids from `amr dreams show`). Accepting parts leaves the run pending."))
+    _run_args(ac)
+    ac.add_argument("--file", action="append", default=[], metavar="PATH", help="accept this file's changes (repeatable)")
+    ac.add_argument("--entry", action="append", default=[], metavar="ID", help="accept this entry change (repeatable)")
+    ac.add_argument("--edit", action="append", default=[], metavar="ID=TEXT",
+                    help="accept entry change ID with this text instead of the run's (repeatable)")
+    ac.set_defaults(func=run_accept)
+
+    rj = ds.add_parser("reject", help="close a run without accepting (the rest of) it", description=(
+        "Close the run: it leaves the pending list, its commits stay under refs/amr/dreams/rejected/<id> "
+        "with the decision recorded. `amr dreams undo RUN` reopens it."))
+    _run_args(rj)
+    rj.set_defaults(func=run_reject)
+
+    un = ds.add_parser("undo", help="undo the last decision on a run", description=(
+        "Reopen a rejected run; revert an accepted run on main with a new commit and reopen it; or "
+        "revert the parts of a pending run that were accepted. History is never rewritten."))
+    _run_args(un)
+    un.set_defaults(func=run_undo)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _run_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", metavar="RUN", help="run id or dreams/<id> branch")
+    p.add_argument("-C", "--repo", type=Path, default=Path("."), help="the memory repo (default: .)")
+
+
+def _service(path: Path):
+    from amr_tui.services.dreams import DreamService
+    from amr_tui.services.workspace import find_repo_root
+
+    root = find_repo_root(path)
+    if root is None or not (root / ".git").exists():
+        raise FileNotFoundError(f"{path} is not inside a memory repo with git")
+    return DreamService(root)
+
+
+def _fail(exc: Exception) -> int:
+    error(str(exc))
+    return 2
+
+
+def _age(run) -> str:
+    if run.started is None:
+        return ""
+    seconds = max(0, int((datetime.now(timezone.utc) - run.started).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return "just now"
+
+
+def run_json(run) -> dict[str, object]:
+    return {
+        "id": run.id, "branch": run.branch, "state": run.state, "summary": run.summary,
+        "tip": run.tip, "base": run.base, "main": run.main, "commits": len(run.commits),
+        "started": run.started.isoformat() if run.started else None,
+        "files_changed": run.files_changed, "entries_added": run.entries_added,
+        "entries_removed": run.entries_removed, "main_moved": run.main_moved,
+        "based_on_main": run.based_on_main, "accept_commits": run.accept_commits,
+        "decision": None if run.decision is None else {
+            "state": run.decision.state, "ref": run.decision.ref, "record": run.decision.record,
+            "date": run.decision.date.isoformat()},
+    }
+
+
+def _card(run, colour: bool) -> list[str]:
+    moved = "based on main's tip" if run.based_on_main else f"main moved {run.main_moved} commit{'s' if run.main_moved != 1 else ''} since"
+    n = len(run.commits)
+    head = (f"{paint(safe(run.branch), 'bold', colour)}  {run.state}  {n} commit{'s' if n != 1 else ''}, "
+            f"{run.files_changed} file{'s' if run.files_changed != 1 else ''} changed, "
+            f"+{run.entries_added} -{run.entries_removed} entries, {_age(run)}, {moved}")
+    lines = [head, f"  {safe(run.summary)}"]
+    if run.accept_commits:
+        lines.append(f"  {len(run.accept_commits)} part{'s' if len(run.accept_commits) != 1 else ''} accepted already")
+    return lines
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from amr_tui.git.errors import AmrGitError
+
+    try:
+        service = _service(args.repo)
+        runs = service.runs(closed=args.all)
+    except (FileNotFoundError, AmrGitError, ValueError) as exc:
+        return _fail(exc)
+    if args.json:
+        emit_json([run_json(r) for r in runs])
+        return 0
+    colour = use_colour(sys.stdout)
+    for r in runs:
+        print("\n".join(_card(r, colour)))
+    if not runs:
+        print("No pending dreaming runs.", file=sys.stderr)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from amr_tui.core.entryalign import align
+    from amr_tui.core.entrydiff_text import diff_json, summary_lines
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams import DreamError
+
+    try:
+        service = _service(args.repo)
+        review = service.review(args.run, history=not args.no_history)
+    except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
+        return _fail(exc)
+    if args.json:
+        data = diff_json(review.diff)
+        data["run"] = run_json(review.run)
+        data["applied"] = sorted(review.applied)
+        data["viewed"] = {f.path: f.viewed for f in review.files}
+        emit_json(data)
+        return 0
+    colour = use_colour(sys.stdout)
+    print("\n".join(_card(review.run, colour)))
+    for line in summary_lines(review.diff, applied=review.applied):
+        print(safe(line))
+    if args.file:
+        print(f"--- {safe(args.file)}: base | run")
+        for row in align(review.diff, args.file):
+            left = safe(row.old_text) if row.old_text is not None else ""
+            right = safe(row.new_text) if row.new_text is not None else ""
+            print(f"{row.kind:<11} {left[:60]:<60} | {right[:60]}")
+    return 0
+
+
+def run_accept(args: argparse.Namespace) -> int:
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams import DreamError
+
+    edits: dict[str, str] = {}
+    for item in args.edit:
+        cid, sep, text = item.partition("=")
+        if not sep or not cid:
+            error(f"--edit takes ID=TEXT, not {item!r}")
+            return 2
+        edits[cid.strip()] = text
+    entries = list(dict.fromkeys([*args.entry, *edits]))
+    try:
+        service = _service(args.repo)
+        result = service.accept(args.run, files=args.file, entries=entries, edits=edits)
+    except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
+        return _fail(exc)
+    if result.how == "fast-forward":
+        print(f"Accepted run {safe(result.run)}: {service.main} fast-forwarded to {result.commit[:7]}.")
+    elif result.how == "commit":
+        print(f"Accepted {', '.join(safe(i) for i in result.items)} from run {safe(result.run)} as {result.commit[:7]} on {service.main}.")
+    else:
+        print(f"Nothing to do: {service.main} already has {', '.join(safe(i) for i in result.items)}.")
+    if result.closed:
+        print(f"Run {safe(result.run)} is closed (`amr dreams undo {safe(result.run)}` reopens it).")
+    return 0
+
+
+def run_reject(args: argparse.Namespace) -> int:
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams import DreamError
+
+    try:
+        ref = _service(args.repo).reject(args.run)
+    except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
+        return _fail(exc)
+    print(f"Rejected. The run's commits are kept under {safe(ref)}; `amr dreams undo {safe(args.run)}` reopens it.")
+    return 0
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams import DreamError
+
+    try:
+        note = _service(args.repo).undo(args.run)
+    except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
+        return _fail(exc)
+    print(safe(note[:1].upper() + note[1:]) + ".")
+    return 0
+
+
+def run_dream(args: argparse.Namespace) -> int:
+    import datetime as _dt
+    import shlex
+
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams import DreamError
+
+    try:
+        today = _dt.date.fromisoformat(args.today) if args.today else None
+    except ValueError:
+        error(f"--today must be YYYY-MM-DD, not {args.today!r}")
+        return 2
+    try:
+        service = _service(args.repo)
+        if args.agent:
+            argv = shlex.split(args.agent)
+            outcome = service.dream_agent(argv, run_id=args.run_id, timeout=args.timeout, today=today)
+            run = outcome.run
+            if outcome.result.timed_out:
+                error("the agent timed out")
+            elif outcome.result.returncode != 0:
+                error(f"the agent exited with status {outcome.result.returncode}")
+            if outcome.leftovers:
+                error("the agent left uncommitted changes; they were discarded with its work tree")
+        else:
+            run = service.dream(today=today, run_id=args.run_id)
+    except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
+        return _fail(exc)
+    if args.json:
+        emit_json(run_json(run) if run else None)
+        return 0 if run else 1
+    if run is None:
+        print("Nothing to dream about: no run was made." if not args.agent else
+              "The agent made no commits: no run was made.", file=sys.stderr)
+        return 1
+    print("\n".join(_card(run, use_colour(sys.stdout))))
+    print(f"Review it with: amr dreams show {safe(run.id)}")
+    return 0

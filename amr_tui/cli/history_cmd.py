@@ -1,0 +1,208 @@
+"""amr history FILE[:LINE], amr forgotten [REPO], amr forget FILE:LINE"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+
+COMMANDS = ("history", "forgotten", "forget")
+_FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    h = sub.add_parser("history", help="the commits that touched a file, or one entry's timeline", description=(
+        "FILE: the commits that touched it, newest first, with the source sessions each one added. "
+        "FILE:LINE: the timeline of the entry on that line: when it was added, each edit, each move "
+        "from another file (followed through rewording), and who last touched it (--blame)."))
+    h.add_argument("target", metavar="FILE[:LINE]", help="a file in a memory repo, optionally with a line")
+    h.add_argument("--json", action="store_true", help="print JSON")
+    h.add_argument("--limit", type=int, default=50, metavar="N", help="at most N commits (default 50)")
+    h.add_argument("--follow", action="store_true", help="follow the file through renames (FILE only)")
+    h.add_argument("--blame", action="store_true", help="with FILE:LINE, also blame the line and re-blame it at each parent")
+    h.set_defaults(func=run_history)
+
+    f = sub.add_parser("forgotten", help="entries deleted over the repo's history", description=(
+        "Entries that commits deleted (not moved, not reworded) and that are not in the repo now, "
+        "newest deletion first, with the tombstone that explains them if any. Walks the whole history."))
+    f.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
+    f.add_argument("--json", action="store_true", help="print a JSON array")
+    f.add_argument("--restore", metavar="ID", help="write the forgotten entry ID back, as a new commit")
+    f.add_argument("--to", metavar="PATH", help="with --restore: the file to restore it into (default: where it was)")
+    f.set_defaults(func=run_forgotten)
+
+    g = sub.add_parser("forget", help="remove an entry and record a tombstone", description=(
+        "Remove the entry on FILE:LINE and record in .amr/forgotten.md (not loaded by agents at session "
+        "start) that it was removed on purpose: date, reason, who. --redact keeps only a digest of the "
+        "text. One commit; see docs/format.md, \"Tombstones\"."))
+    g.add_argument("target", metavar="FILE:LINE", help="the entry to forget")
+    g.add_argument("--reason", help="why (kept in the tombstone)")
+    g.add_argument("--redact", action="store_true", help="keep only a sha256 digest of the text, no text or source")
+    g.add_argument("--by", help="who forgets it (default: your git user.name)")
+    g.set_defaults(func=run_forget)
+
+
+def _locate(target: str) -> tuple[Path, str, int | None]:
+    """(repo root, path in the repo, line or None) of FILE or FILE:LINE."""
+    from amr_tui.services.workspace import find_repo_root
+
+    line = None
+    m = _FILE_LINE.match(target)
+    if m and not Path(target).exists():
+        target, line = m["file"], int(m["line"])
+    path = Path(target)
+    probe = path if path.exists() else path.parent
+    root = find_repo_root(probe if str(probe) else Path("."))
+    if root is None or not (root / ".git").exists():
+        raise FileNotFoundError(f"{target} is not inside a memory repo with git")
+    full = path.absolute() if path.exists() else (Path.cwd() / path)
+    try:
+        rel = full.resolve().relative_to(root).as_posix() if path.exists() else \
+            Path(*(full.parent.resolve() / full.name).relative_to(root).parts).as_posix()
+    except ValueError:
+        raise FileNotFoundError(f"{target} is outside the memory repo {root}") from None
+    return root, rel, line
+
+
+def _service(root: Path):
+    from amr_tui.services.history import HistoryService
+
+    return HistoryService(root)
+
+
+def _commit_json(info) -> dict[str, object]:
+    return {"commit": info.oid, "author": info.author_name, "email": info.author_email,
+            "date": info.author_date.isoformat(), "subject": info.subject}
+
+
+def run_history(args: argparse.Namespace) -> int:
+    from amr_tui.git.errors import AmrGitError
+
+    if args.limit < 1:
+        error("--limit must be at least 1")
+        return 2
+    try:
+        root, rel, line = _locate(args.target)
+        service = _service(root)
+        if line is not None:
+            return _timeline(service, rel, line, args)
+        page = service.file_history(rel, limit=args.limit, follow=args.follow)
+    except (FileNotFoundError, IndexError, ValueError, AmrGitError) as exc:
+        error(str(exc))
+        return 2
+    if args.json:
+        emit_json([{**_commit_json(i.commit), "sources_added": list(i.sources_added),
+                    "entries_added": i.entries_added, "entries_removed": i.entries_removed} for i in page.items])
+        return 0
+    colour = use_colour(sys.stdout)
+    for i in page.items:
+        c = i.commit
+        counts = f"+{i.entries_added} -{i.entries_removed}"
+        print(f"{paint(c.oid[:7], 'bold', colour)}  {c.author_date.date().isoformat()}  {safe(c.author_name)}  "
+              f"{safe(c.subject)}  ({counts})")
+        for s in i.sources_added:
+            print(f"    source: {safe(s)}")
+    if page.next is not None:
+        print(f"(more: --limit {args.limit * 2})", file=sys.stderr)
+    if not page.items:
+        print(f"No commits touched {safe(rel)}.", file=sys.stderr)
+    return 0
+
+
+def _timeline(service, rel: str, line: int, args: argparse.Namespace) -> int:
+    text = service.line_text(rel, line)
+    timeline = service.timeline_of(rel, text)
+    blames = []
+    if args.blame:
+        b = service.blame(rel, line)
+        while b is not None and len(blames) < args.limit:
+            blames.append(b)
+            b = service.reblame(b)
+    if args.json:
+        emit_json({"path": rel, "line": line, "text": text, "complete": timeline.complete,
+                   "events": [{**_commit_json(e.commit), "kind": e.kind, "path": e.path, "from_path": e.from_path,
+                               "before": e.before, "after": e.after, "score": round(e.score, 1)}
+                              for e in timeline.events],
+                   "blame": [{"commit": b.commit, "author": b.author_name, "date": b.author_date.isoformat(),
+                              "summary": b.summary, "path": b.path, "line": b.orig_line} for b in blames]})
+        return 0
+    colour = use_colour(sys.stdout)
+    print(f"{safe(rel)}:{line}  {safe(text.strip())}")
+    for e in timeline.events:
+        c = e.commit
+        where = f" from {safe(e.from_path)}" if e.from_path else ""
+        print(f"{c.author_date.date().isoformat()}  {paint(c.oid[:7], 'bold', colour)}  {e.kind:<9} "
+              f"{safe(c.author_name)}  {safe(c.subject)}{where}")
+        if e.kind in ("reworded", "metadata", "moved") and e.before is not None:
+            print(f"    was: {safe(e.before.strip())}")
+    if not timeline.complete:
+        print("(history does not show where this entry came from)", file=sys.stderr)
+    for depth, b in enumerate(blames):
+        label = "blame" if depth == 0 else "  at parent"
+        print(f"{label}: {b.commit[:7]} {b.author_date.date().isoformat()} {safe(b.author_name)}  "
+              f"{safe(b.summary)}  ({safe(b.path)}:{b.orig_line})")
+    return 0
+
+
+def run_forgotten(args: argparse.Namespace) -> int:
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.workspace import find_repo_root
+
+    root = find_repo_root(args.repo)
+    if root is None or not (root / ".git").exists():
+        error(f"{args.repo} is not inside a memory repo with git")
+        return 2
+    try:
+        service = _service(root)
+        facts = service.forgotten()
+        if args.restore:
+            fact = next((f for f in facts if f.id == args.restore), None)
+            if fact is None:
+                error(f"no forgotten entry {args.restore!r}: `amr forgotten` lists them")
+                return 2
+            commit = service.restore(fact, path=args.to)
+            print(f"Restored \"{safe(fact.text)}\" to {safe(args.to or fact.path or '')} as {commit[:7]}.")
+            return 0
+    except (FileNotFoundError, LookupError, ValueError, AmrGitError) as exc:
+        error(str(exc))
+        return 2
+    if args.json:
+        emit_json([{"id": f.id, "text": f.text, "line": f.line, "path": f.path, "date": f.date,
+                    "sources": list(f.sources), "redacted": f.redacted,
+                    "commit": _commit_json(f.commit) if f.commit else None,
+                    "tombstone": None if f.tombstone is None else {
+                        "line": f.tombstone.line, "forgotten": f.tombstone.forgotten, "reason": f.tombstone.reason,
+                        "by": f.tombstone.by, "digest": f.tombstone.digest}} for f in facts])
+        return 0
+    colour = use_colour(sys.stdout)
+    for f in facts:
+        commit = f"{f.commit.oid[:7]} {safe(f.commit.subject)}" if f.commit else "tombstone only"
+        print(f"{paint(f.id, 'bold', colour)}  {f.date}  {safe(f.path or '?')}  \"{safe(f.text)}\"  ({commit})")
+        if f.tombstone is not None:
+            why = f", {safe(f.tombstone.reason)}" if f.tombstone.reason else ""
+            who = f" by {safe(f.tombstone.by)}" if f.tombstone.by else ""
+            print(f"    forgotten on purpose{who}{why}")
+    if not facts:
+        print("Nothing was forgotten.", file=sys.stderr)
+    return 0
+
+
+def run_forget(args: argparse.Namespace) -> int:
+    from amr_tui.core.tombstones import TOMBSTONE_PATH
+    from amr_tui.git.errors import AmrGitError
+
+    try:
+        root, rel, line = _locate(args.target)
+        if line is None:
+            error("name the entry as FILE:LINE")
+            return 2
+        commit = _service(root).forget(rel, line, reason=args.reason, redact=args.redact, by=args.by)
+    except (FileNotFoundError, LookupError, ValueError, AmrGitError) as exc:
+        error(str(exc))
+        return 2
+    kind = "a redacted tombstone" if args.redact else "a tombstone"
+    print(f"Forgot {safe(rel)}:{line}; {kind} is in {TOMBSTONE_PATH} ({commit[:7]}).")
+    return 0
