@@ -6,8 +6,9 @@ How it works. Every line gets a *token*: an entry line is ``("E", indent, text)`
 without metadata), any other line is ``("L", line)``. Two Myers diffs of tokens (base to ours,
 base to theirs, :mod:`amr_tui.core.linediff`) say, for every base line, what each side did with
 it (kept, edited, deleted) and, for every gap between base lines (a *slot*), which lines each side
-inserted there. Inside a replaced block, a deleted and an added entry that look alike (or the
-only two lines of the block) are paired as an edit. Then, per base line and per slot:
+inserted there. Inside a replaced block, a deleted and an added entry that look alike (enough words
+in common) are paired as an edit; an entry replaced by an unrelated one is a deletion and an
+addition. Then, per base line and per slot:
 
 * entries appended or inserted at the same place on both sides are both kept, ours first, then
   theirs; a line added identically on both sides appears once (also when the two copies were
@@ -44,7 +45,8 @@ __all__ = ["Conflict", "MergeResult", "merge3", "entry_facts"]
 
 KEEP, DEL, REPL = 0, 1, 2
 PAIR_LIMIT = 4096  # larger replaced blocks are not searched for edited entries
-SIMILAR = 0.6
+SIMILAR_WORDS = 0.4  # "Dev server was on port 3001" -> "Dev server moved to port 3002" is an edit
+SIMILAR_CHARS = 0.75
 _SIM_CHARS = 300
 
 
@@ -54,7 +56,7 @@ class _Version:
     tokens: list[tuple[str, ...]]
     entries: dict[int, Entry]  # 0-based line -> entry
     bom: bool
-    final_newline: bool
+    final_newline: bool | None  # None for an empty file
 
 
 def _load(data: bytes, path: str) -> _Version:
@@ -64,13 +66,17 @@ def _load(data: bytes, path: str) -> _Version:
     for i, line in enumerate(doc.lines):
         e = entries.get(i)
         tokens.append(("E", e.indent, e.text) if e is not None else ("L", line.text))
-    final = not doc.lines or doc.lines[-1].eol != ""
+    final = doc.lines[-1].eol != "" if doc.lines else None
     return _Version([(ln.text, ln.eol) for ln in doc.lines], tokens, entries, doc.bom, final)
 
 
 def _similar(a: str, b: str) -> bool:
+    """Two versions of one fact: enough words in common (in order), or nearly the same characters."""
+    wa, wb = a[:_SIM_CHARS].casefold().split(), b[:_SIM_CHARS].casefold().split()
+    if wa and wb and SequenceMatcher(None, wa, wb, autojunk=False).ratio() >= SIMILAR_WORDS:
+        return True
     sm = SequenceMatcher(None, a[:_SIM_CHARS], b[:_SIM_CHARS], autojunk=False)
-    return sm.real_quick_ratio() >= SIMILAR and sm.quick_ratio() >= SIMILAR and sm.ratio() >= SIMILAR
+    return sm.real_quick_ratio() >= SIMILAR_CHARS and sm.quick_ratio() >= SIMILAR_CHARS and sm.ratio() >= SIMILAR_CHARS
 
 
 def _pairable(ti: tuple[str, ...], tj: tuple[str, ...]) -> bool:
@@ -85,7 +91,8 @@ def _pair(base: _Version, side: _Version, h: Hunk) -> list[tuple[int, int]]:
     if not nb or not ns:
         return []
     if nb == 1 and ns == 1:
-        ok = _pairable(base.tokens[h.a_start], side.tokens[h.b_start])
+        ti, tj = base.tokens[h.a_start], side.tokens[h.b_start]
+        ok = _pairable(ti, tj) and (ti[0] == "L" or _similar(ti[-1], tj[-1]))
         return [(h.a_start, h.b_start)] if ok else []
     if nb * ns > PAIR_LIMIT:
         return []
@@ -190,7 +197,9 @@ class _Merger:
         (fo, jo), (ft, jt) = self.o.fate[i], self.t.fate[i]
         ours, theirs = self.o.v, self.t.v
         if fo == KEEP and ft == KEEP:
-            return self.lines([ours.pairs[jo]])
+            o_eol, t_eol = ours.pairs[jo][1], theirs.pairs[jt][1]
+            eol = t_eol if o_eol == self.b.pairs[i][1] else o_eol  # a changed end of line wins
+            return self.lines([(ours.pairs[jo][0], eol)])
         if fo == KEEP:
             return self.lines([] if ft == DEL else [theirs.pairs[jt]])
         if ft == KEEP:
@@ -314,6 +323,15 @@ class _Merger:
         return side.v.pairs[lo:hi]
 
 
+def _final_newline(b: bool | None, o: bool | None, t: bool | None) -> bool:
+    """Whether the result ends with a newline: a side that changed it wins (empty files abstain)."""
+    if o is None:
+        return t if t is not None else True
+    if t is None or b is None:
+        return o
+    return t if o == b else o
+
+
 def merge3(base: bytes | None, ours: bytes, theirs: bytes, path: str = "MEMORY.md", *,
            labels: tuple[str, str, str] = ("ours", "base", "theirs"), marker_size: int = 7) -> MergeResult:
     """Merge ``ours`` and ``theirs``, both descended from ``base`` (None or b"" when the file was
@@ -326,7 +344,7 @@ def merge3(base: bytes | None, ours: bytes, theirs: bytes, path: str = "MEMORY.m
     layout = Layout(
         bom=o.bom if o.bom != b.bom else t.bom,
         eol=_dominant_eol(o, t, b),
-        final_newline=o.final_newline if o.final_newline != b.final_newline else t.final_newline,
+        final_newline=_final_newline(b.final_newline, o.final_newline, t.final_newline),
         marker_size=max(1, min(int(marker_size), 100)),
         labels=labels,
     )
