@@ -210,12 +210,14 @@ def ahead_behind(repo: GitRepo, local: str, upstream: str) -> tuple[int, int]:
     return int(out[0]), int(out[1])
 
 
-def clone(source: str, dest: str | os.PathLike[str], *, bare: bool = False,
+def clone(source: str, dest: str | os.PathLike[str], *, bare: bool = False, branch: str | None = None,
           timeout: float = NETWORK_TIMEOUT) -> Path:
     """Clone ``source`` (a URL or a local path) into the new folder ``dest``.
 
     ``--no-recurse-submodules``, ``transfer.fsckObjects=true``, ``protocol.ext.allow=never``, no
-    hard links to a local source (the copy is independent), no hooks, no checkout filters.
+    hooks, no checkout filters. A local source is cloned over git's transport (``--no-local``), so
+    the copy holds only objects reachable from what was cloned: never a local repo's unreachable
+    objects (an amended-away secret, a dropped draft). With ``branch``, only that branch.
     """
     target = Path(dest).absolute()
     if target.exists() and any(target.iterdir()):
@@ -225,10 +227,12 @@ def clone(source: str, dest: str | os.PathLike[str], *, bare: bool = False,
         ("transfer.fsckObjects", "true"), ("protocol.ext.allow", "never"),
         ("fetch.recurseSubmodules", "false")))
     # The two -c settings are also written into the clone's config: later fetches check objects too.
-    args = ["clone", "--no-recurse-submodules", "--no-hardlinks", "--quiet",
+    args = ["clone", "--no-recurse-submodules", "--no-local", "--no-hardlinks", "--quiet",
             "-c", "transfer.fsckObjects=true", "-c", "protocol.ext.allow=never"]
     if bare:
         args.append("--bare")
+    if branch:
+        args += ["--single-branch", "--branch", branch]
     try:
         runner.run([*args, "--", source, str(target)], write=True)
     except GitError as exc:
