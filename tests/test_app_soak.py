@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-import threading
+import sys
 import time
 from pathlib import Path
 
@@ -21,38 +21,57 @@ AGENT_ENV = {
 }
 
 
-class Agent(threading.Thread):
-    """Plain git, like a real agent: append a fact, commit, every ~100 ms; a failed commit is retried."""
+AGENT_SCRIPT = r"""
+import os, subprocess, sys, time
+root, stop = sys.argv[1], sys.argv[2]
+path = os.path.join(root, "MEMORY.md")
+tmp = os.path.join(root, ".agent-tmp")
+n = 0
+while not os.path.exists(stop):
+    n += 1
+    fact = f"- Agent fact {n} [source: https://example.com/sessions/a{n}]"
+    with open(path, "rb") as fh:
+        data = fh.read()
+    with open(tmp, "wb") as fh:
+        fh.write(data + fact.encode() + b"\n")
+    os.replace(tmp, path)  # a careful agent never shows a half-written file
+    for _ in range(200):  # like a real agent: retry the commit (index.lock, a moved ref)
+        add = subprocess.run(["git", "add", "MEMORY.md"], cwd=root, capture_output=True)
+        res = subprocess.run(["git", "commit", "-q", "-m", f"agent: fact {n}"], cwd=root, capture_output=True)
+        if add.returncode == 0 and res.returncode == 0:
+            oid = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+            print(oid, fact, flush=True)
+            break
+        time.sleep(0.02)
+    time.sleep(0.1)
+"""
+
+
+class Agent:
+    """A separate agent process using plain git: append a fact and commit, every ~100 ms."""
 
     def __init__(self, root: Path) -> None:
-        super().__init__(daemon=True)
         self.root = root
-        self.stop = threading.Event()
+        self.stop_file = root.parent / "agent.stop"
+        self.proc: subprocess.Popen[str] | None = None
         self.commits: list[str] = []
         self.facts: list[str] = []
 
-    def run(self) -> None:
+    def start(self) -> None:
         env = {**os.environ, **AGENT_ENV}
         env.pop("GIT_AUTHOR_DATE", None)
         env.pop("GIT_COMMITTER_DATE", None)
-        n = 0
-        while not self.stop.is_set():
-            n += 1
-            fact = f"- Agent fact {n} [source: https://example.com/sessions/a{n}]"
-            path = self.root / "MEMORY.md"
-            tmp = self.root / ".agent-tmp"
-            tmp.write_bytes(path.read_bytes() + fact.encode() + b"\n")
-            os.replace(tmp, path)  # a careful agent never shows a half-written file
-            for _ in range(100):  # like a real agent: retry the commit (index.lock, a moved ref)
-                add = subprocess.run(["git", "add", "MEMORY.md"], cwd=self.root, env=env, capture_output=True)
-                res = subprocess.run(["git", "commit", "-q", "-m", f"agent: fact {n}"], cwd=self.root, env=env, capture_output=True)
-                if add.returncode == 0 and res.returncode == 0:
-                    oid = subprocess.run(["git", "rev-parse", "HEAD"], cwd=self.root, capture_output=True, text=True).stdout.strip()
-                    self.commits.append(oid)
-                    self.facts.append(fact)
-                    break
-                time.sleep(0.02)
-            self.stop.wait(0.1)
+        self.proc = subprocess.Popen([sys.executable, "-c", AGENT_SCRIPT, str(self.root), str(self.stop_file)],
+                                     env=env, stdout=subprocess.PIPE, text=True)
+
+    def finish(self) -> None:
+        self.stop_file.write_text("stop")
+        assert self.proc is not None
+        out, _ = self.proc.communicate(timeout=60)
+        for line in out.splitlines():
+            oid, fact = line.split(" ", 1)
+            self.commits.append(oid)
+            self.facts.append(fact)
 
 
 async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
@@ -81,8 +100,7 @@ async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
                     raise AssertionError((repr(getattr(app.screen, "last_save_error", None)), app.focused, ed.target, app.screen.query_one("#editor-input").value, [ (w.name, w.state) for w in app.workers], app.screen.query_one("#status").render())) from None
                 user_facts.append(fact)
         finally:
-            agent.stop.set()
-            agent.join(10)
+            agent.finish()
     text = (alice / "MEMORY.md").read_text()
     missing_user = [f for f in user_facts if f not in text]
     assert not missing_user, missing_user

@@ -19,7 +19,7 @@ from amr_tui.services.session import OpenFile, Session
 from amr_tui.services.workspace import read_bytes
 
 TRAILER = "\n\nEdited-with: amr"
-DIRTY_RETRIES = 8  # about 2 s in all
+DIRTY_RETRIES = 18  # about 6 s in all: an agent between its write and its commit
 
 
 class EditRefused(Exception):
@@ -38,6 +38,8 @@ class Saved:
 def _check_writable(session: Session, repo: str, path: str) -> None:
     mount = session.mount(repo)
     if mount.read_only:
+        if session.refusals.get(repo):
+            raise EditRefused(f"{session.refusals[repo]} Nothing was written.")
         raise EditRefused(f"{repo} is mounted read-only: nothing was written. Remount it without --read-only to edit.")
     why = unsafe_reason(path)
     if why:
