@@ -34,7 +34,46 @@ BASE_CONFIG: tuple[tuple[str, str], ...] = (
     ("gc.auto", "0"),
     ("maintenance.auto", "false"),
     ("user.useConfigOnly", "true"),  # never guess an identity from the host name
+    # Colour codes in git's output would corrupt what amr parses (and are escapes on screen).
+    ("color.ui", "false"),
+    ("color.diff", "false"),
+    ("color.status", "false"),
+    ("color.branch", "false"),
+    ("color.grep", "false"),
+    ("color.showBranch", "false"),
+    ("color.remote", "false"),
+    ("color.push", "false"),
+    ("color.transport", "false"),
+    ("color.advice", "false"),
 )
+
+#: Programs a fetch or push may start. A repo's own config must not choose them: each is reset
+#: to the user's global value (or git's default) when any config file sets it. ``core.gitProxy``
+#: cannot be overridden this way (its first match wins); ``GIT_PROXY_COMMAND=""`` in the runner's
+#: environment switches it off instead.
+TRANSPORT_DEFAULTS: dict[str, str] = {
+    "core.sshcommand": "ssh",
+    "core.askpass": "",
+    "core.alternaterefscommand": "true",  # prints no refs: an alternate's refs are not advertised
+}
+TRUSTED_SCOPE_KEYS = ("core.sshcommand", "core.askpass")
+
+#: Flags put right after the sub-command on every call. ``remote.<name>.uploadpack`` and
+#: ``.receivepack`` cannot be overridden by config (the first value wins), so transport commands
+#: name git's own programs; diff-producing commands never run textconv or an external diff (a
+#: blanked textconv would make them fail instead).
+_NO_DIFF_PROGRAMS = ("--no-ext-diff", "--no-textconv")
+FORCED_FLAGS: dict[str, tuple[str, ...]] = {
+    "fetch": ("--upload-pack=git-upload-pack",),
+    "pull": ("--upload-pack=git-upload-pack",),
+    "ls-remote": ("--upload-pack=git-upload-pack",),
+    "clone": ("--upload-pack=git-upload-pack",),
+    "push": ("--receive-pack=git-receive-pack",),
+    **{cmd: _NO_DIFF_PROGRAMS for cmd in ("diff", "log", "show", "diff-tree", "diff-index", "diff-files",
+                                          "whatchanged")},
+    "blame": ("--no-textconv",),
+    "grep": ("--no-textconv",),
+}
 
 #: Name of amr's own merge driver. It is blanked like any other unless the caller passes its
 #: command in ``merge_drivers`` (then amr's command wins over whatever the repo config says).
@@ -70,6 +109,7 @@ def repo_overrides(
     config_dump: bytes,
     attribute_names: Mapping[str, set[str]] | None = None,
     merge_drivers: Mapping[str, str] | None = None,
+    trusted: Mapping[str, str] | None = None,
 ) -> list[tuple[str, str]]:
     """Overrides that disarm every configured filter, diff driver and merge driver.
 
@@ -82,8 +122,12 @@ def repo_overrides(
     filters: set[str] = set()
     diffs: set[str] = set()
     merges: set[str] = set()
+    transport: set[str] = set()
     for record in config_dump.split(b"\0"):
         key = record.split(b"\n", 1)[0].decode("utf-8", "surrogateescape")
+        if key.lower() in TRANSPORT_DEFAULTS:
+            transport.add(key.lower())
+            continue
         first, last = key.find("."), key.rfind(".")
         if first <= 0 or last <= first:
             continue
@@ -102,6 +146,8 @@ def repo_overrides(
         out += [(f"diff.{name}.textconv", ""), (f"diff.{name}.command", "")]
     for name in sorted(merges | set(merge_drivers)):
         out.append((f"merge.{name}.driver", merge_drivers.get(name, "")))
+    for key in sorted(transport):
+        out.append((key, (trusted or {}).get(key, TRANSPORT_DEFAULTS[key])))
     return out
 
 

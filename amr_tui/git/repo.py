@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from amr_tui.git import commit as _commit
-from amr_tui.git.errors import GitError, NotARepoError, RepoStateError
+from amr_tui.git.errors import GitError, NotARepoError, RepoStateError, UnsafeRepoError
 from amr_tui.git.models import (
     LOG_FORMAT,
     CommitInfo,
@@ -36,6 +36,26 @@ def _check_branch_name(runner: GitRunner, name: str) -> str:
     if res.returncode != 0:
         raise ValueError(f"invalid branch name: {name!r}")
     return name
+
+
+def _owns_worktree(root: Path, git_dir: Path) -> bool:
+    """True when ``root/.git`` is ``git_dir`` (a folder, or a ``gitdir:`` file for a linked work tree).
+
+    False when the repo's config (``core.worktree``) sends git's work tree somewhere else: then
+    every file amr wrote and every commit it made would land in that other folder or repo.
+    """
+    dot = root / ".git"
+    try:
+        if dot.is_dir():
+            return dot.resolve() == git_dir.resolve()
+        if dot.is_file():
+            text = dot.read_bytes()[:4096].decode("utf-8", "replace")
+            if text.startswith("gitdir:"):
+                target = Path(text[len("gitdir:"):].strip())
+                return (target if target.is_absolute() else root / target).resolve() == git_dir.resolve()
+    except OSError:
+        return False
+    return False
 
 
 def is_memory_repo(path: str | os.PathLike[str]) -> bool:
@@ -82,6 +102,13 @@ class GitRepo:
             raise NotARepoError(-1, "", [], message=f"{start} is not inside a git work tree")
         self.root = Path(out[0])
         self.git_dir = Path(out[1])
+        if not _owns_worktree(self.root, self.git_dir):
+            raise UnsafeRepoError(
+                -1, "", ["rev-parse", "--show-toplevel"],
+                message=(f"The git config in {self.git_dir} points its work tree at {self.root} "
+                         f"(core.worktree), outside the repo's own folder. amr will not read or write "
+                         f"there. If you did not set it, remove it: git config --unset core.worktree"),
+            )
         self.runner = GitRunner(self.root, **opts)
 
     def __repr__(self) -> str:

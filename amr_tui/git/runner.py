@@ -11,6 +11,11 @@ Every git process amr starts goes through :func:`run_git` / :class:`GitRunner`:
   config and its includes, switching off everything in config that runs a program: fsmonitor,
   hooks, pagers, external diff, signatures, editors, auto gc, and, per repository, every configured
   clean/smudge/process filter, textconv/diff command and merge driver (see :func:`repo_overrides`);
+* flags forced after the sub-command (:data:`FORCED_FLAGS`): transport commands use git's own
+  upload-pack/receive-pack whatever ``remote.<name>.uploadpack`` says, diff-producing commands
+  never run textconv or an external diff; ``core.sshCommand``/``core.askPass`` from any config
+  file are reset to the user's global value, and ``GIT_PROXY_COMMAND=""`` switches ``core.gitProxy``
+  off. A repo whose ``core.worktree`` points elsewhere is refused by :class:`GitRepo`;
 * lock errors (``index.lock``, ref locks) retried with backoff for a few seconds, then
   :class:`LockedError`. Lock files are never deleted;
 * errors classified into :mod:`amr_tui.git.errors` classes.
@@ -35,6 +40,8 @@ from amr_tui.git.overrides import (  # noqa: F401  (BASE_CONFIG, AMR_MERGE_DRIVE
     AMR_MERGE_DRIVER,
     BASE_CONFIG,
     CACHE,
+    FORCED_FLAGS,
+    TRUSTED_SCOPE_KEYS,
     RepoInfo,
     attribute_driver_names,
     repo_overrides,
@@ -135,6 +142,7 @@ def build_env(
         GIT_LITERAL_PATHSPECS="1",
         GIT_CONFIG_COUNT=str(len(config)),
     )
+    env.setdefault("GIT_PROXY_COMMAND", "")  # set: core.gitProxy from config is never consulted
     if write:
         env.pop("GIT_OPTIONAL_LOCKS", None)
     else:
@@ -226,10 +234,20 @@ class GitRunner:
         return self._info
 
     def _load_overrides(self, info: RepoInfo, env: dict[str, str]) -> tuple[list[tuple[str, str]], bool]:
-        args = ["config", "-z", "--get-regexp", r"^(filter|diff|merge|include|includeif)\."]
+        args = ["config", "-z", "--get-regexp",
+                r"^(filter|diff|merge|include|includeif)\.|^core\.(sshcommand|askpass|alternaterefscommand)$"]
         res = self._exec(args, None, env, self.timeout)
         if res.returncode not in (0, 1):
             raise classify_error(res.returncode, res.stderr, args, self.cwd)
+        trusted: dict[str, str] = {}
+        keys = {rec.split(b"\n", 1)[0].decode("utf-8", "replace").lower() for rec in res.stdout.split(b"\0")}
+        if keys & set(TRUSTED_SCOPE_KEYS):  # the user's own (global) value is the one to keep
+            glob = self._exec(["config", "-z", "--global", "--includes", "--get-regexp",
+                               r"^core\.(sshcommand|askpass)$"], None, env, self.timeout)
+            for rec in glob.stdout.split(b"\0") if glob.returncode == 0 else []:
+                key, _, value = rec.decode("utf-8", "surrogateescape").partition("\n")
+                if key:
+                    trusted[key.lower()] = value
         uses_include = any(
             rec.split(b"\n", 1)[0].lower().startswith((b"include.", b"includeif."))
             for rec in res.stdout.split(b"\0")
@@ -237,7 +255,7 @@ class GitRunner:
         names = attribute_driver_names(
             [info.toplevel / ".gitattributes", info.common_dir / "info" / "attributes"]
         )
-        return repo_overrides(res.stdout, names, self.merge_drivers), not uses_include
+        return repo_overrides(res.stdout, names, self.merge_drivers, trusted), not uses_include
 
     def _config_for_call(self, extra_env: Mapping[str, str] | None) -> list[tuple[str, str]]:
         base = list(BASE_CONFIG) + list(self.config)
@@ -291,6 +309,8 @@ class GitRunner:
     ) -> GitResult:
         """Run ``git *args``. Returns the result; raises a :class:`GitError` subclass when the
         exit code is not in ``ok`` (unless ``check=False``)."""
+        if args and args[0] in FORCED_FLAGS:  # see FORCED_FLAGS: no upload-pack, textconv... of the repo's
+            args = [args[0], *FORCED_FLAGS[args[0]], *args[1:]]
         config = self._config_for_call(env)
         full_env = build_env({**self.env, **(env or {})}, config, write=write)
         deadline = time.monotonic() + self.lock_timeout

@@ -9,13 +9,25 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from amr_tui.core.textsafety import make_visible
+from amr_tui.core.textsafety import find_controls, make_visible
 
 
 def _show(data: bytes | None) -> str:
     if data is None:
         return "(file deleted)"
     return "\n".join(make_visible(ln.rstrip("\r")) for ln in data.decode("utf-8", "replace").split("\n"))
+
+
+def _shown_differently(*sides: bytes | None) -> bool:
+    """True when the TextArea shows stand-ins for some bytes, so its text is not the file's."""
+    for data in sides:
+        try:
+            text = (data or b"").decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        if find_controls(text.replace("\r\n", "\n").replace("\n", "")):
+            return True
+    return False
 
 
 class ConflictScreen(ModalScreen[bytes | None]):
@@ -66,6 +78,12 @@ class ConflictScreen(ModalScreen[bytes | None]):
         if "<<<<<<<" in text or ">>>>>>>" in text:
             self.notify("Remove the conflict markers first.", severity="warning")
             return
+        if _shown_differently(self.ours, self.theirs, self.merged):
+            self.notify("This file holds control characters or bytes that are not UTF-8, shown here as "
+                        "stand-ins: keep mine or theirs, then fix it with $EDITOR.", severity="warning")
+            return
+        if b"\r\n" in (self.merged or self.ours or self.theirs or b""):  # keep the file's CRLF
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         self.dismiss(text.encode("utf-8"))
 
     def action_cancel(self) -> None:

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from amr_tui.widgets.safe import content
+from amr_tui.widgets.safe import SafeInput, content
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -52,7 +52,7 @@ class PromptScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
             yield Static(content(self.title_text), classes="dialog-title")
-            yield Input(value=self.value, placeholder=self.placeholder, id="prompt-input")
+            yield SafeInput(value=self.value, placeholder=self.placeholder, id="prompt-input")
             if self.help_text:
                 yield Static(content(self.help_text), classes="dialog-help")
 

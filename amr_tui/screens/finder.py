@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.search import SearchHit
 from amr_tui.core.textsafety import make_visible
-from amr_tui.widgets.safe import content
+from amr_tui.widgets.safe import SafeInput, content
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ class FinderScreen(ModalScreen[FinderResult | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="finder-box"):
-            yield Input(value=self.initial, placeholder="Find entries and files in every mounted repo", id="finder-input")
+            yield SafeInput(value=self.initial, placeholder="Find entries and files in every mounted repo", id="finder-input")
             yield Static("", id="finder-status", markup=False)
             yield OptionList(id="finder-results")
 

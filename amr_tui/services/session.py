@@ -17,7 +17,8 @@ from amr_tui.core.lint import Finding, RepoSnapshot, lint_repo
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
 from amr_tui.core.search import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
-from amr_tui.git.errors import AmrGitError
+from amr_tui.git.errors import AmrGitError, UnsafeRepoError
+from amr_tui.git.worktree import sweep_temp_files
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, list_files, read_bytes
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
@@ -93,9 +94,13 @@ class Session:
         self.lock = threading.RLock()
         self.index = SearchIndex()
         self.repos: dict[str, _RepoState] = {}
+        self.refusals: dict[str, str] = {}  # repo -> why git refuses it (another owner...): read-only
         for mount in mounts:
             try:
                 git = GitRepo(mount.root)
+            except UnsafeRepoError as exc:
+                git, mount = None, Mount(mount.name, mount.root, True)
+                self.refusals[mount.name] = str(exc)
             except AmrGitError:
                 git = None
             self.repos[mount.name] = _RepoState(mount, git)
@@ -113,6 +118,8 @@ class Session:
         total_files = 0
         listed: dict[str, tuple[list[str], set[str]]] = {}
         for name, state in self.repos.items():
+            if name not in self.refusals:
+                sweep_temp_files(state.mount.root)  # leftovers of a save that was killed
             listed[name] = list_files(state.mount.root)
             total_files += len(listed[name][0])
         done = 0
@@ -166,7 +173,9 @@ class Session:
     def refresh_info(self, repo: str) -> RepoInfo:
         state = self.repos[repo]
         info = RepoInfo(repo, read_only=state.mount.read_only)
-        if state.git is None:
+        if repo in self.refusals:
+            info.note = self.refusal_note(repo)
+        elif state.git is None:
             info.note = "not a git repo"
         else:
             try:
@@ -188,6 +197,13 @@ class Session:
         with self.lock:
             state.info = info
         return info
+
+    def refusal_note(self, repo: str) -> str:
+        """Short reason a repo is read-only because git refuses it (empty when it does not)."""
+        why = self.refusals.get(repo, "")
+        if not why:
+            return ""
+        return "git refuses it: " + ("another user owns it" if "another user" in why else "its config points git elsewhere")
 
     # ------------------------------------------------------------------- reads
     def files(self, repo: str) -> list[str]:
@@ -227,7 +243,7 @@ class Session:
         doc = parse(data, path)
         read_only = None
         if state.mount.read_only:
-            read_only = "the repo is mounted read-only"
+            read_only = self.refusal_note(repo) or "the repo is mounted read-only"
         elif not doc.utf8:
             read_only = "the file is not UTF-8 (amr keeps its bytes untouched)"
         elif b"\0" in data:

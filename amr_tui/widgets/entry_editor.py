@@ -15,7 +15,7 @@ from textual.widgets import Input, Static
 
 from amr_tui.core.edit import check_line
 from amr_tui.core.model import Diagnostic, Severity
-from amr_tui.widgets.safe import content
+from amr_tui.widgets.safe import SafeInput, content
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +71,7 @@ class EntryEditor(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-title", markup=False)
-        yield Input(id="editor-input", placeholder="fact [source: https://...; added: YYYY-MM-DD]")
+        yield SafeInput(id="editor-input", placeholder="fact [source: https://...; added: YYYY-MM-DD]")
         yield Static("", id="editor-diagnostics")
 
     def start(self, target: EditTarget, where: str) -> None:

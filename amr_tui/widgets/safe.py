@@ -7,10 +7,17 @@ are made visible, and nothing is ever parsed as markup or gets a click action.
 
 from __future__ import annotations
 
+import re
+
+from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
 from textual.content import Content
+from textual.expand_tabs import expand_tabs_inline
+from textual.widgets import Input
 
-from amr_tui.core.textsafety import make_visible
+from amr_tui.core.textsafety import BIDI, SEPARATORS, make_visible
+
+_ONE_CELL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f" + BIDI + SEPARATORS + "\ud800-\udfff]")
 
 
 def clean(text: str) -> str:
@@ -42,3 +49,49 @@ def assemble(*parts: str | tuple[str, str]) -> Content:
 def notify_text(text: str) -> str:
     """For App.notify(..., markup=False): controls made visible."""
     return make_visible(text)
+
+
+def _one_cell(m: re.Match[str]) -> str:
+    code = ord(m.group(0))
+    if code < 0x20:
+        return chr(0x2400 + code)  # control pictures: ␛ for ESC
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
+def visible_same_length(text: str) -> str:
+    """Like :func:`make_visible` but one one-cell stand-in per character, so offsets still match."""
+    return text if text.isprintable() else _ONE_CELL.sub(_one_cell, text)
+
+
+class SafeInput(Input):
+    """An Input whose value may hold repo text (a file name, an entry) with escape sequences.
+
+    Textual's Input draws its value as is (field note 1). This one draws every control character
+    and bidi override as a one-cell stand-in; the value itself is untouched, and cursor and mouse
+    positions are computed on the same stand-ins so they line up.
+    """
+
+    BINDINGS = []  # Input's own keys still apply (bindings merge over the classes); ? lists none
+
+    @property
+    def _value(self) -> Text:
+        if self.password:
+            return super()._value
+        text = Text(visible_same_length(self.value), no_wrap=True, overflow="ignore", end="")
+        if self.highlighter is not None:
+            text = self.highlighter(text)
+        return text
+
+    def _position_to_cell(self, position: int) -> int:
+        return cell_len(expand_tabs_inline(visible_same_length(self.value[:position]), 4))
+
+    def _cell_offset_to_index(self, offset: int) -> int:
+        cell_offset = 0
+        offset += self.scroll_offset[0]
+        shown = visible_same_length(self.value)
+        for index, char in enumerate(shown):
+            width = get_character_cell_size(char)
+            if cell_offset <= offset < cell_offset + width:
+                return index
+            cell_offset += width
+        return max(0, min(offset, len(shown)))

@@ -1,0 +1,394 @@
+"""Hostile inputs for the issue-7 tests: the injection corpus, evil repos, odd repo states, and
+one-line registries of CLI commands and app screens to run them through.
+
+Adding coverage for something new is one line:
+
+* a CLI command: an entry in :data:`CLI_CASES` (commands without one still run with ``--help``
+  and with the repo path, see :func:`cli_invocations`);
+* a screen: a :class:`Visit` in ``tests/test_hostile_screens.py``;
+* an app operation against the evil repo: an entry in ``tests/test_hostile_evil.py``'s OPERATIONS.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from amr_tui.core.textsafety import make_visible
+
+# ---------------------------------------------------------------------------------------------
+# The injection corpus
+
+#: name -> text. Every one of them must show literally (controls as stand-ins) and run nothing.
+PAYLOADS: dict[str, str] = {
+    "osc52": "clip \x1b]52;c;aGVsbG8=\x07 write",
+    "osc8": "\x1b]8;;https://evil.example/\x1b\\click me\x1b]8;;\x1b\\",
+    "csi": "\x1b[2J\x1b[31mred\x1b[6n cleared",
+    "c1": "C1 \x9b2J \x9d52;c;eA==\x9c \x85 nel",
+    "bidi": "bidi \u202egnp.exe\u202c \u2066iso\u2069 \u200f",
+    "close_tag": "x [/bold] y [/]",
+    "bare_close": "- [/",
+    "click": "[@click=app.quit]click to quit[/]",
+    "link": "[link=https://evil.example]a link[/link]",
+    "style": "[bold red on white]styled?[/]",
+    "variables": "$accent ${x} $text-muted",
+    "nul": "nul \x00 byte",
+    "controls": "bel\x07 bs\x08 del\x7f cr\r vt\x0b ff\x0c lsep\u2028 end",
+}
+
+#: A 1 MB single line: in an entry and in a commit message.
+BIG_LINE = "big " + "A" * (1 << 20)
+
+#: What the screen must show for each payload: a fragment of its visible form.
+LITERALS: dict[str, str] = {
+    "osc52": "\u241b]52;c;aGVsbG8=",
+    "osc8": "\u241b]8;;https://evil.example/",
+    "csi": "\u241b[2J\u241b[31mred",
+    "c1": "<U+009B>2J",
+    "bidi": "<U+202E>gnp.exe",
+    "close_tag": "x [/bold] y [/]",
+    "bare_close": "- [/",
+    "click": "[@click=app.quit]click to quit[/]",
+    "link": "[link=https://evil.example]a link[/link]",
+    "style": "[bold red on white]styled?[/]",
+    "variables": "$accent ${x}",
+    "nul": "nul \u2400 byte",
+    "controls": "bel\u2407 bs\u2408 del\u2421",
+}
+
+#: Nothing of this may reach the terminal: C0 controls but tab and newline, DEL, C1, bidi
+#: overrides, line/paragraph separators.
+FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+
+
+def forbidden_in(text: str) -> list[str]:
+    """The forbidden characters found in ``text``, each with a little context (for messages)."""
+    return [repr(text[max(0, m.start() - 15):m.end() + 15]) for m in FORBIDDEN.finditer(text)][:5]
+
+
+def file_name_for(name: str, payload: str) -> str:
+    """A file name carrying the payload, as far as the file system allows (no NUL, no /)."""
+    text = payload.replace("\x00", "").replace("/", "\u2215")
+    return f"{name}-{text}"[:120] + ".md"
+
+
+def visible(text: str) -> str:
+    return make_visible(text)
+
+
+def entry_lines() -> str:
+    """A memory file whose entries, metadata values, link targets and headings carry every payload."""
+    out = ["# Memory [/b] \x1b[1mtitle", ""]
+    for i, (name, payload) in enumerate(PAYLOADS.items()):
+        out.append(f"- {name}: {payload} [source: https://example.com/s/{i}; note: {payload}]")
+    out.append("- links [[\x1b[2J]] [[[@click=app.quit]]] [[../../etc/passwd]] [[.git/config]] [[/etc/passwd]]")
+    out.append("- source payload [source: \x1b]52;c;eA==\x07https://evil.example/]")
+    out.append("- " + BIG_LINE)
+    out += ["", "## Index", "- [[weird]]"]
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Plain git for set-up (the code under test uses its own hardened runner)
+
+
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> str:
+    res = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **(env or {})}, input=input,
+                         check=True, capture_output=True)
+    return res.stdout.decode("utf-8", "surrogateescape")
+
+
+def init_repo(root: Path, files: dict[str, str | bytes], message: str = "Create memory repo") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    for rel, content in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content.encode("utf-8", "surrogateescape") if isinstance(content, str) else content)
+    git(root, "add", "--", ".")
+    git(root, "commit", "-q", "-m", message)
+    return root
+
+
+def raw_commit(root: Path, message: str, author: str, parent: str | None = None) -> str:
+    """A commit written as a raw object: any bytes in message and author (git commit would refuse NUL)."""
+    tree = git(root, "rev-parse", "HEAD^{tree}").strip()
+    parent = parent or git(root, "rev-parse", "HEAD").strip()
+    body = (f"tree {tree}\nparent {parent}\nauthor {author} <a@example.test> 1790000000 +0000\n"
+            f"committer {author} <c@example.test> 1790000000 +0000\n\n{message}\n")
+    oid = git(root, "hash-object", "-t", "commit", "-w", "--literally", "--stdin",
+              input=body.encode("utf-8", "surrogateescape")).strip()
+    git(root, "update-ref", "refs/heads/main", oid)
+    return oid
+
+
+def make_hostile_repo(root: Path) -> Path:
+    """Payloads in entries, file names, commit messages, author names and branch names."""
+    files: dict[str, str | bytes] = {
+        "MEMORY.md": entry_lines(),
+        "weird.md": "- \x1b[6n cursor report request [source: https://example.com/w]\n",
+        "notes/[@click=app.quit]x[b].md": "- file name with markup [@click=app.bell]\n",
+    }
+    for name, payload in PAYLOADS.items():
+        files[f"names/{file_name_for(name, payload)}"] = f"- file named after {name}\n"
+    init_repo(root, files)
+    for name, payload in PAYLOADS.items():
+        raw_commit(root, f"{payload} subject\n\nbody {payload}", f"Agent {payload}".replace("<", "").replace(">", ""))
+    raw_commit(root, "big " + BIG_LINE, "Agent big")
+    head = git(root, "rev-parse", "HEAD").strip()
+    for branch in ("evil\u202egnp", "c1\u009b2J", "x]y/close", "@click=app.quit]", "--output=branch-out.txt"):
+        git(root, "update-ref", f"refs/heads/{branch}", head)
+    return root
+
+
+# ---------------------------------------------------------------------------------------------
+# The evil repo: config that makes plain git run programs
+
+
+EVIL_HOOKS = ("pre-commit", "commit-msg", "post-commit", "prepare-commit-msg", "reference-transaction",
+              "post-index-change", "post-checkout", "pre-auto-gc", "post-merge", "pre-merge-commit",
+              "pre-push", "post-rewrite", "pre-rebase", "fsmonitor-watchman")
+
+EVIL_LINES = "".join(f"- fact {i} [source: https://example.com/f/{i}; added: 2026-09-{i % 28 + 1:02d}]\n"
+                     for i in range(40))
+
+
+@dataclass
+class EvilRepo:
+    root: Path
+    canaries: Path
+    origin: Path
+    evil: Path
+    extra: dict[str, Path] = field(default_factory=dict)
+
+    def fired(self) -> list[str]:
+        return sorted(p.name for p in self.canaries.iterdir())
+
+
+def _script(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+def make_evil_repo(base: Path, name: str = "evil") -> EvilRepo:
+    """A memory repo whose own config, hooks and attributes wire a canary-writing program into
+    everything git can be told to run; plus an ``origin`` remote (a local bare repo)."""
+    canaries = base / f"{name}-canaries"
+    tools = base / f"{name}-tools"
+    canaries.mkdir(parents=True)
+    tools.mkdir()
+    evil = _script(tools / "evil", (
+        "#!/bin/sh\n"
+        f'kind="$1"; shift\ntouch "{canaries}/$kind"\n'
+        'case "$kind" in\n'
+        "  clean|smudge|inc-clean) cat ;;\n"
+        '  textconv) cat "$1" ;;\n'
+        "  merge) exit 0 ;;\n"
+        '  uploadpack) exec git-upload-pack "$@" ;;\n'
+        '  receivepack) exec git-receive-pack "$@" ;;\n'
+        "  *) exit 1 ;;\n"
+        "esac\n"))
+    gpg = _script(tools / "gpg", f'#!/bin/sh\nexec "{evil}" gpg "$@"\n')
+    hooks = tools / "hooks"
+    hooks.mkdir()
+    for hook in EVIL_HOOKS:
+        _script(hooks / hook, f'#!/bin/sh\ntouch "{canaries}/hook-{hook}"\nexit 0\n')
+    root = base / name
+    init_repo(root, {
+        "MEMORY.md": "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n- [[notes]]\n- [[other]]\n",
+        "notes.md": EVIL_LINES,
+        "other.md": "# Other\n\n- other fact [source: https://example.com/o]\n",
+        "a.txt": "plain text\n",
+        "q.sql": "SELECT 1;\n",
+        "--output=tracked.txt": "a file whose name is an option\n",
+        ".gitattributes": "*.md filter=evil diff=evil merge=evil\n*.txt filter=inc diff=evil merge=evil\n"
+                          "*.sql filter=evilp\n",
+    })
+    origin = base / f"{name}-origin.git"
+    git(base, "init", "-q", "--bare", str(origin))
+    git(root, "remote", "add", "origin", str(origin))
+    git(root, "push", "-q", "origin", "main")
+    git(root, "remote", "add", "sshremote", "ssh://evil.invalid/x.git")
+    for hook in EVIL_HOOKS:  # the repo's own hooks folder too
+        _script(root / ".git" / "hooks" / hook, f'#!/bin/sh\ntouch "{canaries}/githook-{hook}"\nexit 0\n')
+    include = tools / "include.cfg"
+    include.write_text(f'[filter "inc"]\n\tclean = {evil} inc-clean\n\tsmudge = {evil} inc-smudge\n')
+    for key, value in [
+        ("core.fsmonitor", f"{evil} fsmonitor"),
+        ("core.hooksPath", str(hooks)),
+        ("core.pager", f"{evil} pager"),
+        ("core.editor", f"{evil} editor"),
+        ("sequence.editor", f"{evil} seqeditor"),
+        ("diff.external", f"{evil} diffext"),
+        ("diff.evil.textconv", f"{evil} textconv"),
+        ("diff.evil.command", f"{evil} diffcmd"),
+        ("filter.evil.clean", f"{evil} clean"),
+        ("filter.evil.smudge", f"{evil} smudge"),
+        ("filter.evil.required", "true"),
+        ("filter.evilp.process", f"{evil} process"),
+        ("gpg.program", str(gpg)),
+        ("gpg.ssh.program", str(gpg)),
+        ("log.showSignature", "true"),
+        ("commit.gpgSign", "true"),
+        ("tag.gpgSign", "true"),
+        ("merge.evil.driver", f"{evil} merge %O %A %B"),
+        ("merge.evil.name", "evil merge driver"),
+        ("core.sshCommand", f"{evil} ssh"),
+        ("core.askPass", f"{evil} askpass"),
+        ("core.gitProxy", f"{evil} gitproxy"),
+        ("core.alternateRefsCommand", f"{evil} altrefs"),
+        ("remote.origin.uploadpack", f"{evil} uploadpack"),
+        ("remote.origin.receivepack", f"{evil} receivepack"),
+        ("credential.helper", f"!{evil} credential"),
+        ("pager.log", f"{evil} pagerlog"),
+        ("color.ui", "always"),
+        ("color.diff", "always"),
+        ("include.path", str(include)),
+    ]:
+        git(root, "config", key, value)
+    return EvilRepo(root, canaries, origin, evil)
+
+
+# ---------------------------------------------------------------------------------------------
+# Odd repo states
+
+
+def detach(root: Path) -> None:
+    git(root, "checkout", "-q", "--detach", "HEAD")
+
+
+def start_merge(root: Path, path: str = "MEMORY.md") -> None:
+    """Leave a merge with a conflict in progress on ``path``."""
+    base = (root / path).read_text()
+    git(root, "checkout", "-q", "-b", "side")
+    (root / path).write_text(base + "- side line\n")
+    git(root, "commit", "-q", "-am", "side")
+    git(root, "checkout", "-q", "main")
+    (root / path).write_text(base + "- main line\n")
+    git(root, "commit", "-q", "-am", "main")
+    subprocess.run(["git", "merge", "side"], cwd=root, capture_output=True)
+    assert (root / ".git" / "MERGE_HEAD").exists()
+
+
+def start_rebase(root: Path, path: str = "MEMORY.md") -> None:
+    """Leave a rebase stopped on a conflict."""
+    base = (root / path).read_text()
+    git(root, "checkout", "-q", "-b", "topic")
+    (root / path).write_text(base + "- topic line\n")
+    git(root, "commit", "-q", "-am", "topic")
+    git(root, "checkout", "-q", "main")
+    (root / path).write_text(base + "- main line\n")
+    git(root, "commit", "-q", "-am", "main")
+    git(root, "checkout", "-q", "topic")
+    subprocess.run(["git", "rebase", "main"], cwd=root, capture_output=True,
+                   env={**os.environ, "GIT_EDITOR": "true"})
+    assert (root / ".git" / "rebase-merge").is_dir() or (root / ".git" / "rebase-apply").is_dir()
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line
+
+
+def subcommands() -> list[str]:
+    """Every sub-command ``amr --help`` lists (new ones show up here by themselves)."""
+    from amr_tui.cli.main import build_parser
+
+    parser = build_parser()
+    for action in parser._actions:
+        if getattr(action, "choices", None) and isinstance(action.choices, dict):
+            return sorted(action.choices)
+    return []
+
+
+#: command -> invocations for one repo. ``{repo}``, ``{memory}``, ``{tmp}`` are filled in.
+CLI_CASES: dict[str, list[list[str]]] = {
+    "parse": [["parse", "{memory}"], ["parse", "{memory}", "--json"]],
+    "lint": [["lint", "{repo}"], ["lint", "{repo}", "--json", "--severity", "info"], ["lint", "{repo}", "--fix"]],
+    "search": [["search", "click", "{repo}"], ["search", "fact", "{repo}", "--json"], ["search", "--output=x.txt", "{repo}"]],
+    "init": [["init", "{repo}"]],
+    "demo": [["demo", "--path", "{tmp}/demo", "--no-open"]],
+    "history": [["history", "{repo}"], ["history", "{memory}"], ["history", "--json", "{repo}"]],
+    "log": [["log", "{repo}"]],
+    "forgotten": [["forgotten", "{repo}"]],
+    "forget": [["forget", "--help"]],
+    "dreams": [["dreams", "{repo}"]],
+    "dream": [["dream", "--help"], ["dream", "{repo}"]],
+    "sync": [["sync", "{repo}"]],
+    "share": [["share", "--help"]],
+    "merge-driver": [["merge-driver", "{tmp}/O", "{tmp}/A", "{tmp}/B"]],
+}
+
+
+def cli_invocations(command: str, repo: Path, tmp: Path) -> list[list[str]]:
+    """The invocations of ``command`` to try against ``repo``: its CLI_CASES, else two generic ones."""
+    cases = CLI_CASES.get(command) or [[command, "--help"], [command, "{repo}"]]
+    values = {"repo": str(repo), "memory": str(repo / "MEMORY.md"), "tmp": str(tmp)}
+    for name in ("O", "A", "B"):
+        (tmp / name).write_text(f"- {name} line\n")
+    return [[part.format(**values) for part in case] for case in cases]
+
+
+@dataclass
+class CliRun:
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_amr(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 120) -> CliRun:
+    """``amr ARGV`` in a real process (no terminal: output is piped, as agents and CI see it)."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("FORCE_COLOR", None)
+    res = subprocess.run([sys.executable, "-m", "amr_tui", *argv], cwd=cwd, env=full_env,
+                         stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+    return CliRun(argv, res.returncode, res.stdout.decode("utf-8", "surrogateescape"),
+                  res.stderr.decode("utf-8", "surrogateescape"))
+
+
+def check_cli_run(run: CliRun) -> list[str]:
+    """Problems with one run: a traceback, a raw control character, a crash exit code."""
+    problems = []
+    if "Traceback (most recent call last)" in run.stderr or "Traceback (most recent call last)" in run.stdout:
+        problems.append(f"{run.argv}: traceback\n{run.stderr[-2000:]}")
+    for stream, text in (("stdout", run.stdout), ("stderr", run.stderr)):
+        bad = forbidden_in(text)
+        if bad:
+            problems.append(f"{run.argv}: raw control characters on {stream}: {bad}")
+    if run.returncode < 0 or run.returncode > 2:
+        problems.append(f"{run.argv}: exit code {run.returncode}\n{run.stderr[-2000:]}")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# The app
+
+
+def rendered(app) -> str:
+    """Every segment the compositor would send to the terminal, as one string."""
+    return "".join(seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
+
+
+def screen_lines(app) -> list[str]:
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+async def click_text(pilot, app, needle: str) -> bool:
+    """Click the first place ``needle`` is drawn on screen; False when it is not on screen."""
+    from rich.cells import cell_len
+
+    for y, line in enumerate(screen_lines(app)):
+        x = line.find(needle)
+        if x != -1:
+            await pilot.click(offset=(cell_len(line[:x]) + 1, y))
+            return True
+    return False
+
+
+Check = Callable[[str], None]
