@@ -22,6 +22,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.finder import FinderResult, FinderScreen
 from amr_tui.screens.main_edit import EditingMixin
+from amr_tui.screens.main_history import HistoryMixin
 from amr_tui.services.session import Change, OpenFile, Session
 from amr_tui.widgets.entry_editor import EntryEditor
 from amr_tui.widgets.entry_view import EntryView
@@ -41,7 +42,7 @@ class Place:
     line: int
 
 
-class MainScreen(EditingMixin, Screen[None]):
+class MainScreen(EditingMixin, HistoryMixin, Screen[None]):
     BINDINGS = [
         Binding("slash", "find", "Find", id="main.find"),
         Binding("e", "edit_entry", "Edit", id="main.edit"),
@@ -63,6 +64,11 @@ class MainScreen(EditingMixin, Screen[None]):
         Binding("s", "toggle_side", "Side panel", show=False, id="main.side"),
         Binding("b", "toggle_tree", "File tree", show=False, id="main.tree"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
+        Binding("h", "file_history", "History", id="main.history"),
+        Binding("H", "entry_timeline", "Fact history", show=False, id="main.timeline"),
+        Binding("F", "forgotten", "Forgotten facts", show=False, id="main.forgotten"),
+        Binding("x", "forget_entry", "Forget", show=False, id="main.forget"),
+        Binding("V", "review_dreams", "Dreams", id="main.dreams"),
         Binding("1", "focus('tree')", "Tree", show=False, id="main.focus_tree"),
         Binding("2", "focus('view')", "Entries", show=False, id="main.focus_view"),
         Binding("3", "focus('backlinks')", "Backlinks", show=False, id="main.focus_backlinks"),

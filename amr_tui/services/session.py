@@ -95,6 +95,7 @@ class Session:
         self.index = SearchIndex()
         self.repos: dict[str, _RepoState] = {}
         self.refusals: dict[str, str] = {}  # repo -> why git refuses it (another owner...): read-only
+        self._services: dict[tuple[str, str], object] = {}
         for mount in mounts:
             try:
                 git = GitRepo(mount.root)
@@ -377,6 +378,38 @@ class Session:
 
     def git(self, repo: str) -> GitRepo | None:
         return self.repos[repo].git
+
+    def history(self, repo: str):
+        """The repo's HistoryService (one per repo, kept for the session; it holds a blob reader)."""
+        from amr_tui.services.history import HistoryService
+
+        with self.lock:
+            service = self._services.get(("history", repo))
+            if service is None:
+                service = HistoryService(self.repos[repo].mount)
+                self._services[("history", repo)] = service
+            return service
+
+    def dreams(self, repo: str):
+        """The repo's DreamService (pending dreaming runs and their review)."""
+        from amr_tui.services.dreams import DreamService
+
+        with self.lock:
+            service = self._services.get(("dreams", repo))
+            if service is None:
+                service = DreamService(self.repos[repo].mount)
+                self._services[("dreams", repo)] = service
+            return service
+
+    def close(self) -> None:
+        with self.lock:
+            services = list(self._services.values())
+            self._services.clear()
+        for service in services:
+            try:
+                service.close()
+            except Exception:  # closing is best effort
+                pass
 
 
 class LockedSearch:

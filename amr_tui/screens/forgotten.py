@@ -1,0 +1,114 @@
+"""Facts deleted over a repo's history, each restorable with one key as a new commit."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from amr_tui.core.textsafety import make_visible
+from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.widgets.safe import content
+
+NL = Content("\n")
+
+
+class ForgottenScreen(Screen[bool]):
+    """Dismisses True when something was restored (the main screen reloads)."""
+
+    BINDINGS = [
+        Binding("escape,q", "close", "Back", id="forgotten.close"),
+        Binding("r,enter", "restore", "Restore", id="forgotten.restore"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, facts, error: Exception | None = None) -> None:
+            self.facts, self.error = facts, error
+            super().__init__()
+
+    class Restored(Message):
+        def __init__(self, oid: str | None, error: Exception | None) -> None:
+            self.oid, self.error = oid, error
+            super().__init__()
+
+    def __init__(self, service, repo: str, read_only: bool) -> None:
+        super().__init__()
+        self.service, self.repo, self.read_only = service, repo, read_only
+        self.facts: list = []
+        self.changed = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(content(f"Forgotten facts of {self.repo}: entries deleted over its history"), id="forgotten-title")
+        yield Static("Walking the history (the first time can take a moment)…", id="forgotten-status", markup=False)
+        yield OptionList(id="forgotten-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, group="forgotten")
+    def load(self) -> None:
+        try:
+            self.post_message(self.Loaded(self.service.forgotten()))
+        except Exception as exc:
+            self.post_message(self.Loaded([], exc))
+
+    def on_forgotten_screen_loaded(self, message: Loaded) -> None:
+        status = self.query_one("#forgotten-status", Static)
+        if message.error is not None:
+            status.update(content(f"Could not read the history: {message.error}"))
+            return
+        self.facts = message.facts
+        status.update(f"{len(self.facts)} forgotten fact{'s' if len(self.facts) != 1 else ''}.  r restores one as a new commit.")
+        options = self.query_one(OptionList)
+        options.clear_options()
+        for fact in self.facts:
+            when = fact.commit.author_date.strftime("%Y-%m-%d") if fact.commit else "tombstone"
+            who = f"{fact.commit.author_name}: {fact.commit.subject}" if fact.commit else ""
+            tomb = "  [forgotten on purpose]" if fact.tombstone is not None else ""
+            options.add_option(Option(Content.assemble(
+                content(fact.text, "bold"), content(tomb, "$warning"),
+                NL, content(f"    {when}  {fact.path or ''}  {who}", "$text-muted"))))
+        options.focus()
+
+    def action_restore(self) -> None:
+        idx = self.query_one(OptionList).highlighted
+        if idx is None or idx >= len(self.facts):
+            return
+        fact = self.facts[idx]
+        if self.read_only:
+            self.app.notify(make_visible(f"{self.repo} is read-only."), severity="error", markup=False)
+            return
+        if fact.line is None:
+            self.app.notify("Only a digest of this fact was kept; it cannot be written back.", severity="warning")
+            return
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self.restore(fact)
+
+        self.app.push_screen(ConfirmScreen("Restore this fact?", f"{fact.text}\n\ninto {fact.path} as a new commit", "Restore"), go)
+
+    @work(thread=True, group="restore")
+    def restore(self, fact) -> None:
+        try:
+            self.post_message(self.Restored(self.service.restore(fact), None))
+        except Exception as exc:
+            self.post_message(self.Restored(None, exc))
+
+    def on_forgotten_screen_restored(self, message: Restored) -> None:
+        if message.error is not None:
+            self.app.notify(make_visible(str(message.error)), title="Not restored", severity="error", markup=False)
+            return
+        self.changed = True
+        self.app.notify(f"Restored as commit {message.oid[:8]}.", title="Committed")
+        self.load()
+
+    def action_close(self) -> None:
+        self.dismiss(self.changed)

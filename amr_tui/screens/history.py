@@ -1,0 +1,251 @@
+"""History of a file, and of a single fact. All git work runs in thread workers."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from amr_tui.core.textsafety import make_visible
+from amr_tui.widgets.safe import content, rich_text
+
+NL = Content("\n")
+from amr_tui.widgets.side_by_side import SideBySide
+
+PAGE = 50
+
+
+def when(dt) -> str:
+    return dt.strftime("%Y-%m-%d %H:%M") if dt else ""
+
+
+class FileHistoryScreen(Screen[None]):
+    """The commits that touched a file (paged), and the file as each one left it."""
+
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "Back", id="history.close"),
+        Binding("tab", "focus_next", "Switch pane", show=False, id="history.switch"),
+    ]
+
+    class Page(Message):
+        def __init__(self, page, first: bool) -> None:
+            self.page, self.first = page, first
+            super().__init__()
+
+    class Version(Message):
+        def __init__(self, version) -> None:
+            self.version = version
+            super().__init__()
+
+    class Failed(Message):
+        def __init__(self, error: Exception) -> None:
+            self.error = error
+            super().__init__()
+
+    def __init__(self, service, repo: str, path: str) -> None:
+        super().__init__()
+        self.service, self.repo, self.path = service, repo, path
+        self.items: list = []
+        self.next_cursor = None
+        self.loading_more = False
+        self.shown: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(content(f"History of {self.repo}/{self.path}"), id="history-title")
+        with Horizontal(id="history-panes"):
+            table: DataTable[object] = DataTable(id="history-commits", cursor_type="row", zebra_stripes=True)
+            for label, width in (("When", 16), ("Who", 18), ("What", 34), ("Entries", 7), ("Sessions", 18)):
+                table.add_column(label, width=width)
+            yield table
+            with Vertical(id="history-right"):
+                yield Static("Select a commit to see the file as it left it (old left, new right).",
+                             id="history-version-title", markup=False)
+                yield SideBySide(id="history-diff")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = make_visible(f"{self.repo}/{self.path}")
+        self.load_page(None, True)
+
+    @work(thread=True, group="history-page")
+    def load_page(self, cursor, first: bool) -> None:
+        try:
+            page = self.service.file_history(self.path, limit=PAGE, cursor=cursor)
+        except Exception as exc:  # shown, never raised into the app
+            self.post_message(self.Failed(exc))
+            return
+        self.post_message(self.Page(page, first))
+
+    def on_file_history_screen_page(self, message: Page) -> None:
+        table = self.query_one(DataTable)
+        self.loading_more = False
+        self.next_cursor = message.page.next
+        for item in message.page.items:
+            info = item.commit
+            self.items.append(item)
+            counts = f"+{item.entries_added} \u2212{item.entries_removed}"
+            table.add_row(rich_text(when(info.author_date)), rich_text(info.author_name), rich_text(info.subject),
+                          rich_text(counts), rich_text(", ".join(s.rsplit("/", 1)[-1] for s in item.sources_added)[:40]))
+        if message.first:
+            table.focus()
+            if self.items:
+                self.show_version(0)
+            else:
+                self.query_one("#history-version-title", Static).update("No commits touched this file.")
+
+    def on_file_history_screen_failed(self, message: Failed) -> None:
+        self.app.notify(make_visible(str(message.error)), title="History", severity="error", markup=False)
+
+    @on(DataTable.RowHighlighted, "#history-commits")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        idx = event.cursor_row
+        if 0 <= idx < len(self.items):
+            self.show_version(idx)
+        if idx >= len(self.items) - 5 and self.next_cursor is not None and not self.loading_more:
+            self.loading_more = True
+            self.load_page(self.next_cursor, False)
+
+    def show_version(self, idx: int) -> None:
+        oid = self.items[idx].commit.oid
+        if oid != self.shown:
+            self.shown = oid
+            self.load_version(oid)
+
+    @work(thread=True, exclusive=True, group="history-version")
+    def load_version(self, oid: str) -> None:
+        try:
+            self.post_message(self.Version(self.service.file_change(self.path, oid)))
+        except Exception as exc:
+            self.post_message(self.Failed(exc))
+
+    def on_file_history_screen_version(self, message: Version) -> None:
+        version = message.version
+        if version.commit != self.shown:
+            return
+        item = next((i for i in self.items if i.commit.oid == version.commit), None)
+        title = f"{version.commit[:8]}"
+        if item is not None:
+            title += f"  {item.commit.author_name}  {when(item.commit.author_date)}  {item.commit.subject}"
+        self.query_one("#history-version-title", Static).update(content(title))
+        view = self.query_one(SideBySide)
+        if version.rows:
+            view.set_rows(version.rows)
+        else:
+            from amr_tui.core.entryalign import Row
+
+            old = (version.old or b"").decode("utf-8", "replace").split("\n")
+            new = (version.new or b"").decode("utf-8", "replace").split("\n")
+            rows = [Row(i + 1 if i < len(old) else None, i + 1 if i < len(new) else None,
+                        old[i] if i < len(old) else None, new[i] if i < len(new) else None,
+                        "context" if i < len(old) and i < len(new) and old[i] == new[i] else "reworded")
+                    for i in range(max(len(old), len(new)))]
+            view.set_rows(rows)
+
+
+class TimelineScreen(Screen[None]):
+    """When one fact came, changed, moved and (maybe) went; who last touched it, and before that."""
+
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "Back", id="timeline.close"),
+        Binding("p", "reblame", "Blame parent", id="timeline.reblame"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, timeline, blame) -> None:
+            self.timeline, self.blame = timeline, blame
+            super().__init__()
+
+    class Blamed(Message):
+        def __init__(self, blame) -> None:
+            self.blame = blame
+            super().__init__()
+
+    class Failed(Message):
+        def __init__(self, error: Exception) -> None:
+            self.error = error
+            super().__init__()
+
+    def __init__(self, service, repo: str, path: str, line: int, text: str) -> None:
+        super().__init__()
+        self.service, self.repo, self.path, self.line, self.text = service, repo, path, line, text
+        self.blames: list = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(content(f"{self.repo}/{self.path}:{self.line}  {self.text}"), id="timeline-title")
+        yield Static("Reading history…", id="timeline-blame", markup=False)
+        yield OptionList(id="timeline-events")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, group="timeline")
+    def load(self) -> None:
+        try:
+            timeline = self.service.entry_timeline(self.path, self.line)
+            blame = self.service.blame(self.path, self.line)
+        except Exception as exc:
+            self.post_message(self.Failed(exc))
+            return
+        self.post_message(self.Loaded(timeline, blame))
+
+    def on_timeline_screen_failed(self, message: Failed) -> None:
+        self.query_one("#timeline-blame", Static).update(content(f"No history: {message.error}"))
+
+    def on_timeline_screen_loaded(self, message: Loaded) -> None:
+        self._show_blame(message.blame)
+        events = self.query_one(OptionList)
+        labels = {"added": "added", "reworded": "reworded", "metadata": "metadata changed", "moved": "moved",
+                  "removed": "removed"}
+        for ev in message.timeline.events:
+            info = ev.commit
+            parts = [content(f"{when(info.author_date)}  ", "$text-muted"),
+                     content(f"{labels.get(ev.kind, ev.kind):<16}", "bold"),
+                     content(f"{info.author_name}: {info.subject}")]
+            if ev.kind == "moved" and ev.from_path:
+                parts += [NL, content(f"    from {ev.from_path} to {ev.path}", "$text-muted")]
+            if ev.before is not None and ev.kind != "added":
+                parts += [NL, content(f"    was: {ev.before.strip()}", "$text-muted")]
+            if ev.after is not None:
+                parts += [NL, content(f"    now: {ev.after.strip()}")]
+            events.add_option(Option(Content.assemble(*parts)))
+        if not message.timeline.complete:
+            events.add_option(Option(content("(history walk stopped before the entry's first appearance)", "$text-muted")))
+        events.focus()
+
+    def _show_blame(self, blame) -> None:
+        widget = self.query_one("#timeline-blame", Static)
+        if blame is None:
+            widget.update("No blame for this line (not committed yet?).")
+            return
+        self.blames.append(blame)
+        depth = len(self.blames) - 1
+        prefix = "Last touched" if depth == 0 else f"Before that ({depth} back)"
+        widget.update(content(f"{prefix}: {blame.commit[:8]} by {blame.author_name} on {when(blame.author_date)}: "
+                              f"{blame.summary}  ({blame.path}:{blame.orig_line})   p: blame the parent"))
+
+    def action_reblame(self) -> None:
+        if not self.blames:
+            return
+        self.reblame(self.blames[-1])
+
+    @work(thread=True, group="reblame")
+    def reblame(self, blame) -> None:
+        try:
+            self.post_message(self.Blamed(self.service.reblame(blame)))
+        except Exception as exc:
+            self.post_message(self.Failed(exc))
+
+    def on_timeline_screen_blamed(self, message: Blamed) -> None:
+        if message.blame is None:
+            self.app.notify("That is where the line first appeared.")
+            return
+        self._show_blame(message.blame)

@@ -1,0 +1,144 @@
+"""Pilot tests of history, timelines, forgotten facts, forgetting and the dream review screen."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, OptionList
+
+from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
+from amr_tui.screens.forgotten import ForgottenScreen
+from amr_tui.screens.history import FileHistoryScreen, TimelineScreen
+from amr_tui.screens.review import DreamListScreen, RunReviewScreen
+from amr_tui.services.demo import build_demo
+from amr_tui.widgets.entry_view import EntryView
+from amr_tui.widgets.side_by_side import SideBySide
+from tests.apphelpers import app_for, screen_text, wait_for
+
+SIZE = (150, 42)
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> list[Path]:
+    return build_demo(tmp_path / "vm")
+
+
+def cur(app):
+    return app.screen.current
+
+
+async def ready(pilot, app):
+    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading, what="open")
+
+
+async def test_file_history_lists_commits_and_shows_versions(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileHistoryScreen), what="history screen")
+        table = app.screen.query_one(DataTable)
+        await wait_for(pilot, lambda: table.row_count >= 10, what="commits")
+        await wait_for(pilot, lambda: app.screen.query_one(SideBySide).rows, what="version rows")
+        assert "Remember API rate limits" in screen_text(app)
+        await pilot.press("down")
+        await wait_for(pilot, lambda: "Remember migration order" in str(app.screen.query_one("#history-version-title").render()),
+                       what="second version")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, FileHistoryScreen), what="closed")
+
+
+async def test_entry_timeline_and_reblame(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        from amr_tui.screens.main import Place
+
+        app.screen.open_place(Place("memory-alice", "projects/website.md", 0))
+        await wait_for(pilot, lambda: cur(app).path == "projects/website.md", what="open")
+        doc = cur(app).doc
+        edited = next(e for e in doc.entries if "sign" in e.text.lower())
+        app.screen.query_one(EntryView).go_to_line(edited.line)
+        await pilot.press("H")
+        await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen), what="timeline")
+        events = app.screen.query_one("#timeline-events", OptionList)
+        await wait_for(pilot, lambda: events.option_count >= 2, what="events")
+        text = screen_text(app)
+        assert "added" in text and "reworded" in text
+        assert "Last touched" in text and "Update website launch sign-off" in text
+        await pilot.press("p")
+        await wait_for(pilot, lambda: "Before that" in screen_text(app) or
+                       any("first appeared" in str(n.message) for n in app._notifications), what="reblame")
+
+
+async def test_forget_records_tombstone_and_restore_brings_back(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        entry = cur(app).doc.entries[0]
+        app.screen.query_one(EntryView).go_to_line(entry.line)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="forget mode")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="reason")
+        app.screen.query_one("#prompt-input").value = "the user asked"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: entry.text not in (alice / "MEMORY.md").read_text(), what="forgotten")
+        tomb = next(alice.rglob("forgotten.md"))
+        assert entry.text in tomb.read_text() and "the user asked" in tomb.read_text()
+        await pilot.press("F")
+        await wait_for(pilot, lambda: isinstance(app.screen, ForgottenScreen), what="forgotten screen")
+        listing = app.screen.query_one("#forgotten-list", OptionList)
+        await wait_for(pilot, lambda: app.screen.facts, timeout=20, what="facts")
+        assert "staging" in screen_text(app).lower() or len(app.screen.facts) >= 1
+        idx = next(i for i, f in enumerate(app.screen.facts) if f.text == entry.text)
+        listing.highlighted = idx
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: entry.text in (alice / "MEMORY.md").read_text(), timeout=15, what="restored")
+    assert git(alice, "status", "--porcelain") == ""
+
+
+async def test_review_accept_part_reject_rest(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("V")
+        await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs")
+        assert "2026-10-07-nightly" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review, timeout=20, what="review")
+        text = screen_text(app)
+        for kind in ("merged", "dropped", "moved"):
+            assert kind in text or any(kind in f.counts for f in app.screen.review.files), kind
+        screen = app.screen
+        stack = next(i for i, f in enumerate(screen.review.files) if f.path == "frontend/stack.md")
+        screen.query_one("#review-files", OptionList).highlighted = stack
+        await pilot.pause(0.3)
+        merged = next(c for c in screen.changes if c.kind.value == "merged")
+        screen.query_one("#review-changes", OptionList).highlighted = screen.changes.index(merged)
+        screen.query_one("#review-changes", OptionList).focus()
+        await pilot.press("a")
+        assert merged.id in screen.accepted
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: (alice / "frontend" / "stack.md").exists(), timeout=20, what="accepted change on main")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review and
+                       merged.id in app.screen.review.applied, timeout=20, what="reloaded review")
+        await pilot.press("X")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm reject")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen), timeout=20, what="back to the list")
+    log = git(alice, "log", "-3", "--format=%B", "main")
+    assert "Dream-Run: 2026-10-07-nightly" in log
+    assert "dreams/2026-10-07-nightly" not in git(alice, "branch", "--list")
+    assert (alice / "dev-port.md").exists()  # the drop was not accepted
+    assert git(alice, "status", "--porcelain") == ""
