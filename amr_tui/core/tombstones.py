@@ -16,14 +16,16 @@ equality, equal digests, or ``similarity.same_fact`` (rapidfuzz, 90 or more).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from amr_tui.core.format import Document, parse
 from amr_tui.core.metadata import format_metadata
-from amr_tui.core.similarity import normalise, same_fact, text_digest
+from amr_tui.core.similarity import SAME_FACT_MIN_CHARS, SAME_FACT_THRESHOLD, normalise, text_digest
 from amr_tui.core.textsafety import find_controls
 
 TOMBSTONE_PATH = ".amr/forgotten.md"
+BLOCK_LIMIT = 256  # a word in more texts than this is too common to block on
 REDACTED_TEXT = "(redacted)"
 TOMBSTONE_HEADER = (
     "# Forgotten facts\n"
@@ -133,14 +135,19 @@ class FactMatcher:
     """Tells whether a text states a fact from a list (tombstones, past deletions).
 
     ``match`` tries, in order: equal normalised text, equal digest, then the closest text by
-    ``similarity.same_fact``. Returns the label given to :meth:`add`.
+    ``similarity.same_fact`` (token-sort ratio 90+, texts of 20+ characters). The fuzzy step only
+    compares texts whose lengths are within the range a 90% ratio allows and that share one of
+    the query's three rarest known words (when every word is common, all texts of a fitting
+    length), and scores them in rapidfuzz: plain ratio of the word-sorted texts, which is what
+    token_sort_ratio computes. Returns the label given to :meth:`add`.
     """
 
     def __init__(self) -> None:
         self._exact: dict[str, str] = {}
         self._digests: dict[str, str] = {}
-        self._fuzzy: list[tuple[str, str]] = []
+        self._fuzzy: list[tuple[str, str, int]] = []  # (word-sorted key, label, length)
         self._words: dict[str, list[int]] = {}
+        self._by_length: tuple[list[int], list[str], list[int]] | None = None  # lengths, keys, indexes
 
     def __len__(self) -> int:
         return len(self._exact) + len(self._digests)
@@ -152,9 +159,12 @@ class FactMatcher:
                 return
             if key not in self._exact:
                 self._exact[key] = label
-                self._fuzzy.append((key, label))
-                for w in set(key.split()):
-                    self._words.setdefault(w, []).append(len(self._fuzzy) - 1)
+                if len(key) >= SAME_FACT_MIN_CHARS:
+                    sorted_key = " ".join(sorted(key.split()))
+                    self._fuzzy.append((sorted_key, label, len(sorted_key)))
+                    self._by_length = None
+                    for w in set(key.split()):
+                        self._words.setdefault(w, []).append(len(self._fuzzy) - 1)
             digest = digest or text_digest(text)
         if digest:
             self._digests.setdefault(digest, label)
@@ -174,19 +184,31 @@ class FactMatcher:
         if hit is not None:
             return hit
         hit = self._digests.get(text_digest(text))
-        if hit is not None:
+        if hit is not None or len(key) < SAME_FACT_MIN_CHARS:
             return hit
-        # Candidates share one of the text's three rarest known words (blocking, as lint's
-        # near-duplicate check does): a 90% token-sort match keeps nearly every word.
         words = sorted((w for w in set(key.split()) if w in self._words), key=lambda w: (len(self._words[w]), w))
-        seen: set[int] = set()
-        best: tuple[float, int] | None = None
-        for w in words[:3]:
-            for idx in self._words[w]:
-                if idx in seen:
-                    continue
-                seen.add(idx)
-                score = same_fact(key, self._fuzzy[idx][0])
-                if score is not None and (best is None or (score, -idx) > (best[0], -best[1])):
-                    best = (score, idx)
-        return self._fuzzy[best[1]][1] if best else None
+        if not words:
+            return None
+        query = " ".join(sorted(key.split()))
+        # ratio = 2*matches/(len a + len b) >= 0.9 needs the shorter at least 9/11 of the longer
+        lo, hi = len(query) * 9 / 11, len(query) * 11 / 9
+        from rapidfuzz import fuzz, process
+
+        if len(self._words[words[0]]) <= BLOCK_LIMIT:
+            cands = sorted({i for w in words[:3] if len(self._words[w]) <= BLOCK_LIMIT
+                            for i in self._words[w] if lo <= self._fuzzy[i][2] <= hi})
+            keys = [self._fuzzy[i][0] for i in cands]
+        else:  # every word is common: scan the texts of a fitting length (in rapidfuzz)
+            lengths, all_keys, order = self._length_index()
+            a, b = bisect_left(lengths, lo), bisect_right(lengths, hi)
+            cands, keys = order[a:b], all_keys[a:b]
+        if not cands:
+            return None
+        found = process.extractOne(query, keys, scorer=fuzz.ratio, score_cutoff=SAME_FACT_THRESHOLD)
+        return self._fuzzy[cands[found[2]]][1] if found else None
+
+    def _length_index(self) -> tuple[list[int], list[str], list[int]]:
+        if self._by_length is None:
+            order = sorted(range(len(self._fuzzy)), key=lambda i: (self._fuzzy[i][2], i))
+            self._by_length = ([self._fuzzy[i][2] for i in order], [self._fuzzy[i][0] for i in order], order)
+        return self._by_length
