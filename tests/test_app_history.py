@@ -142,3 +142,26 @@ async def test_review_accept_part_reject_rest(demo):
     assert "dreams/2026-10-07-nightly" not in git(alice, "branch", "--list")
     assert (alice / "dev-port.md").exists()  # the drop was not accepted
     assert git(alice, "status", "--porcelain") == ""
+
+
+async def test_resurrected_fact_is_marked_in_the_entry_view(make_repo):
+    repo = make_repo("mem", {
+        "MEMORY.md": "# Memory\n\n- Dev server runs on port 3001 [source: https://e.com/s/1]\n\n## Index\n- [[notes]]\n",
+        "notes.md": "# Notes\n",
+    })
+    (repo / "MEMORY.md").write_text("# Memory\n\n## Index\n- [[notes]]\n")
+    git(repo, "commit", "-qam", "dream: drop dev-port")
+    (repo / "notes.md").write_text("# Notes\n\n- Dev server runs on port 3001 [source: https://e.com/s/9]\n")
+    git(repo, "commit", "-qam", "stale session re-learns the port")
+    app = app_for([repo], poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await wait_for(pilot, lambda: any(n.title == "Resurrected facts" for n in app._notifications), timeout=20,
+                       what="resurrection notice")
+        from amr_tui.screens.main import Place
+
+        app.screen.open_place(Place("mem", "notes.md", 0))
+        await wait_for(pilot, lambda: cur(app).path == "notes.md", what="open")
+        await pilot.pause(0.2)
+        assert 3 in app.screen.query_one(EntryView).marks
+        assert "AMR030" in screen_text(app)

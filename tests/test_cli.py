@@ -154,3 +154,35 @@ def test_lint_output_never_carries_escapes(tmp_path):
     res = amr("lint", str(repo))
     assert "\x1b" not in res.stdout and "\x07" not in res.stdout
     assert "AMR017" in res.stdout
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def test_lint_warns_about_unconfigured_merge_driver(make_repo):
+    repo = make_repo("mem", {"MEMORY.md": "# Memory\n\n## Index\n", ".gitattributes": "*.md merge=amr\n"})
+    res = amr("lint", str(repo), "--json")
+    codes = [(d["path"], d["code"]) for d in json.loads(res.stdout)["diagnostics"]]
+    assert (".gitattributes", "AMR027") in codes
+    _git(repo, "config", "merge.amr.driver", "amr merge-driver %O %A %B %L %P")
+    res = amr("lint", str(repo), "--json")
+    assert "AMR027" not in res.stdout
+
+
+def test_lint_history_flags_a_resurrected_fact(make_repo):
+    """The seed's case 6: a fact deleted on purpose comes back in a new file."""
+    repo = make_repo("mem", {
+        "MEMORY.md": "# Memory\n\n- Dev server runs on port 3001 [source: https://e.com/s/1]\n\n## Index\n- [[notes]]\n",
+        "notes.md": "# Notes\n",
+    })
+    (repo / "MEMORY.md").write_text("# Memory\n\n## Index\n- [[notes]]\n")
+    _git(repo, "commit", "-qam", "dream: drop dev-port")
+    (repo / "notes.md").write_text("# Notes\n\n- Dev server runs on port 3001 [source: https://e.com/s/9]\n")
+    _git(repo, "commit", "-qam", "stale session re-learns the port")
+    plain = json.loads(amr("lint", str(repo), "--json").stdout)["diagnostics"]
+    assert not [d for d in plain if d["code"] == "AMR030"]
+    res = amr("lint", str(repo), "--history", "--json")
+    found = [d for d in json.loads(res.stdout)["diagnostics"] if d["code"] == "AMR030"]
+    assert found and found[0]["path"] == "notes.md" and found[0]["line"] == 3
+    assert res.returncode == 1

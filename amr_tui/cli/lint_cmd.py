@@ -22,6 +22,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--severity", choices=_SEVERITIES, default="warning",
                    help="lowest severity to report (default: warning; info adds style notes)")
     p.add_argument("--no-duplicates", action="store_true", help="skip the duplicate and near-duplicate checks")
+    p.add_argument("--history", action="store_true",
+                   help="also check git history: entries that bring back a forgotten or deleted fact (AMR030)")
     p.set_defaults(func=run)
 
 
@@ -38,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fix:
         for target in targets:
             fixed += fix_repo(target.mount, duplicates=not args.no_duplicates)
-    results = lint_targets(targets, duplicates=not args.no_duplicates)
+    results = lint_targets(targets, duplicates=not args.no_duplicates, history=args.history)
     floor = _SEVERITIES.index(args.severity)
     shown = [r for r in results if _SEVERITIES.index(r.finding.diagnostic.severity.value) <= floor]
     if args.json:

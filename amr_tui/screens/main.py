@@ -146,6 +146,22 @@ class MainScreen(EditingMixin, HistoryMixin, Screen[None]):
         if self.current is None and self.session.names:
             first = self.session.names[0]
             self.open_place(Place(first, MEMORY_FILE, 0))
+        self.check_history()
+
+    @work(thread=True, exclusive=True, group="history-lint")
+    def check_history(self) -> None:
+        """AMR030 (resurrected facts) needs the whole history: found in the background, then marked."""
+        found = 0
+        for name in self.session.names:
+            try:
+                found += self.session.check_history(name)
+            except Exception:  # history is a bonus; a repo git refuses is already reported
+                continue
+        if found:
+            self.post_message(self.Polled([]))
+            self.app.call_from_thread(self.app.notify, f"{found} entr{'ies' if found != 1 else 'y'} bring back a fact "
+                                      "that was deleted on purpose (AMR030).", title="Resurrected facts", severity="warning")
+            self.app.call_from_thread(self.action_reload)
 
     def _tick(self) -> None:
         if not self.loading and not self._polling:

@@ -60,11 +60,28 @@ def resolve_targets(paths: list[Path]) -> list[LintTarget]:
     ]
 
 
-def lint_targets(targets: list[LintTarget], *, duplicates: bool = True) -> list[LintResult]:
+def repo_facts(snapshot, root: Path) -> None:
+    """The facts lint needs from git: merge drivers named in .gitattributes but not configured."""
+    from amr_tui.services.gitattrs import undefined_merge_drivers
+
+    try:
+        snapshot.undefined_merge_drivers = undefined_merge_drivers(root)
+    except Exception:  # a repo git refuses is reported elsewhere; lint the files anyway
+        snapshot.undefined_merge_drivers = []
+
+
+def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history: bool = False) -> list[LintResult]:
     results: list[LintResult] = []
     for target in targets:
         snapshot = load_snapshot(target.mount)
-        for finding in lint_repo(snapshot, duplicates=duplicates):
+        repo_facts(snapshot, target.mount.root)
+        findings = lint_repo(snapshot, duplicates=duplicates)
+        if history:
+            from amr_tui.services.history import resurrections
+
+            findings = sorted([*findings, *resurrections(target.mount)],
+                              key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
+        for finding in findings:
             if target.only is not None and finding.path not in target.only:
                 continue
             shown = f"{target.display_root}/{finding.path}" if target.display_root else finding.path

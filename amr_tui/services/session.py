@@ -65,6 +65,7 @@ class _RepoState:
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size)
     docs: dict[str, Document] = field(default_factory=dict)
     findings: dict[str, list[Finding]] = field(default_factory=dict)
+    history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
     info: RepoInfo | None = None
 
 
@@ -165,11 +166,28 @@ class Session:
         with self.lock:
             snap = RepoSnapshot(state.mount.name, set(state.files), dict(state.docs), set(state.escaping),
                                 {p: s[1] for p, s in state.stats.items()})
+        if state.git is not None and state.mount.name not in self.refusals:
+            from amr_tui.services.lintrun import repo_facts
+
+            repo_facts(snap, state.mount.root)
         by_file: dict[str, list[Finding]] = {}
-        for finding in lint_repo(snap):
+        with self.lock:
+            extra = list(state.history_findings)
+        for finding in [*lint_repo(snap), *extra]:
             by_file.setdefault(finding.path, []).append(finding)
         with self.lock:
             state.findings = by_file
+
+    def check_history(self, repo: str) -> int:
+        """Resurrected facts (AMR030) from git history; slow the first time. Returns how many."""
+        state = self.repos[repo]
+        if state.git is None or repo in self.refusals:
+            return 0
+        found = self.history(repo).resurrections()
+        with self.lock:
+            state.history_findings = list(found)
+        self._relint(state)
+        return len(found)
 
     def refresh_info(self, repo: str) -> RepoInfo:
         state = self.repos[repo]
