@@ -115,3 +115,21 @@ def test_conflict_cli_status_preview_and_resolve_both(git_server, tmp_path):  # 
     assert "queries are slow" in served and "queries are very fast" in served and "<<<" not in served
     assert pending_merge(b) is None
     assert resolve is not None
+
+
+def test_sync_right_after_an_amr_save_in_the_same_clone(git_server, tmp_path):  # noqa: F811
+    from amr_tui.git import GitRepo
+
+    a, b = _pair(git_server, tmp_path)
+    append(a, "findings.md", "- from A")
+    commit_all(a, "A")
+    git(a, "push", "-q", "origin", "main")
+    repo = GitRepo(b)
+    head = repo.head()
+    base = repo.read_blob(head, "findings.md")
+    repo.save_file("findings.md", base + b"- saved by amr\n", base, head, "save")  # index entry without stat data
+    res = sync(b)
+    assert res.status == "synced", res.message
+    assert git(b, "status", "--porcelain").stdout == ""
+    text = (b / "findings.md").read_text()
+    assert "- from A" in text and "- saved by amr" in text

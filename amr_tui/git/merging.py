@@ -180,6 +180,9 @@ def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, messag
         _check_ref(repo, ref, old)
         staged = lock.staged_copy()
         env = {"GIT_INDEX_FILE": str(staged)}
+        # An index entry staged by plumbing has no stat data: refresh it, or read-tree would call
+        # an unchanged file "not uptodate". (Exit 1 only means some file really is modified.)
+        repo.runner.run(["update-index", "-q", "--refresh"], env=env, write=True, ok=(0, 1))
         res = repo.runner.run(["read-tree", "-m", "-u", *end_of_options(start, new)], env=env,
                               write=True, check=False)
         if res.returncode != 0:

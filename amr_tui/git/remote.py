@@ -183,7 +183,9 @@ def push(repo: GitRepo, remote: str, branch: str, commit: str,
         return PushResult(remote, branch, commit, status[0] == "=")
     if status and status[0] == "!":
         reason = status[1]
-        nff = any(w in reason for w in ("non-fast-forward", "fetch first", "stale info"))
+        # "failed to lock" / "cannot lock ref": another push updated the branch at the same moment
+        nff = any(w in reason for w in ("non-fast-forward", "fetch first", "stale info", "failed to lock",
+                                         "cannot lock ref", "failed to update ref", "incorrect old value"))
         raise PushRejectedError(res.returncode, res.stderr, res.args, non_fast_forward=nff, reason=reason)
     raise classify_network_error(GitError(res.returncode, res.stderr, res.args), url)
 
