@@ -96,3 +96,14 @@ def test_amr_merges_run_its_driver_and_never_a_repo_configured_one(make_repo, tm
     assert git(root, "cat-file", "-p", f"{tm.tree}:MEMORY.md").stdout == "# M\n\n- a\n- ours\n- theirs\n"
     assert git(root, "cat-file", "-p", f"{tm.tree}:q.txt").stdout == "zero\none\ntwo\n"  # git's text merge
     assert base != ours
+
+
+def test_help_and_lint_reports_a_driver_this_clone_lacks(make_repo):
+    for command in ("merge-driver", "sync", "share"):
+        res = amr(Path("."), command, "--help")
+        assert res.returncode == 0 and "usage: amr" in res.stdout
+    root = make_repo("memory", {"MEMORY.md": "# M\n\n## Index\n", ".gitattributes": "*.md merge=amr\n"})
+    before = amr(root, "lint", str(root))
+    assert "AMR027" in before.stdout
+    assert amr(root, "merge-driver", "install", str(root)).returncode == 0
+    assert "AMR027" not in amr(root, "lint", str(root)).stdout
