@@ -133,3 +133,23 @@ def test_sync_right_after_an_amr_save_in_the_same_clone(git_server, tmp_path):  
     assert git(b, "status", "--porcelain").stdout == ""
     text = (b / "findings.md").read_text()
     assert "- from A" in text and "- saved by amr" in text
+
+
+def test_network_calls_use_global_credential_helpers_only(make_repo, tmp_path):
+    import os
+    from pathlib import Path
+
+    from amr_tui.git import GitRepo
+    from amr_tui.git.remote import network_runner
+
+    marker = tmp_path / "repo-helper-ran"
+    home = Path(os.environ["HOME"])
+    (home / ".gitconfig").write_text('[credential]\n\thelper = "!f() { echo username=from-global; echo password=pw; }; f"\n')
+    root = make_repo("memory")
+    git(root, "config", "credential.helper", f"!touch {marker}; echo username=from-repo")
+    git(root, "config", "credential.https://example.com.helper", f"!touch {marker}")
+    repo = GitRepo(root)
+    out = network_runner(repo).run(["credential", "fill"], input=b"protocol=https\nhost=example.com\n\n").text
+    assert "username=from-global" in out and not marker.exists()
+    plain = repo.runner.run(["credential", "fill"], input=b"protocol=https\nhost=example.com\n\n", check=False)
+    assert "from-global" not in plain.text and not marker.exists()  # other calls: no helper at all
