@@ -208,3 +208,22 @@ def test_agent_dream_runs_in_a_temporary_worktree(tmp_path: Path) -> None:
     assert left.leftovers and left.run is not None and not (repo / "scratch.md").exists()
     failed = service.dream_agent([sys.executable, "-c", "import sys; sys.exit(3)"], run_id="broken")
     assert failed.result.returncode == 3 and failed.run is None
+
+
+def test_rejected_parts_stay_out_when_the_rest_is_accepted(devin: Path) -> None:
+    service = DreamService(devin)
+    review = service.review(RUN, history=False)
+    conv = next(c for c in review.diff.changes if c.kind is ChangeKind.NEW and not c.links_only)
+    service.reject_parts(RUN, files=["dev-port.md"], changes=[conv.id])
+    again = service.review(RUN, history=False)
+    assert conv.id in again.rejected and {f.path for f in again.files if f.rejected} == {"dev-port.md"}
+    dropped = next(c for c in again.diff.changes if c.kind is ChangeKind.DROPPED and not c.links_only)
+    assert dropped.id in again.rejected  # its file was rejected
+    result = service.accept(RUN)
+    assert result.how == "commit" and result.closed
+    tree = tree_at(devin, "main")
+    want = snapshot(DEVIN / "after")
+    assert "dev-port.md" in tree and "Dev server was on port 3001" in tree["dev-port.md"]
+    assert "Ship in small PRs" not in tree.get("workflow/conventions.md", "")
+    assert tree["frontend/stack.md"] == want["frontend/stack.md"] and tree["tooling/bun.md"] == want["tooling/bun.md"]
+    assert "rejected file dev-port.md" in git(devin, "log", "-1", "--format=%B", "main")

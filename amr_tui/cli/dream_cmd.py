@@ -61,10 +61,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                     help="accept entry change ID with this text instead of the run's (repeatable)")
     ac.set_defaults(func=run_accept)
 
-    rj = ds.add_parser("reject", help="close a run without accepting (the rest of) it", description=(
+    rj = ds.add_parser("reject", help="close a run, or reject some files or entry changes", description=(
         "Close the run: it leaves the pending list, its commits stay under refs/amr/dreams/rejected/<id> "
-        "with the decision recorded. `amr dreams undo RUN` reopens it."))
+        "with the decision recorded; `amr dreams undo RUN` reopens it. With --file or --entry, only mark "
+        "those parts rejected (nothing is committed): accepting the run later leaves them out."))
     _run_args(rj)
+    rj.add_argument("--file", action="append", default=[], metavar="PATH", help="reject this file's changes (repeatable)")
+    rj.add_argument("--entry", action="append", default=[], metavar="ID", help="reject this entry change (repeatable)")
+    rj.add_argument("--clear", action="store_true", help="with --file/--entry: take those rejections back")
     rj.set_defaults(func=run_reject)
 
     un = ds.add_parser("undo", help="undo the last decision on a run", description=(
@@ -170,11 +174,12 @@ def run_show(args: argparse.Namespace) -> int:
         data["run"] = run_json(review.run)
         data["applied"] = sorted(review.applied)
         data["viewed"] = {f.path: f.viewed for f in review.files}
+        data["rejected"] = sorted(review.rejected)
         emit_json(data)
         return 0
     colour = use_colour(sys.stdout)
     print("\n".join(_card(review.run, colour)))
-    for line in summary_lines(review.diff, applied=review.applied):
+    for line in summary_lines(review.diff, applied=review.applied, rejected=review.rejected):
         print(safe(line))
     if args.file:
         print(f"--- {safe(args.file)}: base | run")
@@ -218,7 +223,14 @@ def run_reject(args: argparse.Namespace) -> int:
     from amr_tui.services.dreams import DreamError
 
     try:
-        ref = _service(args.repo).reject(args.run)
+        service = _service(args.repo)
+        if args.file or args.entry:
+            service.reject_parts(args.run, files=args.file, changes=args.entry, rejected=not args.clear)
+            what = ", ".join([*(safe(f) for f in args.file), *(safe(e) for e in args.entry)])
+            print(f"{'No longer rejected' if args.clear else 'Rejected'}: {what}. Nothing was committed; "
+                  f"accepting the run leaves rejected parts out.")
+            return 0
+        ref = service.reject(args.run)
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
         return _fail(exc)
     print(f"Rejected. The run's commits are kept under {safe(ref)}; `amr dreams undo {safe(args.run)}` reopens it.")

@@ -64,12 +64,13 @@ def summary_line(diff: EntryDiff) -> str:
 
 
 def summary_lines(diff: EntryDiff, width: int = TEXT_WIDTH, *, ids: bool = True,
-                  applied: set[str] | frozenset[str] = frozenset()) -> list[str]:
+                  applied: set[str] | frozenset[str] = frozenset(),
+                  rejected: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Per file (in path order): its status, then each change whose result lands in it.
 
     Index lines (nothing but ``[[links]]``) are folded into one line per file. With ``ids`` each
     change ends with its id in brackets (what ``amr dreams accept --entry`` takes), followed by
-    "on main" when it is in ``applied``.
+    "on main" when it is in ``applied`` and "rejected" when it is in ``rejected``.
     """
     out = [f"Entries: {summary_line(diff)}"]
     for fs in file_summaries(diff):
@@ -77,7 +78,8 @@ def summary_lines(diff: EntryDiff, width: int = TEXT_WIDTH, *, ids: bool = True,
         out.append(f"{fs.path} ({fs.status})")
         for c in mine:
             if not c.links_only:
-                tag = f"  [{c.id}{', on main' if c.id in applied else ''}]" if ids else ""
+                notes = (", on main" if c.id in applied else "") + (", rejected" if c.id in rejected else "")
+                tag = f"  [{c.id}{notes}]" if ids else ""
                 out.append("  " + describe(c, width) + tag)
         links = [c for c in mine if c.links_only]
         added = [c.new.text for c in links if c.new is not None and c.kind is not ChangeKind.UNCHANGED and

@@ -42,6 +42,7 @@ TRAILER_COMMIT = "Dream-Commit"
 TRAILER_ACCEPTED = "Dream-Accepted"
 TRAILER_UNDO = "Dream-Undo"
 VIEWED_FILE = "amr/viewed.json"  # inside the git dir, never in the work tree
+REJECTED_FILE = "amr/rejected.json"  # per-file and per-entry rejections of pending runs
 
 
 class DreamError(Exception):
@@ -101,6 +102,7 @@ class FileReview:
     counts: dict[str, int]
     changes: tuple[str, ...]
     viewed: bool
+    rejected: bool = False  # the reviewer rejected this file
 
 
 @dataclass(slots=True)
@@ -109,6 +111,8 @@ class RunReview:
     diff: EntryDiff
     files: list[FileReview]
     applied: set[str]  # ids of changes main already has
+    rejected: set[str] = field(default_factory=set)  # ids rejected (directly, or by a rejected file)
+    rejected_files: set[str] = field(default_factory=set)
 
     def change(self, change_id: str):
         return self.diff.by_id(change_id)
@@ -138,9 +142,12 @@ class DreamService:
         self.blobs = BlobReader(self.repo)
         self._lock = threading.Lock()
         self._counts: dict[tuple[str, str], tuple[int, int, int]] = {}
+        self._history = None  # services.history.HistoryService, for forgotten facts
 
     def close(self) -> None:
         self.blobs.close()
+        if self._history is not None:
+            self._history.close()
 
     def main_tip(self) -> str | None:
         return self.repo.resolve(f"refs/heads/{self.main}")
@@ -246,14 +253,14 @@ class DreamService:
         data = self.blobs.read(main, TOMBSTONE_PATH) if main else None
         for t in parse_tombstones(data) if data else []:
             matcher.add(t.text, t.describe(), t.digest)
-        service = HistoryService(self.mount)
-        try:
-            for fact in service.forgotten():
-                if fact.commit is not None and fact.line is not None:
-                    matcher.add(fact.text, f"deleted on {fact.date} in {fact.commit.oid[:7]} "
-                                f"\"{fact.commit.subject}\" ({fact.path})")
-        finally:
-            service.close()
+        with self._lock:
+            if self._history is None:
+                self._history = HistoryService(self.mount)  # keeps its walk of the history cached
+            service = self._history
+        for fact in service.forgotten():
+            if fact.commit is not None and fact.line is not None:
+                matcher.add(fact.text, f"deleted on {fact.date} in {fact.commit.oid[:7]} "
+                            f"\"{fact.commit.subject}\" ({fact.path})")
         return matcher
 
     def review(self, name: str, *, history: bool = True) -> RunReview:
@@ -262,12 +269,15 @@ class DreamService:
             raise DreamError(f"{run.branch} shares no history with {self.main}")
         diff = self._diff(run.base, run.tip, history=history)
         viewed = self.viewed(run)
-        files = [FileReview(f.path, f.status, f.counts, f.changes, viewed.get(f.path, False))
+        marks = self.rejections(run.id)
+        bad_files = set(marks["files"]) & set(diff.changed_paths)
+        rejected = {c.id for c in diff.changes if c.id in marks["changes"] or bad_files & set(c.paths)}
+        files = [FileReview(f.path, f.status, f.counts, f.changes, viewed.get(f.path, False), f.path in bad_files)
                  for f in file_summaries(diff)]
         main_files = self._files(run.main, diff.changed_paths) if run.main else {}
         done = {c.id for c in diff.changes
                 if dreamapply.applied(c, {p: main_files.get(p) for p in c.paths})}
-        return RunReview(run, diff, files, done)
+        return RunReview(run, diff, files, done, rejected, bad_files)
 
     def rows(self, name: str, path: str) -> list[Row]:
         """``path`` in the run side by side (base left, tip right), entries aligned."""
@@ -276,16 +286,21 @@ class DreamService:
     def summaries(self, name: str) -> list[FileSummary]:
         return file_summaries(self.review(name, history=False).diff)
 
-    # -- viewed marks ---------------------------------------------------------------------------
-    def _viewed_path(self) -> Path:
-        return self.repo.git_dir / VIEWED_FILE
-
-    def _load_viewed(self) -> dict[str, dict[str, str]]:
+    # -- viewed marks and rejections (files inside the git dir) ------------------------------------
+    def _load(self, name: str) -> dict:
         try:
-            data = json.loads(self._viewed_path().read_text("utf-8"))
+            data = json.loads((self.repo.git_dir / name).read_text("utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
+
+    def _save(self, name: str, data: dict) -> None:
+        target = self.repo.git_dir / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".amr-", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+        os.replace(tmp, target)
 
     def _blob_at_tip(self, run: DreamRun, path: str) -> str:
         entry = self.repo.tree_entry(run.tip, path)
@@ -294,7 +309,7 @@ class DreamService:
     def viewed(self, run: DreamRun) -> dict[str, bool]:
         """``path -> viewed`` for the files marked viewed whose content has not changed since."""
         with self._lock:
-            marks = self._load_viewed().get(run.id, {})
+            marks = self._load(VIEWED_FILE).get(run.id, {})
         if not isinstance(marks, dict):
             return {}
         now = {p: self._blob_at_tip(run, p) for p in marks}
@@ -305,18 +320,41 @@ class DreamService:
         run = self.run(name)
         oid = self._blob_at_tip(run, path)
         with self._lock:
-            data = self._load_viewed()
+            data = self._load(VIEWED_FILE)
             marks = data.setdefault(run.id, {})
             if viewed:
                 marks[path] = oid
             else:
                 marks.pop(path, None)
-            target = self._viewed_path()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".viewed-", dir=target.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, indent=1, sort_keys=True)
-            os.replace(tmp, target)
+            self._save(VIEWED_FILE, data)
+
+    def rejections(self, name: str) -> dict[str, list[str]]:
+        """``{"files": [...], "changes": [...]}`` the reviewer rejected in a pending run."""
+        with self._lock:
+            marks = self._load(REJECTED_FILE).get(run_id_of(name), {})
+        if not isinstance(marks, dict):
+            return {"files": [], "changes": []}
+        return {"files": list(marks.get("files", [])), "changes": list(marks.get("changes", []))}
+
+    def reject_parts(self, name: str, *, files: list[str] | tuple[str, ...] = (),
+                     changes: list[str] | tuple[str, ...] = (), rejected: bool = True) -> None:
+        """Reject (or un-reject) files or entry changes of a pending run: they stay out of main
+        when the rest of the run is accepted. Nothing is committed."""
+        run = self.run(name)
+        if run.state != "pending":
+            raise DreamError(f"run {run.id} is already {run.state}")
+        with self._lock:
+            data = self._load(REJECTED_FILE)
+            marks = data.setdefault(run.id, {"files": [], "changes": []})
+            for key, items in (("files", files), ("changes", changes)):
+                have = list(marks.get(key, []))
+                for item in items:
+                    if rejected and item not in have:
+                        have.append(item)
+                    elif not rejected and item in have:
+                        have.remove(item)
+                marks[key] = have
+            self._save(REJECTED_FILE, data)
 
     # -- writing (services.dreamwrite) ----------------------------------------------------------
     def accept(self, name: str, *, files: list[str] | tuple[str, ...] = (), entries: list[str] | tuple[str, ...] = (),

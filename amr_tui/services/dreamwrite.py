@@ -87,7 +87,9 @@ def _file_changes(service: DreamService, run: DreamRun, main: str, paths: list[s
 
 
 def _entry_changes(service: DreamService, run: DreamRun, main: str, ids: list[str],
-                   edits: dict[str, str]) -> dict[str, bytes | None]:
+                   edits: dict[str, str], start: dict[str, bytes | None]) -> dict[str, bytes | None]:
+    """``start`` (file-level results) with the entry changes replayed on top; only what differs
+    from main is returned."""
     review = service.review(run.id, history=False)
     current: dict[str, bytes | None] = {}
     original: dict[str, bytes | None] = {}
@@ -97,13 +99,16 @@ def _entry_changes(service: DreamService, run: DreamRun, main: str, ids: list[st
             raise DreamError(f"run {run.id} has no entry change {cid!r}: `amr dreams show {run.id}` lists them")
         for path in change.paths:
             if path not in current:
-                current[path] = original[path] = service.blobs.read(main, path)
+                original[path] = service.blobs.read(main, path)
+                current[path] = start[path] if path in start else original[path]
         tip = {change.new.path: service.blobs.read(run.tip, change.new.path)} if change.new else {}
         try:
             current.update(dreamapply.apply_change(current, change, tip, edited=edits.get(cid)))
         except dreamapply.EditError as exc:
             raise DreamError(f"{cid}: {exc}") from None
-    return {p: d for p, d in current.items() if d != original[p]}
+    out = dict(start)
+    out.update({p: d for p, d in current.items() if d != original[p]})
+    return out
 
 
 def _message(title: str, run: DreamRun, lines: list[str], items: list[str]) -> str:
@@ -122,7 +127,16 @@ def accept(service: DreamService, name: str, *, files: list[str], entries: list[
     if run.base is None or run.main is None:
         raise DreamError(f"{run.branch} shares no history with {service.main}")
     whole = not files and not entries
-    if whole and run.base == run.main and not run.accept_commits:
+    review = service.review(run.id, history=False)
+    if whole and (review.rejected or review.rejected_files):
+        # The rest of the run: untouched files three-way, files with rejected parts entry by entry.
+        blocked = set(review.rejected_files) | {p for c in review.diff.changes if c.id in review.rejected for p in c.paths}
+        files = [p for p in review.diff.changed_paths if p not in blocked]
+        entries = [c.id for c in review.diff.changes if c.id not in review.rejected and blocked & set(c.paths)]
+        partial_whole = True
+    else:
+        partial_whole = False
+    if whole and not partial_whole and run.base == run.main and not run.accept_commits:
         fast_forward(service.repo, service.main, run.tip, run.main)
         closed = _close(service, run, "accepted", run.main, run.tip, [])
         return Accepted(run.id, "fast-forward", run.tip, closed, ("all",))
@@ -130,12 +144,16 @@ def accept(service: DreamService, name: str, *, files: list[str], entries: list[
     unknown = [f for f in files if f not in changed]
     if unknown:
         raise DreamError(f"run {run.id} does not change {unknown[0]}")
-    items = ["all"] if whole else [f"file {f}" for f in files] + [f"entry {e}" for e in entries]
-    if whole:
-        title, lines = f"Accept dreaming run {run.id}: {run.summary}", []
+    if whole and not partial_whole:
+        items = ["all"]
     else:
-        review = service.review(run.id, history=False) if entries else None
-        lines = list(files) + [describe(review.change(e)) if review and review.change(e) else e for e in entries]
+        items = [f"file {f}" for f in files] + [f"entry {e}" for e in entries]
+    if whole:
+        rejected = [f"rejected file {p}" for p in sorted(review.rejected_files)] + \
+            [f"rejected {describe(c)}" for c in review.diff.changes if c.id in review.rejected]
+        title, lines = f"Accept dreaming run {run.id}: {run.summary}", rejected
+    else:
+        lines = list(files) + [describe(review.change(e)) if review.change(e) else e for e in entries]
         what = []
         if files:
             what.append(f"{len(files)} file{'s' if len(files) != 1 else ''}")
@@ -147,12 +165,9 @@ def accept(service: DreamService, name: str, *, files: list[str], entries: list[
     for _ in range(CAS_ATTEMPTS):
         main = service.main_tip()
         assert main is not None
-        changes = _file_changes(service, run, main, changed if whole else list(files))
+        changes = _file_changes(service, run, main, changed if whole and not partial_whole else list(files))
         if entries:
-            base_files = dict(changes)
-            more = _entry_changes(service, run, main, entries, edits)
-            base_files.update(more)
-            changes = base_files
+            changes = _entry_changes(service, run, main, entries, edits, changes)
         if not changes:
             new = main
             break
