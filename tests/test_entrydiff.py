@@ -147,3 +147,12 @@ def test_entry_of_line() -> None:
     assert entry_of_line("- [[tooling/bun]]").links_only
     for not_entry in ("---", "plain text", "-x", "- ", "1. ordered"):
         assert entry_of_line(not_entry) is None, not_entry
+
+
+def test_a_duplicate_merged_into_an_untouched_file_is_listed_under_its_old_file() -> None:
+    old = {"a.md": b(f"- Deploys go out from main through the ship action [source: {S}/1]\n"),
+           "b.md": b(f"- Deploys go out from main through the ship action [source: {S}/2]\n- other\n")}
+    diff = diff_entries(old, {"a.md": old["a.md"], "b.md": b("- other\n")})
+    text = "\n".join(summary_lines(diff, ids=False))
+    assert "b.md (modified)\n  merged      b.md:1 -> a.md:1" in text and "LOST 1 source(s)" in text
+    assert entry_line_counts(diff) == (0, 1)

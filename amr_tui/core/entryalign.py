@@ -112,6 +112,8 @@ def file_summaries(diff: EntryDiff) -> list[FileSummary]:
 
 def entry_line_counts(diff: EntryDiff) -> tuple[int, int]:
     """(entry lines added, entry lines removed): lines not present verbatim on the other side."""
-    added = sum(1 for c in diff.changes if c.new is not None and all(o.raw != c.new.raw for o in c.old))
+    changed = set(diff.changed_paths)
+    added = sum(1 for c in diff.changes
+                if c.new is not None and c.new.path in changed and all(o.raw != c.new.raw for o in c.old))
     removed = sum(1 for c in diff.changes for o in c.old if c.new is None or o.raw != c.new.raw)
     return added, removed

@@ -73,8 +73,11 @@ def summary_lines(diff: EntryDiff, width: int = TEXT_WIDTH, *, ids: bool = True,
     "on main" when it is in ``applied`` and "rejected" when it is in ``rejected``.
     """
     out = [f"Entries: {summary_line(diff)}"]
+    changed = set(diff.changed_paths)
     for fs in file_summaries(diff):
-        mine = [c for c in diff.changes if c.primary_path == fs.path]
+        # a change lands in its new entry's file; one merged into an unchanged file, in its old one
+        mine = [c for c in diff.changes if c.primary_path == fs.path
+                or (c.primary_path not in changed and c.old and c.old[0].path == fs.path)]
         out.append(f"{fs.path} ({fs.status})")
         for c in mine:
             if not c.links_only:
