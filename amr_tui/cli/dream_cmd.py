@@ -135,7 +135,8 @@ def _card(run, colour: bool) -> list[str]:
             f"+{run.entries_added} -{run.entries_removed} entries, {_age(run)}, {moved}")
     lines = [head, f"  {safe(run.summary)}"]
     if run.accept_commits:
-        lines.append(f"  {len(run.accept_commits)} part{'s' if len(run.accept_commits) != 1 else ''} accepted already")
+        n = len(run.accept_commits)
+        lines.append(f"  partly accepted already ({n} commit{'s' if n != 1 else ''} on main)")
     return lines
 
 
