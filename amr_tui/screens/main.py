@@ -23,6 +23,7 @@ from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.finder import FinderResult, FinderScreen
 from amr_tui.screens.main_edit import EditingMixin
 from amr_tui.screens.main_history import HistoryMixin
+from amr_tui.screens.main_sync import SyncMixin
 from amr_tui.services.session import Change, OpenFile, Session
 from amr_tui.widgets.entry_editor import EntryEditor
 from amr_tui.widgets.entry_view import EntryView
@@ -42,7 +43,7 @@ class Place:
     line: int
 
 
-class MainScreen(EditingMixin, HistoryMixin, Screen[None]):
+class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
     BINDINGS = [
         Binding("slash", "find", "Find", id="main.find"),
         Binding("e", "edit_entry", "Edit", id="main.edit"),
@@ -69,6 +70,8 @@ class MainScreen(EditingMixin, HistoryMixin, Screen[None]):
         Binding("F", "forgotten", "Forgotten facts", show=False, id="main.forgotten"),
         Binding("x", "forget_entry", "Forget", show=False, id="main.forget"),
         Binding("V", "review_dreams", "Dreams", id="main.dreams"),
+        Binding("S", "sync", "Sync", show=False, id="main.sync"),
+        Binding("P", "share", "Share for pairing", show=False, id="main.share"),
         Binding("1", "focus('tree')", "Tree", show=False, id="main.focus_tree"),
         Binding("2", "focus('view')", "Entries", show=False, id="main.focus_view"),
         Binding("3", "focus('backlinks')", "Backlinks", show=False, id="main.focus_backlinks"),
@@ -281,7 +284,8 @@ class MainScreen(EditingMixin, HistoryMixin, Screen[None]):
         tree = self.query_one(MemoryTree)
         for name in self.session.names:
             info = self.session.info(name)
-            badge = RepoBadge(name, info.branch, info.dirty, info.ahead, info.behind, info.read_only, info.note)
+            badge = RepoBadge(name, info.branch, info.dirty, info.ahead, info.behind, info.read_only, info.note,
+                              "offline" if info.offline else since(info.last_sync))
             problems = {}
             for path in self.session.files(name):
                 diags = self.session.diagnostics(name, path)
@@ -407,6 +411,25 @@ class MainScreen(EditingMixin, HistoryMixin, Screen[None]):
 
     def link_for(self, path: str) -> str:
         return f"[[{link_text_for(path)}]]"
+
+
+def since(iso: str | None) -> str:
+    """'5m', '3h', '2d' since an ISO time; '' when unknown."""
+    import datetime as _dt
+
+    if not iso:
+        return ""
+    try:
+        then = _dt.datetime.fromisoformat(iso)
+    except ValueError:
+        return ""
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=_dt.timezone.utc)
+    secs = max(0, int((_dt.datetime.now(_dt.timezone.utc) - then).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if secs >= size:
+            return f"{secs // size}{unit}"
+    return "now"
 
 
 def make_visible_keep_lines(data: bytes) -> str:

@@ -54,6 +54,8 @@ class RepoInfo:
     read_only: bool = False
     note: str = ""
     head: str | None = None
+    last_sync: str | None = None  # ISO time of the last successful sync
+    offline: bool = False
 
 
 @dataclass(slots=True)
@@ -211,6 +213,11 @@ class Session:
                 op = state.git.operation_in_progress()
                 if op:
                     info.note = _OP_NOTES.get(op, op)
+                from amr_tui.services.syncstate import load_state
+
+                recorded = load_state(state.git)
+                info.last_sync = recorded.get("last_sync")
+                info.offline = bool(recorded.get("offline_since"))
             except AmrGitError as exc:
                 info.note = str(exc)[:80]
         with self.lock:

@@ -27,6 +27,7 @@ class RepoBadge:
     behind: int = 0
     read_only: bool = False
     note: str = ""  # e.g. "detached", "merging", "empty"
+    synced: str = ""  # how long ago the last sync was, e.g. "5m"; "offline" when it could not reach the remote
 
 
 def repo_label(badge: RepoBadge) -> Text:
@@ -43,6 +44,8 @@ def repo_label(badge: RepoBadge) -> Text:
         label.append(f" \u2193{badge.behind}", "red")
     if badge.read_only:
         label.append(" [read-only]", "italic magenta")
+    if badge.synced:
+        label.append(f" \u27f3{clean(badge.synced)}", "red" if badge.synced == "offline" else "dim")
     if badge.branch:
         label.append(f"  {clean(badge.branch)}", "dim")
     return label

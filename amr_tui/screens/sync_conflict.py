@@ -1,0 +1,157 @@
+"""A sync that stopped on conflicts: each conflicting entry with ours, base and theirs; choose."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from amr_tui.core.textsafety import make_visible
+from amr_tui.screens.dialogs import PromptScreen
+from amr_tui.widgets.safe import content
+
+NL = Content("\n")
+LABELS = {"ours": "mine", "theirs": "theirs", "base": "base", "both": "both"}
+
+
+def side(title: str, lines: tuple[str, ...]) -> Content:
+    body = [content(title, "bold")]
+    if not lines:
+        body += [NL, content("(absent: deleted or never there)", "$text-muted")]
+    for line in lines:
+        body += [NL, content(line)]
+    return Content.assemble(*body)
+
+
+class SyncConflictScreen(Screen[object]):
+    """Dismisses with the SyncResult of the resolution, or None when left unresolved."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Leave for later", id="conflict_sync.close"),
+        Binding("o", "choose('ours')", "Mine", id="conflict_sync.ours"),
+        Binding("t", "choose('theirs')", "Theirs", id="conflict_sync.theirs"),
+        Binding("b", "choose('both')", "Both", id="conflict_sync.both"),
+        Binding("B", "choose('base')", "Base", show=False, id="conflict_sync.base"),
+        Binding("e", "edit", "Edit", id="conflict_sync.edit"),
+        Binding("ctrl+s", "resolve", "Resolve and sync", id="conflict_sync.resolve"),
+    ]
+
+    class Resolved(Message):
+        def __init__(self, result, error: Exception | None) -> None:
+            self.result, self.error = result, error
+            super().__init__()
+
+    def __init__(self, pending, repo: str) -> None:
+        super().__init__()
+        self.pending, self.repo = pending, repo
+        self.items = [(f, c) for f in pending.files for c in f.conflicts]
+        self.choices: dict[str, dict[int, object]] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(content(f"{self.repo}: sync stopped on {len(self.items)} conflict(s) with "
+                             f"{self.pending.remote}/{self.pending.branch}. Nothing is half-merged; choose for each."),
+                     id="sync-conflict-title")
+        with Horizontal(id="sync-conflict-panes"):
+            yield OptionList(id="sync-conflicts")
+            with Vertical(id="sync-conflict-sides"):
+                yield Static("", id="sync-ours")
+                yield Static("", id="sync-base")
+                yield Static("", id="sync-theirs")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_list()
+        self.query_one(OptionList).focus()
+
+    def refresh_list(self) -> None:
+        options = self.query_one(OptionList)
+        keep = options.highlighted or 0
+        options.clear_options()
+        for f, c in self.items:
+            chosen = self.choices.get(f.path, {}).get(c.index)
+            mark = "edited" if isinstance(chosen, list) else LABELS.get(str(chosen), "") if chosen is not None else "?"
+            title = getattr(c, "entry", "") or c.reason
+            options.add_option(Option(Content.assemble(
+                content(f"[{mark:>6}] ", "$success" if chosen is not None else "$warning"),
+                content(f"{f.path}  ", "bold"), content(title))))
+        if self.items:
+            options.highlighted = min(keep, len(self.items) - 1)
+            self.show(options.highlighted)
+
+    @on(OptionList.OptionHighlighted, "#sync-conflicts")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.show(event.option_index)
+
+    def show(self, idx: int) -> None:
+        if not 0 <= idx < len(self.items):
+            return
+        _, c = self.items[idx]
+        self.query_one("#sync-ours", Static).update(side("Mine", c.ours))
+        self.query_one("#sync-base", Static).update(side("Base (what both started from)", c.base))
+        self.query_one("#sync-theirs", Static).update(side("Theirs (the remote)", c.theirs))
+
+    def _current(self):
+        idx = self.query_one(OptionList).highlighted
+        return self.items[idx] if idx is not None and idx < len(self.items) else (None, None)
+
+    def action_choose(self, how: str) -> None:
+        f, c = self._current()
+        if c is None:
+            return
+        if f.whole_file and how == "both":
+            self.app.notify("This file cannot be merged line by line: choose mine, theirs or base.", severity="warning")
+            return
+        self.choices.setdefault(f.path, {})[c.index] = how
+        self._advance()
+
+    def action_edit(self) -> None:
+        f, c = self._current()
+        if c is None or f.whole_file:
+            return
+        start = " ".join(c.ours or c.theirs)
+
+        def done(value: str | None) -> None:
+            if value is not None:
+                self.choices.setdefault(f.path, {})[c.index] = [value] if value.strip() else []
+                self._advance()
+
+        self.app.push_screen(PromptScreen("Write the entry as it should be (empty removes it)", value=start), done)
+
+    def _advance(self) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is not None and options.highlighted < len(self.items) - 1:
+            options.highlighted += 1
+        self.refresh_list()
+
+    def action_resolve(self) -> None:
+        missing = [(f.path, c.index) for f, c in self.items if c.index not in self.choices.get(f.path, {})]
+        if missing:
+            self.app.notify(f"{len(missing)} conflict(s) still need a choice.", severity="warning")
+            return
+        self.query_one("#sync-conflict-title", Static).update("Resolving and syncing…")
+        self.resolve()
+
+    @work(thread=True, exclusive=True, group="sync-resolve")
+    def resolve(self) -> None:
+        from amr_tui.services.sync_resolve import resolve
+
+        try:
+            self.post_message(self.Resolved(resolve(self.pending.root, self.choices, pending=self.pending), None))
+        except Exception as exc:
+            self.post_message(self.Resolved(None, exc))
+
+    def on_sync_conflict_screen_resolved(self, message: Resolved) -> None:
+        if message.error is not None:
+            self.app.notify(make_visible(str(message.error)), title="Not resolved", severity="error", markup=False)
+            return
+        self.dismiss(message.result)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

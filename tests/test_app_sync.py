@@ -1,0 +1,101 @@
+"""Pilot tests of sync (through a git daemon on 127.0.0.1), per-entry conflict resolution, sharing."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from textual.widgets import SelectionList
+
+from amr_tui.screens.share import ShareScreen
+from amr_tui.screens.sync_conflict import SyncConflictScreen
+from amr_tui.services.demo import build_demo
+from tests.apphelpers import app_for, screen_text, wait_for
+from tests.synchelpers import append, clone, commit_all, git_server, replace_line  # noqa: F401 (fixture)
+
+SIZE = (150, 42)
+BASE = "# Memory\n\n- Deploys happen on Tuesdays [source: https://e.com/s/1]\n\n## Index\n"
+
+
+async def ready(pilot, app):
+    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading, what="open")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+async def test_sync_merges_and_pushes(git_server, tmp_path):
+    url = git_server.create("mem", {"MEMORY.md": BASE}, work=tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    mine = clone(url, tmp_path / "a" / "mem", name="Me", driver=True)
+    other = clone(url, tmp_path / "b" / "mem", name="Agent", driver=True)
+    append(other, "MEMORY.md", "- Agent fact from another clone [source: https://e.com/s/2]")
+    commit_all(other, "agent: fact")
+    git(other, "push", "-q", "origin", "main")
+    append(mine, "MEMORY.md", "- My own fact [source: https://e.com/s/3]")
+    commit_all(mine, "me: fact")
+    app = app_for([mine], poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("S")
+        await wait_for(pilot, lambda: any(str(n.title).startswith("Sync:") for n in app._notifications), timeout=30,
+                       what="sync result")
+        title = next(str(n.title) for n in app._notifications if str(n.title).startswith("Sync:"))
+        assert title == "Sync: synced", [str(n.message) for n in app._notifications]
+    server_text = git_server.read("mem", "MEMORY.md")
+    assert "Agent fact from another clone" in server_text and "My own fact" in server_text
+
+
+async def test_sync_conflict_resolved_per_entry(git_server, tmp_path):
+    url = git_server.create("mem", {"MEMORY.md": BASE}, work=tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    mine = clone(url, tmp_path / "a" / "mem", name="Me", driver=True)
+    other = clone(url, tmp_path / "b" / "mem", name="Agent", driver=True)
+    replace_line(other, "MEMORY.md", "- Deploys happen on Tuesdays [source: https://e.com/s/1]",
+                 "- Deploys happen on Wednesdays [source: https://e.com/s/1]")
+    commit_all(other, "agent: deploy day")
+    git(other, "push", "-q", "origin", "main")
+    replace_line(mine, "MEMORY.md", "- Deploys happen on Tuesdays [source: https://e.com/s/1]",
+                 "- Deploys happen on Thursdays [source: https://e.com/s/1]")
+    commit_all(mine, "me: deploy day")
+    app = app_for([mine], poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
+        text = screen_text(app)
+        assert "Wednesdays" in text and "Thursdays" in text
+        assert git(mine, "status", "--porcelain") == ""  # nothing half-merged while the user decides
+        await pilot.press("t")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not isinstance(app.screen, SyncConflictScreen), timeout=30, what="resolved")
+        await wait_for(pilot, lambda: "Wednesdays" in git_server.read("mem", "MEMORY.md"), timeout=30, what="pushed")
+    assert "Thursdays" not in (mine / "MEMORY.md").read_text()
+
+
+async def test_share_screen_partial_share_and_preview(tmp_path):
+    vm = tmp_path / "vm"
+    build_demo(vm)
+    app = app_for([vm], poll_interval=60)
+    out = tmp_path / "session"
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("P")
+        await wait_for(pilot, lambda: isinstance(app.screen, ShareScreen), what="share screen")
+        sel = app.screen.query_one(SelectionList)
+        values = [sel.get_option_at_index(i).value for i in range(sel.option_count)]
+        for wanted in ("memory-alice:MEMORY.md", "memory-alice:projects"):
+            sel.select(sel.get_option_at_index(values.index(wanted)))
+        await wait_for(pilot, lambda: "an agent loads" in screen_text(app), timeout=15, what="preview")
+        assert "dangling" in screen_text(app)  # MEMORY.md links to files that are not shared
+        app.screen.query_one("#share-dir").value = str(out)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ShareScreen), timeout=30, what="shared")
+    shared = out / "memory-alice"
+    assert (shared / "MEMORY.md").exists() and (shared / "projects" / "payments.md").exists()
+    assert not (shared / "team_structure.md").exists()
+    objects = git(shared, "rev-list", "--objects", "--all")
+    assert "team_structure.md" not in objects and "dev-port.md" not in objects
