@@ -138,8 +138,8 @@ def test_partial_acceptance_then_reject_then_undo_twice(devin: Path) -> None:
         service.undo(RUN)
 
 
-def test_conflicting_file_is_refused_and_nothing_moves(tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "m", {"MEMORY.md": "# M\n\n## Index\n- [[n]]\n", "n.md": "- alpha\n- beta\n"})
+def test_conflicting_file_is_refused_and_nothing_moves(make_repo) -> None:
+    repo = make_repo("m", {"MEMORY.md": "# M\n\n## Index\n- [[n]]\n", "n.md": "- alpha\n- beta\n"})
     branch_commit(repo, "dreams/r1", {"n.md": "- alpha, reworded by the dream\n- beta\n"}, "dream: reword alpha")
     commit(repo, {"n.md": "- alpha, edited by an agent\n- beta\n"}, "Agent edit")
     before = git(repo, "rev-parse", "main").strip()

@@ -21,9 +21,9 @@ S = "https://example.com/sessions"
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = new_repo(tmp_path / "memory", {"MEMORY.md": "# Memory\n\n## Index\n- [[team]]\n- [[notes]]\n",
-                                          "team.md": "# Team\n\n", "notes.md": "# Notes\n\n"})
+def repo(make_repo) -> Path:
+    root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- [[team]]\n- [[notes]]\n",
+                                "team.md": "# Team\n\n", "notes.md": "# Notes\n\n"})
     commit(root, {"team.md": f"# Team\n\n- Marco runs the website rewrite with one contractor [source: {S}/101]\n"
                              f"- Priya owns pricing [source: {S}/101]\n"}, "Remember team", name="Devin 101",
            date="2026-09-02T10:00:00+00:00")
