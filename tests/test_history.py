@@ -199,3 +199,22 @@ def test_blob_reader_uses_gitpython_lazily_and_ignores_git_dir(tmp_path: Path, m
             "print('git' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_hostile_names_and_text_do_not_break_history_or_review(make_repo) -> None:
+    from amr_tui.services.dreams import DreamService
+
+    root = make_repo("m", {"MEMORY.md": "# M\n\n## Index\n", "evil\nname.md": "- line one [source: https://x/1]\n",
+                           "ctl\x1b.md": "- \x1b[2J wipe [source: https://x/2]\n"})
+    commit(root, {"evil\nname.md": "- line two\n", "ctl\x1b.md": "- calm\n"}, "Edit odd files")
+    git(root, "branch", "dreams/odd")
+    from tests.historyhelpers import branch_commit
+
+    branch_commit(root, "dreams/odd", {"evil\nname.md": None, "ctl\x1b.md": "- \x1b]52;c;eA==\x07 back\n"}, "dream: odd")
+    service = HistoryService(root)
+    assert isinstance(service.forgotten(), list)
+    assert resurrections(root) == [] or all(f.diagnostic.code == "AMR030" for f in resurrections(root))
+    review = DreamService(root).review("odd")
+    assert isinstance(review.diff.changes, list)
+    with pytest.raises(ValueError):
+        service.file_history("ctl\x1b.md")

@@ -23,7 +23,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from amr_tui.git.runner import build_env, git_binary
-from amr_tui.git.worktree import normalize_rel
+from amr_tui.git.worktree import UnsafePathError, normalize_rel
 
 if TYPE_CHECKING:
     from amr_tui.git.repo import GitRepo
@@ -90,10 +90,15 @@ class BlobReader:
         return fields[1].decode(), rest[: int(fields[2])]
 
     def read(self, commit: str, path: str) -> bytes | None:
-        """Bytes of ``path`` in ``commit`` (an object id), or None when it is not a blob there."""
+        """Bytes of ``path`` in ``commit`` (an object id), or None when it is not a blob there
+        (or its name is one amr refuses: control characters, ``..``, ``.git``)."""
         if not _OID.match(commit):
             raise ValueError(f"not an object id: {commit!r}")
-        found = self._object(f"{commit}:{normalize_rel(path)}")
+        try:
+            rel = normalize_rel(path)
+        except UnsafePathError:
+            return None  # control characters, "..", ".git": amr does not read such paths
+        found = self._object(f"{commit}:{rel}")
         return found[1] if found and found[0] == "blob" else None
 
     def read_oid(self, oid: str) -> bytes | None:

@@ -303,7 +303,10 @@ class DreamService:
         os.replace(tmp, target)
 
     def _blob_at_tip(self, run: DreamRun, path: str) -> str:
-        entry = self.repo.tree_entry(run.tip, path)
+        try:
+            entry = self.repo.tree_entry(run.tip, path)
+        except ValueError:  # a name amr refuses to handle
+            return "-"
         return entry[1] if entry else "-"
 
     def viewed(self, run: DreamRun) -> dict[str, bool]:

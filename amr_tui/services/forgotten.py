@@ -29,6 +29,7 @@ from amr_tui.core.entrydiff import entry_of_line
 from amr_tui.core.format import is_markdown, parse
 from amr_tui.core.lint import INDEX_HEADING, MEMORY_FILE, Finding
 from amr_tui.core.rules import diag
+from amr_tui.core.textsafety import make_visible
 from amr_tui.core.tombstones import (
     TOMBSTONE_PATH,
     FactMatcher,
@@ -304,7 +305,7 @@ def forget(service: HistoryService, path: str, line: int, *, reason: str | None 
         message = f"Forget an entry in {path} (redacted)\n\nForgotten-with: amr"
     else:
         why = f"\n\nReason: {' '.join(reason.split())}" if reason and reason.strip() else ""
-        message = f"Forget entry in {path}: {summarise(entry0.text)}{why}\n\nForgotten-with: amr"
+        message = f"Forget entry in {path}: {make_visible(summarise(entry0.text))}{make_visible(why)}\n\nForgotten-with: amr"
     return _commit_with_retries(service, build, message)
 
 
@@ -330,7 +331,8 @@ def restore(service: HistoryService, fact: ForgottenFact, *, path: str | None = 
         return changes
 
     trailer = f"\n\n{RESTORED_TRAILER}: {fact.commit.oid}" if fact.commit else ""
-    return _commit_with_retries(service, build, f"Restore forgotten entry to {dest}: {summarise(fact.text)}{trailer}")
+    title = f"Restore forgotten entry to {dest}: {make_visible(summarise(fact.text))}"
+    return _commit_with_retries(service, build, title + trailer)
 
 
 def _with_line(path: str, data: bytes | None, line: str) -> bytes:
