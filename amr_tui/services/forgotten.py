@@ -304,8 +304,8 @@ def forget(service: HistoryService, path: str, line: int, *, reason: str | None 
     if redact:
         message = f"Forget an entry in {path} (redacted)\n\nForgotten-with: amr"
     else:
-        why = f"\n\nReason: {' '.join(reason.split())}" if reason and reason.strip() else ""
-        message = f"Forget entry in {path}: {make_visible(summarise(entry0.text))}{make_visible(why)}\n\nForgotten-with: amr"
+        why = f"\n\nReason: {make_visible(' '.join(reason.split()))}" if reason and reason.strip() else ""
+        message = f"Forget entry in {path}: {make_visible(summarise(entry0.text))}{why}\n\nForgotten-with: amr"
     return _commit_with_retries(service, build, message)
 
 
