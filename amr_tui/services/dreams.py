@@ -137,7 +137,8 @@ class DreamService:
     def __init__(self, mount: Mount | Path | str, *, main: str | None = None):
         self.mount = mount if isinstance(mount, Mount) else Mount(Path(mount).name, Path(mount))
         self.repo = GitRepo(self.mount.root)
-        self.main = main or self.repo.current_branch() or "main"
+        current = self.repo.current_branch()
+        self.main = main or (current if current and not current.startswith(BRANCH_PREFIX) else "main")
         self.repo.check_branch_name(self.main)
         self.blobs = BlobReader(self.repo)
         self._lock = threading.Lock()
