@@ -7,8 +7,8 @@ without metadata), any other line is ``("L", line)``. Two Myers diffs of tokens 
 base to theirs, :mod:`amr_tui.core.linediff`) say, for every base line, what each side did with
 it (kept, edited, deleted) and, for every gap between base lines (a *slot*), which lines each side
 inserted there. Inside a replaced block, a deleted and an added entry that look alike (enough words
-in common) are paired as an edit; an entry replaced by an unrelated one is a deletion and an
-addition. Then, per base line and per slot:
+in common), or the only two lines of the block, are paired as an edit; two edits of one entry
+merge key by key only while both still look like the original fact. Then, per base line and per slot:
 
 * entries appended or inserted at the same place on both sides are both kept, ours first, then
   theirs; a line added identically on both sides appears once (also when the two copies were
@@ -79,6 +79,11 @@ def _similar(a: str, b: str) -> bool:
     return sm.real_quick_ratio() >= SIMILAR_CHARS and sm.quick_ratio() >= SIMILAR_CHARS and sm.ratio() >= SIMILAR_CHARS
 
 
+def _related(a: Entry, b: Entry) -> bool:
+    """Still the same fact: only then may two edits of it merge key by key."""
+    return a.text == b.text or _similar(a.text, b.text)
+
+
 def _pairable(ti: tuple[str, ...], tj: tuple[str, ...]) -> bool:
     if ti[0] != tj[0]:
         return False
@@ -90,9 +95,8 @@ def _pair(base: _Version, side: _Version, h: Hunk) -> list[tuple[int, int]]:
     nb, ns = h.a_end - h.a_start, h.b_end - h.b_start
     if not nb or not ns:
         return []
-    if nb == 1 and ns == 1:
-        ti, tj = base.tokens[h.a_start], side.tokens[h.b_start]
-        ok = _pairable(ti, tj) and (ti[0] == "L" or _similar(ti[-1], tj[-1]))
+    if nb == 1 and ns == 1:  # one line replaced by one line: an edit, as in any line merge
+        ok = _pairable(base.tokens[h.a_start], side.tokens[h.b_start])
         return [(h.a_start, h.b_start)] if ok else []
     if nb * ns > PAIR_LIMIT:
         return []
@@ -214,7 +218,7 @@ class _Merger:
             if o_text == t_text:
                 return self.lines([ours.pairs[jo]])
             eo, et = ours.entries.get(jo), theirs.entries.get(jt)
-            if entry is not None and eo is not None and et is not None:
+            if entry is not None and eo is not None and et is not None and _related(entry, eo) and _related(entry, et):
                 merged = merge_entry_line(self.b.pairs[i][0], o_text, t_text, entry, eo, et)
                 if merged is not None:
                     return self.lines([(merged, ours.pairs[jo][1])])
