@@ -33,6 +33,7 @@ from amr_tui.git.worktree import normalize_rel
 MANIFEST = ".amr-share.json"
 OWNER_RECORD = "shares.json"
 ROUTE, ASK, READ_ONLY = "route", "ask", "read-only"
+MAX_SESSION_FILE = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -190,11 +191,12 @@ def session_entries(share_dir: str | os.PathLike[str]) -> list[SessionEntry]:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if d != ".git")
             for fname in sorted(filenames):
-                rel = (Path(dirpath) / fname).relative_to(root).as_posix()
-                if not is_markdown(rel) or (Path(dirpath) / fname).is_symlink():
+                full = Path(dirpath) / fname
+                rel = full.relative_to(root).as_posix()
+                if not is_markdown(rel) or full.is_symlink() or full.stat().st_size > MAX_SESSION_FILE:
                     continue
                 before = {e.text for e in parse(git.read_blob_or_none(r.commit, rel) or b"", rel).entries} if r.commit else set()
-                doc = parse((Path(dirpath) / fname).read_bytes(), rel)
+                doc = parse(full.read_bytes(), rel)
                 for e in doc.entries:
                     if e.text and e.text not in before:
                         out.append(SessionEntry(r.repo, rel, e.line, doc.lines[e.line - 1].text.strip()))
@@ -206,6 +208,9 @@ def write_back(share_dir: str | os.PathLike[str], route: Route, lines: list[str]
     Lines already there are skipped; returns the new commit (None when nothing was new)."""
     if route.status != ROUTE or route.source is None or route.path is None:
         raise ValueError(f"cannot write back: {route.reason}")
+    for line in lines:
+        if any((ord(c) < 32 and c != "\t") or c == "\x7f" for c in line):
+            raise ValueError("an entry holds a line break or a control character")
     grant = owner_grant(route.source, share_dir)
     if not grant or not grant.get("write"):
         raise PermissionError(f"{route.repo} was shared read-only")
