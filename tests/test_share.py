@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.services.share import load_budget, preview, select, share
+from amr_tui.services.share import load_budget, preview, select, share, shareable_files
 from amr_tui.services.share_route import (
     ASK, READ_ONLY, ROUTE, grant_write, load_manifest, route_back, session_entries, write_back,
 )
@@ -107,6 +107,8 @@ def test_preview_budget_reachability_and_dangling_links(tmp_path):
         f"- fact {i} [source: s/{i}]\n" for i in range(300))
     (src / "MEMORY.md").write_text(long)
     commit_all(src, "Long memory")
+    assert shareable_files(src) == ["MEMORY.md", "notes.txt", "private/hr.md", "projects/payments.md",
+                                    "projects/website.md", "team.md"]
     (pv,) = preview(select(discover([src]), ["memory-alice:MEMORY.md,projects/"]))
     assert (pv.loaded_lines, pv.cut_line, pv.memory_lines) == (200, 201, 306)
     assert pv.reachable == ("MEMORY.md", "projects/payments.md")
