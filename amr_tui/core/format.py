@@ -11,14 +11,24 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from markdown_it import MarkdownIt
-
+from amr_tui.core import fastscan
+from amr_tui.core.shared import EMPTY
 from amr_tui.core.links import find_links
 from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Line, LineKind, Link
-from amr_tui.core.metadata import parse_metadata
+from amr_tui.core.metadata import MetaParse, parse_metadata
 
 BOM = "\ufeff"
-_MD = MarkdownIt("commonmark")
+_MD = None  # markdown-it, built on first use: most files take the fast path (core.fastscan)
+
+
+def _markdown_it():
+    """Block rules only: inline parsing adds nothing amr reads (a heading's text is raw)."""
+    global _MD
+    if _MD is None:
+        from markdown_it import MarkdownIt
+
+        _MD = MarkdownIt("commonmark").disable(["inline", "text_join"])
+    return _MD
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
@@ -117,10 +127,10 @@ def parse(data: bytes, path: str = "MEMORY.md") -> Document:
         for line in lines:
             line.kind = LineKind.CODE if line.text.strip(WHITESPACE) else LineKind.BLANK
         return doc
-    _parse_markdown(doc)
+    metas = _parse_markdown(doc, text)
     from amr_tui.core.rules import check_document  # late import: rules builds on this module
 
-    doc.diagnostics = check_document(doc)
+    doc.diagnostics = check_document(doc, metas, text)
     return doc
 
 
@@ -130,7 +140,23 @@ def _mark(lines: list[Line], start: int, end: int, kind: LineKind) -> None:
             lines[idx].kind = kind
 
 
-def _parse_markdown(doc: Document) -> None:
+def _parse_markdown(doc: Document, text: str) -> dict[int, MetaParse]:
+    """Block structure, links and entries; returns each entry's metadata parse by line."""
+    scanned = fastscan.scan(doc.lines) if fastscan.eligible_text(text) else None
+    opaque: set[int] = set()  # 0-based lines whose links do not count (code, html)
+    if scanned is None:
+        pending = _parse_blocks(doc, opaque)
+    else:
+        pending, doc.headings = scanned
+    if "[[" in text:
+        for idx, line in enumerate(doc.lines):
+            if "[[" in line.text and idx not in opaque and line.kind is not LineKind.FRONT_MATTER:
+                doc.links.extend(find_links(line.text, line.number))
+    return _build_entries(doc, pending, nested=scanned is None)
+
+
+def _parse_blocks(doc: Document, opaque: set[int]) -> list[tuple[int, int, int, int]]:
+    """markdown-it's block tokens: kinds of lines, headings and list items (any Markdown)."""
     lines = doc.lines
     n = len(lines)
     for line in lines:
@@ -138,9 +164,8 @@ def _parse_markdown(doc: Document) -> None:
     doc.front_matter = _front_matter(lines)
     if doc.front_matter:
         _mark(lines, 0, doc.front_matter[1], LineKind.FRONT_MATTER)
-    tokens = _MD.parse(_markdown_source(lines, doc.front_matter))
+    tokens = _markdown_it().parse(_markdown_source(lines, doc.front_matter))
 
-    opaque: set[int] = set()  # 0-based lines whose links do not count (code, html)
     quote_depth = 0
     list_stack: list[str] = []  # "bullet" / "ordered" for each open list
     item_stack: list[int] = []  # 0-based first line of each open list item (-1 when not an entry)
@@ -208,13 +233,7 @@ def _parse_markdown(doc: Document) -> None:
     for start, _end, _depth, _parent in pending:
         if start < n:  # "- ```", "- > x", "- <div>": the bullet line stays the entry
             lines[start].kind = LineKind.ENTRY
-
-    for idx, line in enumerate(lines):
-        if idx in opaque or line.kind is LineKind.FRONT_MATTER:
-            continue
-        doc.links.extend(find_links(line.text, line.number))
-
-    _build_entries(doc, pending)
+    return pending
 
 
 def _mark_continuation(lines: list[Line], start: int, end: int) -> None:
@@ -223,63 +242,66 @@ def _mark_continuation(lines: list[Line], start: int, end: int) -> None:
             lines[idx].kind = LineKind.CONTINUATION
 
 
-def _section_for(headings: list[tuple[int, int, str]], line: int) -> tuple[str | None, int]:
-    section: tuple[str | None, int] = (None, 0)
-    for h_line, level, text in headings:
-        if h_line < line:
-            section = (text, level)
-        else:
-            break
-    return section
-
-
-def _build_entries(doc: Document, pending: list[tuple[int, int, int, int]]) -> None:
+def _build_entries(doc: Document, pending: list[tuple[int, int, int, int]], *, nested: bool) -> dict[int, MetaParse]:
+    """Entries from the list items in ``pending``; ``nested`` False when no item holds another."""
     lines = doc.lines
+    n = len(lines)
     links_by_line: dict[int, list[Link]] = {}
     for link in doc.links:
         links_by_line.setdefault(link.line, []).append(link)
-    entry_spans = sorted((start, end) for start, end, _d, _p in pending)
+    entry_spans = sorted((start, end) for start, end, _d, _p in pending) if nested else []
+    heading_lines = [h[0] for h in doc.headings]
+    headings = doc.headings
+    metas: dict[int, MetaParse] = {}
+    entries = doc.entries
     for start, end, depth, parent in pending:
-        if start >= len(lines):
+        if start >= n:
             continue
         raw = lines[start].text
-        stripped = raw.lstrip(" \t")
-        indent = raw[: len(raw) - len(stripped)]
-        marker = stripped[:1]
-        after = stripped[1:]
-        content_start = len(indent) + 1 + (len(after) - len(after.lstrip(" \t")))
+        if raw[:2] in ("- ", "* ", "+ ") and raw[2:3] not in (" ", "\t"):
+            indent, marker, content_start = "", raw[0], 2
+        else:
+            stripped = raw.lstrip(" \t")
+            indent = raw[: len(raw) - len(stripped)]
+            marker = stripped[:1]
+            after = stripped[1:]
+            content_start = len(indent) + 1 + (len(after) - len(after.lstrip(" \t")))
         content = raw[content_start:]
-        meta = parse_metadata(content)
+        meta = parse_metadata(content, base=content_start)
+        metas[start + 1] = meta
         text = content[: meta.meta_start].strip(WHITESPACE)
-        items = [
-            type(m)(m.key, m.value, m.start + content_start, m.end + content_start) for m in meta.items
-        ]
         # Lines of the list item that are not blank and not inside a nested entry's item:
         # continuation text, code, quotes, ordered sub-lists... (AMR004).
-        nested: set[int] = set()
-        k = bisect_right(entry_spans, (start, len(lines) + 1))
-        while k < len(entry_spans) and entry_spans[k][0] < end:
-            nested.update(range(entry_spans[k][0], entry_spans[k][1]))
-            k += 1
-        later = [
-            idx for idx in range(start + 1, min(end, len(lines)))
-            if idx not in nested and lines[idx].text.strip(WHITESPACE)
-        ]
-        section, level = _section_for(doc.headings, start + 1)
-        entry = Entry(
+        if end <= start + 1:
+            multiline = False
+        elif nested:
+            inner: set[int] = set()
+            k = bisect_right(entry_spans, (start, n + 1))
+            while k < len(entry_spans) and entry_spans[k][0] < end:
+                inner.update(range(entry_spans[k][0], entry_spans[k][1]))
+                k += 1
+            multiline = any(idx not in inner and lines[idx].text.strip(WHITESPACE) for idx in range(start + 1, min(end, n)))
+        else:
+            multiline = True  # the fast path's items end at their last (non-blank) lazy line
+        h = bisect_right(heading_lines, start)  # headings on lines 1..start, i.e. above the entry
+        section, level = (headings[h - 1][2], headings[h - 1][1]) if h else (None, 0)
+        line_links = links_by_line.get(start + 1)
+        meta_start = content_start + meta.meta_start
+        entries.append(Entry(
             line=start + 1,
             indent=indent,
             marker=marker,
             content_start=content_start,
             text=text,
-            metadata=items,
-            links=[lk for lk in links_by_line.get(start + 1, []) if lk.start < content_start + meta.meta_start],
+            metadata=meta.items,  # a list of its own: line positions (base=content_start)
+            links=[lk for lk in line_links if lk.start < meta_start] if line_links else EMPTY,
             section=section,
             section_level=level,
             depth=depth,
             parent_line=parent + 1 if parent >= 0 else 0,
-            meta_start=content_start + meta.meta_start,
+            meta_start=meta_start,
             meta_groups=len(meta.groups),
-            multiline=bool(later),
-        )
-        doc.entries.append(entry)
+            multiline=multiline,
+            diagnostics=EMPTY,
+        ))
+    return metas

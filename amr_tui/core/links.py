@@ -83,17 +83,21 @@ class Resolution:
     has_md_suffix: bool = False
 
 
+_DRIVE = re.compile(r"[A-Za-z]:")
+_C0 = re.compile(r"[\x00-\x1f]")
+
+
 def unsafe_reason(target: str) -> str | None:
     """Why a link target may not be followed, or None when it is a plain relative path."""
     t = target.replace("\\", "/")
-    if t.startswith("/") or t.startswith("~") or re.match(r"^[A-Za-z]:", t):
+    if t.startswith("/") or t.startswith("~") or _DRIVE.match(t):
         return "absolute path"
-    parts = [p for p in t.split("/")]
+    parts = t.split("/")
     if ".." in parts:
         return "'..' leaves the memory root"
-    if parts and parts[0] == ".git" or ".git" in parts:
+    if ".git" in parts:
         return "points into .git"
-    if any(ord(c) < 32 for c in t):
+    if _C0.search(t):
         return "control character in path"
     return None
 

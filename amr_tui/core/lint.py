@@ -7,8 +7,9 @@ that need the disk, such as symlinks that point outside the root).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from itertools import chain
 
 from amr_tui.core.format import Document, is_markdown
 from amr_tui.core.links import LinkState, link_text_for, resolve
@@ -56,8 +57,16 @@ def is_memory_note(path: str) -> bool:
     return not _IGNORED_NAMES.match(parts[-1])
 
 
+_PUNCT = re.compile(r"[^\w\s]")
+# ASCII characters that are neither word characters nor whitespace: what _PUNCT replaces.
+_ASCII_PUNCT = str.maketrans({c: " " for c in map(chr, range(128)) if _PUNCT.match(c)})
+
+
 def normalise_text(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+    folded = text.casefold()
+    if folded.isascii():
+        return " ".join(folded.translate(_ASCII_PUNCT).split())
+    return " ".join(_PUNCT.sub(" ", folded).split())
 
 
 def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True) -> list[Finding]:
@@ -180,7 +189,7 @@ def _index_anchor(memory: Document, index_line: int) -> int:
 
 
 def _duplicates(repo: RepoSnapshot) -> list[Finding]:
-    from rapidfuzz import fuzz
+    from rapidfuzz import fuzz, process
 
     seen: dict[str, tuple[str, int]] = {}
     candidates: list[tuple[str, str, int]] = []  # (normalised, path, line)
@@ -200,33 +209,35 @@ def _duplicates(repo: RepoSnapshot) -> list[Finding]:
             seen[norm] = (path, entry.line)
             if len(norm) >= NEAR_DUPLICATE_MIN_CHARS:
                 candidates.append((norm, path, entry.line))
-    # Near duplicates: block on the two rarest words, then score inside each block.
-    freq: dict[str, int] = defaultdict(int)
-    words = [set(norm.split()) for norm, _, _ in candidates]
-    for ws in words:
-        for w in ws:
-            freq[w] += 1
-    blocks: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    # Near duplicates: block on the two rarest words (fewest entries, then alphabetical), then
+    # score inside each block: each entry against the block's earlier ones, first match wins.
+    split = [norm.split() for norm, _, _ in candidates]
+    words = [set(ws) for ws in split]
+    freq = Counter(chain.from_iterable(words))
+    rank = {w: k for k, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}.__getitem__
+    blocks: dict[str, list[int]] = defaultdict(list)
     for i, ws in enumerate(words):
-        rare = sorted(ws, key=lambda w: (freq[w], w))[:2]
-        for w in rare:
-            blocks[(w,)].append(i)
+        for w in sorted(ws, key=rank)[:2]:
+            blocks[w].append(i)
+    # token_sort_ratio(a, b) is ratio() of the sorted words; sort each text's words once.
+    keyed = [" ".join(sorted(ws)) for ws in split]
     reported: set[int] = set()
     for members in blocks.values():
         if len(members) < 2 or len(members) > 200:
             continue
+        texts = [keyed[b] for b in members]
         for a_pos, a in enumerate(members):
-            if a in reported:
+            if a in reported or a_pos == 0:
                 continue
-            for b in members[:a_pos]:
-                score = fuzz.token_sort_ratio(candidates[a][0], candidates[b][0])
-                if score >= NEAR_DUPLICATE_THRESHOLD:
-                    first_path, first_line = candidates[b][1], candidates[b][2]
-                    where = "above" if first_path == candidates[a][1] else f"in {first_path}"
-                    out.append(Finding(candidates[a][1], diag(
-                        "AMR015", f"nearly the same fact as line {first_line} {where} ({score:.0f}% alike)", candidates[a][2], 1)))
-                    reported.add(a)
-                    break
+            for _choice, score, k in process.extract_iter(keyed[a], texts[:a_pos], scorer=fuzz.ratio,
+                                                          score_cutoff=NEAR_DUPLICATE_THRESHOLD):
+                b = members[k]
+                first_path, first_line = candidates[b][1], candidates[b][2]
+                where = "above" if first_path == candidates[a][1] else f"in {first_path}"
+                out.append(Finding(candidates[a][1], diag(
+                    "AMR015", f"nearly the same fact as line {first_line} {where} ({score:.0f}% alike)", candidates[a][2], 1)))
+                reported.add(a)
+                break
     return out
 
 

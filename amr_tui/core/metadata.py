@@ -27,6 +27,8 @@ from amr_tui.core.model import WHITESPACE, MetaItem
 
 _WS = "[ \\t\\v\\f\\r]*"
 KEY_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)")
+# KEY_RE, then the value trimmed of WHITESPACE (group 2), for a whole ";"-separated piece.
+_KEY_VALUE_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)" + _WS + r"((?:.*[^ \t\v\f\r])?)" + _WS + r"\Z", re.S)
 _LOOKS_LIKE_META = re.compile(r"\[" + _WS + r"[A-Za-z][A-Za-z0-9_.-]*" + _WS + ":(?!/)")
 _ONLY_GROUPS = re.compile(r"(?:[ \t\v\f\r]*!?\[[^\[\]]*\]|[ \t\v\f\r]*\[\[[^\[\]]*\]\]|[ \t\v\f\r]*\([^()]*\))+[ \t\v\f\r]*")
 
@@ -52,36 +54,35 @@ class MetaParse:
     unparsable_at: int = 0  # offset of its "["
 
 
-def _parse_group(inner: str, offset: int) -> tuple[list[MetaItem], list[tuple[int, int]], list[tuple[int, int]]] | None:
-    """Parse the inside of one bracket group; ``offset`` is the position of ``inner[0]``."""
-    parts: list[tuple[int, str]] = []
-    pos = 0
-    for piece in inner.split(";"):
-        parts.append((pos, piece))
-        pos += len(piece) + 1
-    first = KEY_RE.match(parts[0][1])
-    if first is None:
+def _parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem], list[tuple[int, int]], list[tuple[int, int]]] | None:
+    """Parse the inside of one bracket group; ``offset`` is the position of ``inner[0]``.
+
+    Items' ``start``/``end`` are positions plus ``base``; joined and empty spans are not shifted.
+    """
+    pieces = inner.split(";")
+    m = _KEY_VALUE_RE.match(pieces[0])
+    if m is None:
         return None
     items: list[MetaItem] = []
     joined: list[tuple[int, int]] = []
     empty: list[tuple[int, int]] = []
-    for start, piece in parts:
-        m = KEY_RE.match(piece)
+    start = offset
+    for k, piece in enumerate(pieces):
+        if k:
+            m = _KEY_VALUE_RE.match(piece)
         if m is not None:
-            key = m.group(1)
-            raw_value = piece[m.end():]
-            value = raw_value.strip(WHITESPACE)
-            key_start = offset + start + m.start(1)
-            end = offset + start + len(piece.rstrip(WHITESPACE))
-            items.append(MetaItem(key, value, key_start, end))
+            value = m.group(2)
+            end = start + (m.end(2) if value else len(piece.rstrip(WHITESPACE)))
+            items.append(MetaItem(m.group(1), value, base + start + m.start(1), base + end))
         elif piece.strip(WHITESPACE) == "":
-            empty.append((offset + start, offset + start + len(piece)))
+            empty.append((start, start + len(piece)))
         else:
             prev = items[-1]
             value = prev.value + ";" + piece.rstrip(WHITESPACE)
-            end = offset + start + len(piece.rstrip(WHITESPACE))
-            items[-1] = MetaItem(prev.key, value.strip(WHITESPACE), prev.start, end)
-            joined.append((offset + start - 1, end))
+            end = start + len(piece.rstrip(WHITESPACE))
+            items[-1] = MetaItem(prev.key, value.strip(WHITESPACE), prev.start, base + end)
+            joined.append((start - 1, end))
+        start += len(piece) + 1
     return items, joined, empty
 
 
@@ -96,14 +97,26 @@ def _group_at_end(content: str, pos: int) -> tuple[int, str] | None:
 
 
 def _rstrip_at(content: str, pos: int) -> int:
-    while pos > 0 and content[pos - 1] in WHITESPACE:
-        pos -= 1
-    return pos
+    return len((content if pos == len(content) else content[:pos]).rstrip(WHITESPACE))
 
 
-def parse_metadata(content: str) -> MetaParse:
-    """Split the trailing metadata off an entry's content (the text after the bullet)."""
-    body_end = _rstrip_at(content, len(content))
+def parse_metadata(content: str, *, base: int = 0) -> MetaParse:
+    """Split the trailing metadata off an entry's content (the text after the bullet).
+
+    Offsets are positions in ``content``; the items' ``start``/``end`` have ``base`` added (the
+    parser passes the content's offset in the line, so items carry line positions).
+    """
+    body_end = len(content.rstrip(WHITESPACE))
+    if not body_end or content[body_end - 1] != "]":
+        return MetaParse([], len(content), [], [], [], None, False)
+    # The common shape, "text [key: value; key: value]", read directly; anything else below.
+    start = content.rfind("[", 0, body_end - 1)
+    if start > 0 and content[start - 1] in WHITESPACE and "]" not in content[start + 1:body_end - 1]:
+        parsed = _parse_group(content[start + 1:body_end - 1], start + 1, base)
+        if parsed is not None:
+            text_end = len(content[:start].rstrip(WHITESPACE))
+            if not text_end or content[text_end - 1] != "]":
+                return MetaParse(parsed[0], start, [(start, body_end)], parsed[1], parsed[2], None, False)
     pos = body_end
     groups: list[tuple[int, int]] = []
     group_items: list[list[MetaItem]] = []
@@ -124,7 +137,7 @@ def parse_metadata(content: str) -> MetaParse:
                 reason = AFTER_BANG if prefix == "!" else AFTER_BRACKET
                 reason_at = start
             break
-        parsed = _parse_group(inner, start + 1)
+        parsed = _parse_group(inner, start + 1, base)
         if parsed is None:
             if not groups and inner.strip(WHITESPACE):
                 trailing_non_meta = (start, pos)
@@ -137,7 +150,7 @@ def parse_metadata(content: str) -> MetaParse:
         pos = _rstrip_at(content, start)
     groups.reverse()
     group_items.reverse()
-    items = [item for chunk in group_items for item in chunk]
+    items = group_items[0] if len(group_items) == 1 else [item for chunk in group_items for item in chunk]
     meta_start = groups[0][0] if groups else len(content)
     if not reason:
         reason, reason_at = _stranded(content, _rstrip_at(content, meta_start))

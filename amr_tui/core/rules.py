@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from functools import lru_cache
 
 from amr_tui.core.links import unsafe_reason
 from amr_tui.core.metadata import (
@@ -15,12 +16,14 @@ from amr_tui.core.metadata import (
     AFTER_BRACKET,
     NOT_LAST,
     VALUE_BRACKETS,
+    MetaParse,
     escape_value,
     format_metadata,
     parse_metadata,
 )
 from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Fix, LineEdit, LineKind, Severity
-from amr_tui.core.secrets import find_secrets
+from amr_tui.core.secrets import find_secrets, secret_line_candidates
+from amr_tui.core.shared import EMPTY
 from amr_tui.core.textsafety import describe, find_controls
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -87,6 +90,10 @@ def is_real_date(value: str) -> bool:
     return True
 
 
+_real_date = lru_cache(maxsize=8192)(is_real_date)  # dates repeat: a few hundred distinct in a repo
+_LOWER_KEYS = frozenset(("source", "added", "expires", "updated", "confidence", "author", "session"))
+
+
 def rebuild_line(line_text: str, entry: Entry, items: list[tuple[str, str]] | None = None, *, marker: str | None = None) -> str:
     """The entry's line with its metadata rewritten as one canonical group."""
     head = line_text[: entry.meta_start].rstrip(WHITESPACE)
@@ -99,13 +106,20 @@ def rebuild_line(line_text: str, entry: Entry, items: list[tuple[str, str]] | No
     return new
 
 
-def check_document(doc) -> list[Diagnostic]:  # doc: core.format.Document (import cycle)
+def check_document(doc, metas: dict[int, MetaParse] | None = None, text: str | None = None) -> list[Diagnostic]:
+    """Every line-local finding of a parsed file (doc: core.format.Document; import cycle).
+
+    ``metas`` (each entry's metadata parse, by line) and ``text`` (the decoded file) are what
+    the parser already has; without them they are computed again.
+    """
     out: list[Diagnostic] = []
     if not doc.utf8:
         out.append(diag("AMR018", "file is not valid UTF-8; amr opens it read-only and keeps its bytes", 0))
     if doc.front_matter:
         out.append(diag("AMR028", "YAML front matter is not part of the Agent Memory Repo format", doc.front_matter[0], 1))
     for line in doc.lines:
+        if line.text.isprintable():
+            continue
         for offset, ch in find_controls(line.text)[:1]:
             if doc.utf8 or not (0xDC80 <= ord(ch) <= 0xDCFF):
                 out.append(diag("AMR017", f"{describe(ch)} in the text", line.number, offset + 1))
@@ -120,10 +134,16 @@ def check_document(doc) -> list[Diagnostic]:  # doc: core.format.Document (impor
             fixed = line_text[: link.start] + "[[" + new_raw + "]]" + line_text[link.end:]
             out.append(diag("AMR011", f"write [[{link.target[:-3]}]]: omit .md for Markdown files", link.line, link.column,
                             Fix("drop .md", (LineEdit(link.line, fixed),))))
+    lines = doc.lines
     for entry in doc.entries:
-        entry.diagnostics = _check_entry(doc.lines[entry.line - 1].text, entry)
-        out.extend(entry.diagnostics)
-    for line in doc.lines:
+        meta = metas.get(entry.line) if metas is not None else None
+        found = _check_entry(lines[entry.line - 1].text, entry, meta)
+        if found:
+            entry.diagnostics = found
+            out.extend(found)
+        else:
+            entry.diagnostics = EMPTY
+    for line in _secret_lines(lines, doc.text if text is None else text):
         if line.kind is not LineKind.BLANK:
             for m in find_secrets(line.text):
                 article = "an" if m.kind[:1] in "AEIOU" else "a"
@@ -132,11 +152,20 @@ def check_document(doc) -> list[Diagnostic]:  # doc: core.format.Document (impor
     return out
 
 
-def _check_entry(line_text: str, entry: Entry) -> list[Diagnostic]:
+def _secret_lines(lines: list, text: str) -> list:
+    """Lines that may hold a credential (core.secrets' literal prefilter)."""
+    picked = secret_line_candidates(text)
+    if picked is None:
+        return lines
+    return [lines[i] for i in picked if i < len(lines)]
+
+
+def _check_entry(line_text: str, entry: Entry, meta: MetaParse | None = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     n = entry.line
     content = line_text[entry.content_start:]
-    meta = parse_metadata(content)
+    if meta is None:
+        meta = parse_metadata(content)
     base = entry.content_start
     if entry.multiline:
         out.append(diag("AMR004", "entry continues on the next lines; an entry is one line (the rest is not part of it)", n, 1))
@@ -168,8 +197,9 @@ def _check_entry(line_text: str, entry: Entry) -> list[Diagnostic]:
     seen: set[str] = set()
     for item in entry.metadata:
         col = item.start + 1
-        lower = item.key.lower()
-        if item.key != lower:
+        key = item.key
+        lower = key if key in _LOWER_KEYS else key.lower()
+        if key != lower:
             items = [(m.key.lower() if m is item else m.key, m.value) for m in entry.metadata]
             out.append(diag("AMR022", f"key '{item.key}' is read as '{lower}'; write keys in lower case", n, col,
                             Fix("lower-case the key", (LineEdit(n, rebuild_line(line_text, entry, items)),))))
@@ -179,7 +209,7 @@ def _check_entry(line_text: str, entry: Entry) -> list[Diagnostic]:
         if not item.value:
             out.append(diag("AMR025", f"'{item.key}' has no value", n, col))
             continue
-        if lower in DATE_KEYS and not is_real_date(item.value):
+        if lower in DATE_KEYS and not _real_date(item.value):
             out.append(diag("AMR008", f"{lower}: '{item.value}' is not a real YYYY-MM-DD date", n, col))
         if lower == "source" and not _URI_RE.match(item.value.replace("%3B", ";")):
             out.append(diag("AMR009", f"source '{item.value}' is not a link (expected a URL such as https://...)", n, col))

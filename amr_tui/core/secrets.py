@@ -38,6 +38,38 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+# A cheap necessary condition for the patterns above: every match of a pattern contains one
+# of these, searched in the text as written (patterns 1-10) or lower-cased (the last, case-
+# insensitive pattern). Each is a plain literal or a regex that starts with a literal, so a
+# search skips along at memchr speed. Lint runs them once per file and calls find_secrets
+# only on the lines they hit (most files: none). Keep them in step when adding a pattern
+# (tests/test_secrets_prefilter.py checks every pattern against them).
+_CASED = (re.compile(r"-----BEGIN "), re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|Iza)"), re.compile(r"glpat-"),
+          re.compile(r"xox[abposr]-"), re.compile(r"sk-"), re.compile(r"eyJ"), re.compile(r"@"))
+_CASED_UNDERSCORE = (re.compile(r"g(?:h[pousr]|ithub_pat)_"), re.compile(r"k_(?:live|test)_"))
+_FOLDED = (re.compile(r"passw"), re.compile(r"pwd"), re.compile(r"secret"), re.compile(r"api[_-]?key"),
+           re.compile(r"access[_-]?token"), re.compile(r"auth[_-]?token"))
+# Characters that match an ASCII letter case-insensitively but do not lower-case to one.
+_FOLD_TRAPS = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def secret_line_candidates(text: str) -> list[int] | None:
+    """0-based numbers of the ``\\n``-separated lines of ``text`` that may hold a credential.
+
+    None means "every line" (text where lower-casing is not a faithful case fold).
+    """
+    low = text.lower()
+    if len(low) != len(text) or (not text.isascii() and any(t in text for t in _FOLD_TRAPS)):
+        return None
+    hits: set[int] = set()
+    cased = _CASED + _CASED_UNDERSCORE if "_" in text else _CASED
+    for hay, patterns in ((text, cased), (low, _FOLDED)):
+        for pattern in patterns:
+            for m in pattern.finditer(hay):
+                hits.add(m.start())
+    return sorted({text.count("\n", 0, pos) for pos in hits})
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
     found: list[SecretMatch] = []
     for kind, pattern in _PATTERNS:
