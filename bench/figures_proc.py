@@ -1,0 +1,99 @@
+"""Figures measured on whole processes: start-up through a pty, `amr search` vs fzf, `amr lint` vs rg."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from pty_probe import probe
+from rows import Row, median, pending, row, run_process, skipped
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+AMR = str(VENV_BIN / "amr")
+HELLO = [sys.executable, str(Path(__file__).resolve().parent / "hello_app.py")]
+FOOTER = b"Quit"  # the footer's text for the q binding: both apps show it in the last row
+STARTUP_RATIO = 1.3
+SIZE_RATIO = 1.2
+RSS_LIMIT_MB = 250.0
+LINT_RATIO = 15.0
+SEARCH_RATIO = 1.0
+QUERIES = ("redis port", "postgres max conn", "alice timezone", "deploy friday staging", "kubernets")
+
+
+def startup(small: Path, large: Path, repeats: int) -> list[Row]:
+    """Process start to first frame: hello-world, amr on 1k, amr on 100k (interleaved runs)."""
+    hello, amr_small, amr_large, index_done, hwm, progress, errors = [], [], [], [], [], [], []
+    for _ in range(repeats):
+        p = probe(HELLO, FOOTER, timeout=30)
+        (hello.append(p.first_frame_s) if p.error == "" else errors.append("hello: " + p.error))
+        p = probe([AMR, str(small)], FOOTER, later=(b"items indexed",), timeout=60)
+        (amr_small.append(p.first_frame_s) if p.first_frame_s else errors.append("amr 1k: " + p.error))
+        p = probe([AMR, str(large)], FOOTER, later=(b"Indexing", b"items indexed"), timeout=120)
+        if p.first_frame_s:
+            amr_large.append(p.first_frame_s)
+        progress.append("Indexing" in p.seen)
+        if "items indexed" in p.seen:
+            index_done.append(p.seen["items indexed"])
+            if p.vm_hwm_mb:
+                hwm.append(p.vm_hwm_mb)
+        if p.error:
+            errors.append("amr 100k: " + p.error)
+    hello_hwm = probe(HELLO, FOOTER, timeout=30).vm_hwm_mb
+    note = "; ".join(sorted(set(errors)))[:300]
+    h, s, big = (median(x) if x else None for x in (hello, amr_small, amr_large))
+    rows = [
+        row("Start-up: process start to first frame, amr on 100k entries (pty)", _ms(big), "ms", baseline=_ms(h),
+            baseline_what="hello-world Textual app (Header, Tree, Footer), same pty", ratio_limit=STARTUP_RATIO,
+            note=f"median of {len(amr_large)}; first frame = footer text painted. {note}".strip()),
+        row("Start-up does not grow with the repo: amr on 100k vs amr on 1k", _ms(big), "ms", baseline=_ms(s),
+            baseline_what="amr on the 1,000-entry repo", ratio_limit=SIZE_RATIO, note=f"median of {len(amr_small)}"),
+        Row("Start-up: indexing progress visible ('Indexing n/m files…' in the status line)",
+            1.0 if progress and all(progress) else 0.0, "yes/no", target="shown", met=bool(progress and all(progress)),
+            note=f"seen in {sum(progress)} of {len(progress)} runs; index complete after "
+                 f"{median(index_done):.1f} s" if index_done else f"seen in {sum(progress)} of {len(progress)} runs"),
+    ]
+    if hwm:
+        rows.append(row("Peak memory of the app with 100k entries, after indexing (VmHWM)", max(hwm), "MB",
+                        baseline=hello_hwm, baseline_what="hello-world app VmHWM", limit=RSS_LIMIT_MB))
+    else:
+        rows.append(pending("Peak memory of the app with 100k entries, after indexing (VmHWM)",
+                            "the app never reported 'items indexed'", f"< {RSS_LIMIT_MB:g} MB"))
+    return rows
+
+
+def _ms(seconds: float | None) -> float | None:
+    return round(seconds * 1000, 1) if seconds is not None else None
+
+
+def cli_search(repos: dict[int, Path], lines_file: dict[int, Path], repeats: int) -> list[Row]:
+    fzf = shutil.which("fzf")
+    if fzf is None:
+        return [skipped("`amr search` vs `fzf --filter`", "fzf is not installed (apt-get install -y fzf)",
+                        f"ratio <= {SEARCH_RATIO:g}")]
+    rows = []
+    for size, repo in repos.items():
+        ours, theirs = [], []
+        for q in QUERIES:
+            ours.append(median([run_process([AMR, "search", q, str(repo), "--limit", "20"])[0] for _ in range(repeats)]))
+            data = lines_file[size].read_bytes()
+            theirs.append(median([run_process([fzf, "--filter", q], stdin=data)[0] for _ in range(repeats)]))
+        rows.append(row(f"`amr search` vs `fzf --filter`, {size:,} entries, process to process", _ms(sum(ours) / len(ours)), "ms",
+                        baseline=_ms(sum(theirs) / len(theirs)), baseline_what="fzf --filter on the same lines (stdin)",
+                        ratio_limit=SEARCH_RATIO if size >= 100_000 else None,
+                        note=f"mean over {len(QUERIES)} queries, median of {repeats} runs each; amr reads and indexes the repo"))
+    return rows
+
+
+def cli_lint(repo: Path, repeats: int) -> list[Row]:
+    rg = shutil.which("rg")
+    ours = median([run_process([AMR, "lint", str(repo)])[0] for _ in range(repeats)])
+    if rg is None:
+        return [skipped("`amr lint` vs `rg`", "ripgrep is not installed (apt-get install -y ripgrep)",
+                        f"ratio <= {LINT_RATIO:g}")]
+    theirs = median([run_process([rg, "-c", "^- ", "-g", "*.md", str(repo)])[0] for _ in range(repeats)])
+    nodup = median([run_process([AMR, "lint", "--no-duplicates", str(repo)])[0] for _ in range(repeats)])
+    return [row("`amr lint` over 100k entries vs `rg -c '^- '` over the same files", _ms(ours), "ms", baseline=_ms(theirs),
+                baseline_what="rg -c '^- ' -g '*.md'", ratio_limit=LINT_RATIO,
+                note=f"median of {repeats}; --no-duplicates: {nodup * 1000:.0f} ms")]

@@ -1,0 +1,124 @@
+"""Start a terminal app in a real pseudo-terminal and time it: process start to first frame.
+
+The app runs on the slave side of ``os.openpty()`` (a 120x36 window, TERM=xterm-256color);
+we read the master side and record when the footer's key text first appears after the
+switch to the alternate screen: the footer is the last row Textual paints, so its text
+means the first full frame has been written. Optionally we keep reading until later text
+shows up (amr's status line: "Indexing n/m files…", then "items indexed"), and read the
+process's peak resident memory (``VmHWM`` in ``/proc/<pid>/status``) at that moment.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import signal
+import struct
+import subprocess
+import tempfile
+import termios
+import time
+from dataclasses import dataclass, field
+
+ALT_SCREEN = b"\x1b[?1049h"
+
+
+@dataclass
+class Probe:
+    first_frame_s: float | None = None  # process start -> footer text painted
+    seen: dict[str, float] = field(default_factory=dict)  # later markers -> seconds after start
+    vm_hwm_mb: float | None = None  # peak RSS when the last marker appeared
+    vm_rss_mb: float | None = None
+    error: str = ""
+
+
+def _status_mb(pid: int, key: str) -> float | None:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(key + ":"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def _env(home: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "TMUX", "AMR"))}
+    env.update(HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"), TERM="xterm-256color",
+               COLORTERM="truecolor", LINES="36", COLUMNS="120", LC_ALL="C.UTF-8")
+    return env
+
+
+def probe(argv: list[str], footer: bytes, *, later: tuple[bytes, ...] = (), timeout: float = 120.0,
+          cols: int = 120, rows: int = 36, cwd: str | None = None) -> Probe:
+    """Run ``argv`` in a pty; time the first frame (``footer`` text) and each of ``later`` in order."""
+    result = Probe()
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    home = tempfile.mkdtemp(prefix="amr-bench-home-")
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=_env(home), cwd=cwd,
+                            start_new_session=True, close_fds=True)
+    os.close(slave)
+    buf = bytearray()
+    alt_at = -1
+    todo = list(later)
+    deadline = start + timeout
+    try:
+        while time.perf_counter() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    chunk = os.read(master, 1 << 16)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                buf += chunk
+                now = time.perf_counter() - start
+                if alt_at < 0:
+                    alt_at = buf.find(ALT_SCREEN)
+                if alt_at >= 0 and result.first_frame_s is None and buf.find(footer, alt_at) >= 0:
+                    result.first_frame_s = now
+                while result.first_frame_s is not None and todo and buf.find(todo[0], alt_at) >= 0:
+                    result.seen[todo.pop(0).decode()] = now
+                if result.first_frame_s is not None and not todo:
+                    break
+            elif proc.poll() is not None:
+                break
+        if result.first_frame_s is None:
+            result.error = f"no first frame within {timeout:.0f} s (exit {proc.poll()})"
+        elif todo:
+            result.error = f"did not see {todo[0].decode()!r} within {timeout:.0f} s"
+        result.vm_hwm_mb = _status_mb(proc.pid, "VmHWM")
+        result.vm_rss_mb = _status_mb(proc.pid, "VmRSS")
+    finally:
+        _stop(proc, master)
+    return result
+
+
+def _stop(proc: subprocess.Popen, master: int) -> None:
+    try:
+        if proc.poll() is None:
+            os.write(master, b"\x03")  # ctrl+c quits a Textual app
+            end = time.perf_counter() + 3
+            while proc.poll() is None and time.perf_counter() < end:
+                if select.select([master], [], [], 0.05)[0]:
+                    try:
+                        os.read(master, 1 << 16)
+                    except OSError:
+                        break
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=5)
+    finally:
+        os.close(master)
+
+
+if __name__ == "__main__":  # pragma: no cover - manual check
+    import sys
+
+    p = probe(sys.argv[2:], sys.argv[1].encode(), later=())
+    print(p)
