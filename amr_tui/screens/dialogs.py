@@ -32,7 +32,8 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button(content(f"{self.no} (n)"), id="no")
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
+        for button in self.query("#no"):
+            button.focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
