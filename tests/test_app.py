@@ -273,3 +273,29 @@ async def test_new_agent_entry_becomes_searchable(demo):
         await wait_for(pilot, lambda: app.session.search("zanzibar", 5), what="indexed")
         hit = app.session.search("zanzibar", 5)[0].item
         assert (hit.repo, hit.path) == ("memory-alice", "tooling/bun.md")
+
+
+async def test_user_and_agent_both_append_at_the_end_without_conflict(demo):
+    """Seed case 1 inside one clone: the save merges entry-aware, so both appended facts stay."""
+    alice = demo[0]
+    path = alice / "tooling" / "bun.md"
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        from amr_tui.screens.main import Place
+
+        app.screen.open_place(Place("memory-alice", "tooling/bun.md", 0))
+        await wait_for(pilot, lambda: current(app).path == "tooling/bun.md", what="open")
+        view = app.screen.query_one(EntryView)
+        view.go_to_line(current(app).doc.entries[-1].line)
+        await pilot.press("o")
+        inp = app.screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        path.write_text(path.read_text() + "- Agent appended this at the end\n")
+        git(alice, "commit", "-qam", "agent: append")
+        inp.value = "User appended this at the end"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "User appended" in path.read_text(), what="saved")
+    text = path.read_text()
+    assert "Agent appended this at the end" in text and "User appended this at the end" in text
+    assert "<<<<<<<" not in text

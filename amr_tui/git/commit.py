@@ -291,6 +291,14 @@ def _three_way(
         return theirs
     if ours is None or theirs is None:
         raise conflict(None)  # delete on one side, edit on the other
+    if rel.lower().endswith((".md", ".markdown")):
+        # Entry-aware: two appends at the end both stay (seed case 1), metadata merges key by key.
+        from amr_tui.core.merge import merge3
+
+        result = merge3(base, ours, theirs, rel, labels=("yours", "base", "theirs"))
+        if not result.clean:
+            raise conflict(result.merged)
+        return result.merged
     try:
         merged, conflicted = repo.merge_file(ours, base or b"", theirs)
     except GitError:
