@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 
@@ -28,6 +29,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
     from amr_tui.services.lintrun import LintTarget, fix_repo, lint_targets, resolve_targets
 
     paths = args.paths or [Path(".")]
@@ -40,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
     if args.fix:
         for target in targets:
             fixed += fix_repo(target.mount, duplicates=not args.no_duplicates)
-    results = lint_targets(targets, duplicates=not args.no_duplicates, history=args.history)
+    results = lint_targets(targets, duplicates=not args.no_duplicates, history=args.history,
+                           near_duplicates=args.severity == "info")
     floor = _SEVERITIES.index(args.severity)
     shown = [r for r in results if _SEVERITIES.index(r.finding.diagnostic.severity.value) <= floor]
     if args.json:

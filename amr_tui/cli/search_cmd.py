@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 
@@ -21,6 +22,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
     from amr_tui.services.searchrun import search_paths
 
     if args.limit < 1:

@@ -118,8 +118,12 @@ def _markdown_source(lines: list[Line], skip: tuple[int, int] | None) -> str:
     return "\n".join(out) + "\n"
 
 
-def parse(data: bytes, path: str = "MEMORY.md") -> Document:
-    """Parse a file. Non-Markdown files get lines but no entries and no links."""
+def parse(data: bytes, path: str = "MEMORY.md", *, check: bool = True) -> Document:
+    """Parse a file. Non-Markdown files get lines but no entries and no links.
+
+    ``check=False`` skips the line-local lint (``diagnostics`` stay empty): for callers that
+    only read entries, such as ``amr search``.
+    """
     text, bom, utf8 = decode(data)
     lines = split_lines(text)
     doc = Document(path=path, lines=lines, bom=bom, utf8=utf8)
@@ -128,6 +132,8 @@ def parse(data: bytes, path: str = "MEMORY.md") -> Document:
             line.kind = LineKind.CODE if line.text.strip(WHITESPACE) else LineKind.BLANK
         return doc
     metas = _parse_markdown(doc, text)
+    if not check:
+        return doc
     from amr_tui.core.rules import check_document  # late import: rules builds on this module
 
     doc.diagnostics = check_document(doc, metas, text)

@@ -69,7 +69,9 @@ def normalise_text(text: str) -> str:
     return " ".join(_PUNCT.sub(" ", folded).split())
 
 
-def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True) -> list[Finding]:
+def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: bool = True) -> list[Finding]:
+    """Every finding of the repo, sorted. ``near_duplicates=False`` skips AMR015 (info level,
+    the costliest check): callers that do not show info findings need not compute them."""
     findings: list[Finding] = []
     for path in sorted(repo.documents):
         findings.extend(Finding(path, d) for d in repo.documents[path].diagnostics)
@@ -77,7 +79,7 @@ def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True) -> list[Finding]:
     findings.extend(_link_checks(repo))
     findings.extend(_orphans(repo))
     if duplicates:
-        findings.extend(_duplicates(repo))
+        findings.extend(_duplicates(repo, near=near_duplicates))
     for path, line, driver in repo.undefined_merge_drivers:
         findings.append(Finding(path, diag(
             "AMR027", f"merge={driver} is named here but merge.{driver}.driver is not configured in this clone; "
@@ -188,7 +190,7 @@ def _index_anchor(memory: Document, index_line: int) -> int:
     return anchor
 
 
-def _duplicates(repo: RepoSnapshot) -> list[Finding]:
+def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     from rapidfuzz import fuzz, process
 
     seen: dict[str, tuple[str, int]] = {}
@@ -207,7 +209,7 @@ def _duplicates(repo: RepoSnapshot) -> list[Finding]:
                 out.append(Finding(path, diag("AMR014", f"same fact as line {first[1]} {where}", entry.line, 1)))
                 continue
             seen[norm] = (path, entry.line)
-            if len(norm) >= NEAR_DUPLICATE_MIN_CHARS:
+            if near and len(norm) >= NEAR_DUPLICATE_MIN_CHARS:
                 candidates.append((norm, path, entry.line))
     # Near duplicates: block on the two rarest words (fewest entries, then alphabetical), then
     # score inside each block: each entry against the block's earlier ones, first match wins.

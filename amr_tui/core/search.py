@@ -79,14 +79,46 @@ class SearchIndex(PostingStore):
     def __len__(self) -> int:
         return self._count
 
-    def set_file(self, repo: str, path: str, entries: Iterable[tuple[int, str]]) -> None:
-        """Replace every item of one file: its entries and its file-name item."""
-        key = (repo, path)
+    @staticmethod
+    def _items_of(repo: str, path: str, entries: Iterable[tuple[int, str]]) -> list[SearchItem]:
         items = [SearchItem(repo, path, 0, path, "file")]
         for line, text in entries:
             text = strip_metadata(text)
             if text.strip():
                 items.append(SearchItem(repo, path, int(line), text, "entry"))
+        return items
+
+    def set_files(self, repo: str, files: Iterable[tuple[str, Iterable[tuple[int, str]]]]) -> None:
+        """``set_file`` for many files of one repo, in order, with the same result; files not
+        indexed yet are added in one batch (a full load posts each token once, not per file)."""
+        batch: list[SearchItem] = []
+        spans: list[tuple[tuple[str, str], int]] = []
+        for path, entries in files:
+            key = (repo, path)
+            if key in self._files or any(k == key for k, _ in spans):
+                self._add_batch(batch, spans)
+                batch, spans = [], []
+                self.set_file(repo, path, entries)
+                continue
+            items = self._items_of(repo, path, entries)
+            spans.append((key, len(items)))
+            batch.extend(items)
+        self._add_batch(batch, spans)
+
+    def _add_batch(self, batch: list[SearchItem], spans: list[tuple[tuple[str, str], int]]) -> None:
+        if not batch:
+            return
+        slots = self._add(batch)
+        at = 0
+        for key, n in spans:
+            self._files[key] = slots[at:at + n]
+            at += n
+        self.generation += len(spans)
+
+    def set_file(self, repo: str, path: str, entries: Iterable[tuple[int, str]]) -> None:
+        """Replace every item of one file: its entries and its file-name item."""
+        key = (repo, path)
+        items = self._items_of(repo, path, entries)
         old = self._files.get(key)
         if not old:
             self._files[key] = self._add(items)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from amr_tui.core.format import parse
 from amr_tui.core.lint import Finding, apply_edits, fix_edits, lint_repo
-from amr_tui.services.workspace import Mount, discover, find_repo_root, load_snapshot, read_bytes
+from amr_tui.services.workspace import Mount, discover, find_repo_root, load_snapshot, paused_gc, read_bytes
 
 MAX_FIX_ROUNDS = 50
 
@@ -70,12 +70,15 @@ def repo_facts(snapshot, root: Path) -> None:
         snapshot.undefined_merge_drivers = []
 
 
-def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history: bool = False) -> list[LintResult]:
+def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history: bool = False,
+                 near_duplicates: bool = True) -> list[LintResult]:
+    """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown."""
     results: list[LintResult] = []
     for target in targets:
         snapshot = load_snapshot(target.mount)
         repo_facts(snapshot, target.mount.root)
-        findings = lint_repo(snapshot, duplicates=duplicates)
+        with paused_gc():
+            findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=near_duplicates)
         if history:
             from amr_tui.services.history import resurrections
 
@@ -96,7 +99,8 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
     applied = 0
     for _ in range(MAX_FIX_ROUNDS):
         snapshot = load_snapshot(mount)
-        edits = fix_edits(lint_repo(snapshot, duplicates=duplicates))
+        with paused_gc():  # near-duplicates (AMR015) have no fix: no need to look for them
+            edits = fix_edits(lint_repo(snapshot, duplicates=duplicates, near_duplicates=False))
         if not edits:
             break
         changed = False

@@ -6,28 +6,29 @@ from pathlib import Path
 
 from amr_tui.core.format import is_markdown
 from amr_tui.core.search import SearchHit, SearchIndex
-from amr_tui.services.workspace import Mount, discover, list_files, load_document
+from amr_tui.services.workspace import Mount, discover, list_files, load_document, paused_gc
 
 
 def index_mount(index: SearchIndex, mount: Mount) -> int:
     """Add every file and entry of one repo. Returns the number of files indexed."""
     files, escaping = list_files(mount.root)
-    count = 0
+    batch: list[tuple[str, list[tuple[int, str]]]] = []
     for rel in files:
         if rel in escaping:
             continue
         entries: list[tuple[int, str]] = []
         if is_markdown(rel):
-            doc = load_document(mount.root, rel)
+            doc = load_document(mount.root, rel, check=False)  # entries only: no lint
             if doc is not None:
                 entries = [(e.line, e.text) for e in doc.entries if e.text]
-        index.set_file(mount.name, rel, entries)
-        count += 1
-    return count
+        batch.append((rel, entries))
+    index.set_files(mount.name, batch)
+    return len(batch)
 
 
 def search_paths(paths: list[Path], query: str, limit: int) -> list[SearchHit]:
     index = SearchIndex()
-    for mount in discover(paths):
-        index_mount(index, mount)
+    with paused_gc():
+        for mount in discover(paths):
+            index_mount(index, mount)
     return index.search(query, limit)
