@@ -85,11 +85,12 @@ def entry_lines() -> str:
     """A memory file whose entries, metadata values, link targets and headings carry every payload."""
     out = ["# Memory [/b] \x1b[1mtitle", ""]
     for i, (name, payload) in enumerate(PAYLOADS.items()):
-        out.append(f"- {name}: {payload} [source: https://example.com/s/{i}; note: {payload}]")
+        if name != "nul":  # a NUL makes the file binary (read-only): it gets a file of its own
+            out.append(f"- {name}: {payload} [source: https://example.com/s/{i}; note: {payload}]")
     out.append("- links [[\x1b[2J]] [[[@click=app.quit]]] [[../../etc/passwd]] [[.git/config]] [[/etc/passwd]]")
-    out.append("- source payload [source: \x1b]52;c;eA==\x07https://evil.example/]")
-    out.append("- " + BIG_LINE)
-    out += ["", "## Index", "- [[weird]]"]
+    out.append("- source payload [source: \x9b2Jjavascript:alert(1)]")
+    out.append("- web source [source: https://evil.example/\u202ex\x9b2J]")
+    out += ["", "## Index", "- [[weird]]", "- [[nul]]", "- [[big]]", "- [[journal]]"]
     return "\n".join(out) + "\n"
 
 
@@ -115,10 +116,18 @@ def init_repo(root: Path, files: dict[str, str | bytes], message: str = "Create 
     return root
 
 
-def raw_commit(root: Path, message: str, author: str, parent: str | None = None) -> str:
-    """A commit written as a raw object: any bytes in message and author (git commit would refuse NUL)."""
-    tree = git(root, "rev-parse", "HEAD^{tree}").strip()
+def raw_commit(root: Path, message: str, author: str, parent: str | None = None, journal: str = "") -> str:
+    """A commit written as a raw object: any bytes in message and author (git commit would refuse
+    NUL). With ``journal``, the commit also sets journal.md to that text (so file history lists it)."""
     parent = parent or git(root, "rev-parse", "HEAD").strip()
+    tree = git(root, "rev-parse", f"{parent}^{{tree}}").strip()
+    if journal:
+        blob = git(root, "hash-object", "-w", "--stdin", input=journal.encode("utf-8", "surrogateescape")).strip()
+        index = {"GIT_INDEX_FILE": str(root / ".git" / "hostile-index")}
+        git(root, "read-tree", tree, env=index)
+        git(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},journal.md", env=index)
+        tree = git(root, "write-tree", env=index).strip()
+        (root / ".git" / "hostile-index").unlink()
     body = (f"tree {tree}\nparent {parent}\nauthor {author} <a@example.test> 1790000000 +0000\n"
             f"committer {author} <c@example.test> 1790000000 +0000\n\n{message}\n")
     oid = git(root, "hash-object", "-t", "commit", "-w", "--literally", "--stdin",
@@ -132,17 +141,34 @@ def make_hostile_repo(root: Path) -> Path:
     files: dict[str, str | bytes] = {
         "MEMORY.md": entry_lines(),
         "weird.md": "- \x1b[6n cursor report request [source: https://example.com/w]\n",
+        "nul.md": f"- {PAYLOADS['nul']} [source: https://example.com/n]\n",
+        "big.md": f"- {BIG_LINE} [source: https://example.com/b]\n",
         "notes/[@click=app.quit]x[b].md": "- file name with markup [@click=app.bell]\n",
     }
     for name, payload in PAYLOADS.items():
         files[f"names/{file_name_for(name, payload)}"] = f"- file named after {name}\n"
     init_repo(root, files)
+    journal = ""
     for name, payload in PAYLOADS.items():
-        raw_commit(root, f"{payload} subject\n\nbody {payload}", f"Agent {payload}".replace("<", "").replace(">", ""))
-    raw_commit(root, "big " + BIG_LINE, "Agent big")
+        journal += f"- {name} {payload}\n".replace("\x00", "")
+        raw_commit(root, f"{payload} subject\n\nbody {payload}", f"Agent {payload}".replace("<", "").replace(">", ""),
+                   journal=journal)
+    raw_commit(root, "big " + BIG_LINE, "Agent big", journal=journal + "- big\n")
+    git(root, "reset", "-q", "--hard")  # the work tree gets journal.md
     head = git(root, "rev-parse", "HEAD").strip()
     for branch in ("evil\u202egnp", "c1\u009b2J", "x]y/close", "@click=app.quit]", "--output=branch-out.txt"):
         git(root, "update-ref", f"refs/heads/{branch}", head)
+    # A dreaming run whose branch name, commit message and new entries carry payloads.
+    dream_text = entry_lines().replace("## Index", "- dreamt " + PAYLOADS["osc52"] + " [@click=app.quit]\n\n## Index")
+    blob = git(root, "hash-object", "-w", "--stdin", input=dream_text.encode("utf-8", "surrogateescape")).strip()
+    tree = git(root, "mktree", input=git(root, "ls-tree", "HEAD").replace(
+        git(root, "rev-parse", "HEAD:MEMORY.md").strip(), blob).encode("utf-8", "surrogateescape")).strip()
+    body = (f"tree {tree}\nparent {head}\nauthor Dreamer \x1b[5m <d@example.test> 1790000000 +0000\n"
+            f"committer Dreamer <d@example.test> 1790000000 +0000\n\ndream {PAYLOADS['click']} {PAYLOADS['csi']}\n")
+    dream = git(root, "hash-object", "-t", "commit", "-w", "--literally", "--stdin",
+                input=body.encode("utf-8", "surrogateescape")).strip()
+    git(root, "update-ref", "refs/heads/dreams/evil-\u202e-run", dream)
+    git(root, "symbolic-ref", "HEAD", "refs/heads/evil\u202egnp")  # the badge shows this branch
     return root
 
 

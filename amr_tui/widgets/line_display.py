@@ -16,6 +16,11 @@ from amr_tui.core.format import Document
 from amr_tui.core.links import LinkState
 from amr_tui.core.model import Entry, Line, LineKind, Link
 from amr_tui.core.textsafety import make_visible
+from amr_tui.widgets.safe import shorten
+
+#: A piece longer than this (a 1 MB entry) shows its start and how much more there is: wrapping
+#: and drawing the whole of it took tens of seconds. The file's bytes are untouched.
+MAX_PIECE = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +74,7 @@ class _Builder:
         self.cells = 0
 
     def add(self, text: str, comp: str) -> tuple[int, int]:
-        text = make_visible(text).expandtabs(4)
+        text = make_visible(shorten(text, MAX_PIECE)).expandtabs(4)
         start = self.cells
         if text:
             self.pieces.append((text, comp))

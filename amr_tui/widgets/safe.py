@@ -20,19 +20,30 @@ from amr_tui.core.textsafety import BIDI, SEPARATORS, make_visible
 _ONE_CELL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f" + BIDI + SEPARATORS + "\ud800-\udfff]")
 
 
+#: Longest repo text one widget shows. Wrapping a 1 MB entry in a Static (the side panel, a
+#: confirm dialog) froze the app for seconds; nobody reads past this in a panel anyway.
+MAX_SHOWN = 4000
+
+
+def shorten(text: str, limit: int = MAX_SHOWN) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\u2026 ({len(text) - limit:,} more characters)"
+
+
 def clean(text: str) -> str:
-    return make_visible(text)
+    return make_visible(shorten(text))
 
 
 def content(text: str, style: str = "") -> Content:
     """A Content for Static, Label, Option, Button: never markup."""
-    cleaned = make_visible(text)
+    cleaned = make_visible(shorten(text))
     return Content.styled(cleaned, style) if style else Content(cleaned)
 
 
 def rich_text(text: str, style: str = "") -> Text:
     """A rich Text for Tree labels and DataTable cells: never markup."""
-    return Text(make_visible(text), style=style, no_wrap=True, end="")
+    return Text(make_visible(shorten(text)), style=style, no_wrap=True, end="")
 
 
 def assemble(*parts: str | tuple[str, str]) -> Content:
@@ -48,7 +59,7 @@ def assemble(*parts: str | tuple[str, str]) -> Content:
 
 def notify_text(text: str) -> str:
     """For App.notify(..., markup=False): controls made visible."""
-    return make_visible(text)
+    return make_visible(shorten(text))
 
 
 def _one_cell(m: re.Match[str]) -> str:
