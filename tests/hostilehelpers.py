@@ -339,15 +339,18 @@ CLI_CASES: dict[str, list[list[str]]] = {
     "search": [["search", "click", "{repo}"], ["search", "fact", "{repo}", "--json"], ["search", "--output=x.txt", "{repo}"]],
     "init": [["init", "{repo}"]],
     "demo": [["demo", "--path", "{tmp}/demo", "--no-open"]],
-    "history": [["history", "{repo}"], ["history", "{memory}"], ["history", "--json", "{repo}"]],
-    "log": [["log", "{repo}"]],
-    "forgotten": [["forgotten", "{repo}"]],
-    "forget": [["forget", "--help"]],
-    "dreams": [["dreams", "{repo}"]],
-    "dream": [["dream", "--help"], ["dream", "{repo}"]],
-    "sync": [["sync", "{repo}"]],
-    "share": [["share", "--help"]],
-    "merge-driver": [["merge-driver", "{tmp}/O", "{tmp}/A", "{tmp}/B"]],
+    "history": [["history", "{memory}"], ["history", "{memory}:3", "--blame"], ["history", "--json", "--follow", "{memory}"],
+                ["history", "{repo}/journal.md"], ["history", "{repo}/--output=x.txt"]],
+    "forgotten": [["forgotten", "{repo}"], ["forgotten", "{repo}", "--json"]],
+    "forget": [["forget", "{memory}:3", "--reason", "\x1b]52;c;eA==\x07 [@click=app.quit]"]],
+    "dream": [["dream", "{repo}", "--today", "2026-10-01"], ["dream", "{repo}", "--run-id=--output=x.txt"],
+              ["dream", "{repo}", "--json", "--run-id", "evil-\u202e"]],
+    "dreams": [["dreams", "list", "{repo}"], ["dreams", "list", "--all", "--json", "{repo}"],
+               ["dreams", "show", "-C", "{repo}", "dreams/evil-\u202e-run"], ["dreams", "show", "-C", "{repo}", "--output=x.txt"]],
+    "sync": [["sync", "{repo}", "--status"], ["sync", "{repo}", "--no-push"], ["sync", "{repo}"], ["sync", "{repo}", "--json"]],
+    "share": [["share", "{repo}", "--preview"], ["share", "{repo}", "--into", "{tmp}/session"]],
+    "merge-driver": [["merge-driver", "{tmp}/O", "{tmp}/A", "{tmp}/B", "7", "notes/\x1b[2J.md"],
+                     ["merge-driver", "install", "{repo}"]],
 }
 
 
@@ -355,8 +358,8 @@ def cli_invocations(command: str, repo: Path, tmp: Path) -> list[list[str]]:
     """The invocations of ``command`` to try against ``repo``: its CLI_CASES, else two generic ones."""
     cases = CLI_CASES.get(command) or [[command, "--help"], [command, "{repo}"]]
     values = {"repo": str(repo), "memory": str(repo / "MEMORY.md"), "tmp": str(tmp)}
-    for name in ("O", "A", "B"):
-        (tmp / name).write_text(f"- {name} line\n")
+    for name, payload in (("O", ""), ("A", PAYLOADS["osc52"]), ("B", PAYLOADS["click"])):
+        (tmp / name).write_text(f"- base line\n- {name} {payload}\n")
     return [[part.format(**values) for part in case] for case in cases]
 
 
