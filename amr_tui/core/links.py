@@ -95,7 +95,8 @@ def unsafe_reason(target: str) -> str | None:
     parts = t.split("/")
     if ".." in parts:
         return "'..' leaves the memory root"
-    if ".git" in parts:
+    # ".GIT" and ".git." name the same folder on case-insensitive or Windows file systems
+    if any(p.rstrip(" .").casefold() == ".git" for p in parts):
         return "points into .git"
     if _C0.search(t):
         return "control character in path"

@@ -139,7 +139,16 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
     return added, removed
 
 
+def _refuse_unsafe_name(path: str) -> None:
+    """A typed name with .., a leading / or ~, .git or a control character is refused as typed
+    (normalising first would quietly turn "/etc/passwd" into "etc/passwd")."""
+    why = unsafe_reason(path.strip())
+    if why:
+        raise EditRefused(f"{path.strip()}: {why}. Nothing was written.")
+
+
 def create_file(session: Session, repo: str, path: str, title: str | None = None) -> Saved:
+    _refuse_unsafe_name(path)
     path = normalise(path)
     if not path:
         raise EditRefused("give the new file a name")
@@ -158,6 +167,7 @@ def create_file(session: Session, repo: str, path: str, title: str | None = None
 
 def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved, int]:
     """Rename or move a file and rewrite every [[link]] to it in the repo, in one commit."""
+    _refuse_unsafe_name(new)
     new = normalise(new)
     if old.endswith(".md") and not new.lower().endswith((".md", ".markdown")) and "." not in new.rsplit("/", 1)[-1]:
         new += ".md"

@@ -19,7 +19,7 @@ from amr_tui.core.search import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
-from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, list_files, read_bytes
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, list_files, path_is_safe, read_bytes
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
 _OP_NOTES = {"merge": "merging", "rebase": "rebasing", "am": "applying patches", "cherry-pick": "cherry-picking",
@@ -248,9 +248,10 @@ class Session:
     def open(self, repo: str, path: str) -> OpenFile:
         """Read a file for display or editing, with the HEAD it was read at."""
         state = self.repos[repo]
-        if path in state.escaping:
+        if path in state.escaping or not path_is_safe(state.mount.root, path):
             return OpenFile(repo, path, None, None, None, "outside the repo",
-                            f"{path} is a symlink that points outside the memory root; amr does not open it.")
+                            f"{path} is outside the memory root (.., an absolute path, .git or a symlink that "
+                            f"leaves it); amr does not open it.")
         head = None
         if state.git is not None:
             try:

@@ -120,8 +120,22 @@ def list_files(root: Path) -> tuple[list[str], set[str]]:
     return files, escaping
 
 
+def path_is_safe(root: Path, rel: str) -> bool:
+    """False for ``..``, absolute paths, ``.git``, control characters, and paths whose real
+    location (symlinked folders resolved) is outside the root (amr_tui.git.worktree.safe_path)."""
+    from amr_tui.git.worktree import UnsafePathError, safe_path
+
+    try:
+        safe_path(root, rel)
+    except UnsafePathError:
+        return False
+    return True
+
+
 def read_bytes(root: Path, rel: str, max_bytes: int = MAX_PARSE_BYTES) -> bytes | None:
     """Read a file inside the root without following symlinks; None when too large or unsafe."""
+    if not path_is_safe(root, rel):
+        return None
     full = root / rel
     try:
         fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
