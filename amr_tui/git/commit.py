@@ -16,11 +16,12 @@ One ``commit_changes`` call, in order:
    version, the new content or what the caller allows (else ``DirtyFileError``); write the
    work-tree files atomically (the user's text is on disk from here on); stage the new blobs in a
    copy of the index;
-4. ``update-ref refs/heads/<branch> NEW OLD``, the compare-and-swap. On success the staged index
-   copy replaces the index (git's lock-file rename), so ``git status`` is clean. On failure (an
-   agent's commit that was already past its index step moved the branch) the work-tree files are
-   put back as they were, the index is left alone and ``RefMovedError`` is raised; the caller
-   merges and retries.
+4. the staged index copy replaces the index (still under the lock), then
+   ``update-ref refs/heads/<branch> NEW OLD``, the compare-and-swap; on success the lock is
+   released and ``git status`` is clean. On failure (an agent's commit that was already past its
+   index step moved the branch) the old index and the work-tree files are put back as they were
+   and ``RefMovedError`` is raised; the caller merges and retries. A crash between the two steps
+   leaves the user's edit staged (and a stale lock), never an index that undoes a commit.
 
 Holding ``index.lock`` across 3-4 means an agent's ``git add``/``git commit`` in the same work tree
 can neither slip its staged change under amr's check nor commit amr's half-done state; they see
@@ -193,9 +194,11 @@ def commit_changes(
         try:
             repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero),
                             env={"GIT_INDEX_FILE": str(staged)}, write=True)
+            lock.swap_in()  # before the branch moves: a crash can leave the edit staged, never reverted
             if not unchanged:
                 _update_ref(repo, ref, new, expected_head, zero, text)
         except BaseException:
+            lock.swap_back()
             _restore_worktree(repo, norm, before)
             raise
         lock.install()

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from amr_tui.git.errors import LockedError
+from amr_tui.git.worktree import INDEX_COPY_PREFIX
 
 
 class IndexLock:
@@ -29,6 +30,8 @@ class IndexLock:
         self.timeout = timeout
         self._ino: int | None = None
         self._staged: Path | None = None
+        self._swapped = False
+        self._backup: Path | None = None  # the index as it was before swap_in
 
     def __enter__(self) -> IndexLock:
         self.acquire()
@@ -62,14 +65,57 @@ class IndexLock:
 
     def staged_copy(self) -> Path:
         """A private copy of the current index for ``GIT_INDEX_FILE`` (next to it, in the git dir)."""
-        tmp = self.git_dir / f"amr-index-{secrets.token_hex(6)}"
+        tmp = self.git_dir / f"{INDEX_COPY_PREFIX}{secrets.token_hex(6)}"
         if self.index.exists():
             shutil.copyfile(self.index, tmp)
         self._staged = tmp
         return tmp
 
+    def swap_in(self) -> None:
+        """Make the staged copy the index now, still holding the lock.
+
+        Call it before moving the branch: a crash between the two then leaves the new entries
+        staged (the user's edit, not yet committed). Installing after the branch moved left an
+        index that, once the stale lock was removed, staged a revert of the new commit, which an
+        agent's next ``git commit`` would have committed.
+        """
+        if self._staged is None or self._ino is None:
+            raise RuntimeError("nothing staged, or the lock is not held")
+        if not self._staged.exists():
+            return
+        self._backup = None
+        if self.index.exists():
+            self._backup = self.git_dir / f"{INDEX_COPY_PREFIX}old-{secrets.token_hex(6)}"
+            try:
+                os.link(self.index, self._backup)
+            except OSError:
+                shutil.copyfile(self.index, self._backup)
+        os.replace(self._staged, self.index)
+        self._staged = None
+        self._swapped = True
+
+    def swap_back(self) -> None:
+        """Undo :meth:`swap_in` (the branch did not move). No-op when nothing was swapped."""
+        if not self._swapped:
+            return
+        if self._backup is not None:
+            os.replace(self._backup, self.index)
+        else:
+            self.index.unlink(missing_ok=True)
+        self._backup = None
+        self._swapped = False
+
     def install(self) -> None:
-        """Make the staged copy the index and release the lock (rename over lock, lock over index)."""
+        """Make the staged copy the index and release the lock (rename over lock, lock over index).
+        After :meth:`swap_in` the index is already in place: this only releases the lock."""
+        if self._swapped and self._ino is not None:
+            if self._backup is not None:
+                self._backup.unlink(missing_ok=True)
+            self._backup = None
+            self._swapped = False
+            self._remove_own_lock()
+            self._ino = None
+            return
         if self._staged is None or self._ino is None:
             raise RuntimeError("nothing staged, or the lock is not held")
         if self._staged.exists():
@@ -83,6 +129,7 @@ class IndexLock:
 
     def release(self) -> None:
         """Drop the lock without changing the index (no-op once installed)."""
+        self.swap_back()  # an exception after swap_in: the index goes back as it was
         if self._staged is not None:
             try:
                 self._staged.unlink()

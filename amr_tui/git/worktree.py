@@ -18,6 +18,7 @@ import time
 from pathlib import Path, PurePosixPath
 
 TEMP_PREFIX = ".amr-tmp-"
+INDEX_COPY_PREFIX = "amr-index-"  # private index copies in .git (amr_tui.git.indexlock)
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 
 
@@ -192,12 +193,23 @@ def remove_file(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> bo
 
 
 def sweep_temp_files(root: str | os.PathLike[str], older_than: float = 10.0) -> list[Path]:
-    """Remove ``.amr-tmp-*`` files left by interrupted saves, if older than ``older_than`` seconds.
+    """Remove ``.amr-tmp-*`` files left by interrupted saves, if older than ``older_than`` seconds,
+    and the ``amr-index-*`` index copies an interrupted commit left in ``.git`` (never a lock).
 
-    Skips ``.git`` and never follows symlinks. Returns the removed paths.
+    Skips the rest of ``.git`` and never follows symlinks. Returns the removed paths.
     """
     removed: list[Path] = []
     cutoff = time.time() - older_than
+    git_dir = Path(root) / ".git"
+    if git_dir.is_dir() and not git_dir.is_symlink():
+        for path in git_dir.glob(f"{INDEX_COPY_PREFIX}*"):
+            try:
+                st = os.lstat(path)
+                if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
+                    os.unlink(path)
+                    removed.append(path)
+            except OSError:
+                continue
     for dirpath, dirnames, filenames in os.walk(Path(root), followlinks=False):
         dirnames[:] = [d for d in dirnames if d.casefold() != ".git"]
         for name in filenames:
