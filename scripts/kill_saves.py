@@ -91,7 +91,7 @@ def run_kills(kills: int, mb: int = 3, seed: int = 1, base: Path | None = None, 
     root = make_repo(base, mb)
     a, b = versions(mb)
     stats = {"kills": 0, "torn": 0, "missing": 0, "head_torn": 0, "killed_mid_save": 0,
-             "leftover_files": 0, "not_swept": 0, "stale_index_lock": 0, "edit_staged_not_committed": 0, "index_reverts_commit": 0,
+             "leftover_files": 0, "not_swept": 0, "stale_index_lock": 0, "stale_ref_lock": 0, "edit_staged_not_committed": 0, "index_reverts_commit": 0,
              "fsck_errors": 0}
     aged: list[Path] = []
     env = {**os.environ, **ENV, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
@@ -100,6 +100,7 @@ def run_kills(kills: int, mb: int = 3, seed: int = 1, base: Path | None = None, 
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         assert proc.stdout is not None
         line = proc.stdout.readline()
+        stats["child_errors"] = stats.get("child_errors", 0)
         if not line.startswith(b"ready"):
             raise RuntimeError(f"child did not start: {line!r} {proc.stderr.read().decode()[-2000:]}")
         stats["not_swept"] += sum(1 for p in aged if p.exists())  # the start must have swept them
@@ -108,7 +109,10 @@ def run_kills(kills: int, mb: int = 3, seed: int = 1, base: Path | None = None, 
         began = proc.stdout.readline()  # "begin N": a save is starting now
         time.sleep(rng.uniform(0, max_wait))
         os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
+        out, err = proc.communicate()
+        if b"Traceback" in err:  # a save failed instead of being killed: a bug, or a lock left behind
+            stats["child_errors"] += 1
+            stats["last_child_error"] = err.decode("utf-8", "replace")[-600:]
         stats["kills"] += 1
         if began.startswith(b"begin") and b"saved " not in out.split(b"begin")[0]:
             stats["killed_mid_save"] += 1
@@ -124,6 +128,11 @@ def run_kills(kills: int, mb: int = 3, seed: int = 1, base: Path | None = None, 
         if lock.exists():
             stats["stale_index_lock"] += 1
             lock.unlink()  # the person, after amr's message; amr itself never deletes it
+        ref_locks = [root / ".git" / "HEAD.lock", *(root / ".git" / "refs").rglob("*.lock")]
+        if any(p.exists() for p in ref_locks):
+            stats["stale_ref_lock"] += 1  # killed inside git update-ref: the same message, the same fix
+            for p in ref_locks:
+                p.unlink(missing_ok=True)
         staged = _git(root, "cat-file", "blob", f":{REL}", check=False).stdout
         if staged != head_blob:
             if staged == data:
@@ -155,7 +164,7 @@ def main() -> int:
     stats = run_kills(args.kills, args.mb, args.seed)
     print(json.dumps(stats, indent=2))
     bad = (stats["torn"] + stats["missing"] + stats["head_torn"] + stats["not_swept"] + stats["fsck_errors"]
-           + stats["index_reverts_commit"])
+           + stats["index_reverts_commit"] + stats["child_errors"])
     return 1 if bad else 0
 
 

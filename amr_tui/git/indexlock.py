@@ -85,11 +85,10 @@ class IndexLock:
             return
         self._backup = None
         if self.index.exists():
+            # A copy, not a hard link: its mtime must say how old it is (the start-up sweep
+            # removes only copies older than a running save could be).
             self._backup = self.git_dir / f"{INDEX_COPY_PREFIX}old-{secrets.token_hex(6)}"
-            try:
-                os.link(self.index, self._backup)
-            except OSError:
-                shutil.copyfile(self.index, self._backup)
+            shutil.copyfile(self.index, self._backup)
         os.replace(self._staged, self.index)
         self._staged = None
         self._swapped = True
@@ -98,10 +97,13 @@ class IndexLock:
         """Undo :meth:`swap_in` (the branch did not move). No-op when nothing was swapped."""
         if not self._swapped:
             return
-        if self._backup is not None:
-            os.replace(self._backup, self.index)
-        else:
-            self.index.unlink(missing_ok=True)
+        try:
+            if self._backup is not None:
+                os.replace(self._backup, self.index)
+            else:
+                self.index.unlink(missing_ok=True)
+        except OSError:
+            pass  # the new entries stay staged: the user's edit, never a revert of a commit
         self._backup = None
         self._swapped = False
 
