@@ -34,3 +34,10 @@ def screen_text(app: AmrApp) -> str:
 async def settle(pilot, seconds: float = 0.3) -> None:
     await pilot.pause(seconds)
     await asyncio.sleep(0)
+
+
+async def shown(pilot, app: AmrApp, *needles: str, timeout: float = 10.0) -> str:
+    """Wait until every needle is on screen (rendering lags behind state under load)."""
+    await wait_for(pilot, lambda: all(n in screen_text(app) for n in needles), timeout=timeout,
+                   what="on screen: " + ", ".join(repr(n) for n in needles))
+    return screen_text(app)

@@ -9,7 +9,7 @@ import pytest
 
 from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, screen_text, wait_for
+from tests.apphelpers import app_for, screen_text, shown, wait_for
 
 SIZE = (140, 40)
 
@@ -43,10 +43,7 @@ async def test_opens_first_repo_memory_with_both_repos(demo):
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
         assert (current(app).repo, current(app).path) == ("memory-alice", "MEMORY.md")
-        text = screen_text(app)
-        assert "memory-alice" in text and "memory-bob" in text
-        assert "\u2022" in text  # entries rendered as bullets
-        assert "[[team_structure]]" in text
+        await shown(pilot, app, "memory-alice", "memory-bob", "\u2022", "[[team_structure]]")
 
 
 async def test_follow_link_back_and_forward(demo):
@@ -70,7 +67,7 @@ async def test_backlinks_listed(demo):
         await loaded(pilot, app)
         await open_file(pilot, app, "memory-alice", "team_structure.md")
         await pilot.pause(0.2)
-        assert "MEMORY.md:" in screen_text(app)
+        await shown(pilot, app, "MEMORY.md:")
         assert "Backlinks (" in screen_text(app) and "Backlinks (0)" not in screen_text(app)
 
 
@@ -199,8 +196,7 @@ async def test_help_screen_lists_bindings(demo):
         from amr_tui.screens.help import HelpScreen
 
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
-        text = screen_text(app)
-        assert "Find" in text and "Edit" in text
+        await shown(pilot, app, "Find", "Edit")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help closed")
 
@@ -213,7 +209,7 @@ async def test_welcome_screen_without_repos(tmp_path, monkeypatch):
         from amr_tui.screens.welcome import WelcomeScreen
 
         assert isinstance(app.screen, WelcomeScreen)
-        assert "amr demo" in screen_text(app)
+        await shown(pilot, app, "amr demo")
 
 
 async def test_welcome_creates_a_memory_repo(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, screen_text, wait_for
+from tests.apphelpers import app_for, screen_text, shown, wait_for
 
 SIZE = (140, 40)
 
@@ -116,7 +116,7 @@ async def test_delete_file_lists_backlinks(demo):
         await open_file(pilot, app, "memory-alice", "team_structure.md")
         await pilot.press("D")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
-        assert "MEMORY.md:" in screen_text(app) and "will break" in screen_text(app)
+        await shown(pilot, app, "MEMORY.md:", "will break")
         n = commits(app)
         await pilot.press("y")
         await saved(pilot, app, n)

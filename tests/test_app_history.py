@@ -15,7 +15,7 @@ from amr_tui.screens.review import DreamListScreen, RunReviewScreen
 from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.side_by_side import SideBySide
-from tests.apphelpers import app_for, screen_text, wait_for
+from tests.apphelpers import app_for, screen_text, shown, wait_for
 
 SIZE = (150, 42)
 
@@ -46,7 +46,7 @@ async def test_file_history_lists_commits_and_shows_versions(demo):
         table = app.screen.query_one(DataTable)
         await wait_for(pilot, lambda: table.row_count >= 10, what="commits")
         await wait_for(pilot, lambda: app.screen.query_one(SideBySide).rows, what="version rows")
-        assert "Remember API rate limits" in screen_text(app)
+        await shown(pilot, app, "Remember API rate limits")
         await pilot.press("down")
         await wait_for(pilot, lambda: "Remember migration order" in str(app.screen.query_one("#history-version-title").render()),
                        what="second version")
@@ -69,9 +69,7 @@ async def test_entry_timeline_and_reblame(demo):
         await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen), what="timeline")
         events = app.screen.query_one("#timeline-events", OptionList)
         await wait_for(pilot, lambda: events.option_count >= 2, what="events")
-        text = screen_text(app)
-        assert "added" in text and "reworded" in text
-        assert "Last touched" in text and "Update website launch sign-off" in text
+        await shown(pilot, app, "added", "reworded", "Last touched", "Update website launch sign-off")
         await pilot.press("p")
         await wait_for(pilot, lambda: "Before that" in screen_text(app) or
                        any("first appeared" in str(n.message) for n in app._notifications), what="reblame")
@@ -114,7 +112,7 @@ async def test_review_accept_part_reject_rest(demo):
         await ready(pilot, app)
         await pilot.press("V")
         await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs")
-        assert "2026-10-07-nightly" in screen_text(app)
+        await shown(pilot, app, "2026-10-07-nightly")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review, timeout=20, what="review")
         text = screen_text(app)
@@ -164,4 +162,4 @@ async def test_resurrected_fact_is_marked_in_the_entry_view(make_repo):
         await wait_for(pilot, lambda: cur(app).path == "notes.md", what="open")
         await pilot.pause(0.2)
         assert 3 in app.screen.query_one(EntryView).marks
-        assert "AMR030" in screen_text(app)
+        await shown(pilot, app, "AMR030")

@@ -11,7 +11,7 @@ from amr_tui.core.model import Severity
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, screen_text, wait_for
+from tests.apphelpers import app_for, screen_text, shown, wait_for
 
 SIZE = (140, 40)
 
@@ -40,7 +40,7 @@ async def test_palette_finds_entries(demo):
         await pilot.press("ctrl+p")
         await pilot.press(*"bun install")
         await pilot.pause(1.0)
-        assert "tooling/bun.md" in screen_text(app)
+        await shown(pilot, app, "tooling/bun.md")
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: cur(app).path == "tooling/bun.md", what="opened from palette")
 
@@ -94,9 +94,7 @@ async def test_tree_shows_branch_dirty_and_ahead(demo, tmp_path):
     app = app_for([clone], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        await pilot.pause(0.2)
-        text = screen_text(app)
-        assert "memory-alice \u25cf \u21911  main" in text
+        await shown(pilot, app, "memory-alice \u25cf \u21911  main")
 
 
 async def test_lint_marks_in_gutter(demo):
@@ -112,8 +110,8 @@ async def test_lint_marks_in_gutter(demo):
         bad = next(line for line, sev in view.marks.items() if sev is Severity.ERROR)
         view.go_to_line(bad)
         await pilot.pause(0.2)
-        assert "AMR010" in screen_text(app)
-        assert "\u25cf" in screen_text(app)
+        await shown(pilot, app, "AMR010")
+        await shown(pilot, app, "\u25cf")
 
 
 async def test_polling_works_while_index_lock_is_held_and_leaves_it(demo):

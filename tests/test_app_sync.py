@@ -66,8 +66,8 @@ async def test_sync_conflict_resolved_per_entry(git_server, tmp_path):
         await ready(pilot, app)
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
-        text = screen_text(app)
-        assert "Wednesdays" in text and "Thursdays" in text
+        await wait_for(pilot, lambda: "Wednesdays" in screen_text(app) and "Thursdays" in screen_text(app),
+                       what="both sides shown")
         assert git(mine, "status", "--porcelain") == ""  # nothing half-merged while the user decides
         await pilot.press("t")
         await pilot.press("ctrl+s")
