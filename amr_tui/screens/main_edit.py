@@ -15,6 +15,7 @@ from amr_tui.git.errors import AmrGitError, ConflictError, DirtyFileError, NoIde
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.screens.file_editor import FileEditScreen
+from amr_tui.screens.secret_check import ask_before_saving_secrets
 from amr_tui.services import editing
 from amr_tui.services.editing import EditRefused, Saved
 from amr_tui.services.session import OpenFile
@@ -280,10 +281,13 @@ class EditingMixin:
                 if repo:
                     self._run_save(lambda: self._capture_into(repo, line))
 
-            if len(writable) == 1:
-                to_repo(writable[0])
-            else:
-                self.app.push_screen(ChoiceScreen("Which memory is this for?", [(r, r) for r in writable]), to_repo)
+            def choose() -> None:
+                if len(writable) == 1:
+                    to_repo(writable[0])
+                else:
+                    self.app.push_screen(ChoiceScreen("Which memory is this for?", [(r, r) for r in writable]), to_repo)
+
+            ask_before_saving_secrets(self.app, "", line, choose)
 
         self.app.push_screen(PromptScreen("Remember…", placeholder="fact [source: https://...]",
                                           help_text="Goes to the top of MEMORY.md, above ## Index."), with_text)
@@ -320,7 +324,8 @@ class EditingMixin:
                 return
             body = new_text.replace("\n", "\r\n") if crlf else new_text
             data = (("\ufeff" if bom else "") + body).encode("utf-8")
-            self._run_save(lambda: editing.write(self.session, of, data, f"Edit {of.path}"), of, data)
+            ask_before_saving_secrets(self.app, plain, new_text, lambda: self._run_save(
+                lambda: editing.write(self.session, of, data, f"Edit {of.path}"), of, data))
 
         self.app.push_screen(FileEditScreen(of.path, plain), done)
 
@@ -342,7 +347,9 @@ class EditingMixin:
             self.app.notify(make_visible(error), severity="error", markup=False)
             return
         if data is not None and data != of.data:
-            self._run_save(lambda: editing.write(self.session, of, data, f"Edit {of.path} in $EDITOR"), of, data)
+            ask_before_saving_secrets(self.app, of.data.decode("utf-8", "replace"), data.decode("utf-8", "replace"),
+                                      lambda: self._run_save(lambda: editing.write(self.session, of, data,
+                                                                                   f"Edit {of.path} in $EDITOR"), of, data))
 
     def action_new_file(self) -> None:
         repo = self.current.repo if self.current else (self.session.names[0] if self.session.names else None)

@@ -1,0 +1,117 @@
+"""Secrets (issue 7, part 8): lint flags text that looks like a credential (AMR016) and every way
+of writing memory in the app asks before saving one: the entry editor, capture, whole-file
+editing and $EDITOR. Saying no saves nothing; saying yes saves exactly what was typed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from amr_tui.core.edit import check_line
+from amr_tui.screens.main import Place
+from tests.apphelpers import app_for, wait_for
+from tests.hostilehelpers import git, init_repo
+
+GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+SECRETS = {
+    "GitHub token": f"deploy with {GH}",
+    "AWS access key": "the key is AKIAIOSFODNN7EXAMPLE",
+    "private key": "-----BEGIN OPENSSH PRIVATE KEY----- in ~/.ssh",
+    "password or secret assignment": "staging password=hunter2x9z",
+    "password in URL": "db at postgres://admin:s3cretpass@db.example.com/app",
+    "Slack token": "bot xoxb-123456789012-abcdefghij",
+    "OpenAI-style API key": "sk-proj-abcdefghijklmnopqrstuvwx",
+}
+MEMORY = "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n"
+
+
+@pytest.mark.parametrize("kind,text", SECRETS.items())
+def test_lint_flags_credentials_as_errors(kind: str, text: str) -> None:
+    _, diags = check_line(f"- {text} [source: https://example.com/s]", "MEMORY.md")
+    assert any(d.code == "AMR016" and d.severity.value == "error" and kind.split()[0].lower() in d.message.lower()
+               for d in diags), diags
+
+
+def test_lint_does_not_cry_wolf() -> None:
+    for text in ("commit 3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b fixed it", "the password policy is 12 characters",
+                 "see https://example.com/path?token=", "AKIA is the prefix of AWS keys"):
+        _, diags = check_line(f"- {text}", "MEMORY.md")
+        assert not any(d.code == "AMR016" for d in diags), (text, diags)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return init_repo(tmp_path / "memory", {"MEMORY.md": MEMORY})
+
+
+def _committed(repo: Path) -> str:
+    return git(repo, "show", "HEAD:MEMORY.md")
+
+
+async def _answer(pilot, app, key: str) -> None:
+    await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
+    await pilot.press(key)
+    await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", what="back")
+
+
+async def test_every_way_of_writing_asks_before_saving_a_credential(repo: Path) -> None:
+    app = app_for([repo], poll_interval=60)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
+        screen = app.screen
+        commits = lambda: sum(1 for n in app._notifications if n.title == "Committed")  # noqa: E731
+
+        # 1. the entry editor: a new entry with a token; no, then yes
+        await pilot.press("o")
+        inp = screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        inp.value = f"Deploys use {GH} [source: https://example.com/d]"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="AMR016 question")
+        assert "AMR016" in str(app.screen.body) and "credential" in str(app.screen.body)
+        await pilot.press("n")
+        await pilot.pause(0.3)
+        assert GH not in _committed(repo) and GH not in (repo / "MEMORY.md").read_text()
+        assert screen.editor.display and inp.value.startswith("Deploys use")  # still there to fix
+        await pilot.press("enter")
+        await _answer(pilot, app, "y")
+        await wait_for(pilot, lambda: commits() == 1, what="saved after yes")
+        assert GH in _committed(repo)
+
+        # 2. capture: an AWS key, and no
+        await pilot.press("c")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "PromptScreen", what="capture")
+        app.screen.query_one("#prompt-input").value = "prod key AKIAIOSFODNN7EXAMPLE"
+        await pilot.press("enter")
+        await _answer(pilot, app, "n")
+        await pilot.pause(0.3)
+        assert "AKIAIOSFODNN7EXAMPLE" not in (repo / "MEMORY.md").read_text() and commits() == 1
+
+        # 3. whole-file editing: a private key block, yes
+        screen.open_place(Place("memory", "MEMORY.md", 0), record=False)
+        await pilot.pause(0.3)
+        await pilot.press("E")
+        area = app.screen.query_one("#file-edit-area")
+        await wait_for(pilot, lambda: area.has_focus, what="file editor")
+        area.text = area.text + "- staging password=hunter2x9z\n"
+        await pilot.press("ctrl+s")
+        await _answer(pilot, app, "y")
+        await wait_for(pilot, lambda: commits() == 2, what="saved after yes")
+        assert "password=hunter2x9z" in _committed(repo)
+        assert app.is_running
+
+
+async def test_external_editor_adding_a_credential_asks(repo: Path, tmp_path: Path, monkeypatch) -> None:
+    script = tmp_path / "fake-editor"
+    script.write_text('#!/bin/sh\nprintf -- "- db at postgres://admin:s3cretpass@db.example.com/app\\n" >> "$1"\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(script))
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = app_for([repo], poll_interval=60)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
+        await pilot.press("ctrl+e")
+        await _answer(pilot, app, "n")
+        await pilot.pause(0.3)
+        assert "s3cretpass" not in _committed(repo)
