@@ -213,33 +213,40 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
                 candidates.append((norm, path, entry.line))
     # Near duplicates: block on the two rarest words (fewest entries, then alphabetical), then
     # score inside each block: each entry against the block's earlier ones, first match wins.
-    split = [norm.split() for norm, _, _ in candidates]
-    words = [set(ws) for ws in split]
-    freq = Counter(chain.from_iterable(words))
+    # Two passes over the texts instead of keeping 100,000 word sets alive (memory).
+    freq = Counter(chain.from_iterable(set(norm.split()) for norm, _, _ in candidates))
     rank = {w: k for k, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}.__getitem__
     blocks: dict[str, list[int]] = defaultdict(list)
-    for i, ws in enumerate(words):
-        for w in sorted(ws, key=rank)[:2]:
+    for i, (norm, _, _) in enumerate(candidates):
+        for w in sorted(set(norm.split()), key=rank)[:2]:
             blocks[w].append(i)
+    del freq, rank
     # token_sort_ratio(a, b) is ratio() of the sorted words; sort each text's words once.
-    keyed = [" ".join(sorted(ws)) for ws in split]
+    keyed: dict[int, str] = {}
     reported: set[int] = set()
     for members in blocks.values():
         if len(members) < 2 or len(members) > 200:
             continue
+        for b in members:
+            if b not in keyed:
+                keyed[b] = " ".join(sorted(candidates[b][0].split()))
         texts = [keyed[b] for b in members]
         for a_pos, a in enumerate(members):
             if a in reported or a_pos == 0:
                 continue
-            for _choice, score, k in process.extract_iter(keyed[a], texts[:a_pos], scorer=fuzz.ratio,
-                                                          score_cutoff=NEAR_DUPLICATE_THRESHOLD):
-                b = members[k]
-                first_path, first_line = candidates[b][1], candidates[b][2]
-                where = "above" if first_path == candidates[a][1] else f"in {first_path}"
-                out.append(Finding(candidates[a][1], diag(
-                    "AMR015", f"nearly the same fact as line {first_line} {where} ({score:.0f}% alike)", candidates[a][2], 1)))
-                reported.add(a)
-                break
+            # every earlier member at or above the threshold; the first one in block order wins
+            # (extract, not extract_iter: its generator holds a cycle that outlives a paused gc)
+            matches = process.extract(keyed[a], texts[:a_pos], scorer=fuzz.ratio,
+                                      score_cutoff=NEAR_DUPLICATE_THRESHOLD, limit=None)
+            if not matches:
+                continue
+            _choice, score, k = min(matches, key=lambda m: m[2])
+            b = members[k]
+            first_path, first_line = candidates[b][1], candidates[b][2]
+            where = "above" if first_path == candidates[a][1] else f"in {first_path}"
+            out.append(Finding(candidates[a][1], diag(
+                "AMR015", f"nearly the same fact as line {first_line} {where} ({score:.0f}% alike)", candidates[a][2], 1)))
+            reported.add(a)
     return out
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from sys import intern
 
 from amr_tui.core.links import code_spans, link_spans
 from amr_tui.core.model import WHITESPACE, MetaItem
@@ -73,7 +74,9 @@ def _parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem]
         if m is not None:
             value = m.group(2)
             end = start + (m.end(2) if value else len(piece.rstrip(WHITESPACE)))
-            items.append(MetaItem(m.group(1), value, base + start + m.start(1), base + end))
+            # keys and short values (dates, levels) repeat across entries: keep one copy of each
+            items.append(MetaItem(intern(m.group(1)), intern(value) if len(value) <= 16 else value,
+                                  base + start + m.start(1), base + end))
         elif piece.strip(WHITESPACE) == "":
             empty.append((start, start + len(piece)))
         else:
