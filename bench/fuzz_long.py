@@ -101,7 +101,8 @@ def check_merge_structured(case: tuple) -> None:
     added = [ln for side in (ours, theirs) for ln in side.replace(b"\r\n", b"\n").split(b"\n")
              if ln.startswith(b"- added by ")]  # unique lines each side inserted (and kept)
     result = merge3(base, ours, theirs, path)
-    out = set(result.merged.replace(b"\r\n", b"\n").split(b"\n"))
+    merged = result.merged[3:] if result.merged.startswith(b"\xef\xbb\xbf") else result.merged  # the file's BOM
+    out = set(merged.replace(b"\r\n", b"\n").split(b"\n"))
     missing = [a for a in added if a not in out]
     if missing:
         raise AssertionError(f"added lines dropped: {missing[:3]}")
