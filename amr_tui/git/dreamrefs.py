@@ -129,8 +129,10 @@ def fast_forward(repo: GitRepo, branch: str, new: str, expected: str) -> None:
             if records:
                 repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero),
                                 env={"GIT_INDEX_FILE": str(staged)}, write=True)
+            lock.swap_in()  # before the branch moves (see amr_tui.git.commit): a crash never stages a revert
             set_ref(repo, ref, new, expected, f"amr: fast-forward {branch}")
         except BaseException:
+            lock.swap_back()
             _restore_worktree(repo, norm, before)
             raise
         lock.install()
