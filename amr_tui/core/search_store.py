@@ -123,13 +123,13 @@ class PostingStore:
         by_tok, by_len = self._group(slots)
         dense_min = self._dense_min()
         post, df = self._post, self._df
+        new_tokens: list[str] = []
         for tok, lst in by_tok.items():
             p = post.get(tok)
             if p is None:
                 post[tok] = set(lst)
                 df[tok] = len(lst)
-                insort(self._vocab, tok)
-                self._vjoined = None
+                new_tokens.append(tok)
                 continue
             df[tok] += len(lst)
             if type(p) is set:
@@ -139,6 +139,14 @@ class PostingStore:
                     dense.set(list(p))
             else:
                 p.set(lst)  # type: ignore[union-attr]
+        if new_tokens:
+            self._vjoined = None
+            if len(new_tokens) > 64:  # a bulk load: one sort instead of an insort (a memmove) per token
+                self._vocab.extend(new_tokens)
+                self._vocab.sort()
+            else:
+                for tok in new_tokens:
+                    insort(self._vocab, tok)
         self._repo_bits.setdefault(items[0].repo, BitArray()).set(slots)
         self._all.set(slots)
         for b, lst in by_len.items():
