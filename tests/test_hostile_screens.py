@@ -56,6 +56,19 @@ def _conflict() -> ConflictScreen:
 
 HOSTILE_NAME = "names/" + file_name_for("osc52", PAYLOADS["osc52"])
 
+
+def _sync_conflict():
+    """A sync stopped on conflicts whose entries, path, remote and branch carry payloads."""
+    from types import SimpleNamespace as NS
+
+    from amr_tui.screens.sync_conflict import SyncConflictScreen
+
+    conflicts = [NS(index=i, entry=f"{name}: {p}", reason=p, ours=(f"- mine {p}",), base=(f"- base {p}",),
+                    theirs=(f"- theirs {p}",)) for i, (name, p) in enumerate(PAYLOADS.items())]
+    pending = NS(files=[NS(path="notes/\x1b[2J[@click=app.quit].md", conflicts=conflicts, whole_file=False)],
+                 remote="origin\x1b]52;c;eA==\x07", branch="main\u202e", root=Path("/nonexistent"))
+    return SyncConflictScreen(pending, "m\x1b[2J")
+
 VISITS: list[Visit] = [
     Visit("tree-entries-side-panel", shows="AMR017 ESC in the text"),
     Visit("raw-lines", keys=("r",), shows="- osc52: clip \u241b]52;c;aGVsbG8=\u2407 write [source:"),
@@ -90,6 +103,12 @@ VISITS: list[Visit] = [
     Visit("forgotten", keys=("F",), wait=0.6),
     Visit("dream-review", keys=("V",), wait=0.6, shows="evil-<U+202E>-run"),
     Visit("dream-review-open", keys=("V", "enter"), wait=0.6, shows="dreamt clip \u241b]52;c;aGVsbG8="),
+    Visit("share", keys=("P",), wait=0.8, screen="ShareScreen"),
+    Visit("sync-no-remote", keys=("S",), wait=0.8, notes="no remote"),
+    Visit("sync-conflict", push=_sync_conflict, keys=("down", "down", "e", "home"), screen="PromptScreen",
+          shows="- mine \u241b[2J\u241b[31mred"),
+    Visit("sync-conflict-list", push=_sync_conflict, keys=("down",), screen="SyncConflictScreen",
+          shows="origin\u241b]52;c;eA==\u2407"),
 ]
 
 

@@ -121,15 +121,22 @@ def list_files(root: Path) -> tuple[list[str], set[str]]:
 
 
 def path_is_safe(root: Path, rel: str) -> bool:
-    """False for ``..``, absolute paths, ``.git``, control characters, and paths whose real
-    location (symlinked folders resolved) is outside the root (amr_tui.git.worktree.safe_path)."""
-    from amr_tui.git.worktree import UnsafePathError, safe_path
-
-    try:
-        safe_path(root, rel)
-    except UnsafePathError:
+    """False for ``..``, absolute paths, ``.git`` (any case, trailing dots) and paths whose real
+    location (symlinked folders resolved) is outside the root or in ``.git``. Names with control
+    characters may be read (they are shown with visible stand-ins); amr_tui.git refuses to write them."""
+    if not rel or "\0" in rel or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
         return False
-    return True
+    parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or ".." in parts or any(p.rstrip(" .").casefold() == ".git" for p in parts):
+        return False
+    root_real = Path(root).resolve()
+    try:
+        real = root_real.joinpath(*parts).resolve(strict=False)
+    except (OSError, RuntimeError):
+        return False
+    if real == root_real or not real.is_relative_to(root_real):
+        return False
+    return not any(p.rstrip(" .").casefold() == ".git" for p in real.relative_to(root_real).parts)
 
 
 def read_bytes(root: Path, rel: str, max_bytes: int = MAX_PARSE_BYTES) -> bytes | None:
