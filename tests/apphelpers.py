@@ -41,3 +41,28 @@ async def shown(pilot, app: AmrApp, *needles: str, timeout: float = 10.0) -> str
     await wait_for(pilot, lambda: all(n in screen_text(app) for n in needles), timeout=timeout,
                    what="on screen: " + ", ".join(repr(n) for n in needles))
     return screen_text(app)
+
+
+def git(root, *args: str) -> str:
+    """Plain git in a test repo (set-up, and playing an agent)."""
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+def cur(app: AmrApp):
+    """The file open on the main screen."""
+    return app.screen.current
+
+
+async def ready(pilot, app: AmrApp) -> None:
+    """Until the first file is open and the initial indexing is done."""
+    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading,
+                   what="open")
+
+
+async def open_file(pilot, app: AmrApp, repo: str, path: str) -> None:
+    from amr_tui.screens.main import Place
+
+    app.screen.open_place(Place(repo, path, 0))
+    await wait_for(pilot, lambda: cur(app) and (cur(app).repo, cur(app).path) == (repo, path), what=path)

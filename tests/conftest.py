@@ -63,3 +63,11 @@ def make_repo(tmp_path: Path):
         return root
 
     return _make
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> list[Path]:
+    """The deterministic demo set (memory-alice, memory-bob) built with real git."""
+    from amr_tui.services.demo import build_demo
+
+    return build_demo(tmp_path / "vm")

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
-import pytest
 
-from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, screen_text, shown, wait_for
+from tests.apphelpers import app_for, git, screen_text, shown, wait_for
 
 SIZE = (140, 40)
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> list[Path]:
-    return build_demo(tmp_path / "vm")
 
 
 def current(app):

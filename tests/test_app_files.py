@@ -3,41 +3,14 @@
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
-import pytest
 
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
-from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, screen_text, shown, wait_for
+from tests.apphelpers import app_for, cur, git, open_file, ready, screen_text, shown, wait_for
 
 SIZE = (140, 40)
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> list[Path]:
-    return build_demo(tmp_path / "vm")
-
-
-def cur(app):
-    return app.screen.current
-
-
-async def ready(pilot, app):
-    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading, what="open")
-
-
-async def open_file(pilot, app, repo, path):
-    from amr_tui.screens.main import Place
-
-    app.screen.open_place(Place(repo, path, 0))
-    await wait_for(pilot, lambda: cur(app) and (cur(app).repo, cur(app).path) == (repo, path), what=path)
 
 
 async def saved(pilot, app, before: int):

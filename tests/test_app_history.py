@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
 
-import pytest
 from textual.widgets import DataTable, OptionList
 
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.screens.forgotten import ForgottenScreen
 from amr_tui.screens.history import FileHistoryScreen, TimelineScreen
 from amr_tui.screens.review import DreamListScreen, RunReviewScreen
-from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.side_by_side import SideBySide
-from tests.apphelpers import app_for, screen_text, shown, wait_for
+from tests.apphelpers import app_for, cur, git, ready, screen_text, shown, wait_for
 
 SIZE = (150, 42)
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> list[Path]:
-    return build_demo(tmp_path / "vm")
-
-
-def cur(app):
-    return app.screen.current
-
-
-async def ready(pilot, app):
-    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading, what="open")
 
 
 async def test_file_history_lists_commits_and_shows_versions(demo):

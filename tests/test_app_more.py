@@ -3,34 +3,14 @@
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
-import pytest
 
 from amr_tui.core.model import Severity
 from amr_tui.screens.file_editor import FileEditScreen
-from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, screen_text, shown, wait_for
+from tests.apphelpers import app_for, cur, git, ready, shown, wait_for
 
 SIZE = (140, 40)
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def demo(tmp_path: Path) -> list[Path]:
-    return build_demo(tmp_path / "vm")
-
-
-def cur(app):
-    return app.screen.current
-
-
-async def ready(pilot, app):
-    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading, what="open")
 
 
 async def test_palette_finds_entries(demo):

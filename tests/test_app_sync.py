@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
 
 from textual.widgets import SelectionList
 
 from amr_tui.screens.share import ShareScreen
 from amr_tui.screens.sync_conflict import SyncConflictScreen
 from amr_tui.services.demo import build_demo
-from tests.apphelpers import app_for, screen_text, wait_for
+from tests.apphelpers import app_for, git, ready, screen_text, wait_for
 from tests.synchelpers import append, clone, commit_all, git_server, replace_line  # noqa: F401 (fixture)
 
 SIZE = (150, 42)
 BASE = "# Memory\n\n- Deploys happen on Tuesdays [source: https://e.com/s/1]\n\n## Index\n"
-
-
-async def ready(pilot, app):
-    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading, what="open")
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
 async def test_sync_merges_and_pushes(git_server, tmp_path):

@@ -11,7 +11,7 @@ from amr_tui.core.edit import new_entry_line, set_metadata, today_iso
 from amr_tui.core.format import is_markdown
 from amr_tui.core.model import Severity
 from amr_tui.core.textsafety import make_visible
-from amr_tui.git.errors import AmrGitError, ConflictError, DirtyFileError, NoIdentityError
+from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.screens.file_editor import FileEditScreen
@@ -47,6 +47,17 @@ class EditingMixin:
             self.app.notify(make_visible(f"Read-only: {of.read_only}. Nothing was changed."), severity="error", markup=False)
             return None
         return of
+
+    def _writable_entry(self):
+        """(open file, entry under the cursor) when both can be written, else None (and says why)."""
+        of = self._writable()
+        if of is None or of.doc is None:
+            return None
+        entry = of.doc.entry_at(self.view.cursor_line)
+        if entry is None:
+            self.app.notify("The cursor is not on an entry.", severity="warning")
+            return None
+        return of, entry
 
     def _run_save(self, job: Callable[[], Saved | tuple], of: OpenFile | None = None, new_bytes: bytes | None = None) -> None:
         self.set_status("Saving…")
@@ -217,13 +228,10 @@ class EditingMixin:
         then()
 
     def action_delete_entry(self) -> None:
-        of = self._writable()
-        if of is None or of.doc is None:
+        found = self._writable_entry()
+        if found is None:
             return
-        entry = of.doc.entry_at(self.view.cursor_line)
-        if entry is None:
-            self.app.notify("The cursor is not on an entry.", severity="warning")
-            return
+        of, entry = found
         line = entry.line
 
         def go(yes: bool | None) -> None:
@@ -233,23 +241,18 @@ class EditingMixin:
         self.app.push_screen(ConfirmScreen("Delete entry?", f"{entry.text}\n\nIt stays in git history.", "Delete"), go)
 
     def action_stamp_added(self) -> None:
-        of = self._writable()
-        if of is None or of.doc is None:
+        found = self._writable_entry()
+        if found is None:
             return
-        entry = of.doc.entry_at(self.view.cursor_line)
-        if entry is None:
-            return
+        of, entry = found
         new = set_metadata(of.doc.lines[entry.line - 1].text, entry, "added", today_iso())
         self._run_save(lambda: editing.replace_entry_line(self.session, of, entry.line, new), of)
 
     def action_move_entry(self) -> None:
-        of = self._writable()
-        if of is None or of.doc is None:
+        found = self._writable_entry()
+        if found is None:
             return
-        entry = of.doc.entry_at(self.view.cursor_line)
-        if entry is None:
-            self.app.notify("The cursor is not on an entry.", severity="warning")
-            return
+        of, entry = found
         choices = []
         for repo in self.session.names:
             if self.session.mount(repo).read_only:

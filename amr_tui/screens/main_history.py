@@ -65,13 +65,10 @@ class HistoryMixin:
         self.app.push_screen(ForgottenScreen(service, of.repo, self.session.mount(of.repo).read_only), done)
 
     def action_forget_entry(self) -> None:
-        of = self._writable()
-        if of is None or of.doc is None:
+        found = self._writable_entry()
+        if found is None:
             return
-        entry = of.doc.entry_at(self.view.cursor_line)
-        if entry is None:
-            self.app.notify("The cursor is not on an entry.", severity="warning")
-            return
+        of, entry = found
         _, service = self._history_service()
         if service is None:
             return
