@@ -228,7 +228,7 @@ def make_evil_repo(base: Path, name: str = "evil") -> EvilRepo:
     root = base / name
     init_repo(root, {
         "MEMORY.md": "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n- [[notes]]\n- [[other]]\n",
-        "notes.md": EVIL_LINES,
+        "notes.md": EVIL_LINES + "- Fact 1. [source: https://example.com/f/1b]\n- old plan [expires: 2020-01-01]\n",
         "other.md": "# Other\n\n- other fact [source: https://example.com/o]\n",
         "a.txt": "plain text\n",
         "q.sql": "SELECT 1;\n",
@@ -346,7 +346,10 @@ CLI_CASES: dict[str, list[list[str]]] = {
     "dream": [["dream", "{repo}", "--today", "2026-10-01"], ["dream", "{repo}", "--run-id=--output=x.txt"],
               ["dream", "{repo}", "--json", "--run-id", "evil-\u202e"]],
     "dreams": [["dreams", "list", "{repo}"], ["dreams", "list", "--all", "--json", "{repo}"],
-               ["dreams", "show", "-C", "{repo}", "dreams/evil-\u202e-run"], ["dreams", "show", "-C", "{repo}", "--output=x.txt"]],
+               ["dreams", "show", "-C", "{repo}", "dreams/evil-\u202e-run"], ["dreams", "show", "-C", "{repo}", "--output=x.txt"],
+               ["dream", "{repo}", "--run-id", "r1", "--today", "2026-10-01"], ["dreams", "show", "-C", "{repo}", "r1"],
+               ["dreams", "accept", "-C", "{repo}", "r1"], ["dreams", "undo", "-C", "{repo}", "r1"],
+               ["dreams", "reject", "-C", "{repo}", "r1"], ["dreams", "accept", "-C", "{repo}", "dreams/evil-\u202e-run"]],
     "sync": [["sync", "{repo}", "--status"], ["sync", "{repo}", "--no-push"], ["sync", "{repo}"], ["sync", "{repo}", "--json"]],
     "share": [["share", "{repo}", "--preview"], ["share", "{repo}", "--into", "{tmp}/session"]],
     "merge-driver": [["merge-driver", "{tmp}/O", "{tmp}/A", "{tmp}/B", "7", "notes/\x1b[2J.md"],

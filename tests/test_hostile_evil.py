@@ -146,6 +146,15 @@ def op_git_reads(s: Session, evil: EvilRepo) -> None:
         assert not FORBIDDEN.search(out), args  # color.ui=always in the repo: no colour codes either
 
 
+def op_history(s: Session, evil: EvilRepo) -> None:
+    """What the history pane, the fact timeline, blame and the forgotten list do."""
+    service = s.history(R)
+    assert service.file_history("notes.md")
+    service.entry_timeline("notes.md", 3)
+    service.blame("notes.md", 3)
+    service.forgotten(refresh=True)
+
+
 def op_transport(s: Session, evil: EvilRepo) -> None:
     """What sync does: fetch, ls-remote and push to the repo's remotes through the runner."""
     g = GitRepo(evil.root)
@@ -167,6 +176,7 @@ OPERATIONS: dict[str, Callable[[Session, EvilRepo], None]] = {
     "filtered-file-types": op_filtered_types,
     "poll-and-lint-fix": op_poll_and_lint_fix,
     "git-reads": op_git_reads,
+    "history": op_history,
     "sync-transport": op_transport,
 }
 
