@@ -169,6 +169,10 @@ def make_hostile_repo(root: Path) -> Path:
                 input=body.encode("utf-8", "surrogateescape")).strip()
     git(root, "update-ref", "refs/heads/dreams/evil-\u202e-run", dream)
     git(root, "symbolic-ref", "HEAD", "refs/heads/evil\u202egnp")  # the badge shows this branch
+    origin = root.parent / (root.name + "-origin.git")  # so sync has a remote (whose name is hostile too)
+    git(root.parent, "init", "-q", "--bare", str(origin))
+    git(root, "remote", "add", "origin\u202e", str(origin))
+    git(root, "push", "-q", "-u", "origin\u202e", "evil\u202egnp")
     return root
 
 
@@ -350,7 +354,8 @@ CLI_CASES: dict[str, list[list[str]]] = {
                ["dream", "{repo}", "--run-id", "r1", "--today", "2026-10-01"], ["dreams", "show", "-C", "{repo}", "r1"],
                ["dreams", "accept", "-C", "{repo}", "r1"], ["dreams", "undo", "-C", "{repo}", "r1"],
                ["dreams", "reject", "-C", "{repo}", "r1"], ["dreams", "accept", "-C", "{repo}", "dreams/evil-\u202e-run"]],
-    "sync": [["sync", "{repo}", "--status"], ["sync", "{repo}", "--no-push"], ["sync", "{repo}"], ["sync", "{repo}", "--json"]],
+    "sync": [["sync", "{repo}", "--status"], ["sync", "{repo}", "--no-push"], ["sync", "{repo}"], ["sync", "{repo}", "--json"],
+             ["sync", "{repo}", "--conflicts"], ["sync", "{repo}", "--remote=--output=x.txt"]],
     "share": [["share", "{repo}", "--preview"], ["share", "{repo}", "--into", "{tmp}/session"]],
     "merge-driver": [["merge-driver", "{tmp}/O", "{tmp}/A", "{tmp}/B", "7", "notes/\x1b[2J.md"],
                      ["merge-driver", "install", "{repo}"]],

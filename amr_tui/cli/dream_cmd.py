@@ -209,11 +209,11 @@ def run_accept(args: argparse.Namespace) -> int:
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
         return _fail(exc)
     if result.how == "fast-forward":
-        print(f"Accepted run {safe(result.run)}: {service.main} fast-forwarded to {result.commit[:7]}.")
+        print(f"Accepted run {safe(result.run)}: {safe(service.main)} fast-forwarded to {result.commit[:7]}.")
     elif result.how == "commit":
-        print(f"Accepted {', '.join(safe(i) for i in result.items)} from run {safe(result.run)} as {result.commit[:7]} on {service.main}.")
+        print(f"Accepted {', '.join(safe(i) for i in result.items)} from run {safe(result.run)} as {result.commit[:7]} on {safe(service.main)}.")
     else:
-        print(f"Nothing to do: {service.main} already has {', '.join(safe(i) for i in result.items)}.")
+        print(f"Nothing to do: {safe(service.main)} already has {', '.join(safe(i) for i in result.items)}.")
     if result.closed:
         print(f"Run {safe(result.run)} is closed (`amr dreams undo {safe(result.run)}` reopens it).")
     return 0
