@@ -104,7 +104,7 @@ VISITS: list[Visit] = [
     Visit("dream-review", keys=("V",), wait=0.6, shows="evil-<U+202E>-run"),
     Visit("dream-review-open", keys=("V", "enter"), wait=0.6, shows="dreamt clip \u241b]52;c;aGVsbG8="),
     Visit("share", keys=("P",), wait=0.8, screen="ShareScreen"),
-    Visit("sync-no-remote", keys=("S",), wait=0.8, notes="no remote"),
+    Visit("sync", keys=("S",), wait=0.8, notes="up to date"),
     Visit("sync-conflict", push=_sync_conflict, keys=("down", "down", "e", "home"), screen="PromptScreen",
           shows="- mine \u241b[2J\u241b[31mred"),
     Visit("sync-conflict-list", push=_sync_conflict, keys=("down",), screen="SyncConflictScreen",
