@@ -196,11 +196,14 @@ def sweep_temp_files(root: str | os.PathLike[str], older_than: float = 10.0) -> 
     """Remove ``.amr-tmp-*`` files left by interrupted saves, if older than ``older_than`` seconds,
     and the ``amr-index-*`` index copies an interrupted commit left in ``.git`` (never a lock).
 
-    Skips the rest of ``.git`` and never follows symlinks. Returns the removed paths.
+    Sweeps nothing while ``index.lock`` exists (a save may be under way). Skips the rest of
+    ``.git`` and never follows symlinks. Returns the removed paths.
     """
     removed: list[Path] = []
     cutoff = time.time() - older_than
     git_dir = Path(root) / ".git"
+    if (git_dir / "index.lock").exists():
+        return removed  # a save (or a git command) may be under way: its files are not leftovers
     if git_dir.is_dir() and not git_dir.is_symlink():
         for path in git_dir.glob(f"{INDEX_COPY_PREFIX}*"):
             try:
