@@ -27,6 +27,7 @@ ALT_SCREEN = b"\x1b[?1049h"
 @dataclass
 class Probe:
     first_frame_s: float | None = None  # process start -> footer text painted
+    first_paint_s: float | None = None  # process start -> any full-screen frame (its last row drawn)
     seen: dict[str, float] = field(default_factory=dict)  # later markers -> seconds after start
     vm_hwm_mb: float | None = None  # peak RSS when the last marker appeared
     vm_rss_mb: float | None = None
@@ -53,7 +54,11 @@ def _env(home: str) -> dict[str, str]:
 
 def probe(argv: list[str], footer: bytes, *, later: tuple[bytes, ...] = (), timeout: float = 120.0,
           cols: int = 120, rows: int = 36, cwd: str | None = None) -> Probe:
-    """Run ``argv`` in a pty; time the first frame (``footer`` text) and each of ``later`` in order."""
+    """Run ``argv`` in a pty; time the first frame (``footer`` text) and each text of ``later``.
+
+    Each of ``later`` is looked for on its own (an app may never show one); the run ends when
+    the last one appears, or at ``timeout``.
+    """
     result = Probe()
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
@@ -65,6 +70,7 @@ def probe(argv: list[str], footer: bytes, *, later: tuple[bytes, ...] = (), time
     buf = bytearray()
     alt_at = -1
     todo = list(later)
+    final = later[-1] if later else None
     deadline = start + timeout
     try:
         while time.perf_counter() < deadline:
@@ -80,18 +86,22 @@ def probe(argv: list[str], footer: bytes, *, later: tuple[bytes, ...] = (), time
                 now = time.perf_counter() - start
                 if alt_at < 0:
                     alt_at = buf.find(ALT_SCREEN)
+                if alt_at >= 0 and result.first_paint_s is None and buf.find(b"\x1b[%d;1H" % rows, alt_at) >= 0:
+                    result.first_paint_s = now
                 if alt_at >= 0 and result.first_frame_s is None and buf.find(footer, alt_at) >= 0:
                     result.first_frame_s = now
-                while result.first_frame_s is not None and todo and buf.find(todo[0], alt_at) >= 0:
-                    result.seen[todo.pop(0).decode()] = now
-                if result.first_frame_s is not None and not todo:
-                    break
+                if result.first_frame_s is not None:
+                    for text in [t for t in todo if buf.find(t, alt_at) >= 0]:
+                        result.seen[text.decode()] = now
+                        todo.remove(text)
+                    if final is None or final.decode() in result.seen:
+                        break
             elif proc.poll() is not None:
                 break
         if result.first_frame_s is None:
             result.error = f"no first frame within {timeout:.0f} s (exit {proc.poll()})"
-        elif todo:
-            result.error = f"did not see {todo[0].decode()!r} within {timeout:.0f} s"
+        elif final is not None and final.decode() not in result.seen:
+            result.error = f"did not see {final.decode()!r} within {timeout:.0f} s"
         result.vm_hwm_mb = _status_mb(proc.pid, "VmHWM")
         result.vm_rss_mb = _status_mb(proc.pid, "VmRSS")
     finally:
