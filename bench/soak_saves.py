@@ -98,7 +98,7 @@ def make_repo(base: Path, agents: int) -> Path:
 
 def run_soak(saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: int = 1,
              base: Path | None = None) -> dict:
-    from amr_tui.git import ConflictError, DirtyFileError
+    from amr_tui.git import ConflictError, DirtyFileError, RefMovedError
     from amr_tui.services import editing
     from amr_tui.services.session import Session
     from amr_tui.services.workspace import discover
@@ -116,7 +116,7 @@ def run_soak(saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: in
     name = session.names[0]
     editing.DIRTY_RETRIES = 4  # reopen and redo sooner than the app's 6 s wait (counted as dirty_retried)
     mine: dict[tuple[str, str], str] = {}  # (file, fact id) -> the user's last saved tag
-    stats = {"saves": 0, "conflicts_retried": 0, "dirty_retried": 0, "gave_up": 0}
+    stats = {"saves": 0, "conflicts_retried": 0, "dirty_retried": 0, "ref_moved_retried": 0, "gave_up": 0}
     started = time.monotonic()
     try:
         for k in range(saves):
@@ -134,6 +134,9 @@ def run_soak(saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: in
                     continue
                 except DirtyFileError:
                     stats["dirty_retried"] += 1
+                    continue
+                except RefMovedError:
+                    stats["ref_moved_retried"] += 1  # lost every compare-and-swap race: save again
                     continue
                 mine[(rel, fid)] = tag
                 stats["saves"] += 1

@@ -23,6 +23,10 @@ One ``commit_changes`` call, in order:
    and ``RefMovedError`` is raised; the caller merges and retries. A crash between the two steps
    leaves the user's edit staged (and a stale lock), never an index that undoes a commit.
 
+``save_file`` retries a lost race with a fresh merge; after ``ESCALATE_AFTER`` lost races it
+holds ``index.lock`` from reading HEAD to moving the branch, so an agent committing faster than
+a save takes waits for it instead of starving it.
+
 Holding ``index.lock`` across 3-4 means an agent's ``git add``/``git commit`` in the same work tree
 can neither slip its staged change under amr's check nor commit amr's half-done state; they see
 a lock for a few milliseconds, as with any concurrent git process. A branch only ever moves from
@@ -31,6 +35,7 @@ the exact commit the new one was built on, so an agent's commit is never dropped
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import tempfile
 from collections.abc import Collection, Mapping
@@ -59,6 +64,7 @@ if TYPE_CHECKING:
     from amr_tui.git.repo import GitRepo
 
 _REGULAR_MODES = ("100644", "100755")
+ESCALATE_AFTER = 3  # lost compare-and-swap races before a save holds index.lock for a whole attempt
 
 
 def blob_oid(data: bytes, object_format: str = "sha1") -> str:
@@ -124,6 +130,7 @@ def commit_changes(
     allow_in_worktree: Mapping[str, Collection[bytes | None]] | None = None,
     allow_empty: bool = False,
     _checked: tuple[str, bool] | None = None,
+    _lock: IndexLock | None = None,
 ) -> str:
     """Commit ``changes`` (path -> new bytes, or None to delete) on top of ``expected_head``.
 
@@ -186,7 +193,8 @@ def commit_changes(
         return new  # type: ignore[return-value]
 
     allowed = {rel: {data, *(allow_in_worktree or {}).get(rel, ())} for rel, data in norm.items()}
-    with IndexLock(repo.git_dir, repo.runner.lock_timeout) as lock:
+    held = contextlib.nullcontext(_lock) if _lock is not None else IndexLock(repo.git_dir, repo.runner.lock_timeout)
+    with held as lock:
         _check_ref(repo, ref, expected_head)
         before = _check_worktree(repo, norm, head_oids, allowed, fmt)
         _write_worktree(repo, norm, before)
@@ -341,26 +349,47 @@ def save_file(
     checked = _preflight(repo, None, env)
     fmt = _object_format(repo)
     others_ok = {rel: (base_bytes, new_bytes)}
+    return _save_attempts(repo, rel, new_bytes, base_bytes, base_head, message, env, max_attempts,
+                          checked, fmt, others_ok)
+
+
+def _save_attempts(repo, rel, new_bytes, base_bytes, base_head, message, env, max_attempts, checked, fmt,
+                   others_ok) -> str:
+    """save_file's loop. After ESCALATE_AFTER lost races amr holds index.lock from reading HEAD to
+    moving the branch, so agents committing faster than a save takes (their ``git commit`` needs
+    the lock) wait for it instead of starving it."""
     last_error: RefMovedError | None = None
-    for _attempt in range(max_attempts):
-        head = repo.head()
-        theirs = repo.read_blob_or_none(head, rel) if head else None
-        # Early, lock-free version of the check commit_changes repeats under index.lock.
-        allowed = {base_bytes, theirs, new_bytes}
-        cur = read_file_or_none(repo.root, rel, max_bytes=None)
-        idx = repo.index_entry(rel)
-        allowed_oids = {blob_oid(x, fmt) if x is not None else None for x in allowed}
-        if cur not in allowed or (idx is not None and (idx[2] != 0 or idx[1] not in allowed_oids)) \
-                or (idx is None and None not in allowed_oids):
-            raise DirtyFileError(rel)
-        if head == base_head:
-            result = new_bytes
-        else:
-            result = _three_way(repo, rel, new_bytes, base_bytes, theirs, head)
-        try:
-            return commit_changes(repo, {rel: result}, message, head, None, env=env,
-                                  allow_in_worktree=others_ok, _checked=checked)
-        except RefMovedError as exc:
-            last_error = exc
+    held: IndexLock | None = None
+    try:
+        for attempt in range(max_attempts):
+            if attempt >= ESCALATE_AFTER and held is None:
+                held = IndexLock(repo.git_dir, repo.runner.lock_timeout)
+                held.acquire()
+            head, merged = _one_attempt(repo, rel, new_bytes, base_bytes, base_head, fmt)
+            try:
+                return commit_changes(repo, {rel: merged}, message, head, None, env=env,
+                                      allow_in_worktree=others_ok, _checked=checked, _lock=held)
+            except RefMovedError as exc:
+                last_error = exc
+    finally:
+        if held is not None:
+            held.release()
     assert last_error is not None
     raise last_error
+
+
+def _one_attempt(repo, rel, new_bytes, base_bytes, base_head, fmt) -> tuple[str | None, bytes | None]:
+    """HEAD now and what to commit on top of it (the user's text, merged onto HEAD's)."""
+    head = repo.head()
+    theirs = repo.read_blob_or_none(head, rel) if head else None
+    # Early, lock-free version of the check commit_changes repeats under index.lock.
+    allowed = {base_bytes, theirs, new_bytes}
+    cur = read_file_or_none(repo.root, rel, max_bytes=None)
+    idx = repo.index_entry(rel)
+    allowed_oids = {blob_oid(x, fmt) if x is not None else None for x in allowed}
+    if cur not in allowed or (idx is not None and (idx[2] != 0 or idx[1] not in allowed_oids)) \
+            or (idx is None and None not in allowed_oids):
+        raise DirtyFileError(rel)
+    if head == base_head:
+        return head, new_bytes
+    return head, _three_way(repo, rel, new_bytes, base_bytes, theirs, head)
