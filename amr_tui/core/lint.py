@@ -118,10 +118,25 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
     return out
 
 
-def _link_checks(repo: RepoSnapshot) -> list[Finding]:
+def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
+    """What can be said of one file quickly: its own rules and its links (no orphans, no duplicates).
+
+    For a live editor after one file changed; the whole-repo checks follow in the background."""
+    doc = repo.documents.get(path)
+    if doc is None:
+        return []
+    out = [Finding(path, d) for d in doc.diagnostics]
+    out.extend(_link_checks(repo, only=path))
+    if path == MEMORY_FILE:
+        out.extend(f for f in _memory_checks(repo) if f.path == path)
+    out.sort(key=lambda f: (f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
+    return out
+
+
+def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
     out: list[Finding] = []
     lower = repo.lower_map()
-    for path in sorted(repo.documents):
+    for path in ([only] if only is not None else sorted(repo.documents)):
         doc = repo.documents[path]
         for link in doc.links:
             res = resolve(link.target, repo.files, lower)

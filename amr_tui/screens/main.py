@@ -129,7 +129,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         if getattr(self.app, "today", None):
             self.view.today = self.app.today
         self.set_status("Loading memory…")
-        self.load_session()
+        self.call_after_refresh(self.load_session)  # paint the first frame before the heavy work
         self.set_interval(self.poll_interval, self._tick, name="poll")
 
     # ------------------------------------------------------------ workers

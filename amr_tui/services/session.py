@@ -6,8 +6,10 @@ what it returns into messages.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -22,6 +24,8 @@ from amr_tui.git.worktree import sweep_temp_files
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, list_files, path_is_safe, read_bytes
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
+FULL_RELINT_MAX_DOCS = 400  # above this, a change re-lints its own files first (whole repo on a quiet poll)
+YIELD_EVERY = 25  # files parsed between short sleeps while loading, so the UI thread gets the GIL
 _OP_NOTES = {"merge": "merging", "rebase": "rebasing", "am": "applying patches", "cherry-pick": "cherry-picking",
              "revert": "reverting", "bisect": "bisecting"}
 
@@ -68,6 +72,7 @@ class _RepoState:
     docs: dict[str, Document] = field(default_factory=dict)
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
+    lint_stale: bool = False  # only the changed files were re-linted; the whole-repo checks are due
     info: RepoInfo | None = None
 
 
@@ -127,17 +132,28 @@ class Session:
             listed[name] = list_files(state.mount.root)
             total_files += len(listed[name][0])
         done = 0
-        for name, state in self.repos.items():
-            files, escaping = listed[name]
-            with self.lock:
-                state.files, state.escaping = files, escaping
-            for rel in files:
-                self._load_file(state, rel)
-                done += 1
-                if progress and done % 200 == 0:
-                    progress(done, total_files)
-            self._relint(state)
-            self.refresh_info(name)
+        if progress:
+            progress(0, total_files)
+        collecting = gc.isenabled()
+        gc.disable()  # parsing makes many small objects that live on: no point scanning them mid-load
+        try:
+            for name, state in self.repos.items():
+                files, escaping = listed[name]
+                with self.lock:
+                    state.files, state.escaping = files, escaping
+                for rel in files:
+                    self._load_file(state, rel)
+                    done += 1
+                    if done % YIELD_EVERY == 0:
+                        time.sleep(0.001)  # let the UI thread paint and take keys
+                    if progress and done % 200 == 0:
+                        progress(done, total_files)
+                self._relint(state)
+                self.refresh_info(name)
+        finally:
+            if collecting:
+                gc.enable()
+            gc.freeze()  # what was loaded stays; later collections skip it
         if progress:
             progress(total_files, total_files)
 
@@ -179,6 +195,26 @@ class Session:
             by_file.setdefault(finding.path, []).append(finding)
         with self.lock:
             state.findings = by_file
+
+    def _relint_some(self, state: _RepoState, paths: list[str]) -> None:
+        """After a few files changed: a small repo is re-linted whole; a large one re-lints those
+        files now (their rules and links) and the whole-repo checks on the next quiet poll."""
+        if len(state.docs) <= FULL_RELINT_MAX_DOCS:
+            self._relint(state)
+            return
+        from amr_tui.core.lint import lint_file
+
+        with self.lock:
+            snap = RepoSnapshot(state.mount.name, set(state.files), dict(state.docs), set(state.escaping),
+                                {p: s[1] for p, s in state.stats.items()})
+        fresh = {p: lint_file(snap, p) for p in paths if p in snap.documents}
+        with self.lock:
+            for p in paths:
+                state.findings.pop(p, None)
+            for p, found in fresh.items():
+                if found:
+                    state.findings[p] = found
+            state.lint_stale = True
 
     def check_history(self, repo: str) -> int:
         """Resurrected facts (AMR030) from git history; slow the first time. Returns how many."""
@@ -383,8 +419,11 @@ class Session:
             info = self.refresh_info(name)
             head_moved = info.head != old_head
             if added or removed or changed or head_moved:
-                self._relint(state)
+                self._relint_some(state, added + changed + removed)
                 changes.append(Change(name, tuple(added), tuple(changed), tuple(removed), head_moved))
+            elif state.lint_stale:
+                state.lint_stale = False
+                self._relint(state)  # a quiet moment: the whole-repo checks catch up
         return changes
 
     def reload_file(self, repo: str, path: str) -> None:
@@ -399,7 +438,7 @@ class Session:
                 self.index.remove_file(repo, p)
         if path in files:
             self._load_file(state, path)
-        self._relint(state)
+        self._relint_some(state, [path, *sorted(gone)])
         self.refresh_info(repo)
 
     def git(self, repo: str) -> GitRepo | None:
