@@ -93,15 +93,17 @@ class SearchIndex(PostingStore):
         indexed yet are added in one batch (a full load posts each token once, not per file)."""
         batch: list[SearchItem] = []
         spans: list[tuple[tuple[str, str], int]] = []
+        pending: set[tuple[str, str]] = set()
         for path, entries in files:
             key = (repo, path)
-            if key in self._files or any(k == key for k, _ in spans):
+            if key in self._files or key in pending:
                 self._add_batch(batch, spans)
-                batch, spans = [], []
+                batch, spans, pending = [], [], set()
                 self.set_file(repo, path, entries)
                 continue
             items = self._items_of(repo, path, entries)
             spans.append((key, len(items)))
+            pending.add(key)
             batch.extend(items)
         self._add_batch(batch, spans)
 
