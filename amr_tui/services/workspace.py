@@ -14,8 +14,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from amr_tui.core.format import Document, is_markdown, parse
-from amr_tui.core.lint import MEMORY_FILE, RepoSnapshot
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the parser and lint load on first use: `amr` imports this before its first frame
+    from amr_tui.core.format import Document
+    from amr_tui.core.lint import RepoSnapshot
+
+MEMORY_FILE = "MEMORY.md"  # as core.lint.MEMORY_FILE
+_MARKDOWN_SUFFIXES = (".md", ".markdown")  # as core.format.is_markdown
+
+
+def is_markdown(path: str) -> bool:
+    return path.lower().endswith(_MARKDOWN_SUFFIXES)
 
 MAX_PARSE_BYTES = 8 * 1024 * 1024  # larger files are listed but not parsed or loaded
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
@@ -169,6 +179,8 @@ def load_document(root: Path, rel: str, *, check: bool = True) -> Document | Non
     data = read_bytes(root, rel)
     if data is None:
         return None
+    from amr_tui.core.format import parse
+
     return parse(data, rel, check=check)
 
 
@@ -196,6 +208,7 @@ def load_snapshot(mount: Mount) -> RepoSnapshot:
 
 
 def _load_snapshot(mount: Mount) -> RepoSnapshot:
+    from amr_tui.core.lint import RepoSnapshot
     files, escaping = list_files(mount.root)
     documents: dict[str, Document] = {}
     sizes: dict[str, int] = {}
