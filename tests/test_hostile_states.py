@@ -254,7 +254,7 @@ async def test_app_odd_files_whole_file_edit_keeps_crlf_bom_and_no_final_newline
         for rel, shown in (("odd/huge.md", "too large to load"), ("odd/latin1.md", "not UTF-8"),
                            ("odd/binary.md", "binary"), ("odd/image.png", "binary")):
             app.screen.open_place(Place("memory", rel, 0))
-            await wait_for(pilot, lambda: shown in screen_text(app), what=rel)
+            await wait_for(pilot, lambda: app.screen.current.path == rel and shown in screen_text(app), what=rel)
         app.screen.open_place(Place("memory", "odd/crlf.md", 0))
         await wait_for(pilot, lambda: app.screen.current.path == "odd/crlf.md", what="crlf")
         await pilot.press("E")
