@@ -6,6 +6,7 @@ Both the CLI and the app go through it.
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import stat
@@ -139,14 +140,32 @@ def path_is_safe(root: Path, rel: str) -> bool:
     parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
     if not parts or ".." in parts or any(p.rstrip(" .").casefold() == ".git" for p in parts):
         return False
-    root_real = Path(root).resolve()
+    # Path.resolve() semantics on strings (a load checks 2,000 paths: pathlib was half the cost):
+    # realpath, then a stat that turns a symlink loop into a refusal.
+    root_real = _resolve(os.fspath(root), loop_ok=False)
     try:
-        real = root_real.joinpath(*parts).resolve(strict=False)
-    except (OSError, RuntimeError):
+        real = _resolve(os.path.join(root_real, *parts), loop_ok=True)
+    except (OSError, RuntimeError, ValueError):
         return False
-    if real == root_real or not real.is_relative_to(root_real):
+    if real is None:
         return False
-    return not any(p.rstrip(" .").casefold() == ".git" for p in real.relative_to(root_real).parts)
+    prefix = root_real if root_real.endswith(os.sep) else root_real + os.sep
+    if real == root_real or not real.startswith(prefix):
+        return False
+    return not any(p.rstrip(" .").casefold() == ".git" for p in real[len(prefix):].split(os.sep))
+
+
+def _resolve(path: str, *, loop_ok: bool) -> str | None:
+    """``str(Path(path).resolve())``; a symlink loop gives None (``loop_ok``) or RuntimeError."""
+    real = os.path.realpath(path)
+    try:
+        os.stat(real)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            if loop_ok:
+                return None
+            raise RuntimeError(f"Symlink loop from {exc.filename!r}") from None
+    return real
 
 
 def read_bytes(root: Path, rel: str, max_bytes: int = MAX_PARSE_BYTES) -> bytes | None:
