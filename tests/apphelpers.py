@@ -15,7 +15,7 @@ def app_for(paths: list[Path], **kw) -> AmrApp:
     return make_app(paths, config=Config(), poll_interval=kw.pop("poll_interval", 0.2), **kw)
 
 
-async def wait_for(pilot, cond: Callable[[], object], timeout: float = 10.0, what: str = "condition"):
+async def wait_for(pilot, cond: Callable[[], object], timeout: float = 30.0, what: str = "condition"):
     """Let the app run until cond() is truthy (workers run in threads, so poll)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -36,7 +36,7 @@ async def settle(pilot, seconds: float = 0.3) -> None:
     await asyncio.sleep(0)
 
 
-async def shown(pilot, app: AmrApp, *needles: str, timeout: float = 10.0) -> str:
+async def shown(pilot, app: AmrApp, *needles: str, timeout: float = 30.0) -> str:
     """Wait until every needle is on screen (rendering lags behind state under load)."""
     await wait_for(pilot, lambda: all(n in screen_text(app) for n in needles), timeout=timeout,
                    what="on screen: " + ", ".join(repr(n) for n in needles))
