@@ -57,7 +57,7 @@ def cur(app: AmrApp):
 
 async def ready(pilot, app: AmrApp) -> None:
     """Until the first file is open and the initial indexing is done."""
-    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.loading,
+    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None and not app.screen.indexing,
                    what="open")
 
 

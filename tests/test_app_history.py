@@ -139,6 +139,6 @@ async def test_resurrected_fact_is_marked_in_the_entry_view(make_repo):
 
         app.screen.open_place(Place("mem", "notes.md", 0))
         await wait_for(pilot, lambda: cur(app).path == "notes.md", what="open")
-        await pilot.pause(0.2)
-        assert 3 in app.screen.query_one(EntryView).marks
+        await wait_for(pilot, lambda: cur(app).path == "notes.md" and 3 in app.screen.query_one(EntryView).marks,
+                       what="resurrection marked")
         await shown(pilot, app, "AMR030")

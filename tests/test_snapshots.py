@@ -24,7 +24,7 @@ async def _ready(pilot) -> None:
     app = pilot.app
     for _ in range(200):
         screen = app.screen
-        if getattr(screen, "current", None) is not None and not getattr(screen, "loading", True):
+        if getattr(screen, "current", None) is not None and not getattr(screen, "indexing", True):
             break
         await pilot.pause(0.05)
     await pilot.pause(0.3)

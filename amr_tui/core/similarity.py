@@ -77,8 +77,8 @@ def text_digest(text: str) -> str:
 def best_pairs(olds: list[str], news: list[str], threshold: float) -> list[tuple[int, int, float]]:
     """Candidate pairs ``(i, j, score)`` with ``reword_score >= threshold``, best first.
 
-    Ties are broken by position, so the result is deterministic. Uses rapidfuzz's ``cdist``
-    (vectorised) for large inputs.
+    Ties are broken by position, so the result is deterministic. Uses one rapidfuzz ``extract``
+    scan per old text for large inputs.
     """
     if not olds or not news:
         return []
@@ -86,13 +86,14 @@ def best_pairs(olds: list[str], news: list[str], threshold: float) -> list[tuple
 
     found: list[tuple[int, int, float]] = []
     if len(olds) * len(news) > 400:
-        matrix = process.cdist(olds, news, scorer=fuzz.token_sort_ratio, score_cutoff=threshold)
-        for i in range(len(olds)):
-            row = matrix[i]
-            for j in range(len(news)):
-                score = float(row[j])
-                if score >= threshold and olds[i] and news[j]:
-                    found.append((i, j, score))
+        # One C-level scan per old text (process.cdist would need numpy, which amr does not ship).
+        for i, a in enumerate(olds):
+            if not a:
+                continue
+            for _choice, score, j in process.extract(a, news, scorer=fuzz.token_sort_ratio,
+                                                      score_cutoff=threshold, limit=None):
+                if news[j]:
+                    found.append((i, j, float(score)))
     else:
         for i, a in enumerate(olds):
             for j, b in enumerate(news):

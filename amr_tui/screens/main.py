@@ -79,7 +79,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
     ]
 
     current: reactive[OpenFile | None] = reactive(None, init=False)
-    loading: reactive[bool] = reactive(True)
+    indexing: reactive[bool] = reactive(True)  # not `loading`: that is Widget.loading (a spinner over the screen)
 
     class Loaded(Message):
         pass
@@ -142,7 +142,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         self.set_status(f"Indexing {message.done}/{message.total} files…")
 
     def on_main_screen_loaded(self, _: Loaded) -> None:
-        self.loading = False
+        self.indexing = False
         self.refresh_tree()
         total = len(self.session.index)
         self.set_status(f"{len(self.session.names)} repo{'s' if len(self.session.names) != 1 else ''} mounted, {total} items indexed.")
@@ -167,7 +167,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             self.app.call_from_thread(self.action_reload)
 
     def _tick(self) -> None:
-        if not self.loading and not self._polling:
+        if not self.indexing and not self._polling:
             self._polling = True
             self.poll()
 
