@@ -283,3 +283,15 @@ async def test_user_and_agent_both_append_at_the_end_without_conflict(demo):
     text = path.read_text()
     assert "Agent appended this at the end" in text and "User appended this at the end" in text
     assert "<<<<<<<" not in text
+
+
+async def test_screen_stays_usable_while_indexing(demo):
+    """The screen is never covered by Textual's loading spinner while the repos are indexed."""
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        from amr_tui.screens.main import MainScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="main screen")
+        assert app.screen.loading is False
+        await loaded(pilot, app)
+        assert app.screen.loading is False and app.screen.indexing is False
