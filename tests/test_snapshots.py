@@ -86,3 +86,43 @@ def test_help_screen(snap_compare, demo_root):
 
     app = app_for([demo_root], poll_interval=3600, today=TODAY)
     assert snap_compare(app, terminal_size=SIZE, run_before=go)
+
+
+def test_file_history_screen(snap_compare, demo_root):
+    async def go(pilot):
+        await _ready(pilot)
+        await pilot.press("h")
+        from amr_tui.widgets.side_by_side import SideBySide
+
+        for _ in range(200):
+            views = pilot.app.screen.query(SideBySide)
+            if views and views.first().rows:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.3)
+
+    app = app_for([demo_root], poll_interval=3600, today=TODAY)
+    assert snap_compare(app, terminal_size=SIZE, run_before=go)
+
+
+def test_dream_review_screen(snap_compare, demo_root):
+    async def go(pilot):
+        await _ready(pilot)
+        await pilot.press("V")
+        from amr_tui.screens.review import DreamListScreen, RunReviewScreen
+
+        for _ in range(400):
+            if isinstance(pilot.app.screen, DreamListScreen) and pilot.app.screen.cards:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("enter")
+        for _ in range(400):
+            screen = pilot.app.screen
+            if isinstance(screen, RunReviewScreen) and screen.review is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.4)
+        pilot.app.clear_notifications()
+
+    app = app_for([demo_root], poll_interval=3600, today=TODAY)
+    assert snap_compare(app, terminal_size=SIZE, run_before=go)
