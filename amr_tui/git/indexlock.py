@@ -67,7 +67,9 @@ class IndexLock:
         """A private copy of the current index for ``GIT_INDEX_FILE`` (next to it, in the git dir)."""
         tmp = self.git_dir / f"{INDEX_COPY_PREFIX}{secrets.token_hex(6)}"
         if self.index.exists():
-            shutil.copyfile(self.index, tmp)
+            # copy2 keeps the index's mtime: git compares entries' mtimes with it to find
+            # "racily clean" entries, and a newer copy would make them look trustworthy.
+            shutil.copy2(self.index, tmp)
         self._staged = tmp
         return tmp
 
@@ -85,10 +87,10 @@ class IndexLock:
             return
         self._backup = None
         if self.index.exists():
-            # A copy, not a hard link: its mtime must say how old it is (the start-up sweep
-            # removes only copies older than a running save could be).
+            # A copy with the index's own mtime (racy-git, see staged_copy). The start-up sweep
+            # leaves it alone while index.lock, which amr holds now, exists.
             self._backup = self.git_dir / f"{INDEX_COPY_PREFIX}old-{secrets.token_hex(6)}"
-            shutil.copyfile(self.index, self._backup)
+            shutil.copy2(self.index, self._backup)
         os.replace(self._staged, self.index)
         self._staged = None
         self._swapped = True
