@@ -3,17 +3,37 @@
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 from importlib import resources
 from pathlib import Path
+
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.binding import Binding
 
-from amr_tui.screens.finder import FinderResult
-from amr_tui.screens.help import HelpScreen, collect_bindings
-from amr_tui.screens.palette import ActionsProvider, MemoryProvider
 from amr_tui.services.config import Config, config_path, load_config
 from amr_tui.services.workspace import Mount, discover, looks_like_memory_root
+
+if TYPE_CHECKING:
+    from textual.command import Provider
+
+    from amr_tui.screens.finder import FinderResult
+
+# Screens, providers and services are imported where first used: the first frame only needs the
+# main screen's widgets, and every module kept off that path is start-up time saved.
+
+
+def _memory_provider() -> type[Provider]:
+    from amr_tui.screens.palette import MemoryProvider
+
+    return MemoryProvider
+
+
+def _actions_provider() -> type[Provider]:
+    from amr_tui.screens.palette import ActionsProvider
+
+    return ActionsProvider
 
 
 def styles_dir() -> Path:
@@ -28,7 +48,7 @@ class AmrApp(App[int]):
     TITLE = "amr"
     SUB_TITLE = "Agent Memory Repos"
     CSS_PATH = [str(styles_dir() / "app.tcss")]
-    COMMANDS = App.COMMANDS | {MemoryProvider, ActionsProvider}
+    COMMANDS = App.COMMANDS | {_memory_provider, _actions_provider}
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Palette", id="app.palette"),
@@ -44,6 +64,14 @@ class AmrApp(App[int]):
         self.poll_interval = poll_interval
         self.problems = problems or []
         self.session = None
+        self.gc_paused = False  # set by `amr` (cli/app_cmd.py) when it paused the collector for start-up
+
+    def first_frame_painted(self) -> None:
+        """Start-up is over: keep what it made out of every later collection, and collect again."""
+        if self.gc_paused:
+            self.gc_paused = False
+            gc.freeze()
+            gc.enable()
 
     def on_mount(self) -> None:
         if self.config.theme and self.config.theme in self.available_themes:
@@ -58,13 +86,18 @@ class AmrApp(App[int]):
             from amr_tui.screens.welcome import WelcomeScreen
 
             self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
+            self.call_after_refresh(self.first_frame_painted)
 
     def start_session(self, mounts: list[Mount]) -> None:
+        """Show the main screen now; it builds the session (git, index) in its load worker."""
         from amr_tui.screens.main import MainScreen
-        from amr_tui.services.session import Session
 
-        self.session = Session(mounts)
-        self.push_screen(MainScreen(self.session, self.poll_interval))
+        self.session = None
+        self.push_screen(MainScreen(mounts, self.poll_interval))
+
+    def session_ready(self, session: object) -> None:
+        """Called by the main screen once its session exists (before indexing is finished)."""
+        self.session = session
 
     def _welcome_done(self, choice: str | None) -> None:
         if choice == "init":
@@ -101,6 +134,8 @@ class AmrApp(App[int]):
         self.start_session(discover([root.path]))
 
     def action_help(self) -> None:
+        from amr_tui.screens.help import HelpScreen, collect_bindings
+
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(collect_bindings(self, self.screen)))

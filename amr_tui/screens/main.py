@@ -6,6 +6,7 @@ Editing actions live in screens.main_edit (a mixin) so each file stays readable.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -14,26 +15,29 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TextArea, Tree
+from textual.widgets import Footer, Header, Static, Tree
 
 from amr_tui.core.links import LinkState, link_text_for
-from amr_tui.core.lint import MEMORY_FILE
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.dialogs import ConfirmScreen
-from amr_tui.screens.finder import FinderResult, FinderScreen
 from amr_tui.screens.main_edit import EditingMixin
 from amr_tui.screens.main_history import HistoryMixin
 from amr_tui.screens.main_sync import SyncMixin
-from amr_tui.services.session import Change, OpenFile, Session
+from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EntryEditor
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.file_tree import FileRef, MemoryTree, RepoBadge
 from amr_tui.widgets.safe import content
 from amr_tui.widgets.side_panel import SidePanel
 
-_LANGS = {".sql": "sql", ".py": "python", ".sh": "bash", ".json": "json", ".yaml": "yaml", ".yml": "yaml",
-          ".toml": "toml", ".js": "javascript", ".ts": "javascript", ".html": "html", ".css": "css",
-          ".rs": "rust", ".go": "go", ".java": "java", ".xml": "xml"}
+if TYPE_CHECKING:
+    from amr_tui.screens.finder import FinderResult
+    from amr_tui.services.session import Change, OpenFile, Session
+    from amr_tui.widgets.code_view import CodeView
+
+# Only what the first frame needs is imported above: the session (git, parser, search index),
+# dialogs, the finder and TextArea are imported where they are first used, so the screen paints
+# before any of that is loaded. Actions that need the session wait for it (check_action).
+_BEFORE_SESSION = frozenset({"toggle_side", "toggle_tree", "focus", "quit_app", "help", "command_palette"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +88,17 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
     class Loaded(Message):
         pass
 
+    class SessionReady(Message):
+        pass
+
     class Progress(Message):
         def __init__(self, done: int, total: int) -> None:
             self.done, self.total = done, total
             super().__init__()
 
     class Polled(Message):
-        def __init__(self, changes: list[Change]) -> None:
-            self.changes = changes
+        def __init__(self, changes: list[Change], *, done: bool = True, badges: bool = False) -> None:
+            self.changes, self.done, self.badges = changes, done, badges
             super().__init__()
 
     class Opened(Message):
@@ -99,9 +106,10 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             self.of, self.line, self.keep_cursor, self.record = of, line, keep_cursor, record
             super().__init__()
 
-    def __init__(self, session: Session, poll_interval: float = 1.0) -> None:
+    def __init__(self, mounts: list[Mount], poll_interval: float = 1.0) -> None:
         super().__init__()
-        self.session = session
+        self.mounts = mounts
+        self.session: Session | None = None  # built by the load worker
         self.poll_interval = poll_interval
         self.history: list[Place] = []
         self.future: list[Place] = []
@@ -115,7 +123,6 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             with Vertical(id="center"):
                 yield Static("", id="file-title")
                 yield EntryView(id="view")
-                yield TextArea(id="code", read_only=True, show_line_numbers=True, soft_wrap=False)
                 yield Static("", id="file-message", markup=False)
                 yield EntryEditor(id="editor")
             yield SidePanel(id="side")
@@ -124,19 +131,42 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#editor", EntryEditor).display = False
-        self.query_one("#code", TextArea).display = False
         self.query_one("#file-message").display = False
         if getattr(self.app, "today", None):
             self.view.today = self.app.today
         self.set_status("Loading memory…")
-        self.call_after_refresh(self.load_session)  # paint the first frame before the heavy work
+        self.call_after_refresh(self._first_frame_painted)  # paint the first frame before the heavy work
         self.set_interval(self.poll_interval, self._tick, name="poll")
+
+    def _first_frame_painted(self) -> None:
+        starting = getattr(self.app, "first_frame_painted", None)
+        if starting is not None:
+            starting()  # before the load worker: it pauses the collector itself and restores what it found
+        self.load_session()
 
     # ------------------------------------------------------------ workers
     @work(thread=True, exclusive=True, group="load")
     def load_session(self) -> None:
+        from amr_tui.services.session import Session
+
+        try:
+            self.session = Session(self.mounts)
+        except Exception as exc:  # a session that cannot start is a message, not a crash
+            self.app.call_from_thread(self.app.notify, make_visible(f"Could not open the memory: {exc}"),
+                                      severity="error", markup=False)
+            return
+        self.post_message(self.SessionReady())
         self.session.load(progress=lambda d, t: self.post_message(self.Progress(d, t)))
         self.post_message(self.Loaded())
+
+    def on_main_screen_session_ready(self, _: SessionReady) -> None:
+        self.app.session_ready(self.session)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.session is None and action not in _BEFORE_SESSION:
+            return None  # shown, greyed out, until the session exists (a fraction of a second)
+        return True
 
     def on_main_screen_progress(self, message: Progress) -> None:
         self.set_status(f"Indexing {message.done}/{message.total} files…")
@@ -161,7 +191,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             except Exception:  # history is a bonus; a repo git refuses is already reported
                 continue
         if found:
-            self.post_message(self.Polled([]))
+            self.post_message(self.Polled([], done=False, badges=True))
             self.app.call_from_thread(self.app.notify, f"{found} entr{'ies' if found != 1 else 'y'} bring back a fact "
                                       "that was deleted on purpose (AMR030).", title="Resurrected facts", severity="warning")
             self.app.call_from_thread(self.action_reload)
@@ -173,15 +203,23 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
 
     @work(thread=True, exclusive=True, group="poll")
     def poll(self) -> None:
+        """Re-index what changed (no git), show it, then re-read the badges of repos that changed."""
+        badges: list[str] = []
         try:
             changes = self.session.poll()
+            if changes:
+                self.post_message(self.Polled(changes, done=False))
+            badges = self.session.refresh_stale_info()
         except Exception as exc:  # polling must never bring the app down
             self.app.call_from_thread(self.app.notify, make_visible(f"Could not check for changes: {exc}"), severity="warning", markup=False)
             changes = []
-        self.post_message(self.Polled(changes))
+        self.post_message(self.Polled([], done=True, badges=bool(badges)))
 
     def on_main_screen_polled(self, message: Polled) -> None:
-        self._polling = False
+        if message.done:
+            self._polling = False
+        if message.badges:
+            self.refresh_tree()
         if not message.changes:
             return
         self.refresh_tree()
@@ -202,6 +240,17 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         self.post_message(self.Opened(of, place.line, keep_cursor, record))
 
     # --------------------------------------------------------- navigation
+    def _code_view(self, create: bool) -> CodeView | None:
+        """The viewer of non-Markdown files, mounted the first time one is opened."""
+        found = self.query("#code")
+        if found or not create:
+            return found.first() if found else None
+        from amr_tui.widgets.code_view import CodeView
+
+        code = CodeView(id="code")
+        self.query_one("#center").mount(code, after=self.view)
+        return code
+
     @property
     def view(self) -> EntryView:
         return self.query_one("#view", EntryView)
@@ -231,10 +280,12 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             title += f"   (read-only: {of.read_only})"
         self.query_one("#file-title", Static).update(content(title))
         self.sub_title = make_visible(f"{of.repo}/{of.path}")
-        view, code, msg = self.view, self.query_one("#code", TextArea), self.query_one("#file-message", Static)
+        view, msg = self.view, self.query_one("#file-message", Static)
         markdown = of.doc is not None and of.path.lower().endswith((".md", ".markdown"))
         view.display = markdown
-        code.display = of.data is not None and not markdown
+        code = self._code_view(create=of.data is not None and not markdown)
+        if code is not None:
+            code.display = of.data is not None and not markdown
         msg.display = of.data is None
         self.set_class(of.read_only is not None, "-read-only")
         if of.data is None:
@@ -249,12 +300,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
                 view.focus()
             self.refresh_side()
         else:
-            text = make_visible_keep_lines(of.data)
-            code.load_text(text)
-            suffix = "." + of.path.rsplit(".", 1)[-1].lower() if "." in of.path else ""
-            code.language = _LANGS.get(suffix)
-            if line:
-                code.move_cursor((max(0, line - 1), 0))
+            code.show_bytes(of.data, of.path, line)
             code.focus()
             self.query_one(SidePanel).show_links(self.session.backlinks(of.repo, of.path), [])
         self.query_one(MemoryTree).select_file(of.repo, of.path)
@@ -326,6 +372,8 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             if of.read_only or self.session.mount(of.repo).read_only:
                 self.app.notify(make_visible(f"[[{link.target}]] names no file.{hint}"), severity="warning", markup=False)
                 return
+            from amr_tui.screens.dialogs import ConfirmScreen
+
             self.app.push_screen(ConfirmScreen("Missing file", f"[[{link.target}]] names no file in {of.repo}.{hint}\n\nCreate {target}?", "Create"), create)
 
     def on_entry_view_source_activated(self, message: EntryView.SourceActivated) -> None:
@@ -340,6 +388,8 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
 
                 self.app.notify("Opening in your browser…")
                 self.run_worker(lambda: webbrowser.open(url), thread=True, group="browser")
+
+        from amr_tui.screens.dialogs import ConfirmScreen
 
         self.app.push_screen(ConfirmScreen("Open source?", f"Open this link in your web browser?\n\n{url}", "Open"), go)
 
@@ -357,6 +407,8 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         def chosen(result: FinderResult | None) -> None:
             if result is not None:
                 self.leave_file(lambda: self.open_place(Place(result.repo, result.path, result.line)))
+
+        from amr_tui.screens.finder import FinderScreen
 
         self.app.push_screen(FinderScreen(self.session.search_session()), chosen)
 
@@ -430,8 +482,3 @@ def since(iso: str | None) -> str:
         if secs >= size:
             return f"{secs // size}{unit}"
     return "now"
-
-
-def make_visible_keep_lines(data: bytes) -> str:
-    text = data.decode("utf-8", "replace")
-    return "\n".join(make_visible(line.rstrip("\r")) for line in text.split("\n"))

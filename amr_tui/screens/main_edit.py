@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.message import Message
 
-from amr_tui.core.edit import new_entry_line, set_metadata, today_iso
 from amr_tui.core.format import is_markdown
 from amr_tui.core.model import Severity
 from amr_tui.core.textsafety import make_visible
-from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
-from amr_tui.screens.conflict import ConflictScreen
-from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
-from amr_tui.screens.file_editor import FileEditScreen
-from amr_tui.screens.secret_check import ask_before_saving_secrets
-from amr_tui.services import editing
-from amr_tui.services.editing import EditRefused, Saved
-from amr_tui.services.session import OpenFile
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
+
+if TYPE_CHECKING:
+    from amr_tui.services.editing import Saved
+    from amr_tui.services.session import OpenFile
+
+# git, the editing service and the dialogs are imported in the methods that use them, so the
+# main screen's first frame does not wait for them (see main.py).
 
 
 class SaveDone(Message):
@@ -65,6 +64,8 @@ class EditingMixin:
 
     @work(thread=True, group="save")
     def _save_worker(self, job, of, new_bytes) -> None:
+        from amr_tui.services.editing import Saved
+
         try:
             result = job()
         except Exception as exc:  # every failure becomes a notification, never a crash
@@ -86,6 +87,9 @@ class EditingMixin:
         self.open_place(Place(saved.repo, saved.path, saved.line), record=False)
 
     def on_save_failed(self, message: SaveFailed) -> None:
+        from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
+        from amr_tui.screens.conflict import ConflictScreen
+
         err = message.error
         self.last_save_error = err
         self.set_status(make_visible(f"Not saved: {err}"))
@@ -102,6 +106,8 @@ class EditingMixin:
             self.app.notify(make_visible(str(err)), title="Not saved", severity="error", markup=False, timeout=8)
 
     def _ask_identity(self, retry) -> None:
+        from amr_tui.screens.dialogs import PromptScreen
+
         of = self.current
 
         def got(value: str | None) -> None:
@@ -121,6 +127,8 @@ class EditingMixin:
                                           help_text="Saved in this repo's own config (never your global config)."), got)
 
     def _resolve_conflict(self, of: OpenFile, result: bytes | None) -> None:
+        from amr_tui.services import editing
+
         if result is None:
             self.app.notify("Conflict left unresolved; nothing was saved.", severity="warning")
             return
@@ -177,6 +185,8 @@ class EditingMixin:
         self.view.editing = target.mode == "edit"
 
     def on_entry_editor_submitted(self, message: EntryEditor.Submitted) -> None:
+        from amr_tui.screens.dialogs import ConfirmScreen
+
         target, line_text = message.target, message.line_text
         errors = [d for d in message.diagnostics if d.severity is Severity.ERROR]
         if target.mode != "edit" and not line_text[len(target.prefix):].strip():
@@ -193,6 +203,8 @@ class EditingMixin:
         self._save_entry(target, line_text)
 
     def _save_entry(self, target: EditTarget, line_text: str) -> None:
+        from amr_tui.services import editing
+
         of = self.current
         if of is None or (of.repo, of.path) != (target.repo, target.path):
             of = self.session.open(target.repo, target.path)
@@ -204,6 +216,8 @@ class EditingMixin:
         self._run_save(job, of)
 
     def on_entry_editor_cancelled(self, message: EntryEditor.Cancelled) -> None:
+        from amr_tui.screens.dialogs import ConfirmScreen
+
         def drop(yes: bool | None) -> None:
             if yes:
                 self.editor.close()
@@ -228,6 +242,9 @@ class EditingMixin:
         then()
 
     def action_delete_entry(self) -> None:
+        from amr_tui.screens.dialogs import ConfirmScreen
+        from amr_tui.services import editing
+
         found = self._writable_entry()
         if found is None:
             return
@@ -241,6 +258,9 @@ class EditingMixin:
         self.app.push_screen(ConfirmScreen("Delete entry?", f"{entry.text}\n\nIt stays in git history.", "Delete"), go)
 
     def action_stamp_added(self) -> None:
+        from amr_tui.core.edit import set_metadata, today_iso
+        from amr_tui.services import editing
+
         found = self._writable_entry()
         if found is None:
             return
@@ -249,6 +269,9 @@ class EditingMixin:
         self._run_save(lambda: editing.replace_entry_line(self.session, of, entry.line, new), of)
 
     def action_move_entry(self) -> None:
+        from amr_tui.screens.dialogs import ChoiceScreen
+        from amr_tui.services import editing
+
         found = self._writable_entry()
         if found is None:
             return
@@ -270,6 +293,10 @@ class EditingMixin:
 
     def action_capture(self) -> None:
         """Write a new entry from anywhere; asks which repo when more than one can take it."""
+        from amr_tui.core.edit import new_entry_line
+        from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
+        from amr_tui.screens.secret_check import ask_before_saving_secrets
+
         writable = [r for r in self.session.names if not self.session.mount(r).read_only]
         if not writable:
             self.app.notify("Every mounted repo is read-only.", severity="error")
@@ -296,6 +323,9 @@ class EditingMixin:
                                           help_text="Goes to the top of MEMORY.md, above ## Index."), with_text)
 
     def _capture_into(self, repo: str, line: str) -> Saved:
+        from amr_tui.services.editing import EditRefused
+        from amr_tui.services import editing
+
         of = self.session.open(repo, "MEMORY.md")
         if of.doc is None:
             raise EditRefused(of.message or "MEMORY.md cannot be read")
@@ -306,6 +336,10 @@ class EditingMixin:
 
     # ---------------------------------------------------------- file edits
     def action_edit_file(self) -> None:
+        from amr_tui.screens.file_editor import FileEditScreen
+        from amr_tui.screens.secret_check import ask_before_saving_secrets
+        from amr_tui.services import editing
+
         of = self._writable()
         if of is None or of.data is None:
             return
@@ -333,6 +367,9 @@ class EditingMixin:
         self.app.push_screen(FileEditScreen(of.path, plain), done)
 
     def action_external_editor(self) -> None:
+        from amr_tui.screens.secret_check import ask_before_saving_secrets
+        from amr_tui.services import editing
+
         of = self._writable()
         if of is None or of.data is None:
             return
@@ -355,6 +392,8 @@ class EditingMixin:
                                                                                    f"Edit {of.path} in $EDITOR"), of, data))
 
     def action_new_file(self) -> None:
+        from amr_tui.screens.dialogs import PromptScreen
+
         repo = self.current.repo if self.current else (self.session.names[0] if self.session.names else None)
         if repo is None:
             return
@@ -366,9 +405,14 @@ class EditingMixin:
         self.app.push_screen(PromptScreen(f"New file in {repo}", placeholder="topic or folder/topic (.md added)"), named)
 
     def create_file_at(self, repo: str, path: str) -> None:
+        from amr_tui.services import editing
+
         self._run_save(lambda: editing.create_file(self.session, repo, path))
 
     def action_rename_file(self) -> None:
+        from amr_tui.screens.dialogs import PromptScreen
+        from amr_tui.services import editing
+
         of = self._writable()
         if of is None:
             return
@@ -382,6 +426,8 @@ class EditingMixin:
                                           help_text=f"{backlinks} link(s) to it will be rewritten in the same commit."), named)
 
     def action_delete_file(self) -> None:
+        from amr_tui.screens.dialogs import ConfirmScreen
+
         of = self._writable()
         if of is None:
             return
@@ -398,5 +444,8 @@ class EditingMixin:
         self.app.push_screen(ConfirmScreen("Delete file?", body, "Delete"), go)
 
     def _delete_and_go(self, of: OpenFile) -> Saved:
+        from amr_tui.services.editing import Saved
+        from amr_tui.services import editing
+
         saved = editing.delete_file(self.session, of.repo, of.path)
         return Saved(saved.repo, "MEMORY.md", saved.head, saved.message, 0)

@@ -6,7 +6,6 @@ from textual import work
 from textual.message import Message
 
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
 
 
 class Forgot(Message):
@@ -65,6 +64,8 @@ class HistoryMixin:
         self.app.push_screen(ForgottenScreen(service, of.repo, self.session.mount(of.repo).read_only), done)
 
     def action_forget_entry(self) -> None:
+        from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
+
         found = self._writable_entry()
         if found is None:
             return

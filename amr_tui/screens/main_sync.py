@@ -63,6 +63,7 @@ class SyncMixin:
             self.app.notify(make_visible(f"{path}: brings back a deleted fact: {fact}"), title="Resurrected fact",
                             severity="warning", markup=False, timeout=10)
         self.session.poll()
+        self.session.refresh_info(message.repo)  # ahead/behind and last sync changed
         self.refresh_tree()
         self.action_reload()
         if result.pending is not None:

@@ -212,7 +212,7 @@ def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved,
     _ = after
     message = f"Rename {old} to {new}" + (f" ({rewritten} link line{'s' if rewritten != 1 else ''} updated)" if rewritten else "")
     new_head = git.commit_changes(changes, message + TRAILER, head)
-    session.reload_file(repo, new)
+    session.reload_files(repo, [old, new, *changes])  # the renamed file and every file whose links changed
     return Saved(repo, new, new_head, message, 1), rewritten
 
 

@@ -21,13 +21,14 @@ from amr_tui.core.search import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
+from amr_tui.services.session_watch import Change, RepoInfo, WatchMixin
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, list_files, path_is_safe, read_bytes
+
+__all__ = ["Backlink", "Change", "LockedSearch", "OpenFile", "RepoInfo", "Session"]
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
 FULL_RELINT_MAX_DOCS = 400  # above this, a change re-lints its own files first (whole repo on a quiet poll)
 YIELD_EVERY = 25  # files parsed between short sleeps while loading, so the UI thread gets the GIL
-_OP_NOTES = {"merge": "merging", "rebase": "rebasing", "am": "applying patches", "cherry-pick": "cherry-picking",
-             "revert": "reverting", "bisect": "bisecting"}
 
 
 @dataclass(slots=True)
@@ -49,20 +50,6 @@ class Backlink:
 
 
 @dataclass(slots=True)
-class RepoInfo:
-    name: str
-    branch: str = ""
-    dirty: bool = False
-    ahead: int = 0
-    behind: int = 0
-    read_only: bool = False
-    note: str = ""
-    head: str | None = None
-    last_sync: str | None = None  # ISO time of the last successful sync
-    offline: bool = False
-
-
-@dataclass(slots=True)
 class _RepoState:
     mount: Mount
     git: GitRepo | None
@@ -74,30 +61,13 @@ class _RepoState:
     history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
     lint_stale: bool = False  # only the changed files were re-linted; the whole-repo checks are due
     info: RepoInfo | None = None
+    info_stale: bool = True  # files or git state changed since the badge was read
+    info_at: float = 0.0  # time.monotonic() of the last badge read
+    head_sig: tuple | None = None  # amr_tui.git.watch signatures at the last look
+    git_sig: tuple | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
-    repo: str
-    added: tuple[str, ...]
-    changed: tuple[str, ...]
-    removed: tuple[str, ...]
-    head_moved: bool
-
-    def describe(self) -> str:
-        parts = []
-        if self.changed:
-            parts.append("changed " + ", ".join(self.changed[:3]) + ("…" if len(self.changed) > 3 else ""))
-        if self.added:
-            parts.append("added " + ", ".join(self.added[:3]) + ("…" if len(self.added) > 3 else ""))
-        if self.removed:
-            parts.append("removed " + ", ".join(self.removed[:3]) + ("…" if len(self.removed) > 3 else ""))
-        if not parts and self.head_moved:
-            parts.append("new commit")
-        return f"{self.repo}: " + "; ".join(parts)
-
-
-class Session:
+class Session(WatchMixin):
     def __init__(self, mounts: list[Mount]) -> None:
         self.lock = threading.RLock()
         self.index = SearchIndex()
@@ -227,46 +197,6 @@ class Session:
         self._relint(state)
         return len(found)
 
-    def refresh_info(self, repo: str) -> RepoInfo:
-        state = self.repos[repo]
-        info = RepoInfo(repo, read_only=state.mount.read_only)
-        if repo in self.refusals:
-            info.note = self.refusal_note(repo)
-        elif state.git is None:
-            info.note = "not a git repo"
-        else:
-            try:
-                st = state.git.status()
-                info.branch = st.branch or ""
-                info.head = st.head
-                info.dirty = not st.is_clean
-                info.ahead = st.ahead or 0
-                info.behind = st.behind or 0
-                if st.detached:
-                    info.note = "detached"
-                elif st.is_empty_repo:
-                    info.note = "empty"
-                op = state.git.operation_in_progress()
-                if op:
-                    info.note = _OP_NOTES.get(op, op)
-                from amr_tui.services.syncstate import load_state
-
-                recorded = load_state(state.git)
-                info.last_sync = recorded.get("last_sync")
-                info.offline = bool(recorded.get("offline_since"))
-            except AmrGitError as exc:
-                info.note = str(exc)[:80]
-        with self.lock:
-            state.info = info
-        return info
-
-    def refusal_note(self, repo: str) -> str:
-        """Short reason a repo is read-only because git refuses it (empty when it does not)."""
-        why = self.refusals.get(repo, "")
-        if not why:
-            return ""
-        return "git refuses it: " + ("another user owns it" if "another user" in why else "its config points git elsewhere")
-
     # ------------------------------------------------------------------- reads
     def files(self, repo: str) -> list[str]:
         with self.lock:
@@ -389,57 +319,6 @@ class Session:
 
     def search_session(self) -> "LockedSearch":
         return LockedSearch(self)
-
-    # ----------------------------------------------------------------- changes
-    def poll(self) -> list[Change]:
-        """Find what changed on disk or in git since the last look, and reload it.
-
-        Reads only: stat calls and `git status` with optional locks off, so polling never
-        takes the index lock an agent may need.
-        """
-        changes: list[Change] = []
-        for name, state in self.repos.items():
-            files, escaping = list_files(state.mount.root)
-            with self.lock:
-                old_files = set(state.files)
-                old_stats = dict(state.stats)
-                old_head = state.info.head if state.info else None
-            new_set = set(files)
-            added = sorted(new_set - old_files)
-            removed = sorted(old_files - new_set)
-            changed = sorted(p for p in new_set & old_files if self._stat(state, p) != old_stats.get(p))
-            with self.lock:
-                state.files, state.escaping = files, escaping
-                for p in removed:
-                    state.docs.pop(p, None)
-                    state.stats.pop(p, None)
-                    self.index.remove_file(name, p)
-            for p in added + changed:
-                self._load_file(state, p)
-            info = self.refresh_info(name)
-            head_moved = info.head != old_head
-            if added or removed or changed or head_moved:
-                self._relint_some(state, added + changed + removed)
-                changes.append(Change(name, tuple(added), tuple(changed), tuple(removed), head_moved))
-            elif state.lint_stale:
-                state.lint_stale = False
-                self._relint(state)  # a quiet moment: the whole-repo checks catch up
-        return changes
-
-    def reload_file(self, repo: str, path: str) -> None:
-        state = self.repos[repo]
-        files, escaping = list_files(state.mount.root)
-        with self.lock:
-            gone = set(state.files) - set(files)
-            state.files, state.escaping = files, escaping
-            for p in gone:
-                state.docs.pop(p, None)
-                state.stats.pop(p, None)
-                self.index.remove_file(repo, p)
-        if path in files:
-            self._load_file(state, path)
-        self._relint_some(state, [path, *sorted(gone)])
-        self.refresh_info(repo)
 
     def git(self, repo: str) -> GitRepo | None:
         return self.repos[repo].git

@@ -98,37 +98,61 @@ def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount
 
 def list_files(root: Path) -> tuple[list[str], set[str]]:
     """(files, symlinks pointing outside the root). Posix paths relative to the root, sorted."""
+    files, escaping, _ = scan_files(root)
+    return files, escaping
+
+
+def scan_files(root: Path) -> tuple[list[str], set[str], dict[str, tuple[int, int]]]:
+    """As ``list_files``, plus each file's (mtime_ns, size): one ``scandir`` walk, one lstat a file.
+
+    Folders named in ``_SKIP_DIRS`` are not entered; symlinked folders are never entered (and are
+    listed as escaping when they point outside the root); a symlinked file is listed, and escaping
+    when it points outside the root or into ``.git``.
+    """
     files: list[str] = []
     escaping: set[str] = set()
+    stats: dict[str, tuple[int, int]] = {}
     root = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        rel_dir = os.path.relpath(dirpath, root)
-        for fname in filenames:
-            rel = fname if rel_dir == "." else f"{rel_dir}/{fname}".replace(os.sep, "/")
-            full = os.path.join(dirpath, fname)
-            try:
-                st = os.lstat(full)
-            except OSError:
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                target = Path(full).resolve()
-                if not target.is_relative_to(root) or ".git" in target.relative_to(root).parts:
-                    escaping.add(rel)
-            elif not stat.S_ISREG(st.st_mode):
-                continue
-            if fname.startswith(".amr-tmp-"):
-                continue
-            files.append(rel)
-        # symlinked folders are not walked (followlinks=False) but are listed as escaping if outside
-        for d in list(dirnames):
-            full = os.path.join(dirpath, d)
-            if os.path.islink(full):
-                target = Path(full).resolve()
-                if not target.is_relative_to(root):
-                    escaping.add(d if rel_dir == "." else f"{rel_dir}/{d}")
+    todo = [("", str(root))]
+    while todo:
+        rel_dir, dirpath = todo.pop()
+        try:
+            listing = os.scandir(dirpath)
+        except OSError:
+            continue
+        with listing:
+            for entry in listing:
+                name = entry.name
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if name in _SKIP_DIRS:
+                        continue
+                    if entry.is_symlink():
+                        if not Path(entry.path).resolve().is_relative_to(root):
+                            escaping.add(rel)
+                    else:
+                        todo.append((rel, entry.path))
+                    continue
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    target = Path(entry.path).resolve()
+                    if not target.is_relative_to(root) or ".git" in target.relative_to(root).parts:
+                        escaping.add(rel)
+                elif not stat.S_ISREG(st.st_mode):
+                    continue
+                if name.startswith(".amr-tmp-"):
+                    continue
+                files.append(rel)
+                stats[rel] = (st.st_mtime_ns, st.st_size)
     files.sort()
-    return files, escaping
+    return files, escaping, stats
 
 
 def path_is_safe(root: Path, rel: str) -> bool:

@@ -13,7 +13,6 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from amr_tui.core.edit import check_line
 from amr_tui.core.model import Diagnostic, Severity
 from amr_tui.widgets.safe import SafeInput, content
 
@@ -93,6 +92,8 @@ class EntryEditor(Vertical):
         self._validate(event.value)
 
     def _validate(self, value: str) -> None:
+        from amr_tui.core.edit import check_line
+
         if self.target is None:
             return
         _, diags = check_line(self.target.prefix + value.strip(), self.target.path)
@@ -116,6 +117,8 @@ class EntryEditor(Vertical):
 
     def action_stamp_date(self) -> None:
         """Add (or refresh) added: today in the metadata brackets."""
+        from amr_tui.core.edit import check_line
+
         from amr_tui.core.edit import set_metadata, today_iso
 
         if self.target is None:

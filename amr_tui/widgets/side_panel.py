@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,8 +15,10 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.links import LinkState
 from amr_tui.core.model import Diagnostic, Entry, Link
-from amr_tui.services.session import Backlink
 from amr_tui.widgets.safe import content
+
+if TYPE_CHECKING:
+    from amr_tui.services.session import Backlink
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,64 @@
+"""The first frame does not wait for git, the parser's heavy parts, the search index or dialogs.
+
+Start-up time is measured by bench/ (issue 6); what these tests pin is the structure that
+makes it fast: which modules the main screen needs before it can paint, that actions wait
+for the session instead of failing, and that the collector paused for start-up comes back.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+
+from amr_tui.services.workspace import discover
+from tests.apphelpers import app_for, ready, wait_for
+
+# Loaded by the session worker or by the first use of a feature, never before the first frame.
+NOT_BEFORE_FIRST_FRAME = (
+    "git", "amr_tui.git", "amr_tui.services.session", "amr_tui.services.editing", "amr_tui.core.search",
+    "amr_tui.core.lint", "amr_tui.core.rules", "amr_tui.screens.finder", "amr_tui.screens.dialogs",
+    "amr_tui.screens.help", "amr_tui.screens.palette", "textual.widgets._text_area", "tree_sitter",
+    "markdown_it",
+)
+
+
+def test_main_screen_imports_nothing_heavy():
+    code = ("import sys, json; import amr_tui.app, amr_tui.screens.main; "
+            "print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = set(json.loads(out))
+    early = sorted(m for m in NOT_BEFORE_FIRST_FRAME if m in loaded)
+    assert early == [], f"imported before the first frame: {early}"
+
+
+async def test_actions_wait_for_the_session_then_work(make_repo):
+    root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- Alice likes tea\n"})
+    app = app_for([root])
+    async with app.run_test(size=(100, 30)) as pilot:
+        from amr_tui.screens.main import MainScreen
+
+        screen = MainScreen(discover([root]))  # not mounted: no worker has built its session yet
+        assert screen.check_action("edit_entry", ()) is None  # shown greyed, not run
+        assert screen.check_action("toggle_side", ()) is True
+        await ready(pilot, app)
+        assert app.session is app.screen.session is not None
+        assert app.screen.check_action("edit_entry", ()) is True
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "FinderScreen", what="finder")
+
+
+async def test_collector_paused_for_start_up_comes_back(make_repo):
+    root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n"})
+    app = app_for([root])
+    app.gc_paused = True  # as `amr` does (cli/app_cmd.py)
+    gc.disable()
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot, app)
+            assert gc.isenabled(), "the collector stays off after the first frame"
+            assert app.gc_paused is False
+    finally:
+        gc.enable()
+        gc.unfreeze()
