@@ -24,6 +24,7 @@ def doc_of(text: str | bytes, path: str = "MEMORY.md"):
     data = text.encode("utf-8") if isinstance(text, str) else text
     doc = parse(data, path)
     assert serialize(doc) == data
+    doc.diagnostics  # the line-local lint runs on first use; it also fills each entry's diagnostics
     return doc
 
 

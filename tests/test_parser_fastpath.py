@@ -16,6 +16,7 @@ from amr_tui.core.format import parse
 
 
 def _snapshot(doc) -> object:
+    doc.diagnostics  # computed on first use; fills the entries' diagnostics too
     return (
         [(ln.number, ln.text, ln.eol, ln.kind) for ln in doc.lines],
         [(e.line, e.indent, e.marker, e.content_start, e.text, e.metadata, e.links, e.section, e.section_level,

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from amr_tui.core.format import parse, serialize
 from amr_tui.core.jsonout import entries_json
+from amr_tui.core.rules import check_document
 from amr_tui.core.metadata import escape_value, format_entry
 from amr_tui.core.model import WHITESPACE, LineKind
 
@@ -136,6 +137,17 @@ def test_parsing_is_deterministic(data: bytes) -> None:
 
 
 @SETTINGS
+@given(st.one_of(any_file, with_entries()))
+def test_deferred_lint_equals_a_full_recheck(data: bytes) -> None:
+    """Document.diagnostics (run on first use, from the parser's unusual metadata reads only)
+    says exactly what the rules say when they read every entry's metadata again."""
+    EXAMPLES["deferred_lint"] += 1
+    deferred = parse(data)
+    full = check_document(parse(data, check=False))
+    assert [d.to_json() for d in deferred.diagnostics] == [d.to_json() for d in full]
+
+
+@SETTINGS
 @given(any_file)
 def test_structure_invariants(data: bytes) -> None:
     EXAMPLES["invariants"] += 1
@@ -204,6 +216,7 @@ def test_format_entry_parses_back(text: str, items: list[tuple[str, str]]) -> No
     doc = parse((line + "\n").encode("utf-8"))
     assert len(doc.entries) == 1, line
     entry = doc.entries[0]
+    assert doc.diagnostics is not None  # the lint runs on first use and fills entry.diagnostics
     assert entry.text == " ".join(text.split())
     assert [(m.key, m.value) for m in entry.metadata] == [(k, escape_value(v).strip(WHITESPACE)) for k, v in items]
     codes = {d.code for d in entry.diagnostics}

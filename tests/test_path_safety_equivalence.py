@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from amr_tui.services.workspace import path_is_safe
+from amr_tui.services.workspace import path_is_safe, read_bytes
 
 
 def _reference(root: Path, rel: str) -> bool:
@@ -48,3 +48,9 @@ def test_same_answers(tmp_path: Path):
     for base in (root, via):
         for rel in rels:
             assert path_is_safe(base, rel) == _reference(base, rel), (base, rel)
+    (root / ".git" / "config").write_text("[core]\n")
+    (root / "notes" / ".git").write_text("gitdir: elsewhere\n")
+    for base in (root, via):
+        checked: dict[str, bool] = {}
+        for rel in rels * 2:  # the second pass answers from the folder cache
+            assert read_bytes(base, rel, checked_dirs=checked) == read_bytes(base, rel), (base, rel)

@@ -62,3 +62,15 @@ async def test_collector_paused_for_start_up_comes_back(make_repo):
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+async def test_first_file_gets_its_lint_marks_once_the_lint_is_done(make_repo):
+    """The first file opens as soon as search is ready; its marks come with the lint after."""
+    memory = "# Memory\n\n## Index\n- [[notes]]\n- Deploys happen on 2026-13-45 [added: 2026-13-45]\n"
+    root = make_repo("memory", {"MEMORY.md": memory, "notes.md": "- a note\n"})
+    app = app_for([root])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot, app)
+        view = app.screen.view
+        await wait_for(pilot, lambda: 5 in view.marks, what="the bad date marked on line 5")
+        assert "AMR008" in {d.code for d in app.session.diagnostics("memory", "MEMORY.md")}

@@ -47,7 +47,25 @@ class Document:
     links: list[Link] = field(default_factory=list)  # every link in the file, entries or not
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, text)
     front_matter: tuple[int, int] | None = None  # 1-based first and last line
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # The line-local lint, computed on first use of ``diagnostics`` (a search index or a
+    # link graph never needs it); ``_meta_problems`` keeps the parser's metadata reads that
+    # the lint needs (the unusual ones: a clean "[k: v; k: v]" is rebuilt from the entry).
+    _diagnostics: list[Diagnostic] | None = field(default=None, repr=False, compare=False)
+    _meta_problems: dict[int, MetaParse] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        found = self._diagnostics
+        if found is None:
+            from amr_tui.core.rules import check_document  # late import: rules builds on this module
+
+            found = check_document(self, self._meta_problems or {}, problems_only=True)
+            self._diagnostics, self._meta_problems = found, None
+        return found
+
+    @diagnostics.setter
+    def diagnostics(self, value: list[Diagnostic]) -> None:
+        self._diagnostics, self._meta_problems = value, None
 
     def to_bytes(self) -> bytes:
         return serialize(self)
@@ -121,8 +139,8 @@ def _markdown_source(lines: list[Line], skip: tuple[int, int] | None) -> str:
 def parse(data: bytes, path: str = "MEMORY.md", *, check: bool = True) -> Document:
     """Parse a file. Non-Markdown files get lines but no entries and no links.
 
-    ``check=False`` skips the line-local lint (``diagnostics`` stay empty): for callers that
-    only read entries, such as ``amr search``.
+    The line-local lint (``Document.diagnostics``) runs on first use. ``check=False`` skips it
+    (``diagnostics`` stay empty): for callers that only read entries, such as ``amr search``.
     """
     text, bom, utf8 = decode(data)
     lines = split_lines(text)
@@ -133,11 +151,16 @@ def parse(data: bytes, path: str = "MEMORY.md", *, check: bool = True) -> Docume
         return doc
     metas = _parse_markdown(doc, text)
     if not check:
+        doc._diagnostics = []
         return doc
-    from amr_tui.core.rules import check_document  # late import: rules builds on this module
-
-    doc.diagnostics = check_document(doc, metas, text)
+    doc._meta_problems = {line: m for line, m in metas.items() if not _clean_meta(m)}
     return doc
+
+
+def _clean_meta(meta: MetaParse) -> bool:
+    """Nothing for the line-local lint to report from this metadata read but its group count."""
+    return (len(meta.groups) <= 1 and not meta.joined_items and not meta.empty_items
+            and meta.trailing_non_meta is None and not meta.unparsable)
 
 
 def _mark(lines: list[Line], start: int, end: int, kind: LineKind) -> None:

@@ -119,7 +119,7 @@ class Entry:
     meta_start: int  # 0-based offset where the metadata brackets start; len(line) if none
     meta_groups: int  # how many bracket groups held the metadata
     multiline: bool = False  # the list item has more lines than the bullet line
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # set when its Document's diagnostics are computed
 
     def meta(self, key: str) -> list[str]:
         """Values of a key, in order (keys compare case-insensitively)."""

@@ -106,11 +106,13 @@ def rebuild_line(line_text: str, entry: Entry, items: list[tuple[str, str]] | No
     return new
 
 
-def check_document(doc, metas: dict[int, MetaParse] | None = None, text: str | None = None) -> list[Diagnostic]:
+def check_document(doc, metas: dict[int, MetaParse] | None = None, text: str | None = None, *,
+                   problems_only: bool = False) -> list[Diagnostic]:
     """Every line-local finding of a parsed file (doc: core.format.Document; import cycle).
 
     ``metas`` (each entry's metadata parse, by line) and ``text`` (the decoded file) are what
-    the parser already has; without them they are computed again.
+    the parser already has; without them they are computed again. ``problems_only``: ``metas``
+    holds only the unusual reads, and an entry missing from it had a clean one.
     """
     out: list[Diagnostic] = []
     if not doc.utf8:
@@ -137,6 +139,8 @@ def check_document(doc, metas: dict[int, MetaParse] | None = None, text: str | N
     lines = doc.lines
     for entry in doc.entries:
         meta = metas.get(entry.line) if metas is not None else None
+        if meta is None and problems_only:
+            meta = _CLEAN_WITH if entry.meta_groups else _CLEAN_WITHOUT
         found = _check_entry(lines[entry.line - 1].text, entry, meta)
         if found:
             entry.diagnostics = found
@@ -150,6 +154,10 @@ def check_document(doc, metas: dict[int, MetaParse] | None = None, text: str | N
                 out.append(diag("AMR016", f"looks like {article} {m.kind}; memory must not hold credentials", line.number, m.start + 1))
     out.sort(key=lambda d: (d.line, d.column, d.code))
     return out
+
+
+_CLEAN_WITH = MetaParse([], 0, [(0, 0)], [], [], None, False)  # one clean group (positions unused)
+_CLEAN_WITHOUT = MetaParse([], 0, [], [], [], None, False)  # no metadata
 
 
 def _secret_lines(lines: list, text: str) -> list:

@@ -10,6 +10,7 @@ kilobyte-sized ints. Repo and text-length groups are ``BitArray``s too.
 from __future__ import annotations
 
 import heapq
+from collections import defaultdict
 from bisect import bisect_left, insort
 from collections.abc import Collection, Iterable
 from itertools import accumulate
@@ -94,21 +95,18 @@ class PostingStore:
 
     def _group(self, slots: list[int]) -> tuple[dict[str, list[int]], dict[int, list[int]]]:
         """The given slots by token and by text-length bucket."""
-        by_tok: dict[str, list[int]] = {}
-        by_len: dict[int, list[int]] = {}
-        tget = by_tok.get
+        by_tok: defaultdict[str, list[int]] = defaultdict(list)
+        by_len: defaultdict[int, list[int]] = defaultdict(list)
         items, lower = self._items, self._lower
         for slot in slots:
             item = items[slot]
             low = lower[slot]
             assert item is not None and low is not None
-            for tok in tokens_of(item.text, low):
-                lst = tget(tok)
-                if lst is None:
-                    by_tok[tok] = [slot]
-                else:
-                    lst.append(slot)
-            by_len.setdefault(_bucket(len(item.text)), []).append(slot)
+            text = item.text
+            for tok in tokens_of(text, low):
+                by_tok[tok].append(slot)
+            n = len(text)
+            by_len[n if n < 160 else _bucket(n)].append(slot)
         return by_tok, by_len
 
     def _add(self, items: list[SearchItem]) -> list[int]:

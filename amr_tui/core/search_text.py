@@ -48,7 +48,8 @@ def tokens_of(text: str, low: str) -> set[str]:
         toks = set(low.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split())
     else:
         toks = set(_WORD.findall(low))
-    if text != low and _CAMEL_HINT.search(text) is not None:
+    # A capital only at the start ("Redis listens...") cannot be a camelCase hump: skip the scan.
+    if text != low and text[1:] != low[1:] and _CAMEL_HINT.search(text) is not None:
         for run in _WORD.findall(text):
             if _CAMEL_HINT.search(run) is not None:
                 toks.update(p.lower() for p in _CAMEL_PART.findall(run))

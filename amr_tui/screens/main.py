@@ -25,7 +25,7 @@ from amr_tui.screens.main_sync import SyncMixin
 from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EntryEditor
 from amr_tui.widgets.entry_view import EntryView
-from amr_tui.widgets.file_tree import FileRef, MemoryTree, RepoBadge
+from amr_tui.widgets.file_tree import FileRef, MemoryTree, RepoBadge, since
 from amr_tui.widgets.safe import content
 from amr_tui.widgets.side_panel import SidePanel
 
@@ -89,6 +89,9 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         pass
 
     class SessionReady(Message):
+        pass
+
+    class Indexed(Message):  # searchable; the lint and the repo badges follow (then Loaded)
         pass
 
     class Progress(Message):
@@ -156,7 +159,8 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
                                       severity="error", markup=False)
             return
         self.post_message(self.SessionReady())
-        self.session.load(progress=lambda d, t: self.post_message(self.Progress(d, t)))
+        self.session.load(progress=lambda d, t: self.post_message(self.Progress(d, t)),
+                          indexed=lambda: self.post_message(self.Indexed()))
         self.post_message(self.Loaded())
 
     def on_main_screen_session_ready(self, _: SessionReady) -> None:
@@ -171,15 +175,27 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
     def on_main_screen_progress(self, message: Progress) -> None:
         self.set_status(f"Indexing {message.done}/{message.total} files…")
 
+    def on_main_screen_indexed(self, _: Indexed) -> None:
+        self.set_status(f"Search ready: {len(self.session.index)} items. Checking the format…")
+        self._open_first()
+
     def on_main_screen_loaded(self, _: Loaded) -> None:
         self.indexing = False
         self.refresh_tree()
         total = len(self.session.index)
         self.set_status(f"{len(self.session.names)} repo{'s' if len(self.session.names) != 1 else ''} mounted, {total} items indexed.")
-        if self.current is None and self.session.names:
-            first = self.session.names[0]
-            self.open_place(Place(first, MEMORY_FILE, 0))
+        cur = self.current
+        if cur is not None:  # opened at Indexed, before the tree had its files
+            self.call_after_refresh(self.query_one(MemoryTree).select_file, cur.repo, cur.path)  # once its lines exist
+            if cur.doc is not None:  # its lint marks arrived with Loaded
+                self.view.set_marks(self.session.marks(cur.repo, cur.path))
+                self.refresh_side()
+        self._open_first()
         self.check_history()
+
+    def _open_first(self) -> None:
+        if self.current is None and self.session.names:
+            self.open_place(Place(self.session.names[0], MEMORY_FILE, 0))
 
     @work(thread=True, exclusive=True, group="history-lint")
     def check_history(self) -> None:
@@ -463,22 +479,3 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
 
     def link_for(self, path: str) -> str:
         return f"[[{link_text_for(path)}]]"
-
-
-def since(iso: str | None) -> str:
-    """'5m', '3h', '2d' since an ISO time; '' when unknown."""
-    import datetime as _dt
-
-    if not iso:
-        return ""
-    try:
-        then = _dt.datetime.fromisoformat(iso)
-    except ValueError:
-        return ""
-    if then.tzinfo is None:
-        then = then.replace(tzinfo=_dt.timezone.utc)
-    secs = max(0, int((_dt.datetime.now(_dt.timezone.utc) - then).total_seconds()))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if secs >= size:
-            return f"{secs // size}{unit}"
-    return "now"

@@ -22,13 +22,13 @@ from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
 from amr_tui.services.session_watch import Change, RepoInfo, WatchMixin
-from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, list_files, path_is_safe, read_bytes
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files
 
 __all__ = ["Backlink", "Change", "LockedSearch", "OpenFile", "RepoInfo", "Session"]
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
 FULL_RELINT_MAX_DOCS = 400  # above this, a change re-lints its own files first (whole repo on a quiet poll)
-YIELD_EVERY = 25  # files parsed between short sleeps while loading, so the UI thread gets the GIL
+LOAD_BATCH = 100  # files parsed, then indexed in one batch and a short sleep (the UI thread gets the GIL)
 
 
 @dataclass(slots=True)
@@ -92,14 +92,16 @@ class Session(WatchMixin):
     def mount(self, repo: str) -> Mount:
         return self.repos[repo].mount
 
-    def load(self, progress: Callable[[int, int], None] | None = None) -> None:
-        """Read every repo: files, documents, lint findings and the search index."""
+    def load(self, progress: Callable[[int, int], None] | None = None,
+             indexed: Callable[[], None] | None = None) -> None:
+        """Read every repo: files, documents and the search index (then ``indexed()``), then the
+        lint findings and each repo's badge."""
         total_files = 0
-        listed: dict[str, tuple[list[str], set[str]]] = {}
+        listed: dict[str, tuple[list[str], set[str], dict[str, tuple[int, int]]]] = {}
         for name, state in self.repos.items():
             if name not in self.refusals:
                 sweep_temp_files(state.mount.root)  # leftovers of a save that was killed
-            listed[name] = list_files(state.mount.root)
+            listed[name] = scan_files(state.mount.root)
             total_files += len(listed[name][0])
         done = 0
         if progress:
@@ -108,16 +110,22 @@ class Session(WatchMixin):
         gc.disable()  # parsing makes many small objects that live on: no point scanning them mid-load
         try:
             for name, state in self.repos.items():
-                files, escaping = listed[name]
+                files, escaping, stats = listed[name]
                 with self.lock:
                     state.files, state.escaping = files, escaping
-                for rel in files:
-                    self._load_file(state, rel)
-                    done += 1
-                    if done % YIELD_EVERY == 0:
-                        time.sleep(0.001)  # let the UI thread paint and take keys
-                    if progress and done % 200 == 0:
+                checked_dirs: dict[str, bool] = {}
+                for at in range(0, len(files), LOAD_BATCH):
+                    batch = [(rel, self._read_entries(state, rel, stats.get(rel), checked_dirs))
+                             for rel in files[at:at + LOAD_BATCH]]
+                    with self.lock:
+                        self.index.set_files(name, batch)
+                    done += len(batch)
+                    if progress:
                         progress(done, total_files)
+                    time.sleep(0.001)  # let the UI thread paint and take keys
+            if indexed:
+                indexed()
+            for name, state in self.repos.items():
                 self._relint(state)
                 self.refresh_info(name)
         finally:
@@ -135,20 +143,25 @@ class Session(WatchMixin):
         return (st.st_mtime_ns, st.st_size)
 
     def _load_file(self, state: _RepoState, rel: str) -> None:
-        st = self._stat(state, rel)
+        entries = self._read_entries(state, rel, self._stat(state, rel))
+        with self.lock:
+            self.index.set_file(state.mount.name, rel, entries)
+
+    def _read_entries(self, state: _RepoState, rel: str, st: tuple[int, int] | None,
+                      checked_dirs: dict[str, bool] | None = None) -> list[tuple[int, str]]:
+        """Read and parse one file (keeping its stat and document); its entries for the index."""
         with self.lock:
             if st is not None:
                 state.stats[rel] = st
-        entries: list[tuple[int, str]] = []
-        if rel not in state.escaping and is_markdown(rel) and st is not None and st[1] <= MAX_PARSE_BYTES:
-            data = read_bytes(state.mount.root, rel)
-            if data is not None:
-                doc = parse(data, rel)
-                with self.lock:
-                    state.docs[rel] = doc
-                entries = [(e.line, e.text) for e in doc.entries if e.text]
+        if rel in state.escaping or not is_markdown(rel) or st is None or st[1] > MAX_PARSE_BYTES:
+            return []
+        data = read_bytes(state.mount.root, rel, checked_dirs=checked_dirs)
+        if data is None:
+            return []
+        doc = parse(data, rel)
         with self.lock:
-            self.index.set_file(state.mount.name, rel, entries)
+            state.docs[rel] = doc
+        return [(e.line, e.text) for e in doc.entries if e.text]
 
     def _relint(self, state: _RepoState) -> None:
         with self.lock:

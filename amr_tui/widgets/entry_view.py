@@ -132,6 +132,13 @@ class EntryView(ScrollView, can_focus=True):
             self.scroll_to(0, 0, animate=False)
         self.link_focus = -1
 
+    def set_marks(self, marks: dict[int, Severity]) -> None:
+        """New lint marks for the same document (they arrive after it is shown)."""
+        if marks != self.marks:
+            self.marks = marks
+            self._strips.clear()
+            self.refresh()
+
     def _line_text(self, number: int) -> str | None:
         if self.doc and 1 <= number <= len(self.doc.lines):
             return self.doc.lines[number - 1].text

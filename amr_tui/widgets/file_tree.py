@@ -130,3 +130,22 @@ class MemoryTree(Tree[FileRef]):
         node = self._repo_nodes.get(badge.name)
         if node is not None:
             node.set_label(repo_label(badge))
+
+
+def since(iso: str | None) -> str:
+    """'5m', '3h', '2d' since an ISO time; '' when unknown."""
+    import datetime as _dt
+
+    if not iso:
+        return ""
+    try:
+        then = _dt.datetime.fromisoformat(iso)
+    except ValueError:
+        return ""
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=_dt.timezone.utc)
+    secs = max(0, int((_dt.datetime.now(_dt.timezone.utc) - then).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if secs >= size:
+            return f"{secs // size}{unit}"
+    return "now"
