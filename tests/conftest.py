@@ -28,6 +28,7 @@ def _isolated_git_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # amr search's index cache
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key, value in FIXED_ENV.items():
         monkeypatch.setenv(key, value)

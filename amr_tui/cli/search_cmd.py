@@ -18,6 +18,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="*", type=Path, help="memory repos or folders holding several (default: .)")
     p.add_argument("--json", action="store_true", help="print a JSON array of {repo, path, line, text, score}")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
+    p.add_argument("--no-cache", action="store_true", help=(
+        "do not read or write the index cache in the user cache folder (also: AMR_NO_CACHE=1)"))
     p.set_defaults(func=run)
 
 
@@ -29,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         error("--limit must be at least 1")
         return 2
     try:
-        hits = search_paths(args.paths or [Path(".")], args.query, args.limit)
+        hits = search_paths(args.paths or [Path(".")], args.query, args.limit, use_cache=not args.no_cache)
     except (FileNotFoundError, NotADirectoryError) as exc:
         error(str(exc))
         return 2

@@ -125,7 +125,11 @@ class PostingStore:
         for tok, lst in by_tok.items():
             p = post.get(tok)
             if p is None:
-                post[tok] = set(lst)
+                if len(lst) >= dense_min:  # a bulk load meets common tokens in one go
+                    post[tok] = dense = BitArray()
+                    dense.set(lst)
+                else:
+                    post[tok] = set(lst)
                 df[tok] = len(lst)
                 new_tokens.append(tok)
                 continue

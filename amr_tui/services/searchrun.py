@@ -1,34 +1,57 @@
-"""Building a search index from repos on disk (used by `amr search` and the app's indexer)."""
+"""Building a search index from repos on disk (used by `amr search`), with its on-disk cache."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from amr_tui.core.format import is_markdown
 from amr_tui.core.search import SearchHit, SearchIndex
-from amr_tui.services.workspace import Mount, discover, list_files, load_document, paused_gc
+from amr_tui.services import searchcache
+from amr_tui.services.workspace import Mount, discover, load_document, paused_gc, scan_files
+
+
+def _entries(mount: Mount, rel: str) -> list[tuple[int, str]]:
+    from amr_tui.core.format import is_markdown  # not needed when every file comes from the cache
+
+    if not is_markdown(rel):
+        return []
+    doc = load_document(mount.root, rel, check=False)  # entries only: no lint
+    return [(e.line, e.text) for e in doc.entries if e.text] if doc is not None else []
+
+
+def _walk(mount: Mount) -> dict[str, tuple[int, int]]:
+    """Every file the index holds (symlinks leaving the root are not indexed), with its stat."""
+    files, escaping, stats = scan_files(mount.root)
+    return {rel: stats[rel] for rel in files if rel not in escaping}
 
 
 def index_mount(index: SearchIndex, mount: Mount) -> int:
     """Add every file and entry of one repo. Returns the number of files indexed."""
-    files, escaping = list_files(mount.root)
-    batch: list[tuple[str, list[tuple[int, str]]]] = []
-    for rel in files:
-        if rel in escaping:
-            continue
-        entries: list[tuple[int, str]] = []
-        if is_markdown(rel):
-            doc = load_document(mount.root, rel, check=False)  # entries only: no lint
-            if doc is not None:
-                entries = [(e.line, e.text) for e in doc.entries if e.text]
-        batch.append((rel, entries))
-    index.set_files(mount.name, batch)
-    return len(batch)
+    found = _walk(mount)
+    index.set_files(mount.name, [(rel, _entries(mount, rel)) for rel in found])
+    return len(found)
 
 
-def search_paths(paths: list[Path], query: str, limit: int) -> list[SearchHit]:
-    index = SearchIndex()
+def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
+    """The index of these repos: from the cache, brought up to date, or built (and cached)."""
+    path = searchcache.cache_file(mounts) if use_cache and searchcache.enabled() else None
+    cached = searchcache.load(path) if path is not None else None
+    index, old_stats, written = cached if cached is not None else (SearchIndex(), {}, 0)
+    stats: searchcache.Stats = {}
+    changed = cached is None
+    for mount in mounts:
+        stats[mount.name] = found = _walk(mount)
+        again, gone = searchcache.stale_paths(old_stats.get(mount.name, {}), found, written)
+        for rel in gone:
+            index.remove_file(mount.name, rel)
+        if again:
+            index.set_files(mount.name, [(rel, _entries(mount, rel)) for rel in again])
+        changed = changed or bool(again or gone)
+    if path is not None and (changed or set(old_stats) != set(stats)):
+        searchcache.save(path, index, stats)
+    return index
+
+
+def search_paths(paths: list[Path], query: str, limit: int, *, use_cache: bool = True) -> list[SearchHit]:
     with paused_gc():
-        for mount in discover(paths):
-            index_mount(index, mount)
+        index = build_index(discover(paths), use_cache=use_cache)
     return index.search(query, limit)

@@ -1,0 +1,92 @@
+"""`amr search`'s on-disk index cache: same answers as a fresh index, kept up to date, never trusted blindly."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+
+from amr_tui.services import searchcache
+from amr_tui.services.searchrun import build_index
+from amr_tui.services.workspace import discover
+
+QUERIES = ("redis port", "postgres", "alice timezone", "kubernets", "deploy", "staging db", "notes/ops")
+
+
+def _files(n: int) -> dict[str, str]:
+    files = {"MEMORY.md": "# Memory\n\n## Index\n- [[notes/ops]]\n- [[people]]\n"}
+    files["notes/ops.md"] = "".join(f"- Redis port {6300 + k} on staging db {k} [source: https://x.test/{k}]\n"
+                                    for k in range(n))
+    files["people.md"] = "- Alice timezone is CET\n- Bob deploys on Kubernetes every Friday\n"
+    return files
+
+
+def _answers(index) -> list[list[tuple[str, str, int, float]]]:
+    return [[(h.item.repo, h.item.path, h.item.line, h.score) for h in index.search(q, 20)] for q in QUERIES]
+
+
+def _fresh(root):
+    return build_index(discover([root]), use_cache=False)
+
+
+def test_cached_index_answers_like_a_fresh_one_through_edits(make_repo):
+    root = make_repo("memory", _files(30))
+    mounts = discover([root])
+    first = build_index(mounts)
+    assert searchcache.cache_file(mounts).exists()
+    assert _answers(first) == _answers(_fresh(root))
+    # an agent edits a file, adds one, deletes one: the next search sees all of it
+    ops = root / "notes" / "ops.md"
+    ops.write_text(ops.read_text().replace("Redis port 6305", "Postgres port 5432"))
+    (root / "notes" / "new.md").write_text("- Deploy freeze on Friday\n")
+    (root / "people.md").unlink()
+    again = build_index(mounts)
+    assert _answers(again) == _answers(_fresh(root))
+    assert any(h.item.path == "notes/new.md" for h in again.search("deploy freeze", 5))
+    assert not any(h.item.path == "people.md" for h in again.search("alice", 5))
+
+
+def test_same_size_rewrite_right_after_caching_is_seen(make_repo):
+    root = make_repo("memory", _files(3))
+    mounts = discover([root])
+    build_index(mounts)
+    ops = root / "notes" / "ops.md"
+    st = ops.stat()
+    ops.write_text(ops.read_text().replace("Redis", "Valky"))  # same size, same second
+    os.utime(ops, ns=(st.st_atime_ns, st.st_mtime_ns))  # even the same mtime
+    hits = build_index(mounts).search("valky", 5)
+    assert hits and hits[0].item.path == "notes/ops.md"
+
+
+def test_a_planted_cache_file_is_rebuilt_not_run(make_repo, tmp_path):
+    root = make_repo("memory", _files(3))
+    mounts = discover([root])
+    marker = tmp_path / "ran"
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    path = searchcache.cache_file(mounts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps({"stamp": searchcache._stamp(), "written": 0, "stats": {}, "index": Evil()}))
+    index = build_index(mounts)
+    assert not marker.exists()
+    assert _answers(index) == _answers(_fresh(root))
+    assert searchcache.load(path) is not None  # and the cache was written anew
+    path.write_bytes(b"not a pickle at all")
+    assert _answers(build_index(mounts)) == _answers(_fresh(root))
+
+
+def test_cli_no_cache_and_env_leave_no_cache_behind(make_repo, tmp_path):
+    root = make_repo("memory", _files(3))
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    run = [sys.executable, "-m", "amr_tui.cli.main", "search", "redis", str(root)]
+    out = subprocess.run([*run, "--no-cache"], env=env, capture_output=True, text=True, check=True).stdout
+    assert "notes/ops.md" in out and not (tmp_path / "cache").exists()
+    subprocess.run(run, env=dict(env, AMR_NO_CACHE="1"), capture_output=True, check=True)
+    assert not (tmp_path / "cache").exists()
+    assert subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout == out
+    assert list((tmp_path / "cache" / "amr" / "search").glob("*.pickle"))
+    assert subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout == out  # from the cache
