@@ -64,14 +64,19 @@ def history(root: Path, repeats: int) -> list[Row]:
 
 
 def review(root: Path, repeats: int) -> list[Row]:
+    """Opening the review of the 100-file run on a cold DreamService (no entry diff, no history
+    walk cached): when the file list shows the run's files, and when the whole entry-level summary
+    (entry diff, changes main has, forgotten-fact marks) is in."""
     m = manifest(root)
     branch = m["dream_branch"]
+    files_row = f"Review: a {m['dream_files']}-file dreaming run, its file list painted after opening"
+    summary_row = "Review: the entry-level summary filled in (background)"
     try:
         from amr_tui.screens.review import RunReviewScreen
         from amr_tui.services.dreams import DreamService
     except ImportError as exc:
-        return [pending("Review: a 100-file dreaming run painted after opening", f"not available ({exc})",
-                        f"< {REVIEW_MS:g} ms")]
+        return [pending(files_row, f"not available ({exc})", f"< {REVIEW_MS:g} ms"),
+                pending(summary_row, f"not available ({exc})")]
     from textual.app import App
 
     from amr_tui.app import styles_dir
@@ -79,31 +84,55 @@ def review(root: Path, repeats: int) -> list[Row]:
     class Host(App[None]):
         CSS_PATH = [str(styles_dir() / "app.tcss")]
 
-    painted, filled = [], []
+    listed, entries, filled, counts = [], [], [], []
 
     async def once() -> None:
         service = DreamService(root)
-        run = service.run(branch)
+        run = service.run(branch, counts=False)  # the run as a card has it, without warming the entry diff
         app = Host()
         async with app.run_test(size=(120, 36)) as pilot:
-            t = time.perf_counter()
             screen = RunReviewScreen(service, "history", run, False)
+            seen: dict[str, float] = {}
+            real = app._display
+
+            def display(on, update) -> None:  # every frame the app sends (headless: composed, not written)
+                real(on, update)
+                if update is None or on is not screen:
+                    return
+                now = time.perf_counter()
+                if "files" not in seen and screen.files and screen.files[0].path in update.render_segments(app.console):
+                    seen["files"] = now
+                if "summary" not in seen and screen.summary is not None:
+                    seen["summary"] = now
+                if "done" not in seen and screen.review is not None:
+                    seen["done"] = now
+
+            app._display = display
+            t = time.perf_counter()
             await app.push_screen(screen)
-            await pilot.pause()
-            painted.append(time.perf_counter() - t)
-            deadline = t + 60
-            while getattr(screen, "review", None) is None and time.perf_counter() < deadline:
-                await pilot.pause(0.005)
-            await pilot.pause()
-            filled.append(time.perf_counter() - t)
+            while "done" not in seen:
+                if time.perf_counter() > t + 60 or screen.stage == "error":
+                    raise TimeoutError(f"the review did not fill in (stage {screen.stage})")
+                await pilot.pause(0.002)
+            if "files" not in seen:
+                raise AssertionError("no frame showed the run's files")
+            listed.append(seen["files"] - t)
+            entries.append(seen["summary"] - t)
+            filled.append(seen["done"] - t)
+            counts.append(len(screen.files))
         service.close()
 
     for _ in range(repeats):
         asyncio.run(once())
     base = median([run_process(["git", "diff", "--stat", f"main...{branch}"], cwd=str(root))[0] for _ in range(repeats)])
     return [
-        row(f"Review: a {m['dream_files']}-file dreaming run, its files and entry-level summary painted after opening",
-            round(median(filled) * 1000, 1), "ms", baseline=round(base * 1000, 1),
+        row(files_row, round(median(listed) * 1000, 1), "ms", baseline=round(base * 1000, 1),
             baseline_what="git diff --stat main...dreams/<id>", limit=REVIEW_MS,
-            note=f"median of {repeats}, headless 120x36; the screen itself first paints after {median(painted) * 1000:.0f} ms"),
+            note=f"median of {repeats}, headless 120x36, cold service; time to the first frame with the file "
+                 f"list ({counts[-1]} files, git's status and line counts) composed"),
+        row(summary_row, round(median(filled) * 1000, 1), "ms", baseline=round(base * 1000, 1),
+            baseline_what="git diff --stat main...dreams/<id>",
+            note=f"median of {repeats}, informational, time to the frame with it: entry changes and the ones main has shown after "
+                 f"{median(entries) * 1000:.0f} ms, then the forgotten-fact marks (the first walk of main's "
+                 "5,000 commits; cached per service after that); the file list stays usable meanwhile"),
     ]

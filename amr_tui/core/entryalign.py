@@ -1,11 +1,13 @@
 """Side-by-side rows and per-file summaries of an entry diff (pure).
 
 ``align(diff, path)`` pairs the lines of the old and new version of one file so that an entry and
-its counterpart share a row; ``file_summaries(diff)`` counts the changes touching each file.
+its counterpart share a row; ``file_summaries(diff)`` counts the changes touching each file;
+``applied_ids(diff, files)`` says which changes main already has.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from amr_tui.core.entrydiff import EntryChange, EntryDiff
@@ -117,3 +119,29 @@ def entry_line_counts(diff: EntryDiff) -> tuple[int, int]:
                 if c.new is not None and c.new.path in changed and all(o.raw != c.new.raw for o in c.old))
     removed = sum(1 for c in diff.changes for o in c.old if c.new is None or o.raw != c.new.raw)
     return added, removed
+
+
+def applied_ids(diff: EntryDiff, files: Mapping[str, bytes | None]) -> set[str]:
+    """Ids of the changes main (``files``: path -> bytes) already reads as they leave it.
+
+    The rule of ``core.dreamapply.applied`` (old lines gone, the new line present), with each
+    file's lines read once for all the changes instead of once per change.
+    """
+    from amr_tui.core.format import parse
+
+    texts: dict[str, set[str]] = {}
+
+    def lines_of(path: str) -> set[str]:
+        if path not in texts:
+            data = files.get(path)
+            texts[path] = {ln.text for ln in parse(data, path, check=False).lines} if data is not None else set()
+        return texts[path]
+
+    done: set[str] = set()
+    for c in diff.changes:
+        if c.new is not None and c.new.raw not in lines_of(c.new.path):
+            continue
+        if all(c.new is not None and o.raw == c.new.raw and o.path == c.new.path or o.raw not in lines_of(o.path)
+               for o in c.old):
+            done.add(c.id)
+    return done

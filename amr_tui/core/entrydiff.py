@@ -11,7 +11,8 @@ classifies every entry change:
 * ``dropped`` / ``new``: an entry with no counterpart; a new entry may be ``inferred_from``
   entries that share its sources (the dreaming "lesson no single session stated").
 * ``resurrected``: a new entry that matches a forgotten fact (a tombstone or an entry deleted
-  earlier in history), handed in as ``forgotten``.
+  earlier in history), handed in as ``forgotten`` or added later by ``mark_forgotten``; it has
+  the id it would have as ``new``.
 
 Passes, in order (each only sees what the previous left unpaired): identical lines in the same
 file; equal normalised text anywhere (moves, metadata edits); merges, recognised by sources (a
@@ -159,6 +160,10 @@ def refs_of(doc: Document) -> list[EntryRef]:
 
 
 def _change_id(kind: ChangeKind, old: tuple[EntryRef, ...], new: EntryRef | None) -> str:
+    # A resurrected entry is a new entry that matches a forgotten fact: it keeps the id it has
+    # as "new", so ids do not depend on whether the history was consulted (mark_forgotten).
+    if kind is ChangeKind.RESURRECTED:
+        kind = ChangeKind.NEW
     h = hashlib.sha1(kind.value.encode())
     for ref in old:
         h.update(b"\0o" + ref.path.encode("utf-8", "surrogateescape") + b"\0" + ref.raw.encode("utf-8", "surrogateescape"))
@@ -231,10 +236,27 @@ def diff_entries(
     pairs.merges()
     pairs.fuzzy()
     pairs.duplicates(context)
-    changes = pairs.finish(context, forgotten)
+    changes = pairs.finish(context)
     unchanged = [c for c in changes if c.kind is ChangeKind.UNCHANGED]
     real = [c for c in changes if c.kind is not ChangeKind.UNCHANGED]
-    return EntryDiff(real, old_docs, new_docs, set(old), set(new), changed, unchanged)
+    diff = EntryDiff(real, old_docs, new_docs, set(old), set(new), changed, unchanged)
+    return mark_forgotten(diff, forgotten) if forgotten is not None else diff
+
+
+def mark_forgotten(diff: EntryDiff, forgotten: ForgottenMatcher) -> EntryDiff:
+    """``diff`` with every new entry that matches a forgotten fact marked ``resurrected`` (and
+    the others ``new``). Ids do not change; ``diff`` itself is left as it was.
+
+    ``diff_entries(old, new, forgotten=m)`` is ``mark_forgotten(diff_entries(old, new), m)``: the
+    review shows the entry changes first and adds these marks when the history walk is done.
+    """
+    changes: list[EntryChange] = []
+    for c in diff.changes:
+        if c.kind in (ChangeKind.NEW, ChangeKind.RESURRECTED) and c.new is not None and not c.new.links_only:
+            hit = forgotten.match(c.new.text)
+            c = replace(c, kind=ChangeKind.RESURRECTED if hit else ChangeKind.NEW, resurrects=hit)
+        changes.append(c)
+    return replace(diff, changes=changes)
 
 
 class _Pairing:
@@ -328,6 +350,9 @@ class _Pairing:
         by_key: dict[str, tuple[EntryRef, int | None]] = {}
         for ref, j in targets:
             by_key.setdefault(ref.key, (ref, j))
+        # The first target (not an Index line) that states the same fact, in target order.
+        plain = [t for t in targets if not t[0].links_only]
+        index: sim.SameFactIndex | None = None
         for i in sorted(self.free_old):
             o = self.olds[i]
             if o.links_only:
@@ -335,11 +360,11 @@ class _Pairing:
             hit = by_key.get(o.key)
             score = 100.0
             if hit is None and len(o.key) >= sim.SAME_FACT_MIN_CHARS:
-                for ref, j in targets:
-                    s = sim.same_fact(o.key, ref.key)
-                    if s is not None and not ref.links_only:
-                        hit, score = (ref, j), s
-                        break
+                if index is None:
+                    index = sim.SameFactIndex([ref.key for ref, _ in plain])
+                found = index.first(o.key)
+                if found is not None:
+                    hit, score = plain[found[0]], found[1]
             if hit is None or hit[0].links_only:
                 continue
             ref, j = hit
@@ -352,7 +377,7 @@ class _Pairing:
                 self.extra.append(_merged((o,), ref, score))
                 self._take(i, None)
 
-    def finish(self, context: list[EntryRef], forgotten: ForgottenMatcher | None) -> list[EntryChange]:
+    def finish(self, context: list[EntryRef]) -> list[EntryChange]:
         changes: list[EntryChange] = list(self.by_new.values()) + self.extra
         for i in sorted(self.free_old):
             changes.append(EntryChange("", ChangeKind.DROPPED, (self.olds[i],), None))
@@ -368,10 +393,7 @@ class _Pairing:
                 by_source[s].append(ref)
         for j in sorted(self.free_new):
             new = self.news[j]
-            hit = forgotten.match(new.text) if forgotten is not None and not new.links_only else None
-            kind = ChangeKind.RESURRECTED if hit else ChangeKind.NEW
-            changes.append(EntryChange("", kind, (), new, inferred_from=self._inferred(new, by_source, now),
-                                       resurrects=hit))
+            changes.append(EntryChange("", ChangeKind.NEW, (), new, inferred_from=self._inferred(new, by_source, now)))
         changes.sort(key=_order)
         out: list[EntryChange] = []
         seen: set[str] = set()

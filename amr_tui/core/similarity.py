@@ -21,6 +21,7 @@ rapidfuzz is imported on first use (start-up cost, field note 25).
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left, bisect_right
 
 from amr_tui.core.lint import NEAR_DUPLICATE_MIN_CHARS, NEAR_DUPLICATE_THRESHOLD, normalise_text
 
@@ -102,3 +103,46 @@ def best_pairs(olds: list[str], news: list[str], threshold: float) -> list[tuple
                     found.append((i, j, score))
     found.sort(key=lambda t: (-t[2], t[0], t[1]))
     return found
+
+
+class SameFactIndex:
+    """Texts (*normalised*) to ask "which is the first one that states the same fact as ``a``?".
+
+    :meth:`first` gives the same answer as trying ``same_fact(a, texts[j])`` for ``j`` in order,
+    but scores only the texts whose length a 90% ratio allows (``2*min/(la+lb) >= 0.9``, with a
+    margin) in one rapidfuzz scan - plain ratio of the word-sorted texts, sorted once here, which
+    is what token_sort_ratio computes - with a cutoff a point lower, then confirms the hits in
+    order with :func:`same_fact` itself.
+    """
+
+    def __init__(self, texts: list[str]):
+        self.texts = texts
+        self._equal: dict[str, int] = {}
+        for j, t in enumerate(texts):
+            if t:
+                self._equal.setdefault(t, j)
+        order = sorted((len(t), j) for j, t in enumerate(texts) if len(t) >= SAME_FACT_MIN_CHARS)
+        self._lengths = [n for n, _ in order]
+        self._index = [j for _, j in order]
+        self._keys = [" ".join(sorted(texts[j].split())) for j in self._index]
+
+    def first(self, a: str) -> tuple[int, float] | None:
+        """``(j, score)`` for the first ``texts[j]`` stating the same fact as ``a``, or None."""
+        cands: list[int] = []
+        if a in self._equal:
+            cands.append(self._equal[a])
+        if len(a) >= SAME_FACT_MIN_CHARS:
+            lo = bisect_left(self._lengths, len(a) * 9 // 11 - 2)
+            hi = bisect_right(self._lengths, len(a) * 11 // 9 + 2)
+            if lo < hi:
+                from rapidfuzz import fuzz, process
+
+                query = " ".join(sorted(a.split()))
+                cands += [self._index[lo + k] for _c, _s, k in
+                          process.extract(query, self._keys[lo:hi], scorer=fuzz.ratio,
+                                          score_cutoff=SAME_FACT_THRESHOLD - 1, limit=None)]
+        for j in sorted(set(cands)):
+            score = same_fact(a, self.texts[j])
+            if score is not None:
+                return j, score
+        return None

@@ -340,6 +340,23 @@ def changed_paths(repo: GitRepo, old: str, new: str) -> list[tuple[str, str]]:
     return result
 
 
+def line_counts(repo: GitRepo, old: str, new: str) -> dict[str, tuple[int, int] | None]:
+    """``path -> (lines added, lines removed)`` between two commits (``git diff --numstat``, no
+    renames); None for a binary file. Paths are the ones :func:`changed_paths` lists."""
+    a, b = _start(repo, old), _start(repo, new)
+    if a is None or b is None:
+        raise ValueError("unknown commit")
+    out = repo.runner.run(["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+                           "--no-relative", "--end-of-options", a, b, "--"]).stdout
+    result: dict[str, tuple[int, int] | None] = {}
+    for rec in out.split(b"\0"):
+        added, _, rest = rec.partition(b"\t")
+        removed, _, path = rest.partition(b"\t")
+        if path:
+            result[_dec(path)] = (int(added), int(removed)) if added.isdigit() and removed.isdigit() else None
+    return result
+
+
 def tree_files(repo: GitRepo, commit: str) -> dict[str, tuple[str, str]]:
     """``path -> (mode, blob oid)`` of every file in a commit's tree (recursively)."""
     oid = _start(repo, commit)

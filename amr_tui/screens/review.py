@@ -11,48 +11,17 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from amr_tui.core.entryalign import align
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
+from amr_tui.screens.review_text import age, describe_change, file_line
 from amr_tui.widgets.safe import content
-
-NL = Content("\n")
 from amr_tui.widgets.side_by_side import SideBySide
 
-
-def age(dt) -> str:
-    import datetime as _dt
-
-    if dt is None:
-        return ""
-    days = (_dt.datetime.now(dt.tzinfo) - dt).days
-    return "today" if days <= 0 else f"{days}d ago"
-
-
-def describe_change(change) -> Content:
-    """One line per entry change: what kind, and what became what."""
-    kind = change.kind.value
-    style = {"resurrected": "$error bold", "dropped": "$warning", "new": "$success", "merged": "$accent"}.get(kind, "")
-    parts = [content(f"{kind:<12}", style or "bold")]
-    olds = [o.text for o in change.old]
-    new = change.new.text if change.new else None
-    if kind == "merged":
-        parts.append(content(" + ".join(olds) + f"  \u2192  {new}"))
-        parts.append(content("  (sources kept)" if change.sources_kept else f"  (LOST sources: {', '.join(change.lost_sources)})",
-                             "$text-muted" if change.sources_kept else "$error"))
-    elif kind == "moved" and change.new is not None:
-        src = change.old[0].path if change.old else "?"
-        parts.append(content(f"{new}  ({src} \u2192 {change.new.path})"))
-    elif kind in ("reworded", "metadata"):
-        parts.append(content(f"{olds[0] if olds else ''}  \u2192  {new}"))
-    elif kind == "dropped":
-        parts.append(content(olds[0] if olds else ""))
-    else:
-        parts.append(content(new or (olds[0] if olds else "")))
-    if change.resurrects:
-        parts.append(content(f"  \u26a0 resurrects a forgotten fact: {change.resurrects}", "$error"))
-    return Content.assemble(*parts)
+NL = Content("\n")
+__all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
 
 
 class DreamListScreen(Screen[bool]):
@@ -135,7 +104,15 @@ class DreamListScreen(Screen[bool]):
 
 
 class RunReviewScreen(Screen[bool]):
-    """One run: files with viewed marks, the entry-level summary of the file, side by side."""
+    """One run: files with viewed marks, the entry-level summary of the file, side by side.
+
+    It fills in in stages, from one background worker: the run's files as git lists them (a few
+    git calls), then the entry-level summary (the entry diff, which changes main already has),
+    then the forgotten-fact marks (a walk of main's history, slow the first time). ``stage``
+    says how far it got: "reading", "files", "summary", "done" (or "error"). Files can be browsed
+    and marked viewed from "files" on, and their changes read from "summary" on; deciding and
+    accepting wait for "done" (``review``), so nothing is accepted before the warnings are in.
+    """
 
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="review.close"),
@@ -150,9 +127,25 @@ class RunReviewScreen(Screen[bool]):
         Binding("u", "undo", "Undo decision", show=False, id="review.undo"),
     ]
 
+    class Files(Message):
+        """First stage: the run (read again) and its files from git (``services.dreams.ChangedFile``)."""
+
+        def __init__(self, token: int, run, files: list) -> None:
+            self.token, self.run, self.files = token, run, files
+            super().__init__()
+
+    class Summary(Message):
+        """Second stage: the entry-level review without the forgotten-fact marks."""
+
+        def __init__(self, token: int, review) -> None:
+            self.token, self.review = token, review
+            super().__init__()
+
     class Reviewed(Message):
-        def __init__(self, review, error: Exception | None = None) -> None:
-            self.review, self.error = review, error
+        """Last stage: the whole review (``DreamService.review``), or why there is none."""
+
+        def __init__(self, review, error: Exception | None = None, token: int = 0) -> None:
+            self.review, self.error, self.token = review, error, token
             super().__init__()
 
     class Done(Message):
@@ -163,13 +156,17 @@ class RunReviewScreen(Screen[bool]):
     def __init__(self, service, repo: str, run, read_only: bool) -> None:
         super().__init__()
         self.service, self.repo, self.run, self.read_only = service, repo, run, read_only
-        self.review = None
+        self.review = None  # the whole review: what deciding and accepting need
+        self.summary = None  # the review shown: the whole one, or the one without forgotten marks
+        self.files: list = []  # the file list's rows: ChangedFile (first stage) or FileReview
+        self.stage = "reading"
         self.path: str | None = None
         self.changes: list = []
         self.accepted: set[str] = set()
         self.rejected: set[str] = set()
         self.edits: dict[str, str] = {}
         self.changed = False
+        self._token = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -190,59 +187,104 @@ class RunReviewScreen(Screen[bool]):
         self.query_one("#review-files", OptionList).add_option(Option(content("(reading…)", "$text-muted")))
         self.load()
 
-    @work(thread=True, exclusive=True, group="review")
     def load(self) -> None:
+        """(Re)read the run in the background; messages of an earlier reading are ignored."""
+        self._token += 1
+        self._read(self._token)
+
+    @work(thread=True, exclusive=True, group="review")
+    def _read(self, token: int) -> None:
+        service, worker = self.service, get_current_worker()
         try:
-            self.post_message(self.Reviewed(self.service.review(self.run.branch)))
+            run = service.run(self.run.branch, counts=False)
+            self.post_message(self.Files(token, run, service.changed_files(run)))
+            if worker.is_cancelled:
+                return
+            summary = service.review(run, history=False)
+            self.post_message(self.Summary(token, summary))
+            if worker.is_cancelled:
+                return
+            self.post_message(self.Reviewed(service.with_forgotten(summary), token=token))
         except Exception as exc:
-            self.post_message(self.Reviewed(None, exc))
+            self.post_message(self.Reviewed(None, exc, token))
+
+    def _status(self, text: str) -> None:
+        self.query_one("#review-status", Static).update(content(text))
+
+    def on_run_review_screen_files(self, message: Files) -> None:
+        if message.token != self._token:
+            return
+        self.run = message.run
+        if self.summary is not None:  # read again: keep showing the summary until the new one is in
+            return
+        self.stage, self.files = "files", message.files
+        self.show_files()
+        added = sum(f.lines[0] for f in self.files if f.lines)
+        removed = sum(f.lines[1] for f in self.files if f.lines)
+        self._status(f"{len(self.files)} files changed (+{added} \u2212{removed} lines). "
+                     "Reading the entry-level changes\u2026")
+
+    def on_run_review_screen_summary(self, message: Summary) -> None:
+        if message.token != self._token:
+            return
+        self.stage, self.summary, self.files = "summary", message.review, message.review.files
+        self.show_files()
+        self._status(f"{len(self.summary.diff.changes)} entry changes; {len(self.summary.applied)} already on main. "
+                     "Checking new entries against forgotten facts\u2026")
 
     def on_run_review_screen_reviewed(self, message: Reviewed) -> None:
-        status = self.query_one("#review-status", Static)
-        if message.error is not None:
-            status.update(content(f"Cannot review this run: {message.error}"))
+        if message.token != self._token:
             return
-        self.review = message.review
+        if message.error is not None:
+            self.stage = "error"
+            self._status(f"Cannot review this run: {message.error}")
+            return
+        self.stage, self.review = "done", message.review
+        self.summary, self.files = message.review, message.review.files
         self.show_files()
         total = len(self.review.diff.changes)
         done = len(self.review.applied)
-        status.update(content(f"{total} entry changes; {done} already on main.  a/r decide a change, A a file, "
-                              "ctrl+s applies the accepted ones, X rejects the rest of the run."))
+        self._status(f"{total} entry changes; {done} already on main.  a/r decide a change, A a file, "
+                     "ctrl+s applies the accepted ones, X rejects the rest of the run.")
 
     def show_files(self) -> None:
+        """The file list from ``files``, the highlighted file kept (by path)."""
         files = self.query_one("#review-files", OptionList)
-        keep = files.highlighted or 0
+        paths = [f.path for f in self.files]
+        keep = paths.index(self.path) if self.path in paths else min(files.highlighted or 0, max(len(paths) - 1, 0))
         files.clear_options()
-        for f in self.review.files:
-            counts = ", ".join(f"{n} {k}" for k, n in sorted(f.counts.items()))
-            mark = "\u2713 " if f.viewed else "  "
-            files.add_option(Option(Content.assemble(content(mark, "$success"), content(f.path, "bold"),
-                                                     content(f"  {f.status}; {counts}", "$text-muted"))))
-        if self.review.files:
-            files.highlighted = min(keep, len(self.review.files) - 1)
-            self.show_file(self.review.files[files.highlighted].path)
+        files.add_options([Option(file_line(f)) for f in self.files])
+        if self.files:
+            files.highlighted = keep
+            self.show_file(paths[keep])
 
     @on(OptionList.OptionHighlighted, "#review-files")
     def _file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if self.review and 0 <= event.option_index < len(self.review.files):
-            self.show_file(self.review.files[event.option_index].path)
+        if self.stage != "reading" and 0 <= event.option_index < len(self.files):
+            self.show_file(self.files[event.option_index].path)
 
     def show_file(self, path: str) -> None:
-        if self.review is None:
-            return
         self.path = path
-        self.changes = [c for c in self.review.diff.changes if path in c.paths]
+        view = self.query_one(SideBySide)
+        if self.summary is None:
+            self.changes = []
+            options = self.query_one("#review-changes", OptionList)
+            options.clear_options()
+            options.add_option(Option(content("(reading the entry-level changes…)", "$text-muted")))
+            return
+        self.changes = [c for c in self.summary.diff.changes if path in c.paths]
         self.refresh_changes()
-        self.query_one(SideBySide).set_rows(align(self.review.diff, path))
-        self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
+        view.set_rows(align(self.summary.diff, path))
+        view.set_decisions(self.accepted, self.rejected)
 
     def refresh_changes(self) -> None:
         options = self.query_one("#review-changes", OptionList)
         keep = options.highlighted or 0
         options.clear_options()
+        applied = self.summary.applied if self.summary else set()
         for change in self.changes:
             state = ("\u2714 " if change.id in self.accepted else "\u2718 " if change.id in self.rejected else
-                     "= " if change.id in self.review.applied else "  ")
+                     "= " if change.id in applied else "  ")
             options.add_option(Option(Content.assemble(content(state, "$success"), describe_change(change))))
         if self.changes:
             options.highlighted = min(keep, len(self.changes) - 1)
@@ -257,6 +299,14 @@ class RunReviewScreen(Screen[bool]):
                     view.cursor = i
                     break
 
+    def _ready(self) -> bool:
+        """Whether the whole review is in; says so politely when not."""
+        if self.review is None:
+            self.app.notify("Still reading the run\u2026 (the entry-level summary is not complete yet)",
+                            title="Dream review", severity="warning", markup=False)
+            return False
+        return True
+
     def _current_change(self):
         focused = self.focused
         if isinstance(focused, SideBySide) and focused.row and focused.row.change:
@@ -265,6 +315,8 @@ class RunReviewScreen(Screen[bool]):
         return self.changes[idx] if idx is not None and idx < len(self.changes) else None
 
     def action_decide(self, how: str) -> None:
+        if not self._ready():
+            return
         change = self._current_change()
         if change is None:
             return
@@ -278,6 +330,8 @@ class RunReviewScreen(Screen[bool]):
         self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
 
     def action_decide_file(self) -> None:
+        if not self._ready():
+            return
         for change in self.changes:
             self.accepted.add(change.id)
             self.rejected.discard(change.id)
@@ -285,6 +339,8 @@ class RunReviewScreen(Screen[bool]):
         self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
 
     def action_edit_change(self) -> None:
+        if not self._ready():
+            return
         change = self._current_change()
         if change is None or change.new is None:
             return
@@ -299,10 +355,11 @@ class RunReviewScreen(Screen[bool]):
         self.app.push_screen(PromptScreen("Edit the entry, then accept it", value=self.edits.get(change.id, change.new.raw)), edited)
 
     def action_toggle_viewed(self) -> None:
-        if self.review is None or self.path is None:
+        f = next((f for f in self.files if f.path == self.path), None)
+        if self.stage == "reading" or f is None:
+            self._ready()
             return
-        f = next((f for f in self.review.files if f.path == self.path), None)
-        self.mark_viewed(self.path, not (f and f.viewed))
+        self.mark_viewed(f.path, not f.viewed)
 
     @work(thread=True, group="viewed")
     def mark_viewed(self, path: str, viewed: bool) -> None:
@@ -311,7 +368,7 @@ class RunReviewScreen(Screen[bool]):
         except Exception as exc:
             self.post_message(self.Done(None, exc))
             return
-        self.load()
+        self.app.call_from_thread(self.load)
 
     def _guard(self) -> bool:
         if self.read_only:
@@ -320,7 +377,7 @@ class RunReviewScreen(Screen[bool]):
         return True
 
     def action_apply(self) -> None:
-        if not self._guard():
+        if not self._guard() or not self._ready():
             return
         if not self.accepted:
             self.app.notify("Mark changes with a (or a file with A) first.", severity="warning")
@@ -330,7 +387,7 @@ class RunReviewScreen(Screen[bool]):
         self._write(lambda: self.service.accept(self.run.branch, entries=entries, edits=edits), close=False)
 
     def action_accept_all(self) -> None:
-        if not self._guard():
+        if not self._guard() or not self._ready():
             return
 
         def go(yes: bool | None) -> None:
@@ -385,6 +442,7 @@ class RunReviewScreen(Screen[bool]):
         if message.close:
             self.dismiss(True)
         else:
+            self.review, self.stage = None, "summary"  # main (or the run) moved: decide on what is read next
             self.load()
 
     def action_close(self) -> None:

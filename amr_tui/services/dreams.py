@@ -7,9 +7,13 @@ and UI-shaped:
 * :meth:`~DreamService.runs` - the pending runs as cards (summary, age, files changed, entry lines
   added and removed, how far main moved since the base). A few git calls and blob reads per
   run, cached per (base, tip).
+* :meth:`~DreamService.changed_files` - the run's files from git alone (status, line counts,
+  viewed marks): a handful of git calls, what the review screen shows first.
 * :meth:`~DreamService.review` - the entry-level changes of one run (``core.entrydiff``), per file
   with "viewed" marks, and which changes main already has. ``history=True`` also checks new
-  entries against forgotten facts (SLOW the first time: walks the history).
+  entries against forgotten facts (SLOW the first time: walks the history); in stages,
+  ``review(history=False)`` then :meth:`~DreamService.with_forgotten`. The entry diff of a
+  (base, tip) pair and the forgotten-facts matcher of a (main, HEAD) pair are cached.
 * :meth:`~DreamService.rows` - one file side by side, entries aligned.
 * :meth:`~DreamService.accept`, :meth:`~DreamService.reject`, :meth:`~DreamService.undo` - write
   through compare-and-swap ref updates only (:mod:`amr_tui.services.dreamwrite`).
@@ -25,14 +29,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from amr_tui.core import dreamapply
-from amr_tui.core.entryalign import FileSummary, Row, align, entry_line_counts, file_summaries
-from amr_tui.core.entrydiff import EntryDiff, diff_entries
+from amr_tui.core.entryalign import FileSummary, Row, align, applied_ids, entry_line_counts, file_summaries
+from amr_tui.core.entrydiff import EntryDiff, diff_entries, mark_forgotten
 from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, parse_tombstones
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.dreamrefs import list_refs
+from amr_tui.git.worktree import normalize_rel
 from amr_tui.services.workspace import Mount
 
 BRANCH_PREFIX = "dreams/"
@@ -96,6 +100,20 @@ class DreamRun:
 
 
 @dataclass(frozen=True, slots=True)
+class ChangedFile:
+    """A file the run changes, as git sees it (no entry read yet)."""
+
+    path: str
+    status: str  # "added", "modified", "deleted"
+    lines: tuple[int, int] | None  # (added, removed) text lines; None for a binary file
+    viewed: bool
+
+
+GIT_STATUS = {"A": "added", "D": "deleted"}  # anything else (M, T) reads as "modified"
+DIFF_CACHE = 4  # entry diffs kept per service
+
+
+@dataclass(frozen=True, slots=True)
 class FileReview:
     path: str
     status: str
@@ -143,6 +161,8 @@ class DreamService:
         self.blobs = BlobReader(self.repo)
         self._lock = threading.Lock()
         self._counts: dict[tuple[str, str], tuple[int, int, int]] = {}
+        self._diffs: dict[tuple[str, str], EntryDiff] = {}  # (base, tip) -> entry diff, newest last
+        self._matcher: tuple[tuple[str | None, str | None], FactMatcher] | None = None  # ((main, HEAD), matcher)
         self._history = None  # services.history.HistoryService, for forgotten facts
 
     def close(self) -> None:
@@ -167,8 +187,10 @@ class DreamService:
         out.sort(key=lambda r: (r.started.timestamp() if r.started else 0.0, r.id))
         return out
 
-    def run(self, name: str) -> DreamRun:
-        """A run by id or branch name: the pending one, else the latest decision about it."""
+    def run(self, name: str, *, counts: bool = True) -> DreamRun:
+        """A run by id or branch name: the pending one, else the latest decision about it.
+
+        ``counts=False`` leaves the entry counts at 0 unless they are cached (no entry diff)."""
         rid = run_id_of(name)
         if not rid:
             raise DreamError("name a run: its id or its dreams/<id> branch")
@@ -179,17 +201,18 @@ class DreamService:
         main = self.main_tip()
         tip = self.repo.resolve(f"refs/heads/{BRANCH_PREFIX}{rid}")
         if tip is not None:
-            return self._run(rid, tip, main)
+            return self._run(rid, tip, main, counts=counts)
         for state in ("accepted", "rejected"):
             ref = f"{DECISION_PREFIX}{state}/{rid}"
             record = self.repo.resolve(ref)
             if record is not None:
                 decision = self._decision(ref, record)
                 if decision is not None:
-                    return self._run(rid, decision.tip, main, decision)
+                    return self._run(rid, decision.tip, main, decision, counts=counts)
         raise DreamError(f"no dreaming run {rid!r}: `amr dreams list` shows the pending ones")
 
-    def _run(self, rid: str, tip: str, main: str | None, decision: Decision | None = None) -> DreamRun:
+    def _run(self, rid: str, tip: str, main: str | None, decision: Decision | None = None, *,
+             counts: bool = True) -> DreamRun:
         base = gh.merge_base(self.repo, main, tip) if main else None
         commits = gh.log_entries(self.repo, tip, exclude=(base,) if base else (), body=True)
         run = DreamRun(rid, BRANCH_PREFIX + rid, decision.state if decision else "pending", tip, base, main,
@@ -198,13 +221,14 @@ class DreamService:
             key = (base, tip)
             with self._lock:
                 cached = self._counts.get(key)
-            if cached is None:
+            if cached is None and counts:
                 diff = self._diff(base, tip, history=False)
                 added, removed = entry_line_counts(diff)
                 cached = (len(diff.changed_paths), added, removed)
                 with self._lock:
                     self._counts[key] = cached
-            run.files_changed, run.entries_added, run.entries_removed = cached
+            if cached is not None:
+                run.files_changed, run.entries_added, run.entries_removed = cached
             run.main_moved = gh.count_between(self.repo, base, main) if main else 0
             run.accept_commits = self._accept_commits(rid, base, main) if main else []
         return run
@@ -241,15 +265,30 @@ class DreamService:
         return out
 
     def _diff(self, base: str, tip: str, *, history: bool) -> EntryDiff:
-        paths = [p for _, p in gh.changed_paths(self.repo, base, tip)]
-        matcher = self._forgotten_matcher() if history else None
-        return diff_entries(self._files(base, paths), self._files(tip, paths), forgotten=matcher)
+        """The entry diff from ``base`` to ``tip`` (cached: both are commits), with the
+        forgotten-fact marks when ``history``."""
+        key = (base, tip)
+        with self._lock:
+            diff = self._diffs.get(key)
+        if diff is None:
+            paths = [p for _, p in gh.changed_paths(self.repo, base, tip)]
+            diff = diff_entries(self._files(base, paths), self._files(tip, paths))
+            with self._lock:
+                self._diffs[key] = diff
+                while len(self._diffs) > DIFF_CACHE:
+                    del self._diffs[next(iter(self._diffs))]
+        return mark_forgotten(diff, self._forgotten_matcher()) if history else diff
 
     def _forgotten_matcher(self) -> FactMatcher:
-        """Tombstones on main, and facts deleted over main's history that are not back."""
+        """Tombstones on main, and facts deleted over main's history that are not back (cached
+        while neither main nor HEAD moves)."""
         from amr_tui.services.history import HistoryService
 
         main = self.main_tip()
+        key = (main, self.repo.resolve("HEAD"))
+        with self._lock:
+            if self._matcher is not None and self._matcher[0] == key:
+                return self._matcher[1]
         matcher = FactMatcher()
         data = self.blobs.read(main, TOMBSTONE_PATH) if main else None
         for t in parse_tombstones(data) if data else []:
@@ -262,13 +301,37 @@ class DreamService:
             if fact.commit is not None and fact.line is not None:
                 matcher.add(fact.text, f"deleted on {fact.date} in {fact.commit.oid[:7]} "
                             f"\"{fact.commit.subject}\" ({fact.path})")
+        with self._lock:
+            self._matcher = (key, matcher)
         return matcher
 
-    def review(self, name: str, *, history: bool = True) -> RunReview:
-        run = self.run(name)
+    def changed_files(self, run: DreamRun) -> list[ChangedFile]:
+        """The files ``run`` changes, from git alone: status, text lines added and removed, viewed."""
         if run.base is None:
             raise DreamError(f"{run.branch} shares no history with {self.main}")
-        diff = self._diff(run.base, run.tip, history=history)
+        lines = gh.line_counts(self.repo, run.base, run.tip)
+        viewed = self.viewed(run)
+        return [ChangedFile(p, GIT_STATUS.get(st, "modified"), lines.get(p), viewed.get(p, False))
+                for st, p in gh.changed_paths(self.repo, run.base, run.tip)]
+
+    def review(self, name: str | DreamRun, *, history: bool = True) -> RunReview:
+        """The entry-level review of a run (by name, or a :class:`DreamRun` just read)."""
+        run = name if isinstance(name, DreamRun) else self.run(name)
+        if run.base is None:
+            raise DreamError(f"{run.branch} shares no history with {self.main}")
+        review = self._review(run)
+        return self.with_forgotten(review) if history else review
+
+    def with_forgotten(self, review: RunReview) -> RunReview:
+        """``review`` (made with ``history=False``) with the new entries that match forgotten
+        facts marked ``resurrected``: the same as ``review(..., history=True)``."""
+        diff = mark_forgotten(review.diff, self._forgotten_matcher())
+        files = [FileReview(f.path, f.status, s.counts, s.changes, f.viewed, f.rejected)
+                 for f, s in zip(review.files, file_summaries(diff), strict=True)]
+        return RunReview(review.run, diff, files, set(review.applied), set(review.rejected), set(review.rejected_files))
+
+    def _review(self, run: DreamRun) -> RunReview:
+        diff = self._diff(run.base, run.tip, history=False)
         viewed = self.viewed(run)
         marks = self.rejections(run.id)
         bad_files = set(marks["files"]) & set(diff.changed_paths)
@@ -276,9 +339,7 @@ class DreamService:
         files = [FileReview(f.path, f.status, f.counts, f.changes, viewed.get(f.path, False), f.path in bad_files)
                  for f in file_summaries(diff)]
         main_files = self._files(run.main, diff.changed_paths) if run.main else {}
-        done = {c.id for c in diff.changes
-                if dreamapply.applied(c, {p: main_files.get(p) for p in c.paths})}
-        return RunReview(run, diff, files, done, rejected, bad_files)
+        return RunReview(run, diff, files, applied_ids(diff, main_files), rejected, bad_files)
 
     def rows(self, name: str, path: str) -> list[Row]:
         """``path`` in the run side by side (base left, tip right), entries aligned."""
@@ -316,7 +377,11 @@ class DreamService:
             marks = self._load(VIEWED_FILE).get(run.id, {})
         if not isinstance(marks, dict):
             return {}
-        now = {p: self._blob_at_tip(run, p) for p in marks}
+        try:
+            found = self.repo.tree_entries(run.tip, list(marks))  # one git call for all of them
+            now = {p: found[normalize_rel(p)][1] if normalize_rel(p) in found else "-" for p in marks}
+        except ValueError:  # a name amr refuses to handle: one by one
+            now = {p: self._blob_at_tip(run, p) for p in marks}
         return {p: marks[p] == now[p] for p in marks}
 
     def mark_viewed(self, name: str, path: str, viewed: bool = True) -> None:
