@@ -186,3 +186,15 @@ def test_lint_history_flags_a_resurrected_fact(make_repo):
     found = [d for d in json.loads(res.stdout)["diagnostics"] if d["code"] == "AMR030"]
     assert found and found[0]["path"] == "notes.md" and found[0]["line"] == 3
     assert res.returncode == 1
+
+
+def test_each_command_is_built_from_its_own_module():
+    """`amr CMD` builds only CMD's module's parser: the map must name the module that has it."""
+    from amr_tui.cli.main import COMMAND_MODULES, build_parser
+
+    full = build_parser()
+    full_choices = set(full._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    assert full_choices == set(COMMAND_MODULES)
+    for command in COMMAND_MODULES:
+        alone = build_parser(command)
+        assert command in alone._subparsers._group_actions[0].choices, command  # type: ignore[union-attr]

@@ -6,8 +6,10 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 
 from amr_tui.services import searchcache
+from amr_tui.services.searchcolumns import LazyItems
 from amr_tui.services.searchrun import build_index
 from amr_tui.services.workspace import discover
 
@@ -26,25 +28,43 @@ def _answers(index) -> list[list[tuple[str, str, int, float]]]:
     return [[(h.item.repo, h.item.path, h.item.line, h.score) for h in index.search(q, 20)] for q in QUERIES]
 
 
+def _age(root) -> None:
+    """Files written an hour ago: past the cache's racy window (files as fresh as the cache are re-read)."""
+    then = int((time.time() - 3600) * 1e9)
+    for path in root.rglob("*.md"):
+        os.utime(path, ns=(then, then))
+
+
 def _fresh(root):
     return build_index(discover([root]), use_cache=False)
 
 
 def test_cached_index_answers_like_a_fresh_one_through_edits(make_repo):
     root = make_repo("memory", _files(30))
+    _age(root)
     mounts = discover([root])
     first = build_index(mounts)
     assert searchcache.cache_file(mounts).exists()
     assert _answers(first) == _answers(_fresh(root))
+    lazy = build_index(mounts)  # nothing changed: items come from the cache's columns
+    assert isinstance(lazy._items, LazyItems)
+    assert _answers(lazy) == _answers(first)
     # an agent edits a file, adds one, deletes one: the next search sees all of it
     ops = root / "notes" / "ops.md"
     ops.write_text(ops.read_text().replace("Redis port 6305", "Postgres port 5432"))
     (root / "notes" / "new.md").write_text("- Deploy freeze on Friday\n")
     (root / "people.md").unlink()
+    _age(root)  # still a different size or mtime than the cache has: re-read
     again = build_index(mounts)
     assert _answers(again) == _answers(_fresh(root))
     assert any(h.item.path == "notes/new.md" for h in again.search("deploy freeze", 5))
     assert not any(h.item.path == "people.md" for h in again.search("alice", 5))
+    assert any(it is None for it in again._items)  # freed slots, written as such
+    reread = build_index(mounts)
+    assert isinstance(reread._items, LazyItems)
+    assert _answers(reread) == _answers(_fresh(root))
+    assert [reread._items[i] for i in range(len(reread._items))] == again._items
+    assert [reread._lower[i] for i in range(len(reread._lower))] == again._lower
 
 
 def test_same_size_rewrite_right_after_caching_is_seen(make_repo):

@@ -7,17 +7,24 @@ import sys
 
 from amr_tui import __version__
 
-# Each module in MODULES has add_parsers(sub) and a COMMANDS tuple naming its sub-commands.
+# Each module in MODULES has add_parsers(sub); COMMAND_MODULES says which module holds each
+# sub-command, so `amr search ...` imports and builds the parser of search alone (agents call
+# these commands in loops: every module and parser not built is start-up time saved).
 MODULES = ("parse_cmd", "lint_cmd", "search_cmd", "repo_cmds", "merge_cmd", "sync_cmd", "share_cmd",
            "dream_cmd", "history_cmd")
-COMMANDS = ("parse", "lint", "search", "init", "demo", "merge-driver", "sync", "share", "dream", "dreams",
-            "history", "log", "forgotten", "forget")
+COMMAND_MODULES = {
+    "parse": "parse_cmd", "lint": "lint_cmd", "search": "search_cmd", "init": "repo_cmds", "demo": "repo_cmds",
+    "merge-driver": "merge_cmd", "sync": "sync_cmd", "share": "share_cmd", "dream": "dream_cmd",
+    "dreams": "dream_cmd", "history": "history_cmd", "forgotten": "history_cmd",
+    "forget": "history_cmd",
+}
+COMMANDS = tuple(COMMAND_MODULES)
 
 
-def _modules():
+def _modules(names: tuple[str, ...] = MODULES):
     import importlib
 
-    for name in MODULES:
+    for name in names:
         try:
             yield importlib.import_module(f"amr_tui.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -25,7 +32,8 @@ def _modules():
                 raise
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or (``command``) one that knows that sub-command only."""
 
     parser = argparse.ArgumentParser(
         prog="amr",
@@ -37,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"amr {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _modules():
+    for module in _modules((COMMAND_MODULES[command],) if command in COMMAND_MODULES else MODULES):
         module.add_parsers(sub)
     return parser
 
@@ -52,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         from amr_tui.cli import app_cmd
 
         return app_cmd.run([])
-    parser = build_parser()
+    parser = build_parser(argv[0])
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
@@ -62,5 +70,23 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+# One-shot read-only commands whose process ends right after its output: they skip Python's
+# tear-down (freeing a 100,000-item index object by object costs more than the search itself).
+FAST_EXIT = frozenset({"search"})
+
+
+def console_main() -> None:
+    """The `amr` executable."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if argv and argv[0] in FAST_EXIT:
+        import os
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    console_main()

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         error("--limit must be at least 1")
         return 2
     try:
-        hits = search_paths(args.paths or [Path(".")], args.query, args.limit, use_cache=not args.no_cache)
+        hits = search_paths(args.paths or [Path(".")], args.query, args.limit, use_cache=not args.no_cache, keep=True)
     except (FileNotFoundError, NotADirectoryError) as exc:
         error(str(exc))
         return 2

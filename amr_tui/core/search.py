@@ -35,7 +35,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from functools import partial
 from typing import NamedTuple
 
 from amr_tui.core.search_rank import Resolver, score_slots, typo_candidates
@@ -77,21 +76,6 @@ class SearchIndex(PostingStore):
         super().__init__()
         self._files: dict[tuple[str, str], list[int]] = {}
         self.generation = 0
-
-    # ------------------------------------------------------------------ pickling
-    # Items travel as plain tuples and come back through C calls only (``amr search`` loads
-    # 100,000 of them from its cache on every run; a class call per item was half its time).
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["_items"] = [None if it is None else tuple(it) for it in self._items]
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        make, items = partial(tuple.__new__, SearchItem), state["_items"]
-        state["_items"] = list(map(make, items)) if None not in items else [
-            None if it is None else make(it) for it in items]
-        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ updates
 

@@ -7,8 +7,9 @@ and writes the cache back only when something changed. A file modified within
 ``RACY_NS`` of the cache being written is re-read next time (a same-size rewrite in the same
 clock tick would otherwise look unchanged), as git does for its index.
 
-The cache is the user's own data, but it is read with an unpickler that can only build the
-index's own classes: a damaged or planted file is rebuilt, never run. ``AMR_NO_CACHE=1`` (or
+Items are stored as columns (``searchcolumns``) and made only for the slots a search ranks.
+The cache is the user's own data, but it is read with an unpickler that can only build plain
+data and the index's bit arrays: a damaged or planted file is rebuilt, never run. ``AMR_NO_CACHE=1`` (or
 ``amr search --no-cache``) skips it.
 """
 
@@ -25,15 +26,13 @@ from pathlib import Path
 
 from amr_tui import __version__
 from amr_tui.core.search import SearchIndex
+from amr_tui.services import searchcolumns
 from amr_tui.services.workspace import Mount
 
-FORMAT = 1
+FORMAT = 2
 RACY_NS = 2_000_000_000
-_ALLOWED = {
-    ("amr_tui.core.search", "SearchIndex"), ("amr_tui.core.search", "SearchItem"),
-    ("amr_tui.core.search_store", "BitArray"), ("builtins", "bytearray"), ("builtins", "set"),
-    ("builtins", "frozenset"),
-}
+_ALLOWED = {("amr_tui.core.search_store", "BitArray"), ("builtins", "bytearray"), ("builtins", "set"),
+            ("builtins", "frozenset")}
 
 Stats = dict[str, dict[str, tuple[int, int]]]  # repo -> path -> (mtime_ns, size)
 
@@ -69,10 +68,12 @@ def load(path: Path) -> tuple[SearchIndex, Stats, int] | None:
         return None
     try:
         payload = _IndexUnpickler(io.BytesIO(data)).load()
-        if (not isinstance(payload, dict) or payload.get("stamp") != _stamp()
-                or not isinstance(payload.get("index"), SearchIndex)):
+        if not isinstance(payload, dict) or payload.get("stamp") != _stamp():
             return None
-        return payload["index"], payload["stats"], int(payload["written"])
+        index = SearchIndex.__new__(SearchIndex)
+        index.__dict__.update(payload["state"])
+        searchcolumns.attach(index, payload["columns"])
+        return index, payload["stats"], int(payload["written"])
     except Exception:  # a damaged or foreign file is a cache miss, never an error
         return None
 
@@ -81,7 +82,11 @@ def save(path: Path, index: SearchIndex, stats: Stats) -> None:
     """Write the cache atomically (a temp file, then a rename); failures are ignored."""
     import tempfile
 
-    payload = {"stamp": _stamp(), "written": time.time_ns(), "stats": stats, "index": index}
+    searchcolumns.materialize(index)
+    index._vocab_text()  # the joined vocabulary, made once here rather than by every search
+    state = {k: v for k, v in index.__dict__.items() if k not in ("_items", "_lower")}
+    payload = {"stamp": _stamp(), "written": time.time_ns(), "stats": stats, "state": state,
+               "columns": searchcolumns.to_columns(index._items, index._lower)}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".amr-search-", dir=path.parent)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from amr_tui.core.search import SearchHit, SearchIndex
-from amr_tui.services import searchcache
+from amr_tui.services import searchcache, searchcolumns
 from amr_tui.services.workspace import Mount, discover, load_document, paused_gc, scan_files
 
 
@@ -41,6 +41,8 @@ def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     for mount in mounts:
         stats[mount.name] = found = _walk(mount)
         again, gone = searchcache.stale_paths(old_stats.get(mount.name, {}), found, written)
+        if again or gone:
+            searchcolumns.materialize(index)  # a cached index is read-only until then
         for rel in gone:
             index.remove_file(mount.name, rel)
         if again:
@@ -51,7 +53,13 @@ def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     return index
 
 
-def search_paths(paths: list[Path], query: str, limit: int, *, use_cache: bool = True) -> list[SearchHit]:
+_KEPT: list[SearchIndex] = []  # `amr search` leaves its index to the end of the process (see cli.main.FAST_EXIT)
+
+
+def search_paths(paths: list[Path], query: str, limit: int, *, use_cache: bool = True,
+                 keep: bool = False) -> list[SearchHit]:
     with paused_gc():
         index = build_index(discover(paths), use_cache=use_cache)
+    if keep:
+        _KEPT[:] = [index]
     return index.search(query, limit)
