@@ -90,7 +90,7 @@ def test_a_planted_cache_file_is_rebuilt_not_run(make_repo, tmp_path):
 
     path = searchcache.cache_file(mounts)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps({"stamp": searchcache._stamp(), "written": 0, "stats": {}, "index": Evil()}))
+    path.write_bytes(pickle.dumps({"stamp": searchcache.diskcache.stamp(searchcache.FORMAT), "written": 0, "stats": {}, "index": Evil()}))
     index = build_index(mounts)
     assert not marker.exists()
     assert _answers(index) == _answers(_fresh(root))

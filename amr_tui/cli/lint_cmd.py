@@ -23,6 +23,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--severity", choices=_SEVERITIES, default="warning",
                    help="lowest severity to report (default: warning; info adds style notes)")
     p.add_argument("--no-duplicates", action="store_true", help="skip the duplicate and near-duplicate checks")
+    p.add_argument("--no-cache", action="store_true", help=(
+        "do not reuse or keep the findings of unchanged repos in the user cache folder (also: AMR_NO_CACHE=1)"))
     p.add_argument("--history", action="store_true",
                    help="also check git history: entries that bring back a forgotten or deleted fact (AMR030)")
     p.set_defaults(func=run)
@@ -43,9 +45,10 @@ def run(args: argparse.Namespace) -> int:
         for target in targets:
             fixed += fix_repo(target.mount, duplicates=not args.no_duplicates)
     results = lint_targets(targets, duplicates=not args.no_duplicates, history=args.history,
-                           near_duplicates=args.severity == "info")
+                           near_duplicates=args.severity == "info", use_cache=not args.no_cache)
     floor = _SEVERITIES.index(args.severity)
-    shown = [r for r in results if _SEVERITIES.index(r.finding.diagnostic.severity.value) <= floor]
+    level = {s: _SEVERITIES.index(s.value) for s in {r.finding.diagnostic.severity for r in results}}
+    shown = [r for r in results if level[r.finding.diagnostic.severity] <= floor]
     if args.json:
         emit_json({"diagnostics": [
             {"repo": r.repo, "path": r.finding.path, **r.finding.diagnostic.to_json(),
@@ -54,14 +57,19 @@ def run(args: argparse.Namespace) -> int:
         ]})
     else:
         colour = use_colour(sys.stdout)
+        lines = []
+        counts = dict.fromkeys(_SEVERITIES, 0)
         for r in shown:
             d = r.finding.diagnostic
+            severity = d.severity.value
+            counts[severity] += 1
             where = safe(r.display_path)
             if d.line:
                 where += f":{d.line}:{max(d.column, 1)}"
             fixmark = " [*]" if d.fix is not None else ""
-            print(f"{paint(where, 'path', colour)}: {paint(d.code, d.severity.value, colour)} {safe(d.message)}{fixmark}")
-        counts = {s: sum(1 for r in shown if r.finding.diagnostic.severity.value == s) for s in _SEVERITIES}
+            lines.append(f"{paint(where, 'path', colour)}: {paint(d.code, severity, colour)} {safe(d.message)}{fixmark}\n")
+        sys.stdout.write("".join(lines))
+        sys.stdout.flush()
         summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
         if fixed:
             print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)

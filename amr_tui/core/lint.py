@@ -13,7 +13,7 @@ from itertools import chain
 
 from amr_tui.core.format import Document, is_markdown
 from amr_tui.core.links import LinkState, link_text_for, resolve
-from amr_tui.core.model import Diagnostic, Fix, LineEdit
+from amr_tui.core.model import Diagnostic, Finding, Fix, LineEdit  # noqa: F401  (Finding: lint's API)
 from amr_tui.core.rules import diag
 
 MEMORY_FILE = "MEMORY.md"
@@ -41,12 +41,6 @@ class RepoSnapshot:
         if self._lower is None:
             self._lower = {f.lower(): f for f in self.files}
         return self._lower
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    path: str
-    diagnostic: Diagnostic
 
 
 def is_memory_note(path: str) -> bool:

@@ -60,6 +60,14 @@ class Diagnostic:
 
 
 @dataclass(frozen=True, slots=True)
+class Finding:
+    """A diagnostic and the file (path relative to the repo root) it is about."""
+
+    path: str
+    diagnostic: Diagnostic
+
+
+@dataclass(frozen=True, slots=True)
 class MetaItem:
     key: str
     value: str

@@ -6,9 +6,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from amr_tui.core.format import parse
-from amr_tui.core.lint import Finding, apply_edits, fix_edits, lint_repo
-from amr_tui.services.workspace import Mount, discover, find_repo_root, load_snapshot, paused_gc, read_bytes
+from amr_tui.core.model import Finding
+from amr_tui.services import lintcache
+from amr_tui.services.workspace import Mount, discover, find_repo_root, paused_gc, read_bytes
+
+# The parser and the rules (core.format, core.lint) are imported where a repo is linted: a repo
+# answered from the cache (services.lintcache) never needs them.
 
 MAX_FIX_ROUNDS = 50
 
@@ -71,14 +74,12 @@ def repo_facts(snapshot, root: Path) -> None:
 
 
 def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history: bool = False,
-                 near_duplicates: bool = True) -> list[LintResult]:
-    """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown."""
+                 near_duplicates: bool = True, use_cache: bool = False) -> list[LintResult]:
+    """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown.
+    ``use_cache``: reuse the findings of a repo that did not change (services.lintcache)."""
     results: list[LintResult] = []
     for target in targets:
-        snapshot = load_snapshot(target.mount)
-        repo_facts(snapshot, target.mount.root)
-        with paused_gc():
-            findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=near_duplicates)
+        findings = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and lintcache.enabled())
         if history:
             from amr_tui.services.history import resurrections
 
@@ -92,9 +93,49 @@ def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history:
     return results
 
 
+def _merge_drivers(root: Path, files) -> list[tuple[str, int, str]]:
+    """AMR027's facts from git; without any gitattributes file there is nothing to ask git."""
+    dot_git = root / ".git"
+    if (not any(p == ".gitattributes" or p.endswith("/.gitattributes") for p in files)
+            and dot_git.is_dir() and not (dot_git / "info" / "attributes").exists()):
+        return []
+    from amr_tui.services.gitattrs import undefined_merge_drivers
+
+    try:
+        return undefined_merge_drivers(root)
+    except Exception:  # a repo git refuses is reported elsewhere; lint the files anyway
+        return []
+
+
+def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) -> list[Finding]:
+    from amr_tui.services.workspace import load_snapshot, scan_files
+
+    probe = lintcache.probe(mount, duplicates=duplicates, near=near) if use_cache else None
+    drivers = _merge_drivers(mount.root, probe.stats if probe is not None else scan_files(mount.root)[0])
+    if probe is not None:
+        probe.drivers = drivers
+        with paused_gc():
+            cached = lintcache.lookup(probe)
+        if cached is not None:
+            return cached
+    from amr_tui.core.lint import lint_repo
+
+    snapshot = load_snapshot(mount)
+    snapshot.undefined_merge_drivers = drivers
+    with paused_gc():
+        findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=near)
+    if probe is not None:
+        lintcache.store(probe, findings)
+    return findings
+
+
 def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
     """Apply safe fixes until none is left (each round re-lints). Returns how many were applied."""
     from amr_tui.services.fs import atomic_write
+
+    from amr_tui.core.format import parse
+    from amr_tui.core.lint import apply_edits, fix_edits, lint_repo
+    from amr_tui.services.workspace import load_snapshot
 
     applied = 0
     for _ in range(MAX_FIX_ROUNDS):

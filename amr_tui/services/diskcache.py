@@ -1,0 +1,100 @@
+"""Shared plumbing of amr's command-line caches (``amr search``'s index, ``amr lint``'s findings).
+
+Files live in the user's cache folder (``platformdirs``), one per kind and key, written
+atomically (a temp file, then a rename) and read with an unpickler that can only build
+plain data and the classes its caller allows: a damaged or planted file is a cache miss,
+never code that runs. ``AMR_NO_CACHE=1`` turns every cache off. A file modified within
+``RACY_NS`` of a cache being written is treated as changed next time (a same-size rewrite
+in the same clock tick would otherwise look unchanged), as git does for its index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import pickle
+import sys
+import time
+from pathlib import Path
+
+from amr_tui import __version__
+
+RACY_NS = 2_000_000_000
+PLAIN = frozenset({("builtins", "bytearray"), ("builtins", "set"), ("builtins", "frozenset")})
+
+Stats = dict[str, tuple[int, int]]  # path -> (mtime_ns, size)
+
+
+def enabled() -> bool:
+    return os.environ.get("AMR_NO_CACHE", "") in ("", "0")
+
+
+def cache_path(kind: str, key: object) -> Path:
+    """The cache file of ``kind`` for ``key`` (anything JSON can write: names, paths, flags)."""
+    from platformdirs import user_cache_path
+
+    text = json.dumps(key, sort_keys=True, default=os.fspath)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return user_cache_path("amr", appauthor=False) / kind / f"{digest}.pickle"
+
+
+def stamp(fmt: int) -> str:
+    return f"{fmt}/{__version__}/{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, data: bytes, allowed: frozenset[tuple[str, str]]) -> None:
+        super().__init__(io.BytesIO(data))
+        self.allowed = allowed
+
+    def find_class(self, module: str, name: str):
+        if (module, name) not in self.allowed:
+            raise pickle.UnpicklingError(f"not allowed in an amr cache: {module}.{name}")
+        return super().find_class(module, name)
+
+
+def load(path: Path, fmt: int, allowed: frozenset[tuple[str, str]] = PLAIN) -> dict | None:
+    """The payload written by ``save`` with the same format stamp, or None."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        payload = _Unpickler(data, PLAIN | allowed).load()
+    except Exception:  # a damaged or foreign file is a cache miss, never an error
+        return None
+    if not isinstance(payload, dict) or payload.get("stamp") != stamp(fmt):
+        return None
+    return payload
+
+
+def save(path: Path, fmt: int, payload: dict) -> None:
+    """Write ``payload`` (plus its stamp and time) atomically; failures are ignored."""
+    import tempfile
+
+    payload = dict(payload, stamp=stamp(fmt), written=time.time_ns())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".amr-cache-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        return
+
+
+def stale_paths(old: Stats, new: Stats, written_ns: int) -> tuple[list[str], list[str]]:
+    """(paths to read again, paths gone) between cached stats and a fresh walk's."""
+    racy = written_ns - RACY_NS
+    again = [p for p, st in new.items() if old.get(p) != st or st[0] >= racy]
+    gone = [p for p in old if p not in new]
+    return again, gone

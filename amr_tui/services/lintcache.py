@@ -1,0 +1,75 @@
+"""``amr lint``'s cache: a repo whose files did not change since the last lint is not parsed again.
+
+Keyed by the repo's root and the checks asked for (duplicates, near-duplicates); valid while
+every file has the same (mtime_ns, size) as when the findings were made, the same symlinks
+leave the root, and git's merge-driver set-up (AMR027, read afresh every run) is the same.
+Any difference, or a file younger than the racy window, and the repo is linted anew. See
+``diskcache`` for where the files live and why loading one never runs code.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from amr_tui.core.model import Diagnostic, Finding, Fix, LineEdit, Severity
+from amr_tui.services import diskcache
+from amr_tui.services.diskcache import enabled  # noqa: F401  (lint's API)
+from amr_tui.services.workspace import Mount, scan_files
+
+FORMAT = 2
+
+
+@dataclass(slots=True)
+class Probe:
+    """What the repo looks like now: enough to check the cache, and to write it after a miss."""
+
+    path: object
+    stats: diskcache.Stats
+    escaping: set[str]
+    drivers: list[tuple[str, int, str]]
+
+
+def probe(mount: Mount, *, duplicates: bool, near: bool) -> Probe:
+    """The repo's files now (``drivers`` is the caller's to fill in: it asks git)."""
+    files, escaping, stats = scan_files(mount.root)
+    key = ["lint", os.fspath(mount.root.resolve()), mount.name, duplicates, near]
+    return Probe(diskcache.cache_path("lint", key), stats, escaping, [])
+
+
+def lookup(p: Probe) -> list | None:
+    """The cached findings when nothing they depend on changed, else None."""
+    payload = diskcache.load(p.path, FORMAT)  # type: ignore[arg-type]
+    if payload is None:
+        return None
+    try:
+        again, gone = diskcache.stale_paths(payload["stats"], p.stats, int(payload["written"]))
+        if again or gone or set(payload["escaping"]) != p.escaping or list(payload["drivers"]) != p.drivers:
+            return None
+        return [_unpack(t) for t in payload["findings"]]
+    except Exception:  # a payload of the wrong shape is a cache miss
+        return None
+
+
+def store(p: Probe, findings: list[Finding]) -> None:
+    diskcache.save(p.path, FORMAT, {"stats": p.stats, "escaping": sorted(p.escaping), "drivers": p.drivers,  # type: ignore[arg-type]
+                                    "findings": [_pack(f) for f in findings]})
+
+
+# Findings travel as plain tuples (the cache holds data only; see diskcache).
+_SEVERITY = {s.value: s for s in Severity}
+
+
+def _pack(f: Finding) -> tuple:
+    d, fix = f.diagnostic, f.diagnostic.fix
+    packed_fix = None if fix is None else (fix.description, tuple((e.line, e.new_text) for e in fix.edits), fix.path)
+    return (f.path, d.code, d.severity.value, d.message, d.line, d.column, packed_fix, d.end_column)
+
+
+def _unpack(t: tuple) -> Finding:
+    path, code, severity, message, line, column, packed_fix, end_column = t
+    fix = None
+    if packed_fix is not None:
+        description, edits, fix_path = packed_fix
+        fix = Fix(description, tuple(LineEdit(n, text) for n, text in edits), fix_path)
+    return Finding(path, Diagnostic(code, _SEVERITY[severity], message, line, column, fix, end_column))
