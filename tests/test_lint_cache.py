@@ -98,3 +98,31 @@ def test_cli_cache_switches(make_repo, tmp_path):
         again = subprocess.run(run, env=env, capture_output=True, text=True)
         assert (again.returncode, again.stdout, again.stderr) == (first.returncode, first.stdout, first.stderr)
     assert list((tmp_path / "cache" / "amr" / "lint").glob("*.pickle"))
+
+
+def _age_one(path, seconds: int) -> None:
+    then = int((time.time() - seconds) * 1e9)
+    os.utime(path, ns=(then, then))
+
+
+def test_after_one_file_changed_only_it_is_parsed_again(make_repo):
+    """The findings cache misses (a file changed); the other files' facts come from the facts
+    cache. Shown by an unchanged-looking file (same size, same mtime, older than the racy
+    window: what a stat cache cannot see, as in git) keeping the findings it had."""
+    root = make_repo("memory", {"MEMORY.md": MEMORY, "notes.md": NOTES, "more.md": "- Bad date [added: 2026-13-01]\n"})
+    _age(root)
+    first = _lint(root, cache=True)
+    assert ("memory", "more.md", "AMR008") in {f[:3] for f in first}
+    more = root / "more.md"
+    st = more.stat()
+    more.write_text("- Bad date [added: 2026-01-13]\n")  # same size: fixed, but the stat does not say so
+    os.utime(more, ns=(st.st_atime_ns, st.st_mtime_ns))
+    notes = root / "notes.md"
+    notes.write_text(NOTES + "- Another bad date [added: 2026-02-30]\n")
+    _age_one(notes, 1800)
+    second = _lint(root, cache=True)
+    assert ("memory", "more.md", "AMR008") in {f[:3] for f in second}  # more.md: from its kept facts
+    assert ("notes.md", "AMR008", 5) in {(f[1], f[2], f[5]) for f in second}  # notes.md: parsed again
+    fresh = _lint(root, cache=False)
+    assert ("memory", "more.md", "AMR008") not in {f[:3] for f in fresh}
+    assert [f for f in second if f[1] != "more.md"] == [f for f in fresh if f[1] != "more.md"]

@@ -13,6 +13,7 @@ from itertools import chain
 
 from amr_tui.core.format import Document, is_markdown
 from amr_tui.core.links import LinkState, link_text_for, resolve
+from amr_tui.core.lintfacts import FileFacts, facts_of, normalise_text  # noqa: F401  (normalise_text: lint's API)
 from amr_tui.core.model import Diagnostic, Finding, Fix, LineEdit  # noqa: F401  (Finding: lint's API)
 from amr_tui.core.rules import diag
 
@@ -34,6 +35,9 @@ class RepoSnapshot:
     escaping: set[str] = field(default_factory=set)  # symlinks that resolve outside the root
     sizes: dict[str, int] = field(default_factory=dict)  # bytes per file, when known
     undefined_merge_drivers: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, driver)
+    # Facts of Markdown files that were not parsed this time (a cache kept them; core.lintfacts).
+    # A file is linted from its document when it has one, else from these.
+    facts: dict[str, FileFacts] = field(default_factory=dict)
 
     _lower: dict[str, str] | None = None
 
@@ -41,6 +45,19 @@ class RepoSnapshot:
         if self._lower is None:
             self._lower = {f.lower(): f for f in self.files}
         return self._lower
+
+    def markdown_paths(self) -> list[str]:
+        """Every parsed (or known from its facts) Markdown file, sorted."""
+        return sorted(self.documents.keys() | self.facts.keys())
+
+    def file_facts(self, path: str) -> FileFacts | None:
+        found = self.facts.get(path)
+        if found is None:
+            doc = self.documents.get(path)
+            if doc is None:
+                return None
+            found = self.facts[path] = facts_of(doc)
+        return found
 
 
 def is_memory_note(path: str) -> bool:
@@ -51,24 +68,12 @@ def is_memory_note(path: str) -> bool:
     return not _IGNORED_NAMES.match(parts[-1])
 
 
-_PUNCT = re.compile(r"[^\w\s]")
-# ASCII characters that are neither word characters nor whitespace: what _PUNCT replaces.
-_ASCII_PUNCT = str.maketrans({c: " " for c in map(chr, range(128)) if _PUNCT.match(c)})
-
-
-def normalise_text(text: str) -> str:
-    folded = text.casefold()
-    if folded.isascii():
-        return " ".join(folded.translate(_ASCII_PUNCT).split())
-    return " ".join(_PUNCT.sub(" ", folded).split())
-
-
 def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: bool = True) -> list[Finding]:
     """Every finding of the repo, sorted. ``near_duplicates=False`` skips AMR015 (info level,
     the costliest check): callers that do not show info findings need not compute them."""
     findings: list[Finding] = []
-    for path in sorted(repo.documents):
-        findings.extend(Finding(path, d) for d in repo.documents[path].diagnostics)
+    for path in repo.markdown_paths():
+        findings.extend(Finding(path, d) for d in repo.file_facts(path).diagnostics)  # type: ignore[union-attr]
     findings.extend(_memory_checks(repo))
     findings.extend(_link_checks(repo))
     findings.extend(_orphans(repo))
@@ -130,9 +135,11 @@ def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
 def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
     out: list[Finding] = []
     lower = repo.lower_map()
-    for path in ([only] if only is not None else sorted(repo.documents)):
-        doc = repo.documents[path]
-        for link in doc.links:
+    for path in ([only] if only is not None else repo.markdown_paths()):
+        facts = repo.file_facts(path)
+        if facts is None:
+            continue
+        for link in facts.links:
             res = resolve(link.target, repo.files, lower)
             if res.state is LinkState.OK:
                 if res.path in repo.escaping:
@@ -144,7 +151,7 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
             msg = f"[[{link.target}]] names no file in this repo"
             if res.suggestion:
                 msg += f"; did you mean [[{res.suggestion}]]?"
-                text = doc.lines[link.line - 1].text
+                text = facts.link_lines[link.line]
                 new_raw = link.raw.replace(link.target, res.suggestion, 1)
                 fix = Fix(f"link to [[{res.suggestion}]]", (LineEdit(link.line, text[: link.start] + "[[" + new_raw + "]]" + text[link.end:]),))
             out.append(Finding(path, diag("AMR010", msg, link.line, link.column, fix)))
@@ -159,10 +166,10 @@ def reachable(repo: RepoSnapshot) -> set[str]:
     seen = {MEMORY_FILE}
     todo = [MEMORY_FILE]
     while todo:
-        doc = repo.documents.get(todo.pop())
-        if doc is None:
+        facts = repo.file_facts(todo.pop())
+        if facts is None:
             continue
-        for link in doc.links:
+        for link in facts.links:
             res = resolve(link.target, repo.files, lower)
             if res.state is LinkState.OK and res.path not in seen and res.path not in repo.escaping:
                 seen.add(res.path)
@@ -205,21 +212,18 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     seen: dict[str, tuple[str, int]] = {}
     candidates: list[tuple[str, str, int]] = []  # (normalised, path, line)
     out: list[Finding] = []
-    for path in sorted(repo.documents):
+    for path in repo.markdown_paths():
         if path.startswith(AMR_FOLDER):
             continue  # amr's own records (tombstones in .amr/forgotten.md) repeat facts on purpose
-        for entry in repo.documents[path].entries:
-            norm = normalise_text(entry.text)
-            if not norm:
-                continue
+        for norm, line in repo.file_facts(path).entries:  # type: ignore[union-attr]
             first = seen.get(norm)
             if first is not None:
                 where = "above" if first[0] == path else f"in {first[0]}"
-                out.append(Finding(path, diag("AMR014", f"same fact as line {first[1]} {where}", entry.line, 1)))
+                out.append(Finding(path, diag("AMR014", f"same fact as line {first[1]} {where}", line, 1)))
                 continue
-            seen[norm] = (path, entry.line)
+            seen[norm] = (path, line)
             if near and len(norm) >= NEAR_DUPLICATE_MIN_CHARS:
-                candidates.append((norm, path, entry.line))
+                candidates.append((norm, path, line))
     # Near duplicates: block on the two rarest words (fewest entries, then alphabetical), then
     # score inside each block: each entry against the block's earlier ones, first match wins.
     # Two passes over the texts instead of keeping 100,000 word sets alive (memory).

@@ -1,10 +1,13 @@
-"""``amr lint``'s cache: a repo whose files did not change since the last lint is not parsed again.
+"""``amr lint``'s caches: files that did not change since the last lint are not parsed again.
 
-Keyed by the repo's root and the checks asked for (duplicates, near-duplicates); valid while
-every file has the same (mtime_ns, size) as when the findings were made, the same symlinks
-leave the root, and git's merge-driver set-up (AMR027, read afresh every run) is the same.
-Any difference, or a file younger than the racy window, and the repo is linted anew. See
-``diskcache`` for where the files live and why loading one never runs code.
+Two files per repo. The *findings* (keyed by the root and the checks asked for) answer a run
+in which nothing changed: every file has the same (mtime_ns, size), the same symlinks leave
+the root, and git's merge-driver set-up (AMR027, read afresh every run) is the same. The
+*facts* (``core.lintfacts``: each Markdown file's line-local findings, links and normalised
+entries, with its stat) serve a run in which some files changed: only those (and MEMORY.md)
+are parsed, and the repo-wide checks run over the facts of the others. A file younger than the
+racy window is always parsed. See ``diskcache`` for where the files live and why loading one
+never runs code.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from amr_tui.core.lintfacts import FileFacts, pack, unpack
 from amr_tui.core.model import Diagnostic, Finding, Fix, LineEdit, Severity
 from amr_tui.services import diskcache
 from amr_tui.services.diskcache import enabled  # noqa: F401  (lint's API)
@@ -25,6 +29,8 @@ class Probe:
     """What the repo looks like now: enough to check the cache, and to write it after a miss."""
 
     path: object
+    facts_path: object
+    files: list[str]
     stats: diskcache.Stats
     escaping: set[str]
     drivers: list[tuple[str, int, str]]
@@ -33,8 +39,9 @@ class Probe:
 def probe(mount: Mount, *, duplicates: bool, near: bool) -> Probe:
     """The repo's files now (``drivers`` is the caller's to fill in: it asks git)."""
     files, escaping, stats = scan_files(mount.root)
-    key = ["lint", os.fspath(mount.root.resolve()), mount.name, duplicates, near]
-    return Probe(diskcache.cache_path("lint", key), stats, escaping, [])
+    root = os.fspath(mount.root.resolve())
+    return Probe(diskcache.cache_path("lint", ["lint", root, mount.name, duplicates, near]),
+                 diskcache.cache_path("lint", ["facts", root, mount.name]), files, stats, escaping, [])
 
 
 def lookup(p: Probe) -> list | None:
@@ -73,3 +80,23 @@ def _unpack(t: tuple) -> Finding:
         description, edits, fix_path = packed_fix
         fix = Fix(description, tuple(LineEdit(n, text) for n, text in edits), fix_path)
     return Finding(path, Diagnostic(code, _SEVERITY[severity], message, line, column, fix, end_column))
+
+
+def cached_facts(p: Probe) -> dict[str, FileFacts]:
+    """Facts of the files whose stat is what it was when they were kept (not racy)."""
+    payload = diskcache.load(p.facts_path, FORMAT)  # type: ignore[arg-type]
+    if payload is None:
+        return {}
+    try:
+        written = int(payload["written"])
+        kept = payload["facts"]
+        again, _gone = diskcache.stale_paths(payload["stats"], p.stats, written)
+        stale = set(again)
+        return {path: unpack(t) for path, t in kept.items() if path in p.stats and path not in stale}
+    except Exception:  # a payload of the wrong shape is a cache miss
+        return {}
+
+
+def store_facts(p: Probe, facts: dict[str, FileFacts]) -> None:
+    diskcache.save(p.facts_path, FORMAT, {"stats": {path: p.stats[path] for path in facts if path in p.stats},  # type: ignore[arg-type]
+                                          "facts": {path: pack(f) for path, f in facts.items()}})

@@ -120,13 +120,38 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
             return cached
     from amr_tui.core.lint import lint_repo
 
-    snapshot = load_snapshot(mount)
+    snapshot = load_snapshot(mount) if probe is None else _snapshot_from(mount, probe)
     snapshot.undefined_merge_drivers = drivers
     with paused_gc():
         findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=near)
-    if probe is not None:
-        lintcache.store(probe, findings)
+        if probe is not None:
+            lintcache.store(probe, findings)
+            lintcache.store_facts(probe, {p: snapshot.file_facts(p) for p in snapshot.markdown_paths()})
     return findings
+
+
+def _snapshot_from(mount: Mount, probe) -> object:
+    """The repo for lint: changed files (and MEMORY.md) parsed, the others from their kept facts."""
+    from amr_tui.core.format import is_markdown
+    from amr_tui.core.lint import MEMORY_FILE, RepoSnapshot
+    from amr_tui.services.workspace import load_document
+
+    with paused_gc():
+        kept = lintcache.cached_facts(probe)
+        documents, facts, sizes = {}, {}, {}
+        for rel in probe.files:
+            if rel in probe.escaping:
+                continue
+            sizes[rel] = probe.stats[rel][1]
+            if not is_markdown(rel):
+                continue
+            if rel in kept and rel != MEMORY_FILE:
+                facts[rel] = kept[rel]
+                continue
+            doc = load_document(mount.root, rel)
+            if doc is not None:
+                documents[rel] = doc
+    return RepoSnapshot(mount.name, set(probe.files), documents, set(probe.escaping), sizes, facts=facts)
 
 
 def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:

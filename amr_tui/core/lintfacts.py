@@ -1,0 +1,70 @@
+"""What the repo-wide lint needs of one file, without the file: its facts.
+
+``lint_repo`` reads each Markdown file's line-local diagnostics, its ``[[links]]`` (with the
+text of their lines, for the fix of a broken link) and the normalised text of its entries
+(for duplicates). ``facts_of`` takes them from a parsed ``Document``; ``pack``/``unpack``
+turn them into plain data and back, so a cache can keep them for files that did not change
+and the repo can be linted again after one file changed without parsing the others.
+MEMORY.md is always parsed: its headings and lines feed the checks of the entry point.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, Severity
+
+_PUNCT = re.compile(r"[^\w\s]")
+# ASCII characters that are neither word characters nor whitespace: what _PUNCT replaces.
+_ASCII_PUNCT = str.maketrans({c: " " for c in map(chr, range(128)) if _PUNCT.match(c)})
+_SEVERITY = {s.value: s for s in Severity}
+
+
+def normalise_text(text: str) -> str:
+    folded = text.casefold()
+    if folded.isascii():
+        return " ".join(folded.translate(_ASCII_PUNCT).split())
+    return " ".join(_PUNCT.sub(" ", folded).split())
+
+
+@dataclass(slots=True)
+class FileFacts:
+    diagnostics: list[Diagnostic]  # the file's line-local findings (Document.diagnostics)
+    links: list[Link]  # every [[link]] that counts (not in code or HTML)
+    link_lines: dict[int, str]  # text of each line that holds a link
+    entries: list[tuple[str, int]]  # (normalised text, line) of each entry with text, in order
+
+
+def facts_of(doc) -> FileFacts:
+    """The facts of a parsed file (doc: core.format.Document)."""
+    lines = doc.lines
+    link_lines = {ln: lines[ln - 1].text for ln in {link.line for link in doc.links}}
+    entries = []
+    for entry in doc.entries:
+        norm = normalise_text(entry.text)
+        if norm:
+            entries.append((norm, entry.line))
+    return FileFacts(doc.diagnostics, list(doc.links), link_lines, entries)
+
+
+def pack(f: FileFacts) -> tuple:
+    """Plain tuples, strings and ints (what a cache may hold)."""
+    diags = tuple(
+        (d.code, d.severity.value, d.message, d.line, d.column, d.end_column,
+         None if d.fix is None else (d.fix.description, tuple((e.line, e.new_text) for e in d.fix.edits), d.fix.path))
+        for d in f.diagnostics)
+    links = tuple((k.target, k.raw, k.line, k.start, k.end) for k in f.links)
+    return diags, links, tuple(f.link_lines.items()), tuple(f.entries)
+
+
+def unpack(t: tuple) -> FileFacts:
+    diags, links, link_lines, entries = t
+    out = []
+    for code, severity, message, line, column, end_column, fix in diags:
+        if fix is not None:
+            description, edits, path = fix
+            fix = Fix(description, tuple(LineEdit(n, text) for n, text in edits), path)
+        out.append(Diagnostic(code, _SEVERITY[severity], message, line, column, fix, end_column))
+    return FileFacts(out, [Link(*k) for k in links], dict(link_lines), [(n, ln) for n, ln in entries])
