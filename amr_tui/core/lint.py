@@ -51,13 +51,38 @@ class RepoSnapshot:
         return sorted(self.documents.keys() | self.facts.keys())
 
     def file_facts(self, path: str) -> FileFacts | None:
-        found = self.facts.get(path)
-        if found is None:
-            doc = self.documents.get(path)
-            if doc is None:
-                return None
-            found = self.facts[path] = facts_of(doc)
-        return found
+        """The facts of one file (made from its document when it has one: for a cache to keep)."""
+        doc = self.documents.get(path)
+        if doc is not None:
+            return facts_of(doc)
+        return self.facts.get(path)
+
+    # The checks read documents directly when they have them (the app lints 100,000 parsed
+    # entries; facts made on the way would be as many objects again) and facts otherwise.
+    def diagnostics_of(self, path: str) -> list[Diagnostic]:
+        doc = self.documents.get(path)
+        return doc.diagnostics if doc is not None else self.facts[path].diagnostics
+
+    def links_of(self, path: str):
+        """``(links, text of line n)`` of a Markdown file, or ``((), None)``."""
+        doc = self.documents.get(path)
+        if doc is not None:
+            return doc.links, lambda n: doc.lines[n - 1].text
+        facts = self.facts.get(path)
+        if facts is None:
+            return (), None
+        return facts.links, facts.link_lines.__getitem__
+
+    def entries_of(self, path: str):
+        """``(normalised text, line)`` of each entry with text, in order."""
+        doc = self.documents.get(path)
+        if doc is None:
+            yield from self.facts[path].entries
+            return
+        for entry in doc.entries:
+            norm = normalise_text(entry.text)
+            if norm:
+                yield norm, entry.line
 
 
 def is_memory_note(path: str) -> bool:
@@ -73,7 +98,7 @@ def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: b
     the costliest check): callers that do not show info findings need not compute them."""
     findings: list[Finding] = []
     for path in repo.markdown_paths():
-        findings.extend(Finding(path, d) for d in repo.file_facts(path).diagnostics)  # type: ignore[union-attr]
+        findings.extend(Finding(path, d) for d in repo.diagnostics_of(path))
     findings.extend(_memory_checks(repo))
     findings.extend(_link_checks(repo))
     findings.extend(_orphans(repo))
@@ -136,10 +161,8 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
     out: list[Finding] = []
     lower = repo.lower_map()
     for path in ([only] if only is not None else repo.markdown_paths()):
-        facts = repo.file_facts(path)
-        if facts is None:
-            continue
-        for link in facts.links:
+        links, line_text = repo.links_of(path)
+        for link in links:
             res = resolve(link.target, repo.files, lower)
             if res.state is LinkState.OK:
                 if res.path in repo.escaping:
@@ -151,7 +174,7 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
             msg = f"[[{link.target}]] names no file in this repo"
             if res.suggestion:
                 msg += f"; did you mean [[{res.suggestion}]]?"
-                text = facts.link_lines[link.line]
+                text = line_text(link.line)
                 new_raw = link.raw.replace(link.target, res.suggestion, 1)
                 fix = Fix(f"link to [[{res.suggestion}]]", (LineEdit(link.line, text[: link.start] + "[[" + new_raw + "]]" + text[link.end:]),))
             out.append(Finding(path, diag("AMR010", msg, link.line, link.column, fix)))
@@ -166,10 +189,8 @@ def reachable(repo: RepoSnapshot) -> set[str]:
     seen = {MEMORY_FILE}
     todo = [MEMORY_FILE]
     while todo:
-        facts = repo.file_facts(todo.pop())
-        if facts is None:
-            continue
-        for link in facts.links:
+        links, _ = repo.links_of(todo.pop())
+        for link in links:
             res = resolve(link.target, repo.files, lower)
             if res.state is LinkState.OK and res.path not in seen and res.path not in repo.escaping:
                 seen.add(res.path)
@@ -215,7 +236,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     for path in repo.markdown_paths():
         if path.startswith(AMR_FOLDER):
             continue  # amr's own records (tombstones in .amr/forgotten.md) repeat facts on purpose
-        for norm, line in repo.file_facts(path).entries:  # type: ignore[union-attr]
+        for norm, line in repo.entries_of(path):
             first = seen.get(norm)
             if first is not None:
                 where = "above" if first[0] == path else f"in {first[0]}"
