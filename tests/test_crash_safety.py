@@ -90,3 +90,39 @@ def test_crash_next_to_the_ref_update_never_stages_a_revert(tmp_path: Path, wher
         assert r.status().is_clean and r.read_blob("HEAD", "notes.md") == b"- the user's edit, again\n"
     else:
         assert GitRepo(root).status().is_clean
+
+
+SYNC_CRASH = """
+import os, sys
+from amr_tui.git import GitRepo, indexlock, merging
+where, root, old, new = sys.argv[1:5]
+if where == "before-ref":
+    merging._cas = lambda *a, **k: os._exit(9)
+else:
+    indexlock.IndexLock.install = lambda self: os._exit(9)
+merging.advance_branch(GitRepo(root), "main", old, new, "merge origin/main")
+"""
+
+
+@pytest.mark.parametrize("where", ["before-ref", "after-ref"])
+def test_sync_crash_next_to_the_ref_update_never_stages_a_revert(tmp_path: Path, where: str) -> None:
+    """Sync moves the branch to a merge commit: a crash on either side of the ref update leaves
+    the merged text staged (or committed), never the old text staged over the new commit."""
+    root = init_repo(tmp_path / "memory", {"MEMORY.md": "# M\n", "notes.md": "- a fact\n"})
+    old = git(root, "rev-parse", "HEAD").strip()
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=b"- a fact\n- the agent's fact\n",
+                          capture_output=True, check=True).stdout.decode().strip()
+    tree = subprocess.run(["git", "mktree"], cwd=root, capture_output=True, check=True, input=(
+        git(root, "ls-tree", "HEAD", "MEMORY.md") + f"100644 blob {blob}\tnotes.md\n").encode()).stdout.decode().strip()
+    new = git(root, "commit-tree", tree, "-p", old, "-m", "the agent's fact").strip()
+    res = subprocess.run([sys.executable, "-c", SYNC_CRASH, where, str(root), old, new], capture_output=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert res.returncode == 9, res.stderr
+    assert (root / "notes.md").read_bytes() == b"- a fact\n- the agent's fact\n"
+    lock = root / ".git" / "index.lock"
+    assert lock.exists()  # stale: reported by amr, never deleted by it
+    lock.unlink()  # the person does
+    assert git(root, "cat-file", "blob", ":notes.md") == "- a fact\n- the agent's fact\n"
+    moved = git(root, "rev-parse", "HEAD").strip() == new
+    assert moved == (where == "after-ref")
+    assert GitRepo(root).status().is_clean == moved  # not moved: the merge staged, as if by hand

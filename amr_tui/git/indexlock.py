@@ -73,6 +73,13 @@ class IndexLock:
         self._staged = tmp
         return tmp
 
+    def scratch_copy(self) -> Path:
+        """A copy of the index as it is now, for a git command of the caller's (who deletes it)."""
+        tmp = self.git_dir / f"{INDEX_COPY_PREFIX}{secrets.token_hex(6)}"
+        if self.index.exists():
+            shutil.copy2(self.index, tmp)  # the index's own mtime (racy-git, see staged_copy)
+        return tmp
+
     def swap_in(self) -> None:
         """Make the staged copy the index now, still holding the lock.
 

@@ -188,12 +188,24 @@ def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, messag
         if res.returncode != 0:
             raise WorktreeBusyError(" ".join(res.stderr.strip().splitlines()[:3])[:300])
         try:
+            lock.swap_in()  # before the branch moves: a crash can leave the merge staged, never reverted
             _cas(repo, ref, new, old, zero, subject)
-        except GitError:
-            repo.runner.run(["read-tree", "-m", "-u", *end_of_options(new, start)], env=env,
-                            write=True, check=False)  # put the work tree back as it was
+        except BaseException:
+            _put_worktree_back(repo, lock, staged, new, start)
+            lock.swap_back()
             raise
         lock.install()
+
+
+def _put_worktree_back(repo: GitRepo, lock: IndexLock, staged: Path, new: str, start: str) -> None:
+    """The branch did not move: the work tree goes back from ``new`` to ``start``, through the
+    staged index at ``new`` (or, once it was swapped in, a scratch copy: ``index.lock`` is ours)."""
+    scratch = staged if staged.exists() else lock.scratch_copy()
+    try:
+        repo.runner.run(["read-tree", "-m", "-u", *end_of_options(new, start)],
+                        env={"GIT_INDEX_FILE": str(scratch)}, write=True, check=False)
+    finally:
+        scratch.unlink(missing_ok=True)
 
 
 def _check_ref(repo: GitRepo, ref: str, expected: str | None) -> None:
