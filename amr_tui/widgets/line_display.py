@@ -7,6 +7,7 @@ cheaply; every text piece has been made visible (controls replaced) already.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -55,16 +56,29 @@ def age(added: str, today: _dt.date) -> str | None:
     return f"{days // 365}y"
 
 
+_PLAIN_URL = re.compile(r"(?i:https?)://([^/?#\[\]\s\x00-\x1f\x7f]+)([^?#\[\]\s\x00-\x1f\x7f]*)[^\[\]\s\x00-\x1f\x7f]*\Z")
+
+
 def short_source(value: str) -> str:
-    try:
-        parts = urlsplit(value)
-    except ValueError:
-        return value[:40]
-    if parts.scheme in ("http", "https") and parts.netloc:
-        tail = parts.path.rstrip("/").rsplit("/", 2)
-        path = "/".join(p for p in tail[-2:] if p)
-        return f"{parts.netloc}/{path}" if path else parts.netloc
-    return value[:40]
+    """``host/last/two`` of an http(s) source, else its first 40 characters.
+
+    Plain URLs (no whitespace, controls or brackets) are read by one regex: ``urlsplit`` was
+    40% of the time to lay out a 10,000-entry file. Anything else goes through ``urlsplit``.
+    """
+    m = _PLAIN_URL.match(value)
+    if m is not None:
+        netloc, path = m.group(1), m.group(2)
+    else:
+        try:
+            parts = urlsplit(value)
+        except ValueError:
+            return value[:40]
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return value[:40]
+        netloc, path = parts.netloc, parts.path
+    tail = path.rstrip("/").rsplit("/", 2)
+    path = "/".join(p for p in tail[-2:] if p)
+    return f"{netloc}/{path}" if path else netloc
 
 
 class _Builder:
@@ -78,7 +92,7 @@ class _Builder:
         start = self.cells
         if text:
             self.pieces.append((text, comp))
-            self.cells += cell_len(text)
+            self.cells += len(text) if text.isascii() else cell_len(text)  # printable ASCII: one cell each
         return start, self.cells
 
     def done(self) -> LineDisplay:
