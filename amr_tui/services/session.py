@@ -114,10 +114,14 @@ class Session(WatchMixin):
                 with self.lock:
                     state.files, state.escaping = files, escaping
                 checked_dirs: dict[str, bool] = {}
+                with self.lock:
+                    state.stats.update(stats)
                 for at in range(0, len(files), LOAD_BATCH):
-                    batch = [(rel, self._read_entries(state, rel, stats.get(rel), checked_dirs))
+                    docs: dict[str, Document] = {}
+                    batch = [(rel, self._parse_entries(state, rel, stats.get(rel), checked_dirs, docs))
                              for rel in files[at:at + LOAD_BATCH]]
                     with self.lock:
+                        state.docs.update(docs)
                         self.index.set_files(name, batch)
                     done += len(batch)
                     if progress:
@@ -147,20 +151,26 @@ class Session(WatchMixin):
         with self.lock:
             self.index.set_file(state.mount.name, rel, entries)
 
-    def _read_entries(self, state: _RepoState, rel: str, st: tuple[int, int] | None,
-                      checked_dirs: dict[str, bool] | None = None) -> list[tuple[int, str]]:
+    def _read_entries(self, state: _RepoState, rel: str, st: tuple[int, int] | None) -> list[tuple[int, str]]:
         """Read and parse one file (keeping its stat and document); its entries for the index."""
+        docs: dict[str, Document] = {}
+        entries = self._parse_entries(state, rel, st, None, docs)
         with self.lock:
             if st is not None:
                 state.stats[rel] = st
+            state.docs.update(docs)
+        return entries
+
+    @staticmethod
+    def _parse_entries(state: _RepoState, rel: str, st: tuple[int, int] | None,
+                       checked_dirs: dict[str, bool] | None, docs: dict[str, Document]) -> list[tuple[int, str]]:
+        """Parse one Markdown file into ``docs``; its entries for the index (no lock taken)."""
         if rel in state.escaping or not is_markdown(rel) or st is None or st[1] > MAX_PARSE_BYTES:
             return []
         data = read_bytes(state.mount.root, rel, checked_dirs=checked_dirs)
         if data is None:
             return []
-        doc = parse(data, rel)
-        with self.lock:
-            state.docs[rel] = doc
+        doc = docs[rel] = parse(data, rel)
         return [(e.line, e.text) for e in doc.entries if e.text]
 
     def _relint(self, state: _RepoState) -> None:
