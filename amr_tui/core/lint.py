@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import chain
 
-from amr_tui.core.format import Document, is_markdown
+from amr_tui.core.format import Document
 from amr_tui.core.links import LinkState, link_text_for, resolve
 from amr_tui.core.lintfacts import FileFacts, facts_of, normalise_text  # noqa: F401  (normalise_text: lint's API)
 from amr_tui.core.model import Diagnostic, Finding, Fix, LineEdit  # noqa: F401  (Finding: lint's API)
@@ -40,11 +40,19 @@ class RepoSnapshot:
     facts: dict[str, FileFacts] = field(default_factory=dict)
 
     _lower: dict[str, str] | None = None
+    _resolved: dict[str, object] = field(default_factory=dict)
 
     def lower_map(self) -> dict[str, str]:
         if self._lower is None:
             self._lower = {f.lower(): f for f in self.files}
         return self._lower
+
+    def resolve(self, target: str):
+        """``core.links.resolve`` of a link target in this repo, once per distinct target."""
+        found = self._resolved.get(target)
+        if found is None:
+            found = self._resolved[target] = resolve(target, self.files, self.lower_map())
+        return found
 
     def markdown_paths(self) -> list[str]:
         """Every parsed (or known from its facts) Markdown file, sorted."""
@@ -159,11 +167,10 @@ def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
 
 def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
     out: list[Finding] = []
-    lower = repo.lower_map()
     for path in ([only] if only is not None else repo.markdown_paths()):
         links, line_text = repo.links_of(path)
         for link in links:
-            res = resolve(link.target, repo.files, lower)
+            res = repo.resolve(link.target)
             if res.state is LinkState.OK:
                 if res.path in repo.escaping:
                     out.append(Finding(path, diag("AMR012", f"[[{link.target}]] is a symlink that points outside the memory root; amr never opens it", link.line, link.column)))
@@ -185,13 +192,12 @@ def reachable(repo: RepoSnapshot) -> set[str]:
     """Files reachable from MEMORY.md by following links (MEMORY.md included)."""
     if MEMORY_FILE not in repo.files:
         return set()
-    lower = repo.lower_map()
     seen = {MEMORY_FILE}
     todo = [MEMORY_FILE]
     while todo:
         links, _ = repo.links_of(todo.pop())
         for link in links:
-            res = resolve(link.target, repo.files, lower)
+            res = repo.resolve(link.target)
             if res.state is LinkState.OK and res.path not in seen and res.path not in repo.escaping:
                 seen.add(res.path)
                 todo.append(res.path)
