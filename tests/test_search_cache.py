@@ -110,3 +110,19 @@ def test_cli_no_cache_and_env_leave_no_cache_behind(make_repo, tmp_path):
     assert subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout == out
     assert list((tmp_path / "cache" / "amr" / "search").glob("*.pickle"))
     assert subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout == out  # from the cache
+
+
+def test_each_cache_folder_keeps_only_its_newest_files(make_repo, tmp_path):
+    from amr_tui.services import diskcache
+
+    folder = tmp_path / "kind"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not ours")
+    for k in range(diskcache.KEEP_FILES + 5):
+        path = folder / f"{k:024d}.pickle"
+        path.write_bytes(b"x")
+        os.utime(path, ns=(k * 10**9, k * 10**9))
+    diskcache._trim(folder)
+    left = sorted(p.name for p in folder.glob("*.pickle"))
+    assert len(left) == diskcache.KEEP_FILES and left[0] == f"{5:024d}.pickle"
+    assert (folder / "notes.txt").exists()

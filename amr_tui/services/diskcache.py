@@ -3,7 +3,8 @@
 Files live in the user's cache folder (``platformdirs``), one per kind and key, written
 atomically (a temp file, then a rename) and read with an unpickler that can only build
 plain data and the classes its caller allows: a damaged or planted file is a cache miss,
-never code that runs. ``AMR_NO_CACHE=1`` turns every cache off. A file modified within
+never code that runs. ``AMR_NO_CACHE=1`` turns every cache off. Each kind keeps its
+``KEEP_FILES`` most recently written files. A file modified within
 ``RACY_NS`` of a cache being written is treated as changed next time (a same-size rewrite
 in the same clock tick would otherwise look unchanged), as git does for its index.
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 from amr_tui import __version__
 
 RACY_NS = 2_000_000_000
+KEEP_FILES = 24  # per kind: the least recently written beyond this are deleted (one per repo or set of repos)
 PLAIN = frozenset({("builtins", "bytearray"), ("builtins", "set"), ("builtins", "frozenset")})
 
 Stats = dict[str, tuple[int, int]]  # path -> (mtime_ns, size)
@@ -90,6 +92,21 @@ def save(path: Path, fmt: int, payload: dict) -> None:
             raise
     except OSError:
         return
+    _trim(path.parent)
+
+
+def _trim(folder: Path, keep: int = KEEP_FILES) -> None:
+    """Delete the oldest cache files of a kind beyond ``keep`` (only ``*.pickle`` files amr names)."""
+    try:
+        files = [(p.stat().st_mtime_ns, p) for p in folder.glob("*.pickle") if len(p.stem) == 24]
+    except OSError:
+        return
+    files.sort(reverse=True)
+    for _, old in files[keep:]:
+        try:
+            old.unlink()
+        except OSError:
+            pass
 
 
 def stale_paths(old: Stats, new: Stats, written_ns: int) -> tuple[list[str], list[str]]:
