@@ -159,6 +159,7 @@ class WatchMixin:
 
     def refresh_info(self, repo: str) -> RepoInfo:
         state = self.repos[repo]
+        self._git_moved(state)  # the signatures this status belongs to
         state.info_stale = False
         state.info_at = time.monotonic()
         info = RepoInfo(repo, read_only=state.mount.read_only)
@@ -168,7 +169,6 @@ class WatchMixin:
             info.note = "not a git repo"
         else:
             try:
-                self._git_moved(state)  # the signature this status belongs to
                 st = state.git.status()
                 info.branch = st.branch or ""
                 info.head = st.head
