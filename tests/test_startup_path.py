@@ -20,7 +20,7 @@ NOT_BEFORE_FIRST_FRAME = (
     "git", "amr_tui.git", "amr_tui.services.session", "amr_tui.services.editing", "amr_tui.core.search",
     "amr_tui.core.lint", "amr_tui.core.rules", "amr_tui.screens.finder", "amr_tui.screens.dialogs",
     "amr_tui.screens.help", "amr_tui.screens.palette", "textual.widgets._text_area", "tree_sitter",
-    "markdown_it",
+    "markdown_it", "amr_tui.core.format", "amr_tui.core.metadata",
 )
 
 
