@@ -49,22 +49,27 @@ def facts_of(doc) -> FileFacts:
     return FileFacts(doc.diagnostics, list(doc.links), link_lines, entries)
 
 
+def pack_diagnostic(d: Diagnostic) -> tuple:
+    """A diagnostic as plain data (what a cache may hold)."""
+    fix = None if d.fix is None else (d.fix.description, tuple((e.line, e.new_text) for e in d.fix.edits), d.fix.path)
+    return d.code, d.severity.value, d.message, d.line, d.column, d.end_column, fix
+
+
+def unpack_diagnostic(t: tuple) -> Diagnostic:
+    code, severity, message, line, column, end_column, fix = t
+    if fix is not None:
+        description, edits, path = fix
+        fix = Fix(description, tuple(LineEdit(n, text) for n, text in edits), path)
+    return Diagnostic(code, _SEVERITY[severity], message, line, column, fix, end_column)
+
+
 def pack(f: FileFacts) -> tuple:
     """Plain tuples, strings and ints (what a cache may hold)."""
-    diags = tuple(
-        (d.code, d.severity.value, d.message, d.line, d.column, d.end_column,
-         None if d.fix is None else (d.fix.description, tuple((e.line, e.new_text) for e in d.fix.edits), d.fix.path))
-        for d in f.diagnostics)
     links = tuple((k.target, k.raw, k.line, k.start, k.end) for k in f.links)
-    return diags, links, tuple(f.link_lines.items()), tuple(f.entries)
+    return tuple(map(pack_diagnostic, f.diagnostics)), links, tuple(f.link_lines.items()), tuple(f.entries)
 
 
 def unpack(t: tuple) -> FileFacts:
     diags, links, link_lines, entries = t
-    out = []
-    for code, severity, message, line, column, end_column, fix in diags:
-        if fix is not None:
-            description, edits, path = fix
-            fix = Fix(description, tuple(LineEdit(n, text) for n, text in edits), path)
-        out.append(Diagnostic(code, _SEVERITY[severity], message, line, column, fix, end_column))
-    return FileFacts(out, [Link(*k) for k in links], dict(link_lines), [(n, ln) for n, ln in entries])
+    return FileFacts([unpack_diagnostic(d) for d in diags], [Link(*k) for k in links], dict(link_lines),
+                     [(n, ln) for n, ln in entries])

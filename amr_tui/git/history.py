@@ -325,13 +325,18 @@ def diff_text(repo: GitRepo, old: str, new: str, path: str | None = None, *, con
     return repo.runner.run([*_PRE, *args]).text
 
 
-def changed_paths(repo: GitRepo, old: str, new: str) -> list[tuple[str, str]]:
-    """``(status, path)`` of every file that differs between two commits (A, D or M)."""
+def _diff_between(repo: GitRepo, old: str, new: str, form: str) -> bytes:
+    """``git diff <form> -z`` between two commits, no renames, nothing from the repo's config."""
     a, b = _start(repo, old), _start(repo, new)
     if a is None or b is None:
         raise ValueError("unknown commit")
-    out = repo.runner.run(["diff", "--name-status", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
-                           "--no-relative", "--end-of-options", a, b, "--"]).stdout
+    return repo.runner.run(["diff", form, "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+                            "--no-relative", "--end-of-options", a, b, "--"]).stdout
+
+
+def changed_paths(repo: GitRepo, old: str, new: str) -> list[tuple[str, str]]:
+    """``(status, path)`` of every file that differs between two commits (A, D or M)."""
+    out = _diff_between(repo, old, new, "--name-status")
     parts = [p for p in out.split(b"\0")]
     result: list[tuple[str, str]] = []
     for i in range(0, len(parts) - 1, 2):
@@ -343,11 +348,7 @@ def changed_paths(repo: GitRepo, old: str, new: str) -> list[tuple[str, str]]:
 def line_counts(repo: GitRepo, old: str, new: str) -> dict[str, tuple[int, int] | None]:
     """``path -> (lines added, lines removed)`` between two commits (``git diff --numstat``, no
     renames); None for a binary file. Paths are the ones :func:`changed_paths` lists."""
-    a, b = _start(repo, old), _start(repo, new)
-    if a is None or b is None:
-        raise ValueError("unknown commit")
-    out = repo.runner.run(["diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
-                           "--no-relative", "--end-of-options", a, b, "--"]).stdout
+    out = _diff_between(repo, old, new, "--numstat")
     result: dict[str, tuple[int, int] | None] = {}
     for rec in out.split(b"\0"):
         added, _, rest = rec.partition(b"\t")

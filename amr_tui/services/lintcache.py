@@ -15,13 +15,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from amr_tui.core.lintfacts import FileFacts, pack, unpack
-from amr_tui.core.model import Diagnostic, Finding, Fix, LineEdit, Severity
+from amr_tui.core.lintfacts import FileFacts, pack, pack_diagnostic, unpack, unpack_diagnostic
+from amr_tui.core.model import Finding
 from amr_tui.services import diskcache
-from amr_tui.services.diskcache import enabled  # noqa: F401  (lint's API)
 from amr_tui.services.workspace import Mount, scan_files
 
-FORMAT = 2
+FORMAT = 3
 
 
 @dataclass(slots=True)
@@ -64,22 +63,12 @@ def store(p: Probe, findings: list[Finding]) -> None:
 
 
 # Findings travel as plain tuples (the cache holds data only; see diskcache).
-_SEVERITY = {s.value: s for s in Severity}
-
-
 def _pack(f: Finding) -> tuple:
-    d, fix = f.diagnostic, f.diagnostic.fix
-    packed_fix = None if fix is None else (fix.description, tuple((e.line, e.new_text) for e in fix.edits), fix.path)
-    return (f.path, d.code, d.severity.value, d.message, d.line, d.column, packed_fix, d.end_column)
+    return f.path, pack_diagnostic(f.diagnostic)
 
 
 def _unpack(t: tuple) -> Finding:
-    path, code, severity, message, line, column, packed_fix, end_column = t
-    fix = None
-    if packed_fix is not None:
-        description, edits, fix_path = packed_fix
-        fix = Fix(description, tuple(LineEdit(n, text) for n, text in edits), fix_path)
-    return Finding(path, Diagnostic(code, _SEVERITY[severity], message, line, column, fix, end_column))
+    return Finding(t[0], unpack_diagnostic(t[1]))
 
 
 def cached_facts(p: Probe) -> dict[str, FileFacts]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amr_tui.core.model import Finding
-from amr_tui.services import lintcache
+from amr_tui.services import diskcache, lintcache
 from amr_tui.services.workspace import Mount, discover, find_repo_root, paused_gc, read_bytes
 
 # The parser and the rules (core.format, core.lint) are imported where a repo is linted: a repo
@@ -79,7 +79,7 @@ def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history:
     ``use_cache``: reuse the findings of a repo that did not change (services.lintcache)."""
     results: list[LintResult] = []
     for target in targets:
-        findings = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and lintcache.enabled())
+        findings = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and diskcache.enabled())
         if history:
             from amr_tui.services.history import resurrections
 

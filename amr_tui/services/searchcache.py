@@ -15,7 +15,6 @@ from pathlib import Path
 
 from amr_tui.core.search import SearchIndex
 from amr_tui.services import diskcache, searchcolumns
-from amr_tui.services.diskcache import enabled, stale_paths  # noqa: F401  (the search's API)
 from amr_tui.services.workspace import Mount
 
 FORMAT = 2

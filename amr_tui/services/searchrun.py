@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from amr_tui.core.search import SearchHit, SearchIndex
-from amr_tui.services import searchcache, searchcolumns
+from amr_tui.services import diskcache, searchcache, searchcolumns
 from amr_tui.services.workspace import Mount, discover, load_document, paused_gc, scan_files
 
 
@@ -33,14 +33,14 @@ def index_mount(index: SearchIndex, mount: Mount) -> int:
 
 def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     """The index of these repos: from the cache, brought up to date, or built (and cached)."""
-    path = searchcache.cache_file(mounts) if use_cache and searchcache.enabled() else None
+    path = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
     cached = searchcache.load(path) if path is not None else None
     index, old_stats, written = cached if cached is not None else (SearchIndex(), {}, 0)
     stats: searchcache.Stats = {}
     changed = cached is None
     for mount in mounts:
         stats[mount.name] = found = _walk(mount)
-        again, gone = searchcache.stale_paths(old_stats.get(mount.name, {}), found, written)
+        again, gone = diskcache.stale_paths(old_stats.get(mount.name, {}), found, written)
         if again or gone:
             searchcolumns.materialize(index)  # a cached index is read-only until then
         for rel in gone:
