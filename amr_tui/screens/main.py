@@ -118,6 +118,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         self.future: list[Place] = []
         self.drafts: dict[tuple[str, str], tuple[object, str]] = {}
         self._polling = False
+        self._first_opened = False  # MEMORY.md was asked for (at Indexed, or at Loaded)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -194,7 +195,10 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         self.check_history()
 
     def _open_first(self) -> None:
-        if self.current is None and self.session.names:
+        # Once only: Loaded may arrive while the open asked for at Indexed is still in flight, and a
+        # second open would put back the cursor the user has moved meanwhile.
+        if self.current is None and not self._first_opened and self.session.names:
+            self._first_opened = True
             self.open_place(Place(self.session.names[0], MEMORY_FILE, 0))
 
     @work(thread=True, exclusive=True, group="history-lint")
