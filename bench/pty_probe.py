@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import os
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -106,6 +107,7 @@ def probe(argv: list[str], footer: bytes, *, later: tuple[bytes, ...] = (), time
         result.vm_rss_mb = _status_mb(proc.pid, "VmRSS")
     finally:
         _stop(proc, master)
+        shutil.rmtree(home, ignore_errors=True)
     return result
 
 
