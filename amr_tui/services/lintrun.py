@@ -108,10 +108,11 @@ def _merge_drivers(root: Path, files) -> list[tuple[str, int, str]]:
 
 
 def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) -> list[Finding]:
-    from amr_tui.services.workspace import load_snapshot, scan_files
+    from amr_tui.services.workspace import scan_files
 
     probe = lintcache.probe(mount, duplicates=duplicates, near=near) if use_cache else None
-    drivers = _merge_drivers(mount.root, probe.stats if probe is not None else scan_files(mount.root)[0])
+    scanned = (probe.files, probe.escaping, probe.stats) if probe is not None else scan_files(mount.root)
+    drivers = _merge_drivers(mount.root, scanned[2])
     if probe is not None:
         probe.drivers = drivers
         with paused_gc():
@@ -120,7 +121,9 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
             return cached
     from amr_tui.core.lint import lint_repo
 
-    snapshot = load_snapshot(mount) if probe is None else _snapshot_from(mount, probe)
+    with paused_gc():
+        kept = lintcache.cached_facts(probe) if probe is not None else {}
+    snapshot = _snapshot(mount, *scanned, kept)
     snapshot.undefined_merge_drivers = drivers
     with paused_gc():
         findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=near)
@@ -130,28 +133,38 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
     return findings
 
 
-def _snapshot_from(mount: Mount, probe) -> object:
-    """The repo for lint: changed files (and MEMORY.md) parsed, the others from their kept facts."""
+def _snapshot(mount: Mount, files: list[str], escaping: set[str], stats, kept: dict) -> object:
+    """The repo for lint. Files whose facts were ``kept`` (by the cache) are not read again; the
+    others are parsed, on every core when there are many (services.parallel). MEMORY.md is
+    always parsed here: the checks of the entry point read its document."""
     from amr_tui.core.format import is_markdown
     from amr_tui.core.lint import MEMORY_FILE, RepoSnapshot
+    from amr_tui.core.lintfacts import unpack
+    from amr_tui.services.parallel import map_files, packed_facts
     from amr_tui.services.workspace import load_document
 
     with paused_gc():
-        kept = lintcache.cached_facts(probe)
         documents, facts, sizes = {}, {}, {}
-        for rel in probe.files:
-            if rel in probe.escaping:
+        todo: list[str] = []
+        for rel in files:
+            if rel in escaping or rel not in stats:
                 continue
-            sizes[rel] = probe.stats[rel][1]
+            sizes[rel] = stats[rel][1]
             if not is_markdown(rel):
                 continue
             if rel in kept and rel != MEMORY_FILE:
                 facts[rel] = kept[rel]
-                continue
+            elif rel != MEMORY_FILE:
+                todo.append(rel)
+        parsed = map_files(packed_facts, mount.root, todo)
+        if parsed is not None:
+            facts.update((rel, unpack(packed)) for rel, packed in parsed.items())
+            todo = []
+        for rel in [*todo, MEMORY_FILE] if MEMORY_FILE in sizes else todo:
             doc = load_document(mount.root, rel)
             if doc is not None:
                 documents[rel] = doc
-    return RepoSnapshot(mount.name, set(probe.files), documents, set(probe.escaping), sizes, facts=facts)
+    return RepoSnapshot(mount.name, set(files), documents, set(escaping), sizes, facts=facts)
 
 
 def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:

@@ -6,16 +6,16 @@ from pathlib import Path
 
 from amr_tui.core.search import SearchHit, SearchIndex
 from amr_tui.services import diskcache, searchcache, searchcolumns
-from amr_tui.services.workspace import Mount, discover, load_document, paused_gc, scan_files
+from amr_tui.services.parallel import entry_texts, map_files
+from amr_tui.services.workspace import Mount, discover, paused_gc, scan_files
 
 
-def _entries(mount: Mount, rel: str) -> list[tuple[int, str]]:
-    from amr_tui.core.format import is_markdown  # not needed when every file comes from the cache
-
-    if not is_markdown(rel):
-        return []
-    doc = load_document(mount.root, rel, check=False)  # entries only: no lint
-    return [(e.line, e.text) for e in doc.entries if e.text] if doc is not None else []
+def _entries(mount: Mount, rels: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
+    """What the index holds of each file: read on every core when there are many."""
+    found = map_files(entry_texts, mount.root, rels)
+    if found is None:
+        return [(rel, entry_texts(mount.root, rel)) for rel in rels]
+    return [(rel, found.get(rel) or []) for rel in rels]
 
 
 def _walk(mount: Mount) -> dict[str, tuple[int, int]]:
@@ -27,7 +27,7 @@ def _walk(mount: Mount) -> dict[str, tuple[int, int]]:
 def index_mount(index: SearchIndex, mount: Mount) -> int:
     """Add every file and entry of one repo. Returns the number of files indexed."""
     found = _walk(mount)
-    index.set_files(mount.name, [(rel, _entries(mount, rel)) for rel in found])
+    index.set_files(mount.name, _entries(mount, list(found)))
     return len(found)
 
 
@@ -46,7 +46,7 @@ def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
         for rel in gone:
             index.remove_file(mount.name, rel)
         if again:
-            index.set_files(mount.name, [(rel, _entries(mount, rel)) for rel in again])
+            index.set_files(mount.name, _entries(mount, list(again)))
         changed = changed or bool(again or gone)
     if path is not None and (changed or set(old_stats) != set(stats)):
         searchcache.save(path, index, stats)
