@@ -30,6 +30,8 @@ _WS = "[ \\t\\v\\f\\r]*"
 KEY_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)")
 # KEY_RE, then the value trimmed of WHITESPACE (group 2), for a whole ";"-separated piece.
 _KEY_VALUE_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)" + _WS + r"((?:.*[^ \t\v\f\r])?)" + _WS + r"\Z", re.S)
+# One item: KEY_RE, then the rest of its ";"-separated piece (group 2, still to be trimmed).
+_ITEM_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)" + _WS + r"([^;]*)")
 _LOOKS_LIKE_META = re.compile(r"\[" + _WS + r"[A-Za-z][A-Za-z0-9_.-]*" + _WS + ":(?!/)")
 _ONLY_GROUPS = re.compile(r"(?:[ \t\v\f\r]*!?\[[^\[\]]*\]|[ \t\v\f\r]*\[\[[^\[\]]*\]\]|[ \t\v\f\r]*\([^()]*\))+[ \t\v\f\r]*")
 
@@ -58,35 +60,48 @@ class MetaParse:
 def _parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem], list[tuple[int, int]], list[tuple[int, int]]] | None:
     """Parse the inside of one bracket group; ``offset`` is the position of ``inner[0]``.
 
-    Items' ``start``/``end`` are positions plus ``base``; joined and empty spans are not shifted.
+    The group is read as ``;``-separated pieces: a piece ``key: value`` is an item; a blank
+    piece is an empty item; any other piece is the rest of the previous value (an unescaped
+    ``;``), joined back. Items' ``start``/``end`` are positions plus ``base``; joined and empty
+    spans are not shifted. ``None`` when the first piece is not ``key: value``.
     """
-    pieces = inner.split(";")
-    m = _KEY_VALUE_RE.match(pieces[0])
+    m = _ITEM_RE.match(inner)
     if m is None:
         return None
     items: list[MetaItem] = []
     joined: list[tuple[int, int]] = []
     empty: list[tuple[int, int]] = []
-    start = offset
-    for k, piece in enumerate(pieces):
-        if k:
-            m = _KEY_VALUE_RE.match(piece)
-        if m is not None:
-            value = m.group(2)
-            end = start + (m.end(2) if value else len(piece.rstrip(WHITESPACE)))
+    size = len(inner)
+    at = base + offset
+    while True:
+        if m is not None:  # "key: value" up to the next ";" or the end
+            raw = m.group(2)
+            value = raw.rstrip(WHITESPACE)
+            if value:
+                end = m.start(2) + len(value)
+            else:  # "key:" with nothing after it: the item ends after the last non-blank
+                end = len(inner[:m.end(2)].rstrip(WHITESPACE))
             # keys and short values (dates, levels) repeat across entries: keep one copy of each
             items.append(MetaItem(intern(m.group(1)), intern(value) if len(value) <= 16 else value,
-                                  base + start + m.start(1), base + end))
-        elif piece.strip(WHITESPACE) == "":
-            empty.append((start, start + len(piece)))
-        else:
-            prev = items[-1]
-            value = prev.value + ";" + piece.rstrip(WHITESPACE)
-            end = start + len(piece.rstrip(WHITESPACE))
-            items[-1] = MetaItem(prev.key, value.strip(WHITESPACE), prev.start, base + end)
-            joined.append((start - 1, end))
-        start += len(piece) + 1
-    return items, joined, empty
+                                  at + m.start(1), at + end))
+            stop = m.end()
+        else:  # a piece that is not "key: value": blank, or the rest of the previous value
+            stop = inner.find(";", pos)
+            if stop == -1:
+                stop = size
+            piece = inner[pos:stop]
+            if piece.strip(WHITESPACE) == "":
+                empty.append((offset + pos, offset + stop))
+            else:
+                prev = items[-1]
+                rest = piece.rstrip(WHITESPACE)
+                end = pos + len(rest)
+                items[-1] = MetaItem(prev.key, (prev.value + ";" + rest).strip(WHITESPACE), prev.start, at + end)
+                joined.append((offset + pos - 1, offset + end))
+        if stop >= size:
+            return items, joined, empty
+        pos = stop + 1  # past the ";"
+        m = _ITEM_RE.match(inner, pos)
 
 
 def _group_at_end(content: str, pos: int) -> tuple[int, str] | None:
