@@ -97,6 +97,25 @@ async def test_edit_entry_commits_one_file(demo):
     assert "Edit entry in MEMORY.md" in git(alice, "log", "-1", "--format=%s")
 
 
+async def test_typing_in_the_editor_keeps_the_entry(demo):
+    """e opens the entry with the cursor at its end and nothing selected: keys typed add to
+    the text (Textual's Input selects everything on focus, so one key replaced the entry)."""
+    app = app_for(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(pilot, app)
+        view = app.screen.query_one(EntryView)
+        first = current(app).doc.entries[0]
+        view.go_to_line(first.line)
+        await pilot.press("e")
+        inp = app.screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
+        original = inp.value
+        await pilot.press("!")
+        assert inp.value == original + "!"
+        await pilot.press("home", "N", "o", "t", "e", ":", "space")
+        assert inp.value == "Note: " + original + "!"
+
+
 async def test_invalid_entry_asks_before_saving(demo):
     alice = demo[0]
     head = git(alice, "rev-parse", "HEAD")

@@ -70,7 +70,8 @@ class EntryEditor(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-title", markup=False)
-        yield SafeInput(id="editor-input", placeholder="fact [source: https://...; added: YYYY-MM-DD]")
+        # The cursor starts at the end of the entry with nothing selected: a key adds to the fact.
+        yield SafeInput(id="editor-input", placeholder="fact [source: https://...; added: YYYY-MM-DD]", select_on_focus=False)
         yield Static("", id="editor-diagnostics")
 
     def start(self, target: EditTarget, where: str) -> None:
