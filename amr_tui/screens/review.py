@@ -27,7 +27,8 @@ __all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
 class DreamListScreen(Screen[bool]):
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="dreams.close"),
-        Binding("enter", "open_run", "Review", id="dreams.open"),
+        # priority: the list would take enter itself, and hide the key from the footer
+        Binding("enter", "open_run", "Review", id="dreams.open", priority=True),
     ]
 
     class Loaded(Message):
