@@ -76,18 +76,22 @@ async def test_finder_jumps_to_entry(demo):
             assert app.screen.query_one(EntryView).cursor_line == top.line
 
 
+async def _edit_first_entry(pilot, app):
+    """Load, put the cursor on the file's first entry, press e; the editor's input."""
+    await loaded(pilot, app)
+    app.screen.query_one(EntryView).go_to_line(current(app).doc.entries[0].line)
+    await pilot.press("e")
+    inp = app.screen.query_one("#editor-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
+    return inp
+
+
 async def test_edit_entry_commits_one_file(demo):
     alice = demo[0]
     before = int(git(alice, "rev-list", "--count", "HEAD"))
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        view = app.screen.query_one(EntryView)
-        first = current(app).doc.entries[0]
-        view.go_to_line(first.line)
-        await pilot.press("e")
-        inp = app.screen.query_one("#editor-input")
-        await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
+        inp = await _edit_first_entry(pilot, app)
         inp.value = "Alice prefers short summaries [source: https://example.com/sessions/999; added: 2026-11-01]"
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Alice prefers short summaries" in (alice / "MEMORY.md").read_text(), what="saved")
@@ -102,13 +106,7 @@ async def test_typing_in_the_editor_keeps_the_entry(demo):
     the text (Textual's Input selects everything on focus, so one key replaced the entry)."""
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        view = app.screen.query_one(EntryView)
-        first = current(app).doc.entries[0]
-        view.go_to_line(first.line)
-        await pilot.press("e")
-        inp = app.screen.query_one("#editor-input")
-        await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
+        inp = await _edit_first_entry(pilot, app)
         original = inp.value
         await pilot.press("!")
         assert inp.value == original + "!"
