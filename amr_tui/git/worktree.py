@@ -206,24 +206,22 @@ def sweep_temp_files(root: str | os.PathLike[str], older_than: float = 10.0) -> 
         return removed  # a save (or a git command) may be under way: its files are not leftovers
     if git_dir.is_dir() and not git_dir.is_symlink():
         for path in git_dir.glob(f"{INDEX_COPY_PREFIX}*"):
-            try:
-                st = os.lstat(path)
-                if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
-                    os.unlink(path)
-                    removed.append(path)
-            except OSError:
-                continue
+            _remove_if_older(path, cutoff, removed)
     for dirpath, dirnames, filenames in os.walk(Path(root), followlinks=False):
         dirnames[:] = [d for d in dirnames if d.casefold() != ".git"]
         for name in filenames:
             if not name.startswith(TEMP_PREFIX):
                 continue
-            path = Path(dirpath) / name
-            try:
-                st = os.lstat(path)
-                if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
-                    os.unlink(path)
-                    removed.append(path)
-            except OSError:
-                continue
+            _remove_if_older(Path(dirpath) / name, cutoff, removed)
     return removed
+
+
+def _remove_if_older(path: Path, cutoff: float, removed: list[Path]) -> None:
+    """Unlink a regular file (never a symlink or folder) last modified before ``cutoff``."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
+            os.unlink(path)
+            removed.append(path)
+    except OSError:
+        pass

@@ -25,7 +25,7 @@ from amr_tui.screens.main_sync import SyncMixin
 from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EntryEditor
 from amr_tui.widgets.entry_view import EntryView
-from amr_tui.widgets.file_tree import FileRef, MemoryTree, RepoBadge, since
+from amr_tui.widgets.file_tree import FileRef, MemoryTree
 from amr_tui.widgets.safe import content
 from amr_tui.widgets.side_panel import SidePanel
 
@@ -350,15 +350,13 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         tree = self.query_one(MemoryTree)
         for name in self.session.names:
             info = self.session.info(name)
-            badge = RepoBadge(name, info.branch, info.dirty, info.ahead, info.behind, info.read_only, info.note,
-                              "offline" if info.offline else since(info.last_sync))
             problems = {}
             for path in self.session.files(name):
                 diags = self.session.diagnostics(name, path)
                 errors = sum(1 for d in diags if d.severity.value == "error")
                 if errors:
                     problems[path] = f"\u25cf{errors}"
-            tree.set_repo(badge, self.session.files(name), problems)
+            tree.set_repo(info, self.session.files(name), problems)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
         data = event.node.data

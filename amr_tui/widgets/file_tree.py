@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.binding import Binding
@@ -11,6 +12,9 @@ from textual.widgets.tree import TreeNode
 
 from amr_tui.widgets.safe import clean
 
+if TYPE_CHECKING:  # the services are imported after the first frame
+    from amr_tui.services.session_watch import RepoInfo
+
 
 @dataclass(frozen=True, slots=True)
 class FileRef:
@@ -18,20 +22,9 @@ class FileRef:
     path: str  # "" for the repo root, "dir/" for a folder
 
 
-@dataclass(frozen=True, slots=True)
-class RepoBadge:
-    name: str
-    branch: str = ""
-    dirty: bool = False
-    ahead: int = 0
-    behind: int = 0
-    read_only: bool = False
-    note: str = ""  # e.g. "detached", "merging", "empty"
-    synced: str = ""  # how long ago the last sync was, e.g. "5m"; "offline" when it could not reach the remote
-
-
-def repo_label(badge: RepoBadge) -> Text:
-    """Name first, then what needs attention (state, dirty, ahead/behind, read-only), branch last."""
+def repo_label(badge: RepoInfo) -> Text:
+    """Name first, then what needs attention (state, dirty, ahead/behind, read-only, how long
+    since the last sync, or offline), branch last."""
     label = Text(no_wrap=True, end="")
     label.append(clean(badge.name), "bold")
     if badge.note:
@@ -44,8 +37,9 @@ def repo_label(badge: RepoBadge) -> Text:
         label.append(f" \u2193{badge.behind}", "red")
     if badge.read_only:
         label.append(" [read-only]", "italic magenta")
-    if badge.synced:
-        label.append(f" \u27f3{clean(badge.synced)}", "red" if badge.synced == "offline" else "dim")
+    synced = "offline" if badge.offline else since(badge.last_sync)
+    if synced:
+        label.append(f" \u27f3{clean(synced)}", "red" if badge.offline else "dim")
     if badge.branch:
         label.append(f"  {clean(badge.branch)}", "dim")
     return label
@@ -70,7 +64,7 @@ class MemoryTree(Tree[FileRef]):
         self._repo_nodes: dict[str, TreeNode[FileRef]] = {}
         self._file_nodes: dict[tuple[str, str], TreeNode[FileRef]] = {}
 
-    def set_repo(self, badge: RepoBadge, files: list[str], problems: dict[str, str] | None = None) -> None:
+    def set_repo(self, badge: RepoInfo, files: list[str], problems: dict[str, str] | None = None) -> None:
         """Replace one repo's subtree, keeping which folders were open."""
         problems = problems or {}
         node = self._repo_nodes.get(badge.name)
@@ -125,11 +119,6 @@ class MemoryTree(Tree[FileRef]):
                 parent.expand()
             parent = parent.parent
         self.move_cursor(node, animate=False)
-
-    def set_badge(self, badge: RepoBadge) -> None:
-        node = self._repo_nodes.get(badge.name)
-        if node is not None:
-            node.set_label(repo_label(badge))
 
 
 def since(iso: str | None) -> str:
