@@ -94,3 +94,23 @@ async def test_notifications_show_markup_literally(evil_repo):
         await pilot.pause(0.2)
         assert "[red]new[-red]" in screen_text(app)
         assert not ESCAPES.search(rendered_segments(app))
+
+
+async def test_dialog_bodies_keep_their_lines_and_show_a_line_break_inside_repo_text(evil_repo):
+    """A dialog's own line breaks are line breaks (they showed as ␊ once); a line break inside
+    repo text (a file named "a\\nb.md") stays a visible stand-in, on its own line of the body."""
+    from amr_tui.core.textsafety import make_visible
+    from amr_tui.screens.dialogs import ConfirmScreen
+
+    app = app_for([evil_repo], poll_interval=60)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
+        body = make_visible("notes/evil\nname.md [/b] \x1b[2J") + "\n\nDelete it anyway?"
+        await app.push_screen(ConfirmScreen("Delete file?", body, "Delete"))
+        await pilot.pause(0.2)
+        lines = screen_text(app).splitlines()
+        first = next(i for i, line in enumerate(lines) if "notes/evil" in line)
+        assert "\u240a" in lines[first] and "name.md [/b]" in lines[first]  # the name's own break, visible
+        assert "Delete it anyway?" in lines[first + 2] and not lines[first + 1].strip(" █▌▐│")
+        assert "\u240a\u240a" not in screen_text(app)
+        assert not ESCAPES.search(rendered_segments(app))

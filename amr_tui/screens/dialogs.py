@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from amr_tui.widgets.safe import SafeInput, content
+from amr_tui.widgets.safe import SafeInput, content, content_lines
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -26,7 +26,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
             yield Static(content(self.title_text), classes="dialog-title")
-            yield Static(content(self.body), classes="dialog-body")
+            yield Static(content_lines(self.body), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(content(f"{self.yes} (y)"), variant="primary", id="yes")
                 yield Button(content(f"{self.no} (n)"), id="no")
@@ -55,7 +55,7 @@ class PromptScreen(ModalScreen[str | None]):
             yield Static(content(self.title_text), classes="dialog-title")
             yield SafeInput(value=self.value, placeholder=self.placeholder, id="prompt-input")
             if self.help_text:
-                yield Static(content(self.help_text), classes="dialog-help")
+                yield Static(content_lines(self.help_text), classes="dialog-help")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

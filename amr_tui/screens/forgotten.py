@@ -93,7 +93,7 @@ class ForgottenScreen(Screen[bool]):
             if yes:
                 self.restore(fact)
 
-        self.app.push_screen(ConfirmScreen("Restore this fact?", f"{fact.text}\n\ninto {fact.path} as a new commit", "Restore"), go)
+        self.app.push_screen(ConfirmScreen("Restore this fact?", make_visible(fact.text) + "\n\n" + make_visible(f"into {fact.path} as a new commit"), "Restore"), go)
 
     @work(thread=True, group="restore")
     def restore(self, fact) -> None:

@@ -392,7 +392,8 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
                 return
             from amr_tui.screens.dialogs import ConfirmScreen
 
-            self.app.push_screen(ConfirmScreen("Missing file", f"[[{link.target}]] names no file in {of.repo}.{hint}\n\nCreate {target}?", "Create"), create)
+            self.app.push_screen(ConfirmScreen("Missing file", make_visible(f"[[{link.target}]] names no file in {of.repo}.{hint}") +
+                                               "\n\n" + make_visible(f"Create {target}?"), "Create"), create)
 
     def on_entry_view_source_activated(self, message: EntryView.SourceActivated) -> None:
         url = message.url.replace("%3B", ";").replace("%5B", "[").replace("%5D", "]")
@@ -409,7 +410,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
 
         from amr_tui.screens.dialogs import ConfirmScreen
 
-        self.app.push_screen(ConfirmScreen("Open source?", f"Open this link in your web browser?\n\n{url}", "Open"), go)
+        self.app.push_screen(ConfirmScreen("Open source?", f"Open this link in your web browser?\n\n{make_visible(url)}", "Open"), go)
 
     def on_side_panel_open(self, message: SidePanel.Open) -> None:
         of = self.current

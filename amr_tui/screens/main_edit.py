@@ -197,7 +197,7 @@ class EditingMixin:
                 if yes:
                     self._save_entry(target, line_text)
 
-            lines = "\n".join(f"{d.code} {d.message}" for d in errors[:5])
+            lines = "\n".join(make_visible(f"{d.code} {d.message}") for d in errors[:5])
             self.app.push_screen(ConfirmScreen("This entry breaks the format", f"{lines}\n\nSave it anyway?", "Save anyway", "Keep editing"), confirmed)
             return
         self._save_entry(target, line_text)
@@ -255,7 +255,7 @@ class EditingMixin:
             if yes:
                 self._run_save(lambda: editing.delete_entry(self.session, of, line), of)
 
-        self.app.push_screen(ConfirmScreen("Delete entry?", f"{entry.text}\n\nIt stays in git history.", "Delete"), go)
+        self.app.push_screen(ConfirmScreen("Delete entry?", f"{make_visible(entry.text)}\n\nIt stays in git history.", "Delete"), go)
 
     def action_stamp_added(self) -> None:
         from amr_tui.core.edit import set_metadata, today_iso
@@ -432,8 +432,8 @@ class EditingMixin:
         if of is None:
             return
         backlinks = self.session.backlinks(of.repo, of.path)
-        listing = "\n".join(f"  {b.path}:{b.line}  {b.text[:60]}" for b in backlinks[:8])
-        body = f"{of.repo}/{of.path} will be deleted (it stays in git history)."
+        listing = "\n".join(make_visible(f"  {b.path}:{b.line}  {b.text[:60]}") for b in backlinks[:8])
+        body = make_visible(f"{of.repo}/{of.path} will be deleted (it stays in git history).")
         if backlinks:
             body += f"\n\n{len(backlinks)} link(s) to it will break:\n{listing}"
 

@@ -41,6 +41,13 @@ def content(text: str, style: str = "") -> Content:
     return Content.styled(cleaned, style) if style else Content(cleaned)
 
 
+def content_lines(text: str, style: str = "") -> Content:
+    """Several lines (a dialog's body): the caller's line breaks kept, each line cleaned as by
+    ``content``. Repo text holding a line break of its own must be made visible by the caller
+    (``make_visible``) before it is joined into ``text``."""
+    return Content("\n").join(content(line, style) for line in text.split("\n"))
+
+
 def rich_text(text: str, style: str = "") -> Text:
     """A rich Text for Tree labels and DataTable cells: never markup."""
     return Text(make_visible(shorten(text)), style=style, no_wrap=True, end="")
