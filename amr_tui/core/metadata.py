@@ -73,6 +73,7 @@ def _parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem]
     empty: list[tuple[int, int]] = []
     size = len(inner)
     at = base + offset
+    pos = 0  # where the current piece starts
     while True:
         if m is not None:  # "key: value" up to the next ";" or the end
             raw = m.group(2)
