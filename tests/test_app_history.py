@@ -106,7 +106,17 @@ async def test_review_accept_part_reject_rest(demo):
         screen.query_one("#review-changes", OptionList).focus()
         await pilot.press("a")
         assert merged.id in screen.accepted
+        main_before = git(alice, "rev-parse", "main")
+        # the merge lands in a new file, but the Index link to it is not accepted: amr says so first
         await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=20, what="broken-link warning")
+        assert "frontend/stack.md: new file that no file links to" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause(0.3)
+        assert git(alice, "rev-parse", "main") == main_before and merged.id in screen.accepted
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=20, what="warning again")
+        await pilot.press("y")
         await wait_for(pilot, lambda: (alice / "frontend" / "stack.md").exists(), timeout=20, what="accepted change on main")
         await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review and
                        merged.id in app.screen.review.applied, timeout=20, what="reloaded review")

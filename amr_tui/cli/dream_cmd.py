@@ -59,6 +59,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     ac.add_argument("--entry", action="append", default=[], metavar="ID", help="accept this entry change (repeatable)")
     ac.add_argument("--edit", action="append", default=[], metavar="ID=TEXT",
                     help="accept entry change ID with this text instead of the run's (repeatable)")
+    ac.add_argument("--check", action="store_true",
+                    help="commit nothing: list the links and files the accept would break; exit 1 if any")
     ac.set_defaults(func=run_accept)
 
     rj = ds.add_parser("reject", help="close a run, or reject some files or entry changes", description=(
@@ -205,9 +207,17 @@ def run_accept(args: argparse.Namespace) -> int:
     entries = list(dict.fromkeys([*args.entry, *edits]))
     try:
         service = _service(args.repo)
+        problems = service.check_accept(args.run, files=args.file, entries=entries, edits=edits)
+        if args.check:
+            for problem in problems:
+                print(safe(str(problem)))
+            print(f"The accept would break {len(problems)} link(s) or file(s)." if problems else "The accept breaks no link.")
+            return 1 if problems else 0
         result = service.accept(args.run, files=args.file, entries=entries, edits=edits)
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
         return _fail(exc)
+    for problem in problems:  # the reviewer decided; say what is left to mend
+        print(f"warning: {safe(str(problem))}", file=sys.stderr)
     if result.how == "fast-forward":
         print(f"Accepted run {safe(result.run)}: {safe(service.main)} fast-forwarded to {result.commit[:7]}.")
     elif result.how == "commit":

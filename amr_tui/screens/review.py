@@ -15,8 +15,9 @@ from textual.worker import get_current_worker
 
 from amr_tui.core.entryalign import align
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
+from amr_tui.screens.dialogs import PromptScreen
 from amr_tui.screens.review_text import age, describe_change, file_line
+from amr_tui.screens.review_write import ReviewWriteMixin
 from amr_tui.widgets.safe import content
 from amr_tui.widgets.side_by_side import SideBySide
 
@@ -104,7 +105,7 @@ class DreamListScreen(Screen[bool]):
         self.dismiss(self.changed)
 
 
-class RunReviewScreen(Screen[bool]):
+class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
     """One run: files with viewed marks, the entry-level summary of the file, side by side.
 
     It fills in in stages, from one background worker: the run's files as git lists them (a few
@@ -147,6 +148,11 @@ class RunReviewScreen(Screen[bool]):
 
         def __init__(self, review, error: Exception | None = None, token: int = 0) -> None:
             self.review, self.error, self.token = review, error, token
+            super().__init__()
+
+    class Checked(Message):
+        def __init__(self, entries: list[str], edits: dict[str, str], close: bool, problems: list) -> None:
+            self.entries, self.edits, self.close, self.problems = entries, edits, close, problems
             super().__init__()
 
     class Done(Message):
@@ -370,81 +376,6 @@ class RunReviewScreen(Screen[bool]):
             self.post_message(self.Done(None, exc))
             return
         self.app.call_from_thread(self.load)
-
-    def _guard(self) -> bool:
-        if self.read_only:
-            self.app.notify(make_visible(f"{self.repo} is read-only: nothing was changed."), severity="error", markup=False)
-            return False
-        return True
-
-    def action_apply(self) -> None:
-        if not self._guard() or not self._ready():
-            return
-        if not self.accepted:
-            self.app.notify("Mark changes with a (or a file with A) first.", severity="warning")
-            return
-        entries = sorted(self.accepted)
-        edits = {k: v for k, v in self.edits.items() if k in self.accepted}
-        self._write(lambda: self.service.accept(self.run.branch, entries=entries, edits=edits), close=False)
-
-    def action_accept_all(self) -> None:
-        if not self._guard() or not self._ready():
-            return
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self._write(lambda: self.service.accept(self.run.branch), close=True)
-
-        self.app.push_screen(ConfirmScreen("Accept the whole run?", self.run.summary, "Accept all"), go)
-
-    def action_reject_run(self) -> None:
-        if not self._guard():
-            return
-        note = f"{len(self.accepted)} accepted change(s) not yet applied will be dropped.\n\n" if self.accepted else ""
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self._write(lambda: self.service.reject(self.run.branch), close=True)
-
-        self.app.push_screen(ConfirmScreen("Reject the rest of this run?",
-                                           f"{note}The run leaves the pending list; its commits stay findable and the "
-                                           "decision can be undone (u, or amr dreams undo).", "Reject"), go)
-
-    def action_undo(self) -> None:
-        if self._guard():
-            self._write(lambda: self.service.undo(self.run.branch), close=False)
-
-    def _write(self, job, close: bool) -> None:
-        self.query_one("#review-status", Static).update("Writing…")
-        self._write_worker(job, close)
-
-    @work(thread=True, exclusive=True, group="review-write")
-    def _write_worker(self, job, close: bool) -> None:
-        try:
-            result = job()
-        except Exception as exc:
-            self.post_message(self.Done(None, exc))
-            return
-        text = result if isinstance(result, str) else (
-            f"Accepted ({result.how}){' and closed the run' if result.closed else ''}: {', '.join(result.items)}")
-        self.post_message(self.Done(text, None, close or getattr(result, "closed", False)))
-
-    def on_run_review_screen_done(self, message: Done) -> None:
-        if message.error is not None:
-            self.app.notify(make_visible(str(message.error)), title="Dream review", severity="error", markup=False)
-            self.load()
-            return
-        if message.text:
-            self.changed = True
-            self.app.notify(make_visible(message.text), title="Committed", markup=False)
-        self.accepted.clear()
-        self.rejected.clear()
-        self.edits.clear()
-        if message.close:
-            self.dismiss(True)
-        else:
-            self.review, self.stage = None, "summary"  # main (or the run) moved: decide on what is read next
-            self.load()
 
     def action_close(self) -> None:
         self.dismiss(self.changed)

@@ -436,6 +436,14 @@ class DreamService:
 
         return accept(self, name, files=list(files), entries=list(entries), edits=edits or {})
 
+    def check_accept(self, name: str, *, files: list[str] | tuple[str, ...] = (),
+                     entries: list[str] | tuple[str, ...] = (), edits: dict[str, str] | None = None) -> list:
+        """What ``accept`` with the same arguments would break (links, unreachable new files),
+        without writing anything: ``dreamcheck.Problem``s."""
+        from amr_tui.services.dreamcheck import accept_problems
+
+        return accept_problems(self, name, files=files, entries=entries, edits=edits)
+
     def reject(self, name: str) -> str:
         """Close the run unaccepted; its commits stay under ``refs/amr/dreams/rejected/<id>``."""
         from amr_tui.services.dreamwrite import reject

@@ -119,8 +119,28 @@ def _message(title: str, run: DreamRun, lines: list[str], items: list[str]) -> s
     return f"{title}\n\n" + (body + "\n\n" if body else "") + "\n".join(trailers) + "\n"
 
 
-def accept(service: DreamService, name: str, *, files: list[str], entries: list[str],
-           edits: dict[str, str]) -> Accepted:
+@dataclass(slots=True)
+class Plan:
+    """What an accept takes from a run: which files whole, which entry changes."""
+
+    run: DreamRun
+    review: object  # dreams.RunReview (history not needed)
+    files: list[str]
+    entries: list[str]
+    whole: bool  # the whole run was asked for
+    partial_whole: bool  # ... and parts of it were rejected: the rest file by file, entry by entry
+    changed: list[str]  # every path the run changes
+
+    def changes(self, service: DreamService, main: str, edits: dict[str, str]) -> dict[str, bytes | None]:
+        """The files (new bytes, or None for deleted) that differ from ``main`` after the accept."""
+        paths = self.changed if self.whole and not self.partial_whole else list(self.files)
+        changes = _file_changes(service, self.run, main, paths)
+        if self.entries:
+            changes = _entry_changes(service, self.run, main, self.entries, edits, changes)
+        return changes
+
+
+def plan(service: DreamService, name: str, *, files: list[str], entries: list[str]) -> Plan:
     run = service.run(name)
     if run.state != "pending":
         raise DreamError(f"run {run.id} is already {run.state}; `amr dreams undo {run.id}` reopens it")
@@ -136,15 +156,22 @@ def accept(service: DreamService, name: str, *, files: list[str], entries: list[
         partial_whole = True
     else:
         partial_whole = False
-    if whole and not partial_whole and run.base == run.main and not run.accept_commits:
-        fast_forward(service.repo, service.main, run.tip, run.main)
-        closed = _close(service, run, "accepted", run.main, run.tip, [])
-        return Accepted(run.id, "fast-forward", run.tip, closed, ("all",))
     changed = [p for _, p in gh.changed_paths(service.repo, run.base, run.tip)]
     unknown = [f for f in files if f not in changed]
     if unknown:
         raise DreamError(f"run {run.id} does not change {unknown[0]}")
-    if whole and not partial_whole:
+    return Plan(run, review, list(files), list(entries), whole, partial_whole, changed)
+
+
+def accept(service: DreamService, name: str, *, files: list[str], entries: list[str],
+           edits: dict[str, str]) -> Accepted:
+    p = plan(service, name, files=files, entries=entries)
+    run, review, files, entries, whole = p.run, p.review, p.files, p.entries, p.whole
+    if whole and not p.partial_whole and run.base == run.main and not run.accept_commits:
+        fast_forward(service.repo, service.main, run.tip, run.main)
+        closed = _close(service, run, "accepted", run.main, run.tip, [])
+        return Accepted(run.id, "fast-forward", run.tip, closed, ("all",))
+    if whole and not p.partial_whole:
         items = ["all"]
     else:
         items = [f"file {f}" for f in files] + [f"entry {e}" for e in entries]
@@ -165,9 +192,7 @@ def accept(service: DreamService, name: str, *, files: list[str], entries: list[
     for _ in range(CAS_ATTEMPTS):
         main = service.main_tip()
         assert main is not None
-        changes = _file_changes(service, run, main, changed if whole and not partial_whole else list(files))
-        if entries:
-            changes = _entry_changes(service, run, main, entries, edits, changes)
+        changes = p.changes(service, main, edits)
         if not changes:
             new = main
             break

@@ -1,0 +1,127 @@
+"""The review screen's decisions that write: apply the accepted changes (after saying what they
+would break), accept the whole run, reject the rest, undo. Each write runs in one worker at a
+time; ``RunReviewScreen`` reads the run again when it is done."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.widgets import Static
+
+from amr_tui.core.textsafety import make_visible
+from amr_tui.screens.dialogs import ConfirmScreen
+
+
+class ReviewWriteMixin:
+    """Mixed into ``RunReviewScreen``: uses its ``service``, ``run``, ``accepted``, ``edits``, and
+    its ``Checked`` and ``Done`` messages."""
+
+    def _guard(self) -> bool:
+        if self.read_only:
+            self.app.notify(make_visible(f"{self.repo} is read-only: nothing was changed."), severity="error", markup=False)
+            return False
+        return True
+
+    def action_apply(self) -> None:
+        if not self._guard() or not self._ready():
+            return
+        if not self.accepted:
+            self.app.notify("Mark changes with a (or a file with A) first.", severity="warning")
+            return
+        entries = sorted(self.accepted)
+        edits = {k: v for k, v in self.edits.items() if k in self.accepted}
+        self._check_then_accept(entries, edits, close=False)
+
+    def action_accept_all(self) -> None:
+        if not self._guard() or not self._ready():
+            return
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self._check_then_accept([], {}, close=True)
+
+        self.app.push_screen(ConfirmScreen("Accept the whole run?", self.run.summary, "Accept all"), go)
+
+    def action_reject_run(self) -> None:
+        if not self._guard():
+            return
+        note = f"{len(self.accepted)} accepted change(s) not yet applied will be dropped.\n\n" if self.accepted else ""
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self._write(lambda: self.service.reject(self.run.branch), close=True)
+
+        self.app.push_screen(ConfirmScreen("Reject the rest of this run?",
+                                           f"{note}The run leaves the pending list; its commits stay findable and the "
+                                           "decision can be undone (u, or amr dreams undo).", "Reject"), go)
+
+    def action_undo(self) -> None:
+        if self._guard():
+            self._write(lambda: self.service.undo(self.run.branch), close=False)
+
+    def _check_then_accept(self, entries: list[str], edits: dict[str, str], close: bool) -> None:
+        """Accept (all of the run when ``entries`` is empty), after showing what it would break."""
+        self.query_one("#review-status", Static).update("Checking the links the accept leaves…")
+        self._check_worker(entries, edits, close)
+
+    @work(thread=True, exclusive=True, group="review-write")
+    def _check_worker(self, entries: list[str], edits: dict[str, str], close: bool) -> None:
+        try:
+            problems = self.service.check_accept(self.run.branch, entries=entries, edits=edits)
+        except Exception:  # the accept itself says what is wrong (a conflict, a closed run)
+            problems = []
+        self.post_message(self.Checked(entries, edits, close, problems))
+
+    def on_run_review_screen_checked(self, message) -> None:  # RunReviewScreen.Checked
+        branch, entries, edits = self.run.branch, message.entries, message.edits
+
+        def job():
+            return self.service.accept(branch, entries=entries, edits=edits)
+
+        if not message.problems:
+            self._write(job, close=message.close)
+            return
+        shown = "\n".join(make_visible(str(p)) for p in message.problems[:8])  # a path may hold a line break
+        more = len(message.problems) - 8
+        body = (f"{shown}\n… and {more} more" if more > 0 else shown) + \
+            "\n\nAccept the Index and link changes too (or fix the links after, amr lint lists them)."
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self._write(job, close=message.close)
+            else:
+                self.query_one("#review-status", Static).update("Nothing applied.")
+
+        self.app.push_screen(ConfirmScreen(f"This accept would leave {len(message.problems)} broken link(s) "
+                                           "or unreachable file(s). Apply anyway?", body, "Apply anyway"), go)
+
+    def _write(self, job, close: bool) -> None:
+        self.query_one("#review-status", Static).update("Writing…")
+        self._write_worker(job, close)
+
+    @work(thread=True, exclusive=True, group="review-write")
+    def _write_worker(self, job, close: bool) -> None:
+        try:
+            result = job()
+        except Exception as exc:
+            self.post_message(self.Done(None, exc))
+            return
+        text = result if isinstance(result, str) else (
+            f"Accepted ({result.how}){' and closed the run' if result.closed else ''}: {', '.join(result.items)}")
+        self.post_message(self.Done(text, None, close or getattr(result, "closed", False)))
+
+    def on_run_review_screen_done(self, message) -> None:  # RunReviewScreen.Done
+        if message.error is not None:
+            self.app.notify(make_visible(str(message.error)), title="Dream review", severity="error", markup=False)
+            self.load()
+            return
+        if message.text:
+            self.changed = True
+            self.app.notify(make_visible(message.text), title="Committed", markup=False)
+        self.accepted.clear()
+        self.rejected.clear()
+        self.edits.clear()
+        if message.close:
+            self.dismiss(True)
+        else:
+            self.review, self.stage = None, "summary"  # main (or the run) moved: decide on what is read next
+            self.load()
