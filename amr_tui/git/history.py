@@ -441,12 +441,15 @@ def renames(repo: GitRepo, rev: str = "HEAD") -> list[tuple[str, str, str]]:
     return found
 
 
-def grep_fixed(repo: GitRepo, commit: str, text: str) -> list[str]:
-    """Paths in ``commit``'s tree whose content holds ``text`` (fixed string)."""
+def grep_fixed(repo: GitRepo, commit: str, *texts: str) -> list[str]:
+    """Paths in ``commit``'s tree whose content holds any of ``texts`` (fixed strings), in one
+    ``git grep``."""
     oid = _start(repo, commit)
-    if oid is None or not text or "\n" in text or "\0" in text:
+    wanted = [t for t in texts if t and "\n" not in t and "\0" not in t]
+    if oid is None or not wanted:
         return []
-    res = repo.runner.run(["grep", "-F", "-I", "-l", "-z", "--no-color", "--no-textconv", "-e", text, oid, "--"],
+    patterns = [arg for t in wanted for arg in ("-e", t)]
+    res = repo.runner.run(["grep", "-F", "-I", "-l", "-z", "--no-color", "--no-textconv", *patterns, oid, "--"],
                           ok=(0, 1))
     prefix = oid + ":"
     return [_dec(p)[len(prefix):] if _dec(p).startswith(prefix) else _dec(p) for p in res.stdout.split(b"\0") if p]

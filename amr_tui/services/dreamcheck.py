@@ -29,7 +29,7 @@ from amr_tui.services.dreamwrite import plan
 if TYPE_CHECKING:
     from amr_tui.services.dreams import DreamService
 
-MAX_GREPS = 50  # deleted or new files looked up in the unchanged ones; beyond that, only changed files are checked
+MAX_NAMES = 200  # deleted or new files looked up in the unchanged ones (one git grep); beyond that, only changed files
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +88,10 @@ def problems_of(service: DreamService, main: str, changes: dict[str, bytes | Non
 
     new_notes = [p for p, data in changes.items()
                  if data is not None and p not in before.paths and is_markdown(p) and p != MEMORY_FILE and is_memory_note(p)]
-    looked_up = sorted(removed)[:MAX_GREPS] + sorted(p for p in new_notes if p not in reached)[:MAX_GREPS]
-    unchanged: set[str] = set()
-    for path in looked_up:
-        unchanged.update(p for p in gh.grep_fixed(service.repo, main, link_text_for(path))
-                         if p not in changes and is_markdown(p))
+    # Untouched files that may link to a deleted file, or to a new one: one git grep for all names.
+    looked_up = [link_text_for(p) for p in [*sorted(removed), *sorted(p for p in new_notes if p not in reached)]]
+    unchanged = {p for p in gh.grep_fixed(service.repo, main, *looked_up[:MAX_NAMES])
+                 if p not in changes and is_markdown(p)} if looked_up else set()
     for path in sorted(unchanged):
         data = service.blobs.read(main, path)
         if data is None:
