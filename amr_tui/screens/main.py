@@ -105,8 +105,8 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             super().__init__()
 
     class Opened(Message):
-        def __init__(self, of: OpenFile, line: int, keep_cursor: bool, record: bool) -> None:
-            self.of, self.line, self.keep_cursor, self.record = of, line, keep_cursor, record
+        def __init__(self, of: OpenFile, line: int, keep_cursor: bool, record: bool, ticket: int = 0) -> None:
+            self.of, self.line, self.keep_cursor, self.record, self.ticket = of, line, keep_cursor, record, ticket
             super().__init__()
 
     def __init__(self, mounts: list[Mount], poll_interval: float = 1.0) -> None:
@@ -119,6 +119,8 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         self.drafts: dict[tuple[str, str], tuple[object, str]] = {}
         self._polling = False
         self._first_opened = False  # MEMORY.md was asked for (at Indexed, or at Loaded)
+        self._open_ticket = 0  # bumped by every open_place; only the latest one's file is shown
+        self._wanted: Place | None = None  # the place the latest open_place asked for
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -250,14 +252,14 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
                 self.open_place(Place(cur.repo, cur.path, self.view.cursor_line), keep_cursor=True, record=False)
 
     @work(thread=True, group="open")
-    def _open_worker(self, place: Place, keep_cursor: bool, record: bool) -> None:
+    def _open_worker(self, place: Place, keep_cursor: bool, record: bool, ticket: int) -> None:
         try:
             of = self.session.open(place.repo, place.path)
         except Exception as exc:  # an unreadable file is a message, not a crash
             self.app.call_from_thread(self.app.notify, make_visible(f"Cannot open {place.path}: {exc}"),
                                       severity="error", markup=False)
             return
-        self.post_message(self.Opened(of, place.line, keep_cursor, record))
+        self.post_message(self.Opened(of, place.line, keep_cursor, record, ticket))
 
     # --------------------------------------------------------- navigation
     def _code_view(self, create: bool) -> CodeView | None:
@@ -283,9 +285,15 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         self.query_one("#status", Static).update(content(text))
 
     def open_place(self, place: Place, *, keep_cursor: bool = False, record: bool = True) -> None:
-        self._open_worker(place, keep_cursor, record)
+        # Opens run in workers and may finish out of order (a big file after a small one): only
+        # the last one asked for is shown, and a reload meanwhile reloads that one.
+        self._open_ticket += 1
+        self._wanted = place
+        self._open_worker(place, keep_cursor, record, self._open_ticket)
 
     def on_main_screen_opened(self, message: Opened) -> None:
+        if message.ticket != self._open_ticket:
+            return  # a later open was asked for: it shows its own file
         of = message.of
         prev = self.current
         if message.record and prev is not None and (prev.repo, prev.path) != (of.repo, of.path):
@@ -323,7 +331,8 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             code.show_bytes(of.data, of.path, line)
             code.focus()
             self.query_one(SidePanel).show_links(self.session.backlinks(of.repo, of.path), [])
-        self.query_one(MemoryTree).select_file(of.repo, of.path)
+        if not keep_cursor:  # a reload (an agent's commit, ctrl+r) leaves the tree's cursor where the user put it
+            self.query_one(MemoryTree).select_file(of.repo, of.path)
 
     def refresh_side(self) -> None:
         of = self.current
@@ -471,8 +480,11 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         self.toggle_class("-no-tree")
 
     def action_reload(self) -> None:
-        if self.current:
-            self.open_place(Place(self.current.repo, self.current.path, self.view.cursor_line), keep_cursor=True, record=False)
+        cur, wanted = self.current, self._wanted
+        if wanted is not None and (cur is None or (wanted.repo, wanted.path) != (cur.repo, cur.path)):
+            self.open_place(wanted, record=False)  # still opening: read that file again instead
+        elif cur is not None:
+            self.open_place(Place(cur.repo, cur.path, self.view.cursor_line), keep_cursor=True, record=False)
 
     def action_focus(self, which: str) -> None:
         target = {"tree": "#tree", "view": "#view", "backlinks": "#backlinks", "outgoing": "#outgoing"}[which]
