@@ -271,3 +271,50 @@ async def test_click_on_link_follows_it(demo):
         row = view._row_starts[line - 1]
         await pilot.click(EntryView, offset=(view.scrollable_content_region.x - view.region.x + 10, row))
         await wait_for(pilot, lambda: cur(app).path == "team_structure.md", what="clicked link")
+
+
+async def test_the_last_file_asked_for_is_the_one_shown(make_repo):
+    """Opens run in workers: a big file asked for first finishes after a small one asked for next.
+    The small one stays shown (it once flipped back to the big one), and a reload meanwhile
+    reads the file being opened, not the one on screen."""
+    from amr_tui.screens.main import Place
+
+    big = "".join(f"- Fact {k} about service {k % 97} [source: https://e.com/s/{k}; added: 2026-01-01]\n" for k in range(6000))
+    repo = make_repo("mem", {"MEMORY.md": "# Memory\n\n## Index\n- [[big]]\n- [[small]]\n", "big.md": big,
+                             "small.md": "- the small file\n"})
+    app = app_for([repo], poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        screen = app.screen
+        screen.open_place(Place("mem", "big.md", 0))
+        screen.open_place(Place("mem", "small.md", 0))
+        await wait_for(pilot, lambda: cur(app).path == "small.md", what="small shown")
+        await pilot.pause(1.0)  # the big file's worker is done by now
+        assert cur(app).path == "small.md"
+        screen.open_place(Place("mem", "big.md", 0))
+        screen.action_reload()  # before big.md arrives: reload big.md, not MEMORY.md/small.md
+        await wait_for(pilot, lambda: cur(app).path == "big.md", what="big shown")
+        await pilot.pause(0.5)
+        assert cur(app).path == "big.md"
+
+
+async def test_the_tree_cursor_stays_put_when_an_agent_adds_a_file(make_repo):
+    """The tree is rebuilt when files come and go (a poll after an agent's commit): the cursor
+    stays on the file it was on, rather than jumping to the repo's row."""
+    from amr_tui.widgets.file_tree import MemoryTree
+
+    repo = make_repo("mem", {"MEMORY.md": "# Memory\n\n## Index\n- [[a]]\n- [[b]]\n", "a.md": "- a\n", "b.md": "- b\n"})
+    app = app_for([repo], poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        tree = app.screen.query_one(MemoryTree)
+        tree.focus()
+        tree.select_file("mem", "b.md")
+        await pilot.pause(0.1)
+        assert tree.cursor_node.data.path == "b.md"
+        (repo / "c.md").write_text("- c, from an agent\n")
+        git(repo, "add", "--", "c.md")
+        git(repo, "commit", "-q", "-m", "agent: add c")
+        await wait_for(pilot, lambda: ("mem", "c.md") in tree._file_nodes, timeout=10, what="the new file in the tree")
+        await pilot.pause(0.3)
+        assert tree.cursor_node is not None and tree.cursor_node.data.path == "b.md"

@@ -20,14 +20,32 @@ def demo_root(tmp_path: Path) -> Path:
     return tmp_path / "vm"
 
 
+def _tree_on_file(screen) -> bool:
+    """The tree's cursor reached the open file (it moves there after the first refresh)."""
+    node = screen.query_one("#tree").cursor_node
+    return node is not None and node.data is not None and node.data.path == screen.current.path
+
+
 async def _ready(pilot) -> None:
+    """Loaded, and quiet: the file open, the tree's cursor on it, no worker running (the history
+    check and the badges post their results from workers), three checks in a row."""
     app = pilot.app
-    for _ in range(200):
+
+    def settled() -> bool:
         screen = app.screen
-        if getattr(screen, "current", None) is not None and not getattr(screen, "indexing", True):
+        return (getattr(screen, "current", None) is not None and not getattr(screen, "indexing", True)
+                and _tree_on_file(screen) and not any(w.is_running for w in app.workers))
+
+    calm = 0
+    for _ in range(300):
+        calm = calm + 1 if settled() else 0
+        if calm >= 3:
             break
-        await pilot.pause(0.05)
-    await pilot.pause(0.3)
+        await pilot.pause(0.1)
+    else:
+        node = app.screen.query_one("#tree").cursor_node
+        raise AssertionError(f"the app never settled: tree cursor on {node and node.data}, "
+                             f"workers running {[w.name for w in app.workers if w.is_running]}")
     app.clear_notifications()
     await pilot.pause(0.1)
 
@@ -83,6 +101,7 @@ def test_help_screen(snap_compare, demo_root):
         await _ready(pilot)
         await pilot.press("question_mark")
         await pilot.pause(0.3)
+        await pilot.wait_for_scheduled_animations()
 
     app = app_for([demo_root], poll_interval=3600, today=TODAY)
     assert snap_compare(app, terminal_size=SIZE, run_before=go)

@@ -69,6 +69,8 @@ class MemoryTree(Tree[FileRef]):
         problems = problems or {}
         node = self._repo_nodes.get(badge.name)
         expanded: set[str] = set()
+        at = self.cursor_node.data if self.cursor_node is not None else None
+        keep = at if at is not None and at.repo == badge.name and at.path else None
         if node is None:
             node = self.root.add(repo_label(badge), FileRef(badge.name, ""), expand=True)
             self._repo_nodes[badge.name] = node
@@ -86,6 +88,17 @@ class MemoryTree(Tree[FileRef]):
                 cur = cur.setdefault(part + "/", {})
             cur[parts[-1]] = None
         self._add_children(node, badge.name, "", tree, expanded, problems)
+        if keep is not None:  # a rebuilt subtree keeps the cursor where it was
+            found = self._file_nodes.get((keep.repo, keep.path)) or next((n for n in self._walk(node) if n.data == keep), None)
+            if found is not None:
+                self._place_cursor(found)
+
+    def _place_cursor(self, node: TreeNode[FileRef]) -> None:
+        # A node's line is known once the tree has laid its lines out; after a rebuild or an
+        # expand that waits for the next render, and a cursor moved before it stayed on line 0
+        # (the repo's row). Asking for a line lays them out now.
+        self.get_node_at_line(0)
+        self.move_cursor(node, animate=False)
 
     def _add_children(self, parent: TreeNode[FileRef], repo: str, prefix: str, tree: dict,
                       expanded: set[str], problems: dict[str, str]) -> None:
@@ -118,7 +131,7 @@ class MemoryTree(Tree[FileRef]):
             if not parent.is_expanded:
                 parent.expand()
             parent = parent.parent
-        self.move_cursor(node, animate=False)
+        self._place_cursor(node)
 
 
 def since(iso: str | None) -> str:
