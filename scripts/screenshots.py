@@ -28,12 +28,16 @@ async def shoot(vm: Path) -> None:
     from amr_tui.screens.main import Place
 
     async def ready(pilot) -> None:
-        for _ in range(200):
-            if getattr(pilot.app.screen, "current", None) is not None:
+        """Loaded and quiet: the file open, the lint marks in, no worker running."""
+        app = pilot.app
+        for _ in range(300):
+            screen = app.screen
+            if (getattr(screen, "current", None) is not None and not getattr(screen, "indexing", True)
+                    and not any(w.is_running for w in app.workers)):
                 break
             await pilot.pause(0.05)
         await pilot.pause(0.4)
-        pilot.app.clear_notifications()
+        app.clear_notifications()
 
     scenes = {
         "main": [],

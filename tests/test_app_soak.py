@@ -29,11 +29,19 @@ n = 0
 while not os.path.exists(stop):
     n += 1
     fact = f"- Agent fact {n} [source: https://example.com/sessions/a{n}]"
-    with open(path, "rb") as fh:
-        data = fh.read()
-    with open(tmp, "wb") as fh:
-        fh.write(data + fact.encode() + b"\n")
-    os.replace(tmp, path)  # a careful agent never shows a half-written file
+    while True:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        with open(tmp, "wb") as fh:
+            fh.write(data + fact.encode() + b"\n")
+        # A careful agent never shows a half-written file, and never writes over a save it did
+        # not read: if the file changed since it was read (the app saved), read it again. Without
+        # this the agent itself dropped the user's line now and then on a loaded machine.
+        with open(path, "rb") as fh:
+            if fh.read() != data:
+                continue
+        os.replace(tmp, path)
+        break
     for _ in range(200):  # like a real agent: retry the commit (index.lock, a moved ref)
         add = subprocess.run(["git", "add", "MEMORY.md"], cwd=root, capture_output=True)
         res = subprocess.run(["git", "commit", "-q", "-m", f"agent: fact {n}"], cwd=root, capture_output=True)
