@@ -256,10 +256,14 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         try:
             of = self.session.open(place.repo, place.path)
         except Exception as exc:  # an unreadable file is a message, not a crash
-            self.app.call_from_thread(self.app.notify, make_visible(f"Cannot open {place.path}: {exc}"),
-                                      severity="error", markup=False)
+            self.app.call_from_thread(self._open_failed, ticket, make_visible(f"Cannot open {place.path}: {exc}"))
             return
         self.post_message(self.Opened(of, place.line, keep_cursor, record, ticket))
+
+    def _open_failed(self, ticket: int, text: str) -> None:
+        if ticket == self._open_ticket:
+            self._wanted = None  # nothing is on its way: a reload reads the file on screen
+        self.app.notify(text, severity="error", markup=False)
 
     # --------------------------------------------------------- navigation
     def _code_view(self, create: bool) -> CodeView | None:
@@ -481,7 +485,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
 
     def action_reload(self) -> None:
         cur, wanted = self.current, self._wanted
-        if wanted is not None and (cur is None or (wanted.repo, wanted.path) != (cur.repo, cur.path)):
+        if wanted is not None and cur is not None and (wanted.repo, wanted.path) != (cur.repo, cur.path):
             self.open_place(wanted, record=False)  # still opening: read that file again instead
         elif cur is not None:
             self.open_place(Place(cur.repo, cur.path, self.view.cursor_line), keep_cursor=True, record=False)
