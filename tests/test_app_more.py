@@ -25,6 +25,26 @@ async def test_palette_finds_entries(demo):
         await wait_for(pilot, lambda: cur(app).path == "tooling/bun.md", what="opened from palette")
 
 
+async def test_palette_runs_every_action_of_the_screen(demo):
+    """ctrl+p lists the screen's actions from its bindings (history, dreams, forgotten facts...,
+    not only a hand-kept list), and runs the one chosen on the screen that has it."""
+    from amr_tui.screens.history import FileHistoryScreen
+    from amr_tui.screens.palette import ActionsProvider
+
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        names = [name for name, _help, _run in ActionsProvider(app.screen)._commands()]
+        for wanted in ("History", "Dreams", "Find entries and files", "Help", "New entry below"):
+            assert wanted in names, names
+        assert len(names) == len(set(names)) and "Palette" not in names
+        await pilot.press("ctrl+p")
+        await pilot.press(*"history")
+        await pilot.pause(0.6)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileHistoryScreen), timeout=10, what="history from the palette")
+
+
 async def test_whole_file_edit_commits_and_keeps_crlf(demo):
     alice = demo[0]
     path = alice / "tooling" / "bun.md"

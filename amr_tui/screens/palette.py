@@ -33,31 +33,48 @@ class MemoryProvider(Provider):
 
 
 class ActionsProvider(Provider):
-    """amr's own actions by name."""
+    """Every action of the screen the palette was opened on, by name: amr's key bindings there
+    (the focused widget's, the screen's and the app's, as ? lists them, hidden ones included;
+    not cursor moves), with a clearer name and help for the main ones."""
 
-    ACTIONS = [
-        ("Find entries and files", "find", "Fuzzy finder over every mounted repo (/)"),
-        ("Go to MEMORY.md", "memory", "The entry point of the current repo (M)"),
-        ("New entry below", "new_entry('below')", "Write a new entry under the cursor (o)"),
-        ("Capture a fact", "capture", "Remember something; asks which repo (c)"),
-        ("New file", "new_file", "Create a memory file in the current repo (n)"),
-        ("Rename or move file", "rename_file", "Rewrites every link to it in the same commit (R)"),
-        ("Delete file", "delete_file", "Lists its backlinks first (D)"),
-        ("Edit whole file", "edit_file", "TextArea with Markdown highlighting (E)"),
-        ("Toggle raw lines", "toggle_raw", "Show lines exactly as written (r)"),
-        ("Reload", "reload", "Read the open file again (ctrl+r)"),
-    ]
+    NAMES = {
+        "find": ("Find entries and files", "Fuzzy finder over every mounted repo"),
+        "memory": ("Go to MEMORY.md", "The entry point of the current repo"),
+        "new_entry('below')": ("New entry below", "Write a new entry under the cursor"),
+        "capture": ("Capture a fact", "Remember something; asks which repo"),
+        "new_file": ("New file", "Create a memory file in the current repo"),
+        "rename_file": ("Rename or move file", "Rewrites every link to it in the same commit"),
+        "delete_file": ("Delete file", "Lists its backlinks first"),
+        "edit_file": ("Edit whole file", "TextArea with Markdown highlighting"),
+        "toggle_raw": ("Toggle raw lines", "Show lines exactly as written"),
+        "reload": ("Reload", "Read the open file again"),
+    }
+    SKIP = {"command_palette"}
+    MOVES = {"cursor", "edge", "page"}  # moving the cursor is for keys, not for a palette
 
-    def _run(self, action: str) -> None:
-        self.app.call_later(self.app.screen.run_action, action)
+    def _commands(self) -> list[tuple[str, str, object]]:
+        """(name, help, run) of each enabled, described binding; one per action."""
+        out: list[tuple[str, str, object]] = []
+        seen: set[str] = set()
+        for active in self.screen.active_bindings.values():
+            binding = active.binding
+            if (not active.enabled or not binding.description or not binding.id or binding.action in self.SKIP
+                    or binding.action.split("(")[0] in self.MOVES or binding.action in seen):
+                continue  # amr's own bindings (they have ids), once each
+            seen.add(binding.action)
+            name, help_text = self.NAMES.get(binding.action, (binding.description, ""))
+            key = self.app.get_key_display(binding)
+            help_text = f"{help_text} ({key})" if help_text else f"key: {key}"
+            out.append((name, help_text, partial(self.app.call_later, active.node.run_action, binding.action)))
+        return out
 
     async def discover(self) -> Hits:
-        for name, action, help_text in self.ACTIONS:
-            yield DiscoveryHit(Content(name), partial(self._run, action), text=name, help=help_text)
+        for name, help_text, run in self._commands():
+            yield DiscoveryHit(Content(name), run, text=name, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for name, action, help_text in self.ACTIONS:
+        for name, help_text, run in self._commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, matcher.highlight(name), partial(self._run, action), text=name, help=help_text)
+                yield Hit(score, matcher.highlight(name), run, text=name, help=help_text)
