@@ -308,9 +308,13 @@ async def test_the_tree_cursor_stays_put_when_an_agent_adds_a_file(make_repo):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
         tree = app.screen.query_one(MemoryTree)
+        # start-up puts the cursor on the open file once the tree has its lines: let it happen first
+        await wait_for(pilot, lambda: tree.cursor_node is not None and tree.cursor_node.data.path == "MEMORY.md",
+                       what="start-up selection")
+        await pilot.pause(0.3)
         tree.focus()
         tree.select_file("mem", "b.md")
-        await pilot.pause(0.1)
+        await pilot.pause(0.3)
         assert tree.cursor_node.data.path == "b.md"
         (repo / "c.md").write_text("- c, from an agent\n")
         git(repo, "add", "--", "c.md")
