@@ -96,7 +96,17 @@ async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
                 view.go_to_line(app.screen.current.doc.entries[0].line)
                 await pilot.press("o")
                 inp = app.screen.query_one("#editor-input")
-                await wait_for(pilot, lambda: inp.has_focus, what="editor")
+                try:
+                    await wait_for(pilot, lambda: inp.has_focus, timeout=15, what="editor")
+                except AssertionError:  # seen once under 3 extra busy loops: say what the app was doing
+                    sc = app.screen
+                    cur_of = getattr(sc, "current", None)
+                    raise AssertionError((
+                        f"editor {i} did not open", type(sc).__name__, app.focused, sc.query_one("#editor").display,
+                        cur_of and (cur_of.path, cur_of.head, cur_of.read_only, cur_of.doc is None, cur_of.message),
+                        sc.query_one(EntryView).cursor_line, dict(sc.drafts),
+                        [str(n.message)[:80] for n in app._notifications if "changed" not in str(n.message)][-5:],
+                        [(w.name, w.state.name) for w in app.workers])) from None
                 fact = f"User edit {i} [added: 2026-11-29]"
                 inp.value = fact
                 await pilot.press("enter")
