@@ -55,6 +55,19 @@ def test_next_start_sweeps_old_leftovers_and_keeps_fresh_ones(tmp_path: Path) ->
     assert ".amr-tmp-a.md-aaaaaaaaaaaa" not in " ".join(s.files("memory"))
 
 
+def _crash(script: str, *args: str) -> None:
+    """Run ``script`` in a process that kills itself (exit 9) at the point it names."""
+    res = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert res.returncode == 9, res.stderr
+
+
+def _person_removes_the_stale_lock(root: Path) -> None:
+    lock = root / ".git" / "index.lock"
+    assert lock.exists()  # stale: reported by amr, never deleted by it
+    lock.unlink()  # the person does
+
+
 CRASH = """
 import os, sys
 from amr_tui.git import GitRepo, commit, indexlock
@@ -73,13 +86,9 @@ r.save_file("notes.md", b"- the user's edit\\n", b"- a fact\\n", head, "user edi
 def test_crash_next_to_the_ref_update_never_stages_a_revert(tmp_path: Path, where: str) -> None:
     root = init_repo(tmp_path / "memory", {"MEMORY.md": "# M\n", "notes.md": "- a fact\n"})
     head = git(root, "rev-parse", "HEAD").strip()
-    res = subprocess.run([sys.executable, "-c", CRASH, where, str(root)], capture_output=True,
-                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
-    assert res.returncode == 9, res.stderr
+    _crash(CRASH, where, str(root))
     assert (root / "notes.md").read_bytes() == b"- the user's edit\n"
-    lock = root / ".git" / "index.lock"
-    assert lock.exists()  # stale: reported by amr, never deleted by it
-    lock.unlink()  # the person does
+    _person_removes_the_stale_lock(root)
     staged = git(root, "cat-file", "blob", ":notes.md")
     assert staged == "- the user's edit\n"  # never the old text staged over a new commit
     moved = git(root, "rev-parse", "HEAD").strip() != head
@@ -115,13 +124,9 @@ def test_sync_crash_next_to_the_ref_update_never_stages_a_revert(tmp_path: Path,
     tree = subprocess.run(["git", "mktree"], cwd=root, capture_output=True, check=True, input=(
         git(root, "ls-tree", "HEAD", "MEMORY.md") + f"100644 blob {blob}\tnotes.md\n").encode()).stdout.decode().strip()
     new = git(root, "commit-tree", tree, "-p", old, "-m", "the agent's fact").strip()
-    res = subprocess.run([sys.executable, "-c", SYNC_CRASH, where, str(root), old, new], capture_output=True,
-                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
-    assert res.returncode == 9, res.stderr
+    _crash(SYNC_CRASH, where, str(root), old, new)
     assert (root / "notes.md").read_bytes() == b"- a fact\n- the agent's fact\n"
-    lock = root / ".git" / "index.lock"
-    assert lock.exists()  # stale: reported by amr, never deleted by it
-    lock.unlink()  # the person does
+    _person_removes_the_stale_lock(root)
     assert git(root, "cat-file", "blob", ":notes.md") == "- a fact\n- the agent's fact\n"
     moved = git(root, "rev-parse", "HEAD").strip() == new
     assert moved == (where == "after-ref")
