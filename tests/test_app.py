@@ -114,6 +114,22 @@ async def test_typing_in_the_editor_keeps_the_entry(demo):
         assert inp.value == "Note: " + original + "!"
 
 
+async def test_editor_flags_metadata_that_is_not_at_the_end_as_you_type(demo):
+    """AMR031 reaches the entry editor: metadata followed by text is shown as text, as a warning."""
+    app = app_for(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        inp = await _edit_first_entry(pilot, app)
+        inp.value = "Use bun [source: https://x.example/1; added: 2026-09-01]"
+        await pilot.pause(0.1)
+        shown_now = lambda: str(app.screen.query_one("#editor-diagnostics").render())  # noqa: E731
+        assert "valid entry" in shown_now()
+        inp.cursor_position = len(inp.value)
+        await pilot.press("space", "D", "R", "A", "F", "T")
+        await wait_for(pilot, lambda: "AMR031" in shown_now(), what="AMR031 shown while typing")
+        assert "valid entry" not in shown_now() and not app.screen.editor.has_errors  # a warning
+        await pilot.press("escape")
+
+
 async def test_invalid_entry_asks_before_saving(demo):
     alice = demo[0]
     head = git(alice, "rev-parse", "HEAD")

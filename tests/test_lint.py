@@ -252,3 +252,58 @@ def test_amr026_unclosed_metadata_bracket():
     found = only({"MEMORY.md": INDEX + "- a fact [source: https://a.b/1; added: 202\n"}, "AMR026")
     assert found == [("AMR026", "MEMORY.md", 4)]
     assert not only({"MEMORY.md": INDEX + "- see [the docs](https://a.b) and [[x]]\n", "x.md": ""}, "AMR026")
+
+
+# AMR031: a metadata group that is not at the end of the entry is text; say so, and move it.
+@pytest.mark.parametrize(("line", "fixed"), [
+    ("- Use bun [source: https://x.example/1; added: 2026-09-01] DRAFT",
+     "- Use bun DRAFT [source: https://x.example/1; added: 2026-09-01]"),
+    ("- Prose after [source: https://example.com/s/1] see [[related]]",
+     "- Prose after see [[related]] [source: https://example.com/s/1]"),
+    ("- [added: 2026-01-01] at the start",
+     "- at the start [added: 2026-01-01]"),
+    ("- Link after metadata [source: https://example.com/s/1] [[related]]",
+     "- Link after metadata [[related]] [source: https://example.com/s/1]"),
+    ("- a [note: x; by: joe] then words", "- a then words [note: x; by: joe]"),
+])
+def test_amr031_metadata_not_at_the_end(line, fixed):
+    files = {"MEMORY.md": INDEX + line + "\n", "related.md": "- r\n"}
+    found = [f for f in lint_repo(snap(files)) if f.diagnostic.code == "AMR031"]
+    assert [(f.path, f.diagnostic.line, f.diagnostic.severity.value) for f in found] == [("MEMORY.md", 4, "warning")]
+    assert found[0].diagnostic.fix.edits[0].new_text == fixed
+    after = parse((INDEX + fixed + "\n").encode())
+    assert after.entries[0].metadata and "AMR031" not in {d.code for d in after.diagnostics}
+
+
+def test_amr031_fix_joins_metadata_already_read():
+    files = {"MEMORY.md": INDEX + "- a [source: https://x.test/1] [draft] [added: 2026-01-01]\n"}
+    for _ in range(5):
+        s = snap(files)
+        edits = fix_edits(lint_repo(s))
+        if not edits:
+            break
+        files["MEMORY.md"] = apply_edits(s.documents["MEMORY.md"], edits["MEMORY.md"]).decode()
+    assert files["MEMORY.md"] == INDEX + "- a [draft] [source: https://x.test/1; added: 2026-01-01]\n"
+    assert not lint_repo(snap(files))
+
+
+@pytest.mark.parametrize("line", [
+    "- See [the docs](https://example.com/docs) for more",
+    "- See [[related]] and [[other|alias]] for more",
+    "- [ ] a task box is text",
+    "- [x] a ticked task box is text",
+    "- Work in progress [draft] still",
+    "- Bare URL [https://example.com/a] in text",
+    "- Space inside a key [my key: v] in text",
+    "- Prose after a key-like bracket [note: here] and more words",
+    "- Code span `[source: https://x.test/1]` is text",
+    "- Reference link [source: https://x.test/1][ref] in text",
+    "- Image ![source: https://x.test/1] in text",
+    "- A fact [source: https://example.com/s/1]",
+    "- A fact [source: https://example.com/s/1] [added: 2026-01-01]",
+])
+def test_amr031_reports_only_metadata_out_of_place(line):
+    """Links, task boxes, tags and brackets that are not metadata-shaped are text, not AMR031."""
+    memory = INDEX + line + "\n- Use bun [source: https://x.example/1; added: 2026-09-01] DRAFT\n"
+    files = {"MEMORY.md": memory, "related.md": "- r\n", "other.md": "- o\n"}
+    assert only(files, "AMR031") == [("AMR031", "MEMORY.md", 5)]

@@ -13,8 +13,9 @@ The rules (decided in docs/format.md):
 * Values are kept exactly as written (trimmed); ``%3B %5B %5D`` stay encoded.
 * Trimming removes ASCII whitespace only (space, tab, VT, FF, CR: ``model.WHITESPACE``).
 * A ``[key: ...`` group that could not be read is reported (AMR026) with the reason: a ``[``
-  or ``]`` inside a value, bracket groups after it (``[source: x] [[a]]``), or a ``]`` or
-  ``!`` right before it (``[t][source: x]`` reads as a Markdown reference link).
+  or ``]`` inside a value, or a ``]`` or ``!`` right before it (``[t][source: x]`` reads as a
+  Markdown reference link). One with only bracket groups after it (``[source: x] [[a]]``,
+  NOT_LAST) is misplaced metadata: core.rules reports it as AMR031, with a fix.
 """
 
 from __future__ import annotations
@@ -103,6 +104,13 @@ def _parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem]
             return items, joined, empty
         pos = stop + 1  # past the ";"
         m = _ITEM_RE.match(inner, pos)
+
+
+def read_group(inner: str) -> list[MetaItem] | None:
+    """The items of one bracket group's inside (no brackets), or None when it is not metadata
+    (its first item is not ``key: value``). Item positions are offsets in ``inner``."""
+    parsed = _parse_group(inner, 0)
+    return None if parsed is None else parsed[0]
 
 
 def _group_at_end(content: str, pos: int) -> tuple[int, str] | None:

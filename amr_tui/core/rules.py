@@ -10,7 +10,7 @@ import datetime as _dt
 import re
 from functools import lru_cache
 
-from amr_tui.core.links import unsafe_reason
+from amr_tui.core.links import code_spans, link_spans, unsafe_reason
 from amr_tui.core.metadata import (
     AFTER_BANG,
     AFTER_BRACKET,
@@ -20,6 +20,7 @@ from amr_tui.core.metadata import (
     escape_value,
     format_metadata,
     parse_metadata,
+    read_group,
 )
 from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Fix, LineEdit, LineKind, Severity
 from amr_tui.core.secrets import find_secrets, secret_line_candidates
@@ -59,6 +60,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "AMR028": (I, "front matter is not part of the format"),
     "AMR029": (E, "empty link"),
     "AMR030": (W, "resurrected fact"),
+    "AMR031": (W, "metadata is not at the end of the entry"),
 }
 
 DATE_KEYS = ("added", "expires", "updated")
@@ -189,9 +191,13 @@ def _check_entry(line_text: str, entry: Entry, meta: MetaParse | None = None) ->
         a, _ = meta.trailing_non_meta
         out.append(diag("AMR020", "trailing bracket has no 'key: value', so it is part of the text", n, base + a + 1))
     if meta.unparsable:
-        out.append(diag("AMR026", _UNPARSABLE[meta.unparsable_reason], n, base + meta.unparsable_at + 1))
+        if meta.unparsable_reason != NOT_LAST:  # only brackets after it: AMR031 says so, with a fix
+            out.append(diag("AMR026", _UNPARSABLE[meta.unparsable_reason], n, base + meta.unparsable_at + 1))
     elif not meta.groups and (open_at := _UNCLOSED.search(content)) is not None:
         out.append(diag("AMR026", "metadata bracket is never closed: end it with ']'", n, base + open_at.start() + 1))
+    text = entry.text
+    if "[" in text and ":" in text:
+        out.extend(_misplaced_metadata(line_text, entry, meta))
     if len(meta.groups) > 1:
         out.append(diag("AMR006", f"{len(meta.groups)} metadata brackets; amr reads them as one list", n, base + meta.groups[1][0] + 1,
                         Fix("merge into one bracket", (LineEdit(n, rebuild_line(line_text, entry)),))))
@@ -222,6 +228,54 @@ def _check_entry(line_text: str, entry: Entry, meta: MetaParse | None = None) ->
         if lower == "source" and not _URI_RE.match(item.value.replace("%3B", ";")):
             out.append(diag("AMR009", f"source '{item.value}' is not a link (expected a URL such as https://...)", n, col))
     return out
+
+
+_FORMAT_KEYS = frozenset(("source", "added", "expires", "updated"))  # the spec's keys and the dates amr checks
+_GROUP = re.compile(r"\[([^\[\]]*)\]")
+
+
+def _misplaced_metadata(line_text: str, entry: Entry, meta: MetaParse) -> list[Diagnostic]:
+    """AMR031: ``[key: value]`` groups in the entry's text, which metadata must end (docs/format.md 5.5).
+
+    A group counts when it reads as metadata and either only bracket groups follow it (the
+    parser's NOT_LAST), or it names a key of the format (``source``, ``added``, ``expires``,
+    ``updated``), or it holds two or more ``key: value`` items. Groups in inline code, inside
+    ``[[links]]``, and Markdown link text, reference links and images (``[t](u)``, ``[t][r]``,
+    ``![t]``) are text. ``[note: here] and more words`` is prose.
+    """
+    cs, ms = entry.content_start, entry.meta_start
+    body = line_text[cs:ms]
+    skip = (code_spans(body) if "`" in body else []) + (link_spans(body) if "[[" in body else [])
+    stranded = meta.unparsable_at if meta.unparsable and meta.unparsable_reason == NOT_LAST else -1
+    unreadable = meta.unparsable_at if meta.unparsable and meta.unparsable_reason != NOT_LAST else -1
+    out: list[Diagnostic] = []
+    for m in _GROUP.finditer(body):
+        a, b = m.span()
+        if a == unreadable or any(x <= a < y for x, y in skip):
+            continue
+        if a > 0 and body[a - 1] in "!]":  # an image, or the label of a reference link
+            continue
+        after = body[b:b + 1]
+        if after == "(" or (after == "[" and not body.startswith("[[", b)):  # link text: [t](u), [t][r]
+            continue
+        items = read_group(m.group(1))
+        if items is None:
+            continue
+        if a != stranded and len(items) < 2 and items[0].key.lower() not in _FORMAT_KEYS:
+            continue
+        what = "brackets" if a == stranded else "text"
+        out.append(diag("AMR031", f"metadata must end the entry: with {what} after it, it is read as text; move it to the end",
+                        entry.line, cs + a + 1, Fix("move the metadata to the end", (LineEdit(entry.line, _moved(line_text, entry, a, b)),))))
+    return out
+
+
+def _moved(line_text: str, entry: Entry, a: int, b: int) -> str:
+    """The entry's line with the group at ``a:b`` of its text moved to the end (before any metadata read)."""
+    cs, ms = entry.content_start, entry.meta_start
+    body = line_text[cs:ms]
+    text = (body[:a].rstrip(WHITESPACE) + " " + body[b:].lstrip(WHITESPACE)).strip(WHITESPACE)
+    tail = line_text[ms:].strip(WHITESPACE)
+    return line_text[:cs] + " ".join(part for part in (text, body[a:b], tail) if part)
 
 
 __all__ = ["CODES", "check_document", "diag", "escape_value", "is_real_date", "rebuild_line"]

@@ -20,7 +20,7 @@ from amr_tui.core.model import Finding
 from amr_tui.services import diskcache
 from amr_tui.services.workspace import Mount, scan_files
 
-FORMAT = 3
+FORMAT = 4  # 4: AMR031 (findings kept by 3 lack it)
 
 
 @dataclass(slots=True)
