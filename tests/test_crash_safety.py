@@ -70,10 +70,10 @@ def _person_removes_the_stale_lock(root: Path) -> None:
 
 CRASH = """
 import os, sys
-from amr_tui.git import GitRepo, commit, indexlock
+from amr_tui.git import GitRepo, gate, indexlock
 where = sys.argv[1]
 if where == "before-ref":
-    commit._update_ref = lambda *a, **k: os._exit(9)
+    gate._update_ref = lambda *a, **k: os._exit(9)
 else:
     indexlock.IndexLock.install = lambda self: os._exit(9)
 r = GitRepo(sys.argv[2])

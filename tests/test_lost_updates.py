@@ -87,12 +87,11 @@ class SavesVersusAgent(RuleBasedStateMachine):
         except (ConflictError, DirtyFileError, editing.EditRefused):
             assert self.rev() == before, "a refused save moved the branch"
             return
-        # The save commits the file as the user saw it: the agent's uncommitted lines in it too
-        # (any written after the user opened it would have made the save refuse).
-        self.committed["notes.md"].update(self.pending["notes.md"])
-        self.pending["notes.md"] = {}
+        # The save commits the user's change only: the agent's other uncommitted lines stay
+        # uncommitted in the file; a line of theirs the user edited or deleted is the user's now.
+        self.pending["notes.md"].pop(fid, None)
         if tag is None:
-            del self.committed["notes.md"][fid]
+            self.committed["notes.md"].pop(fid, None)
         else:
             self.committed["notes.md"][fid] = tag
         self.of = self.session.open("memory", "notes.md")  # the app reopens the file after a save
@@ -176,12 +175,6 @@ class SavesVersusAgent(RuleBasedStateMachine):
 SavesVersusAgent.TestCase.settings = settings(  # AMR_STATEFUL_EXAMPLES=500 for a long local run
     max_examples=int(os.environ.get("AMR_STATEFUL_EXAMPLES", "8")), stateful_step_count=20, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-
-
-@pytest.fixture(autouse=True)
-def _no_patience(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Single-threaded here: an uncommitted agent edit will not be committed while amr waits."""
-    monkeypatch.setattr(editing, "DIRTY_RETRIES", 0)
 
 
 TestSavesVersusAgent = SavesVersusAgent.TestCase

@@ -11,6 +11,7 @@ import re
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amr_tui.git import commit as _commit
 from amr_tui.git.errors import GitError, NotARepoError, RepoStateError, UnsafeRepoError
@@ -24,6 +25,9 @@ from amr_tui.git.models import (
 )
 from amr_tui.git.runner import DEFAULT_LOCK_TIMEOUT, DEFAULT_TIMEOUT, GitRunner, end_of_options
 from amr_tui.git.worktree import normalize_rel
+
+if TYPE_CHECKING:
+    from amr_tui.git.gate import GateResult
 
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 _IDENT = re.compile(r"^(?P<name>.*?) <(?P<email>[^<>]*)> \d+ [+-]\d{4}$")
@@ -189,6 +193,10 @@ class GitRepo:
              "--ignore-submodules=all", "--no-renames"]
         ).stdout
         return parse_status_v2(raw)
+
+    def modified_paths(self) -> list[str]:
+        """Tracked files with staged or unstaged changes against HEAD."""
+        return [c.path for c in self.status().changes if c.kind != "unmerged"]
 
     def read_blob_or_none(self, rev: str, path: str) -> bytes | None:
         """Raw bytes of ``path`` at ``rev`` (no filters, no textconv), None if absent there."""
@@ -371,6 +379,12 @@ class GitRepo:
 
     commit_changes.__doc__ = _commit.commit_changes.__doc__
 
+    def write_files(self, changes, message: str, **kwargs) -> GateResult:
+        """Commit changes through the write gate (see :mod:`amr_tui.git.gate`)."""
+        from amr_tui.git import gate
+
+        return gate.commit_files(self, changes, message, **kwargs)
+
     def save_file(
         self,
         path: str,
@@ -380,9 +394,11 @@ class GitRepo:
         message: str,
         **kwargs,
     ) -> str:
-        return _commit.save_file(self, path, new_bytes, base_bytes, base_head, message, **kwargs)
+        """One file through the write gate: ``base_bytes`` is what the edit started from."""
+        from amr_tui.git import gate
 
-    save_file.__doc__ = _commit.save_file.__doc__
+        change = gate.Change(path, base_bytes, new_bytes, base_head)
+        return gate.commit_files(self, [change], message, **kwargs).head or ""
 
 
 __all__ = ["GitRepo", "is_memory_repo", "RepoStateError"]

@@ -225,3 +225,175 @@ def _remove_if_older(path: Path, cutoff: float, removed: list[Path]) -> None:
             removed.append(path)
     except OSError:
         pass
+
+
+# --------------------------------------------------------------- checked replacement
+#
+# An agent can write a work-tree file at any moment, including between amr reading it and amr
+# renaming its new version over it. A plain ``os.replace`` would then throw the agent's bytes
+# away with the old inode. ``replace_checked`` swaps the new file in with Linux's atomic
+# ``renameat2(RENAME_EXCHANGE)``: the name that held the temp file now holds exactly the inode
+# that was displaced, whatever was written to it up to that instant, and the caller is told when
+# that is not what it read (so it can merge those bytes back in). Where the exchange is not
+# available the displaced inode is read through a descriptor opened before the rename.
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_renameat2 = None
+try:  # pragma: no branch - Linux with glibc >= 2.28
+    import ctypes
+
+    _libc = ctypes.CDLL(None, use_errno=True)
+    _renameat2 = _libc.renameat2
+    _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    _renameat2.restype = ctypes.c_int
+except (OSError, AttributeError):  # another libc: fall back to replace + descriptor check
+    _renameat2 = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two names. False when the system cannot (the caller falls back)."""
+    if _renameat2 is None:
+        return False
+    import ctypes
+
+    rc = _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: the file system cannot exchange
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _write_temp(folder: Path, name: str, data: bytes, mode: int | None) -> Path:
+    tmp = folder / f"{TEMP_PREFIX}{name[:40]}-{secrets.token_hex(6)}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, 0o666)
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        view = memoryview(bytes(data))
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with _suppress_os():
+            os.unlink(tmp)
+        raise
+    os.close(fd)
+    return tmp
+
+
+class _suppress_os:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
+        return isinstance(exc, OSError)
+
+
+def _target_for_write(root: str | os.PathLike[str], rel: str | os.PathLike[str]) -> tuple[Path, os.stat_result | None]:
+    target = safe_path(root, rel)
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        raise UnsafePathError(f"{rel} is a symlink; amr does not write through symlinks")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise UnsafePathError(f"{rel} is not a regular file")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.resolve().is_relative_to(Path(root).resolve()):
+        raise UnsafePathError(f"{rel} resolves outside the memory root")
+    return target, st
+
+
+def replace_checked(root: str | os.PathLike[str], rel: str | os.PathLike[str], data: bytes | None,
+                    expected: bytes | None) -> tuple[bool, bytes | None]:
+    """Put ``data`` at ``root/rel`` (None removes the file) if the file still holds ``expected``
+    (None: the file must not exist), without ever losing bytes someone wrote meanwhile.
+
+    Returns ``(done, displaced)``. ``done`` is True when the file now holds ``data``; then
+    ``displaced`` is None when what was replaced was exactly ``expected``, else the bytes that
+    were really there (a write that landed after the caller read the file: the caller merges them
+    back in and calls again). ``done`` False means nothing was changed because the file did not
+    hold ``expected`` to begin with; ``displaced`` is what it holds now.
+    Crash-safe like :func:`atomic_write`: the file is always either version, never torn.
+    """
+    target, st = _target_for_write(root, rel)
+    now = _read_regular(target)
+    if now != expected:
+        return False, now
+    folder = target.parent
+    if data is None:
+        if now is None:
+            return True, None
+        aside = folder / f"{TEMP_PREFIX}{target.name[:40]}-{secrets.token_hex(6)}"
+        os.rename(target, aside)  # captures exactly the inode that was there
+        try:
+            gone = _read_regular(aside)
+            if gone == expected:
+                return True, None
+            # Written after the caller read it: give the name back (unless someone made a new file).
+            try:
+                os.link(aside, target)
+            except FileExistsError:
+                pass
+            return True, gone
+        finally:
+            with _suppress_os():
+                os.unlink(aside)
+            _fsync_dir(folder)
+    tmp = _write_temp(folder, target.name, data, stat.S_IMODE(st.st_mode) if st is not None else None)
+    try:
+        if now is None:
+            try:
+                os.link(tmp, target)  # create only if still absent
+            except FileExistsError:
+                return False, _read_regular(target)
+            return True, None
+        held = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            if _exchange(tmp, target):
+                displaced = _read_regular(tmp)  # the inode that was at the name when it swapped
+            else:
+                os.replace(tmp, target)
+                displaced = _read_fd(held)
+        finally:
+            os.close(held)
+        return True, (None if displaced == expected else displaced)
+    finally:
+        with _suppress_os():
+            os.unlink(tmp)
+        _fsync_dir(folder)
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """A regular file's bytes, None when absent; refuses symlinks and anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP: a symlink
+            raise UnsafePathError(f"{path.name} is a symlink; amr does not write through symlinks") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafePathError(f"{path.name} is not a regular file")
+        return _read_fd(fd)
+    finally:
+        os.close(fd)

@@ -73,6 +73,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         Binding("H", "entry_timeline", "Fact history", show=False, id="main.timeline"),
         Binding("F", "forgotten", "Forgotten facts", show=False, id="main.forgotten"),
         Binding("x", "forget_entry", "Forget", show=False, id="main.forget"),
+        Binding("U", "commit_foreign", "Commit others' changes", show=False, id="main.commit_foreign"),
         Binding("V", "review_dreams", "Dreams", id="main.dreams"),
         Binding("S", "sync", "Sync", show=False, id="main.sync"),
         Binding("P", "share", "Share for pairing", show=False, id="main.share"),

@@ -38,6 +38,8 @@ class EditingMixin:
 
     # ------------------------------------------------------------ helpers
     def _writable(self) -> OpenFile | None:
+        if self._entry_edit_pending():
+            return None
         of = self.current
         if of is None or of.doc is None:
             self.app.notify("Open a Markdown memory file first.", severity="warning")
@@ -46,6 +48,38 @@ class EditingMixin:
             self.app.notify(make_visible(f"Read-only: {of.read_only}. Nothing was changed."), severity="error", markup=False)
             return None
         return of
+
+    def _unsaved_entry_value(self) -> str | None:
+        """The entry editor's text when it is open and differs from what it started with."""
+        editor = self.editor
+        if not editor.display or editor.target is None:
+            return None
+        value = editor.query_one("Input").value
+        return value if value != editor.target.original else None
+
+    def _entry_edit_pending(self) -> bool:
+        """True (and says so) when an entry edit is unsaved: another write would close the editor."""
+        if self._unsaved_entry_value() is None:
+            return False
+        self.app.notify("Finish the entry you are editing first: enter saves it, esc discards it.", severity="warning")
+        self.editor.query_one("Input").focus()
+        return True
+
+    def unsaved_edits(self) -> list[str]:
+        """The entry being edited (when changed) and every kept draft: what quitting would lose."""
+        try:
+            value = self._unsaved_entry_value()
+        except Exception:  # not composed (yet, or any more): nothing typed
+            return []
+        edits = []
+        target = self.editor.target
+        if value is not None and target is not None:
+            what = f"line {target.line}: the entry you are editing" if target.mode == "edit" else "the new entry you are writing"
+            edits.append(f"{target.repo}/{target.path}, {what}")
+        for (repo, path), (kept, _value) in self.drafts.items():
+            line = f", line {kept.line}" if getattr(kept, "mode", "") == "edit" else ""
+            edits.append(f"{repo}/{path}{line}: a draft kept when you left the file")
+        return edits
 
     def _writable_entry(self):
         """(open file, entry under the cursor) when both can be written, else None (and says why)."""
@@ -59,6 +93,11 @@ class EditingMixin:
         return of, entry
 
     def _run_save(self, job: Callable[[], Saved | tuple], of: OpenFile | None = None, new_bytes: bytes | None = None) -> None:
+        if getattr(self, "_saving", False):
+            # A save pressed twice runs once: the first one is still being committed.
+            self.app.notify("Still saving the last change…", severity="warning", timeout=2)
+            return
+        self._saving = True
         self.set_status("Saving…")
         self._save_worker(job, of, new_bytes)
 
@@ -72,15 +111,33 @@ class EditingMixin:
             self.post_message(SaveFailed(exc, lambda: self._run_save(job, of, new_bytes), of, new_bytes))
             return
         if isinstance(result, tuple):
-            result = [r for r in result if isinstance(r, Saved)][-1]  # move: stay in the source file
+            saves = [r for r in result if isinstance(r, Saved)]
+            result = saves[-1]  # move: stay in the source file
+            foreign = tuple(p for r in saves for p in r.foreign)
+            if foreign and not result.foreign:
+                from dataclasses import replace
+
+                result = replace(result, foreign=foreign)
         self.post_message(SaveDone(result))
 
     def on_save_done(self, message: SaveDone) -> None:
+        self._saving = False
         saved = message.saved
         self.editor.close()
         self.view.editing = False
         self.set_status(make_visible(saved.message) + (f"  ({saved.head[:8]})" if saved.head else ""))
-        self.app.notify(make_visible(saved.message), title="Committed" if saved.head else "Saved", markup=False, timeout=3)
+        title = "Committed" if saved.committed and saved.head else ("Saved" if not saved.head else "Nothing to commit")
+        note = make_visible(saved.message)
+        if saved.merged:
+            note += "\nMerged with a change committed meanwhile: " + make_visible(", ".join(saved.merged))
+        self.app.notify(note, title=title, markup=False, timeout=4)
+        if saved.foreign:
+            self.foreign_repo = saved.repo
+            self.app.notify(
+                make_visible(", ".join(saved.foreign)) + " also holds uncommitted changes that were not made in amr. "
+                "They were left out of this commit and are still in the file. Press U to commit them as a "
+                "commit of their own.", title="Others' uncommitted changes kept", severity="warning",
+                markup=False, timeout=10)
         self.refresh_tree()
         from amr_tui.screens.main import Place
 
@@ -90,55 +147,91 @@ class EditingMixin:
         from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
         from amr_tui.screens.conflict import ConflictScreen
 
+        self._saving = False
         err = message.error
         self.last_save_error = err
         self.set_status(make_visible(f"Not saved: {err}"))
         if isinstance(err, NoIdentityError):
-            self._ask_identity(message.retry)
+            self._ask_identity(message.retry, self._repo_at(err.where))
         elif isinstance(err, ConflictError) and message.of is not None:
-            self.app.push_screen(ConflictScreen(message.of.path, err.ours, err.base, err.theirs, err.merged),
-                                 lambda choice: self._resolve_conflict(message.of, choice))
+            repo = message.of.repo
+            self.app.push_screen(ConflictScreen(err.path, err.ours, err.base, err.theirs, err.merged),
+                                 lambda choice: self._resolve_conflict(repo, err, choice))
         elif isinstance(err, DirtyFileError):
-            self.app.notify(make_visible(f"{err} Nothing was committed; your text is still in the editor. "
-                                         "Reload (ctrl+r) to see the other change, then edit again."),
+            self.app.notify(make_visible(f"{err} Your text is still in the editor."),
                             title="Someone else's uncommitted change", severity="error", markup=False, timeout=10)
         else:
             self.app.notify(make_visible(str(err)), title="Not saved", severity="error", markup=False, timeout=8)
 
-    def _ask_identity(self, retry) -> None:
+    def _repo_at(self, where: str) -> str | None:
+        """The mounted repo whose root is ``where`` (a NoIdentityError names the repo it needs)."""
+        from pathlib import Path
+
+        for name in self.session.names:
+            try:
+                if Path(self.session.mount(name).root).resolve() == Path(where).resolve():
+                    return name
+            except OSError:
+                continue
+        return self.current.repo if self.current else None
+
+    def _ask_identity(self, retry, repo: str | None = None) -> None:
         from amr_tui.screens.dialogs import PromptScreen
 
-        of = self.current
+        target = repo or (self.current.repo if self.current else None)
 
         def got(value: str | None) -> None:
-            if not value or of is None or "<" not in value:
+            if not value or target is None or "<" not in value:
                 if value:
                     self.app.notify("Write it as: Name <email>", severity="warning")
                 return
             name, email = value.split("<", 1)
-            git = self.session.git(of.repo)
+            git = self.session.git(target)
             if git is not None:
                 git.set_local_identity(name.strip(), email.strip(" >"))
-                self.app.notify(make_visible(f"Identity set for {of.repo} only."), markup=False)
+                self.app.notify(make_visible(f"Identity set for {target} only."), markup=False)
                 if retry:
                     retry()
 
-        self.app.push_screen(PromptScreen("Git needs a name and email to commit", placeholder="Your Name <you@example.com>",
+        self.app.push_screen(PromptScreen(f"Git needs a name and email to commit in {make_visible(target or 'this repo')}",
+                                          placeholder="Your Name <you@example.com>",
                                           help_text="Saved in this repo's own config (never your global config)."), got)
 
-    def _resolve_conflict(self, of: OpenFile, result: bytes | None) -> None:
+    def _resolve_conflict(self, repo: str, err, result: bytes | None) -> None:
         from amr_tui.services import editing
+        from amr_tui.services.session import OpenFile
 
         if result is None:
             self.app.notify("Conflict left unresolved; nothing was saved.", severity="warning")
             return
-        fresh_repo, path = of.repo, of.path
+        # The resolution was made against the committed version the conflict showed ("theirs"):
+        # that is its base, so anything committed after it is merged in again by the gate.
+        base = OpenFile(repo, err.path, err.theirs, None, err.head)
+        self._run_save(lambda: editing.write(self.session, base, result, f"Resolve edit conflict in {err.path}"))
 
-        def job():
-            fresh = self.session.open(fresh_repo, path)
-            return editing.write(self.session, fresh, result, f"Resolve edit conflict in {path}")
+    def action_commit_foreign(self) -> None:
+        """Commit the uncommitted changes others left in the repo's files, as their own commit."""
+        from amr_tui.screens.dialogs import ConfirmScreen
+        from amr_tui.services import writegate
 
-        self._run_save(job)
+        repo = self.current.repo if self.current else getattr(self, "foreign_repo", None)
+        if repo is None:
+            return
+        paths = writegate.foreign_changes(self.session, repo)
+        if not paths:
+            self.app.notify(make_visible(f"{repo} has no uncommitted changes."), markup=False)
+            return
+        listing = "\n".join(make_visible(f"  {p}") for p in paths[:10]) + (f"\n  … and {len(paths) - 10} more" if len(paths) > 10 else "")
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self._run_save(lambda: writegate.commit_foreign(self.session, repo, paths))
+
+        self.app.push_screen(ConfirmScreen(
+            "Commit others' uncommitted changes?",
+            f"These files hold changes nobody committed (agents often leave them):\n{listing}\n\n"
+            "They will be committed exactly as they are on disk, in a commit of their own labelled as "
+            "not made in amr.", "Commit them", "Cancel"), go)
 
     # ------------------------------------------------------- entry edits
     def action_edit_entry(self) -> None:
@@ -156,7 +249,7 @@ class EditingMixin:
                 prefix += " "
         else:
             prefix, value = "", text
-        self._start_edit(EditTarget(of.repo, of.path, line, "edit", prefix, value), f"Editing line {line} of {of.repo}/{of.path}")
+        self._start_edit(EditTarget(of.repo, of.path, line, "edit", prefix, value, of), f"Editing line {line} of {of.repo}/{of.path}")
 
     def action_new_entry(self, where: str) -> None:
         of = self._writable()
@@ -170,7 +263,7 @@ class EditingMixin:
             from amr_tui.core.edit import entry_span
 
             after = entry_span(of.doc, entry)[1]
-        self._start_edit(EditTarget(of.repo, of.path, after, where, prefix, ""),
+        self._start_edit(EditTarget(of.repo, of.path, after, where, prefix, "", of),
                          f"New entry {'below' if where == 'below' else 'above'} line {line} in {of.repo}/{of.path}")
 
     def _start_edit(self, target: EditTarget, where: str) -> None:
@@ -178,7 +271,8 @@ class EditingMixin:
         if draft is not None:
             old_target, value = draft
             target, where = old_target, where + " (restored draft)"
-            self.editor.start(EditTarget(target.repo, target.path, target.line, target.mode, target.prefix, target.original), where)
+            self.editor.start(EditTarget(target.repo, target.path, target.line, target.mode, target.prefix, target.original,
+                                         target.base), where)
             self.editor.query_one("Input").value = value
         else:
             self.editor.start(target, where)
@@ -205,8 +299,10 @@ class EditingMixin:
     def _save_entry(self, target: EditTarget, line_text: str) -> None:
         from amr_tui.services import editing
 
-        of = self.current
-        if of is None or (of.repo, of.path) != (target.repo, target.path):
+        # The save is based on the version the edit started from, never on what a live refresh
+        # put on screen since: the gate merges it onto whatever was committed meanwhile.
+        of = target.base
+        if of is None or getattr(of, "doc", None) is None:
             of = self.session.open(target.repo, target.path)
         session = self.session
         if target.mode == "edit":
@@ -236,7 +332,9 @@ class EditingMixin:
             value = editor.query_one("Input").value
             if value != editor.target.original:
                 self.drafts[(editor.target.repo, editor.target.path)] = (editor.target, value)
-                self.app.notify("Unsaved edit kept as a draft; press e in that file to resume.", timeout=4)
+                self.app.notify(make_visible(f"Unsaved edit of {editor.target.repo}/{editor.target.path} kept as a draft; "
+                                             "press e in that file to resume. Quitting asks first."),
+                                markup=False, timeout=5)
             editor.close()
             self.view.editing = False
         then()
@@ -297,6 +395,8 @@ class EditingMixin:
         from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
         from amr_tui.screens.secret_check import ask_before_saving_secrets
 
+        if self._entry_edit_pending():
+            return
         writable = [r for r in self.session.names if not self.session.mount(r).read_only]
         if not writable:
             self.app.notify("Every mounted repo is read-only.", severity="error")
@@ -336,10 +436,6 @@ class EditingMixin:
 
     # ---------------------------------------------------------- file edits
     def action_edit_file(self) -> None:
-        from amr_tui.screens.file_editor import FileEditScreen
-        from amr_tui.screens.secret_check import ask_before_saving_secrets
-        from amr_tui.services import editing
-
         of = self._writable()
         if of is None or of.data is None:
             return
@@ -355,24 +451,49 @@ class EditingMixin:
             self.app.notify("This file holds control characters; edit it with $EDITOR (ctrl+e) so nothing reaches the terminal.",
                             severity="warning", timeout=8)
             return
+        self._open_file_editor(of, plain, crlf, bom, None)
+
+    def _open_file_editor(self, of: OpenFile, plain: str, crlf: bool, bom: bool, edited: str | None) -> None:
+        """The whole-file editor on ``plain`` (the file as read), starting from ``edited`` if given.
+
+        A save that fails for a reason the user must fix first (someone else's uncommitted change,
+        a refusal) hands the text back in a new editor, so it is never dropped; a conflict shows
+        both versions (the conflict screen) and a missing identity retries after asking."""
+        from amr_tui.git.errors import ConflictError, NoIdentityError
+        from amr_tui.screens.file_editor import FileEditScreen
+        from amr_tui.services import editing
 
         def done(new_text: str | None) -> None:
             if new_text is None:
                 return
             body = new_text.replace("\n", "\r\n") if crlf else new_text
             data = (("\ufeff" if bom else "") + body).encode("utf-8")
-            ask_before_saving_secrets(self.app, plain, new_text, lambda: self._run_save(
-                lambda: editing.write(self.session, of, data, f"Edit {of.path}"), of, data))
 
-        self.app.push_screen(FileEditScreen(of.path, plain), done)
+            def job():
+                try:
+                    return editing.write(self.session, of, data, f"Edit {of.path}")
+                except (ConflictError, NoIdentityError):
+                    raise
+                except Exception:
+                    self.app.call_from_thread(self._open_file_editor, of, plain, crlf, bom, new_text)
+                    raise
+
+            self._run_save(job, of, data)
+
+        self.app.push_screen(FileEditScreen(of.path, plain, edited=edited, repo=of.repo), done)
 
     def action_external_editor(self) -> None:
-        from amr_tui.screens.secret_check import ask_before_saving_secrets
-        from amr_tui.services import editing
-
         of = self._writable()
         if of is None or of.data is None:
             return
+        self._run_external_editor(of)
+
+    def _run_external_editor(self, of: OpenFile) -> None:
+        """Hand the file to $EDITOR (it edits the file on disk), then commit what it left.
+
+        What the editor left is never dropped in silence: not committed (a credential declined, a
+        save that failed), it stays on disk and the user is told, or is put back only on request."""
+        from amr_tui.screens.secret_check import ask_before_saving_secrets
         from textual.app import SuspendNotSupported
 
         from amr_tui.services.external import run_editor
@@ -386,14 +507,70 @@ class EditingMixin:
         if error:
             self.app.notify(make_visible(error), severity="error", markup=False)
             return
-        if data is not None and data != of.data:
-            ask_before_saving_secrets(self.app, of.data.decode("utf-8", "replace"), data.decode("utf-8", "replace"),
-                                      lambda: self._run_save(lambda: editing.write(self.session, of, data,
-                                                                                   f"Edit {of.path} in $EDITOR"), of, data))
+        if data is None:
+            self.app.notify(make_visible(f"{of.repo}/{of.path} cannot be read after $EDITOR (gone, or too large): "
+                                         "nothing was committed."), severity="warning", markup=False, timeout=8)
+            return
+        if data == of.data:
+            return
+        ask_before_saving_secrets(self.app, of.data.decode("utf-8", "replace"), data.decode("utf-8", "replace"),
+                                  lambda: self._commit_external(of, data), no="Do not commit",
+                                  declined=lambda: self._external_not_committed(of, data))
+
+    def _commit_external(self, of: OpenFile, data: bytes) -> None:
+        from amr_tui.services import editing
+
+        def job():
+            try:
+                return editing.write(self.session, of, data, f"Edit {of.path} in $EDITOR")
+            except Exception:
+                self.app.call_from_thread(self._external_left_on_disk, of)
+                raise
+
+        self._run_save(job, of, data)
+
+    def _external_left_on_disk(self, of: OpenFile) -> None:
+        self.app.notify(make_visible(f"Not committed: your $EDITOR changes stay in {of.repo}/{of.path} on disk, "
+                                     "not in git (git diff shows them); amr's next save of this file commits them with it."),
+                        title="$EDITOR changes kept on disk", severity="warning", markup=False, timeout=12)
+
+    def _external_not_committed(self, of: OpenFile, data: bytes) -> None:
+        """The user would not commit what $EDITOR left: edit again, leave it on disk, or put the file back."""
+        from amr_tui.screens.dialogs import ChoiceScreen
+        from amr_tui.services.external import put_back
+
+        def chosen(choice: str | None) -> None:
+            if choice == "again":
+                self.call_after_refresh(self._run_external_editor, of)
+                return
+            if choice == "restore":
+                root = self.session.mount(of.repo).root
+                try:
+                    restored = put_back(root, of.path, data, of.data)
+                except Exception as exc:  # a refused path, a disk error: say so, keep what is there
+                    self.app.notify(make_visible(f"Could not put {of.path} back: {exc}"), severity="error", markup=False)
+                    restored = False
+                if restored:
+                    self.app.notify(make_visible(f"{of.repo}/{of.path} is back as it was; your $EDITOR changes are discarded."),
+                                    markup=False, timeout=6)
+                else:
+                    self.app.notify(make_visible(f"{of.path} changed again meanwhile: left as it is on disk."),
+                                    severity="warning", markup=False, timeout=8)
+            else:  # "keep", or esc: nothing is thrown away
+                self._external_left_on_disk(of)
+            self.action_reload()
+
+        self.app.push_screen(ChoiceScreen(make_visible(f"Your $EDITOR changes to {of.repo}/{of.path} are not committed"), [
+            ("again", "Edit again in $EDITOR"),
+            ("keep", "Leave them on disk, not committed (git diff shows them)"),
+            ("restore", "Put the file back as it was before $EDITOR (your changes are discarded)"),
+        ]), chosen)
 
     def action_new_file(self) -> None:
         from amr_tui.screens.dialogs import PromptScreen
 
+        if self._entry_edit_pending():
+            return
         repo = self.current.repo if self.current else (self.session.names[0] if self.session.names else None)
         if repo is None:
             return

@@ -1,78 +1,31 @@
 """Every write the editor makes: each one a single commit that names what changed.
 
 The text of an edit is computed by the pure core (core.edit, core.links); this module turns
-it into a compare-and-swap commit through amr_tui.git, so an agent's concurrent commit is
-merged, never dropped.
+it into one commit through the write gate (services.writegate), so an agent's concurrent
+commit is merged, never dropped, and nobody else's uncommitted edit is swept in.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-
 from amr_tui.core.edit import delete_lines, entry_span, insert_lines, replace_line, summarise
 from amr_tui.core.format import is_markdown, parse
 from amr_tui.core.links import link_text_for, normalise, rewrite_links, unsafe_reason
-from amr_tui.git.errors import AmrGitError, ConflictError, DirtyFileError
-from amr_tui.git.worktree import atomic_write
+from amr_tui.git.errors import AmrGitError, ConflictError
+from amr_tui.git.gate import Change
+from amr_tui.services import writegate
 from amr_tui.services.session import OpenFile, Session
 from amr_tui.services.workspace import read_bytes
+from amr_tui.services.writegate import EditRefused, Saved, check_writable
 
-TRAILER = "\n\nEdited-with: amr"
-DIRTY_RETRIES = 18  # about 6 s in all: an agent between its write and its commit
-
-
-class EditRefused(Exception):
-    """A write amr will not make; the message says why and what to do."""
-
-
-@dataclass(frozen=True, slots=True)
-class Saved:
-    repo: str
-    path: str
-    head: str | None
-    message: str
-    line: int = 0  # where the cursor should go
-
-
-def _check_writable(session: Session, repo: str, path: str) -> None:
-    mount = session.mount(repo)
-    if mount.read_only:
-        if session.refusals.get(repo):
-            raise EditRefused(f"{session.refusals[repo]} Nothing was written.")
-        raise EditRefused(f"{repo} is mounted read-only: nothing was written. Remount it without --read-only to edit.")
-    why = unsafe_reason(path)
-    if why:
-        raise EditRefused(f"{path}: {why}")
+_check_writable = check_writable
 
 
 def write(session: Session, of: OpenFile, new_bytes: bytes | None, message: str, *, line: int = 0) -> Saved:
-    """Save one file as one commit, merging onto whatever an agent committed meanwhile."""
-    _check_writable(session, of.repo, of.path)
-    if of.read_only:
+    """Save one file as one commit through the write gate. ``of`` is the version the change was
+    made from (its bytes are the merge base), whatever the file holds by now."""
+    if of.read_only and of.read_only != "missing":
         raise EditRefused(f"{of.path} is read-only here: {of.read_only}.")
-    git = session.git(of.repo)
-    if git is None:
-        mount = session.mount(of.repo)
-        atomic_write(mount.root, of.path, new_bytes or b"")
-        session.reload_file(of.repo, of.path)
-        return Saved(of.repo, of.path, None, message + " (not a git repo: saved without a commit)", line)
-    head = _save_with_patience(git, of, new_bytes, message + TRAILER)
-    session.reload_file(of.repo, of.path)
-    return Saved(of.repo, of.path, head, message, line)
-
-
-def _save_with_patience(git, of: OpenFile, new_bytes: bytes | None, message: str) -> str:
-    """An agent that writes a file and commits it a moment later leaves it briefly 'dirty':
-    wait a little for its commit before calling the change someone else's."""
-    delay = 0.05
-    for _ in range(DIRTY_RETRIES):
-        try:
-            return git.save_file(of.path, new_bytes, of.data, of.head, message)
-        except DirtyFileError:
-            time.sleep(delay)
-            delay = min(delay * 2, 0.4)
-    return git.save_file(of.path, new_bytes, of.data, of.head, message)
+    return writegate.write(session, of.repo, [Change(of.path, of.data, new_bytes, of.head)], message, line=line)
 
 
 def replace_entry_line(session: Session, of: OpenFile, line: int, new_text: str) -> Saved:
@@ -128,14 +81,10 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
     after = len(dest.doc.lines)
     added = write(session, dest, insert_lines(dest.doc, after, lines),
                   f"Move entry to {dest_path} from {of.repo}/{of.path}: {what}", line=after + 1)
-    src = session.open(of.repo, of.path)
-    assert src.doc is not None
-    src_entry = next((e for e in src.doc.entries if e.text == entry.text), None)
-    if src_entry is None:
-        return added, Saved(of.repo, of.path, src.head, "entry was already gone from the source", line)
-    f2, l2 = entry_span(src.doc, src_entry)
-    removed = write(session, src, delete_lines(src.doc, f2, l2),
-                    f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}", line=max(1, f2 - 1))
+    # The removal is based on the version the user moved it from: the gate merges it onto
+    # whatever an agent committed since, so only this entry goes.
+    removed = write(session, of, delete_lines(of.doc, first, last),
+                    f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}", line=max(1, first - 1))
     return added, removed
 
 
@@ -186,9 +135,9 @@ def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved,
     data = read_bytes(mount.root, old)
     if data is None:
         raise EditRefused(f"{old} cannot be read")
-    changes: dict[str, bytes | None] = {old: None, new: data}
+    changes: list[Change] = [Change(old, data, None, head)]
+    new_data = data
     rewritten = 0
-    after = (files - {old}) | {new}
     for path in sorted(files):
         if not is_markdown(path):
             continue
@@ -207,13 +156,15 @@ def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved,
             parts.append(text + ln.eol)
         if count:
             rewritten += count
-            body = ("\ufeff" if doc.bom else "") + "".join(parts)
-            changes[new if path == old else path] = body.encode("utf-8", "surrogateescape")
-    _ = after
+            body = (("\ufeff" if doc.bom else "") + "".join(parts)).encode("utf-8", "surrogateescape")
+            if path == old:
+                new_data = body
+            else:
+                changes.append(Change(path, src, body, head))
+    changes.append(Change(new, None, new_data))
     message = f"Rename {old} to {new}" + (f" ({rewritten} link line{'s' if rewritten != 1 else ''} updated)" if rewritten else "")
-    new_head = git.commit_changes(changes, message + TRAILER, head)
-    session.reload_files(repo, [old, new, *changes])  # the renamed file and every file whose links changed
-    return Saved(repo, new, new_head, message, 1), rewritten
+    saved = writegate.write(session, repo, changes, message, line=1, path=new)
+    return saved, rewritten
 
 
 def delete_file(session: Session, repo: str, path: str) -> Saved:
@@ -224,7 +175,10 @@ def delete_file(session: Session, repo: str, path: str) -> Saved:
     git = session.git(repo)
     if git is None:
         raise EditRefused("deleting needs a git repo, so the file can come back from history")
-    return write(session, OpenFile(repo, path, of.data, of.doc, of.head), None, f"Delete {path}")
+    base = of.data
+    if base is None:  # too large to load: the committed version is what is deleted
+        base = git.read_blob_or_none(of.head, path) if of.head else None
+    return writegate.write(session, repo, [Change(path, base, None, of.head)], f"Delete {path}")
 
 
 def link_to(path: str) -> str:

@@ -25,6 +25,7 @@ class EditTarget:
     mode: str  # "edit", "below", "above"
     prefix: str  # indent and marker, e.g. "- " or "  * "
     original: str  # the text of the input when editing started
+    base: object = None  # the OpenFile the edit started from: its bytes are the merge base of the save
 
 
 def diagnostics_content(diags: list[Diagnostic]) -> Content:

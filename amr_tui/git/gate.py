@@ -1,0 +1,426 @@
+"""The write gate's git half: every change amr makes to a memory repo's branch comes through here.
+
+A change is given as, per file, the bytes it was *based on* and the bytes it *wants*. The gate:
+
+1. reads the branch tip and each file's committed version, and merges the change onto it three
+   ways (base -> want, base -> committed): an agent's concurrent commit is kept, and where the
+   same entry changed on both sides a :class:`ConflictError` says so. Nothing is ever decided
+   from the work tree, so an edit started before a live refresh cannot revert what the refresh
+   brought in;
+2. builds the commit from the committed versions plus that change only (plumbing, a throwaway
+   index): someone else's uncommitted edit is never swept into amr's commit;
+3. takes ``index.lock`` and, holding it, checks the branch has not moved, then brings each work
+   tree file and index entry forward from the committed version to the new one *by merging*: a
+   foreign uncommitted edit stays in the file and in the index as it was (it is reported in
+   :attr:`GateResult.foreign`). Files are replaced with :func:`replace_checked`, so a write that
+   lands between amr's read and its rename is detected and merged back, never dropped;
+4. swaps the staged index in and moves the branch with a compare-and-swap ``update-ref NEW OLD``.
+   A lost race (an agent's commit landed) puts the work tree and index back and starts again
+   from 1 on the new tip; after ``ESCALATE_AFTER`` lost races the gate holds ``index.lock`` for a
+   whole attempt, so agents committing faster than a write takes wait for it instead of
+   starving it.
+
+``probe`` (tests only) is called with the name of each step, so a test can write the file from
+outside at exactly that point.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from amr_tui.git.commit import (
+    ESCALATE_AFTER,
+    _REGULAR_MODES,
+    _check_ref,
+    _clean_message,
+    _index_info,
+    _make_commit,
+    _object_format,
+    _preflight,
+    _update_ref,
+    blob_oid,
+)
+from amr_tui.git.errors import ConflictError, DirtyFileError, GitError, RefMovedError
+from amr_tui.git.indexlock import IndexLock
+from amr_tui.git.worktree import UnsafePathError, normalize_rel, read_file_or_none, replace_checked
+
+if TYPE_CHECKING:
+    from amr_tui.git.repo import GitRepo
+
+Probe = Callable[[str], None]
+STEPS = ("head", "merged", "built", "locked", "read", "written", "staged", "moved")
+MAX_ATTEMPTS = 25
+_SWAP_ROUNDS = 50  # writes merged back in while replacing one file before giving up
+
+
+class ForeignConflictError(DirtyFileError):
+    """The work tree holds someone else's uncommitted edit to the very entries this change
+    touches, so the two cannot both be kept in the file. Nothing was written."""
+
+    def __init__(self, path: str):
+        super().__init__(path)
+        self.args = (
+            f"{path} holds an uncommitted change by someone else to the same lines. amr did not "
+            f"write anything. Commit that change first (amr can: 'Commit others' changes'), then "
+            f"save again.",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    path: str
+    base: bytes | None  # what the change was computed from; None: the file did not exist
+    want: bytes | None  # what the writer wants; None: delete the file
+    # The commit HEAD was at when ``base`` was read, when known. ``base`` may hold someone
+    # else's uncommitted edit (read from the work tree): against that commit's version the gate
+    # tells that edit apart from the writer's own change, and commits only the latter.
+    base_commit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    head: str | None  # the branch tip afterwards
+    committed: bool  # False when the change was already there (nothing to commit)
+    content: Mapping[str, bytes | None] = field(default_factory=dict)  # what the commit holds per file
+    merged: tuple[str, ...] = ()  # files where a concurrent commit was merged with the change
+    foreign: tuple[str, ...] = ()  # files whose work-tree copy keeps someone else's uncommitted edit
+
+
+def merge_bytes(repo: GitRepo, rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None,
+                head: str | None) -> bytes | None:
+    """Three-way merge of one file (entry-aware for Markdown); ConflictError when it does not merge."""
+
+    def conflict(merged: bytes | None) -> ConflictError:
+        return ConflictError(rel, ours=ours, base=base, theirs=theirs, merged=merged, head=head)
+
+    if theirs == base or theirs == ours:
+        return ours
+    if ours == base:
+        return theirs
+    if ours is None or theirs is None:
+        raise conflict(None)  # deleted on one side, changed on the other
+    if rel.lower().endswith((".md", ".markdown")):
+        from amr_tui.core.merge import merge3
+
+        result = merge3(base, ours, theirs, rel, labels=("yours", "base", "theirs"))
+        if not result.clean:
+            raise conflict(result.merged)
+        return result.merged
+    try:
+        merged, conflicted = repo.merge_file(ours, base or b"", theirs)
+    except GitError:
+        raise conflict(None) from None
+    if conflicted:
+        raise conflict(merged)
+    return merged
+
+
+def merge_change(repo: GitRepo, rel: str, ch: Change, committed: bytes | None, head: str | None) -> bytes | None:
+    """The writer's change (``ch.base -> ch.want``) applied to the committed version.
+
+    Lines of ``ch.base`` that are not in the committed version drop out (someone's uncommitted
+    edit the writer saw, or lines a later commit removed), so only the writer's change is
+    committed. Where the writer edited a line that was someone's *uncommitted* text when it was
+    read (absent from ``ch.base_commit``'s version), the writer's line wins: they replaced it.
+    Any other overlap is a :class:`ConflictError`.
+    """
+    if committed is None and ch.base is not None and ch.want is not None and head is None:
+        return ch.want  # the first commit of an empty repo: the file as the writer saw it, changed
+    try:
+        return merge_bytes(repo, rel, ch.base, ch.want, committed, head)
+    except ConflictError as exc:
+        if ch.base_commit is None or ch.base is None or ch.want is None or committed is None \
+                or not rel.lower().endswith((".md", ".markdown")):
+            raise
+        from amr_tui.core.merge import merge3
+
+        read_at = repo.read_blob_or_none(ch.base_commit, rel) or b""
+        known = set(read_at.decode("utf-8", "surrogateescape").splitlines())
+        result = merge3(ch.base, ch.want, committed, rel, labels=("yours", "base", "theirs"))
+        def from_uncommitted(c) -> bool:
+            # theirs is still what was committed when the writer read the file (no commit since
+            # touched it): the overlap is with the uncommitted edit the writer saw and changed.
+            if c.theirs:
+                return set(c.theirs) <= known
+            return bool(c.base) and not known.intersection(c.base)
+
+        if not all(from_uncommitted(c) for c in result.conflicts):
+            raise exc from None
+        return result.resolve({c.index: "ours" for c in result.conflicts})
+
+
+def cas_attempts(repo: GitRepo, *, max_attempts: int = MAX_ATTEMPTS, escalate: bool = True
+                 ) -> Iterator[IndexLock | None]:
+    """The one compare-and-swap retry loop: yields once per attempt (the caller ``continue``-s on
+    :class:`RefMovedError` and returns on success). From attempt ``ESCALATE_AFTER`` on it yields
+    a held ``index.lock`` the caller works under; it is released when the loop ends."""
+    held: IndexLock | None = None
+    try:
+        for attempt in range(max_attempts):
+            if escalate and attempt >= ESCALATE_AFTER and held is None:
+                held = IndexLock(repo.git_dir, repo.runner.lock_timeout)
+                held.acquire()
+            yield held
+    finally:
+        if held is not None:
+            held.release()
+
+
+def commit_files(repo: GitRepo, changes: Sequence[Change], message: str, *,
+                 env: Mapping[str, str] | None = None, branch: str | None = None,
+                 probe: Probe | None = None, max_attempts: int = MAX_ATTEMPTS) -> GateResult:
+    """Commit ``changes`` on ``branch`` (default: the checked-out one) through the gate.
+
+    Raises ConflictError (the change and a commit made since its base overlap; nothing written),
+    ForeignConflictError, OperationInProgressError, DetachedHeadError, NoIdentityError,
+    LockedError, UnsafePathError, RefMovedError after ``max_attempts`` lost races.
+    """
+    norm: dict[str, Change] = {}
+    for ch in changes:
+        rel = normalize_rel(ch.path)
+        if rel in norm:
+            raise ValueError(f"{rel} is named twice")
+        norm[rel] = Change(rel, _as_bytes(ch.base), _as_bytes(ch.want), ch.base_commit)
+    if not norm:
+        raise ValueError("no changes to commit")
+    text = _clean_message(message)
+    branch, on_worktree = _preflight(repo, branch, env)
+    repo.check_branch_name(branch)
+    ref = f"refs/heads/{branch}"
+    fmt = _object_format(repo)
+    zero = "0" * (64 if fmt == "sha256" else 40)
+    step = probe or (lambda _name: None)
+    last: RefMovedError | None = None
+    for held in cas_attempts(repo, max_attempts=max_attempts, escalate=on_worktree):
+        head = repo.resolve(ref)
+        step("head")
+        committed = _committed(repo, head, list(norm))
+        content = {rel: merge_change(repo, rel, ch, committed[rel], head) for rel, ch in norm.items()}
+        merged = tuple(rel for rel, ch in norm.items() if content[rel] != ch.want and _changed_since(repo, rel, ch, committed[rel], head))
+        step("merged")
+        unchanged = all(content[rel] == committed[rel] for rel in norm)
+        new = head
+        if not unchanged:
+            records = _records(repo, content, committed, head, zero)
+            new = _make_commit(repo, records, zero, text, head, env)
+        step("built")
+        try:
+            if not on_worktree:
+                if not unchanged:
+                    _update_ref(repo, ref, new, head, zero, text)
+                step("moved")
+                return GateResult(new, not unchanged, content, merged)
+            # The work tree takes the writer's change as made (on the bytes it saw); the index
+            # goes from the committed version to the new one.
+            foreign = _move_checked_out(
+                repo, ref, head, new,
+                {rel: (committed[rel], content[rel], norm[rel].base, norm[rel].want) for rel in norm},
+                text, zero, fmt, held, step)
+        except RefMovedError as exc:
+            last = exc
+            continue
+        return GateResult(new, not unchanged, content, merged, foreign)
+    assert last is not None
+    raise last
+
+
+def advance(repo: GitRepo, branch: str, old: str | None, new: str, message: str,
+            files: Mapping[str, tuple[bytes | None, bytes | None]], *, probe: Probe | None = None) -> tuple[str, ...]:
+    """Move the checked-out ``branch`` from ``old`` to the ready commit ``new`` (compare-and-swap),
+    bringing each of ``files`` (path -> (bytes at old, bytes at new)) forward in the work tree and
+    index by merging, so uncommitted edits stay. Returns the files that keep a foreign edit.
+    Raises RefMovedError (nothing changed), ForeignConflictError, LockedError."""
+    fmt = _object_format(repo)
+    zero = "0" * (64 if fmt == "sha256" else 40)
+    text = _clean_message(message)
+    return _move_checked_out(repo, f"refs/heads/{branch}", old, new,
+                             {rel: (was, now, was, now) for rel, (was, now) in files.items()},
+                             text, zero, fmt, None, probe or (lambda _name: None))
+
+
+# ------------------------------------------------------------------------------ internals
+def _changed_since(repo: GitRepo, rel: str, ch: Change, committed: bytes | None, head: str | None) -> bool:
+    """Did a commit change ``rel`` after the writer read it?"""
+    if ch.base_commit is None:
+        return committed != ch.base
+    return head != ch.base_commit and repo.read_blob_or_none(ch.base_commit, rel) != committed
+
+
+def _as_bytes(data: bytes | None) -> bytes | None:
+    if data is not None and not isinstance(data, (bytes, bytearray)):
+        raise TypeError("file content must be bytes or None")
+    return None if data is None else bytes(data)
+
+
+def _committed(repo: GitRepo, head: str | None, rels: list[str]) -> dict[str, bytes | None]:
+    entries = repo.tree_entries(head, rels) if head else {}
+    for rel, (mode, _oid) in entries.items():
+        if mode not in _REGULAR_MODES:
+            raise UnsafePathError(f"{rel} is not a regular file in git (mode {mode}); amr will not change it")
+    return {rel: (repo.read_blob_or_none(head, rel) if head and rel in entries else None) for rel in rels}
+
+
+def _records(repo: GitRepo, content: Mapping[str, bytes | None], committed: Mapping[str, bytes | None],
+             head: str | None, zero: str) -> list[tuple[str, str, str]]:
+    entries = repo.tree_entries(head, list(content)) if head else {}
+    records: list[tuple[str, str, str]] = []
+    for rel, data in content.items():
+        if data is None:
+            if committed[rel] is not None:
+                records.append(("0", zero, rel))
+            continue
+        oid = _write_blob(repo, data)
+        records.append((entries[rel][0] if rel in entries else "100644", oid, rel))
+    return records
+
+
+def _read_object(repo: GitRepo, oid: str) -> bytes:
+    return repo.runner.run(["cat-file", "blob", oid]).stdout
+
+
+def _write_blob(repo: GitRepo, data: bytes) -> str:
+    return repo.runner.text(["hash-object", "-w", "--no-filters", "--stdin"], input=data, write=True).strip()
+
+
+def _move_checked_out(repo: GitRepo, ref: str, old: str | None, new: str | None,
+                      files: dict[str, tuple[bytes | None, bytes | None, bytes | None, bytes | None]],
+                      text: str, zero: str, fmt: str, held: IndexLock | None, step: Probe) -> tuple[str, ...]:
+    """Steps 3-4 under ``index.lock``; returns the files that keep someone else's edit.
+    ``files``: path -> (committed before, committed after, work-tree base, work-tree want).
+    ``new == old`` moves no ref (the change was already committed; the work tree still takes it)."""
+    lock_cm = contextlib.nullcontext(held) if held is not None else IndexLock(repo.git_dir, repo.runner.lock_timeout)
+    with lock_cm as lock:
+        assert lock is not None
+        step("locked")
+        _check_ref(repo, ref, old)
+        stage: list[tuple[str, str, str]] = []
+        undo: list[tuple[str, bytes | None, bytes | None]] = []  # (path, before, what amr wrote)
+        foreign: list[str] = []
+        staged = lock.staged_copy()
+        try:
+            for rel, (was, now, wt_base, wt_want) in files.items():
+                idx_record, idx_foreign = _index_target(repo, rel, was, now, wt_base, wt_want, fmt, zero)
+                if idx_record is not None:
+                    stage.append(idx_record)
+                before, wrote = _bring_forward(repo, rel, wt_base, wt_want, step)
+                if wrote is not before:
+                    undo.append((rel, before, wrote))
+                if idx_foreign or wrote != now:
+                    foreign.append(rel)
+            if stage:
+                repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(stage, zero),
+                                env={"GIT_INDEX_FILE": str(staged)}, write=True)
+            lock.swap_in()  # before the branch moves: a crash can leave the change staged, never reverted
+            step("staged")
+            if new != old:
+                assert new is not None
+                _update_ref(repo, ref, new, old, zero, text)
+            step("moved")
+        except BaseException:
+            lock.swap_back()
+            _undo(repo, undo)
+            raise
+        lock.install()  # releases the lock too (a held one's later release is then a no-op)
+    return tuple(foreign)
+
+
+def _index_target(repo: GitRepo, rel: str, was: bytes | None, now: bytes | None, wt_base: bytes | None,
+                  wt_want: bytes | None, fmt: str, zero: str) -> tuple[tuple[str, str, str] | None, bool]:
+    """The index record that brings ``rel`` forward, and whether it keeps a foreign staged edit.
+    ``was -> now`` is the committed change; ``wt_base -> wt_want`` the writer's change as made."""
+    idx = repo.index_entry(rel)
+    if idx is not None and idx[2] != 0:
+        raise DirtyFileError(rel)  # an unmerged entry: a merge is half done
+    staged_oid = idx[1] if idx is not None else None
+    mode = idx[0] if idx is not None else "100644"
+
+    def oid(data: bytes | None) -> str | None:
+        return blob_oid(data, fmt) if data is not None else None
+
+    def record(data: bytes | None) -> tuple[str, str, str] | None:
+        if data is None:
+            return ("0", zero, rel) if idx is not None else None
+        return (mode, _write_blob(repo, data), rel)
+
+    if staged_oid == oid(was):
+        return record(now), False
+    if staged_oid == oid(now):
+        return None, False
+    if staged_oid == oid(wt_base):  # what the writer saw was staged: stage what it wants
+        return record(wt_want), wt_want != now
+    # Someone staged their own version: keep it, with this change merged in.
+    staged_bytes = _read_object(repo, staged_oid) if staged_oid is not None else None
+    try:
+        target = merge_bytes(repo, rel, was, now, staged_bytes, None)
+    except ConflictError:
+        try:
+            target = merge_bytes(repo, rel, wt_base, wt_want, staged_bytes, None)
+        except ConflictError:
+            raise ForeignConflictError(rel) from None
+    return record(target), target != now
+
+
+def _bring_forward(repo: GitRepo, rel: str, was: bytes | None, now: bytes | None,
+                   step: Probe) -> tuple[bytes | None, bytes | None]:
+    """Apply the change ``was -> now`` to the work-tree file, keeping whatever else it holds.
+    Returns ``(before, wrote)``; ``wrote is before`` when nothing was written."""
+    root = repo.root
+    for _ in range(_SWAP_ROUNDS):
+        disk = read_file_or_none(root, rel, max_bytes=None)
+        step("read")
+        if disk == now:
+            return disk, disk
+        if disk == was:
+            target = now
+        elif now is None:
+            return disk, disk  # deleted in git; someone's uncommitted edit stays as an untracked file
+        else:
+            try:
+                target = merge_bytes(repo, rel, was, now, disk, None)
+            except ConflictError:
+                raise ForeignConflictError(rel) from None
+        wrote = _put(repo, rel, target, disk, step)
+        if wrote is not None:
+            return disk, wrote
+    raise ForeignConflictError(rel)
+
+
+def _put(repo: GitRepo, rel: str, target: bytes | None, expected: bytes | None,
+         step: Probe) -> tuple[bytes | None, bool] | None:
+    """Replace ``expected`` by ``target``; a write that lands meanwhile is merged back in.
+    Returns the final bytes written, or None when the file no longer held ``expected`` (the
+    caller reads it again)."""
+    for _ in range(_SWAP_ROUNDS):
+        done, displaced = replace_checked(repo.root, rel, target, expected)
+        step("written")
+        if not done:
+            return None
+        if displaced is None:
+            return target
+        # Bytes were written between the read and the swap: put their change onto ours.
+        try:
+            fixed = merge_bytes(repo, rel, expected, target, displaced, None)
+        except ConflictError:
+            fixed = displaced  # theirs wins on disk; amr's change is still committed
+        expected, target = target, fixed
+    raise ForeignConflictError(rel)
+
+
+def _undo(repo: GitRepo, undo: list[tuple[str, bytes | None, bytes | None]]) -> None:
+    """The branch did not move: take amr's change back out of each file it wrote, keeping any
+    byte written since."""
+    for rel, before, wrote in undo:
+        with contextlib.suppress(Exception):
+            disk = read_file_or_none(repo.root, rel, max_bytes=None)
+            if disk == wrote:
+                _put(repo, rel, before, wrote, lambda _n: None)
+            elif disk is not None and wrote is not None and before is not None:
+                back = merge_bytes(repo, rel, wrote, before, disk, None)
+                _put(repo, rel, back, disk, lambda _n: None)
+
+
+__all__ = ["Change", "ForeignConflictError", "GateResult", "STEPS", "advance", "cas_attempts",
+           "commit_files", "merge_bytes"]
