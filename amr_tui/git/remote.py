@@ -33,12 +33,16 @@ _OFFLINE = re.compile(
     r"ssh: connect to host|Could not connect to|network is down",
     re.IGNORECASE,
 )
+# Why the remote would not let us in, most specific first: each has its own advice.
+_AUTH_NONE = re.compile(r"could not read Username|could not read Password|terminal prompts disabled",
+                        re.IGNORECASE)
+_AUTH_HOSTKEY = re.compile(r"Host key verification failed", re.IGNORECASE)
 _AUTH = re.compile(
-    r"Authentication failed|could not read Username|could not read Password|Permission denied \(|"
-    r"terminal prompts disabled|HTTP Basic: Access denied|The requested URL returned error: 40[13]|"
-    r"Host key verification failed",
+    r"Authentication failed|Permission denied \(|HTTP Basic: Access denied|"
+    r"The requested URL returned error: 40[13]|Invalid username or password",
     re.IGNORECASE,
 )
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*@)")
 
 
 class NoRemoteError(AmrGitError):
@@ -63,17 +67,40 @@ class PushRejectedError(GitError):
         self.reason = reason
 
 
-def classify_network_error(exc: GitError, url: str = "") -> GitError:
-    """Turn a failed fetch/push/clone into OfflineError or AuthError where that is what it was."""
+def redact_url(url: str) -> str:
+    """``url`` without its ``user:password@`` part, so a credential written into a remote URL is
+    never shown (git's own messages leave it out too)."""
+    return _USERINFO.sub(r"\1", url, count=1)
+
+
+def classify_network_error(exc: GitError, url: str = "", remote: str = "") -> GitError:
+    """Turn a failed fetch/push/clone into OfflineError or AuthError where that is what it was.
+
+    The message names the remote and its URL (any credential in the URL left out) and says what to
+    do; git's stderr stays on the exception."""
     text = exc.stderr or ""
-    where = f" {url}" if url else ""
+    shown = redact_url(url)
+    if remote:
+        where = f" {remote!r}" + (f" ({shown})" if shown else "")
+    else:
+        where = f" {shown}" if shown else ""
     if isinstance(exc, GitTimeoutError) or _OFFLINE.search(text):
         return OfflineError(exc.returncode, text, exc.argv, message=f"offline: cannot reach the remote{where}")
-    if _AUTH.search(text):
-        return AuthError(exc.returncode, text, exc.argv, message=(
-            f"the remote{where} refused the credentials (amr uses git's own credential helpers and "
-            f"never prompts; set them up with git)"))
-    return exc
+    if _AUTH_NONE.search(text):
+        detail = ("the server wants credentials and git's credential helpers gave none; amr never "
+                  "prompts: store them with git (for example `git config --global credential.helper "
+                  "store`, then one `git fetch` in a terminal)")
+    elif _AUTH_HOSTKEY.search(text):
+        detail = ("ssh could not verify the server's host key; amr never prompts: check the key and "
+                  "add it to ~/.ssh/known_hosts yourself")
+    elif _AUTH.search(text):
+        detail = ("the server refused the credentials git gave it (from your credential helper or the "
+                  "remote URL: a wrong or expired password or token?); amr never prompts: update them "
+                  "with git")
+    else:
+        return exc
+    return AuthError(exc.returncode, text, exc.argv,
+                     message=f"authentication failed for {'remote' if remote else 'the remote'}{where}: {detail}")
 
 
 def _global_credential_config(runner: GitRunner) -> list[tuple[str, str]]:
@@ -148,11 +175,11 @@ def fetch(repo: GitRepo, remote: str, branch: str, timeout: float = NETWORK_TIME
                           "--prune", *end_of_options(remote, f"+refs/heads/{branch}:{tracking}")],
                          write=True, check=False)
     except GitTimeoutError as exc:
-        raise classify_network_error(exc, url) from None
+        raise classify_network_error(exc, url, remote) from None
     if res.returncode != 0:
         if "couldn't find remote ref" in res.stderr:
             return FetchResult(remote, branch, None, before)  # the branch is not on the remote yet
-        raise classify_network_error(GitError(res.returncode, res.stderr, res.args), url)
+        raise classify_network_error(GitError(res.returncode, res.stderr, res.args), url, remote)
     return FetchResult(remote, branch, repo.resolve(tracking), before)
 
 
@@ -175,7 +202,7 @@ def push(repo: GitRepo, remote: str, branch: str, commit: str,
         res = runner.run(["push", "--porcelain", "--no-verify", "--no-signed",
                           *end_of_options(remote, refspec)], write=True, check=False)
     except GitTimeoutError as exc:
-        raise classify_network_error(exc, url) from None
+        raise classify_network_error(exc, url, remote) from None
     status = _porcelain_status(res.text, f"refs/heads/{branch}")
     if res.returncode == 0 and status and status[0] in " *=":
         tracking = f"refs/remotes/{remote}/{branch}"
@@ -187,7 +214,7 @@ def push(repo: GitRepo, remote: str, branch: str, commit: str,
         nff = any(w in reason for w in ("non-fast-forward", "fetch first", "stale info", "failed to lock",
                                          "cannot lock ref", "failed to update ref", "incorrect old value"))
         raise PushRejectedError(res.returncode, res.stderr, res.args, non_fast_forward=nff, reason=reason)
-    raise classify_network_error(GitError(res.returncode, res.stderr, res.args), url)
+    raise classify_network_error(GitError(res.returncode, res.stderr, res.args), url, remote)
 
 
 def _porcelain_status(out: str, ref: str) -> tuple[str, str] | None:
