@@ -139,9 +139,9 @@ async def test_invalid_entry_asks_before_saving(demo):
         await pilot.press("o")
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
-        inp.value = "A fact [added: 2026-02-30]"
+        inp.value = "A fact [source: https://example.com/a[1]]"  # an error: AMR026 (a bad date is a warning)
         await pilot.pause(0.1)
-        assert "AMR008" in str(app.screen.query_one("#editor-diagnostics").render())
+        assert "AMR026" in str(app.screen.query_one("#editor-diagnostics").render())
         await pilot.press("enter")
         from amr_tui.screens.dialogs import ConfirmScreen
 

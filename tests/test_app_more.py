@@ -106,12 +106,12 @@ async def test_lint_marks_in_gutter(demo):
         app.screen.open_place(Place("memory-bob", "deploys.md", 0))
         await wait_for(pilot, lambda: cur(app).path == "deploys.md", what="open")
         view = app.screen.query_one(EntryView)
-        assert Severity.ERROR in view.marks.values()
-        bad = next(line for line, sev in view.marks.items() if sev is Severity.ERROR)
+        assert Severity.WARNING in view.marks.values()  # the broken link (AMR010, a warning)
+        bad = next(line for line, sev in view.marks.items() if sev is Severity.WARNING)
         view.go_to_line(bad)
         await pilot.pause(0.2)
         await shown(pilot, app, "AMR010")
-        await shown(pilot, app, "\u25cf")
+        await shown(pilot, app, "\u25b2")  # the warning mark
 
 
 async def test_polling_works_while_index_lock_is_held_and_leaves_it(demo):

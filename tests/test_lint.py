@@ -307,3 +307,23 @@ def test_amr031_reports_only_metadata_out_of_place(line):
     memory = INDEX + line + "\n- Use bun [source: https://x.example/1; added: 2026-09-01] DRAFT\n"
     files = {"MEMORY.md": memory, "related.md": "- r\n", "other.md": "- o\n"}
     assert only(files, "AMR031") == [("AMR031", "MEMORY.md", 5)]
+
+
+# Severity by one rule (docs/format.md section 6): an error only where two careful readers would
+# read different entry text or metadata; AMR016 is the one stated exception.
+@pytest.mark.parametrize(("code", "files", "severity"), [
+    ("AMR004", {"MEMORY.md": INDEX + "- a fact\nprose right under it, a lazy continuation\n"}, "warning"),
+    ("AMR004", {"MEMORY.md": INDEX + "- a fact\n  indented continuation\n"}, "warning"),
+    ("AMR001", {"notes.md": "- a\n"}, "warning"),
+    ("AMR008", {"MEMORY.md": INDEX + "- a [added: 2026-02-30]\n"}, "warning"),
+    ("AMR010", {"MEMORY.md": INDEX + "- see [[nowhere]]\n"}, "warning"),
+    ("AMR012", {"MEMORY.md": INDEX + "- see [[../outside]]\n"}, "warning"),
+    ("AMR029", {"MEMORY.md": INDEX + "- see [[]]\n"}, "warning"),
+    ("AMR017", {"MEMORY.md": INDEX + "- a \u202e b\n"}, "error"),
+    ("AMR018", {"MEMORY.md": INDEX.encode() + b"- caf\xe9\n"}, "error"),
+    ("AMR026", {"MEMORY.md": INDEX + "- a [source: https://x.test/a[1]]\n"}, "error"),
+    ("AMR016", {"MEMORY.md": INDEX + "- remember AKIAIOSFODNN7EXAMPLE\n"}, "error"),
+])
+def test_severity_follows_the_rule(code, files, severity):
+    found = {f.diagnostic.severity.value for f in lint_repo(snap(files)) if f.diagnostic.code == code}
+    assert found == {severity}

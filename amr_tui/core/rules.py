@@ -29,19 +29,24 @@ from amr_tui.core.textsafety import describe, find_controls
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
+# Severity, by one rule (docs/format.md section 6): an error only where two careful readers would
+# read different entry text or metadata from the same bytes (AMR017, AMR018, AMR026); otherwise a
+# warning or info. AMR016 is the one exception: the save guards ask before saving an error, and a
+# credential must never be saved without that question (docs/security.md, promise 11).
+
 CODES: dict[str, tuple[Severity, str]] = {
-    "AMR001": (E, "missing MEMORY.md"),
+    "AMR001": (W, "missing MEMORY.md"),
     "AMR002": (W, "MEMORY.md has no ## Index"),
     "AMR003": (W, "MEMORY.md over the load budget"),
-    "AMR004": (E, "entry spans several lines"),
+    "AMR004": (W, "entry spans several lines"),
     "AMR005": (W, "empty metadata item"),
     "AMR006": (W, "several metadata brackets"),
     "AMR007": (W, "unescaped ';' inside a metadata value"),
-    "AMR008": (E, "date is not a real YYYY-MM-DD date"),
+    "AMR008": (W, "date is not a real YYYY-MM-DD date"),
     "AMR009": (W, "source is not a link"),
-    "AMR010": (E, "broken link"),
+    "AMR010": (W, "broken link"),
     "AMR011": (W, "link names a Markdown file with .md"),
-    "AMR012": (E, "link leaves the memory root"),
+    "AMR012": (W, "link leaves the memory root"),
     "AMR013": (W, "file not reachable from MEMORY.md"),
     "AMR014": (W, "duplicate entry"),
     "AMR015": (I, "near-duplicate entry"),
@@ -58,7 +63,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "AMR026": (E, "metadata cannot be read"),
     "AMR027": (W, "merge driver named but not configured"),
     "AMR028": (I, "front matter is not part of the format"),
-    "AMR029": (E, "empty link"),
+    "AMR029": (W, "empty link"),
     "AMR030": (W, "resurrected fact"),
     "AMR031": (W, "metadata is not at the end of the entry"),
 }

@@ -20,7 +20,7 @@ from amr_tui.core.model import Finding
 from amr_tui.services import diskcache
 from amr_tui.services.workspace import Mount, scan_files
 
-FORMAT = 4  # 4: AMR031 (findings kept by 3 lack it)
+FORMAT = 5  # 4: AMR031; 5: the severities of docs/format.md section 6 (findings kept before carry the old ones)
 
 
 @dataclass(slots=True)
