@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
     paths = args.paths or [Path(".")]
     try:
-        targets: list[LintTarget] = resolve_targets(paths)
+        targets: list[LintTarget] = resolve_targets(paths, explicit=bool(args.paths))
     except (FileNotFoundError, NotADirectoryError) as exc:
         error(str(exc))
         return 2

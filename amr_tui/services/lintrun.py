@@ -8,7 +8,7 @@ from pathlib import Path
 
 from amr_tui.core.model import Finding
 from amr_tui.services import diskcache, lintcache
-from amr_tui.services.workspace import Mount, discover, find_repo_root, paused_gc, read_bytes
+from amr_tui.services.workspace import Mount, discover, find_repo_root, is_markdown, paused_gc, read_bytes, scan_files
 
 # The parser and the rules (core.format, core.lint) are imported where a repo is linted: a repo
 # answered from the cache (services.lintcache) never needs them.
@@ -38,14 +38,43 @@ def _display(root: Path) -> str:
     return "" if rel == "." else rel
 
 
-def resolve_targets(paths: list[Path]) -> list[LintTarget]:
+def notes_root(path: Path, *, explicit: bool) -> Path | None:
+    """Where to lint ``path`` when no MEMORY.md is at or above it (lint then reports AMR001).
+
+    The top of the git work tree ``path`` is in, or, outside git, the folder itself when it was
+    named on the command line (not the current folder by default); None unless that root holds a
+    Markdown file (a symlink out of the root does not count).
+    """
+    path = path.resolve()
+    start = path if path.is_dir() else path.parent
+    top = next((c for c in (start, *start.parents) if (c / ".git").exists()), None)
+    root = top if top is not None else (start if explicit and path.is_dir() else None)
+    if root is None:
+        return None
+    files, escaping, _ = scan_files(root)
+    return root if any(is_markdown(f) and f not in escaping for f in files) else None
+
+
+def _no_memory_repo(path: Path) -> FileNotFoundError:
+    return FileNotFoundError(f"{path} is not inside a memory repo: no MEMORY.md, and no git work tree or "
+                             f"named folder with Markdown files to lint")
+
+
+def resolve_targets(paths: list[Path], *, explicit: bool = True) -> list[LintTarget]:
+    """What to lint for these paths. ``explicit``: the paths were named (a folder outside git
+    that holds Markdown but no MEMORY.md is linted only when named)."""
     targets: dict[Path, tuple[Mount, set[str] | None]] = {}
     for path in paths:
         if path.is_file():
             root = find_repo_root(path)
-            if root is None:
-                raise FileNotFoundError(f"{path} is not inside a memory repo (no MEMORY.md above it)")
-            mount = discover([root])[0]
+            if root is not None:
+                mount = discover([root])[0]
+            else:
+                root = notes_root(path, explicit=explicit) if is_markdown(path.name) else None
+                if root is None:
+                    raise FileNotFoundError(f"{path} is not inside a memory repo (no MEMORY.md above it, "
+                                            f"and not a Markdown file in a git work tree)")
+                mount = Mount(root.name, root)
             rel = path.resolve().relative_to(root).as_posix()
             prev = targets.get(root)
             if prev is None:
@@ -55,7 +84,16 @@ def resolve_targets(paths: list[Path]) -> list[LintTarget]:
         else:
             if not path.exists():
                 raise FileNotFoundError(f"no such file or folder: {path}")
-            for mount in discover([path]):
+            try:
+                mounts = discover([path])
+            except FileNotFoundError:
+                if not path.is_dir():
+                    raise
+                root = notes_root(path, explicit=explicit)
+                if root is None:
+                    raise _no_memory_repo(path) from None
+                mounts = [Mount(root.name, root)]
+            for mount in mounts:
                 targets[mount.root] = (mount, None)
     return [
         LintTarget(mount, frozenset(only) if only is not None else None, _display(mount.root))
@@ -108,8 +146,6 @@ def _merge_drivers(root: Path, files) -> list[tuple[str, int, str]]:
 
 
 def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) -> list[Finding]:
-    from amr_tui.services.workspace import scan_files
-
     probe = lintcache.probe(mount, duplicates=duplicates, near=near) if use_cache else None
     scanned = (probe.files, probe.escaping, probe.stats) if probe is not None else scan_files(mount.root)
     drivers = _merge_drivers(mount.root, scanned[2])
