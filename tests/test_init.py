@@ -103,3 +103,66 @@ def test_unsafe_repo_becomes_init_error(make_repo, monkeypatch: pytest.MonkeyPat
     with pytest.raises(InitError) as info:
         init_memory_repo(repo)
     assert "another user" in str(info.value)
+
+
+# -- adopting a git repo that already holds notes ------------------------------------------------
+
+def test_adopts_a_repo_with_tracked_notes_as_one_commit_of_memory_md(make_repo, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("- not the repo's\n")
+    repo = make_repo("notes", files={
+        "notes.md": "- a fact\n", "projects/payments.md": "- b\n", "README.md": "readme\n",
+        "billing/q.sql": "select 1;\n", ".amr/forgotten.md": "# Forgotten facts\n", "pick[1].md": "- odd name\n",
+    })
+    (repo / "evil.md").symlink_to(outside)  # a tracked symlink that leaves the repo
+    git(repo, "add", "evil.md")
+    git(repo, "commit", "-qm", "a symlink")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "untracked.md").write_text("- not tracked\n")
+    (repo / "notes.md").write_text("- a fact, edited and not committed\n")
+    (repo / "staged.md").write_text("- staged only\n")
+    git(repo, "add", "staged.md")
+    status_before = git(repo, "status", "--porcelain")
+
+    result = init_memory_repo(repo)
+
+    assert result.created and result.path == repo.resolve()
+    memory = (repo / "MEMORY.md").read_text()
+    assert memory == "# Memory\n\n## Index\n- [[notes]]\n- [[projects/payments]]\n"
+    assert git(repo, "log", "--format=%s").splitlines()[0].startswith("Create memory repo")
+    assert git(repo, "rev-parse", "HEAD~1").strip() == head
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["MEMORY.md"]
+    assert git(repo, "status", "--porcelain") == status_before  # nothing else swept in or touched
+    assert (repo / "notes.md").read_text() == "- a fact, edited and not committed\n"
+    assert outside.read_text() == "- not the repo's\n"
+    assert "2 notes" in result.message and "MEMORY.md" in result.message
+
+
+def test_adopting_refuses_what_it_cannot_own(make_repo) -> None:
+    repo = make_repo("code", files={"sub/notes.md": "- a\n"})
+    with pytest.raises(InitRefusedError):  # a folder inside the work tree, not its top level
+        init_memory_repo(repo / "sub")
+    (repo / "memory.md").write_text("- lower case\n")  # would be the same file on some disks
+    with pytest.raises(InitRefusedError):
+        init_memory_repo(repo)
+    assert not (repo / "MEMORY.md").exists() and git(repo, "rev-list", "--count", "HEAD").strip() == "1"
+    (repo / "memory.md").unlink()  # the top level itself, with nothing in the way: adopted
+    assert init_memory_repo(repo).created
+    assert (repo / "MEMORY.md").read_text() == "# Memory\n\n## Index\n- [[sub/notes]]\n"
+    with pytest.raises(InitRefusedError):  # now a memory repo's subfolder: refused as before
+        init_memory_repo(repo / "sub")
+
+
+def test_cli_init_adopts_and_says_what_it_did(make_repo) -> None:
+    from tests.test_cli import amr
+
+    repo = make_repo("notes", files={"team.md": "- Priya owns pricing\n"})
+    (repo / "draft.md").write_text("- untracked\n")
+    res = amr("init", str(repo))
+    assert res.returncode == 0, res.stderr
+    assert "Adopted" in res.stdout and "MEMORY.md" in res.stdout and "team.md" in res.stdout
+    assert (repo / "MEMORY.md").read_text() == "# Memory\n\n## Index\n- [[team]]\n"
+    assert git(repo, "status", "--porcelain") == "?? draft.md\n"
+    again = amr("init", str(repo))
+    assert again.returncode == 0 and "already a memory repo" in again.stdout
+    assert (repo / "MEMORY.md").read_text() == "# Memory\n\n## Index\n- [[team]]\n"

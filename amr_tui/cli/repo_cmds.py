@@ -13,8 +13,9 @@ from amr_tui.cli.output import error, safe
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("init", help="create a memory repo", description=(
         "Create a memory repo the way the Agent Memory Repo skill describes: git init, a MEMORY.md "
-        "with an ## Index, and a first commit. An existing memory repo is reused; any other "
-        "non-empty folder is left untouched."))
+        "with an ## Index, and a first commit. An existing memory repo is reused; a git repo with "
+        "Markdown notes but no MEMORY.md is adopted (one commit adds MEMORY.md, its Index linking the "
+        "notes git tracks; nothing else changes); any other non-empty folder is left untouched."))
     p.add_argument("path", type=Path, nargs="?", default=Path("~/agent-memory"), help="where (default ~/agent-memory)")
     p.set_defaults(func=run_init)
 

@@ -123,6 +123,19 @@ def link_text_for(path: str) -> str:
     return path[:-3] if path.endswith(".md") else path
 
 
+def index_link(path: str) -> str | None:
+    """``[[...]]`` naming ``path``, for a line amr writes (an Index entry), or None when no link
+    can name it safely: brackets, ``|``, ``#``, backquotes, a backslash, control or invisible
+    characters, whitespace around a segment, empty segments, or a path that is not safe to follow.
+    """
+    text = link_text_for(path)
+    if (not text or not text.isprintable() or any(ch in text for ch in "[]|#`\\")
+            or unsafe_reason(text) is not None or normalise(text) != text
+            or any(part != part.strip(WHITESPACE) for part in text.split("/"))):
+        return None
+    return f"[[{text}]]"
+
+
 def resolve(target: str, files: set[str] | frozenset[str], lower_map: dict[str, str] | None = None) -> Resolution:
     """Resolve a link target against the repo's files."""
     if not target.strip(WHITESPACE):

@@ -5,6 +5,11 @@
   commit, so no hooks run);
 * path already a memory repo (its own git top level with ``MEMORY.md``): reuse it, change nothing,
   and report whether its work tree is clean;
+* path the top level of a git repo with Markdown notes but no ``MEMORY.md``: adopt it. One commit
+  (the same compare-and-swap commit, on the checked-out branch) adds ``MEMORY.md`` with an
+  ``## Index`` that links every note git tracks at HEAD (the files lint wants reachable: not
+  dot-files, README, LICENSE...; not untracked files, not symlinks that leave the repo, not names
+  no link can write). Nothing else is touched: staged and unstaged changes stay as they were;
 * anything else (a file, or a non-empty folder that is not its own git repo with ``MEMORY.md``):
   refuse with :class:`InitRefusedError` and change nothing.
 
@@ -21,10 +26,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, RepoStateError, is_memory_repo
+from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, NotARepoError, RepoStateError, is_memory_repo
 
 MEMORY_TEMPLATE = b"# Memory\n\n## Index\n"
 INITIAL_MESSAGE = "Create memory repo"
+ADOPT_MESSAGE = "Create memory repo: MEMORY.md with an Index of the notes already here"
 
 
 class InitError(Exception):
@@ -86,6 +92,9 @@ def _init(path: str | os.PathLike[str], initial_branch: str) -> InitResult:
             )
             return InitResult(target, False, repo.head(), status.is_clean,
                               f"{target} is already a memory repo; reusing it.{note}")
+        adopted = _adopt(target)
+        if adopted is not None:
+            return adopted
         if any(target.iterdir()):
             raise InitRefusedError(
                 f"{target} is not empty and is not a memory repo (its own git repository with "
@@ -108,3 +117,49 @@ def _init(path: str | os.PathLike[str], initial_branch: str) -> InitResult:
                     break
         raise InitNoIdentityError(target) from None
     return InitResult(target, True, head, True, f"Created memory repo at {target}.")
+
+
+def _adopt(target: Path) -> InitResult | None:
+    """Adopt a git repo with notes (see the module docstring); None when ``target`` is not one."""
+    if not (target / ".git").exists():
+        return None
+    if any(p.name.casefold() == "memory.md" for p in target.iterdir()):
+        return None  # a memory.md (or a MEMORY.md that is no file): amr writes nothing over it
+    try:
+        repo = GitRepo(target)
+    except NotARepoError:
+        return None
+    head = repo.head()
+    if head is None or repo.root.resolve() != target:
+        return None
+    notes = adoptable_notes(repo)
+    if not notes:
+        return None
+    body = "".join(f"- {link}\n" for _path, link in notes)
+    new_head = repo.commit_changes({"MEMORY.md": MEMORY_TEMPLATE + body.encode()}, ADOPT_MESSAGE, expected_head=head)
+    count = f"{len(notes)} note{'s' if len(notes) != 1 else ''}"
+    clean = repo.status().is_clean
+    note = "" if clean else " Uncommitted changes and untracked files were left as they were."
+    return InitResult(target, True, new_head, clean,
+                      f"Adopted {target} as a memory repo: committed MEMORY.md with an ## Index linking the "
+                      f"{count} git tracks here ({', '.join(path for path, _ in notes[:5])}"
+                      f"{', ...' if len(notes) > 5 else ''}). Nothing else was changed.{note}")
+
+
+def adoptable_notes(repo: GitRepo) -> list[tuple[str, str]]:
+    """``(path, [[link]])`` of the Markdown notes git tracks at HEAD and that are in the work tree,
+    sorted: no dot-files or README-like files, no symlink leaving the repo, no name a link cannot write."""
+    from amr_tui.core.lint import is_memory_note
+    from amr_tui.core.links import index_link
+    from amr_tui.services.workspace import is_markdown, scan_files
+
+    files, escaping, _ = scan_files(repo.root)
+    on_disk = set(files) - escaping
+    wanted = [p for p in repo.ls_files() if is_markdown(p) and is_memory_note(p) and p in on_disk]
+    at_head = repo.tree_entries("HEAD", wanted) if wanted else {}
+    out = []
+    for path in sorted(at_head):
+        link = index_link(path)
+        if link is not None:
+            out.append((path, link))
+    return out
