@@ -103,10 +103,10 @@ def test_crash_next_to_the_ref_update_never_stages_a_revert(tmp_path: Path, wher
 
 SYNC_CRASH = """
 import os, sys
-from amr_tui.git import GitRepo, indexlock, merging
+from amr_tui.git import GitRepo, gate, indexlock, merging
 where, root, old, new = sys.argv[1:5]
 if where == "before-ref":
-    merging._cas = lambda *a, **k: os._exit(9)
+    merging._cas = gate._update_ref = lambda *a, **k: os._exit(9)
 else:
     indexlock.IndexLock.install = lambda self: os._exit(9)
 merging.advance_branch(GitRepo(root), "main", old, new, "merge origin/main")

@@ -130,7 +130,7 @@ def test_a_commit_that_races_the_write_is_kept(repo: Path) -> None:
         return {"notes.md": b"# Notes\n\n- rewritten\n"}
 
     new = _commit_with_retries(service, build, "Rewrite notes")
-    assert len(calls) == 2 and calls[0] != calls[1]
+    assert len(calls) == 1  # built once: the write gate merges it onto the agent's commit
     assert git(repo, "log", "--format=%s", "-2", new).splitlines() == ["Rewrite notes", "Agent was here"]
     assert (repo / "agent.md").exists()
 

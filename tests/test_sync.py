@@ -78,15 +78,18 @@ def test_remote_refusal_and_no_remote(git_server, tmp_path, make_repo):  # noqa:
     assert res.status == "no-remote" and "no remote" in res.message
 
 
-def test_busy_work_tree_is_never_overwritten(git_server, tmp_path):  # noqa: F811
+def test_an_uncommitted_agent_edit_stays_uncommitted_and_sync_still_lands(git_server, tmp_path):  # noqa: F811
     a, b = _pair(git_server, tmp_path)
     append(a, "findings.md", "- from A")
     commit_all(a, "A")
     git(a, "push", "-q", "origin", "main")
     append(b, "findings.md", "- uncommitted agent edit")
     res = sync(b, attempts=2, backoff=0.01)
-    assert res.status == "busy"
-    assert "uncommitted agent edit" in (b / "findings.md").read_text()
+    assert res.status == "synced"  # was "busy": an agent's uncommitted edit no longer blocks a sync
+    text = (b / "findings.md").read_text()
+    assert "- from A" in text and "uncommitted agent edit" in text
+    assert "uncommitted agent edit" not in git(b, "show", "HEAD:findings.md").stdout  # never swept into a commit
+    assert "uncommitted agent edit" in git(b, "diff").stdout
     git(b, "commit", "-q", "-am", "agent commits")
     assert sync(b).status == "synced"
     text = (b / "findings.md").read_text()

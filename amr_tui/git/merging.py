@@ -175,6 +175,14 @@ def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, messag
     op = repo.operation_in_progress()
     if op:
         raise OperationInProgressError(op)
+    files = _regular_changes(repo, old, new) if old else None
+    if files is not None:
+        # Through the write gate: each file is brought forward by merging, so an agent's
+        # uncommitted edit stays in the work tree instead of making the sync "busy".
+        from amr_tui.git.gate import advance
+
+        advance(repo, branch, old, new, message or "amr: sync", files)
+        return
     start = old or empty_tree(repo)
     with IndexLock(repo.git_dir, repo.runner.lock_timeout) as lock:
         _check_ref(repo, ref, old)
@@ -195,6 +203,27 @@ def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, messag
             lock.swap_back()
             raise
         lock.install()
+
+
+def _regular_changes(repo: GitRepo, old: str, new: str) -> dict[str, tuple[bytes | None, bytes | None]] | None:
+    """path -> (bytes at old, bytes at new) for every file that differs, or None when any change
+    is not a plain file (a symlink, a submodule, a mode change): git's own read-tree does those."""
+    out = repo.runner.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", *end_of_options(old, new)]).stdout
+    files: dict[str, tuple[bytes | None, bytes | None]] = {}
+    recs = out.split(b"\0")
+    i = 0
+    while i + 1 < len(recs):
+        meta, name = recs[i], recs[i + 1].decode("utf-8", "surrogateescape")
+        i += 2
+        if not meta.startswith(b":"):
+            continue
+        mode_a, mode_b = meta[1:].decode().split(" ")[:2]
+        if {mode_a, mode_b} - {"000000", "100644", "100755"} or "000000" not in (mode_a, mode_b) and mode_a != mode_b:
+            return None
+        files[name] = (repo.read_blob_or_none(old, name), repo.read_blob_or_none(new, name))
+        if len(files) > 2000:
+            return None  # a huge merge: git's read-tree is faster, and refuses as before
+    return files
 
 
 def _put_worktree_back(repo: GitRepo, lock: IndexLock, staged: Path, new: str, start: str) -> None:

@@ -45,7 +45,6 @@ from amr_tui.services.dreams import (
 if TYPE_CHECKING:
     from amr_tui.services.dreams import DreamService
 
-CAS_ATTEMPTS = 10
 TRAILER_REVERTED = "Dream-Reverted"
 
 
@@ -188,21 +187,12 @@ def accept(service: DreamService, name: str, *, files: list[str], entries: list[
             what.append(f"{len(entries)} entry change{'s' if len(entries) != 1 else ''}")
         title = f"Accept {' and '.join(what)} from dreaming run {run.id}"
     message = _message(title[:200], run, lines, items)
-    new: str | None = None
-    for _ in range(CAS_ATTEMPTS):
-        main = service.main_tip()
-        assert main is not None
-        changes = p.changes(service, main, edits)
-        if not changes:
-            new = main
-            break
-        try:
-            new = service.repo.commit_changes(changes, message, main, branch=service.main)
-            break
-        except RefMovedError:
-            continue
-    else:
-        raise DreamError(f"{service.main} kept moving; nothing was accepted. Try again.")
+    main = service.main_tip()
+    assert main is not None
+    changes = p.changes(service, main, edits)
+    new: str | None = main
+    if changes:
+        new = _through_gate(service, main, changes, message)
     how = "commit" if new != run.main else "nothing"
     closed = False
     if whole:
@@ -250,25 +240,34 @@ def _revert(service: DreamService, pairs: list[tuple[str, str, str | None]], rid
         labels += [e.oid for e in gh.log_entries(service.repo, after, exclude=(before,)) if e.oid not in labels]
     trailers = [f"{TRAILER_UNDO}: {rid}"] + [f"{TRAILER_REVERTED}: {oid}" for oid in labels]
     message = f"{title}\n\n" + "\n".join(trailers) + "\n"
-    for _ in range(CAS_ATTEMPTS):
-        main = service.main_tip()
-        assert main is not None
-        current: dict[str, bytes | None] = {}
-        original: dict[str, bytes | None] = {}
-        for before, after, _label in pairs:
-            for _, path in gh.changed_paths(service.repo, before, after):
-                if path not in current:
-                    current[path] = original[path] = service.blobs.read(main, path)
-                current[path] = _three_way(service, path, current[path], service.blobs.read(after, path),
-                                           service.blobs.read(before, path))
-        changes = {p: d for p, d in current.items() if d != original[p]}
-        if not changes:
-            return main
-        try:
-            return service.repo.commit_changes(changes, message, main, branch=service.main)
-        except RefMovedError:
-            continue
-    raise DreamError(f"{service.main} kept moving; nothing was undone. Try again.")
+    main = service.main_tip()
+    assert main is not None
+    current: dict[str, bytes | None] = {}
+    original: dict[str, bytes | None] = {}
+    for before, after, _label in pairs:
+        for _, path in gh.changed_paths(service.repo, before, after):
+            if path not in current:
+                current[path] = original[path] = service.blobs.read(main, path)
+            current[path] = _three_way(service, path, current[path], service.blobs.read(after, path),
+                                       service.blobs.read(before, path))
+    changes = {p: d for p, d in current.items() if d != original[p]}
+    if not changes:
+        return main
+    return _through_gate(service, main, changes, message) or main
+
+
+def _through_gate(service: DreamService, main: str, changes: dict[str, bytes | None], message: str) -> str | None:
+    """Commit ``changes`` (made from ``main``'s versions) on main through the write gate: merged
+    onto anything committed since, only these files, nobody's uncommitted edit swept in."""
+    from amr_tui.git.errors import ConflictError
+    from amr_tui.git.gate import Change
+
+    gate_changes = [Change(path, service.blobs.read(main, path), data, main) for path, data in changes.items()]
+    try:
+        return service.repo.write_files(gate_changes, message, branch=service.main).head
+    except ConflictError as exc:
+        raise DreamError(f"{exc.path} changed on {service.main} in the same place meanwhile; nothing was "
+                         f"written. Review the run again.") from None
 
 
 def undo(service: DreamService, name: str) -> str:

@@ -11,7 +11,7 @@ rewording). It is cached per HEAD; when HEAD moves forward only the new commits 
   a real forgetting: the fact was gone from that commit's whole tree (not a duplicate merged away)
   and was not put back by ``amr`` itself (``Restored-from:`` trailer).
 
-``forget`` and ``restore`` are one compare-and-swap commit each (``GitRepo.commit_changes``), retried
+``forget`` and ``restore`` are one commit each through the write gate (``GitRepo.write_files``), retried
 on top of whatever an agent committed meanwhile: an agent's commit is never lost.
 """
 
@@ -40,14 +40,12 @@ from amr_tui.core.tombstones import (
     tombstone_line,
 )
 from amr_tui.git import history as gh
-from amr_tui.git.errors import RefMovedError
 from amr_tui.git.models import CommitInfo
 from amr_tui.services.workspace import load_snapshot
 
 if TYPE_CHECKING:
     from amr_tui.services.history import HistoryService
 
-CAS_ATTEMPTS = 10
 RESTORED_TRAILER = "Restored-from"
 
 
@@ -253,17 +251,20 @@ class DeletionLog:
 
 
 def _commit_with_retries(service: HistoryService, build, message: str) -> str:
-    """``build(head) -> changes``; commit on top of HEAD, again after every lost race."""
-    last: RefMovedError | None = None
-    for _ in range(CAS_ATTEMPTS):
-        head = service.repo.head()
-        changes = build(head)
-        try:
-            return service.repo.commit_changes(changes, message, head)
-        except RefMovedError as exc:
-            last = exc
-    assert last is not None
-    raise last
+    """``build(head) -> changes`` (path -> wanted bytes), made from HEAD's versions; committed
+    through the write gate, which merges it onto anything committed meanwhile (no rebuild, no
+    retry loop of its own) and keeps anyone's uncommitted edit out of the commit."""
+    from amr_tui.git.errors import ConflictError
+    from amr_tui.git.gate import Change
+
+    head = service.repo.head()
+    changes = build(head)
+    gate_changes = [Change(p, service.blobs.read(head, p) if head else None, data, head) for p, data in changes.items()]
+    try:
+        result = service.repo.write_files(gate_changes, message)
+    except ConflictError as exc:
+        raise LookupError(f"{exc.path} changed in the same place meanwhile; nothing was written") from None
+    return result.head or ""
 
 
 def forget(service: HistoryService, path: str, line: int, *, reason: str | None = None, redact: bool = False,

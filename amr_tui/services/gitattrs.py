@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amr_tui.git import GitRepo
-from amr_tui.git.errors import AmrGitError, RefMovedError
+from amr_tui.git.errors import AmrGitError
+from amr_tui.git.gate import Change
 from amr_tui.git.mergedriver import BUILTIN_DRIVERS, configured_merge_drivers, install_driver_config
 from amr_tui.git.overrides import AMR_MERGE_DRIVER
 from amr_tui.git.worktree import atomic_write, read_file_or_none
@@ -130,27 +131,19 @@ def install_merge_driver(root: str | os.PathLike[str], *, commit: bool = True,
     config_changed = install_driver_config(repo.runner, command)
     made: str | None = None
     changed = False
-    for _attempt in range(10):
-        head = repo.head()
-        committed = repo.read_blob_or_none(head, ATTRIBUTES) if head else None
-        current = read_file_or_none(repo.root, ATTRIBUTES)
-        new = attributes_with_driver(current)
-        if new is None:
-            if commit and current != committed and current is not None and head is not None \
-                    and attributes_with_driver(committed) is not None:
-                new = current  # present in the work tree only: commit it
-            else:
-                break
-        if not commit:
-            atomic_write(repo.root, ATTRIBUTES, new)
-            changed = True
-            break
-        try:
-            allow = {ATTRIBUTES: [current]} if current is not None else None
-            made = repo.commit_changes({ATTRIBUTES: new}, "Use amr's entry-aware merge driver for memory files",
-                                       head, allow_in_worktree=allow)
-            changed = True
-            break
-        except RefMovedError:
-            continue
+    head = repo.head()
+    committed = repo.read_blob_or_none(head, ATTRIBUTES) if head else None
+    current = read_file_or_none(repo.root, ATTRIBUTES)
+    new = attributes_with_driver(current)
+    if new is None and commit and current != committed and current is not None and head is not None \
+            and attributes_with_driver(committed) is not None:
+        new = current  # present in the work tree only: commit it
+    if new is not None and not commit:
+        atomic_write(repo.root, ATTRIBUTES, new)
+        changed = True
+    elif new is not None:
+        # Through the write gate, based on the file as it is now (the user's own .gitattributes).
+        made = repo.write_files([Change(ATTRIBUTES, current, new, head)],
+                                "Use amr's entry-aware merge driver for memory files").head
+        changed = True
     return InstallResult(repo.root, changed, config_changed, made)

@@ -26,7 +26,8 @@ from pathlib import Path
 from amr_tui.core.edit import insert_lines
 from amr_tui.core.format import is_markdown, parse
 from amr_tui.git import GitRepo
-from amr_tui.git.errors import AmrGitError, RefMovedError
+from amr_tui.git.errors import AmrGitError
+from amr_tui.git.gate import Change
 from amr_tui.git.rewrite import list_tree, selection_filter
 from amr_tui.git.worktree import normalize_rel
 
@@ -215,18 +216,14 @@ def write_back(share_dir: str | os.PathLike[str], route: Route, lines: list[str]
     if not grant or not grant.get("write"):
         raise PermissionError(f"{route.repo} was shared read-only")
     repo = GitRepo(route.source)
-    for _attempt in range(10):
-        head = repo.head()
-        data = repo.read_blob_or_none(head, route.path) if head else None
-        doc = parse(data or b"", route.path)
-        have = {ln.text.strip() for ln in doc.lines}
-        new = [ln for ln in lines if ln.strip() and ln.strip() not in have]
-        if not new:
-            return None
-        updated = insert_lines(doc, len(doc.lines), new)
-        what = message or f"Add {len(new)} entr{'y' if len(new) == 1 else 'ies'} from a pairing session to {route.path}"
-        try:
-            return repo.commit_changes({route.path: updated}, what, head)
-        except RefMovedError:
-            continue
-    raise RefMovedError(1, "", ["update-ref"], ref="HEAD", expected=None, current=None)
+    head = repo.head()
+    data = repo.read_blob_or_none(head, route.path) if head else None
+    doc = parse(data or b"", route.path)
+    have = {ln.text.strip() for ln in doc.lines}
+    new = [ln for ln in lines if ln.strip() and ln.strip() not in have]
+    if not new:
+        return None
+    updated = insert_lines(doc, len(doc.lines), new)
+    what = message or f"Add {len(new)} entr{'y' if len(new) == 1 else 'ies'} from a pairing session to {route.path}"
+    # Through the write gate: merged onto anything committed since, nobody's uncommitted edit swept in.
+    return repo.write_files([Change(route.path, data, updated, head)], what).head
