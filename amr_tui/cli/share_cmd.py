@@ -1,4 +1,4 @@
-"""amr share --into DIR [--repo NAME[:PATH,...]]... [--write NAME]... [--preview] [PATH...]"""
+"""amr share --into DIR [--repo NAME[:PATH,...]]... [--write NAME]... [--keep-messages] [--preview] [PATH...]"""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ COMMANDS = ("share",)
 _DESCRIPTION = (
     "Share memory with a pairing session. PATHs are the memory repos to choose from (default: .; a "
     "folder holding several mounts them all). Each --repo picks one: NAME shares the whole repo (a "
-    "clone of its current branch), NAME:PATH,FOLDER/ shares only those files and folders as a new "
-    "repo whose history holds nothing else. Without --repo every repo is shared whole. Shared repos "
-    "are read-only unless --write NAME. --preview prints what an agent would load (MEMORY.md within "
-    "the 200-line / 25 KB budget, what its links reach) and which links would dangle, and shares "
-    "nothing."
+    "copy of its current branch as branch main: no tags, notes, other branches, remotes or config; "
+    "symlinks become plain files holding their target), NAME:PATH,FOLDER/ shares only those files "
+    "and folders as a new repo whose history holds nothing else: its commit messages are written "
+    "from the shared changes (authors and dates are kept), never copied, unless --keep-messages. "
+    "Symlinks and submodules are left out of partial shares. Without --repo every repo is shared "
+    "whole. Shared repos are read-only unless --write NAME. --preview prints what an agent would "
+    "load (MEMORY.md within the 200-line / 25 KB budget, what its links reach), which links would "
+    "dangle and what is left out, and shares nothing."
 )
 
 
@@ -26,6 +29,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--into", type=Path, help="the session folder to create or fill (required unless --preview)")
     p.add_argument("--repo", action="append", default=[], metavar="NAME[:PATH,...]", help="a repo to share, or part of one")
     p.add_argument("--write", action="append", default=[], metavar="NAME", help="grant the session write access to NAME")
+    p.add_argument("--keep-messages", action="store_true",
+                   help="partial shares: keep the original message (and trailers) of each commit that touched only "
+                        "shared files; a commit that touched any other file still gets a message written by amr")
     p.add_argument("--preview", action="store_true", help="show what would be shared, share nothing")
     p.add_argument("--json", action="store_true", help="print the preview (and result) as JSON")
     p.set_defaults(func=run)
@@ -33,7 +39,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.share import preview, select, share
+    from amr_tui.services.share import left_out_json, preview, select, share
     from amr_tui.services.workspace import discover
 
     if not args.preview and args.into is None:
@@ -55,12 +61,12 @@ def run(args: argparse.Namespace) -> int:
             emit_json(data)
         return 0
     try:
-        made = share(sels, args.into)
+        made = share(sels, args.into, keep_messages=args.keep_messages)
     except (AmrGitError, OSError, ValueError) as exc:
         error(str(exc))
         return 2
     data["shared"] = [{"name": r.name, "repo": r.repo, "path": str(r.path), "kind": r.kind, "write": r.write,
-                       "commit": r.commit} for r in made]
+                       "commit": r.commit, "left_out": left_out_json(r.left_out)} for r in made]
     if args.json:
         emit_json(data)
     else:

@@ -6,9 +6,12 @@ preview exactly what an agent would load, then build the session folder.
   loads at start (the first 200 lines or 25 KB, whichever ends first: ``cut_line`` is the first
   line it does not load), which files are reachable from ``MEMORY.md`` through ``[[links]]``, and
   which links would dangle (their target is not shared, or does not exist).
-* :func:`share` builds ``DIR``: a whole repo is cloned (its current branch, only reachable
-  objects); a partial selection becomes a new repository with only the selected paths, history
-  included (:mod:`amr_tui.git.rewrite`), holding no object of any other path. Every shared repo is
+* :func:`share` builds ``DIR``: a whole repo becomes a copy of its current branch (only the
+  objects reachable from it; no tag, note, other branch, remote, config or reflog; symlinks
+  checked out as plain files); a partial selection becomes a new repository with only the
+  selected paths, history included (:mod:`amr_tui.git.rewrite`), holding no object of any other
+  path, its commit messages written from the shared changes (``keep_messages``: the original
+  message of a commit that touched only shared files is kept). Every shared repo is
   read-only unless the owner granted write; the grant is recorded on the owner's side (see
   :mod:`amr_tui.services.share_route`) and in ``DIR/.amr-share.json`` for the app.
 
@@ -27,8 +30,9 @@ from amr_tui.core.format import is_markdown, parse
 from amr_tui.core.links import LinkState, normalise, resolve
 from amr_tui.core.lint import LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES, MEMORY_FILE
 from amr_tui.git import GitRepo
-from amr_tui.git.remote import clone
-from amr_tui.git.rewrite import list_tree, remove_tree, rewrite_history, selection_filter
+from amr_tui.git.rewrite import (
+    SHARE_BRANCH, LeftOut, copy_branch, left_out, list_tree, remove_tree, rewrite_history, selection_filter,
+)
 from amr_tui.git.worktree import normalize_rel
 from amr_tui.services.workspace import Mount
 
@@ -113,12 +117,14 @@ class RepoPreview:
     unreachable: tuple[str, ...] = ()
     dangling: tuple[Dangling, ...] = ()
     warnings: tuple[str, ...] = ()
+    left_out: tuple[LeftOut, ...] = ()  # symlinks and submodules not shared as they are
 
     def to_json(self) -> dict[str, object]:
         return {"repo": self.repo, "whole": self.whole, "write": self.write, "commit": self.commit,
                 "files": list(self.files), "memory_lines": self.memory_lines, "memory_bytes": self.memory_bytes,
                 "loaded_lines": self.loaded_lines, "cut_line": self.cut_line, "reachable": list(self.reachable),
                 "unreachable": list(self.unreachable), "warnings": list(self.warnings),
+                "left_out": left_out_json(self.left_out),
                 "dangling": [{"path": d.path, "line": d.line, "target": d.target, "reason": d.reason}
                              for d in self.dangling]}
 
@@ -134,6 +140,22 @@ def load_budget(data: bytes) -> tuple[int, int | None]:
         if number > LOAD_BUDGET_LINES or total > LOAD_BUDGET_BYTES:
             return number - 1, number
     return len(lines), None
+
+
+def left_out_json(items: Iterable[LeftOut]) -> list[dict[str, str]]:
+    return [{"path": o.path, "kind": o.kind, "target": o.target} for o in items]
+
+
+def left_out_text(item: LeftOut, whole: bool) -> str:
+    """``passwd.md -> /etc/passwd (symlink, not shared)``: what happens to one left-out entry."""
+    if item.kind == "symlink":
+        how = "symlink: a plain file holding its target" if whole else "symlink, not shared"
+        return f"{item.path} -> {item.target} ({how})"
+    return f"{item.path} (submodule {item.target[:12]}, not shared)"
+
+
+def _left_out(repo: GitRepo, head: str | None, sel: Selection) -> tuple[LeftOut, ...]:
+    return tuple(left_out(repo, head, sel.paths or ())) if head else ()
 
 
 def preview(selections: Iterable[Selection]) -> list[RepoPreview]:
@@ -187,9 +209,11 @@ def _preview_one(sel: Selection) -> RepoPreview:
         warnings.append(f"MEMORY.md is over the load budget: an agent reads lines 1-{loaded} only")
     n_lines = memory.count(b"\n") + (0 if memory.endswith(b"\n") else 1) if memory else 0
     unreachable = tuple(sorted(shared - set(reachable)))
+    skipped = _left_out(repo, head, sel)
+    warnings += [f"left out: {left_out_text(o, sel.whole)}" for o in skipped]
     return RepoPreview(sel.repo, sel.whole, sel.write, head, tuple(sorted(shared)), memory, n_lines,
                        len(memory or b""), loaded, cut, tuple(reachable), unreachable,
-                       tuple(sorted(dangling, key=lambda d: (d.path, d.line, d.target))), tuple(warnings))
+                       tuple(sorted(dangling, key=lambda d: (d.path, d.line, d.target))), tuple(warnings), skipped)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,6 +230,7 @@ class SharedRepo:
     write: bool
     commit: str | None  # the shared branch tip in DIR when it was made
     source_commit: str | None  # the source's HEAD it was made from
+    left_out: tuple[LeftOut, ...] = ()  # symlinks (and submodules) not copied as they are
 
 
 def folder_name(repo: str) -> str:
@@ -214,8 +239,12 @@ def folder_name(repo: str) -> str:
 
 
 def share(selections: Iterable[Selection], into: str | os.PathLike[str], *,
-          progress: Callable[[str, int, int], None] | None = None) -> list[SharedRepo]:
-    """Build the session folder ``into`` (created if needed; each repo's folder must be new)."""
+          progress: Callable[[str, int, int], None] | None = None, keep_messages: bool = False) -> list[SharedRepo]:
+    """Build the session folder ``into`` (created if needed; each repo's folder must be new).
+
+    Each shared repo has one branch, ``main``. A partial share's commit messages are written from
+    the shared changes; ``keep_messages`` keeps the original message of a commit that touched only
+    shared files (one that touched anything else still gets a written message)."""
     from amr_tui.services.share_route import record_share
 
     dest = Path(into).absolute()
@@ -231,18 +260,18 @@ def share(selections: Iterable[Selection], into: str | os.PathLike[str], *,
     try:
         for sel, name in zip(sels, names):
             src = GitRepo(sel.root)
-            branch = src.current_branch() or "main"
             head = src.head()
             target = dest / name
             if sel.whole:
-                clone(str(src.root), target, branch=branch if head else None)
+                copy_branch(src, "HEAD", target, branch=SHARE_BRANCH)
                 kind = "clone"
             else:
-                rewrite_history(src, "HEAD", sel.paths or (), target, branch=branch,
-                                progress=(lambda n, t, r=sel.repo: progress(r, n, t)) if progress else None)
+                rewrite_history(src, "HEAD", sel.paths or (), target, branch=SHARE_BRANCH,
+                                progress=(lambda n, t, r=sel.repo: progress(r, n, t)) if progress else None,
+                                keep_messages=keep_messages)
                 kind = "partial"
             made.append(SharedRepo(name, sel.repo, target, src.root, kind, sel.paths, sel.write,
-                                   GitRepo(target).head(), head))
+                                   GitRepo(target).head(), head, _left_out(src, head, sel)))
     except BaseException:
         for repo in made:
             remove_tree(repo.path)
