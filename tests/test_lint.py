@@ -327,3 +327,10 @@ def test_amr031_reports_only_metadata_out_of_place(line):
 def test_severity_follows_the_rule(code, files, severity):
     found = {f.diagnostic.severity.value for f in lint_repo(snap(files)) if f.diagnostic.code == code}
     assert found == {severity}
+
+
+def test_amr031_moves_every_misplaced_group_of_a_line_in_order():
+    files = {"MEMORY.md": INDEX + "- x [source: https://a.b/1] [added: 2026-01-01] y\n"}
+    found = [f.diagnostic for f in lint_repo(snap(files)) if f.diagnostic.code == "AMR031"]
+    assert [d.column for d in found] == [5, 29]
+    assert {d.fix.edits[0].new_text for d in found} == {"- x y [source: https://a.b/1] [added: 2026-01-01]"}

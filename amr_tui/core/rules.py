@@ -253,7 +253,7 @@ def _misplaced_metadata(line_text: str, entry: Entry, meta: MetaParse) -> list[D
     skip = (code_spans(body) if "`" in body else []) + (link_spans(body) if "[[" in body else [])
     stranded = meta.unparsable_at if meta.unparsable and meta.unparsable_reason == NOT_LAST else -1
     unreadable = meta.unparsable_at if meta.unparsable and meta.unparsable_reason != NOT_LAST else -1
-    out: list[Diagnostic] = []
+    found: list[tuple[int, int, str]] = []
     for m in _GROUP.finditer(body):
         a, b = m.span()
         if a == unreadable or any(x <= a < y for x, y in skip):
@@ -268,19 +268,28 @@ def _misplaced_metadata(line_text: str, entry: Entry, meta: MetaParse) -> list[D
             continue
         if a != stranded and len(items) < 2 and items[0].key.lower() not in _FORMAT_KEYS:
             continue
-        what = "brackets" if a == stranded else "text"
-        out.append(diag("AMR031", f"metadata must end the entry: with {what} after it, it is read as text; move it to the end",
-                        entry.line, cs + a + 1, Fix("move the metadata to the end", (LineEdit(entry.line, _moved(line_text, entry, a, b)),))))
-    return out
+        found.append((a, b, "brackets" if a == stranded else "text"))
+    if not found:
+        return []
+    # One fix for the line: every such group moves, in its order, in front of the metadata that is read.
+    fix = Fix("move the metadata to the end", (LineEdit(entry.line, _moved(line_text, entry, [(a, b) for a, b, _ in found])),))
+    return [diag("AMR031", f"metadata must end the entry: with {what} after it, it is read as text; move it to the end",
+                 entry.line, cs + a + 1, fix) for a, _b, what in found]
 
 
-def _moved(line_text: str, entry: Entry, a: int, b: int) -> str:
-    """The entry's line with the group at ``a:b`` of its text moved to the end (before any metadata read)."""
+def _moved(line_text: str, entry: Entry, spans: list[tuple[int, int]]) -> str:
+    """The entry's line with the groups at ``spans`` of its text moved to the end (before any metadata read)."""
     cs, ms = entry.content_start, entry.meta_start
     body = line_text[cs:ms]
-    text = (body[:a].rstrip(WHITESPACE) + " " + body[b:].lstrip(WHITESPACE)).strip(WHITESPACE)
+    words, groups, at = [], [], 0
+    for a, b in spans:
+        words.append(body[at:a].strip(WHITESPACE))
+        groups.append(body[a:b])
+        at = b
+    words.append(body[at:].strip(WHITESPACE))
+    text = " ".join(w for w in words if w)
     tail = line_text[ms:].strip(WHITESPACE)
-    return line_text[:cs] + " ".join(part for part in (text, body[a:b], tail) if part)
+    return line_text[:cs] + " ".join(part for part in (text, *groups, tail) if part)
 
 
 __all__ = ["CODES", "check_document", "diag", "escape_value", "is_real_date", "rebuild_line"]
