@@ -329,6 +329,38 @@ def test_severity_follows_the_rule(code, files, severity):
     assert found == {severity}
 
 
+def test_amr002_no_fix_that_cannot_take():
+    """Inside a code block left open, an added '## Index' would be code: no fix is offered."""
+    found = lint_repo(snap({"MEMORY.md": "# Memory\n\n```\ncode\n"}))
+    amr002 = [f for f in found if f.diagnostic.code == "AMR002"]
+    assert len(amr002) == 1 and amr002[0].diagnostic.fix is None
+    assert fix_edits(lint_repo(snap({"MEMORY.md": "# Memory\n- a\n"})))["MEMORY.md"]  # a plain file still gets one
+
+
+def test_amr012_a_symlink_out_of_the_root_is_reported_not_an_orphan():
+    files = {"MEMORY.md": INDEX, "evil.md": "", "lost.md": "- x\n"}
+    found = [(f.diagnostic.code, f.path, f.diagnostic.fix is not None) for f in lint_repo(snap(files, escaping={"evil.md"}))]
+    assert ("AMR012", "evil.md", False) in found and ("AMR013", "lost.md", True) in found
+    assert not [c for c in found if c[1] == "evil.md" and c[0] != "AMR012"]
+
+
+def test_amr013_fix_only_for_tracked_files_and_writable_names():
+    from amr_tui.core.lint import without_untracked_links
+
+    files = {"MEMORY.md": INDEX, "tracked.md": "- t\n", "untracked.md": "- u\n", "odd]].md": "- o\n"}
+    found = without_untracked_links(lint_repo(snap(files)), {"MEMORY.md", "tracked.md", "odd]].md"})
+    fixes = {f.path: f.diagnostic.fix for f in found if f.diagnostic.code == "AMR013"}
+    assert set(fixes) == {"tracked.md", "untracked.md", "odd]].md"}
+    assert fixes["tracked.md"] is not None and fixes["untracked.md"] is None and fixes["odd]].md"] is None
+    assert "git does not track it" in next(f.diagnostic.message for f in found if f.path == "untracked.md")
+
+
+def test_amr013_no_fix_when_the_link_would_name_another_file():
+    files = {"MEMORY.md": INDEX + "- [[a]]\n", "a.md": "- a\n", "a": "data\n"}
+    found = [f for f in lint_repo(snap(files)) if f.diagnostic.code == "AMR013"]
+    assert [(f.path, f.diagnostic.fix) for f in found] == [("a", None)]
+
+
 def test_amr031_moves_every_misplaced_group_of_a_line_in_order():
     files = {"MEMORY.md": INDEX + "- x [source: https://a.b/1] [added: 2026-01-01] y\n"}
     found = [f.diagnostic for f in lint_repo(snap(files)) if f.diagnostic.code == "AMR031"]

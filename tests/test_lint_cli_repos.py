@@ -49,3 +49,56 @@ def test_nothing_to_lint_is_still_a_usage_error(tmp_path: Path, make_repo):
     plain.mkdir()
     (plain / "a.md").write_text("- a\n")
     assert amr("lint", cwd=plain).returncode == 2
+
+
+def _run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+    import sys
+
+    full = {**os.environ, "NO_COLOR": "1", "AMR_NO_CACHE": "1", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "amr_tui", *args], cwd=cwd, env=full, capture_output=True,
+                          text=True, timeout=120)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(root).parts}
+
+
+INDEX = "# Memory\n\n## Index\n"
+
+
+# -- item: --fix never links a file git does not track ---------------------------------------
+
+def test_fix_links_tracked_orphans_only(make_repo):
+    repo = make_repo("mem", {"MEMORY.md": INDEX, "tracked.md": "- t\n"})
+    (repo / "untracked.md").write_text("- u\n")
+    before = json.loads(_run("lint", str(repo), "--json").stdout)["diagnostics"]
+    fixable = {d["path"]: d["fixable"] for d in before if d["code"] == "AMR013"}
+    assert fixable == {"tracked.md": True, "untracked.md": False}
+    res = _run("lint", str(repo), "--fix", "--json")
+    memory = (repo / "MEMORY.md").read_text()
+    assert "- [[tracked]]" in memory and "untracked" not in memory, memory
+    left = [d for d in json.loads(res.stdout)["diagnostics"] if d["code"] == "AMR013"]
+    assert [d["path"] for d in left] == ["untracked.md"] and "git does not track" in left[0]["message"]
+
+
+# -- item: a .md symlink out of the repo is reported, never linked, followed or written ----------
+
+def test_fix_with_a_symlink_out_of_the_repo_ends_and_reports_it(make_repo, tmp_path: Path):
+    outside = tmp_path / "somefile.md"
+    outside.write_text("- outside the repo\n")
+    repo = make_repo("mem", {"MEMORY.md": INDEX + "- [[notes]]\n", "notes.md": "* star\n"})
+    (repo / "evil.md").symlink_to(outside)
+    res = _run("lint", "--fix", cwd=repo)
+    assert (repo / "MEMORY.md").read_text() == INDEX + "- [[notes]]\n"  # not linked, once or 50 times
+    assert (repo / "notes.md").read_text() == "- star\n"  # the other fix still applied
+    assert outside.read_text() == "- outside the repo\n" and (repo / "evil.md").is_symlink()
+    assert "Fixed 1 finding." in res.stderr, res.stderr
+    assert res.stdout.splitlines() == [
+        "evil.md: AMR012 a symlink to a place outside the memory root (or inside .git); "
+        "amr never reads it or writes through it"], res.stdout
+    (repo / "MEMORY.md").write_text(INDEX + "- [[notes]]\n- [[evil]]\n")  # linked by hand: still never followed
+    again = _run("lint", "--fix", cwd=repo)
+    assert "Fixed" not in again.stderr and outside.read_text() == "- outside the repo\n"
+    assert "MEMORY.md:5:3: AMR012" in again.stdout

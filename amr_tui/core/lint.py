@@ -12,8 +12,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import chain
 
-from amr_tui.core.format import Document
-from amr_tui.core.links import LinkState, link_text_for, resolve
+from amr_tui.core.format import Document, parse
+from amr_tui.core.links import LinkState, index_link, link_text_for, resolve
 from amr_tui.core.lintfacts import FileFacts, facts_of, normalise_text  # noqa: F401  (normalise_text: lint's API)
 from amr_tui.core.model import Diagnostic, Finding, Fix, LineEdit  # noqa: F401  (Finding: lint's API)
 from amr_tui.core.rules import diag
@@ -111,6 +111,7 @@ def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: b
     findings.extend(_memory_checks(repo))
     findings.extend(_link_checks(repo))
     findings.extend(_orphans(repo))
+    findings.extend(_escaping_files(repo))
     if duplicates:
         findings.extend(_duplicates(repo, near=near_duplicates))
     for path, line, driver in repo.undefined_merge_drivers:
@@ -130,7 +131,7 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
                 hint = f" (found '{f}': the name is case-sensitive)"
         return [Finding(MEMORY_FILE, diag("AMR001", f"no MEMORY.md at the memory root{hint}", 0))]
     out: list[Finding] = []
-    if not any(level == 2 and text == INDEX_HEADING for _, level, text in doc.headings):
+    if not _has_index(doc):
         near = [(ln, lvl, t) for ln, lvl, t in doc.headings if t.strip().lower() == "index"]
         if near:
             ln, lvl, t = near[0]
@@ -140,7 +141,9 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
             fix = None
             if doc.lines:
                 tail = doc.lines[-1].text
-                fix = Fix("add an ## Index heading", (LineEdit(last, tail + ("\n\n" if tail.strip() else "\n") + "## Index"),), path=MEMORY_FILE)
+                edit = LineEdit(last, tail + ("\n\n" if tail.strip() else "\n") + "## Index")
+                if _has_index(parse(apply_edits(doc, [edit]), MEMORY_FILE, check=False)):  # not inside an open code block
+                    fix = Fix("add an ## Index heading", (edit,), path=MEMORY_FILE)
             out.append(Finding(MEMORY_FILE, diag("AMR002", "MEMORY.md has no '## Index' heading for links to topic files", 0, fix=fix)))
     size = repo.sizes.get(MEMORY_FILE, len(doc.to_bytes()))
     if len(doc.lines) > LOAD_BUDGET_LINES or size > LOAD_BUDGET_BYTES:
@@ -149,6 +152,10 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
             "AMR003", f"MEMORY.md has {len(doc.lines)} lines and {size} bytes; agents load only the first "
             f"{LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB", cut, 1)))
     return out
+
+
+def _has_index(doc: Document) -> bool:
+    return any(level == 2 and text == INDEX_HEADING for _, level, text in doc.headings)
 
 
 def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
@@ -213,14 +220,40 @@ def _orphans(repo: RepoSnapshot) -> list[Finding]:
     index_line = next((ln for ln, lvl, t in memory.headings if lvl == 2 and t == INDEX_HEADING), 0)
     out: list[Finding] = []
     anchor = _index_anchor(memory, index_line) if index_line else None
-    for path in sorted(repo.files - seen):
+    for path in sorted(repo.files - seen - repo.escaping):  # a symlink out of the root: AMR012, never linked
         if not is_memory_note(path):
             continue
         fix = None
-        if anchor is not None:
+        link = index_link(path)
+        if link is not None and repo.resolve(link[2:-2]).path != path:
+            link = None  # [[a]] names a.md, not the file a: a link cannot reach it
+        if anchor is not None and link is not None:
             line = memory.lines[anchor - 1]
-            fix = Fix("link it from the Index", (LineEdit(anchor, line.text + "\n" + f"- [[{link_text_for(path)}]]"),), path=MEMORY_FILE)
+            fix = Fix("link it from the Index", (LineEdit(anchor, line.text + "\n" + f"- {link}"),), path=MEMORY_FILE)
         out.append(Finding(path, diag("AMR013", f"not reachable from MEMORY.md; link it as [[{link_text_for(path)}]] from the Index or a linked file", 0, fix=fix)))
+    return out
+
+
+def _escaping_files(repo: RepoSnapshot) -> list[Finding]:
+    """AMR012 for each file or folder that is a symlink out of the root (or into .git): never read."""
+    return [Finding(path, diag("AMR012", "a symlink to a place outside the memory root (or inside .git); "
+                               "amr never reads it or writes through it", 0)) for path in sorted(repo.escaping)]
+
+
+def without_untracked_links(findings: list[Finding], tracked: set[str] | frozenset[str]) -> list[Finding]:
+    """The findings, with no fix that would link a file git does not track into the Index.
+
+    ``tracked``: the repo's tracked paths (from git; the caller asks). An unreachable file that
+    is not tracked is still reported (AMR013), without a fix, and the message says why.
+    """
+    out = []
+    for f in findings:
+        d = f.diagnostic
+        if d.code == "AMR013" and d.fix is not None and f.path not in tracked:
+            d = Diagnostic(d.code, d.severity, d.message + "; git does not track it, so --fix does not link it (git add it first)",
+                           d.line, d.column, None, d.end_column)
+            f = Finding(f.path, d)
+        out.append(f)
     return out
 
 

@@ -20,7 +20,7 @@ from amr_tui.core.model import Finding
 from amr_tui.services import diskcache
 from amr_tui.services.workspace import Mount, scan_files
 
-FORMAT = 5  # 4: AMR031; 5: the severities of docs/format.md section 6 (findings kept before carry the old ones)
+FORMAT = 6  # 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them)
 
 
 @dataclass(slots=True)

@@ -123,12 +123,43 @@ def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history:
 
             findings = sorted([*findings, *resurrections(target.mount)],
                               key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
+        if any(f.diagnostic.code == "AMR013" and f.diagnostic.fix is not None for f in findings):
+            findings = _tracked_links_only(findings, target.mount.root)
         for finding in findings:
             if target.only is not None and finding.path not in target.only:
                 continue
             shown = f"{target.display_root}/{finding.path}" if target.display_root else finding.path
             results.append(LintResult(target.mount.name, finding, shown))
     return results
+
+
+def git_tracked(root: Path) -> set[str] | None:
+    """The paths (relative to ``root``) git tracks; None when ``root`` is in no git work tree.
+
+    ``root`` may be a folder inside a larger work tree (its files are then the ones under it).
+    Raises UnsafeRepoError when git refuses the repo (another user's, or a work tree elsewhere).
+    """
+    from amr_tui.git import GitRepo, NotARepoError
+
+    try:
+        repo = GitRepo(root)
+    except NotARepoError:
+        return None
+    here, top = root.resolve(), repo.root.resolve()
+    prefix = "" if here == top else here.relative_to(top).as_posix() + "/"
+    return {p[len(prefix):] for p in repo.ls_files() if p.startswith(prefix)}
+
+
+def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
+    """No AMR013 fix for a file git does not track (nothing is linked when git cannot say)."""
+    from amr_tui.core.lint import without_untracked_links
+    from amr_tui.git import AmrGitError
+
+    try:
+        tracked = git_tracked(root)
+    except AmrGitError:
+        tracked = set()
+    return findings if tracked is None else without_untracked_links(findings, tracked)
 
 
 def _merge_drivers(root: Path, files) -> list[tuple[str, int, str]]:
@@ -204,20 +235,37 @@ def _snapshot(mount: Mount, files: list[str], escaping: set[str], stats, kept: d
 
 
 def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
-    """Apply safe fixes until none is left (each round re-lints). Returns how many were applied."""
-    from amr_tui.services.fs import atomic_write
+    """Apply safe fixes until none is left (each round re-lints). Returns how many were applied.
 
+    A file git does not track is never linked into the Index; a fix whose finding comes back unchanged after it
+    was applied (it could not take) is not applied again, so the rounds end.
+    """
     from amr_tui.core.format import parse
-    from amr_tui.core.lint import apply_edits, fix_edits, lint_repo
+    from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree
+    from amr_tui.git.worktree import UnsafePathError
+    from amr_tui.core.lint import apply_edits, fix_edits, lint_repo, without_untracked_links
+    from amr_tui.git import AmrGitError
     from amr_tui.services.workspace import load_snapshot
 
+    try:
+        tracked = git_tracked(mount.root)
+    except AmrGitError:
+        tracked = set()  # git cannot say what it tracks: link nothing
     applied = 0
+    tried: set[tuple] = set()  # the findings whose fix was applied in an earlier round
     for _ in range(MAX_FIX_ROUNDS):
         snapshot = load_snapshot(mount)
         with paused_gc():  # near-duplicates (AMR015) have no fix: no need to look for them
-            edits = fix_edits(lint_repo(snapshot, duplicates=duplicates, near_duplicates=False))
+            findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=False)
+        if tracked is not None:
+            findings = without_untracked_links(findings, tracked)
+        findings = [f for f in findings if f.diagnostic.fix is None or _fix_key(f, snapshot) not in tried]
+        edits = fix_edits(findings)
         if not edits:
             break
+        chosen = {id(e) for line_edits in edits.values() for e in line_edits}
+        tried.update(_fix_key(f, snapshot) for f in findings
+                     if f.diagnostic.fix is not None and any(id(e) in chosen for e in f.diagnostic.fix.edits))
         changed = False
         for path, line_edits in edits.items():
             doc = snapshot.documents.get(path)
@@ -229,10 +277,25 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
             if not doc.utf8:
                 continue  # never rewrite a file whose bytes amr cannot decode
             new = apply_edits(doc, line_edits)
-            if new != doc.to_bytes():
-                atomic_write(mount.root, path, new)
-                applied += len(line_edits)
-                changed = True
+            old = doc.to_bytes()
+            if new != old:
+                # Through the write gate's work-tree path: the fix is applied to the file as it
+                # is now, so a line an agent wrote since the snapshot was read is kept.
+                try:
+                    if apply_in_worktree(mount.root, [Change(path, old, new)]):
+                        applied += len(line_edits)
+                        changed = True
+                except (ForeignConflictError, UnsafePathError):
+                    continue  # the file changed in the same place meanwhile: left as it is
         if not changed:
             break
     return applied
+
+
+def _fix_key(f: Finding, snapshot) -> tuple:
+    """A finding, as far as telling "the same one came back" goes: with its line's text, so a
+    second group moved to where the first one was is another finding."""
+    d = f.diagnostic
+    doc = snapshot.documents.get(f.path)
+    text = doc.lines[d.line - 1].text if doc is not None and 1 <= d.line <= len(doc.lines) else None
+    return f.path, d.code, d.line, d.column, d.message, text
