@@ -152,10 +152,6 @@ def test_a_password_written_into_the_remote_url_is_never_shown(http_git_server, 
     assert_no_secret(ok.stdout, ok.stderr, (b / ".git" / "amr" / "sync.json").read_text())
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "known gap: the runner keeps GIT_ASKPASS/SSH_ASKPASS from the environment, and git runs that "
-    "program to ask for a username and password even with GIT_TERMINAL_PROMPT=0 (a GUI askpass "
-    "would wait for a person); the fix belongs in amr_tui/git/runner.py"))
 @pytest.mark.parametrize("variable", ["GIT_ASKPASS", "SSH_ASKPASS"])
 def test_an_askpass_program_from_the_environment_is_not_run(http_git_server, tmp_path, monkeypatch,  # noqa: F811
                                                             variable):

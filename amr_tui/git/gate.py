@@ -27,6 +27,7 @@ outside at exactly that point.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -45,7 +46,14 @@ from amr_tui.git.commit import (
 )
 from amr_tui.git.errors import ConflictError, DirtyFileError, GitError, RefMovedError
 from amr_tui.git.indexlock import IndexLock
-from amr_tui.git.worktree import UnsafePathError, normalize_rel, read_file_or_none, replace_checked
+from amr_tui.git.worktree import (
+    Displaced,
+    UnsafePathError,
+    late_writes,
+    normalize_rel,
+    read_file_or_none,
+    replace_checked,
+)
 
 if TYPE_CHECKING:
     from amr_tui.git.repo import GitRepo
@@ -89,7 +97,7 @@ class GateResult:
     foreign: tuple[str, ...] = ()  # files whose work-tree copy keeps someone else's uncommitted edit
 
 
-def merge_bytes(repo: GitRepo, rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None,
+def merge_bytes(repo: GitRepo | None, rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None,
                 head: str | None) -> bytes | None:
     """Three-way merge of one file (entry-aware for Markdown); ConflictError when it does not merge."""
 
@@ -109,6 +117,8 @@ def merge_bytes(repo: GitRepo, rel: str, base: bytes | None, ours: bytes | None,
         if not result.clean:
             raise conflict(result.merged)
         return result.merged
+    if repo is None:
+        raise conflict(None)
     try:
         merged, conflicted = repo.merge_file(ours, base or b"", theirs)
     except GitError:
@@ -299,13 +309,14 @@ def _move_checked_out(repo: GitRepo, ref: str, old: str | None, new: str | None,
         stage: list[tuple[str, str, str]] = []
         undo: list[tuple[str, bytes | None, bytes | None]] = []  # (path, before, what amr wrote)
         foreign: list[str] = []
+        watch: list[Displaced] = []
         staged = lock.staged_copy()
         try:
             for rel, (was, now, wt_base, wt_want) in files.items():
                 idx_record, idx_foreign = _index_target(repo, rel, was, now, wt_base, wt_want, fmt, zero)
                 if idx_record is not None:
                     stage.append(idx_record)
-                before, wrote = _bring_forward(repo, rel, wt_base, wt_want, step)
+                before, wrote = _bring_forward(repo, rel, wt_base, wt_want, step, None, watch)
                 if wrote is not before:
                     undo.append((rel, before, wrote))
                 if idx_foreign or wrote != now:
@@ -321,9 +332,11 @@ def _move_checked_out(repo: GitRepo, ref: str, old: str | None, new: str | None,
             step("moved")
         except BaseException:
             lock.swap_back()
+            _settle(repo, repo.root, watch)
             _undo(repo, undo)
             raise
         lock.install()  # releases the lock too (a held one's later release is then a no-op)
+    _settle(repo, repo.root, watch)
     return tuple(foreign)
 
 
@@ -363,11 +376,32 @@ def _index_target(repo: GitRepo, rel: str, was: bytes | None, now: bytes | None,
     return record(target), target != now
 
 
-def _bring_forward(repo: GitRepo, rel: str, was: bytes | None, now: bytes | None,
-                   step: Probe) -> tuple[bytes | None, bytes | None]:
+def apply_in_worktree(root: str | os.PathLike[str], changes: Sequence[Change], repo: GitRepo | None = None,
+                      probe: Probe | None = None) -> list[str]:
+    """Apply each change (``base -> want``) to the file as it is on disk now, committing nothing:
+    bytes written since the change's base was read stay. Returns the files written. Raises
+    ForeignConflictError (that file is left as it was) when the file changed in the same place."""
+    written = []
+    watch: list[Displaced] = []
+    try:
+        for ch in changes:
+            rel = normalize_rel(ch.path)
+            before, wrote = _bring_forward(repo, rel, ch.base, ch.want, probe or (lambda _n: None), root, watch)
+            if wrote is not before:
+                written.append(rel)
+    finally:
+        _settle(repo, root, watch)
+    return written
+
+
+def _bring_forward(repo: GitRepo | None, rel: str, was: bytes | None, now: bytes | None,
+                   step: Probe, root: str | os.PathLike[str] | None = None,
+                   watch: list[Displaced] | None = None) -> tuple[bytes | None, bytes | None]:
     """Apply the change ``was -> now`` to the work-tree file, keeping whatever else it holds.
     Returns ``(before, wrote)``; ``wrote is before`` when nothing was written."""
-    root = repo.root
+    if root is None:
+        assert repo is not None
+        root = repo.root
     for _ in range(_SWAP_ROUNDS):
         disk = read_file_or_none(root, rel, max_bytes=None)
         step("read")
@@ -382,30 +416,55 @@ def _bring_forward(repo: GitRepo, rel: str, was: bytes | None, now: bytes | None
                 target = merge_bytes(repo, rel, was, now, disk, None)
             except ConflictError:
                 raise ForeignConflictError(rel) from None
-        wrote = _put(repo, rel, target, disk, step)
+        wrote = _put(repo, rel, target, disk, step, root, watch)
         if wrote is not None:
             return disk, wrote
     raise ForeignConflictError(rel)
 
 
-def _put(repo: GitRepo, rel: str, target: bytes | None, expected: bytes | None,
-         step: Probe) -> tuple[bytes | None, bool] | None:
+def _settle(repo: GitRepo | None, root: str | os.PathLike[str], watch: list[Displaced]) -> None:
+    """Writes that reached a displaced inode after the swap (a writer that had the file open
+    before it) are applied to the file as it is now. Called once the operation is done."""
+    from pathlib import Path
+
+    base = Path(root).resolve()
+    for _round in range(3):
+        late = late_writes(watch)
+        if not late:
+            return
+        for path, seen, now in late:
+            rel = path.resolve().relative_to(base).as_posix() if path.is_absolute() else str(path)
+            with contextlib.suppress(ConflictError, UnsafePathError, ForeignConflictError, ValueError):
+                _bring_forward(repo, rel, seen, now, lambda _n: None, root, watch)
+
+
+def _put(repo: GitRepo | None, rel: str, target: bytes | None, expected: bytes | None,
+         step: Probe, root: str | os.PathLike[str] | None = None, watch: list[Displaced] | None = None) -> bytes | None:
     """Replace ``expected`` by ``target``; a write that lands meanwhile is merged back in.
     Returns the final bytes written, or None when the file no longer held ``expected`` (the
     caller reads it again)."""
+    where = root if root is not None else repo.root  # type: ignore[union-attr]
+    wrote_once = False
     for _ in range(_SWAP_ROUNDS):
-        done, displaced = replace_checked(repo.root, rel, target, expected)
+        done, found = replace_checked(where, rel, target, expected, watch)
         step("written")
-        if not done:
-            return None
-        if displaced is None:
+        if done and found is None:
             return target
-        # Bytes were written between the read and the swap: put their change onto ours.
+        if not done and not wrote_once:
+            return None  # nothing written yet: the caller starts again from what is there now
+        # Either bytes were written between the read and the swap (``found`` is what was
+        # displaced), or, after such a round, the file moved on again before the next swap
+        # (``found`` is what it holds now, and it still lacks the displaced bytes held in
+        # ``target``). Both ways: put that change onto ours and swap again.
         try:
-            fixed = merge_bytes(repo, rel, expected, target, displaced, None)
+            fixed = merge_bytes(repo, rel, expected, target, found, None)
         except ConflictError:
-            fixed = displaced  # theirs wins on disk; amr's change is still committed
-        expected, target = target, fixed
+            fixed = found  # theirs wins on disk; amr's change is still committed
+        if done:
+            expected, target = target, fixed
+        else:
+            expected, target = found, fixed
+        wrote_once = True
     raise ForeignConflictError(rel)
 
 
@@ -422,5 +481,5 @@ def _undo(repo: GitRepo, undo: list[tuple[str, bytes | None, bytes | None]]) -> 
                 _put(repo, rel, back, disk, lambda _n: None)
 
 
-__all__ = ["Change", "ForeignConflictError", "GateResult", "STEPS", "advance", "cas_attempts",
+__all__ = ["Change", "ForeignConflictError", "GateResult", "STEPS", "advance", "apply_in_worktree", "cas_attempts",
            "commit_files", "merge_bytes"]

@@ -143,6 +143,10 @@ def build_env(
         GIT_CONFIG_COUNT=str(len(config)),
     )
     env.setdefault("GIT_PROXY_COMMAND", "")  # set: core.gitProxy from config is never consulted
+    # Never prompt: an empty GIT_ASKPASS stops git's askpass chain (core.askPass, SSH_ASKPASS),
+    # and ssh neither asks through a program nor on the terminal.
+    env.update(GIT_ASKPASS="", SSH_ASKPASS="", SSH_ASKPASS_REQUIRE="never")
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
     if write:
         env.pop("GIT_OPTIONAL_LOCKS", None)
     else:

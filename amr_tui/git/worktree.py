@@ -15,6 +15,7 @@ import os
 import secrets
 import stat
 import time
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 TEMP_PREFIX = ".amr-tmp-"
@@ -321,8 +322,33 @@ def _target_for_write(root: str | os.PathLike[str], rel: str | os.PathLike[str])
     return target, st
 
 
+@dataclass(slots=True)
+class Displaced:
+    """An open descriptor on the inode a replacement displaced, and what it held then: a writer
+    that opened the file before the swap may still write to it (see :func:`late_writes`)."""
+
+    fd: int
+    path: Path
+    seen: bytes
+
+
+def late_writes(watch: list[Displaced]) -> list[tuple[Path, bytes, bytes]]:
+    """Close every watched descriptor; return ``(path, seen, now)`` for each displaced inode
+    that was written after it was displaced (the caller merges those bytes back in)."""
+    late = []
+    for d in watch:
+        try:
+            now = _read_fd(d.fd)
+        finally:
+            os.close(d.fd)
+        if now != d.seen:
+            late.append((d.path, d.seen, now))
+    watch.clear()
+    return late
+
+
 def replace_checked(root: str | os.PathLike[str], rel: str | os.PathLike[str], data: bytes | None,
-                    expected: bytes | None) -> tuple[bool, bytes | None]:
+                    expected: bytes | None, watch: list[Displaced] | None = None) -> tuple[bool, bytes | None]:
     """Put ``data`` at ``root/rel`` (None removes the file) if the file still holds ``expected``
     (None: the file must not exist), without ever losing bytes someone wrote meanwhile.
 
@@ -332,6 +358,7 @@ def replace_checked(root: str | os.PathLike[str], rel: str | os.PathLike[str], d
     back in and calls again). ``done`` False means nothing was changed because the file did not
     hold ``expected`` to begin with; ``displaced`` is what it holds now.
     Crash-safe like :func:`atomic_write`: the file is always either version, never torn.
+    With ``watch``, the displaced inode stays open there for :func:`late_writes`.
     """
     target, st = _target_for_write(root, rel)
     now = _read_regular(target)
@@ -368,11 +395,18 @@ def replace_checked(root: str | os.PathLike[str], rel: str | os.PathLike[str], d
         held = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
         try:
             if _exchange(tmp, target):
-                displaced = _read_regular(tmp)  # the inode that was at the name when it swapped
+                out = os.open(tmp, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+                os.close(held)
+                held = out  # the inode that was at the name when it swapped
             else:
                 os.replace(tmp, target)
-                displaced = _read_fd(held)
-        finally:
+            displaced = _read_fd(held)
+        except BaseException:
+            os.close(held)
+            raise
+        if watch is not None:
+            watch.append(Displaced(held, Path(target), displaced))
+        else:
             os.close(held)
         return True, (None if displaced == expected else displaced)
     finally:

@@ -16,6 +16,10 @@ from amr_tui.services.workspace import Mount, discover, find_repo_root, is_markd
 MAX_FIX_ROUNDS = 50
 
 
+class FixRefusedError(Exception):
+    """``amr lint --fix`` will not write in this repo (git refuses it); nothing was written."""
+
+
 @dataclass(frozen=True, slots=True)
 class LintTarget:
     mount: Mount
@@ -237,18 +241,21 @@ def _snapshot(mount: Mount, files: list[str], escaping: set[str], stats, kept: d
 def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
     """Apply safe fixes until none is left (each round re-lints). Returns how many were applied.
 
-    A file git does not track is never linked into the Index; a fix whose finding comes back unchanged after it
+    Raises FixRefusedError, before writing anything, when git refuses the repo. A file git does
+    not track is never linked into the Index. A fix whose finding comes back unchanged after it
     was applied (it could not take) is not applied again, so the rounds end.
     """
     from amr_tui.core.format import parse
     from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree
     from amr_tui.git.worktree import UnsafePathError
     from amr_tui.core.lint import apply_edits, fix_edits, lint_repo, without_untracked_links
-    from amr_tui.git import AmrGitError
+    from amr_tui.git import AmrGitError, UnsafeRepoError
     from amr_tui.services.workspace import load_snapshot
 
     try:
         tracked = git_tracked(mount.root)
+    except UnsafeRepoError as exc:
+        raise FixRefusedError(f"{exc} amr lint --fix wrote nothing in {mount.root}.") from None
     except AmrGitError:
         tracked = set()  # git cannot say what it tracks: link nothing
     applied = 0
