@@ -102,3 +102,16 @@ def test_fix_with_a_symlink_out_of_the_repo_ends_and_reports_it(make_repo, tmp_p
     again = _run("lint", "--fix", cwd=repo)
     assert "Fixed" not in again.stderr and outside.read_text() == "- outside the repo\n"
     assert "MEMORY.md:5:3: AMR012" in again.stdout
+
+
+# -- item: --fix in a repo git refuses (another user's) writes nothing and says why --------------
+
+def test_fix_refuses_a_repo_git_refuses(make_repo):
+    repo = make_repo("mem", {"MEMORY.md": INDEX, "t.md": "* star\n"})
+    before = _tree(repo)
+    res = _run("lint", str(repo), "--fix", env={"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"})
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "another user" in res.stderr and "nothing" in res.stderr.lower()
+    assert _tree(repo) == before
+    plain = _run("lint", str(repo), env={"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"})  # reading still works
+    assert plain.returncode == 1 and "AMR024" in _run("lint", str(repo), "--severity", "info").stdout

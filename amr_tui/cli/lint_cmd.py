@@ -32,7 +32,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
-    from amr_tui.services.lintrun import LintTarget, fix_repo, lint_targets, resolve_targets
+    from amr_tui.services.lintrun import FixRefusedError, LintTarget, fix_repo, lint_targets, resolve_targets
 
     paths = args.paths or [Path(".")]
     try:
@@ -41,9 +41,14 @@ def run(args: argparse.Namespace) -> int:
         error(str(exc))
         return 2
     fixed = 0
+    refused = False
     if args.fix:
         for target in targets:
-            fixed += fix_repo(target.mount, duplicates=not args.no_duplicates)
+            try:
+                fixed += fix_repo(target.mount, duplicates=not args.no_duplicates)
+            except FixRefusedError as exc:  # nothing written there; the others are still fixed
+                error(str(exc))
+                refused = True
     results = lint_targets(targets, duplicates=not args.no_duplicates, history=args.history,
                            near_duplicates=args.severity == "info", use_cache=not args.no_cache)
     floor = _SEVERITIES.index(args.severity)
@@ -79,4 +84,4 @@ def run(args: argparse.Namespace) -> int:
             print(f"Found {summary}{tail}.", file=sys.stderr)
         else:
             print("All clean.", file=sys.stderr)
-    return 1 if shown else 0
+    return 2 if refused else 1 if shown else 0
