@@ -245,9 +245,9 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
     not track is never linked into the Index. A fix whose finding comes back unchanged after it
     was applied (it could not take) is not applied again, so the rounds end.
     """
-    from amr_tui.services.fs import atomic_write
-
     from amr_tui.core.format import parse
+    from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree
+    from amr_tui.git.worktree import UnsafePathError
     from amr_tui.core.lint import apply_edits, fix_edits, lint_repo, without_untracked_links
     from amr_tui.git import AmrGitError, UnsafeRepoError
     from amr_tui.services.workspace import load_snapshot
@@ -284,10 +284,16 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
             if not doc.utf8:
                 continue  # never rewrite a file whose bytes amr cannot decode
             new = apply_edits(doc, line_edits)
-            if new != doc.to_bytes():
-                atomic_write(mount.root, path, new)
-                applied += len(line_edits)
-                changed = True
+            old = doc.to_bytes()
+            if new != old:
+                # Through the write gate's work-tree path: the fix is applied to the file as it
+                # is now, so a line an agent wrote since the snapshot was read is kept.
+                try:
+                    if apply_in_worktree(mount.root, [Change(path, old, new)]):
+                        applied += len(line_edits)
+                        changed = True
+                except (ForeignConflictError, UnsafePathError):
+                    continue  # the file changed in the same place meanwhile: left as it is
         if not changed:
             break
     return applied
