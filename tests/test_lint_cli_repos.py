@@ -115,3 +115,4 @@ def test_fix_refuses_a_repo_git_refuses(make_repo):
     assert _tree(repo) == before
     plain = _run("lint", str(repo), env={"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"})  # reading still works
     assert plain.returncode == 1 and "AMR024" in _run("lint", str(repo), "--severity", "info").stdout
+    assert "git will not say whether it tracks it" in plain.stdout and "does not track" not in plain.stdout

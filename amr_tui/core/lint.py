@@ -240,18 +240,20 @@ def _escaping_files(repo: RepoSnapshot) -> list[Finding]:
                                "amr never reads it or writes through it", 0)) for path in sorted(repo.escaping)]
 
 
-def without_untracked_links(findings: list[Finding], tracked: set[str] | frozenset[str]) -> list[Finding]:
+UNTRACKED = "git does not track it, so --fix does not link it (git add it first)"
+
+
+def without_untracked_links(findings: list[Finding], tracked: set[str] | frozenset[str], why: str = UNTRACKED) -> list[Finding]:
     """The findings, with no fix that would link a file git does not track into the Index.
 
     ``tracked``: the repo's tracked paths (from git; the caller asks). An unreachable file that
-    is not tracked is still reported (AMR013), without a fix, and the message says why.
+    is not tracked is still reported (AMR013), without a fix, and the message says ``why``.
     """
     out = []
     for f in findings:
         d = f.diagnostic
         if d.code == "AMR013" and d.fix is not None and f.path not in tracked:
-            d = Diagnostic(d.code, d.severity, d.message + "; git does not track it, so --fix does not link it (git add it first)",
-                           d.line, d.column, None, d.end_column)
+            d = Diagnostic(d.code, d.severity, f"{d.message}; {why}", d.line, d.column, None, d.end_column)
             f = Finding(f.path, d)
         out.append(f)
     return out

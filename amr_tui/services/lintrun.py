@@ -161,8 +161,8 @@ def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
 
     try:
         tracked = git_tracked(root)
-    except AmrGitError:
-        tracked = set()
+    except AmrGitError:  # e.g. another user's repo: git will not say, so --fix links nothing
+        return without_untracked_links(findings, set(), "git will not say whether it tracks it, so --fix does not link it")
     return findings if tracked is None else without_untracked_links(findings, tracked)
 
 
