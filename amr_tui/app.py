@@ -7,7 +7,7 @@ import gc
 from importlib import resources
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from textual.app import App
 from textual.binding import Binding
@@ -17,6 +17,7 @@ from amr_tui.services.workspace import Mount, discover, looks_like_memory_root
 
 if TYPE_CHECKING:
     from textual.command import Provider
+    from textual.screen import Screen
 
     from amr_tui.screens.finder import FinderResult
 
@@ -44,6 +45,13 @@ def styles_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "styles"
 
 
+@runtime_checkable
+class HoldsUnsavedText(Protocol):
+    """A screen with an editor: lists what it holds that is not saved (empty when nothing is)."""
+
+    def unsaved_edits(self) -> list[str]: ...
+
+
 class AmrApp(App[int]):
     TITLE = "amr"
     SUB_TITLE = "Agent Memory Repos"
@@ -64,6 +72,7 @@ class AmrApp(App[int]):
         self.poll_interval = poll_interval
         self.problems = problems or []
         self.session = None
+        self._quit_question: Screen | None = None  # the "Quit and discard…?" dialog while it is open
         self.gc_paused = False  # set by `amr` (cli/app_cmd.py) when it paused the collector for start-up
 
     def first_frame_painted(self) -> None:
@@ -140,24 +149,48 @@ class AmrApp(App[int]):
             return
         self.push_screen(HelpScreen(collect_bindings(self, self.screen)))
 
-    def action_quit_app(self) -> None:
-        screen = self.screen
-        drafts = getattr(screen, "drafts", {})
-        editor_open = False
-        try:
-            editor_open = bool(screen.query_one("#editor").display)
-        except Exception:
-            editor_open = False
-        if drafts or editor_open:
-            from amr_tui.screens.dialogs import ConfirmScreen
+    # ------------------------------------------------------------ quitting
+    # Every way out comes here: ``q`` (quit_app), Textual's own ctrl+q binding and the palette's
+    # "Quit" (both run App.action_quit, overridden below). Unsaved text is never dropped without asking.
+    def unsaved_edits(self) -> list[str]:
+        """What the screens on the stack hold that is not saved, one description per edit."""
+        found: list[str] = []
+        for screen in self.screen_stack:  # the screens under a dialog count too
+            if isinstance(screen, HoldsUnsavedText):
+                found += screen.unsaved_edits()
+        return found
 
-            def answer(yes: bool | None) -> None:
-                if yes:
-                    self.exit(0)
-
-            self.push_screen(ConfirmScreen("Quit?", "An entry edit is not saved and will be lost.", "Quit", "Stay"), answer)
+    def request_quit(self) -> None:
+        """Quit now, or ask first when some screen holds unsaved text."""
+        edits = self.unsaved_edits()
+        if not edits:
+            self.exit(0)
             return
-        self.exit(0)
+        from amr_tui.core.textsafety import make_visible
+        from amr_tui.screens.dialogs import ConfirmScreen
+
+        if self._quit_question is not None and self._quit_question in self.screen_stack:
+            return  # already asking (ctrl+q pressed again)
+        n = len(edits)
+        listing = "\n".join(make_visible(f"\u2022 {e}") for e in edits[:8])
+        if n > 8:
+            listing += f"\n\u2026 and {n - 8} more"
+
+        def answer(discard: bool | None) -> None:
+            self._quit_question = None
+            if discard:
+                self.exit(0)
+
+        self._quit_question = ConfirmScreen(f"Quit and discard {n} unsaved edit{'s' if n != 1 else ''}?",
+                                            f"{listing}\n\nKeep editing goes back with the text as it is.", "Discard", "Keep editing")
+        self.push_screen(self._quit_question, answer)
+
+    def action_quit_app(self) -> None:
+        self.request_quit()
+
+    async def action_quit(self) -> None:
+        """Textual binds ctrl+q (a priority binding) and the palette's Quit to this: ask first too."""
+        self.request_quit()
 
     def open_result(self, result: FinderResult) -> None:
         from amr_tui.screens.main import MainScreen, Place
