@@ -13,29 +13,49 @@ from amr_tui.screens.dialogs import ConfirmScreen
 
 
 class FileEditScreen(ModalScreen[str | None]):
+    """Dismisses with the new text (its credential check already answered), or None: nothing to save."""
+
     BINDINGS = [
         Binding("ctrl+s", "save", "Save and commit", id="file_edit.save"),
         Binding("escape", "close", "Close", id="file_edit.close"),
     ]
 
-    def __init__(self, path: str, text: str) -> None:
+    def __init__(self, path: str, text: str, *, edited: str | None = None, repo: str = "") -> None:
+        """``text`` is the file as read; ``edited`` the text to start from when it is not that
+        (an edit handed back after a save that did not happen)."""
         super().__init__()
-        self.path = path
+        self.path, self.repo = path, repo
         self.original = text
+        self.start_text = text if edited is None else edited
 
     def compose(self) -> ComposeResult:
         with Vertical(id="file-edit-box"):
             yield Static(make_visible(f"Editing {self.path}: ctrl+s saves and commits, esc closes"), id="file-edit-title", markup=False)
             language = "markdown" if self.path.lower().endswith((".md", ".markdown")) else None
-            yield TextArea(self.original, language=language, id="file-edit-area", show_line_numbers=True, soft_wrap=True)
+            yield TextArea(self.start_text, language=language, id="file-edit-area", show_line_numbers=True, soft_wrap=True)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
 
+    def unsaved_edits(self) -> list[str]:
+        """The app asks before quitting while this holds text that differs from the file."""
+        try:
+            changed = self.query_one(TextArea).text != self.original
+        except Exception:  # not composed
+            return []
+        name = f"{self.repo}/{self.path}" if self.repo else self.path
+        return [f"{name}: your whole-file edit"] if changed else []
+
     def action_save(self) -> None:
+        from amr_tui.screens.secret_check import ask_before_saving_secrets
+
         text = self.query_one(TextArea).text
-        self.dismiss(None if text == self.original else text)
+        if text == self.original:
+            self.dismiss(None)
+            return
+        # Asked here, not after closing: "Keep editing" comes back to this text.
+        ask_before_saving_secrets(self.app, self.original, text, lambda: self.dismiss(text))
 
     def action_close(self) -> None:
         text = self.query_one(TextArea).text
@@ -47,4 +67,5 @@ class FileEditScreen(ModalScreen[str | None]):
             if discard:
                 self.dismiss(None)
 
-        self.app.push_screen(ConfirmScreen("Discard changes?", f"Your edits to {self.path} are not saved.", "Discard", "Keep editing"), answer)
+        self.app.push_screen(ConfirmScreen("Discard changes?", make_visible(f"Your edits to {self.path} are not saved."),
+                                           "Discard", "Keep editing"), answer)

@@ -15,8 +15,10 @@ def new_secrets(before: str, after: str) -> list[str]:
     return sorted({m.kind for line in after.splitlines() if line not in old for m in find_secrets(line)})
 
 
-def ask_before_saving_secrets(app, before: str, after: str, save: Callable[[], None]) -> None:
-    """Call ``save`` now, or after the person confirms when ``after`` adds a credential."""
+def ask_before_saving_secrets(app, before: str, after: str, save: Callable[[], None], *,
+                              declined: Callable[[], None] | None = None, no: str = "Keep editing") -> None:
+    """Call ``save`` now, or after the person confirms when ``after`` adds a credential;
+    ``declined`` (if given) when they say no."""
     kinds = new_secrets(before, after)
     if not kinds:
         save()
@@ -25,9 +27,11 @@ def ask_before_saving_secrets(app, before: str, after: str, save: Callable[[], N
     def answer(yes: bool | None) -> None:
         if yes:
             save()
+        elif declined is not None:
+            declined()
 
     app.push_screen(ConfirmScreen(
         "This looks like a credential",
         f"The text holds what looks like {', '.join(kinds)}. Memory must not hold credentials: "
         f"agents load it at every session start, and it is committed and shared.\n\nSave it anyway?",
-        "Save anyway", "Keep editing"), answer)
+        "Save anyway", no), answer)
