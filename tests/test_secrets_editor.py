@@ -112,6 +112,15 @@ async def test_external_editor_adding_a_credential_asks(repo: Path, tmp_path: Pa
     async with app.run_test(size=(140, 36)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         await pilot.press("ctrl+e")
-        await _answer(pilot, app, "n")
-        await pilot.pause(0.3)
-        assert "s3cretpass" not in _committed(repo)
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
+        await pilot.press("n")
+        # Not committed: what $EDITOR left is on disk, and amr asks what becomes of it.
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ChoiceScreen", what="what to do with the text")
+        assert "s3cretpass" not in _committed(repo) and "s3cretpass" in (repo / "MEMORY.md").read_text()
+        from textual.widgets import OptionList
+
+        options = app.screen.query_one(OptionList)
+        options.highlighted = [options.get_option_at_index(i).id for i in range(options.option_count)].index("restore")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", what="back")
+        assert "s3cretpass" not in _committed(repo) and (repo / "MEMORY.md").read_text() == MEMORY

@@ -531,7 +531,7 @@ class EditingMixin:
 
     def _external_left_on_disk(self, of: OpenFile) -> None:
         self.app.notify(make_visible(f"Not committed: your $EDITOR changes stay in {of.repo}/{of.path} on disk, "
-                                     "not in git (git diff shows them); amr's next save of this file commits them with it."),
+                                     "not in git (git diff shows them). amr's saves leave them out; U commits them."),
                         title="$EDITOR changes kept on disk", severity="warning", markup=False, timeout=12)
 
     def _external_not_committed(self, of: OpenFile, data: bytes) -> None:

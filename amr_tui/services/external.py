@@ -21,3 +21,16 @@ def run_editor(root: Path, rel: str) -> tuple[bytes | None, str | None]:
     except (OSError, ValueError) as exc:
         return None, f"Could not run {editor}: {exc}"
     return read_bytes(root, rel), None
+
+
+def put_back(root: Path, rel: str, left: bytes, original: bytes) -> bool:
+    """Write ``original`` back over the file if it still holds ``left`` (what the editor left).
+
+    False, and nothing written, when the file changed again meanwhile (an agent, another editor).
+    """
+    from amr_tui.git.worktree import atomic_write
+
+    if read_bytes(root, rel) != left:
+        return False
+    atomic_write(root, rel, original)
+    return True
