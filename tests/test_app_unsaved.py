@@ -1,0 +1,247 @@
+"""Unsaved text is never dropped without asking: ctrl+q (Textual's own binding), q, the whole-file
+editor (esc, ctrl+q, a credential question, a save that fails), drafts kept when switching files,
+and what $EDITOR leaves behind. Every test presses the keys a person would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList, TextArea
+
+from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
+from amr_tui.screens.file_editor import FileEditScreen
+from amr_tui.screens.main import MainScreen
+from amr_tui.widgets.entry_view import EntryView
+from tests.apphelpers import app_for, cur, git, ready, screen_text, settle, shown, wait_for
+
+SIZE = (140, 40)
+GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+async def _edit_first_entry(pilot, app):
+    await ready(pilot, app)
+    app.screen.query_one(EntryView).go_to_line(cur(app).doc.entries[0].line)
+    await pilot.press("e")
+    inp = app.screen.query_one("#editor-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
+    return inp
+
+
+async def _asked(pilot, app, title: str) -> ConfirmScreen:
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=10, what=f"the question {title!r}")
+    assert app.screen.title_text == title, app.screen.title_text
+    return app.screen
+
+
+async def _quits(pilot, app) -> None:
+    await wait_for(pilot, lambda: app.return_code == 0, timeout=10, what="the app to quit")
+
+
+async def test_ctrl_q_with_an_entry_edit_asks_and_keep_editing_keeps_it(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        inp = await _edit_first_entry(pilot, app)
+        await pilot.press(*" half a thought")
+        typed = inp.value
+        assert typed.endswith(" half a thought")
+        await pilot.press("ctrl+q")
+        dialog = await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        assert "memory-alice/MEMORY.md, line" in dialog.body and "the entry you are editing" in dialog.body
+        await shown(pilot, app, "Discard (y)", "Keep editing (n)")
+        await pilot.press("n")  # Keep editing
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="back to the editor")
+        assert app.return_code is None
+        assert inp.value == typed and inp.has_focus
+        await pilot.press("ctrl+q")
+        await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        await pilot.press("ctrl+q")  # pressed again while asking: still one question
+        await settle(pilot, 0.2)
+        assert sum(isinstance(s, ConfirmScreen) for s in app.screen_stack) == 1
+        await pilot.press("y")  # Discard
+        await _quits(pilot, app)
+
+
+async def test_without_unsaved_text_q_and_ctrl_q_quit_at_once(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("q")
+        await _quits(pilot, app)
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await _edit_first_entry(pilot, app)  # open, nothing typed: nothing to lose
+        await pilot.press("ctrl+q")
+        await _quits(pilot, app)
+
+
+async def test_a_draft_kept_when_switching_files_counts_when_quitting(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await _edit_first_entry(pilot, app)
+        await pilot.press(*" draft in memory")
+        # Switch files from inside the editor: the palette, then a fact in another file.
+        await pilot.press("ctrl+p")
+        await pilot.press(*"bun install")
+        await pilot.pause(1.0)
+        await shown(pilot, app, "tooling/bun.md")
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: cur(app).path == "tooling/bun.md", what="switched file")
+        screen = app.screen
+        assert not screen.editor.display and list(screen.drafts) == [("memory-alice", "MEMORY.md")]
+        assert any("kept as a draft" in str(n.message) for n in app._notifications)
+        inp = await _edit_first_entry(pilot, app)
+        await pilot.press(*" and one here")
+        await pilot.press("ctrl+q")
+        dialog = await _asked(pilot, app, "Quit and discard 2 unsaved edits?")
+        assert "memory-alice/tooling/bun.md, line" in dialog.body
+        assert "memory-alice/MEMORY.md, line" in dialog.body and "a draft kept when you left the file" in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="back")
+        assert inp.value.endswith(" and one here") and screen.drafts[("memory-alice", "MEMORY.md")][1].endswith(" draft in memory")
+        # Drop the open edit (esc asks, as before); the draft alone still makes q ask.
+        await pilot.press("escape")
+        await _asked(pilot, app, "Discard this edit?")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not screen.editor.display, what="editor closed")
+        await pilot.press("q")
+        await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        await pilot.press("y")
+        await _quits(pilot, app)
+
+
+async def test_whole_file_editor_asks_on_escape_and_on_ctrl_q(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("E")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="file editor")
+        area = app.screen.query_one(TextArea)
+        await wait_for(pilot, lambda: area.has_focus, what="text area focus")
+        await pilot.press(*"typed into the file")
+        typed = area.text
+        assert "typed into the file" in typed
+        await pilot.press("escape")
+        await _asked(pilot, app, "Discard changes?")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="back in the file editor")
+        assert area.text == typed
+        await pilot.press("ctrl+q")
+        dialog = await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        assert "memory-alice/MEMORY.md: your whole-file edit" in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="back in the file editor")
+        assert area.text == typed and area.has_focus
+        await pilot.press("ctrl+q")
+        await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        await pilot.press("y")
+        await _quits(pilot, app)
+    assert "typed into the file" not in (demo[0] / "MEMORY.md").read_text()
+
+
+async def test_whole_file_editor_keep_editing_after_the_credential_question(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("E")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="file editor")
+        area = app.screen.query_one(TextArea)
+        area.move_cursor(area.document.end)
+        await pilot.press(*f"deploy with {GH}")
+        typed = area.text
+        await pilot.press("ctrl+s")
+        await _asked(pilot, app, "This looks like a credential")
+        await pilot.press("n")  # Keep editing: the text is still there to fix
+        await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="back in the file editor")
+        assert app.screen.query_one(TextArea).text == typed
+        assert GH not in (alice / "MEMORY.md").read_text()
+
+
+async def test_a_whole_file_save_that_fails_hands_the_text_back(demo):
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("E")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="file editor")
+        area = app.screen.query_one(TextArea)
+        await pilot.press(*"kept through a refusal ")
+        typed = area.text
+        (alice / ".git" / "BISECT_LOG").write_text("")  # mid-bisect: amr refuses to commit
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: any(n.title == "Not saved" for n in app._notifications), what="refusal")
+        await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="the text handed back")
+        assert app.screen.query_one(TextArea).text == typed
+        (alice / ".git" / "BISECT_LOG").unlink()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "kept through a refusal" in git(alice, "show", "HEAD:MEMORY.md"), what="saved")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="editor closed")
+
+
+async def test_an_unsaved_entry_edit_is_not_closed_by_another_write(demo):
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        inp = await _edit_first_entry(pilot, app)
+        await pilot.press(*" not yet saved")
+        typed = inp.value
+        app.screen.query_one(EntryView).focus()
+        await pilot.press("E")  # its save would close the entry editor and lose the text
+        await settle(pilot, 0.3)
+        assert isinstance(app.screen, MainScreen)
+        assert any("Finish the entry you are editing first" in str(n.message) for n in app._notifications)
+        assert inp.value == typed and inp.has_focus
+
+
+def _credential_editor(tmp_path: Path, monkeypatch) -> None:
+    script = tmp_path / "fake-editor"
+    script.write_text(f'#!/bin/sh\nprintf -- "- deploy with {GH}\\n" >> "$1"\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(script))
+    monkeypatch.delenv("VISUAL", raising=False)
+
+
+async def _choose(pilot, app, choice: str) -> None:
+    await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="what becomes of the $EDITOR text")
+    options = app.screen.query_one(OptionList)
+    ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+    options.highlighted = ids.index(choice)
+    await pilot.press("enter")
+
+
+async def test_external_editor_changes_not_committed_stay_on_disk_and_are_said(demo, tmp_path, monkeypatch):
+    alice = demo[0]
+    _credential_editor(tmp_path, monkeypatch)
+    before = git(alice, "rev-parse", "HEAD")
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+e")
+        await _asked(pilot, app, "This looks like a credential")
+        await shown(pilot, app, "Do not commit (n)")
+        await pilot.press("n")
+        await _choose(pilot, app, "again")  # $EDITOR again: it adds a second line, the question comes back
+        await _asked(pilot, app, "This looks like a credential")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="the choice")
+        assert "are not committed" in screen_text(app)
+        await pilot.press("escape")  # no answer: nothing is thrown away, and it says where the text is
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="back")
+        await wait_for(pilot, lambda: any("stay in memory-alice/MEMORY.md on disk" in str(n.message) for n in app._notifications),
+                       what="the notice")
+    assert (alice / "MEMORY.md").read_text().count(GH) == 2
+    assert git(alice, "rev-parse", "HEAD") == before
+
+
+async def test_external_editor_changes_put_back_on_request(demo, tmp_path, monkeypatch):
+    alice = demo[0]
+    original = (alice / "MEMORY.md").read_bytes()
+    _credential_editor(tmp_path, monkeypatch)
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+e")
+        await _asked(pilot, app, "This looks like a credential")
+        await pilot.press("n")
+        await _choose(pilot, app, "restore")
+        await wait_for(pilot, lambda: (alice / "MEMORY.md").read_bytes() == original, what="put back")
+        assert git(alice, "status", "--porcelain") == ""
