@@ -51,6 +51,7 @@ from amr_tui.git.worktree import (
     UnsafePathError,
     late_writes,
     normalize_rel,
+    safe_path,
     read_file_or_none,
     replace_checked,
 )
@@ -199,6 +200,10 @@ def commit_files(repo: GitRepo, changes: Sequence[Change], message: str, *,
     text = _clean_message(message)
     branch, on_worktree = _preflight(repo, branch, env)
     repo.check_branch_name(branch)
+    if on_worktree:
+        for rel in norm:
+            safe_path(repo.root, rel)  # before anything is written: a symlinked folder out of the root
+
     ref = f"refs/heads/{branch}"
     fmt = _object_format(repo)
     zero = "0" * (64 if fmt == "sha256" else 40)

@@ -23,6 +23,7 @@ _check_writable = check_writable
 def write(session: Session, of: OpenFile, new_bytes: bytes | None, message: str, *, line: int = 0) -> Saved:
     """Save one file as one commit through the write gate. ``of`` is the version the change was
     made from (its bytes are the merge base), whatever the file holds by now."""
+    check_writable(session, of.repo, of.path)
     if of.read_only and of.read_only != "missing":
         raise EditRefused(f"{of.path} is read-only here: {of.read_only}.")
     return writegate.write(session, of.repo, [Change(of.path, of.data, new_bytes, of.head)], message, line=line)
