@@ -9,6 +9,12 @@ entry-level moves need) and ``-U0``; ``log.follow`` is switched off unless asked
 
 Log records are split on a per-process random marker, so no commit message can fake a record
 boundary.
+
+Big blobs: :func:`log_patches` and :func:`commit_patch` take ``max_blob`` (bytes). They first list
+the walk's changes with ``--raw`` (object ids, no content) and ask ``cat-file --batch-check`` for
+the sizes; a file whose old or new blob is over the limit is never diffed (whatever the repo's
+``.gitattributes`` say): it comes back as a :class:`FileDiff` with no hunks and ``too_large`` set,
+and :func:`skipped_blobs` lists them for a notice.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from amr_tui.git.catfile import blob_sizes
 from amr_tui.git.models import CommitInfo
 from amr_tui.git.worktree import normalize_rel
 
@@ -33,9 +40,11 @@ _BODY_FORMAT = f"--format=%x00%x01{_MARK}%x00%H%x00%P%x00%an%x00%ae%x00%aI%x00%c
 _NFIELDS = 9
 _DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", "--src-prefix=a/",
                "--dst-prefix=b/", "-U0", "--no-relative", "--root", "--no-show-signature")
+_RAW_FLAGS = tuple(f for f in _DIFF_FLAGS if f != "-U0")  # -U implies -p
 _PRE = ("-c", "log.follow=false", "-c", "diff.noprefix=false", "-c", "core.quotePath=true")
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+_NULL_OID = re.compile(r"^0+$")
 
 
 def _dec(raw: bytes) -> str:
@@ -69,6 +78,7 @@ class FileDiff:
     new_path: str | None  # None when the file was deleted
     hunks: tuple[Hunk, ...]
     binary: bool = False
+    too_large: int | None = None  # bytes of its larger blob when over the walk's limit: not diffed, no hunks
 
     @property
     def path(self) -> str:
@@ -91,6 +101,126 @@ class CommitDiff:
     @property
     def oid(self) -> str:
         return self.entry.oid
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedBlob:
+    """A file a history walk did not read: one of its blobs in ``commit``'s change is ``size`` bytes."""
+
+    path: str
+    commit: str
+    size: int
+
+
+def skipped_blobs(diffs) -> list[SkippedBlob]:
+    """The files of these :class:`CommitDiff`\\ s that were over the walk's size limit."""
+    return [SkippedBlob(f.path, cd.oid, f.too_large) for cd in diffs for f in cd.files if f.too_large is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class _RawChange:
+    status: str
+    old_path: str | None
+    new_path: str | None
+    old_oid: str | None
+    new_oid: str | None
+    gitlink: bool
+
+    @property
+    def path(self) -> str:
+        return self.new_path or self.old_path or ""
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p for p in (self.old_path, self.new_path) if p))
+
+
+def _parse_raw(rest: bytes) -> list[_RawChange]:
+    """The ``--raw -z --no-abbrev`` records after a log header: ``:m m oid oid S\\0path\\0`` (two
+    paths for renames and copies, which only ``--follow`` shows)."""
+    tokens = rest.split(b"\x00")
+    out: list[_RawChange] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i].lstrip(b"\n")
+        i += 1
+        if not tok.startswith(b":"):
+            continue
+        fields = tok[1:].decode("ascii", "replace").split(" ")
+        if len(fields) < 5 or i >= len(tokens):
+            continue
+        old_mode, new_mode, old_oid, new_oid, status = fields[:5]
+        first = _dec(tokens[i])
+        i += 1
+        if status[:1] in ("R", "C") and i < len(tokens):
+            old_path, new_path = first, _dec(tokens[i])
+            i += 1
+        else:
+            old_path = None if status[:1] == "A" else first
+            new_path = None if status[:1] == "D" else first
+        out.append(_RawChange(status[:1], old_path, new_path,
+                              None if _NULL_OID.match(old_oid) else old_oid,
+                              None if _NULL_OID.match(new_oid) else new_oid,
+                              "160000" in (old_mode, new_mode)))
+    return out
+
+
+def _bounded_patches(repo: GitRepo, cmd: list[str], walk_opts: list[str], tail: list[str], paths: list[str], keep,
+                     max_blob: int | None, *, follow: bool = False) -> list[tuple[LogEntry, tuple[FileDiff, ...]]]:
+    """``git <cmd> <walk_opts> -p <tail>`` as (entry, files), no blob over ``max_blob`` ever diffed.
+
+    ``cmd`` is ``[*_PRE, "log" or "show", ...]``, ``walk_opts`` what picks the commits (limit,
+    skip, follow), ``tail`` the revisions. With a limit,
+    the walk is listed with ``--raw`` first (the same options: the same commits, in the same order)
+    and the blob sizes asked; only when some blob is over the limit are the patches made commit by
+    commit group (``--no-walk``), each group's paths being its files that are not."""
+    spec = ["--", *paths]
+
+    def patch_run(extra: list[str], revs: list[str], pathspec: list[str], stdin: bytes | None = None):
+        out = repo.runner.run([*cmd, _FORMAT, "-p", *_DIFF_FLAGS, *extra, *revs, *pathspec], input=stdin).stdout
+        return [(e, _kept(parse_patch(patch), keep)) for e, patch in _parse_records(out)]
+
+    if max_blob is None:
+        return patch_run(walk_opts, tail, spec)
+    listed = repo.runner.run([*cmd, _FORMAT, "--raw", "--no-abbrev", "-z", *_RAW_FLAGS, *walk_opts, *tail,
+                              *spec]).stdout
+    walk = [(e, _parse_raw(rest)) for e, rest in _parse_records(listed)]
+    wanted = {o for _, changes in walk for c in changes if not c.gitlink for o in (c.old_oid, c.new_oid) if o}
+    big = {o: n for o, n in blob_sizes(repo, wanted).items() if n > max_blob}
+    if not big:
+        return patch_run(walk_opts, tail, spec)
+    groups: dict[tuple[str, ...] | None, list[str]] = {}  # pathspec (None: the walk's own) -> commits
+    skipped: dict[str, dict[str, FileDiff]] = {}
+    for entry, changes in walk:
+        over: dict[str, FileDiff] = {}  # every file with a big blob stays out of the patch; kept ones are named
+        for c in changes:
+            sizes = [big[o] for o in (c.old_oid, c.new_oid) if o in big]
+            if sizes:
+                over[c.path] = FileDiff(c.old_path, c.new_path, (), False, max(sizes))
+        if over:
+            skipped[entry.oid] = {p: f for p, f in over.items() if keep is None or keep(p)}
+            key: tuple[str, ...] | None = tuple(sorted({p for c in changes if c.path not in over for p in c.paths}))
+        else:
+            key = tuple(sorted({p for c in changes for p in c.paths})) if follow else None
+        if key != ():
+            groups.setdefault(key, []).append(entry.oid)
+    files: dict[str, tuple[FileDiff, ...]] = {}
+    for key, oids in groups.items():
+        pathspec = spec if key is None else ["--", *key]
+        extra = ["--no-walk=unsorted", "--stdin"] + (["-M"] if follow else [])
+        for e, found in patch_run(extra, [], pathspec, ("\n".join(oids) + "\n").encode("ascii")):
+            files[e.oid] = found
+    out: list[tuple[LogEntry, tuple[FileDiff, ...]]] = []
+    for entry, changes in walk:
+        got = {f.path: f for f in files.get(entry.oid, ())}
+        got.update(skipped.get(entry.oid, {}))
+        order = [c.path for c in changes if c.path in got]
+        out.append((entry, tuple(got[p] for p in dict.fromkeys([*order, *got]))))
+    return out
+
+
+def _kept(files: tuple[FileDiff, ...], keep) -> tuple[FileDiff, ...]:
+    return files if keep is None else tuple(f for f in files if keep(f.path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,46 +386,39 @@ def log_entries(repo: GitRepo, rev: str = "HEAD", *, paths: tuple[str, ...] = ()
 
 def log_patches(repo: GitRepo, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
                 skip: int = 0, exclude: tuple[str, ...] = (), follow: bool = False,
-                keep=None) -> list[CommitDiff]:
+                keep=None, max_blob: int | None = None) -> list[CommitDiff]:
     """Like :func:`log_entries`, with each commit's ``-U0`` patch (merges show none).
 
     ``keep(path) -> bool`` filters the files kept from each patch (e.g. Markdown only).
+    ``max_blob``: a kept file with a blob over this many bytes is not diffed (``FileDiff.too_large``).
     """
     start = _start(repo, rev)
     if start is None:
         return []
     excl = [f"^{o}" for o in (_start(repo, e) for e in exclude) if o]
-    args = [*_PRE, "log", _FORMAT, "-p", *_DIFF_FLAGS]
+    walk: list[str] = []
     if limit is not None:
-        args.append(f"--max-count={int(limit)}")
+        walk.append(f"--max-count={int(limit)}")
     if skip:
-        args.append(f"--skip={int(skip)}")
+        walk.append(f"--skip={int(skip)}")
     if follow and len(paths) == 1:
-        args.append("--follow")
-    out = repo.runner.run([*args, "--end-of-options", start, *excl, "--", *(normalize_rel(p) for p in paths)]).stdout
-    result: list[CommitDiff] = []
-    for entry, patch in _parse_records(out):
-        files = parse_patch(patch)
-        if keep is not None:
-            files = tuple(f for f in files if keep(f.path))
-        result.append(CommitDiff(entry, files))
-    return result
+        walk.append("--follow")
+    found = _bounded_patches(repo, [*_PRE, "log"], walk, ["--end-of-options", start, *excl],
+                             [normalize_rel(p) for p in paths], keep, max_blob, follow=follow and len(paths) == 1)
+    return [CommitDiff(entry, files) for entry, files in found]
 
 
-def commit_patch(repo: GitRepo, commit: str, keep=None) -> CommitDiff | None:
-    """One commit's patch against its first parent (``--first-parent`` for merges)."""
+def commit_patch(repo: GitRepo, commit: str, keep=None, max_blob: int | None = None) -> CommitDiff | None:
+    """One commit's patch against its first parent (``--first-parent`` for merges); ``max_blob``
+    as for :func:`log_patches`."""
     oid = _start(repo, commit)
     if oid is None:
         return None
-    out = repo.runner.run([*_PRE, "show", _FORMAT, "-p", *_DIFF_FLAGS, "--diff-merges=first-parent",
-                           "--end-of-options", oid, "--"]).stdout
-    recs = _parse_records(out)
-    if not recs:
+    found = _bounded_patches(repo, [*_PRE, "show", "--diff-merges=first-parent"], [], ["--end-of-options", oid], [],
+                             keep, max_blob)
+    if not found:
         return None
-    files = parse_patch(recs[0][1])
-    if keep is not None:
-        files = tuple(f for f in files if keep(f.path))
-    return CommitDiff(recs[0][0], files)
+    return CommitDiff(found[0][0], found[0][1])
 
 
 def pickaxe(repo: GitRepo, text: str, rev: str = "HEAD", *, paths: tuple[str, ...] = (),
