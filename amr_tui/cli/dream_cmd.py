@@ -162,6 +162,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from amr_tui.cli.history_cmd import report_skipped, skipped_json
     from amr_tui.core.entryalign import align
     from amr_tui.core.entrydiff_text import diff_json, summary_lines
     from amr_tui.git.errors import AmrGitError
@@ -172,8 +173,10 @@ def run_show(args: argparse.Namespace) -> int:
         review = service.review(args.run, history=not args.no_history)
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
         return _fail(exc)
+    report_skipped(review.skipped)
     if args.json:
         data = diff_json(review.diff)
+        data["skipped"] = skipped_json(review.skipped)
         data["run"] = run_json(review.run)
         data["applied"] = sorted(review.applied)
         data["viewed"] = {f.path: f.viewed for f in review.files}

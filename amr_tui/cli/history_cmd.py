@@ -78,6 +78,21 @@ def _commit_json(info) -> dict[str, object]:
             "date": info.author_date.isoformat(), "subject": info.subject}
 
 
+def skipped_json(skipped) -> list[dict[str, object]]:
+    """Files a history walk did not read (over the size limit), for a ``"skipped"`` JSON field."""
+    return [{"path": s.path, "commit": s.commit, "size": s.size} for s in dict.fromkeys(skipped)]
+
+
+def report_skipped(skipped) -> None:
+    """One line on stderr for each file a history walk did not read (over the size limit)."""
+    from amr_tui.git.catfile import describe_size
+    from amr_tui.services.workspace import MAX_PARSE_BYTES
+
+    for s in dict.fromkeys(skipped):
+        error(f"skipped {s.path} in commit {s.commit[:7]}: {describe_size(s.size)}, more than the "
+              f"{describe_size(MAX_PARSE_BYTES)} amr reads from git")
+
+
 def run_history(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
 
@@ -93,9 +108,11 @@ def run_history(args: argparse.Namespace) -> int:
     except (FileNotFoundError, IndexError, ValueError, AmrGitError) as exc:
         error(str(exc))
         return 2
+    report_skipped(page.skipped)
     if args.json:
         emit_json([{**_commit_json(i.commit), "sources_added": list(i.sources_added),
-                    "entries_added": i.entries_added, "entries_removed": i.entries_removed} for i in page.items])
+                    "entries_added": i.entries_added, "entries_removed": i.entries_removed,
+                    "skipped": skipped_json(i.skipped)} for i in page.items])
         return 0
     colour = use_colour(sys.stdout)
     for i in page.items:
@@ -121,8 +138,10 @@ def _timeline(service, rel: str, line: int, args: argparse.Namespace) -> int:
         while b is not None and len(blames) < args.limit:
             blames.append(b)
             b = service.reblame(b)
+    report_skipped(timeline.skipped)
     if args.json:
         emit_json({"path": rel, "line": line, "text": text, "complete": timeline.complete,
+                   "skipped": skipped_json(timeline.skipped),
                    "events": [{**_commit_json(e.commit), "kind": e.kind, "path": e.path, "from_path": e.from_path,
                                "before": e.before, "after": e.after, "score": round(e.score, 1)}
                               for e in timeline.events],
@@ -158,6 +177,7 @@ def run_forgotten(args: argparse.Namespace) -> int:
     try:
         service = _service(root)
         facts = service.forgotten()
+        report_skipped(service.history_skipped())
         if args.restore:
             fact = next((f for f in facts if f.id == args.restore), None)
             if fact is None:

@@ -17,6 +17,10 @@ and UI-shaped:
 * :meth:`~DreamService.rows` - one file side by side, entries aligned.
 * :meth:`~DreamService.accept`, :meth:`~DreamService.reject`, :meth:`~DreamService.undo` - write
   through compare-and-swap ref updates only (:mod:`amr_tui.services.dreamwrite`).
+
+The review's reads never touch a blob over ``MAX_PARSE_BYTES``: such a file is left out of the
+entry diff on both sides and named in ``RunReview.skipped`` (with the history walk's own skips
+when forgotten facts are checked).
 """
 
 from __future__ import annotations
@@ -34,10 +38,10 @@ from amr_tui.core.entrydiff import EntryDiff, diff_entries, mark_forgotten
 from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, parse_tombstones
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
-from amr_tui.git.catfile import BlobReader
+from amr_tui.git.catfile import BlobReader, BlobTooLargeError
 from amr_tui.git.dreamrefs import list_refs
 from amr_tui.git.worktree import normalize_rel
-from amr_tui.services.workspace import Mount
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
 BRANCH_PREFIX = "dreams/"
 DECISION_PREFIX = "refs/amr/dreams/"  # + "accepted/<id>" or "rejected/<id>"
@@ -131,6 +135,7 @@ class RunReview:
     applied: set[str]  # ids of changes main already has
     rejected: set[str] = field(default_factory=set)  # ids rejected (directly, or by a rejected file)
     rejected_files: set[str] = field(default_factory=set)
+    skipped: list[gh.SkippedBlob] = field(default_factory=list)  # files over MAX_PARSE_BYTES, not read
 
     def change(self, change_id: str):
         return self.diff.by_id(change_id)
@@ -162,6 +167,7 @@ class DreamService:
         self._lock = threading.Lock()
         self._counts: dict[tuple[str, str], tuple[int, int, int]] = {}
         self._diffs: dict[tuple[str, str], EntryDiff] = {}  # (base, tip) -> entry diff, newest last
+        self._skipped: dict[tuple[str, str], list[gh.SkippedBlob]] = {}  # (base, tip) -> files not read
         self._matcher: tuple[tuple[str | None, str | None], FactMatcher] | None = None  # ((main, HEAD), matcher)
         self._history = None  # services.history.HistoryService, for forgotten facts
 
@@ -256,10 +262,17 @@ class DreamService:
                         tuple(trailer_values(e.body, "Dream-Accept-Commit")), e.info.committer_date)
 
     # -- reviewing ------------------------------------------------------------------------------
-    def _files(self, commit: str, paths: list[str]) -> dict[str, bytes]:
+    def _files(self, commit: str, paths: list[str], skipped: list[gh.SkippedBlob] | None = None) -> dict[str, bytes]:
+        """The paths' bytes at ``commit``; one over ``MAX_PARSE_BYTES`` is not read (and named in
+        ``skipped``)."""
         out: dict[str, bytes] = {}
         for p in paths:
-            data = self.blobs.read(commit, p)
+            try:
+                data = self.blobs.read(commit, p, max_bytes=MAX_PARSE_BYTES)
+            except BlobTooLargeError as big:
+                if skipped is not None:
+                    skipped.append(gh.SkippedBlob(p, commit, big.size))
+                continue
             if data is not None:
                 out[p] = data
         return out
@@ -272,11 +285,19 @@ class DreamService:
             diff = self._diffs.get(key)
         if diff is None:
             paths = [p for _, p in gh.changed_paths(self.repo, base, tip)]
-            diff = diff_entries(self._files(base, paths), self._files(tip, paths))
+            skipped: list[gh.SkippedBlob] = []
+            old, new = self._files(base, paths, skipped), self._files(tip, paths, skipped)
+            for s in skipped:  # a file too large on one side is left out on both
+                old.pop(s.path, None)
+                new.pop(s.path, None)
+            diff = diff_entries(old, new)
             with self._lock:
                 self._diffs[key] = diff
+                self._skipped[key] = skipped
                 while len(self._diffs) > DIFF_CACHE:
                     del self._diffs[next(iter(self._diffs))]
+                while len(self._skipped) > DIFF_CACHE:
+                    del self._skipped[next(iter(self._skipped))]
         return mark_forgotten(diff, self._forgotten_matcher()) if history else diff
 
     def _forgotten_matcher(self) -> FactMatcher:
@@ -290,7 +311,10 @@ class DreamService:
             if self._matcher is not None and self._matcher[0] == key:
                 return self._matcher[1]
         matcher = FactMatcher()
-        data = self.blobs.read(main, TOMBSTONE_PATH) if main else None
+        try:
+            data = self.blobs.read(main, TOMBSTONE_PATH, max_bytes=MAX_PARSE_BYTES) if main else None
+        except BlobTooLargeError:  # the history service's tombstones() names it
+            data = None
         for t in parse_tombstones(data) if data else []:
             matcher.add(t.text, t.describe(), t.digest)
         with self._lock:
@@ -328,7 +352,11 @@ class DreamService:
         diff = mark_forgotten(review.diff, self._forgotten_matcher())
         files = [FileReview(f.path, f.status, s.counts, s.changes, f.viewed, f.rejected)
                  for f, s in zip(review.files, file_summaries(diff), strict=True)]
-        return RunReview(review.run, diff, files, set(review.applied), set(review.rejected), set(review.rejected_files))
+        with self._lock:
+            history = self._history
+        walked = history.history_skipped() if history is not None else []
+        return RunReview(review.run, diff, files, set(review.applied), set(review.rejected), set(review.rejected_files),
+                         list(dict.fromkeys([*review.skipped, *walked])))
 
     def _review(self, run: DreamRun) -> RunReview:
         diff = self._diff(run.base, run.tip, history=False)
@@ -338,8 +366,11 @@ class DreamService:
         rejected = {c.id for c in diff.changes if c.id in marks["changes"] or bad_files & set(c.paths)}
         files = [FileReview(f.path, f.status, f.counts, f.changes, viewed.get(f.path, False), f.path in bad_files)
                  for f in file_summaries(diff)]
-        main_files = self._files(run.main, diff.changed_paths) if run.main else {}
-        return RunReview(run, diff, files, applied_ids(diff, main_files), rejected, bad_files)
+        with self._lock:
+            skipped = list(self._skipped.get((run.base, run.tip), []))
+        main_files = self._files(run.main, diff.changed_paths, skipped) if run.main else {}
+        return RunReview(run, diff, files, applied_ids(diff, main_files), rejected, bad_files,
+                         list(dict.fromkeys(skipped)))
 
     def rows(self, name: str, path: str) -> list[Row]:
         """``path`` in the run side by side (base left, tip right), entries aligned."""

@@ -11,6 +11,10 @@ rewording). It is cached per HEAD; when HEAD moves forward only the new commits 
   a real forgetting: the fact was gone from that commit's whole tree (not a duplicate merged away)
   and was not put back by ``amr`` itself (``Restored-from:`` trailer).
 
+A file over ``MAX_PARSE_BYTES`` (in a commit's change, at HEAD, or as the tombstone file) is not
+read: the walk skips it and lists it in :attr:`DeletionLog.skipped`, and ``forget``/``restore``
+refuse it (the history service's blob reader raises ``BlobTooLargeError``).
+
 ``forget`` and ``restore`` are one commit each through the write gate (``GitRepo.write_files``), retried
 on top of whatever an agent committed meanwhile: an agent's commit is never lost.
 """
@@ -40,8 +44,9 @@ from amr_tui.core.tombstones import (
     tombstone_line,
 )
 from amr_tui.git import history as gh
+from amr_tui.git.catfile import BlobTooLargeError
 from amr_tui.git.models import CommitInfo
-from amr_tui.services.workspace import load_snapshot
+from amr_tui.services.workspace import MAX_PARSE_BYTES, load_snapshot
 
 if TYPE_CHECKING:
     from amr_tui.services.history import HistoryService
@@ -114,7 +119,17 @@ class DeletionLog:
         self._lock = threading.Lock()
         self._head: str | None = None
         self._removals: list[Removal] = []
-        self._present: tuple[str, FactMatcher] | None = None
+        self._walk_skipped: list[gh.SkippedBlob] = []  # files of the walked commits not read, newest first
+        self._present: tuple[str, FactMatcher, list[gh.SkippedBlob]] | None = None
+        self._tomb_skipped: list[gh.SkippedBlob] = []
+
+    @property
+    def skipped(self) -> list[gh.SkippedBlob]:
+        """Files over ``MAX_PARSE_BYTES`` that the last walk, HEAD's entries or the tombstones did
+        not read."""
+        with self._lock:
+            present = self._present[2] if self._present else []
+            return list(dict.fromkeys([*self._walk_skipped, *present, *self._tomb_skipped]))
 
     def update(self) -> list[Removal]:
         with self._lock:
@@ -123,13 +138,17 @@ class DeletionLog:
                 return self._removals
             exclude: tuple[str, ...] = ()
             keep_old: list[Removal] = []
+            skipped_old: list[gh.SkippedBlob] = []
             if self._head and head and self.repo.is_ancestor(self._head, head):
-                exclude, keep_old = (self._head,), self._removals
+                exclude, keep_old, skipped_old = (self._head,), self._removals, self._walk_skipped
             new: list[Removal] = []
+            skipped: list[gh.SkippedBlob] = []
             if head:
-                for cd in gh.log_patches(self.repo, head, exclude=exclude, keep=_keep):
+                for cd in gh.log_patches(self.repo, head, exclude=exclude, keep=_keep, max_blob=MAX_PARSE_BYTES):
                     new.extend(removals_of(cd))
+                    skipped.extend(gh.skipped_blobs([cd]))
             self._removals, self._head = new + keep_old, head
+            self._walk_skipped = skipped + skipped_old
             return self._removals
 
     def _head_entries(self, head: str) -> FactMatcher:
@@ -138,25 +157,37 @@ class DeletionLog:
             if self._present and self._present[0] == head:
                 return self._present[1]
         matcher = FactMatcher()
+        skipped: list[gh.SkippedBlob] = []
         for path in sorted(gh.tree_files(self.repo, head)):
             if not _keep(path):
                 continue
-            data = self.service.blobs.read(head, path)
+            try:
+                data = self.service.blobs.read(head, path, max_bytes=MAX_PARSE_BYTES)
+            except BlobTooLargeError as big:
+                skipped.append(gh.SkippedBlob(path, head, big.size))
+                continue
             for entry in parse(data or b"", path).entries:
                 matcher.add(entry.text, path)
         with self._lock:
-            self._present = (head, matcher)
+            self._present = (head, matcher, skipped)
         return matcher
 
     def tombstones(self, rev: str | None = None) -> list[Tombstone]:
         head = rev or self.repo.head()
-        data = self.service.blobs.read(head, TOMBSTONE_PATH) if head else None
+        try:
+            data = self.service.blobs.read(head, TOMBSTONE_PATH, max_bytes=MAX_PARSE_BYTES) if head else None
+        except BlobTooLargeError as big:
+            with self._lock:
+                self._tomb_skipped = [gh.SkippedBlob(TOMBSTONE_PATH, head, big.size)]
+            return []
+        with self._lock:
+            self._tomb_skipped = []
         return parse_tombstones(data) if data else []
 
     def forgotten(self, *, refresh: bool = False) -> list[ForgottenFact]:
         if refresh:
             with self._lock:
-                self._head, self._removals, self._present = None, [], None
+                self._head, self._removals, self._present, self._walk_skipped = None, [], None, []
         removals = self.update()
         head = self._head
         if head is None:

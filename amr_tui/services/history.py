@@ -16,6 +16,11 @@ none touches a widget. Cost, roughly, on a 5,000-commit repo:
   they walk the patches of the whole history (cached per HEAD; later calls walk only the new
   commits). Run them in a worker.
 * :meth:`~HistoryService.forget`, :meth:`~HistoryService.restore` - one compare-and-swap commit.
+
+Big blobs: no walk and no read here touches a blob over ``MAX_PARSE_BYTES`` (the limit above which
+the work tree's files are not parsed either). Walks skip such a file and say so (``skipped`` on
+pages, timelines and :meth:`~HistoryService.history_skipped`); a read of one raises
+``BlobTooLargeError`` (a ``ValueError``) without reading it.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.models import CommitInfo
-from amr_tui.services.workspace import Mount
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
 MAX_MOVES = 20  # how many file-to-file moves a timeline follows
 
@@ -45,6 +50,7 @@ class HistoryItem:
     sources_added: tuple[str, ...]  # ``source`` values on entry lines this commit added to the file
     entries_added: int
     entries_removed: int
+    skipped: tuple[gh.SkippedBlob, ...] = ()  # files of this commit over MAX_PARSE_BYTES, not read
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +64,10 @@ class HistoryPage:
     path: str
     items: list[HistoryItem]
     next: HistoryCursor | None  # None on the last page
+
+    @property
+    def skipped(self) -> list[gh.SkippedBlob]:
+        return [s for i in self.items for s in i.skipped]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +100,7 @@ class Timeline:
     line_text: str
     events: list[TimelineEvent] = field(default_factory=list)  # newest first
     complete: bool = True  # False when the walk stopped before finding where the entry came from
+    skipped: list[gh.SkippedBlob] = field(default_factory=list)  # versions over MAX_PARSE_BYTES, not read
 
     @property
     def added(self) -> TimelineEvent | None:
@@ -100,11 +111,7 @@ def _sources_and_counts(diff: gh.FileDiff) -> tuple[tuple[str, ...], int, int]:
     removed = [e for e in (entry_of_line(x) for x in diff.removed) if e is not None]
     added = [e for e in (entry_of_line(x) for x in diff.added) if e is not None]
     before = {s for e in removed for s in e.sources}
-    sources: list[str] = []
-    for e in added:
-        for s in e.sources:
-            if s not in before and s not in sources:
-                sources.append(s)
+    sources = dict.fromkeys(s for e in added for s in e.sources if s not in before)
     return tuple(sources), len(added), len(removed)
 
 
@@ -114,7 +121,7 @@ class HistoryService:
     def __init__(self, mount: Mount | Path | str):
         self.mount = mount if isinstance(mount, Mount) else Mount(Path(mount).name, Path(mount))
         self.repo = GitRepo(self.mount.root)
-        self.blobs = BlobReader(self.repo)
+        self.blobs = BlobReader(self.repo, max_bytes=MAX_PARSE_BYTES)
         self._lock = threading.Lock()
         self._forgotten = None  # services.forgotten.DeletionLog, built on first use
 
@@ -129,27 +136,33 @@ class HistoryService:
         if start is None:
             return HistoryPage(path, [], None)
         skip = cursor.skip if cursor else 0
-        patches = gh.log_patches(self.repo, start, paths=(path,), limit=limit + 1, skip=skip, follow=follow)
+        patches = gh.log_patches(self.repo, start, paths=(path,), limit=limit + 1, skip=skip, follow=follow,
+                                 max_blob=MAX_PARSE_BYTES)
         items: list[HistoryItem] = []
         for cd in patches[:limit]:
             mine = [f for f in cd.files if path in (f.old_path, f.new_path)] or list(cd.files)
-            sources: list[str] = []
+            sources: dict[str, None] = {}
             added = removed = 0
             for f in mine:
                 s, a, r = _sources_and_counts(f)
-                sources.extend(x for x in s if x not in sources)
+                sources.update(dict.fromkeys(s))
                 added, removed = added + a, removed + r
-            items.append(HistoryItem(cd.entry.info, cd.entry.parents, tuple(sources), added, removed))
+            items.append(HistoryItem(cd.entry.info, cd.entry.parents, tuple(sources), added, removed,
+                                     tuple(gh.skipped_blobs([cd]))))
         nxt = HistoryCursor(start, skip + limit) if len(patches) > limit else None
         return HistoryPage(path, items, nxt)
 
     def file_at(self, path: str, commit: str) -> bytes | None:
-        """The file's bytes as ``commit`` left it (None when it did not exist there)."""
+        """The file's bytes as ``commit`` left it (None when it did not exist there; raises
+        ``BlobTooLargeError`` over ``MAX_PARSE_BYTES``)."""
         oid = self.repo.resolve(commit)
         return self.blobs.read(oid, path) if oid else None
 
     def file_change(self, path: str, commit: str) -> FileVersion:
-        """The file at ``commit`` against its first parent: bytes, aligned rows and the patch."""
+        """The file at ``commit`` against its first parent: bytes, aligned rows and the patch.
+
+        Raises ``BlobTooLargeError`` (nothing read, no patch made) when either side is over
+        ``MAX_PARSE_BYTES``."""
         oid = self.repo.resolve(commit)
         if oid is None:
             raise ValueError(f"unknown commit: {commit!r}")
@@ -196,7 +209,8 @@ class HistoryService:
 
     def _walk_file(self, path: str, line: str, start: str, timeline: Timeline) -> tuple[str, str, str | None] | None:
         """Walk one file's history back from ``start``. Returns where to go on after a move."""
-        for cd in gh.log_patches(self.repo, start, paths=(path,)):
+        for cd in gh.log_patches(self.repo, start, paths=(path,), max_blob=MAX_PARSE_BYTES):
+            timeline.skipped.extend(gh.skipped_blobs([cd]))
             diff = next((f for f in cd.files if f.new_path == path), None)
             if diff is None or line not in diff.added:
                 continue
@@ -215,7 +229,7 @@ class HistoryService:
                 timeline.events.append(TimelineEvent(kind, cd.entry.info, path, before, line, None, score))
                 line = before
                 continue
-            moved = self._moved_from(cd.oid, path, mine)
+            moved = self._moved_from(cd.oid, path, mine, timeline)
             if moved is not None:
                 from_path, before, score = moved
                 timeline.events.append(TimelineEvent("moved", cd.entry.info, path, before, line, from_path, score))
@@ -240,14 +254,16 @@ class HistoryService:
                 best = (cand, score)
         return best
 
-    def _moved_from(self, commit: str, path: str, mine) -> tuple[str, str, float] | None:
+    def _moved_from(self, commit: str, path: str, mine, timeline: Timeline) -> tuple[str, str, float] | None:
         if mine is None:
             return None
         from amr_tui.core.tombstones import is_tombstone_path
 
-        cd = gh.commit_patch(self.repo, commit, keep=lambda p: is_markdown(p) and not is_tombstone_path(p))
+        cd = gh.commit_patch(self.repo, commit, keep=lambda p: is_markdown(p) and not is_tombstone_path(p),
+                             max_blob=MAX_PARSE_BYTES)
         if cd is None:
             return None
+        timeline.skipped.extend(s for s in gh.skipped_blobs([cd]) if s not in timeline.skipped)
         best: tuple[str, str, float] | None = None
         for f in cd.files:
             if f.old_path is None or f.old_path == path and f.new_path == path:
@@ -285,6 +301,11 @@ class HistoryService:
         """AMR030 findings for the work tree's entries (SLOW first time)."""
         return self._log().resurrections()
 
+    def history_skipped(self) -> list[gh.SkippedBlob]:
+        """The files the last :meth:`forgotten` or :meth:`resurrections` did not read (over
+        ``MAX_PARSE_BYTES``), oldest walk first: for a notice."""
+        return self._log().skipped
+
     def forget(self, path: str, line: int, *, reason: str | None = None, redact: bool = False,
                by: str | None = None, today=None) -> str:
         from amr_tui.services.forgotten import forget
@@ -297,12 +318,13 @@ class HistoryService:
         return restore(self, fact, path=path)
 
 
-def resurrections(mount: Mount | Path | str) -> list[Finding]:
+def resurrections(mount: Mount | Path | str, skipped: list[gh.SkippedBlob] | None = None) -> list[Finding]:
     """AMR030 ("resurrected fact") findings for one repo: for ``amr lint --history``.
 
     An entry in the work tree that matches a tombstone in ``.amr/forgotten.md``, or an entry that
     a commit deleted on purpose (removed, not moved or reworded, and gone from that commit's tree),
-    is reported at its line. Returns ``[]`` for a folder that is not a git repo.
+    is reported at its line. Returns ``[]`` for a folder that is not a git repo. ``skipped``, when
+    given, gets the files the walk did not read (over ``MAX_PARSE_BYTES``).
     """
     from amr_tui.git.errors import AmrGitError
 
@@ -311,6 +333,9 @@ def resurrections(mount: Mount | Path | str) -> list[Finding]:
     except AmrGitError:
         return []
     try:
-        return service.resurrections()
+        found = service.resurrections()
+        if skipped is not None:
+            skipped.extend(service.history_skipped())
+        return found
     finally:
         service.close()
