@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -46,25 +47,23 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _locate(target: str) -> tuple[Path, str, int | None]:
-    """(repo root, path in the repo, line or None) of FILE or FILE:LINE."""
-    from amr_tui.services.workspace import find_repo_root
+    """(repo root, path in the repo, line or None) of FILE or FILE:LINE.
+
+    Found as ``amr parse`` finds a file (``parse_cmd.locate_in_repo``): from the name as given, and
+    refused when it, or a folder on its way, is a symlink that leads out of the repo or into .git."""
+    from amr_tui.cli.parse_cmd import LeavesRepoError, locate_in_repo
 
     line = None
     m = _FILE_LINE.match(target)
-    if m and not Path(target).exists():
+    if m and not os.path.lexists(target):
         target, line = m["file"], int(m["line"])
-    path = Path(target)
-    probe = path if path.exists() else path.parent
-    root = find_repo_root(probe if str(probe) else Path("."))
-    if root is None or not (root / ".git").exists():
-        raise FileNotFoundError(f"{target} is not inside a memory repo with git")
-    full = path.absolute() if path.exists() else (Path.cwd() / path)
     try:
-        rel = full.resolve().relative_to(root).as_posix() if path.exists() else \
-            Path(*(full.parent.resolve() / full.name).relative_to(root).parts).as_posix()
-    except ValueError:
-        raise FileNotFoundError(f"{target} is outside the memory repo {root}") from None
-    return root, rel, line
+        found = locate_in_repo(Path(target))
+    except LeavesRepoError as exc:
+        raise FileNotFoundError(str(exc)) from None
+    if found is None or not (found[0] / ".git").exists() or not (found[0] / "MEMORY.md").is_file():
+        raise FileNotFoundError(f"{target} is not inside a memory repo with git")
+    return found[0], found[1], line
 
 
 def _service(root: Path):

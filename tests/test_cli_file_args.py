@@ -1,0 +1,119 @@
+"""Every CLI command that takes a FILE stays inside its memory repo and bounded in size.
+
+``amr parse`` refuses a file over ``MAX_PARSE_BYTES`` (exit 2, nothing printed) and, for a file
+named inside a memory repo, one whose real location is outside that repo or in its .git (a symlinked
+file, a symlinked folder, another repo seen through a symlinked folder); ``amr history FILE`` and
+``amr forget FILE:LINE`` find the repo the same way and refuse the same paths. Real repos and
+processes, no mocks."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from amr_tui.services.workspace import MAX_PARSE_BYTES
+from tests.historyhelpers import git, new_repo
+from tests.hostilehelpers import run_amr
+
+SECRET = "TOP-SECRET outside the memory root"
+NOTES = "# Notes\n\n- Joe leads the team [source: https://example.com/1]\n"
+
+
+@pytest.fixture
+def repos(tmp_path: Path) -> tuple[Path, Path]:
+    """Repo ``a`` with hostile symlinks (out of the root, into .git, into repo ``b``) and a good one."""
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.md").write_text(f"- {SECRET} [source: https://example.com/s]\n")
+    a = new_repo(tmp_path / "a", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[notes]]\n", "notes.md": NOTES})
+    b = new_repo(tmp_path / "b", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[notes]]\n",
+                                  "notes.md": f"# Notes\n\n- {SECRET} in repo b [source: https://example.com/b]\n"})
+    os.symlink(tmp_path / "outside" / "secret.md", a / "passwd.md")
+    os.symlink(tmp_path / "outside", a / "out-dir")
+    os.symlink(a / ".git" / "config", a / "config.md")
+    os.symlink(b / "notes.md", a / "b-notes.md")
+    os.symlink(b, a / "b-dir")
+    os.symlink("notes.md", a / "alias.md")
+    return a, b
+
+
+ESCAPING = ["passwd.md", "out-dir/secret.md", "config.md", ".git/config", "b-notes.md", "b-dir/notes.md"]
+
+
+@pytest.mark.parametrize("name", ESCAPING)
+def test_parse_refuses_a_path_that_leaves_its_repo(repos: tuple[Path, Path], name: str) -> None:
+    a, _ = repos
+    for cwd, arg in ((a, name), (a.parent, str(a / name))):
+        run = run_amr(["parse", arg, "--json"], cwd=cwd)
+        assert run.returncode == 2, (arg, run.stdout, run.stderr)
+        assert run.stdout == "" and SECRET not in run.stderr and "Traceback" not in run.stderr
+        assert "outside the memory repo" in run.stderr
+
+
+def test_parse_follows_a_symlink_that_stays_inside(repos: tuple[Path, Path], tmp_path: Path) -> None:
+    a, b = repos
+    run = run_amr(["parse", "alias.md"], cwd=a)
+    assert run.returncode == 0 and "Joe leads the team" in run.stdout
+    os.symlink(b, tmp_path / "b-link")  # a repo reached by a symlinked name, from outside any repo
+    run = run_amr(["parse", str(tmp_path / "b-link" / "notes.md")], cwd=tmp_path)
+    assert run.returncode == 0 and "in repo b" in run.stdout
+    (tmp_path / "plain.md").write_text("- a fact outside any repo\n")
+    assert "a fact outside any repo" in run_amr(["parse", "plain.md"], cwd=tmp_path).stdout
+
+
+def test_parse_refuses_a_file_over_the_limit(repos: tuple[Path, Path], tmp_path: Path) -> None:
+    a, _ = repos
+    line = "- A fact about the service [source: https://example.com/x; added: 2026-10-01]\n"
+    big = line * (MAX_PARSE_BYTES // len(line) + 2)
+    (a / "big.md").write_text(big)
+    (tmp_path / "big.md").write_text(big)
+    for cwd, arg in ((a, "big.md"), (tmp_path, "big.md")):
+        for json_flag in ([], ["--json"]):
+            run = run_amr(["parse", arg, *json_flag], cwd=cwd, timeout=60)
+            assert run.returncode == 2, (cwd, run.stderr)
+            assert run.stdout == "" and "8 MiB" in run.stderr and "nothing was parsed" in run.stderr
+    (a / "fits.md").write_text(line * 10)
+    run = run_amr(["parse", "fits.md", "--json"], cwd=a)
+    assert run.returncode == 0 and run.stdout.count('"line"') == 10
+
+
+@pytest.mark.parametrize("name", ESCAPING)
+def test_history_refuses_a_path_that_leaves_its_repo(repos: tuple[Path, Path], name: str) -> None:
+    a, _ = repos
+    for argv in (["history", name], ["history", f"{name}:3", "--json"]):
+        run = run_amr(argv, cwd=a)
+        assert run.returncode == 2, (argv, run.stdout, run.stderr)
+        assert run.stdout == "" and SECRET not in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("name", ["b-notes.md", "b-dir/notes.md", "passwd.md"])
+def test_forget_never_writes_through_a_symlink_out_of_its_repo(repos: tuple[Path, Path], name: str) -> None:
+    a, b = repos
+    heads = (git(a, "rev-parse", "HEAD"), git(b, "rev-parse", "HEAD"))
+    run = run_amr(["forget", f"{name}:3", "--reason", "test"], cwd=a)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert (git(a, "rev-parse", "HEAD"), git(b, "rev-parse", "HEAD")) == heads
+    assert not (a / ".amr").exists() and not (b / ".amr").exists()
+    assert SECRET in (b / "notes.md").read_text()
+
+
+def test_history_and_forget_still_follow_a_symlink_inside_the_repo(repos: tuple[Path, Path]) -> None:
+    a, _ = repos
+    run = run_amr(["history", "alias.md"], cwd=a)
+    assert run.returncode == 0 and "Create memory repo" in run.stdout
+    run = run_amr(["history", "alias.md:3"], cwd=a)
+    assert run.returncode == 0 and run.stdout.startswith("notes.md:3")
+
+
+def test_restore_refuses_a_target_that_leaves_the_repo(repos: tuple[Path, Path], tmp_path: Path) -> None:
+    a, _ = repos
+    git(a, "rm", "-q", "notes.md")
+    git(a, "commit", "-q", "-m", "drop notes")
+    listed = run_amr(["forgotten", "--json"], cwd=a)
+    fid = listed.stdout.split('"id": "')[1].split('"')[0]
+    for target in ("passwd.md", "out-dir/secret.md", "b-notes.md", "../outside/new.md"):
+        run = run_amr(["forgotten", "--restore", fid, "--to", target], cwd=a)
+        assert run.returncode == 2, (target, run.stdout, run.stderr)
+    assert SECRET in (tmp_path / "outside" / "secret.md").read_text()
+    assert not (tmp_path / "outside" / "new.md").exists()
