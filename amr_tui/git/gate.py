@@ -323,7 +323,7 @@ def _move_checked_out(repo: GitRepo, ref: str, old: str | None, new: str | None,
                     stage.append(idx_record)
                 before, wrote = _bring_forward(repo, rel, wt_base, wt_want, step, None, watch)
                 if wrote is not before:
-                    undo.append((rel, before, wrote))
+                    undo.append((rel, wt_base, wt_want))  # amr's own change, to take back out
                 if idx_foreign or wrote != now:
                     foreign.append(rel)
             if stage:
@@ -474,15 +474,14 @@ def _put(repo: GitRepo | None, rel: str, target: bytes | None, expected: bytes |
 
 
 def _undo(repo: GitRepo, undo: list[tuple[str, bytes | None, bytes | None]]) -> None:
-    """The branch did not move: take amr's change back out of each file it wrote, keeping any
-    byte written since."""
-    for rel, before, wrote in undo:
+    """The branch did not move: take amr's own change (``base -> want``) back out of each file it
+    wrote, onto the file as it is now, so any byte written since (also one merged back in while
+    swapping) stays."""
+    for rel, base, want in undo:
         with contextlib.suppress(Exception):
             disk = read_file_or_none(repo.root, rel, max_bytes=None)
-            if disk == wrote:
-                _put(repo, rel, before, wrote, lambda _n: None)
-            elif disk is not None and wrote is not None and before is not None:
-                back = merge_bytes(repo, rel, wrote, before, disk, None)
+            back = merge_bytes(repo, rel, want, base, disk, None)
+            if back != disk:
                 _put(repo, rel, back, disk, lambda _n: None)
 
 
