@@ -23,9 +23,9 @@ One ``commit_changes`` call, in order:
    and ``RefMovedError`` is raised; the caller merges and retries. A crash between the two steps
    leaves the user's edit staged (and a stale lock), never an index that undoes a commit.
 
-``save_file`` retries a lost race with a fresh merge; after ``ESCALATE_AFTER`` lost races it
-holds ``index.lock`` from reading HEAD to moving the branch, so an agent committing faster than
-a save takes waits for it instead of starving it.
+Writes to the checked-out branch go through the write gate (:mod:`amr_tui.git.gate`), which
+builds on these helpers; ``commit_changes`` stays for branches that are not checked out, the
+first commit of a new repo and the demo's history.
 
 Holding ``index.lock`` across 3-4 means an agent's ``git add``/``git commit`` in the same work tree
 can neither slip its staged change under amr's check nor commit amr's half-done state; they see
@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amr_tui.git.errors import (
-    ConflictError,
     DetachedHeadError,
     DirtyFileError,
     GitError,
@@ -64,7 +63,7 @@ if TYPE_CHECKING:
     from amr_tui.git.repo import GitRepo
 
 _REGULAR_MODES = ("100644", "100755")
-ESCALATE_AFTER = 3  # lost compare-and-swap races before a save holds index.lock for a whole attempt
+ESCALATE_AFTER = 3  # lost compare-and-swap races before the gate holds index.lock for a whole attempt
 
 
 def blob_oid(data: bytes, object_format: str = "sha1") -> str:
@@ -287,109 +286,3 @@ def _restore_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], before: M
             remove_file(repo.root, rel)
         else:
             atomic_write(repo.root, rel, old)
-
-
-def _three_way(
-    repo: GitRepo, rel: str, ours: bytes | None, base: bytes | None, theirs: bytes | None, head: str | None
-) -> bytes | None:
-    """Merge the user's version with HEAD's; raise ConflictError when it does not merge."""
-    def conflict(merged: bytes | None) -> ConflictError:
-        return ConflictError(rel, ours=ours, base=base, theirs=theirs, merged=merged, head=head)
-
-    if theirs == base or theirs == ours:
-        return ours
-    if ours == base:
-        return theirs
-    if ours is None or theirs is None:
-        raise conflict(None)  # delete on one side, edit on the other
-    if rel.lower().endswith((".md", ".markdown")):
-        # Entry-aware: two appends at the end both stay (seed case 1), metadata merges key by key.
-        from amr_tui.core.merge import merge3
-
-        result = merge3(base, ours, theirs, rel, labels=("yours", "base", "theirs"))
-        if not result.clean:
-            raise conflict(result.merged)
-        return result.merged
-    try:
-        merged, conflicted = repo.merge_file(ours, base or b"", theirs)
-    except GitError:
-        raise conflict(None) from None
-    if conflicted:
-        raise conflict(merged)
-    return merged
-
-
-def save_file(
-    repo: GitRepo,
-    path: str,
-    new_bytes: bytes | None,
-    base_bytes: bytes | None,
-    base_head: str | None,
-    message: str,
-    *,
-    env: Mapping[str, str] | None = None,
-    max_attempts: int = 25,
-) -> str:
-    """Save the editor's ``new_bytes`` for ``path`` (None deletes it) and commit it.
-
-    ``base_bytes`` is what the user started editing from (None for a new file) and ``base_head``
-    the commit HEAD was at then. If HEAD has not moved, ``new_bytes`` is committed directly;
-    otherwise HEAD's version is merged three-way (base -> ours, base -> theirs) and the result is
-    committed on top of the current HEAD with compare-and-swap, again after every lost race.
-    Returns the new HEAD oid.
-
-    Raises ConflictError (nothing saved; carries ours/base/theirs/merged), DirtyFileError (the
-    work-tree file or its index entry holds an edit that is neither the user's base, HEAD's
-    version nor the new text), OperationInProgressError, DetachedHeadError, NoIdentityError,
-    LockedError (nothing written), RefMovedError after ``max_attempts`` lost races.
-    """
-    rel = normalize_rel(path)
-    if new_bytes is not None:
-        new_bytes = bytes(new_bytes)
-    checked = _preflight(repo, None, env)
-    fmt = _object_format(repo)
-    others_ok = {rel: (base_bytes, new_bytes)}
-    return _save_attempts(repo, rel, new_bytes, base_bytes, base_head, message, env, max_attempts,
-                          checked, fmt, others_ok)
-
-
-def _save_attempts(repo, rel, new_bytes, base_bytes, base_head, message, env, max_attempts, checked, fmt,
-                   others_ok) -> str:
-    """save_file's loop. After ESCALATE_AFTER lost races amr holds index.lock from reading HEAD to
-    moving the branch, so agents committing faster than a save takes (their ``git commit`` needs
-    the lock) wait for it instead of starving it."""
-    last_error: RefMovedError | None = None
-    held: IndexLock | None = None
-    try:
-        for attempt in range(max_attempts):
-            if attempt >= ESCALATE_AFTER and held is None:
-                held = IndexLock(repo.git_dir, repo.runner.lock_timeout)
-                held.acquire()
-            head, merged = _one_attempt(repo, rel, new_bytes, base_bytes, base_head, fmt)
-            try:
-                return commit_changes(repo, {rel: merged}, message, head, None, env=env,
-                                      allow_in_worktree=others_ok, _checked=checked, _lock=held)
-            except RefMovedError as exc:
-                last_error = exc
-    finally:
-        if held is not None:
-            held.release()
-    assert last_error is not None
-    raise last_error
-
-
-def _one_attempt(repo, rel, new_bytes, base_bytes, base_head, fmt) -> tuple[str | None, bytes | None]:
-    """HEAD now and what to commit on top of it (the user's text, merged onto HEAD's)."""
-    head = repo.head()
-    theirs = repo.read_blob_or_none(head, rel) if head else None
-    # Early, lock-free version of the check commit_changes repeats under index.lock.
-    allowed = {base_bytes, theirs, new_bytes}
-    cur = read_file_or_none(repo.root, rel, max_bytes=None)
-    idx = repo.index_entry(rel)
-    allowed_oids = {blob_oid(x, fmt) if x is not None else None for x in allowed}
-    if cur not in allowed or (idx is not None and (idx[2] != 0 or idx[1] not in allowed_oids)) \
-            or (idx is None and None not in allowed_oids):
-        raise DirtyFileError(rel)
-    if head == base_head:
-        return head, new_bytes
-    return head, _three_way(repo, rel, new_bytes, base_bytes, theirs, head)

@@ -139,41 +139,14 @@ def atomic_write(root: str | os.PathLike[str], rel: str | os.PathLike[str], data
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("atomic_write takes bytes")
-    target = safe_path(root, rel)
-    try:
-        st = os.lstat(target)
-    except FileNotFoundError:
-        st = None
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        raise UnsafePathError(f"{rel} is a symlink; amr does not write through symlinks")
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise UnsafePathError(f"{rel} is not a regular file")
+    target, st = _target_for_write(root, rel)
     folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    # The folder chain was checked by safe_path; check again now that it exists.
-    if not folder.resolve().is_relative_to(Path(root).resolve()):
-        raise UnsafePathError(f"{rel} resolves outside the memory root")
-    tmp = folder / f"{TEMP_PREFIX}{target.name[:40]}-{secrets.token_hex(6)}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(tmp, flags, 0o666)
+    tmp = _write_temp(folder, target.name, bytes(data), stat.S_IMODE(st.st_mode) if st is not None else None)
     try:
-        if st is not None:
-            os.fchmod(fd, stat.S_IMODE(st.st_mode))
-        view = memoryview(bytes(data))
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
         os.replace(tmp, target)
     except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        try:
+        with _suppress_os():
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     _fsync_dir(folder)
     return target
