@@ -175,6 +175,25 @@ def test_forgotten_and_resurrections_name_a_big_file_at_head(tmp_path: Path) -> 
     assert {s.path for s in found} == {"big.md"}
 
 
+def test_lint_history_names_the_big_file_it_skipped(repo: Path) -> None:
+    added, removed = _oid(repo, "HEAD~3"), _oid(repo, "HEAD~1")
+    (repo / "notes.md").write_text(NOTES)  # brings back the forgotten deploy-day fact: AMR030
+    for argv in (["lint", "--history"], ["lint", "--history", "--json"]):
+        run = run_amr(argv, cwd=repo)
+        assert run.returncode == 1, (argv, run.stdout, run.stderr)
+        assert "AMR030" in run.stdout and "Bulk fact" not in run.stdout
+        notices = _notices(run.stderr)
+        assert len(notices) == 2, run.stderr
+        assert any(f"big.md in commit {removed[:7]}" in n for n in notices)
+        assert any(f"big.md in commit {added[:7]}" in n for n in notices)
+        assert all("MiB amr reads from git" in n for n in notices)
+    named = run_amr(["lint", "--history", "memory"], cwd=repo.parent)  # paths shown as lint shows them
+    assert all(n.startswith("amr: skipped memory/big.md in commit ") for n in _notices(named.stderr))
+    assert len(_notices(named.stderr)) == 2, named.stderr
+    plain = run_amr(["lint"], cwd=repo)  # no history walk: nothing skipped, nothing said
+    assert _notices(plain.stderr) == []
+
+
 def test_dream_review_leaves_a_big_file_out_and_names_it(repo: Path) -> None:
     commit(repo, {"huge.md": big_text()}, "a big file on main", date="2026-10-01T18:00:00+00:00")
     notes = (repo / "notes.md").read_text()

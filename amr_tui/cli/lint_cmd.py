@@ -49,8 +49,13 @@ def run(args: argparse.Namespace) -> int:
             except FixRefusedError as exc:  # nothing written there; the others are still fixed
                 error(str(exc))
                 refused = True
+    skipped: list = []  # files the --history walk did not read (over MAX_PARSE_BYTES)
     results = lint_targets(targets, duplicates=not args.no_duplicates, history=args.history,
-                           near_duplicates=args.severity == "info", use_cache=not args.no_cache)
+                           near_duplicates=args.severity == "info", use_cache=not args.no_cache, skipped=skipped)
+    if skipped:
+        from amr_tui.cli.history_cmd import report_skipped
+
+        report_skipped(skipped)
     floor = _SEVERITIES.index(args.severity)
     level = {s: _SEVERITIES.index(s.value) for s in {r.finding.diagnostic.severity for r in results}}
     shown = [r for r in results if level[r.finding.diagnostic.severity] <= floor]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from amr_tui.core.model import Finding
@@ -116,17 +116,24 @@ def repo_facts(snapshot, root: Path) -> None:
 
 
 def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history: bool = False,
-                 near_duplicates: bool = True, use_cache: bool = False) -> list[LintResult]:
+                 near_duplicates: bool = True, use_cache: bool = False,
+                 skipped: list | None = None) -> list[LintResult]:
     """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown.
-    ``use_cache``: reuse the findings of a repo that did not change (services.lintcache)."""
+    ``use_cache``: reuse the findings of a repo that did not change (services.lintcache).
+    ``skipped``, when given, gets the files the ``history`` walk did not read (over
+    ``MAX_PARSE_BYTES``), each path shown as lint shows its findings' paths."""
     results: list[LintResult] = []
     for target in targets:
         findings = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and diskcache.enabled())
         if history:
             from amr_tui.services.history import resurrections
 
-            findings = sorted([*findings, *resurrections(target.mount)],
+            walked: list = []
+            findings = sorted([*findings, *resurrections(target.mount, walked)],
                               key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
+            if skipped is not None:
+                skipped.extend(replace(s, path=f"{target.display_root}/{s.path}" if target.display_root else s.path)
+                               for s in dict.fromkeys(walked))
         if any(f.diagnostic.code == "AMR013" and f.diagnostic.fix is not None for f in findings):
             findings = _tracked_links_only(findings, target.mount.root)
         for finding in findings:
