@@ -117,3 +117,45 @@ def test_restore_refuses_a_target_that_leaves_the_repo(repos: tuple[Path, Path],
         assert run.returncode == 2, (target, run.stdout, run.stderr)
     assert SECRET in (tmp_path / "outside" / "secret.md").read_text()
     assert not (tmp_path / "outside" / "new.md").exists()
+
+
+ESCAPING_FOLDERS = ["out-dir", "b-dir", ".git"]
+
+
+@pytest.mark.parametrize("name", ESCAPING + ESCAPING_FOLDERS)
+def test_lint_search_and_share_refuse_a_path_that_leaves_its_repo(repos: tuple[Path, Path], tmp_path: Path,
+                                                                  name: str) -> None:
+    """They followed the symlink: ``amr lint b-notes.md`` linted repo b's file and printed its path,
+    ``amr search`` searched all of repo b, ``amr share`` shared repo b, ``amr lint out-dir`` linted
+    the folder outside."""
+    a, b = repos
+    heads = (git(a, "rev-parse", "HEAD"), git(b, "rev-parse", "HEAD"))
+    for cwd, arg in ((a, name), (a.parent, str(a / name))):
+        for argv in (["lint", arg], ["lint", arg, "--json", "--fix"], ["search", "SECRET", arg, "--json"],
+                     ["share", arg, "--preview"], ["share", arg, "--into", str(tmp_path / "session")]):
+            run = run_amr(argv, cwd=cwd)
+            assert run.returncode == 2, (argv, run.stdout, run.stderr)
+            assert run.stdout == "" and SECRET not in run.stderr and "Traceback" not in run.stderr, argv
+            assert "outside the memory repo" in run.stderr and "../b" not in run.stderr, argv
+    assert not (tmp_path / "session").exists()
+    assert (git(a, "rev-parse", "HEAD"), git(b, "rev-parse", "HEAD")) == heads
+
+
+def test_lint_search_and_share_still_follow_paths_that_stay_inside(repos: tuple[Path, Path], tmp_path: Path) -> None:
+    a, b = repos
+    run = run_amr(["lint", "alias.md", "--json"], cwd=a)
+    assert run.returncode == 0 and '"diagnostics": []' in run.stdout, run.stderr
+    run = run_amr(["search", "Joe", "alias.md"], cwd=a)
+    assert run.returncode == 0 and "a/notes.md:3" in run.stdout, run.stderr
+    run = run_amr(["share", "alias.md", "--preview"], cwd=a)
+    assert run.returncode == 0 and run.stdout.startswith("a (whole repo"), run.stderr
+    run = run_amr(["lint", "."], cwd=a)  # the repo itself: the escaping symlinks are findings, not followed
+    assert run.returncode == 1 and "AMR012" in run.stdout and SECRET not in run.stdout
+    run = run_amr(["search", "SECRET", "a", "b"], cwd=tmp_path)  # repos named, and a folder holding them
+    assert run.returncode == 0 and "b/notes.md:3" in run.stdout
+    assert run_amr(["search", "SECRET", "."], cwd=tmp_path).returncode == 0
+    os.symlink(b, tmp_path / "b-link")  # a repo reached by a symlinked name, from outside any repo
+    for argv in (["search", "SECRET", "b-link/notes.md"], ["search", "SECRET", "b-link"], ["lint", "b-link"],
+                 ["lint", "b-link/notes.md"], ["share", "b-link", "--preview"]):
+        run = run_amr(argv, cwd=tmp_path)
+        assert run.returncode == 0, (argv, run.stdout, run.stderr)

@@ -34,10 +34,13 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
     from amr_tui.services.lintrun import FixRefusedError, LintTarget, fix_repo, lint_targets, resolve_targets
 
+    from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
+
     paths = args.paths or [Path(".")]
     try:
+        check_named_paths(paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does
         targets: list[LintTarget] = resolve_targets(paths, explicit=bool(args.paths))
-    except (FileNotFoundError, NotADirectoryError) as exc:
+    except (FileNotFoundError, NotADirectoryError, LeavesRepoError) as exc:
         error(str(exc))
         return 2
     fixed = 0

@@ -59,6 +59,40 @@ def locate_in_repo(path: Path) -> tuple[Path, str] | None:
     return root, Path(real).relative_to(os.path.realpath(root)).as_posix()
 
 
+def check_named_paths(paths: list[Path]) -> None:
+    """Refuse (:class:`LeavesRepoError`) a file or folder named on the command line of ``amr lint``,
+    ``amr search`` or ``amr share`` that is inside a memory repo by its name as given but really
+    (through a symlinked file or folder) outside it or in its .git: the rule of ``amr parse``
+    (:func:`locate_in_repo`). A file is checked by :func:`locate_in_repo` itself. A folder that is
+    a repo root (MEMORY.md or .git), or holds memory repos, stands for itself: it is refused only
+    as a symlinked folder of a memory repo around it (another repo made to look like a folder of
+    it); any other folder is checked inside the nearest root above it. Missing paths are left to
+    the command, which says so."""
+    from amr_tui.services.workspace import looks_like_memory_root, path_is_safe
+
+    for path in paths:
+        path = path.expanduser()
+        if not os.path.isdir(path):
+            if os.path.lexists(path):
+                locate_in_repo(path)
+            continue
+        lexical = Path(os.path.abspath(path))
+        try:
+            own = _is_root(lexical) or any(c.is_dir() and looks_like_memory_root(c) for c in lexical.iterdir())
+        except OSError:  # an unreadable folder: the command says so
+            own = False
+        root = lexical if own else next((c for c in lexical.parents if _is_root(c)), None)
+        if root is None:
+            continue
+        outer = next((c for c in root.parents if (c / "MEMORY.md").is_file()), None)
+        if outer is not None and not path_is_safe(outer, root.relative_to(outer).as_posix()):
+            root = outer
+        rel = lexical.relative_to(root).as_posix()
+        if rel != "." and not path_is_safe(root, rel):
+            raise LeavesRepoError(f"{path} is, or leads through a symlink, outside the memory repo {root} or "
+                                  f"into its .git; amr reads nothing there")
+
+
 def _too_large(path: Path, size: int, limit: int) -> str:
     from amr_tui.git.catfile import describe_size
 

@@ -30,9 +30,12 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 1:
         error("--limit must be at least 1")
         return 2
+    from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
+
     try:
+        check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does
         hits = search_paths(args.paths or [Path(".")], args.query, args.limit, use_cache=not args.no_cache, keep=True)
-    except (FileNotFoundError, NotADirectoryError) as exc:
+    except (FileNotFoundError, NotADirectoryError, LeavesRepoError) as exc:
         error(str(exc))
         return 2
     if args.json:

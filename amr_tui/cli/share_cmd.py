@@ -45,7 +45,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.preview and args.into is None:
         error("--into DIR is required (or --preview)")
         return 2
+    from amr_tui.cli.parse_cmd import check_named_paths
+
     try:
+        check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does
         mounts = discover(args.paths or [Path(".")])
         sels = select(mounts, args.repo, args.write)
         previews = preview(sels)
