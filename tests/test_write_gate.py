@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import ConflictError
@@ -189,3 +191,107 @@ def test_deleting_a_line_the_agent_committed_after_the_user_read_it_deletes_it(m
     commit_files(repo, [Change("MEMORY.md", dirty, want, read_at)], "Remove entry")
     assert b"Agent fact" not in _show(root, "HEAD", "MEMORY.md")
     assert _status(root) == ""
+
+
+def _facts(ids_values) -> bytes:
+    return ("# Memory\n\n" + "".join(f"- fact {i} {v}\n" for i, v in ids_values) + "\n## Index\n- [[notes/a]]\n").encode()
+
+
+def test_editing_an_uncommitted_line_keeps_a_committed_fact_an_uncommitted_move_displaced(make_repo) -> None:
+    # HEAD holds facts 0..5. An agent's uncommitted edit moved fact 5 above fact 4 and added
+    # fact 60; the user edits fact 60. The merge pairs the moved fact 5 with the edited line:
+    # resolving that as the user's side deleted committed fact 5 from HEAD.
+    committed = _facts((i, "s0") for i in range(6))
+    root = make_repo(files={"MEMORY.md": committed})
+    repo = GitRepo(root)
+    read_at = git(root, "rev-parse", "HEAD").strip()
+    dirty = _facts([*((i, "s0") for i in (0, 1, 2, 3, 5, 4)), (60, "draft")])
+    (root / "MEMORY.md").write_bytes(dirty)
+    want = dirty.replace(b"- fact 60 draft", b"- fact 60 u1")
+    commit_files(repo, [Change("MEMORY.md", dirty, want, read_at)], "Edit")
+    head = _show(root, "HEAD", "MEMORY.md")
+    for i in range(6):
+        assert f"- fact {i} s0\n".encode() in head, head
+    assert b"- fact 60 u1\n" in head and b"draft" not in head
+    on_disk = (root / "MEMORY.md").read_bytes()
+    assert b"- fact 60 u1\n" in on_disk
+    for i in range(6):
+        assert on_disk.count(f"- fact {i} s0\n".encode()) == 1, on_disk
+
+
+# ---------------------------------------------------------------- merge_change, as a property
+
+_EDITS = st.lists(st.tuples(st.sampled_from(["edit", "delete", "insert", "move"]),
+                            st.integers(0, 7), st.integers(0, 7)), max_size=3)
+
+
+def _mutate(lines: list[str], edits, tag: str, fresh: list[int]) -> list[str]:
+    out = list(lines)
+    for n, (op, a, b) in enumerate(edits):
+        if op == "insert" or not out:
+            fresh[0] += 1
+            out.insert(a % (len(out) + 1), f"- fact {fresh[0]} {tag}{n}")
+            continue
+        i = a % len(out)
+        if op == "edit":
+            out[i] = out[i].rsplit(" ", 1)[0] + f" {tag}{n}"
+        elif op == "delete":
+            del out[i]
+        else:
+            line = out.pop(i)
+            out.insert(b % (len(out) + 1), line)
+    return out
+
+
+def _doc(lines: list[str]) -> bytes:
+    return ("# Memory\n\n" + "".join(ln + "\n" for ln in lines) + "\n## Index\n").encode()
+
+
+@pytest.fixture(scope="module")
+def property_repo(tmp_path_factory) -> tuple[GitRepo, Path]:
+    root = tmp_path_factory.mktemp("gate-property") / "memory"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "MEMORY.md").write_bytes(_doc([]))
+    git(root, "add", "MEMORY.md")
+    git(root, "commit", "-qm", "start")
+    return GitRepo(root), root
+
+
+@settings(max_examples=int(os.environ.get("AMR_GATE_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(0, 7), agent_uncommitted=_EDITS, user=_EDITS, agent_committed=_EDITS)
+def test_merge_change_never_drops_a_committed_line_the_user_kept(property_repo, n, agent_uncommitted, user,
+                                                                 agent_committed) -> None:
+    """For any committed version when the file was read, any uncommitted agent edit on top (what
+    the user saw), any user change, and any agent commit since: the result (unless a conflict)
+    holds every committed line the user saw and kept, every line the user wrote, and no line of
+    the agent's uncommitted edit the user left as it was. (AMR_GATE_EXAMPLES=3000 for a long run.)"""
+    from amr_tui.git.gate import merge_change
+
+    repo, root = property_repo
+    fresh = [100]
+    read_lines = [f"- fact {i} s0" for i in range(n)]
+    base_lines = _mutate(read_lines, agent_uncommitted, "u", fresh)
+    want_lines = _mutate(base_lines, user, "w", fresh)
+    now_lines = _mutate(read_lines, agent_committed, "c", fresh)
+    read_at, base, want, committed = _doc(read_lines), _doc(base_lines), _doc(want_lines), _doc(now_lines)
+    (root / "MEMORY.md").write_bytes(read_at)
+    git(root, "commit", "-qam", "read at", "--allow-empty")
+    read_commit = git(root, "rev-parse", "HEAD").strip()
+    try:
+        result = merge_change(repo, "MEMORY.md", Change("MEMORY.md", base, want, read_commit), committed, read_commit)
+    except ConflictError:
+        return
+    assert result is not None
+    got = result.decode().splitlines()
+    for line in now_lines:
+        if line in base_lines and line in want_lines:
+            assert line in got, f"committed line {line!r} the user kept was dropped:\n{result.decode()}"
+    for line in want_lines:
+        if line not in base_lines:
+            assert line in got, f"the user's line {line!r} is missing:\n{result.decode()}"
+    moved = any(op == "move" for op, _a, _b in user)  # a move is a delete and an insert: the line is the user's
+    for line in base_lines:
+        if not moved and line not in read_lines and line not in now_lines and line in want_lines:
+            assert line not in got, f"the agent's uncommitted line {line!r} was committed:\n{result.decode()}"
+    assert not [ln for ln in got if ln.startswith(("<<<<<<<", ">>>>>>>"))]

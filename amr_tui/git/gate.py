@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -136,7 +138,9 @@ def merge_change(repo: GitRepo, rel: str, ch: Change, committed: bytes | None, h
     edit the writer saw, or lines a later commit removed), so only the writer's change is
     committed. Where the writer edited a line that was someone's *uncommitted* text when it was
     read (absent from ``ch.base_commit``'s version), the writer's line wins: they replaced it.
-    Any other overlap is a :class:`ConflictError`.
+    A committed line the writer saw and kept is never dropped that way (an uncommitted *move*
+    of a fact can make the merge pair it with the edited line): it stays next to the writer's
+    line. Any other overlap is a :class:`ConflictError`.
     """
     if committed is None and ch.base is not None and ch.want is not None and head is None:
         return ch.want  # the first commit of an empty repo: the file as the writer saw it, changed
@@ -146,21 +150,74 @@ def merge_change(repo: GitRepo, rel: str, ch: Change, committed: bytes | None, h
         if ch.base_commit is None or ch.base is None or ch.want is None or committed is None \
                 or not rel.lower().endswith((".md", ".markdown")):
             raise
-        from amr_tui.core.merge import merge3
-
-        read_at = repo.read_blob_or_none(ch.base_commit, rel) or b""
-        known = set(read_at.decode("utf-8", "surrogateescape").splitlines())
-        result = merge3(ch.base, ch.want, committed, rel, labels=("yours", "base", "theirs"))
-        def from_uncommitted(c) -> bool:
-            # theirs is still what was committed when the writer read the file (no commit since
-            # touched it): the overlap is with the uncommitted edit the writer saw and changed.
-            if c.theirs:
-                return set(c.theirs) <= known
-            return bool(c.base) and not known.intersection(c.base)
-
-        if not all(from_uncommitted(c) for c in result.conflicts):
+        resolved = _resolve_over_uncommitted(repo, rel, ch, committed)
+        if resolved is None:
             raise exc from None
-        return result.resolve({c.index: "ours" for c in result.conflicts})
+        return resolved
+
+
+def _text_lines(data: bytes) -> list[str]:
+    """Lines without their end of line, split the way the Markdown parser splits them."""
+    text = data.decode("utf-8", "surrogateescape")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = re.split(r"\r\n|\n|\r", text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _kept_lines(committed: bytes, base: bytes, want: bytes) -> Counter[str]:
+    """How many copies of each committed (non-blank) line the writer's change keeps: a line the
+    writer saw (in ``base``) and did not delete must be in the commit as often as it is committed,
+    give or take the copies the writer added or removed."""
+    c, b, w = Counter(_text_lines(committed)), Counter(_text_lines(base)), Counter(_text_lines(want))
+    need: Counter[str] = Counter()
+    for line, n in c.items():
+        if line.strip() and b[line]:
+            need[line] = max(0, n + w[line] - b[line])
+    return need
+
+
+def _resolve_over_uncommitted(repo: GitRepo, rel: str, ch: Change, committed: bytes) -> bytes | None:
+    """The conflicts of ``ch`` with ``committed`` resolved as the writer's where the writer edited
+    someone's uncommitted text; None when any conflict is something else (a real conflict)."""
+    from amr_tui.core.merge import merge3
+
+    assert ch.base is not None and ch.want is not None and ch.base_commit is not None
+    read_at = repo.read_blob_or_none(ch.base_commit, rel) or b""
+    known = set(_text_lines(read_at))
+    result = merge3(ch.base, ch.want, committed, rel, labels=("yours", "base", "theirs"))
+
+    def from_uncommitted(c) -> bool:
+        # theirs is still what was committed when the writer read the file (no commit since
+        # touched it): the overlap is with the uncommitted edit the writer saw and changed.
+        if c.theirs:
+            return set(c.theirs) <= known
+        return bool(c.base) and not known.intersection(c.base)
+
+    if not all(from_uncommitted(c) for c in result.conflicts):
+        return None
+    need = _kept_lines(committed, ch.base, ch.want)
+    as_ours = {c.index: "ours" for c in result.conflicts}
+    short = need - Counter(_text_lines(result.resolve(as_ours)))  # committed lines resolving as ours drops
+    choices: dict[int, str | list[str]] = dict(as_ours)
+    for c in result.conflicts:
+        # The committed lines here the writer never saw were replaced by the uncommitted text
+        # the writer edited: they give way. A committed line the writer saw and kept elsewhere
+        # in the file is one that moved (uncommitted): it stays, before the writer's lines.
+        kept = []
+        for t in c.theirs:
+            if short[t] > 0:
+                short[t] -= 1
+                kept.append(t)
+        if kept:
+            choices[c.index] = kept + list(c.ours)
+    merged = result.resolve(choices)
+    have = Counter(_text_lines(merged))
+    if any(have[line] < n for line, n in need.items()):
+        return None  # a committed line the writer kept would still be dropped: a real conflict
+    return merged
 
 
 def cas_attempts(repo: GitRepo, *, max_attempts: int = MAX_ATTEMPTS, escalate: bool = True
