@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import OptionList, TextArea
 
-from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
+from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main import MainScreen
 from amr_tui.widgets.entry_view import EntryView
@@ -245,3 +245,91 @@ async def test_external_editor_changes_put_back_on_request(demo, tmp_path, monke
         await _choose(pilot, app, "restore")
         await wait_for(pilot, lambda: (alice / "MEMORY.md").read_bytes() == original, what="put back")
         assert git(alice, "status", "--porcelain") == ""
+
+
+async def _capture_prompt(pilot, app):
+    await pilot.press("c")
+    await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the capture prompt")
+    inp = app.screen.query_one("#prompt-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+    return app.screen, inp
+
+
+async def test_capture_asks_before_dropping_typed_text_on_escape_and_ctrl_q(demo):
+    """The capture prompt (c) dropped what was typed on esc, and ctrl+q quit without asking."""
+    heads = [git(r, "rev-parse", "HEAD") for r in demo]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        prompt, inp = await _capture_prompt(pilot, app)
+        await pilot.press("escape")  # nothing typed: closes at once
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="prompt closed")
+        prompt, inp = await _capture_prompt(pilot, app)
+        await pilot.press(*"The build uses make")
+        await pilot.press("escape")
+        await _asked(pilot, app, "Discard what you typed?")
+        await pilot.press("n")  # Keep editing
+        await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
+        assert inp.value == "The build uses make" and inp.has_focus
+        await pilot.press("ctrl+q")
+        dialog = await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        assert "the fact you are capturing" in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
+        assert app.return_code is None and inp.value == "The build uses make" and inp.has_focus
+        await pilot.press(*" and ninja", "escape")
+        await _asked(pilot, app, "Discard what you typed?")
+        await pilot.press("y")  # Discard
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="prompt closed")
+        await pilot.press("q")  # nothing held any more: quits at once
+        await _quits(pilot, app)
+    assert [git(r, "rev-parse", "HEAD") for r in demo] == heads
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await _capture_prompt(pilot, app)
+        await pilot.press(*"half a fact", "ctrl+q")
+        await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        await pilot.press("y")
+        await _quits(pilot, app)
+
+
+async def test_capture_text_comes_back_from_the_repo_question_and_the_credential_question(demo):
+    bob = demo[1]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        _, inp = await _capture_prompt(pilot, app)
+        await pilot.press(*"Bob prefers tabs")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="which repo")
+        await pilot.press("ctrl+q")  # the text waits on the choice: quitting asks
+        dialog = await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        assert "the fact you are capturing" in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="back at the choice")
+        await pilot.press("escape")  # no repo chosen: back to the text
+        prompt, inp = await _capture_prompt_shown(pilot, app)
+        assert inp.value == "Bob prefers tabs"
+        inp.value = f"deploy with {GH}"
+        await pilot.press("enter")
+        await _asked(pilot, app, "This looks like a credential")
+        await pilot.press("n")  # Keep editing: the text is back to fix
+        prompt, inp = await _capture_prompt_shown(pilot, app)
+        assert inp.value == f"deploy with {GH}"
+        inp.value = "Bob prefers tabs"
+        n = len(git(bob, "log", "--oneline").splitlines())
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="which repo")
+        app.screen.query_one(OptionList).highlighted = 1
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(git(bob, "log", "--oneline").splitlines()) == n + 1, what="saved")
+    assert "Bob prefers tabs" in git(bob, "show", "HEAD:MEMORY.md")
+    assert all(GH not in git(r, "show", "HEAD:MEMORY.md") for r in demo)
+
+
+async def _capture_prompt_shown(pilot, app):
+    await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the capture prompt again")
+    inp = app.screen.query_one("#prompt-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+    return app.screen, inp

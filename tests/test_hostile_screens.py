@@ -87,7 +87,7 @@ VISITS: list[Visit] = [
     Visit("entry-editor-bidi", line=7, keys=("e", "home"), shows="\u258a  bidi: bidi \ufffdgnp.exe\ufffd"),
     Visit("delete-entry-confirm", line=4, keys=("d",), screen="ConfirmScreen", shows="osc8: \u241b]8;;https://evil"),
     Visit("move-entry-choice", line=5, keys=("m",), screen="ChoiceScreen", shows="names/osc52-clip \u241b]52"),
-    Visit("capture-prompt", keys=("c", *"[/bold] x"), screen="PromptScreen", shows="[/bold] x"),
+    Visit("capture-prompt", keys=("c", *"[/bold] x"), screen="TextPromptScreen", shows="[/bold] x"),
     Visit("new-file-prompt", keys=("n",), screen="PromptScreen", shows="New file in m\u241b[2J"),
     Visit("hostile-file", path=HOSTILE_NAME, shows="file named after osc52"),
     Visit("rename-prompt", path=HOSTILE_NAME, keys=("R", "home"), screen="PromptScreen",
@@ -124,7 +124,8 @@ async def _back_to_main(pilot, app) -> None:
         await pilot.press("escape")
         await pilot.pause(0.02)
         if not isinstance(app.screen, MainScreen) and type(app.screen).__name__ == "ConfirmScreen":
-            await pilot.press("n")  # "discard this edit?" and the like: keep nothing
+            # "Discard what you typed?" and the like: discard (y); any other question: no
+            await pilot.press("y" if app.screen.title_text.startswith("Discard") else "n")
             await pilot.pause(0.02)
 
 

@@ -81,10 +81,15 @@ async def test_every_way_of_writing_asks_before_saving_a_credential(repo: Path) 
 
         # 2. capture: an AWS key, and no
         await pilot.press("c")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "PromptScreen", what="capture")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "TextPromptScreen", what="capture")
         app.screen.query_one("#prompt-input").value = "prod key AKIAIOSFODNN7EXAMPLE"
         await pilot.press("enter")
-        await _answer(pilot, app, "n")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
+        await pilot.press("n")  # Keep editing: the text comes back to fix
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "TextPromptScreen", what="capture again")
+        assert app.screen.query_one("#prompt-input").value == "prod key AKIAIOSFODNN7EXAMPLE"
+        await pilot.press("escape")
+        await _answer(pilot, app, "y")  # Discard what you typed?
         await pilot.pause(0.3)
         assert "AKIAIOSFODNN7EXAMPLE" not in (repo / "MEMORY.md").read_text() and commits() == 1
 

@@ -68,14 +68,52 @@ class PromptScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class TextPromptScreen(PromptScreen):
+    """A prompt for text the user writes (a fact to capture): esc asks before dropping what was
+    typed, and the app's quit question lists it (``unsaved_edits``, the HoldsUnsavedText protocol
+    of ``AmrApp.request_quit``)."""
+
+    def __init__(self, title: str, value: str = "", placeholder: str = "", help_text: str = "", *,
+                 what: str = "the text you are writing") -> None:
+        super().__init__(title, value, placeholder, help_text)
+        self.what = what
+
+    def _typed(self) -> str:
+        try:
+            return self.query_one(Input).value
+        except Exception:  # not composed (yet, or any more): nothing typed
+            return ""
+
+    def unsaved_edits(self) -> list[str]:
+        return [self.what] if self._typed().strip() else []
+
+    def action_cancel(self) -> None:
+        if not self._typed().strip():
+            self.dismiss(None)
+            return
+
+        def answer(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+            else:
+                self.query_one(Input).focus()
+
+        self.app.push_screen(ConfirmScreen("Discard what you typed?", f"{self.what[:1].upper()}{self.what[1:]} is not saved.",
+                                           "Discard", "Keep editing"), answer)
+
+
 class ChoiceScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
 
-    def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
-        """choices: (id, label)"""
+    def __init__(self, title: str, choices: list[tuple[str, str]], *, holds: str | None = None) -> None:
+        """choices: (id, label); ``holds``: unsaved text waiting on the choice, for the quit question."""
         super().__init__(classes="dialog")
         self.title_text = title
         self.choices = choices
+        self.holds = holds
+
+    def unsaved_edits(self) -> list[str]:
+        return [self.holds] if self.holds else []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):

@@ -392,7 +392,7 @@ class EditingMixin:
     def action_capture(self) -> None:
         """Write a new entry from anywhere; asks which repo when more than one can take it."""
         from amr_tui.core.edit import new_entry_line
-        from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
+        from amr_tui.screens.dialogs import ChoiceScreen, TextPromptScreen
         from amr_tui.screens.secret_check import ask_before_saving_secrets
 
         if self._entry_edit_pending():
@@ -402,6 +402,11 @@ class EditingMixin:
             self.app.notify("Every mounted repo is read-only.", severity="error")
             return
 
+        def prompt(value: str = "") -> None:  # esc and quitting ask before dropping what was typed
+            self.app.push_screen(TextPromptScreen("Remember…", value, placeholder="fact [source: https://...]",
+                                                  help_text="Goes to the top of MEMORY.md, above ## Index.",
+                                                  what="the fact you are capturing"), with_text)
+
         def with_text(text: str | None) -> None:
             if not text or not text.strip():
                 return
@@ -410,17 +415,19 @@ class EditingMixin:
             def to_repo(repo: str | None) -> None:
                 if repo:
                     self._run_save(lambda: self._capture_into(repo, line))
+                else:  # esc on "which memory": back to the text
+                    prompt(text)
 
             def choose() -> None:
                 if len(writable) == 1:
                     to_repo(writable[0])
                 else:
-                    self.app.push_screen(ChoiceScreen("Which memory is this for?", [(r, r) for r in writable]), to_repo)
+                    self.app.push_screen(ChoiceScreen("Which memory is this for?", [(r, r) for r in writable],
+                                                      holds="the fact you are capturing"), to_repo)
 
-            ask_before_saving_secrets(self.app, "", line, choose)
+            ask_before_saving_secrets(self.app, "", line, choose, declined=lambda: prompt(text))
 
-        self.app.push_screen(PromptScreen("Remember…", placeholder="fact [source: https://...]",
-                                          help_text="Goes to the top of MEMORY.md, above ## Index."), with_text)
+        prompt()
 
     def _capture_into(self, repo: str, line: str) -> Saved:
         from amr_tui.services.editing import EditRefused
