@@ -12,7 +12,7 @@ from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main import MainScreen
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, cur, git, ready, screen_text, settle, shown, wait_for
+from tests.apphelpers import app_for, cur, git, open_file, ready, screen_text, settle, shown, wait_for
 
 SIZE = (140, 40)
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -333,3 +333,74 @@ async def _capture_prompt_shown(pilot, app):
     inp = app.screen.query_one("#prompt-input")
     await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
     return app.screen, inp
+
+
+async def _leave_for(pilot, app, name: str, path: str) -> None:
+    """Switch files from inside the entry editor, by the palette (the edit is kept as a draft)."""
+    await pilot.press("ctrl+p")
+    await pilot.press(*name)
+    await pilot.pause(1.0)
+    await shown(pilot, app, path)
+    await pilot.press("down", "enter")
+    await wait_for(pilot, lambda: cur(app).path == path, what=f"switched to {path}")
+
+
+async def test_a_draft_follows_its_file_when_renamed_and_goes_with_it_when_deleted(demo):
+    """Drafts were keyed by the old path: after R the draft was not resumed in the renamed file and
+    the quit question named a file that no longer existed; after D it stayed, for a deleted file."""
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        screen = app.screen
+        await open_file(pilot, app, "memory-alice", "tooling/bun.md")
+        inp = await _edit_first_entry_here(pilot, app)
+        await pilot.press("home", *"Always: ")
+        typed = inp.value
+        await _leave_for(pilot, app, "redis.md", "backend/redis.md")
+        assert list(screen.drafts) == [("memory-alice", "tooling/bun.md")]
+        await pilot.press("left_square_bracket")  # back to the file
+        await wait_for(pilot, lambda: cur(app).path == "tooling/bun.md", what="back in bun.md")
+        await pilot.press("R")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="rename prompt")
+        app.screen.query_one("#prompt-input").value = "tooling/bun-renamed.md"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: cur(app).path == "tooling/bun-renamed.md", timeout=20, what="renamed")
+        assert list(screen.drafts) == [("memory-alice", "tooling/bun-renamed.md")]
+        await pilot.press("ctrl+q")
+        dialog = await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        assert "memory-alice/tooling/bun-renamed.md, line 3: a draft" in dialog.body
+        assert "tooling/bun.md" not in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="back")
+        await pilot.press("e")  # resumes the draft in the renamed file, and saves it there
+        await wait_for(pilot, lambda: inp.has_focus and inp.value == typed, what="the draft resumed")
+        assert screen.editor.target.path == "tooling/bun-renamed.md"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Always: Use `bun install`" in git(alice, "show", "HEAD:tooling/bun-renamed.md"),
+                       timeout=20, what="the draft saved in the renamed file")
+        assert not (alice / "tooling" / "bun.md").exists() and not screen.drafts
+        # A draft of a file that is then deleted: D says the draft goes too, and it goes.
+        await wait_for(pilot, lambda: not screen.editor.display, what="editor closed")
+        inp = await _edit_first_entry_here(pilot, app)
+        await pilot.press("home", *"Doomed: ")
+        await _leave_for(pilot, app, "redis.md", "backend/redis.md")
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: cur(app).path == "tooling/bun-renamed.md", what="back in the file")
+        await pilot.press("D")
+        dialog = await _asked(pilot, app, "Delete file?")
+        assert "Your unsaved draft of line 3 in this file" in dialog.body and "will be discarded" in dialog.body
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not (alice / "tooling" / "bun-renamed.md").exists(), timeout=20, what="deleted")
+        await wait_for(pilot, lambda: cur(app).path == "MEMORY.md", what="back at MEMORY.md")
+        assert not screen.drafts
+        await pilot.press("q")  # nothing unsaved is left: quits at once
+        await _quits(pilot, app)
+
+
+async def _edit_first_entry_here(pilot, app):
+    app.screen.query_one(EntryView).go_to_line(cur(app).doc.entries[0].line)
+    await pilot.press("e")
+    inp = app.screen.query_one("#editor-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
+    return inp

@@ -604,7 +604,12 @@ class EditingMixin:
 
         def named(new: str | None) -> None:
             if new and new != of.path:
-                self._run_save(lambda: editing.rename_file(self.session, of.repo, of.path, new))
+                def job():
+                    saved, rewritten = editing.rename_file(self.session, of.repo, of.path, new)
+                    self.app.call_from_thread(self._draft_follows, of.repo, of.path, saved.path)
+                    return saved, rewritten
+
+                self._run_save(job)
 
         self.app.push_screen(PromptScreen(f"Rename or move {of.path}", value=of.path,
                                           help_text=f"{backlinks} link(s) to it will be rewritten in the same commit."), named)
@@ -620,6 +625,10 @@ class EditingMixin:
         body = make_visible(f"{of.repo}/{of.path} will be deleted (it stays in git history).")
         if backlinks:
             body += f"\n\n{len(backlinks)} link(s) to it will break:\n{listing}"
+        draft = self.drafts.get((of.repo, of.path))
+        if draft is not None:
+            line = f" of line {draft[0].line}" if draft[0].mode == "edit" else ""
+            body += f"\n\nYour unsaved draft{line} in this file (kept when you left it) will be discarded."
 
         def go(yes: bool | None) -> None:
             if yes:
@@ -632,4 +641,17 @@ class EditingMixin:
         from amr_tui.services import editing
 
         saved = editing.delete_file(self.session, of.repo, of.path)
+        self.app.call_from_thread(self._draft_follows, of.repo, of.path, None)
         return Saved(saved.repo, "MEMORY.md", saved.head, saved.message, 0)
+
+    def _draft_follows(self, repo: str, old: str, new: str | None) -> None:
+        """A file was renamed to ``new`` (or deleted: None): the draft kept for it moves with it
+        (resumed by e in the new file; the quit question names the new path), or is dropped."""
+        from dataclasses import replace
+
+        draft = self.drafts.pop((repo, old), None)
+        if draft is None or new is None:
+            return
+        target, value = draft
+        base = replace(target.base, path=new) if target.base is not None else None
+        self.drafts[(repo, new)] = (replace(target, path=new, base=base), value)
