@@ -41,8 +41,9 @@ class EditingMixin:
         if self._entry_edit_pending():
             return None
         of = self.current
-        if of is None or of.doc is None:
-            self.app.notify("Open a Markdown memory file first.", severity="warning")
+        if of is None or of.doc is None:  # not loaded: say why (too large, missing, ...) when known
+            self.app.notify(make_visible(of.message) if of is not None and of.message else "Open a Markdown memory file first.",
+                            severity="warning", markup=False, timeout=8)
             return None
         if of.read_only:
             self.app.notify(make_visible(f"Read-only: {of.read_only}. Nothing was changed."), severity="error", markup=False)
@@ -490,6 +491,12 @@ class EditingMixin:
         self.app.push_screen(FileEditScreen(of.path, plain, edited=edited, repo=of.repo), done)
 
     def action_external_editor(self) -> None:
+        of = self.current
+        if of is not None and of.read_only == "too large" and not self._entry_edit_pending():
+            from amr_tui.screens.external_unread import edit_unread
+
+            edit_unread(self, of)  # as the file's screen says: ctrl+e opens it (amr reads none of it)
+            return
         of = self._writable()
         if of is None or of.data is None:
             return
