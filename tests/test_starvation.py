@@ -5,7 +5,8 @@ while) while amr saves entries, forgets and restores facts, and syncs both clone
 
 A correctness check, not a timing benchmark: nothing is lost (every agent commit reachable,
 every agent fact and every saved edit present, forgets and restores as last done, fsck clean),
-every kind of write lands at least once, and no call takes longer than 20 s.
+every kind of write lands at least once, the sync of each clone lands at least once (one of them
+has to merge), and no call takes longer than 20 s.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ def test_no_amr_write_is_starved_and_nothing_is_lost(tmp_path):
     for name, o in result["ops"].items():
         assert o["landed"] >= 1, f"{name} never landed: {o['reasons'] or o['statuses']}"
         assert o["max_ms"] is not None and o["max_ms"] < 20_000, f"{name} took {o['max_ms']} ms"
-    # Known gap, not asserted: the clone that has to merge can lose every compare-and-swap to
-    # its own agents (a plain `git commit` after `git add` moves the branch without index.lock),
-    # so its sync may never land while they commit every ~40 ms. One clone always syncs.
-    syncs = result["sync"].values()
-    assert any(o["landed"] >= 1 for o in syncs), result["sync"]
-    assert all(o["max_ms"] is not None and o["max_ms"] < 20_000 for o in syncs), result["sync"]
+    # Both clones sync: the one that has to merge too (its merge is pushed before its own branch,
+    # where its agents commit, takes it, and that move holds index.lock after a few lost races).
+    for c, o in result["sync"].items():
+        assert o["landed"] >= 1, f"sync of clone {c} never landed: {o['reasons'] or o['statuses']}"
+        assert o["max_ms"] is not None and o["max_ms"] < 20_000, f"sync of clone {c} took {o['max_ms']} ms"
+    assert sum(o.get("merges", 0) for o in result["sync"].values()) >= 1, result["sync"]

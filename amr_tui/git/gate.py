@@ -220,15 +220,16 @@ def _resolve_over_uncommitted(repo: GitRepo, rel: str, ch: Change, committed: by
     return merged
 
 
-def cas_attempts(repo: GitRepo, *, max_attempts: int = MAX_ATTEMPTS, escalate: bool = True
-                 ) -> Iterator[IndexLock | None]:
+def cas_attempts(repo: GitRepo, *, max_attempts: int = MAX_ATTEMPTS, escalate: bool = True,
+                 escalate_after: int = ESCALATE_AFTER) -> Iterator[IndexLock | None]:
     """The one compare-and-swap retry loop: yields once per attempt (the caller ``continue``-s on
-    :class:`RefMovedError` and returns on success). From attempt ``ESCALATE_AFTER`` on it yields
-    a held ``index.lock`` the caller works under; it is released when the loop ends."""
+    :class:`RefMovedError` and returns on success). From attempt ``escalate_after`` on it yields
+    a held ``index.lock`` the caller works under; it is released when the loop ends (or by the
+    caller's successful install, which releases it)."""
     held: IndexLock | None = None
     try:
         for attempt in range(max_attempts):
-            if escalate and attempt >= ESCALATE_AFTER and held is None:
+            if escalate and attempt >= escalate_after and held is None:
                 held = IndexLock(repo.git_dir, repo.runner.lock_timeout)
                 held.acquire()
             yield held
@@ -300,17 +301,19 @@ def commit_files(repo: GitRepo, changes: Sequence[Change], message: str, *,
 
 
 def advance(repo: GitRepo, branch: str, old: str | None, new: str, message: str,
-            files: Mapping[str, tuple[bytes | None, bytes | None]], *, probe: Probe | None = None) -> tuple[str, ...]:
+            files: Mapping[str, tuple[bytes | None, bytes | None]], *, probe: Probe | None = None,
+            held: IndexLock | None = None) -> tuple[str, ...]:
     """Move the checked-out ``branch`` from ``old`` to the ready commit ``new`` (compare-and-swap),
     bringing each of ``files`` (path -> (bytes at old, bytes at new)) forward in the work tree and
     index by merging, so uncommitted edits stay. Returns the files that keep a foreign edit.
+    ``held``: an ``index.lock`` the caller holds (:func:`cas_attempts`); the caller releases it.
     Raises RefMovedError (nothing changed), ForeignConflictError, LockedError."""
     fmt = _object_format(repo)
     zero = "0" * (64 if fmt == "sha256" else 40)
     text = _clean_message(message)
     return _move_checked_out(repo, f"refs/heads/{branch}", old, new,
                              {rel: (was, now, was, now) for rel, (was, now) in files.items()},
-                             text, zero, fmt, None, probe or (lambda _name: None))
+                             text, zero, fmt, held, probe or (lambda _name: None))
 
 
 # ------------------------------------------------------------------------------ internals

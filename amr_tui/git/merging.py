@@ -15,6 +15,7 @@ The ref update is a compare-and-swap, so a commit made meanwhile is never lost.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from amr_tui.git.errors import (
     RepoStateError,
 )
 from amr_tui.git.indexlock import IndexLock
+from amr_tui.git.mergedriver import AMR_MERGE_DRIVER as AMR_DRIVER
 from amr_tui.git.mergedriver import merge_drivers_for_merging
 from amr_tui.git.repo import GitRepo
 from amr_tui.git.runner import GitRunner, end_of_options
@@ -74,7 +76,18 @@ def merging_runner(repo: GitRepo, amr_command: str | None = None) -> GitRunner:
 
 
 def merge_commits(repo: GitRepo, ours: str, theirs: str, *, amr_command: str | None = None) -> TreeMerge:
-    """Merge commit ``theirs`` into ``ours`` (both oids) without touching the work tree."""
+    """Merge commit ``theirs`` into ``ours`` (both oids) without touching the work tree.
+
+    With one merge base, amr's driver runs in this process (:func:`_merge_in_process`: the same
+    merge on the same three blobs, without starting a Python process per file, so a sync's merge
+    is quick enough to win the race with other clones' pushes); otherwise (criss-cross merges,
+    whose virtual bases git builds with the driver too, or ``amr_command`` given) git runs it."""
+    if amr_command is None:
+        bases = repo.runner.run(["merge-base", "--all", *end_of_options(ours, theirs)], ok=(0, 1)).text.split()
+        if len(bases) == 1:
+            fast = _merge_in_process(repo, ours, theirs)
+            if fast is not None:
+                return fast
     runner = merging_runner(repo, amr_command)
     res = runner.run(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories",
                       *end_of_options(ours, theirs)], ok=(0, 1), write=True)
@@ -82,6 +95,76 @@ def merge_commits(repo: GitRepo, ours: str, theirs: str, *, amr_command: str | N
     if res.returncode == 1 and not conflicts:
         raise GitError(1, res.stderr, res.args, message="git merge-tree reported a conflict it did not name")
     return TreeMerge(ours, theirs, tree, conflicts)
+
+
+_DEFERRED = "exit 1"  # amr's driver during an in-process merge: git leaves the three stages to amr
+IN_PROCESS_MAX_BYTES = 1 << 20  # larger files are merged by the driver process, as before
+
+
+def _merge_in_process(repo: GitRepo, ours: str, theirs: str) -> TreeMerge | None:
+    """``git merge-tree`` with amr's driver deferred (it marks its files conflicted), then amr's
+    merge of each such file here, exactly as ``amr merge-driver %O %A %B`` would have done it.
+    None when git reported anything for those files but a plain content (or add/add) merge."""
+    from amr_tui.core.merge import merge3
+
+    runner = merging_runner(repo, _DEFERRED)
+    res = runner.run(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories",
+                      *end_of_options(ours, theirs)], ok=(0, 1), write=True)
+    tree, conflicts = _parse_merge_tree(res.stdout)
+    if res.returncode == 1 and not conflicts:
+        raise GitError(1, res.stderr, res.args, message="git merge-tree reported a conflict it did not name")
+    if not conflicts:
+        return TreeMerge(ours, theirs, tree)
+    attrs = _merge_attributes(repo, [cp.path for cp in conflicts])
+    ours_driver = [cp for cp in conflicts if attrs.get(cp.path) == AMR_DRIVER]
+    if not ours_driver:
+        return TreeMerge(ours, theirs, tree, conflicts)
+    for cp in ours_driver:
+        modes = {mode for mode, _oid in cp.stages.values()}
+        plain = {f"Auto-merging {cp.path}", f"CONFLICT (content): Merge conflict in {cp.path}",
+                 f"CONFLICT (add/add): Merge conflict in {cp.path}"}
+        if 2 not in cp.stages or 3 not in cp.stages or len(modes) != 1 or not modes <= {"100644", "100755"} \
+                or not set(cp.messages) <= plain:
+            return None  # a rename, a mode change, a delete...: git runs the driver, as before
+    blobs = _read_blobs(repo, {oid for cp in ours_driver for _mode, oid in cp.stages.values()})
+    if any(len(data) > IN_PROCESS_MAX_BYTES for data in blobs.values()):
+        return None  # a big file: merged in git's driver process, off this one's threads
+    changes: dict[str, bytes | None] = {}
+    still: set[str] = set()
+    for cp in ours_driver:
+        base = blobs[cp.stages[1][1]] if 1 in cp.stages else b""
+        result = merge3(base, blobs[cp.stages[2][1]], blobs[cp.stages[3][1]], cp.path)
+        changes[cp.path] = result.merged  # what the driver writes: the merge, markers if it conflicts
+        if not result.clean:
+            still.add(cp.path)
+    tree = tree_with_files(repo, tree, changes)
+    left = tuple(cp for cp in conflicts if cp.path in still or attrs.get(cp.path) != AMR_DRIVER)
+    return TreeMerge(ours, theirs, tree, left)
+
+
+def _merge_attributes(repo: GitRepo, paths: list[str]) -> dict[str, str]:
+    """path -> the value of its ``merge`` attribute (as git's merge saw it)."""
+    out = repo.runner.run(["check-attr", "-z", "merge", "--", *paths]).stdout.split(b"\0")
+    attrs: dict[str, str] = {}
+    for i in range(0, len(out) - 2, 3):
+        attrs[out[i].decode("utf-8", "surrogateescape")] = out[i + 2].decode("utf-8", "surrogateescape")
+    return attrs
+
+
+def _read_blobs(repo: GitRepo, oids: set[str]) -> dict[str, bytes]:
+    order = sorted(oids)
+    out = repo.runner.run(["cat-file", "--batch"], input="".join(o + "\n" for o in order).encode()).stdout
+    blobs: dict[str, bytes] = {}
+    pos = 0
+    for oid in order:
+        end = out.index(b"\n", pos)
+        fields = out[pos:end].split(b" ")
+        if len(fields) != 3 or fields[1] != b"blob":
+            raise GitError(1, "", ["cat-file", "--batch"], message=f"{oid} is not a blob")
+        size = int(fields[2])
+        blobs[oid] = out[end + 1:end + 1 + size]
+        pos = end + 1 + size + 1
+    return blobs
 
 
 def _parse_merge_tree(out: bytes) -> tuple[str, tuple[ConflictedPath, ...]]:
@@ -157,9 +240,13 @@ def empty_tree(repo: GitRepo) -> str:
     return repo.runner.text(["mktree", "-z"], input=b"", write=True).strip()
 
 
-def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, message: str) -> None:
+def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, message: str, *,
+                   held: IndexLock | None = None) -> None:
     """Move ``refs/heads/<branch>`` from ``old`` to ``new`` (compare-and-swap), updating the index
     and work tree when the branch is checked out.
+
+    ``held``: an ``index.lock`` the caller already holds (from :func:`amr_tui.git.gate.cas_attempts`
+    after lost races); the move happens under it and leaves releasing it to the caller.
 
     Raises RefMovedError (the branch is no longer at ``old``; nothing changed),
     WorktreeBusyError, OperationInProgressError, LockedError.
@@ -181,10 +268,12 @@ def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, messag
         # uncommitted edit stays in the work tree instead of making the sync "busy".
         from amr_tui.git.gate import advance
 
-        advance(repo, branch, old, new, message or "amr: sync", files)
+        advance(repo, branch, old, new, message or "amr: sync", files, held=held)
         return
     start = old or empty_tree(repo)
-    with IndexLock(repo.git_dir, repo.runner.lock_timeout) as lock:
+    lock_cm = contextlib.nullcontext(held) if held is not None else IndexLock(repo.git_dir, repo.runner.lock_timeout)
+    with lock_cm as lock:
+        assert lock is not None
         _check_ref(repo, ref, old)
         staged = lock.staged_copy()
         env = {"GIT_INDEX_FILE": str(staged)}

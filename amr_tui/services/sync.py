@@ -8,11 +8,15 @@ sync moves on.
 The loop, at most ``attempts`` rounds:
 
 1. fetch the branch from the remote;
-2. if the remote has commits we lack: fast-forward, or merge them (``git merge-tree`` with amr's
-   driver: the work tree is untouched until the merge is complete) and move the branch and work
-   tree to the merge commit, compare-and-swap;
-3. push. A push refused because someone pushed first waits (exponential backoff) and goes
-   round again; any other refusal stops.
+2. if only the remote has new commits: fast-forward the branch and work tree to them;
+3. if both sides have: merge them (``git merge-tree``, amr's driver run in this process when
+   there is one merge base: the work tree is untouched until the merge is complete), push the
+   merge commit, and only then move the branch and work tree to it (compare-and-swap; when the
+   clone's own agents committed meanwhile, the merge is merged in on top, after a few lost races
+   holding ``index.lock`` for a whole attempt). The race with other clones' pushes lasts from the
+   fetch to the push only, so a clone that has to merge is not starved by one that does not;
+4. otherwise push the branch. A push refused because someone pushed first goes round again (at
+   once after a merge, with exponential backoff otherwise); any other refusal stops.
 
 A merge conflict stops the loop with the repository unchanged and clean: nothing is half-merged,
 agents keep committing. The result carries a :class:`~amr_tui.services.sync_resolve.PendingMerge`
@@ -54,6 +58,10 @@ AUTH, NO_REMOTE, BUSY, REJECTED, ERROR = "auth", "no-remote", "busy", "rejected"
 EXIT_CODES = {SYNCED: 0, UP_TO_DATE: 0, CONFLICT: 1, OFFLINE: 3}
 DEFAULT_ATTEMPTS = 6
 DEFAULT_BACKOFF = 0.2
+INTEGRATE_ATTEMPTS = 8  # compare-and-swap attempts of one merge or fast-forward (the last ones under index.lock)
+# Lost races before a merge or fast-forward holds index.lock for a whole attempt: one, since its
+# agents commit faster than a merge takes (the lock is held for about one merge: ~0.1 s).
+ESCALATE_AFTER = 1
 MAX_BACKOFF = 3.0
 
 
@@ -186,19 +194,10 @@ def _sleep_for(attempt: int, backoff: float) -> float:
     return min(MAX_BACKOFF, backoff * (2 ** (attempt - 1))) * (0.5 + random.random())
 
 
-def integrate(repo: GitRepo, local: str, theirs: str, label: str, *,
-              amr_command: str | None = None) -> tuple[str, str, PendingMerge | None, list[tuple[str, str]], list[str]]:
-    """Bring commit ``theirs`` into branch ``local``: fast-forward or merge.
-
-    Returns ``(outcome, head, pending, resurrected, auto_resolved)`` with outcome ``"same"``,
-    ``"ff"``, ``"merged"`` or ``"conflict"``. Raises RefMovedError when the branch moved meanwhile.
-    """
-    head = repo.resolve(f"refs/heads/{local}")
-    if head == theirs or (head is not None and repo.is_ancestor(theirs, head)):
-        return "same", head, None, [], []  # type: ignore[return-value]
-    if head is None or repo.is_ancestor(head, theirs):
-        advance_branch(repo, local, head, theirs, f"amr sync: fast-forward to {label}")
-        return "ff", theirs, None, [], []
+def merge_commit(repo: GitRepo, local: str, head: str, theirs: str, label: str, *,
+                 amr_command: str | None = None) -> tuple[str | None, PendingMerge | None, list[str]]:
+    """The merge commit of ``theirs`` into ``head`` (no ref, index or work tree touched):
+    ``(merge, None, auto_resolved)``, or ``(None, pending, [])`` when it conflicts."""
     if repo.identity() is None:
         raise NoIdentityError(str(repo.root), "A merge commit needs an author.")
     tm = merge_commits(repo, head, theirs, amr_command=amr_command)
@@ -208,14 +207,57 @@ def integrate(repo: GitRepo, local: str, theirs: str, label: str, *,
         files = [describe_path(repo, cp) for cp in tm.conflicts]
         stuck = tuple(f for f in files if f.whole_file or f.result is None or not f.result.clean)
         if stuck:
-            return "conflict", head, PendingMerge(repo.root, "", local, head, theirs, tree, stuck), [], []
+            return None, PendingMerge(repo.root, "", local, head, theirs, tree, stuck), []
         changes = {f.path: f.resolved_bytes({}) for f in files}
         tree = tree_with_files(repo, tree, changes)
         auto = sorted(changes)
-    merge = commit_tree(repo, tree, [head, theirs], f"Merge {label} into {local} (amr sync)")
-    risen = resurrected_facts(repo, head, theirs)
-    advance_branch(repo, local, head, merge, f"amr sync: merge {label}")
-    return "merged", merge, None, risen, auto
+    return commit_tree(repo, tree, [head, theirs], f"Merge {label} into {local} (amr sync)"), None, auto
+
+
+def integrate(repo: GitRepo, local: str, theirs: str, label: str, *,
+              amr_command: str | None = None, max_attempts: int = INTEGRATE_ATTEMPTS,
+              ) -> tuple[str, str, PendingMerge | None, list[tuple[str, str]], list[str]]:
+    """Bring commit ``theirs`` into branch ``local``: fast-forward or merge.
+
+    Returns ``(outcome, head, pending, resurrected, auto_resolved)`` with outcome ``"same"``,
+    ``"ff"``, ``"merged"`` or ``"conflict"``. The branch moves by compare-and-swap; when agents'
+    commits move it meanwhile the merge is made again on the new tip (the write gate's retry loop:
+    after ``ESCALATE_AFTER`` lost race(s) a whole attempt, merge included, runs holding
+    ``index.lock``, so agents committing in this work tree wait for it instead of starving it).
+    Raises RefMovedError when the branch still moved in each of ``max_attempts`` attempts.
+    """
+    from amr_tui.git.gate import cas_attempts
+
+    ref = f"refs/heads/{local}"
+    checked_out = repo.current_branch() == local
+    last: RefMovedError | None = None
+    for held in cas_attempts(repo, max_attempts=max_attempts, escalate=checked_out, escalate_after=ESCALATE_AFTER):
+        head = repo.resolve(ref)
+        if head == theirs or (head is not None and repo.is_ancestor(theirs, head)):
+            return "same", head, None, [], []  # type: ignore[return-value]
+        try:
+            if head is None or repo.is_ancestor(head, theirs):
+                advance_branch(repo, local, head, theirs, f"amr sync: fast-forward to {label}", held=held)
+                return "ff", theirs, None, [], []
+            merge, pending, auto = merge_commit(repo, local, head, theirs, label, amr_command=amr_command)
+            if merge is None:
+                return "conflict", head, pending, [], []
+            advance_branch(repo, local, head, merge, f"amr sync: merge {label}", held=held)
+        except RefMovedError as exc:
+            last = exc
+            continue
+        return "merged", merge, None, resurrected_facts(repo, head, theirs), auto
+    assert last is not None
+    raise last
+
+
+def _conflict(finish: Callable[..., SyncResult], pending: PendingMerge, remote: str, attempt: int) -> SyncResult:
+    pending = PendingMerge(pending.root, remote, pending.branch, pending.ours, pending.theirs, pending.tree,
+                           pending.files)
+    n = sum(len(f.conflicts) for f in pending.files)
+    return finish(CONFLICT, f"{n} conflict{'s' if n != 1 else ''} in "
+                  f"{', '.join(f.path for f in pending.files)}: resolve them, then sync again",
+                  attempt=attempt, pending=pending)
 
 
 def sync(root: str | os.PathLike[str], *, remote: str | None = None, branch: str | None = None,
@@ -263,38 +305,88 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
         return SyncResult(status, message, repo.root, remote_name, local, head, pushed, merges, attempt,
                           ahead, behind, pending, tuple(sorted(set(risen))), saved.get("last_sync"), tuple(auto))
 
+    def busy(exc: Exception, attempt: int) -> SyncResult | None:
+        if attempt == attempts:
+            return finish(BUSY, f"the branch or work tree kept changing ({exc}); sync again", attempt=attempt)
+        _emit(progress, "retry", str(exc), attempt)
+        time.sleep(_sleep_for(attempt, backoff))
+        return None
+
     try:
         remote_name, local, rbranch = target(repo, remote, branch)
         label = f"{remote_name}/{rbranch}"
+        ref = f"refs/heads/{local}"
         for attempt in range(1, attempts + 1):
             _emit(progress, "fetch", f"fetching {label}", attempt)
             fetched = fetch(repo, remote_name, rbranch)
             tip = fetched.tip
+            pushed_merge: str | None = None
+            refused: PushRejectedError | None = None
+            gave_up = False
+            if tip is not None and push_changes:
+                head = repo.resolve(ref)
+                if head is not None and not repo.is_ancestor(tip, head) and not repo.is_ancestor(head, tip):
+                    # Both sides have commits. The merge commit goes to the remote first, then
+                    # the local branch takes it: the race with other clones' pushes lasts only
+                    # from the fetch to this push (the local branch, where agents commit, can
+                    # take a while), and a lost race leaves nothing to undo.
+                    merge, pending, resolved = merge_commit(repo, local, head, tip, label, amr_command=amr_command)
+                    if merge is None:
+                        assert pending is not None
+                        return _conflict(finish, pending, remote_name, attempt)
+                    _emit(progress, "push", f"pushing the merge with {label}", attempt)
+                    try:
+                        push(repo, remote_name, rbranch, merge)
+                        pushed_merge = merge
+                    except PushRejectedError as exc:
+                        if not exc.non_fast_forward:
+                            refused = exc  # the merge still lands here; the push is reported refused
+                        elif attempt < attempts:
+                            # Someone pushed first; nothing changed here. Go again at once (a
+                            # moment's jitter only): backing off would hand the remote to the
+                            # clone that won, which pushes again meanwhile.
+                            _emit(progress, "retry", "someone pushed first: fetching and merging again", attempt)
+                            time.sleep(random.random() * backoff / 2)
+                            continue
+                        else:
+                            gave_up = True  # the merge still lands here; the sync is reported busy
+                    merges += 1
+                    risen.extend(resurrected_facts(repo, head, tip))
+                    auto.extend(resolved)
+                    _emit(progress, "merge", f"merged {label}", attempt)
+                    tip = merge
             if tip is not None:
                 try:
-                    outcome, head, pending, found, resolved = integrate(repo, local, tip, label, amr_command=amr_command)
+                    outcome, _head, pending, found, resolved = integrate(repo, local, tip, label,
+                                                                         amr_command=amr_command)
                 except (RefMovedError, WorktreeBusyError) as exc:
-                    if attempt == attempts:
-                        return finish(BUSY, f"the branch or work tree kept changing ({exc}); sync again",
-                                      attempt=attempt)
-                    _emit(progress, "retry", str(exc), attempt)
-                    time.sleep(_sleep_for(attempt, backoff))
+                    if pushed_merge is not None or refused is not None or gave_up:
+                        if pushed_merge is None:
+                            return finish(BUSY, f"the push was refused and the branch kept changing ({exc}); "
+                                          f"sync again", attempt=attempt)
+                        return finish(SYNCED, f"pushed to {label}; this clone's branch kept moving, it takes "
+                                      f"the merge at the next sync", pushed=True, attempt=attempt)
+                    done = busy(exc, attempt)
+                    if done is not None:
+                        return done
                     continue
                 if outcome == "conflict":
                     assert pending is not None
-                    pending = PendingMerge(repo.root, remote_name, local, pending.ours, pending.theirs,
-                                           pending.tree, pending.files)
-                    n = sum(len(f.conflicts) for f in pending.files)
-                    return finish(CONFLICT, f"{n} conflict{'s' if n != 1 else ''} in "
-                                  f"{', '.join(f.path for f in pending.files)}: resolve them, then sync again",
-                                  attempt=attempt, pending=pending)
-                pulled = pulled or outcome in ("ff", "merged")
+                    return _conflict(finish, pending, remote_name, attempt)
+                pulled = pulled or outcome in ("ff", "merged") or pushed_merge is not None
                 if outcome == "merged":
                     merges += 1
                     risen.extend(found)
                     auto.extend(resolved)
                     _emit(progress, "merge", f"merged {label}", attempt)
-            head = repo.resolve(f"refs/heads/{local}")
+            if refused is not None:
+                return finish(REJECTED, str(refused), attempt=attempt)
+            if gave_up:
+                return finish(BUSY, f"someone kept pushing first; gave up after {attempts} tries (their commits "
+                              f"are merged here; sync again to push)", attempt=attempt)
+            if pushed_merge is not None:
+                return finish(SYNCED, f"pushed to {label}", pushed=True, attempt=attempt)
+            head = repo.resolve(ref)
             if head is None or head == tip or not push_changes:
                 return finish(SYNCED if pulled else UP_TO_DATE,
                               f"brought in {label}" if pulled else "up to date", attempt=attempt)
