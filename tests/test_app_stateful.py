@@ -109,9 +109,6 @@ WHEN_AGENT = ["now", "now", "after_refresh", "after_poll"]
 # has a strict-xfail test by keys at the end of this file: when it is fixed, that test passes and
 # fails as XPASS, and the kind comes out of here). AMR_APP_STATEFUL_STRICT=1: every violation fails.
 KNOWN: frozenset[str] = frozenset() if os.environ.get("AMR_APP_STATEFUL_STRICT") else frozenset({
-    "keep_mine_reverts_other_facts",  # test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict
-    "keep_mine_commits_uncommitted_lines",  # test_keep_mine_leaves_an_agents_uncommitted_line_out_of_the_commit
-    "file_edit_conflict_drops_text",  # test_esc_or_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_*
     "edit_of_an_uncommitted_line_drops_a_committed_fact",  # test_editing_an_agents_uncommitted_line_keeps_...
 })
 
@@ -1204,11 +1201,11 @@ class AppVersusAgent(RuleBasedStateMachine):
         STATS[f"resolved:{choice}"] += 1
         self.last_choice = choice
         c = self.conflict
-        # Keep mine writes the user's whole version: every difference from the committed one.
-        # Facts outside the conflict that the agent changed since the user's base go back too.
-        reverted = {fid: value for fid, value in change_between(c["theirs"], c["ours"]).items()
-                    if fid not in c["mine"] and fid not in c["conflicting"] and fid not in self.pending}
-        before = {fid: (c["theirs"].get(fid), self.origin.get(fid)) for fid in reverted}
+        # Facts where the user's whole version differs from the committed one outside the conflict
+        # and outside the user's change (the agent changed them since the user's base): "Keep mine"
+        # decides the conflicting entries only, so these keep what the model says HEAD holds.
+        outside = {fid: value for fid, value in change_between(c["theirs"], c["ours"]).items()
+                   if fid not in c["mine"] and fid not in c["conflicting"]}
 
         lost = "file_edit_conflict_drops_text" if c["from"] == "file" else "draft_lost"
 
@@ -1233,6 +1230,7 @@ class AppVersusAgent(RuleBasedStateMachine):
                 await wait_until(pilot, lambda: isinstance(self.app.screen, ConflictScreen), 10, "back to the conflict view")
                 return
             n_calls, n_notes = len(self.calls), len(self.notes)
+            kept = {fid: (self.head_model.get(fid), self.origin.get(fid)) for fid in outside if fid not in self.pending}
             await pilot.press(choice)
             outcome, rec = await self._outcome(pilot, n_calls, n_notes, f"{choice} in the conflict view")
             self.mode = c["from"]
@@ -1240,12 +1238,14 @@ class AppVersusAgent(RuleBasedStateMachine):
                 await self._text_still_there(pilot, "esc in the conflict view", lost)
                 return
             await self._after_save(pilot, outcome, rec, "conflict resolution", f"{choice} in the conflict view", lost)
+            head = facts(plain_git(self.root, "show", "HEAD:MEMORY.md"))
+            reverted = {fid: (was, who) for fid, (was, who) in kept.items() if head.get(fid) != was}
             if outcome == "saved" and choice == "ctrl+o" and reverted:
                 STATS["keep_mine_reverted_other_facts"] += len(reverted)
                 self.violation("keep_mine_reverts_other_facts", "; ".join(
-                    f"'Keep mine' on a conflict over fact(s) {sorted(c['conflicting'] or c['mine'])} committed the "
-                    f"user's whole file, which sets fact {fid} (not in conflict) back from {was!r} ({who}) to "
-                    f"{reverted[fid]!r}" for fid, (was, who) in before.items()))
+                    f"'Keep mine' on a conflict over fact(s) {sorted(c['conflicting'] or c['mine'])} set fact {fid} "
+                    f"(not in conflict, not changed by the user) in HEAD from {was!r} ({who}) to {head.get(fid)!r}, "
+                    f"the user's whole file's {outside[fid]!r}" for fid, (was, who) in reverted.items()))
 
         self.in_app(go)
 
@@ -1313,6 +1313,74 @@ def test_the_app_against_an_agent_stateful() -> None:
 
 
 
+# The machine's own steps in a fixed order: the conflict view is reached in every one (a random run
+# gets there a few times in 20 examples), so its checks (keep_mine_reverts_other_facts,
+# keep_mine_commits_uncommitted_lines, file_edit_conflict_drops_text, draft_lost, the model) run
+# every time. Each step: (rule, action, pick, flags, the mode it must leave the machine in).
+USER, AGENT = "user", "agent"
+REPLAYS = {
+    "keep_mine_with_an_agent_fact_committed_elsewhere": [
+        (USER, 0, 1, 0, "entry"),  # e on fact 1, retyped
+        (AGENT, 0, 3, 0, "entry"),  # the agent rewrites fact 3 and commits
+        (AGENT, 0, 0, 2, "entry"),  # and fact 1, the one being edited
+        (USER, 0, 0, 0, "conflict"),  # enter
+        (USER, 0, 0, 0, "idle"),  # ctrl+o: fact 1 is the user's, fact 3 the agent's
+    ],
+    "keep_mine_with_an_agents_uncommitted_line": [
+        (AGENT, 2, 0, 0, "idle"),  # a line appended, not committed
+        (AGENT, 3, 0, 0, "idle"),  # the app shows it
+        (USER, 0, 1, 0, "entry"),
+        (AGENT, 0, 0, 3, "entry"),  # fact 1 rewritten, only that change committed
+        (USER, 0, 0, 0, "conflict"),
+        (USER, 0, 0, 0, "idle"),  # ctrl+o: the uncommitted line stays out of the commit
+    ],
+    "a_resolution_that_conflicts_again": [
+        (USER, 0, 1, 0, "entry"),
+        (AGENT, 0, 0, 2, "entry"),
+        (USER, 0, 0, 0, "conflict"),
+        (AGENT, 0, 0, 2, "conflict"),  # fact 1 again, while the conflict view is open
+        (USER, 0, 0, 0, "conflict"),  # ctrl+o: a new conflict view
+        (USER, 3, 0, 0, "entry"),  # esc: the entry editor, with the typed text
+        (USER, 3, 0, 0, "conflict"),  # enter again
+        (USER, 1, 0, 0, "idle"),  # ctrl+t
+    ],
+    "whole_file_edit_in_conflict": [
+        (USER, 1, 2, 4, "file"),  # E, fact 2 retyped
+        (AGENT, 0, 4, 0, "file"),  # fact 4 rewritten and committed
+        (AGENT, 0, 0, 2, "file"),  # fact 2 too
+        (USER, 0, 0, 0, "conflict"),  # ctrl+s
+        (USER, 4, 0, 0, "conflict"),  # ctrl+q asks; keep editing
+        (USER, 3, 0, 0, "file"),  # esc: the file editor, with the typed text
+        (USER, 0, 0, 0, "conflict"),  # ctrl+s again
+        (USER, 0, 0, 0, "idle"),  # ctrl+o: fact 4 stays the agent's
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPLAYS))
+def test_the_machine_replays_a_conflict(name: str) -> None:
+    from hypothesis import Phase, given
+
+    @settings(max_examples=1, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(st.none())
+    def replay(_none) -> None:
+        machine = AppVersusAgent()
+        try:
+            machine.the_repo_holds_what_the_model_says()
+            for i, (who, action, pick, flags, mode) in enumerate(REPLAYS[name]):
+                getattr(machine, who)(action=action, pick=pick, flags=flags, when="now")
+                machine.the_repo_holds_what_the_model_says()
+                assert machine.mode == mode, f"step {i} ({who} {action}) left the machine in {machine.mode}, not {mode}"
+        except BaseException:
+            machine.failed = True
+            raise
+        finally:
+            machine.teardown()
+
+    replay()
+
+
 # ------------------------------------------------------------- the bugs the machine found, by keys
 def _repo_with_facts(make_repo) -> Path:
     memory = "# Memory\n\n" + "".join(fact_line(i, "s0") + "\n" for i in range(SEED_FACTS))
@@ -1360,8 +1428,6 @@ async def _edit_fact_by_keys(pilot, app, fid: int, typed: str) -> None:
     await pilot.press("home", "ctrl+k", *typed)
 
 
-@pytest.mark.xfail(strict=True, reason="amr bug found by the state machine: 'Keep mine' in the conflict view commits "
-                   "the user's whole file, so an agent fact committed meanwhile outside the conflict is deleted")
 async def test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict(make_repo) -> None:
     from tests.apphelpers import wait_for
 
@@ -1381,8 +1447,6 @@ async def test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict(make
     assert fact_line(52, "a2") in head, f"the agent's fact 52, not in conflict, was deleted by 'Keep mine':\n{head}"
 
 
-@pytest.mark.xfail(strict=True, reason="amr bug found by the state machine: 'Keep mine' in the conflict view commits "
-                   "the user's whole file as the app read it, with an agent's uncommitted line in it")
 async def test_keep_mine_leaves_an_agents_uncommitted_line_out_of_the_commit(make_repo) -> None:
     from tests.apphelpers import cur, wait_for
 
@@ -1419,8 +1483,6 @@ async def _whole_file_edit_in_conflict(pilot, app, root: Path) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen), what="the conflict view")
 
 
-@pytest.mark.xfail(strict=True, reason="amr bug found by the state machine: esc in the conflict view of a whole-file "
-                   "edit drops the typed text without asking (an entry edit keeps it in the editor)")
 async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(make_repo) -> None:
     from tests.apphelpers import wait_for
 
@@ -1436,8 +1498,6 @@ async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(make
         assert asked or back, f"the typed text is gone and nothing asked: screen {type(app.screen).__name__}"
 
 
-@pytest.mark.xfail(strict=True, reason="amr bug found by the state machine: ctrl+q in the conflict view of a whole-file "
-                   "edit quits without asking (the app lists nothing unsaved), so the typed text is lost")
 async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(make_repo) -> None:
     from tests.apphelpers import wait_for
 
@@ -1451,9 +1511,6 @@ async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(make_
         assert app.return_code is None, "quit with the whole-file edit unsaved, and asked nothing"
 
 
-@pytest.mark.xfail(strict=True, reason="amr bug found by the state machine: when the save of a conflict resolution "
-                   "meets another conflicting commit, the app says 'Not saved ... compare both versions' and shows no "
-                   "conflict view")
 async def test_a_resolution_that_conflicts_again_shows_the_conflict_view(make_repo) -> None:
     from tests.apphelpers import wait_for
 

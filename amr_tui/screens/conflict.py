@@ -9,6 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
+from amr_tui.core.resolution import EDITED, OURS, THEIRS, ConflictChoice
 from amr_tui.core.textsafety import find_controls, make_visible
 
 
@@ -30,8 +31,9 @@ def _shown_differently(*sides: bytes | None) -> bool:
     return False
 
 
-class ConflictScreen(ModalScreen[bytes | None]):
-    """Dismisses with the bytes to save, or None to leave it."""
+class ConflictScreen(ModalScreen[ConflictChoice | None]):
+    """Dismisses with the user's choice (mine or theirs for the conflicting entries, or the
+    edited result), or None to leave it. What a choice means as bytes is core.resolution's."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="conflict.cancel"),
@@ -40,9 +42,16 @@ class ConflictScreen(ModalScreen[bytes | None]):
         Binding("ctrl+s", "merged", "Save edited", id="conflict.save"),
     ]
 
-    def __init__(self, path: str, ours: bytes | None, base: bytes | None, theirs: bytes | None, merged: bytes | None) -> None:
+    def __init__(self, path: str, ours: bytes | None, base: bytes | None, theirs: bytes | None, merged: bytes | None,
+                 *, repo: str = "") -> None:
         super().__init__()
         self.path, self.ours, self.base, self.theirs, self.merged = path, ours, base, theirs, merged
+        self.repo = repo
+
+    def unsaved_edits(self) -> list[str]:
+        """The app asks before quitting: the user's edit is not saved while this is open."""
+        name = f"{self.repo}/{self.path}" if self.repo else self.path
+        return [f"{name}: your edit, in the conflict view (not saved)"]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="conflict-box"):
@@ -55,7 +64,8 @@ class ConflictScreen(ModalScreen[bytes | None]):
                 with Vertical():
                     yield Static("Theirs (committed)", classes="side-title", markup=False)
                     yield TextArea(_show(self.theirs), read_only=True, id="conflict-theirs", language="markdown")
-            yield Static("Result (edit it, then save): conflict markers show both sides", classes="side-title", markup=False)
+            yield Static("Result (edit it, then save). Keep mine / theirs decide only the entries between markers: "
+                         "other changes on both sides are kept", classes="side-title", markup=False)
             yield TextArea(_show(self.merged), id="conflict-merged", language="markdown")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Keep mine (ctrl+o)", id="ours")
@@ -68,10 +78,10 @@ class ConflictScreen(ModalScreen[bytes | None]):
         getattr(self, f"action_{event.button.id}")()
 
     def action_ours(self) -> None:
-        self.dismiss(self.ours)
+        self.dismiss(ConflictChoice(OURS))
 
     def action_theirs(self) -> None:
-        self.dismiss(self.theirs)
+        self.dismiss(ConflictChoice(THEIRS))
 
     def action_merged(self) -> None:
         text = self.query_one("#conflict-merged", TextArea).text
@@ -84,7 +94,7 @@ class ConflictScreen(ModalScreen[bytes | None]):
             return
         if b"\r\n" in (self.merged or self.ours or self.theirs or b""):  # keep the file's CRLF
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        self.dismiss(text.encode("utf-8"))
+        self.dismiss(ConflictChoice(EDITED, text.encode("utf-8")))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

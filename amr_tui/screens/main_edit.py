@@ -28,8 +28,9 @@ class SaveDone(Message):
 
 
 class SaveFailed(Message):
-    def __init__(self, error: Exception, retry: Callable[[], None] | None, of: OpenFile | None, new_bytes: bytes | None) -> None:
-        self.error, self.retry, self.of, self.new_bytes = error, retry, of, new_bytes
+    def __init__(self, error: Exception, retry: Callable[[], None] | None, of: OpenFile | None, new_bytes: bytes | None,
+                 back: Callable[[], None] | None = None) -> None:
+        self.error, self.retry, self.of, self.new_bytes, self.back = error, retry, of, new_bytes, back
         super().__init__()
 
 
@@ -93,23 +94,29 @@ class EditingMixin:
             return None
         return of, entry
 
-    def _run_save(self, job: Callable[[], Saved | tuple], of: OpenFile | None = None, new_bytes: bytes | None = None) -> None:
+    def _run_save(self, job: Callable[[], Saved | tuple], of: OpenFile | None = None, new_bytes: bytes | None = None,
+                  back: Callable[[], None] | None = None) -> None:
+        """Run ``job`` (a save) in a thread. ``of``: the version it is based on (a conflict shows
+        the conflict view); ``back``: gives the user's text back in its editor when the save is
+        not made and that editor is gone (the whole-file editor), so nothing typed is dropped."""
         if getattr(self, "_saving", False):
             # A save pressed twice runs once: the first one is still being committed.
             self.app.notify("Still saving the last change…", severity="warning", timeout=2)
+            if back is not None:
+                back()
             return
         self._saving = True
         self.set_status("Saving…")
-        self._save_worker(job, of, new_bytes)
+        self._save_worker(job, of, new_bytes, back)
 
     @work(thread=True, group="save")
-    def _save_worker(self, job, of, new_bytes) -> None:
+    def _save_worker(self, job, of, new_bytes, back) -> None:
         from amr_tui.services.editing import Saved
 
         try:
             result = job()
         except Exception as exc:  # every failure becomes a notification, never a crash
-            self.post_message(SaveFailed(exc, lambda: self._run_save(job, of, new_bytes), of, new_bytes))
+            self.post_message(SaveFailed(exc, lambda: self._run_save(job, of, new_bytes, back), of, new_bytes, back))
             return
         if isinstance(result, tuple):
             saves = [r for r in result if isinstance(r, Saved)]
@@ -152,17 +159,22 @@ class EditingMixin:
         err = message.error
         self.last_save_error = err
         self.set_status(make_visible(f"Not saved: {err}"))
+        back = message.back
         if isinstance(err, NoIdentityError):
-            self._ask_identity(message.retry, self._repo_at(err.where))
+            self._ask_identity(message.retry, self._repo_at(err.where), back)
         elif isinstance(err, ConflictError) and message.of is not None:
             repo = message.of.repo
-            self.app.push_screen(ConflictScreen(err.path, err.ours, err.base, err.theirs, err.merged),
-                                 lambda choice: self._resolve_conflict(repo, err, choice))
+            self.app.push_screen(ConflictScreen(err.path, err.ours, err.base, err.theirs, err.merged, repo=repo),
+                                 lambda choice: self._resolve_conflict(repo, err, choice, back))
         elif isinstance(err, DirtyFileError):
             self.app.notify(make_visible(f"{err} Your text is still in the editor."),
                             title="Someone else's uncommitted change", severity="error", markup=False, timeout=10)
+            if back is not None:
+                back()
         else:
             self.app.notify(make_visible(str(err)), title="Not saved", severity="error", markup=False, timeout=8)
+            if back is not None:
+                back()
 
     def _repo_at(self, where: str) -> str | None:
         """The mounted repo whose root is ``where`` (a NoIdentityError names the repo it needs)."""
@@ -176,7 +188,7 @@ class EditingMixin:
                 continue
         return self.current.repo if self.current else None
 
-    def _ask_identity(self, retry, repo: str | None = None) -> None:
+    def _ask_identity(self, retry, repo: str | None = None, back: Callable[[], None] | None = None) -> None:
         from amr_tui.screens.dialogs import PromptScreen
 
         target = repo or (self.current.repo if self.current else None)
@@ -185,6 +197,8 @@ class EditingMixin:
             if not value or target is None or "<" not in value:
                 if value:
                     self.app.notify("Write it as: Name <email>", severity="warning")
+                if back is not None:
+                    back()
                 return
             name, email = value.split("<", 1)
             git = self.session.git(target)
@@ -198,17 +212,20 @@ class EditingMixin:
                                           placeholder="Your Name <you@example.com>",
                                           help_text="Saved in this repo's own config (never your global config)."), got)
 
-    def _resolve_conflict(self, repo: str, err, result: bytes | None) -> None:
+    def _resolve_conflict(self, repo: str, err, choice, back: Callable[[], None] | None = None) -> None:
         from amr_tui.services import editing
         from amr_tui.services.session import OpenFile
 
-        if result is None:
-            self.app.notify("Conflict left unresolved; nothing was saved.", severity="warning")
+        if choice is None:
+            self.app.notify("Conflict left unresolved; nothing was saved."
+                            + (" Your text is back in the editor." if back is not None else ""), severity="warning")
+            if back is not None:
+                back()
             return
-        # The resolution was made against the committed version the conflict showed ("theirs"):
-        # that is its base, so anything committed after it is merged in again by the gate.
-        base = OpenFile(repo, err.path, err.theirs, None, err.head)
-        self._run_save(lambda: editing.write(self.session, base, result, f"Resolve edit conflict in {err.path}"))
+        # Based on the committed version the conflict showed ("theirs"): the gate merges in what
+        # was committed since, and a new conflict shows this view again.
+        shown = OpenFile(repo, err.path, err.theirs, None, err.head)
+        self._run_save(lambda: editing.resolve_conflict(self.session, repo, err, choice), shown, back=back)
 
     def action_commit_foreign(self) -> None:
         """Commit the uncommitted changes others left in the repo's files, as their own commit."""
@@ -467,7 +484,6 @@ class EditingMixin:
         A save that fails for a reason the user must fix first (someone else's uncommitted change,
         a refusal) hands the text back in a new editor, so it is never dropped; a conflict shows
         both versions (the conflict screen) and a missing identity retries after asking."""
-        from amr_tui.git.errors import ConflictError, NoIdentityError
         from amr_tui.screens.file_editor import FileEditScreen
         from amr_tui.services import editing
 
@@ -476,17 +492,8 @@ class EditingMixin:
                 return
             body = new_text.replace("\n", "\r\n") if crlf else new_text
             data = (("\ufeff" if bom else "") + body).encode("utf-8")
-
-            def job():
-                try:
-                    return editing.write(self.session, of, data, f"Edit {of.path}")
-                except (ConflictError, NoIdentityError):
-                    raise
-                except Exception:
-                    self.app.call_from_thread(self._open_file_editor, of, plain, crlf, bom, new_text)
-                    raise
-
-            self._run_save(job, of, data)
+            self._run_save(lambda: editing.write(self.session, of, data, f"Edit {of.path}"), of, data,
+                           back=lambda: self._open_file_editor(of, plain, crlf, bom, new_text))
 
         self.app.push_screen(FileEditScreen(of.path, plain, edited=edited, repo=of.repo), done)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from amr_tui.core.edit import delete_lines, entry_span, insert_lines, replace_line, summarise
 from amr_tui.core.format import is_markdown, parse
 from amr_tui.core.links import link_text_for, normalise, rewrite_links, unsafe_reason
+from amr_tui.core.resolution import ConflictChoice, resolved_bytes
 from amr_tui.git.errors import AmrGitError, ConflictError
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
@@ -27,6 +28,19 @@ def write(session: Session, of: OpenFile, new_bytes: bytes | None, message: str,
     if of.read_only and of.read_only != "missing":
         raise EditRefused(f"{of.path} is read-only here: {of.read_only}.")
     return writegate.write(session, of.repo, [Change(of.path, of.data, new_bytes, of.head)], message, line=line)
+
+
+def resolve_conflict(session: Session, repo: str, err: ConflictError, choice: ConflictChoice) -> Saved:
+    """Save what the user chose in the conflict view of ``err``, through the write gate.
+
+    The resolution is a change of the committed version the conflict showed (``err.theirs`` at
+    ``err.head``) to that version with the conflicting entries resolved (and the user's other
+    changes merged in): the gate merges it onto whatever was committed since, and leaves lines
+    nobody committed in the work tree and out of the commit. Raises ConflictError again when a
+    commit made meanwhile touches the same entries."""
+    want = resolved_bytes(err.path, err.base, err.ours, err.theirs, choice)
+    shown = OpenFile(repo, err.path, err.theirs, None, err.head)
+    return write(session, shown, want, f"Resolve edit conflict in {err.path}")
 
 
 def replace_entry_line(session: Session, of: OpenFile, line: int, new_text: str) -> Saved:
@@ -187,6 +201,6 @@ def link_to(path: str) -> str:
 
 
 __all__ = [
-    "AmrGitError", "ConflictError", "EditRefused", "Saved", "create_file", "delete_entry", "delete_file",
-    "insert_entry", "link_to", "move_entry", "rename_file", "replace_entry_line", "write",
+    "AmrGitError", "ConflictChoice", "ConflictError", "EditRefused", "Saved", "create_file", "delete_entry", "delete_file",
+    "insert_entry", "link_to", "move_entry", "rename_file", "replace_entry_line", "resolve_conflict", "write",
 ]
