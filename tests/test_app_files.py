@@ -133,8 +133,7 @@ async def test_conflict_shows_both_sides_and_keeps_choice(demo):
         inp.value = "User's rewording of the first fact"
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen), what="conflict screen")
-        shown = screen_text(app)
-        assert "Agent's rewording" in shown and "User's rewording" in shown
+        await shown(pilot, app, "Agent's rewording", "User's rewording")  # drawn a moment after it is pushed
         n = commits(app)
         await pilot.press("ctrl+o")
         await saved(pilot, app, n)
