@@ -108,9 +108,7 @@ WHEN_AGENT = ["now", "now", "after_refresh", "after_poll"]
 # Violation kinds that are a known amr bug, counted in the summary instead of failing the run (each
 # has a strict-xfail test by keys at the end of this file: when it is fixed, that test passes and
 # fails as XPASS, and the kind comes out of here). AMR_APP_STATEFUL_STRICT=1: every violation fails.
-KNOWN: frozenset[str] = frozenset() if os.environ.get("AMR_APP_STATEFUL_STRICT") else frozenset({
-    "edit_of_an_uncommitted_line_drops_a_committed_fact",  # test_editing_an_agents_uncommitted_line_keeps_...
-})
+KNOWN: frozenset[str] = frozenset() if os.environ.get("AMR_APP_STATEFUL_STRICT") else frozenset()
 
 NAV_DEBUG: list = []
 SLOW: list = []  # (rule, seconds) of steps over 5 s
@@ -1531,10 +1529,6 @@ async def test_a_resolution_that_conflicts_again_shows_the_conflict_view(make_re
     assert fact_line(1, "a2") in plain_git(root, "show", "HEAD:MEMORY.md")  # nothing lost meanwhile
 
 
-@pytest.mark.xfail(strict=True, reason="amr bug found by the state machine: saving an edit of an agent's uncommitted line "
-                   "deletes a committed fact from HEAD when the work tree also holds an uncommitted move of that fact "
-                   "(merge3 pairs the moved fact with the edited line; gate.merge_change then resolves that 'conflict' "
-                   "as the user's, since the other side was committed when the file was read)")
 async def test_editing_an_agents_uncommitted_line_keeps_a_committed_fact_it_moved(make_repo) -> None:
     from tests.apphelpers import cur, wait_for
 
