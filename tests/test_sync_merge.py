@@ -121,3 +121,30 @@ def test_a_merging_sync_pushes_the_merge_and_then_takes_an_agent_commit_made_mea
     assert "- from A" in head and "- from B" in head and "- agent in B, meanwhile" in head
     assert git(b, "status", "--porcelain").stdout == ""
     assert sync(b).status == "synced" and "meanwhile" in git_server.read("memory", "findings.md")
+
+
+def test_a_merging_sync_that_keeps_losing_the_push_race_goes_round_again_at_once(git_server, tmp_path):  # noqa: F811
+    url = git_server.create("memory", BASE, work=tmp_path)
+    a = clone(url, tmp_path / "a", name="A", driver=True)
+    b = clone(url, tmp_path / "b", name="B", driver=True)
+    append(a, "findings.md", "- from A 0 [source: s/a0]")
+    commit_all(a, "A 0")
+    git(a, "push", "-q", "origin", "main")
+    append(b, "findings.md", "- from B [source: s/b]")
+    mine = commit_all(b, "B")
+    lost = []
+
+    def progress(ev):  # clone a pushes between b's fetch and b's push of its merge, four times
+        if ev.stage == "push" and "merge" in ev.message and len(lost) < 4:
+            lost.append(ev.attempt)
+            append(a, "findings.md", f"- from A {len(lost)} [source: s/a{len(lost)}]")
+            commit_all(a, f"A {len(lost)}")
+            git(a, "push", "-q", "origin", "main")
+
+    res = sync(b, progress=progress, attempts=3, backoff=0.01)
+    assert lost == [1, 2, 3, 4]
+    assert res.status == "synced" and res.pushed and res.attempts == 5, res
+    served = git_server.read("memory", "findings.md")
+    assert all(f"- from A {i} " in served for i in range(5)) and "- from B" in served
+    assert git_server.reachable("memory", mine)
+    assert git(b, "status", "--porcelain").stdout == ""

@@ -75,17 +75,33 @@ def merging_runner(repo: GitRepo, amr_command: str | None = None) -> GitRunner:
                      timeout=base.timeout, lock_timeout=base.lock_timeout)
 
 
-def merge_commits(repo: GitRepo, ours: str, theirs: str, *, amr_command: str | None = None) -> TreeMerge:
+def merge_bases(repo: GitRepo, a: str, b: str) -> list[str]:
+    """Every merge base of two commits (``git merge-base --all``): ``[a]`` when ``a`` is an
+    ancestor of ``b``, ``[b]`` the other way round, ``[]`` for unrelated histories."""
+    return repo.runner.run(["merge-base", "--all", *end_of_options(a, b)], ok=(0, 1)).text.split()
+
+
+def deferred_runner(repo: GitRepo) -> GitRunner:
+    """The runner :func:`merge_commits` merges with in this process (amr's driver deferred); one
+    can be made once and handed to several merges of one sync."""
+    return merging_runner(repo, _DEFERRED)
+
+
+def merge_commits(repo: GitRepo, ours: str, theirs: str, *, amr_command: str | None = None,
+                  bases: list[str] | None = None, runner: GitRunner | None = None) -> TreeMerge:
     """Merge commit ``theirs`` into ``ours`` (both oids) without touching the work tree.
 
     With one merge base, amr's driver runs in this process (:func:`_merge_in_process`: the same
     merge on the same three blobs, without starting a Python process per file, so a sync's merge
     is quick enough to win the race with other clones' pushes); otherwise (criss-cross merges,
-    whose virtual bases git builds with the driver too, or ``amr_command`` given) git runs it."""
+    whose virtual bases git builds with the driver too, or ``amr_command`` given) git runs it.
+    ``bases`` (:func:`merge_bases`) and ``runner`` (:func:`deferred_runner`), when the caller
+    has them, save a git call or four."""
     if amr_command is None:
-        bases = repo.runner.run(["merge-base", "--all", *end_of_options(ours, theirs)], ok=(0, 1)).text.split()
+        if bases is None:
+            bases = merge_bases(repo, ours, theirs)
         if len(bases) == 1:
-            fast = _merge_in_process(repo, ours, theirs)
+            fast = _merge_in_process(repo, ours, theirs, runner)
             if fast is not None:
                 return fast
     runner = merging_runner(repo, amr_command)
@@ -101,13 +117,13 @@ _DEFERRED = "exit 1"  # amr's driver during an in-process merge: git leaves the 
 IN_PROCESS_MAX_BYTES = 1 << 20  # larger files are merged by the driver process, as before
 
 
-def _merge_in_process(repo: GitRepo, ours: str, theirs: str) -> TreeMerge | None:
+def _merge_in_process(repo: GitRepo, ours: str, theirs: str, runner: GitRunner | None = None) -> TreeMerge | None:
     """``git merge-tree`` with amr's driver deferred (it marks its files conflicted), then amr's
     merge of each such file here, exactly as ``amr merge-driver %O %A %B`` would have done it.
     None when git reported anything for those files but a plain content (or add/add) merge."""
     from amr_tui.core.merge import merge3
 
-    runner = merging_runner(repo, _DEFERRED)
+    runner = runner or deferred_runner(repo)
     res = runner.run(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories",
                       *end_of_options(ours, theirs)], ok=(0, 1), write=True)
     tree, conflicts = _parse_merge_tree(res.stdout)

@@ -16,7 +16,9 @@ The loop, at most ``attempts`` rounds:
    holding ``index.lock`` for a whole attempt). The race with other clones' pushes lasts from the
    fetch to the push only, so a clone that has to merge is not starved by one that does not;
 4. otherwise push the branch. A push refused because someone pushed first goes round again (at
-   once after a merge, with exponential backoff otherwise); any other refusal stops.
+   once after a merge, and up to ``PUSH_RACE_EXTRA`` rounds more than ``attempts`` while the sync
+   is younger than ``PUSH_RACE_SECONDS``; with exponential backoff otherwise); any other refusal
+   stops.
 
 A merge conflict stops the loop with the repository unchanged and clean: nothing is half-merged,
 agents keep committing. The result carries a :class:`~amr_tui.services.sync_resolve.PendingMerge`
@@ -39,8 +41,9 @@ from pathlib import Path
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, GitError, NoIdentityError, RefMovedError, RepoStateError
 from amr_tui.git.merging import (
-    WorktreeBusyError, advance_branch, commit_tree, merge_commits, tree_with_files,
+    WorktreeBusyError, advance_branch, commit_tree, deferred_runner, merge_bases, merge_commits, tree_with_files,
 )
+from amr_tui.git.runner import GitRunner
 from amr_tui.git.remote import (
     AuthError, NoRemoteError, OfflineError, PushRejectedError, ahead_behind, fetch, push,
 )
@@ -62,6 +65,10 @@ INTEGRATE_ATTEMPTS = 8  # compare-and-swap attempts of one merge or fast-forward
 # Lost races before a merge or fast-forward holds index.lock for a whole attempt: one, since its
 # agents commit faster than a merge takes (the lock is held for about one merge: ~0.1 s).
 ESCALATE_AFTER = 1
+# A sync that has to merge and loses the push race to another clone goes round again at once; it
+# may take this many rounds more than ``attempts`` while it is younger than PUSH_RACE_SECONDS.
+PUSH_RACE_EXTRA = 6
+PUSH_RACE_SECONDS = 4.0
 MAX_BACKOFF = 3.0
 
 
@@ -195,12 +202,14 @@ def _sleep_for(attempt: int, backoff: float) -> float:
 
 
 def merge_commit(repo: GitRepo, local: str, head: str, theirs: str, label: str, *,
-                 amr_command: str | None = None) -> tuple[str | None, PendingMerge | None, list[str]]:
+                 amr_command: str | None = None, bases: list[str] | None = None,
+                 runner: GitRunner | None = None, identity_checked: bool = False,
+                 ) -> tuple[str | None, PendingMerge | None, list[str]]:
     """The merge commit of ``theirs`` into ``head`` (no ref, index or work tree touched):
     ``(merge, None, auto_resolved)``, or ``(None, pending, [])`` when it conflicts."""
-    if repo.identity() is None:
+    if not identity_checked and repo.identity() is None:
         raise NoIdentityError(str(repo.root), "A merge commit needs an author.")
-    tm = merge_commits(repo, head, theirs, amr_command=amr_command)
+    tm = merge_commits(repo, head, theirs, amr_command=amr_command, bases=bases, runner=runner)
     tree = tm.tree
     auto: list[str] = []
     if not tm.clean:
@@ -305,56 +314,61 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
         return SyncResult(status, message, repo.root, remote_name, local, head, pushed, merges, attempt,
                           ahead, behind, pending, tuple(sorted(set(risen))), saved.get("last_sync"), tuple(auto))
 
-    def busy(exc: Exception, attempt: int) -> SyncResult | None:
-        if attempt == attempts:
-            return finish(BUSY, f"the branch or work tree kept changing ({exc}); sync again", attempt=attempt)
-        _emit(progress, "retry", str(exc), attempt)
-        time.sleep(_sleep_for(attempt, backoff))
-        return None
-
     try:
         remote_name, local, rbranch = target(repo, remote, branch)
         label = f"{remote_name}/{rbranch}"
         ref = f"refs/heads/{local}"
-        for attempt in range(1, attempts + 1):
+        clock = time.monotonic()
+        merger: GitRunner | None = None  # made once per sync, at its first merge
+        identity_checked = False
+        attempt = 0
+        while True:
+            attempt += 1
             _emit(progress, "fetch", f"fetching {label}", attempt)
             fetched = fetch(repo, remote_name, rbranch)
             tip = fetched.tip
             pushed_merge: str | None = None
             refused: PushRejectedError | None = None
             gave_up = False
-            if tip is not None and push_changes:
-                head = repo.resolve(ref)
-                if head is not None and not repo.is_ancestor(tip, head) and not repo.is_ancestor(head, tip):
-                    # Both sides have commits. The merge commit goes to the remote first, then
-                    # the local branch takes it: the race with other clones' pushes lasts only
-                    # from the fetch to this push (the local branch, where agents commit, can
-                    # take a while), and a lost race leaves nothing to undo.
-                    merge, pending, resolved = merge_commit(repo, local, head, tip, label, amr_command=amr_command)
-                    if merge is None:
-                        assert pending is not None
-                        return _conflict(finish, pending, remote_name, attempt)
-                    _emit(progress, "push", f"pushing the merge with {label}", attempt)
-                    try:
-                        push(repo, remote_name, rbranch, merge)
-                        pushed_merge = merge
-                    except PushRejectedError as exc:
-                        if not exc.non_fast_forward:
-                            refused = exc  # the merge still lands here; the push is reported refused
-                        elif attempt < attempts:
-                            # Someone pushed first; nothing changed here. Go again at once (a
-                            # moment's jitter only): backing off would hand the remote to the
-                            # clone that won, which pushes again meanwhile.
-                            _emit(progress, "retry", "someone pushed first: fetching and merging again", attempt)
-                            time.sleep(random.random() * backoff / 2)
-                            continue
-                        else:
-                            gave_up = True  # the merge still lands here; the sync is reported busy
-                    merges += 1
-                    risen.extend(resurrected_facts(repo, head, tip))
-                    auto.extend(resolved)
-                    _emit(progress, "merge", f"merged {label}", attempt)
-                    tip = merge
+            head = repo.resolve(ref) if tip is not None and push_changes else None
+            bases = merge_bases(repo, head, tip) if head is not None and tip is not None and head != tip else []
+            if head is not None and tip is not None and head != tip and bases != [tip] and bases != [head]:
+                # Both sides have commits. The merge commit goes to the remote first, then
+                # the local branch takes it: the race with other clones' pushes lasts only
+                # from the fetch to this push (the local branch, where agents commit, can
+                # take a while), and a lost race leaves nothing to undo.
+                if not identity_checked and repo.identity() is None:
+                    raise NoIdentityError(str(repo.root), "A merge commit needs an author.")
+                identity_checked = True
+                merger = merger or deferred_runner(repo)
+                merge, pending, resolved = merge_commit(repo, local, head, tip, label, amr_command=amr_command,
+                                                        bases=bases, runner=merger, identity_checked=True)
+                if merge is None:
+                    assert pending is not None
+                    return _conflict(finish, pending, remote_name, attempt)
+                _emit(progress, "push", f"pushing the merge with {label}", attempt)
+                try:
+                    push(repo, remote_name, rbranch, merge)
+                    pushed_merge = merge
+                except PushRejectedError as exc:
+                    if not exc.non_fast_forward:
+                        refused = exc  # the merge still lands here; the push is reported refused
+                    elif attempt < attempts or (attempt < attempts + PUSH_RACE_EXTRA
+                                                and time.monotonic() - clock < PUSH_RACE_SECONDS):
+                        # Someone pushed first; nothing changed here. Go again at once (a
+                        # moment's jitter only, and a few extra rounds while the sync is young):
+                        # backing off would hand the remote to the clone that won, which
+                        # pushes again meanwhile.
+                        _emit(progress, "retry", "someone pushed first: fetching and merging again", attempt)
+                        time.sleep(random.random() * backoff / 2)
+                        continue
+                    else:
+                        gave_up = True  # the merge still lands here; the sync is reported busy
+                merges += 1
+                risen.extend(resurrected_facts(repo, head, tip))
+                auto.extend(resolved)
+                _emit(progress, "merge", f"merged {label}", attempt)
+                tip = merge
             if tip is not None:
                 try:
                     outcome, _head, pending, found, resolved = integrate(repo, local, tip, label,
@@ -366,9 +380,11 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
                                           f"sync again", attempt=attempt)
                         return finish(SYNCED, f"pushed to {label}; this clone's branch kept moving, it takes "
                                       f"the merge at the next sync", pushed=True, attempt=attempt)
-                    done = busy(exc, attempt)
-                    if done is not None:
-                        return done
+                    if attempt >= attempts:
+                        return finish(BUSY, f"the branch or work tree kept changing ({exc}); sync again",
+                                      attempt=attempt)
+                    _emit(progress, "retry", str(exc), attempt)
+                    time.sleep(_sleep_for(attempt, backoff))
                     continue
                 if outcome == "conflict":
                     assert pending is not None
@@ -382,7 +398,7 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
             if refused is not None:
                 return finish(REJECTED, str(refused), attempt=attempt)
             if gave_up:
-                return finish(BUSY, f"someone kept pushing first; gave up after {attempts} tries (their commits "
+                return finish(BUSY, f"someone kept pushing first; gave up after {attempt} tries (their commits "
                               f"are merged here; sync again to push)", attempt=attempt)
             if pushed_merge is not None:
                 return finish(SYNCED, f"pushed to {label}", pushed=True, attempt=attempt)
@@ -397,12 +413,11 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
             except PushRejectedError as exc:
                 if not exc.non_fast_forward:
                     return finish(REJECTED, str(exc), attempt=attempt)
-                if attempt == attempts:
-                    return finish(BUSY, f"someone kept pushing first; gave up after {attempts} tries (sync again)",
+                if attempt >= attempts:
+                    return finish(BUSY, f"someone kept pushing first; gave up after {attempt} tries (sync again)",
                                   attempt=attempt)
                 _emit(progress, "retry", "someone pushed first: fetching and merging again", attempt)
                 time.sleep(_sleep_for(attempt, backoff))
-        return finish(BUSY, "gave up", attempt=attempts)
     except OfflineError as exc:
         return finish(OFFLINE, f"{exc}; nothing was lost, sync again when online")
     except AuthError as exc:
