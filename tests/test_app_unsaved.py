@@ -404,3 +404,65 @@ async def _edit_first_entry_here(pilot, app):
     inp = app.screen.query_one("#editor-input")
     await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
     return inp
+
+
+async def _review_edit_prompt(pilot, app):
+    from amr_tui.screens.review import DreamListScreen, RunReviewScreen
+
+    await pilot.press("V")
+    await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review and app.screen.changes,
+                   timeout=20, what="review")
+    review = app.screen
+    review.query_one("#review-changes", OptionList).focus()
+    change = next(c for c in review.changes if c.new is not None)
+    review.query_one("#review-changes", OptionList).highlighted = review.changes.index(change)
+    await pilot.pause(0.2)
+    await pilot.press("e")
+    await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt")
+    inp = app.screen.query_one("#prompt-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+    return review, change, app.screen, inp
+
+
+async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(demo):
+    """The review's "Edit the entry, then accept it" prompt dropped a typed change on esc and ctrl+q."""
+    from amr_tui.screens.review import RunReviewScreen
+
+    app = app_for(demo, poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        review, change, prompt, inp = await _review_edit_prompt(pilot, app)
+        await pilot.press("escape")  # nothing changed: closes at once
+        await wait_for(pilot, lambda: app.screen is review, what="prompt closed")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
+        prompt, inp = app.screen, app.screen.query_one("#prompt-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+        await pilot.press("end", *" (edited)")
+        typed = inp.value
+        assert typed.endswith(" (edited)")
+        await pilot.press("escape")
+        await _asked(pilot, app, "Discard what you typed?")
+        await pilot.press("n")  # Keep editing
+        await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
+        assert inp.value == typed and inp.has_focus
+        await pilot.press("ctrl+q")
+        dialog = await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        assert "the dream entry you are editing" in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
+        assert app.return_code is None and inp.value == typed
+        await pilot.press("enter")  # saved into the review's edits and accepted
+        await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen), what="back in the review")
+        assert review.edits[change.id] == typed and change.id in review.accepted
+        await pilot.press("e")  # the edit again, changed again: ctrl+q asks, discard quits
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
+        inp = app.screen.query_one("#prompt-input")
+        assert inp.value == typed
+        await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+        await pilot.press("end", *" more", "ctrl+q")
+        await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        await pilot.press("y")
+        await _quits(pilot, app)

@@ -74,21 +74,30 @@ class TextPromptScreen(PromptScreen):
     of ``AmrApp.request_quit``)."""
 
     def __init__(self, title: str, value: str = "", placeholder: str = "", help_text: str = "", *,
-                 what: str = "the text you are writing") -> None:
+                 what: str = "the text you are writing", edits_value: bool = False) -> None:
+        """``edits_value``: ``value`` is text being edited (an entry), so only a change of it is
+        unsaved (clearing it too); otherwise any text in the prompt is (a capture given back)."""
         super().__init__(title, value, placeholder, help_text)
         self.what = what
+        self.edits_value = edits_value
 
-    def _typed(self) -> str:
+    def _typed(self) -> str | None:
         try:
             return self.query_one(Input).value
         except Exception:  # not composed (yet, or any more): nothing typed
-            return ""
+            return None
+
+    def _holds_text(self) -> bool:
+        typed = self._typed()
+        if typed is None:
+            return False
+        return typed != self.value if self.edits_value else bool(typed.strip())
 
     def unsaved_edits(self) -> list[str]:
-        return [self.what] if self._typed().strip() else []
+        return [self.what] if self._holds_text() else []
 
     def action_cancel(self) -> None:
-        if not self._typed().strip():
+        if not self._holds_text():
             self.dismiss(None)
             return
 

@@ -15,7 +15,7 @@ from textual.worker import get_current_worker
 
 from amr_tui.core.entryalign import align
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.dialogs import PromptScreen
+from amr_tui.screens.dialogs import TextPromptScreen
 from amr_tui.screens.review_text import age, describe_change, file_line
 from amr_tui.screens.review_write import ReviewWriteMixin
 from amr_tui.widgets.safe import content
@@ -359,7 +359,10 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
                 self.rejected.discard(change.id)
                 self.refresh_changes()
 
-        self.app.push_screen(PromptScreen("Edit the entry, then accept it", value=self.edits.get(change.id, change.new.raw)), edited)
+        # esc and quitting ask before dropping a change typed into the entry (TextPromptScreen)
+        self.app.push_screen(TextPromptScreen("Edit the entry, then accept it", value=self.edits.get(change.id, change.new.raw),
+                                              what=f"{self.repo}/{self.path}: the dream entry you are editing",
+                                              edits_value=True), edited)
 
     def action_toggle_viewed(self) -> None:
         f = next((f for f in self.files if f.path == self.path), None)
