@@ -89,3 +89,58 @@ async def test_share_screen_partial_share_and_preview(tmp_path):
     assert not (shared / "team_structure.md").exists()
     objects = git(shared, "rev-list", "--objects", "--all")
     assert "team_structure.md" not in objects and "dev-port.md" not in objects
+
+
+async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_server, tmp_path):
+    """The conflict's "Write the entry as it should be" prompt dropped what was typed on esc and ctrl+q."""
+    from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
+
+    url = git_server.create("mem", {"MEMORY.md": BASE}, work=tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    mine = clone(url, tmp_path / "a" / "mem", name="Me", driver=True)
+    other = clone(url, tmp_path / "b" / "mem", name="Agent", driver=True)
+    old = "- Deploys happen on Tuesdays [source: https://e.com/s/1]"
+    replace_line(other, "MEMORY.md", old, "- Deploys happen on Wednesdays [source: https://e.com/s/1]")
+    commit_all(other, "agent: deploy day")
+    git(other, "push", "-q", "origin", "main")
+    replace_line(mine, "MEMORY.md", old, "- Deploys happen on Thursdays [source: https://e.com/s/1]")
+    commit_all(mine, "me: deploy day")
+
+    async def asked(title: str) -> ConfirmScreen:
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=10, what=title)
+        assert app.screen.title_text == title, app.screen.title_text
+        return app.screen
+
+    app = app_for([mine], poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
+        view = app.screen
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt")
+        prompt, inp = app.screen, app.screen.query_one("#prompt-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+        await pilot.press("escape")  # nothing changed: closes at once
+        await wait_for(pilot, lambda: app.screen is view, what="prompt closed")
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
+        prompt, inp = app.screen, app.screen.query_one("#prompt-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+        inp.value = "- Deploys happen on Fridays [source: https://e.com/s/1]"
+        await pilot.press("escape")
+        await asked("Discard what you typed?")
+        await pilot.press("n")  # Keep editing
+        await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
+        assert "Fridays" in inp.value and inp.has_focus
+        await pilot.press("ctrl+q")
+        dialog = await asked("Quit and discard 1 unsaved edit?")
+        assert "mem/MEMORY.md: the entry you are writing for a sync conflict" in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
+        assert app.return_code is None and "Fridays" in inp.value
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is view, what="back in the conflict view")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "Fridays" in git_server.read("mem", "MEMORY.md"), timeout=30, what="pushed")

@@ -13,7 +13,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.dialogs import PromptScreen
+from amr_tui.screens.dialogs import TextPromptScreen
 from amr_tui.widgets.safe import content
 
 NL = Content("\n")
@@ -122,7 +122,10 @@ class SyncConflictScreen(Screen[object]):
                 self.choices.setdefault(f.path, {})[c.index] = [value] if value.strip() else []
                 self._advance()
 
-        self.app.push_screen(PromptScreen("Write the entry as it should be (empty removes it)", value=start), done)
+        # esc and quitting ask before dropping a changed entry (TextPromptScreen)
+        self.app.push_screen(TextPromptScreen("Write the entry as it should be (empty removes it)", value=start,
+                                              what=f"{self.repo}/{f.path}: the entry you are writing for a sync conflict",
+                                              edits_value=True), done)
 
     def _advance(self) -> None:
         options = self.query_one(OptionList)
