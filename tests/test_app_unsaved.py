@@ -466,3 +466,49 @@ async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(demo):
         await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
         await pilot.press("y")
         await _quits(pilot, app)
+
+
+async def test_a_capture_that_is_not_saved_gives_the_text_back(demo):
+    """A captured fact whose save was refused (the repo mid-bisect) was lost with the prompt."""
+    alice = demo[0]
+    app = app_for(demo, poll_interval=60, read_only={"memory-bob"})  # one writable repo: no repo question
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        head = git(alice, "rev-parse", "HEAD")
+        _, inp = await _capture_prompt(pilot, app)
+        await pilot.press(*"Kept through a refusal")
+        (alice / ".git" / "BISECT_LOG").write_text("")  # mid-bisect: amr refuses to commit
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.title == "Not saved" for n in app._notifications), what="refusal")
+        prompt, inp = await _capture_prompt_shown(pilot, app)
+        assert inp.value == "Kept through a refusal"
+        assert git(alice, "rev-parse", "HEAD") == head
+        (alice / ".git" / "BISECT_LOG").unlink()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Kept through a refusal" in git(alice, "show", "HEAD:MEMORY.md"), what="saved")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="prompt closed")
+
+
+async def test_ctrl_q_on_the_credential_question_of_a_capture_counts_the_fact(demo):
+    """With one writable repo the capture prompt is gone while the credential question is open:
+    ctrl+q there quit without a word about the fact."""
+    app = app_for(demo, poll_interval=60, read_only={"memory-bob"})
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot, app)
+        _, inp = await _capture_prompt(pilot, app)
+        inp.value = f"deploy with {GH}"
+        await pilot.press("enter")
+        question = await _asked(pilot, app, "This looks like a credential")
+        await pilot.press("ctrl+q")
+        dialog = await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        assert "the fact you are capturing" in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is question, what="back at the credential question")
+        await pilot.press("n")  # Keep editing: the text is back
+        _, inp = await _capture_prompt_shown(pilot, app)
+        assert inp.value == f"deploy with {GH}" and app.return_code is None
+        await pilot.press("ctrl+q")
+        await _asked(pilot, app, "Quit and discard 1 unsaved edit?")
+        await pilot.press("y")
+        await _quits(pilot, app)
+    assert all(GH not in git(r, "show", "HEAD:MEMORY.md") for r in demo)

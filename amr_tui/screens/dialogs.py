@@ -19,9 +19,14 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
     ]
 
-    def __init__(self, title: str, body: str, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(self, title: str, body: str, yes: str = "Yes", no: str = "No", *, holds: str | None = None) -> None:
+        """``holds``: unsaved text waiting on the answer (its prompt is gone), for the quit question."""
         super().__init__(classes="dialog")
         self.title_text, self.body, self.yes, self.no = title, body, yes, no
+        self.holds = holds
+
+    def unsaved_edits(self) -> list[str]:
+        return [self.holds] if self.holds else []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):

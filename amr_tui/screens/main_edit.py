@@ -431,8 +431,8 @@ class EditingMixin:
             line = new_entry_line(text)
 
             def to_repo(repo: str | None) -> None:
-                if repo:
-                    self._run_save(lambda: self._capture_into(repo, line))
+                if repo:  # a save that is not made gives the text back in the prompt
+                    self._run_save(lambda: self._capture_into(repo, line), back=lambda: prompt(text))
                 else:  # esc on "which memory": back to the text
                     prompt(text)
 
@@ -443,7 +443,8 @@ class EditingMixin:
                     self.app.push_screen(ChoiceScreen("Which memory is this for?", [(r, r) for r in writable],
                                                       holds="the fact you are capturing"), to_repo)
 
-            ask_before_saving_secrets(self.app, "", line, choose, declined=lambda: prompt(text))
+            ask_before_saving_secrets(self.app, "", line, choose, declined=lambda: prompt(text),
+                                      holds="the fact you are capturing")
 
         prompt()
 

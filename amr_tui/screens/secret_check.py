@@ -16,9 +16,11 @@ def new_secrets(before: str, after: str) -> list[str]:
 
 
 def ask_before_saving_secrets(app, before: str, after: str, save: Callable[[], None], *,
-                              declined: Callable[[], None] | None = None, no: str = "Keep editing") -> None:
+                              declined: Callable[[], None] | None = None, no: str = "Keep editing",
+                              holds: str | None = None) -> None:
     """Call ``save`` now, or after the person confirms when ``after`` adds a credential;
-    ``declined`` (if given) when they say no."""
+    ``declined`` (if given) when they say no. ``holds``: the unsaved text waiting on the
+    question when no screen under it holds it any more (the quit question lists it)."""
     kinds = new_secrets(before, after)
     if not kinds:
         save()
@@ -34,4 +36,4 @@ def ask_before_saving_secrets(app, before: str, after: str, save: Callable[[], N
         "This looks like a credential",
         f"The text holds what looks like {', '.join(kinds)}. Memory must not hold credentials: "
         f"agents load it at every session start, and it is committed and shared.\n\nSave it anyway?",
-        "Save anyway", no), answer)
+        "Save anyway", no, holds=holds), answer)
