@@ -198,3 +198,21 @@ def test_each_command_is_built_from_its_own_module():
     for command in COMMAND_MODULES:
         alone = build_parser(command)
         assert command in alone._subparsers._group_actions[0].choices, command  # type: ignore[union-attr]
+
+
+def test_lint_fix_in_a_repo_git_refuses_does_not_say_all_clean(tmp_path):
+    """--fix in another user's repo exited 2 saying it wrote nothing, then printed "All clean."."""
+    repo = tmp_path / "theirs"
+    repo.mkdir()
+    (repo / "MEMORY.md").write_text("# Memory\n\n- A fact [source: https://e.com/1]\n\n## Index\n")
+    for argv in (["init", "-q", "-b", "main"], ["add", "MEMORY.md"],
+                 ["-c", "user.name=T", "-c", "user.email=t@e.com", "commit", "-qm", "init"]):
+        subprocess.run(["git", *argv], cwd=repo, check=True, capture_output=True)
+    assert amr("lint", str(repo)).stderr.strip() == "All clean."
+    env = {**os.environ, "NO_COLOR": "1", "GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}
+    res = subprocess.run([sys.executable, "-m", "amr_tui", "lint", "--fix", str(repo)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2
+    assert "another user" in res.stderr and "wrote nothing" in res.stderr
+    assert "All clean" not in res.stderr
+    assert "--fix was refused in 1 repo" in res.stderr

@@ -44,14 +44,14 @@ def run(args: argparse.Namespace) -> int:
         error(str(exc))
         return 2
     fixed = 0
-    refused = False
+    refused = 0  # repos git refuses, where --fix wrote nothing
     if args.fix:
         for target in targets:
             try:
                 fixed += fix_repo(target.mount, duplicates=not args.no_duplicates)
             except FixRefusedError as exc:  # nothing written there; the others are still fixed
                 error(str(exc))
-                refused = True
+                refused += 1
     skipped: list = []  # files the --history walk did not read (over MAX_PARSE_BYTES)
     results = lint_targets(targets, duplicates=not args.no_duplicates, history=args.history,
                            near_duplicates=args.severity == "info", use_cache=not args.no_cache, skipped=skipped)
@@ -90,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
             fixable = sum(1 for r in shown if r.finding.diagnostic.fix is not None)
             tail = f" ({fixable} fixable with --fix)" if fixable and not args.fix else ""
             print(f"Found {summary}{tail}.", file=sys.stderr)
+        elif refused:  # the files were read, but --fix could not run there: not "clean" (exit 2)
+            print(f"No findings, but --fix was refused in {refused} repo{'s' if refused != 1 else ''} "
+                  "(said above): nothing was written there.", file=sys.stderr)
         else:
             print("All clean.", file=sys.stderr)
     return 2 if refused else 1 if shown else 0
