@@ -228,3 +228,22 @@ def test_share_cli_says_what_was_left_out_and_keeps_messages_on_request(tmp_path
     messages = git(tmp_path / "k" / "memory-alice", "log", "--format=%B").stdout
     assert "SHAREDONLY-1" in messages and "LEAKCANARY-03" not in messages
     assert "--keep-messages" in amr(tmp_path, "share", "--help").stdout
+
+
+def test_the_preview_says_what_a_whole_share_does_with_a_symlink(tmp_path):
+    """A whole share's preview said "left out: passwd.md -> /etc/passwd (symlink: a plain file
+    holding its target)" while the share holds passwd.md, a plain file with the text /etc/passwd."""
+    src = tmp_path / "memory-alice"
+    _canary_repo(src)
+    _links(src)
+    res = amr(tmp_path, "share", str(src), "--preview")
+    assert res.returncode == 0, res.stderr
+    assert "left out: passwd.md" not in res.stdout
+    assert ('warning: not a symlink in the share: passwd.md -> /etc/passwd is a plain file holding the text '
+            '"/etc/passwd" (what it points at is not shared)') in res.stdout
+    res = amr(tmp_path, "share", str(src), "--into", str(tmp_path / "w"))
+    assert res.returncode == 0, res.stderr
+    shared = tmp_path / "w" / "memory-alice" / "passwd.md"
+    assert not shared.is_symlink() and shared.read_text() == "/etc/passwd"  # just what the preview said
+    res = amr(tmp_path, "share", str(src), "--preview", "--repo", "memory-alice:MEMORY.md,projects/")
+    assert "warning: left out: projects/abs.md -> /etc/passwd (symlink, not shared)" in res.stdout

@@ -147,11 +147,15 @@ def left_out_json(items: Iterable[LeftOut]) -> list[dict[str, str]]:
 
 
 def left_out_text(item: LeftOut, whole: bool) -> str:
-    """``passwd.md -> /etc/passwd (symlink, not shared)``: what happens to one left-out entry."""
+    """What happens to one symlink or submodule, as the preview's warning says it:
+    ``left out: projects/abs.md -> /etc/passwd (symlink, not shared)`` in a partial share; in a
+    whole share a symlink is checked out as a plain file holding its target path, and says so."""
     if item.kind == "symlink":
-        how = "symlink: a plain file holding its target" if whole else "symlink, not shared"
-        return f"{item.path} -> {item.target} ({how})"
-    return f"{item.path} (submodule {item.target[:12]}, not shared)"
+        if whole:
+            return (f"not a symlink in the share: {item.path} -> {item.target} is a plain file holding "
+                    f"the text \"{item.target}\" (what it points at is not shared)")
+        return f"left out: {item.path} -> {item.target} (symlink, not shared)"
+    return f"left out: {item.path} (submodule {item.target[:12]}, not shared)"
 
 
 def _left_out(repo: GitRepo, head: str | None, sel: Selection) -> tuple[LeftOut, ...]:
@@ -210,7 +214,7 @@ def _preview_one(sel: Selection) -> RepoPreview:
     n_lines = memory.count(b"\n") + (0 if memory.endswith(b"\n") else 1) if memory else 0
     unreachable = tuple(sorted(shared - set(reachable)))
     skipped = _left_out(repo, head, sel)
-    warnings += [f"left out: {left_out_text(o, sel.whole)}" for o in skipped]
+    warnings += [left_out_text(o, sel.whole) for o in skipped]
     return RepoPreview(sel.repo, sel.whole, sel.write, head, tuple(sorted(shared)), memory, n_lines,
                        len(memory or b""), loaded, cut, tuple(reachable), unreachable,
                        tuple(sorted(dangling, key=lambda d: (d.path, d.line, d.target))), tuple(warnings), skipped)
