@@ -105,7 +105,7 @@ VISITS: list[Visit] = [
     Visit("dream-review-open", keys=("V", "enter"), wait=0.6, shows="dreamt clip \u241b]52;c;aGVsbG8="),
     Visit("share", keys=("P",), wait=0.8, screen="ShareScreen"),
     Visit("sync", keys=("S",), wait=0.8, notes="up to date"),
-    Visit("sync-conflict", push=_sync_conflict, keys=("down", "down", "e", "home"), screen="PromptScreen",
+    Visit("sync-conflict", push=_sync_conflict, keys=("down", "down", "e", "home"), screen="TextPromptScreen",
           shows="- mine \u241b[2J\u241b[31mred"),
     Visit("sync-conflict-list", push=_sync_conflict, keys=("down",), screen="SyncConflictScreen",
           shows="origin\u241b]52;c;eA==\u2407"),
