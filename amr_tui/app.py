@@ -13,7 +13,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from amr_tui.services.config import Config, config_path, load_config
-from amr_tui.services.workspace import Mount, discover, looks_like_memory_root
+from amr_tui.services.session.workspace import Mount, discover, looks_like_memory_root
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -99,7 +99,7 @@ class AmrApp(App[int]):
 
     def start_session(self, mounts: list[Mount]) -> None:
         """Show the main screen now; it builds the session (git, index) in its load worker."""
-        from amr_tui.screens.main import MainScreen
+        from amr_tui.screens.main.screen import MainScreen
 
         self.session = None
         self.push_screen(MainScreen(mounts, self.poll_interval))
@@ -193,7 +193,7 @@ class AmrApp(App[int]):
         self.request_quit()
 
     def open_result(self, result: FinderResult) -> None:
-        from amr_tui.screens.main import MainScreen, Place
+        from amr_tui.screens.main.screen import MainScreen, Place
 
         screen = self.screen
         if isinstance(screen, MainScreen):

@@ -91,8 +91,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def _service(path: Path):
-    from amr_tui.services.dreams import DreamService
-    from amr_tui.services.workspace import find_repo_root
+    from amr_tui.services.dreams.runs import DreamService
+    from amr_tui.services.session.workspace import find_repo_root
 
     root = find_repo_root(path)
     if root is None or not (root / ".git").exists():
@@ -163,10 +163,10 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_show(args: argparse.Namespace) -> int:
     from amr_tui.cli.history_cmd import report_skipped, skipped_json
-    from amr_tui.core.entryalign import align
-    from amr_tui.core.entrydiff_text import diff_json, summary_lines
+    from amr_tui.core.diff.align import align
+    from amr_tui.core.diff.text import diff_json, summary_lines
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.runs import DreamError
 
     try:
         service = _service(args.repo)
@@ -198,7 +198,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_accept(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.runs import DreamError
 
     edits: dict[str, str] = {}
     for item in args.edit:
@@ -234,7 +234,7 @@ def run_accept(args: argparse.Namespace) -> int:
 
 def run_reject(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.runs import DreamError
 
     try:
         service = _service(args.repo)
@@ -253,7 +253,7 @@ def run_reject(args: argparse.Namespace) -> int:
 
 def run_undo(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.runs import DreamError
 
     try:
         note = _service(args.repo).undo(args.run)
@@ -268,7 +268,7 @@ def run_dream(args: argparse.Namespace) -> int:
     import shlex
 
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.runs import DreamError
 
     try:
         today = _dt.date.fromisoformat(args.today) if args.today else None

@@ -32,7 +32,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
-    from amr_tui.services.lintrun import FixRefusedError, LintTarget, fix_repo, lint_targets, resolve_targets
+    from amr_tui.services.batch.lintrun import FixRefusedError, LintTarget, fix_repo, lint_targets, resolve_targets
 
     from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
 

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_driver(base: str, ours: str, theirs: str, marker_size: int, path: str) -> int:
     """Merge the three files git hands over; write the result over ``ours``."""
-    from amr_tui.core.merge import merge3
+    from amr_tui.core.merge.three_way import merge3
 
     try:
         data = [Path(p).read_bytes() for p in (base, ours, theirs)]
@@ -65,7 +65,7 @@ def run_driver(base: str, ours: str, theirs: str, marker_size: int, path: str) -
 
 def run_install(repo: Path, *, commit: bool) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.gitattrs import install_merge_driver
+    from amr_tui.services.sync.gitattrs import install_merge_driver
 
     try:
         res = install_merge_driver(repo, commit=commit)

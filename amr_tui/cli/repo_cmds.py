@@ -59,7 +59,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def _lint_summary(repos: list[Path]) -> int:
-    from amr_tui.services.lintrun import lint_targets, resolve_targets
+    from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
 
     results = lint_targets(resolve_targets(repos))
     by_code: dict[str, int] = {}

@@ -25,7 +25,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
-    from amr_tui.services.searchrun import search_paths
+    from amr_tui.services.batch.searchrun import search_paths
 
     if args.limit < 1:
         error("--limit must be at least 1")

@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
-    from amr_tui.services.sync import sync
+    from amr_tui.services.sync.run import sync
 
     res = sync(repo, remote=args.remote, branch=args.branch, attempts=args.attempts,
                push_changes=not args.no_push, progress=_progress(args.verbose))
@@ -108,8 +108,8 @@ def _print_pending(pending) -> None:
 
 
 def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
-    from amr_tui.services.sync import sync_state
-    from amr_tui.services.sync_resolve import pending_merge
+    from amr_tui.services.sync.run import sync_state
+    from amr_tui.services.sync.resolve import pending_merge
 
     st = sync_state(repo)
     pending = pending_merge(repo) if (args.conflicts or st.pending) else None
@@ -127,7 +127,7 @@ def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
 
 
 def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
-    from amr_tui.services.sync_resolve import all_choice, pending_merge, resolve
+    from amr_tui.services.sync.resolve import all_choice, pending_merge, resolve
 
     pending = pending_merge(repo)
     if pending is None:

@@ -19,9 +19,9 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from amr_tui.core.format import Document, parse
-from amr_tui.core.metadata import format_metadata
-from amr_tui.core.similarity import SAME_FACT_MIN_CHARS, SAME_FACT_THRESHOLD, normalise, text_digest
+from amr_tui.core.format.parser import Document, parse
+from amr_tui.core.format.metadata import format_metadata
+from amr_tui.core.diff.similarity import SAME_FACT_MIN_CHARS, SAME_FACT_THRESHOLD, normalise, text_digest
 from amr_tui.core.textsafety import find_controls
 
 TOMBSTONE_PATH = ".amr/forgotten.md"

@@ -114,7 +114,7 @@ def merge_bytes(repo: GitRepo | None, rel: str, base: bytes | None, ours: bytes 
     if ours is None or theirs is None:
         raise conflict(None)  # deleted on one side, changed on the other
     if rel.lower().endswith((".md", ".markdown")):
-        from amr_tui.core.merge import merge3
+        from amr_tui.core.merge.three_way import merge3
 
         result = merge3(base, ours, theirs, rel, labels=("yours", "base", "theirs"))
         if not result.clean:
@@ -182,7 +182,7 @@ def _kept_lines(committed: bytes, base: bytes, want: bytes) -> Counter[str]:
 def _resolve_over_uncommitted(repo: GitRepo, rel: str, ch: Change, committed: bytes) -> bytes | None:
     """The conflicts of ``ch`` with ``committed`` resolved as the writer's where the writer edited
     someone's uncommitted text; None when any conflict is something else (a real conflict)."""
-    from amr_tui.core.merge import merge3
+    from amr_tui.core.merge.three_way import merge3
 
     assert ch.base is not None and ch.want is not None and ch.base_commit is not None
     read_at = repo.read_blob_or_none(ch.base_commit, rel) or b""

@@ -121,7 +121,7 @@ def _merge_in_process(repo: GitRepo, ours: str, theirs: str, runner: GitRunner |
     """``git merge-tree`` with amr's driver deferred (it marks its files conflicted), then amr's
     merge of each such file here, exactly as ``amr merge-driver %O %A %B`` would have done it.
     None when git reported anything for those files but a plain content (or add/add) merge."""
-    from amr_tui.core.merge import merge3
+    from amr_tui.core.merge.three_way import merge3
 
     runner = runner or deferred_runner(repo)
     res = runner.run(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories",

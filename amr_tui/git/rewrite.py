@@ -164,7 +164,7 @@ def _shown(path: str) -> str:
 
 def _units(path: str, data: bytes) -> list[str]:
     """What a change is counted in: a Markdown file's entry lines, any other file's lines."""
-    from amr_tui.core.format import is_markdown, parse
+    from amr_tui.core.format.parser import is_markdown, parse
 
     if is_markdown(path):
         doc = parse(data, path, check=False)
@@ -200,7 +200,7 @@ def describe(old: Mapping[str, tuple[str, str]], new: Mapping[str, tuple[str, st
     """A commit message for the change from tree ``old`` to tree ``new`` (``{path: (mode, oid)}``
     of regular files), written from those trees alone: which files were added, updated, deleted or
     renamed, and how many entries (lines, outside Markdown) each gained and lost."""
-    from amr_tui.core.format import is_markdown
+    from amr_tui.core.format.parser import is_markdown
 
     added = sorted(p for p in new if p not in old)
     deleted = sorted(p for p in old if p not in new)

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
-from amr_tui.core.resolution import EDITED, OURS, THEIRS, ConflictChoice
+from amr_tui.core.merge.resolution import EDITED, OURS, THEIRS, ConflictChoice
 from amr_tui.core.textsafety import find_controls, make_visible
 
 

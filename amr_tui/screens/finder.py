@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from amr_tui.core.search import SearchHit
+from amr_tui.core.search.index import SearchHit
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.safe import SafeInput, content
 

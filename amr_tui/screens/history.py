@@ -138,7 +138,7 @@ class FileHistoryScreen(Screen[None]):
         if version.rows:
             view.set_rows(version.rows)
         else:
-            from amr_tui.core.entryalign import Row
+            from amr_tui.core.diff.align import Row
 
             old = (version.old or b"").decode("utf-8", "replace").split("\n")
             new = (version.new or b"").decode("utf-8", "replace").split("\n")

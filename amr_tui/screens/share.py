@@ -114,7 +114,7 @@ class ShareScreen(Screen[None]):
         self.update_preview()
 
     def _selections(self):
-        from amr_tui.services.share import select
+        from amr_tui.services.share.build import select
 
         mounts = [self.session.mount(n) for n in self.session.names]
         texts = selection_texts(list(self.query_one(SelectionList).selected))
@@ -134,7 +134,7 @@ class ShareScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="share-preview")
     def preview_worker(self, selections) -> None:
-        from amr_tui.services.share import preview
+        from amr_tui.services.share.build import preview
 
         try:
             self.post_message(self.Previewed(preview(selections), None))
@@ -173,7 +173,7 @@ class ShareScreen(Screen[None]):
     def share_worker(self, selections, into: str) -> None:
         from pathlib import Path
 
-        from amr_tui.services.share import share
+        from amr_tui.services.share.build import share
 
         try:
             self.post_message(self.Shared(share(selections, Path(into).expanduser()), None))

@@ -143,7 +143,7 @@ class SyncConflictScreen(Screen[object]):
 
     @work(thread=True, exclusive=True, group="sync-resolve")
     def resolve(self) -> None:
-        from amr_tui.services.sync_resolve import resolve
+        from amr_tui.services.sync.resolve import resolve
 
         try:
             self.post_message(self.Resolved(resolve(self.pending.root, self.choices, pending=self.pending), None))

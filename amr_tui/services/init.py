@@ -149,9 +149,9 @@ def _adopt(target: Path) -> InitResult | None:
 def adoptable_notes(repo: GitRepo) -> list[tuple[str, str]]:
     """``(path, [[link]])`` of the Markdown notes git tracks at HEAD and that are in the work tree,
     sorted: no dot-files or README-like files, no symlink leaving the repo, no name a link cannot write."""
-    from amr_tui.core.lint import is_memory_note
-    from amr_tui.core.links import index_link
-    from amr_tui.services.workspace import is_markdown, scan_files
+    from amr_tui.core.lint.repo import is_memory_note
+    from amr_tui.core.format.links import index_link
+    from amr_tui.services.session.workspace import is_markdown, scan_files
 
     files, escaping, _ = scan_files(repo.root)
     on_disk = set(files) - escaping

@@ -16,12 +16,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from amr_tui.core.links import unsafe_reason
+from amr_tui.core.format.links import unsafe_reason
 from amr_tui.git.gate import Change, ForeignConflictError
 from amr_tui.git.worktree import atomic_write, read_file_or_none, remove_file
 
 if TYPE_CHECKING:
-    from amr_tui.services.session import Session
+    from amr_tui.services.session.state import Session
 
 TRAILER = "Edited-with: amr"
 FOREIGN_TRAILER = "Committed-with: amr (changes found uncommitted in the work tree, not made in amr)"
@@ -87,7 +87,7 @@ def write(session: Session, repo: str, changes: Sequence[Change], message: str, 
 def _write_without_git(session: Session, repo: str, changes: Sequence[Change], message: str, line: int,
                        shown: str, reload: bool) -> Saved:
     """A plain folder: each file is still merged with what is on disk and written atomically."""
-    from amr_tui.core.merge import merge3
+    from amr_tui.core.merge.three_way import merge3
 
     root = session.mount(repo).root
     for ch in changes:

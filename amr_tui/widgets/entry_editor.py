@@ -94,7 +94,7 @@ class EntryEditor(Vertical):
         self._validate(event.value)
 
     def _validate(self, value: str) -> None:
-        from amr_tui.core.edit import check_line
+        from amr_tui.core.format.edit import check_line
 
         if self.target is None:
             return
@@ -119,9 +119,9 @@ class EntryEditor(Vertical):
 
     def action_stamp_date(self) -> None:
         """Add (or refresh) added: today in the metadata brackets."""
-        from amr_tui.core.edit import check_line
+        from amr_tui.core.format.edit import check_line
 
-        from amr_tui.core.edit import set_metadata, today_iso
+        from amr_tui.core.format.edit import set_metadata, today_iso
 
         if self.target is None:
             return

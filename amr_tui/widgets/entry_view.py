@@ -22,12 +22,12 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from amr_tui.core.links import LinkState
+from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, LineKind, Link, Severity
 from amr_tui.widgets.line_display import LineDisplay, build_line, links_by_line
 
 if TYPE_CHECKING:  # the parser is not needed to draw: kept off the first frame's imports
-    from amr_tui.core.format import Document
+    from amr_tui.core.format.parser import Document
 
 GUTTER = 7
 _MARKS = {Severity.ERROR: ("\u25cf", "error"), Severity.WARNING: ("\u25b2", "warning"), Severity.INFO: ("\u00b7", "info")}

@@ -13,7 +13,7 @@ from textual.widgets.tree import TreeNode
 from amr_tui.widgets.safe import clean
 
 if TYPE_CHECKING:  # the services are imported after the first frame
-    from amr_tui.services.session_watch import RepoInfo
+    from amr_tui.services.session.watch import RepoInfo
 
 
 @dataclass(frozen=True, slots=True)

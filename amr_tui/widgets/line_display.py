@@ -14,13 +14,13 @@ from urllib.parse import urlsplit
 
 from rich.cells import cell_len
 
-from amr_tui.core.links import LinkState
+from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, Line, LineKind, Link
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.safe import shorten
 
 if TYPE_CHECKING:  # the parser is not needed to draw: kept off the first frame's imports
-    from amr_tui.core.format import Document
+    from amr_tui.core.format.parser import Document
 
 #: A piece longer than this (a 1 MB entry) shows its start and how much more there is: wrapping
 #: and drawing the whole of it took tens of seconds. The file's bytes are untouched.

@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from amr_tui.core.entryalign import Row
+from amr_tui.core.diff.align import Row
 from amr_tui.core.textsafety import make_visible
 
 KIND_LABEL = {

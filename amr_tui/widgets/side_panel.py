@@ -13,12 +13,12 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from amr_tui.core.links import LinkState
+from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Diagnostic, Entry, Link
 from amr_tui.widgets.safe import content
 
 if TYPE_CHECKING:
-    from amr_tui.services.session import Backlink
+    from amr_tui.services.session.state import Backlink
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,148 @@
+"""How alike two entry texts are: the one place that decides "same fact", "reworded" and "merged".
+
+Every comparison runs on *normalised* text (``core.lint.normalise_text``: case-folded, punctuation
+turned into spaces, runs of spaces collapsed), with rapidfuzz scorers (0-100). The thresholds are
+documented in docs/format.md ("History, tombstones and dreaming") and were picked on the seed
+article's and the demo's examples:
+
+* ``REWORD_THRESHOLD`` (70, ``token_sort_ratio``): one entry rewritten into another. "Marco runs
+  the website rewrite with one contractor" -> "... with two contractors since mid-September"
+  scores 78; two unrelated facts from the same session score about 50.
+* ``TIMELINE_REWORD_THRESHOLD`` (60): the same, when both lines sit in the same hunk of the same
+  file in one commit (the position already says they are related).
+* ``MERGE_THRESHOLD`` (80, ``token_set_ratio``): an entry absorbed into a longer one ("The landing
+  page is built with Next.js and Tailwind CSS" inside the merged stack entry scores 97).
+* ``SAME_FACT_THRESHOLD`` (90, ``token_sort_ratio``, texts of 20 or more characters): a near
+  duplicate, a resurrected fact, a tombstone match. The same bar as lint's AMR015.
+
+rapidfuzz is imported on first use (start-up cost, field note 25).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from bisect import bisect_left, bisect_right
+
+from amr_tui.core.lint.repo import NEAR_DUPLICATE_MIN_CHARS, NEAR_DUPLICATE_THRESHOLD, normalise_text
+
+REWORD_THRESHOLD = 70.0
+TIMELINE_REWORD_THRESHOLD = 60.0
+MERGE_THRESHOLD = 80.0
+SAME_FACT_THRESHOLD = NEAR_DUPLICATE_THRESHOLD
+SAME_FACT_MIN_CHARS = NEAR_DUPLICATE_MIN_CHARS
+
+normalise = normalise_text
+
+
+def reword_score(a: str, b: str) -> float:
+    """token_sort_ratio of two *normalised* texts."""
+    if a == b:
+        return 100.0
+    if not a or not b:
+        return 0.0
+    from rapidfuzz import fuzz
+
+    return float(fuzz.token_sort_ratio(a, b))
+
+
+def contained_score(a: str, b: str) -> float:
+    """token_set_ratio of two *normalised* texts: high when one says what the other says."""
+    if a == b:
+        return 100.0
+    if not a or not b:
+        return 0.0
+    from rapidfuzz import fuzz
+
+    return float(fuzz.token_set_ratio(a, b))
+
+
+def same_fact(a: str, b: str) -> float | None:
+    """The score when two *normalised* texts state the same fact, else None.
+
+    Equal texts always match; otherwise both must be at least ``SAME_FACT_MIN_CHARS`` long and
+    score ``SAME_FACT_THRESHOLD`` or more.
+    """
+    if a == b:
+        return 100.0 if a else None
+    if len(a) < SAME_FACT_MIN_CHARS or len(b) < SAME_FACT_MIN_CHARS:
+        return None
+    score = reword_score(a, b)
+    return score if score >= SAME_FACT_THRESHOLD else None
+
+
+def text_digest(text: str) -> str:
+    """``sha256:<hex>`` of the normalised text (what a redacted tombstone keeps)."""
+    return "sha256:" + hashlib.sha256(normalise_text(text).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def best_pairs(olds: list[str], news: list[str], threshold: float) -> list[tuple[int, int, float]]:
+    """Candidate pairs ``(i, j, score)`` with ``reword_score >= threshold``, best first.
+
+    Ties are broken by position, so the result is deterministic. Uses one rapidfuzz ``extract``
+    scan per old text for large inputs.
+    """
+    if not olds or not news:
+        return []
+    from rapidfuzz import fuzz, process
+
+    found: list[tuple[int, int, float]] = []
+    if len(olds) * len(news) > 400:
+        # One C-level scan per old text (process.cdist would need numpy, which amr does not ship).
+        for i, a in enumerate(olds):
+            if not a:
+                continue
+            for _choice, score, j in process.extract(a, news, scorer=fuzz.token_sort_ratio,
+                                                      score_cutoff=threshold, limit=None):
+                if news[j]:
+                    found.append((i, j, float(score)))
+    else:
+        for i, a in enumerate(olds):
+            for j, b in enumerate(news):
+                score = reword_score(a, b)
+                if score >= threshold:
+                    found.append((i, j, score))
+    found.sort(key=lambda t: (-t[2], t[0], t[1]))
+    return found
+
+
+class SameFactIndex:
+    """Texts (*normalised*) to ask "which is the first one that states the same fact as ``a``?".
+
+    :meth:`first` gives the same answer as trying ``same_fact(a, texts[j])`` for ``j`` in order,
+    but scores only the texts whose length a 90% ratio allows (``2*min/(la+lb) >= 0.9``, with a
+    margin) in one rapidfuzz scan - plain ratio of the word-sorted texts, sorted once here, which
+    is what token_sort_ratio computes - with a cutoff a point lower, then confirms the hits in
+    order with :func:`same_fact` itself.
+    """
+
+    def __init__(self, texts: list[str]):
+        self.texts = texts
+        self._equal: dict[str, int] = {}
+        for j, t in enumerate(texts):
+            if t:
+                self._equal.setdefault(t, j)
+        order = sorted((len(t), j) for j, t in enumerate(texts) if len(t) >= SAME_FACT_MIN_CHARS)
+        self._lengths = [n for n, _ in order]
+        self._index = [j for _, j in order]
+        self._keys = [" ".join(sorted(texts[j].split())) for j in self._index]
+
+    def first(self, a: str) -> tuple[int, float] | None:
+        """``(j, score)`` for the first ``texts[j]`` stating the same fact as ``a``, or None."""
+        cands: list[int] = []
+        if a in self._equal:
+            cands.append(self._equal[a])
+        if len(a) >= SAME_FACT_MIN_CHARS:
+            lo = bisect_left(self._lengths, len(a) * 9 // 11 - 2)
+            hi = bisect_right(self._lengths, len(a) * 11 // 9 + 2)
+            if lo < hi:
+                from rapidfuzz import fuzz, process
+
+                query = " ".join(sorted(a.split()))
+                cands += [self._index[lo + k] for _c, _s, k in
+                          process.extract(query, self._keys[lo:hi], scorer=fuzz.ratio,
+                                          score_cutoff=SAME_FACT_THRESHOLD - 1, limit=None)]
+        for j in sorted(set(cands)):
+            score = same_fact(a, self.texts[j])
+            if score is not None:
+                return j, score
+        return None

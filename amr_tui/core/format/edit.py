@@ -1,0 +1,133 @@
+"""Pure edits of a memory file: every function takes a Document and returns new bytes.
+
+Only the lines an edit names change; every other byte (line endings, BOM, undecodable
+bytes) is kept.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from amr_tui.core.format.parser import BOM, Document, parse
+from amr_tui.core.format.metadata import format_metadata
+from amr_tui.core.model import Diagnostic, Entry, Line
+from amr_tui.core.format.rules import rebuild_line
+
+
+def dominant_eol(doc: Document) -> str:
+    crlf = sum(1 for ln in doc.lines if ln.eol == "\r\n")
+    lf = sum(1 for ln in doc.lines if ln.eol == "\n")
+    return "\r\n" if crlf > lf else "\n"
+
+
+def _encode(doc: Document, lines: list[tuple[str, str]]) -> bytes:
+    text = (BOM if doc.bom else "") + "".join(t + e for t, e in lines)
+    return text.encode("utf-8", "surrogateescape")
+
+
+def _pairs(doc: Document) -> list[tuple[str, str]]:
+    return [(ln.text, ln.eol) for ln in doc.lines]
+
+
+def replace_line(doc: Document, line: int, new_text: str) -> bytes:
+    if "\n" in new_text or "\r" in new_text:
+        raise ValueError("an entry is one line: the new text holds a line break")
+    pairs = _pairs(doc)
+    if not 1 <= line <= len(pairs):
+        raise IndexError(f"line {line} is outside the file (1..{len(pairs)})")
+    pairs[line - 1] = (new_text, pairs[line - 1][1])
+    return _encode(doc, pairs)
+
+
+def insert_lines(doc: Document, after: int, texts: list[str]) -> bytes:
+    """Insert lines after line ``after`` (0 = at the top)."""
+    for t in texts:
+        if "\n" in t or "\r" in t:
+            raise ValueError("an entry is one line: the new text holds a line break")
+    pairs = _pairs(doc)
+    if not 0 <= after <= len(pairs):
+        raise IndexError(f"line {after} is outside the file")
+    eol = dominant_eol(doc)
+    if after == len(pairs) and pairs and pairs[-1][1] == "":
+        pairs[-1] = (pairs[-1][0], eol)
+        new = [(t, eol) for t in texts]
+        new[-1] = (new[-1][0], "")  # the file had no final newline: keep it that way
+    else:
+        new = [(t, eol) for t in texts]
+    pairs[after:after] = new
+    return _encode(doc, pairs)
+
+
+def delete_lines(doc: Document, first: int, last: int | None = None) -> bytes:
+    last = first if last is None else last
+    pairs = _pairs(doc)
+    if not 1 <= first <= last <= len(pairs):
+        raise IndexError(f"lines {first}..{last} are outside the file")
+    had_final_eol = pairs[-1][1] != ""
+    del pairs[first - 1:last]
+    if pairs and last == len(_pairs(doc)) and not had_final_eol:
+        pairs[-1] = (pairs[-1][0], "")
+    return _encode(doc, pairs)
+
+
+def entry_span(doc: Document, entry: Entry) -> tuple[int, int]:
+    """First and last line of an entry with its nested sub-entries and continuation lines."""
+    last = entry.line
+    for ln in doc.lines[entry.line:]:
+        if ln.kind.value in ("continuation",):
+            last = ln.number
+            continue
+        sub = doc.entry_at(ln.number)
+        if sub is not None and sub.depth > entry.depth and len(sub.indent) > len(entry.indent):
+            last = ln.number
+            continue
+        if not ln.text.strip():
+            nxt = doc.entry_at(ln.number + 1)
+            if nxt is not None and nxt.depth > entry.depth:
+                continue
+        break
+    return entry.line, last
+
+
+def new_entry_line(text: str, metadata: list[tuple[str, str]] | None = None, *, like: Entry | None = None) -> str:
+    indent = like.indent if like else ""
+    marker = like.marker if like and like.marker in "-*+" else "-"
+    text = " ".join(text.split())
+    meta = format_metadata(metadata or [])
+    body = " ".join(part for part in (text, meta) if part)
+    return f"{indent}{marker} {body}" if body else f"{indent}{marker}"
+
+
+def set_metadata(line_text: str, entry: Entry, key: str, value: str | None) -> str:
+    """Set (or remove, with None) a key; the first occurrence is replaced, repeats kept."""
+    items = [(m.key, m.value) for m in entry.metadata]
+    lower = key.lower()
+    idx = next((i for i, (k, _) in enumerate(items) if k.lower() == lower), None)
+    if value is None:
+        items = [(k, v) for k, v in items if k.lower() != lower]
+    elif idx is None:
+        items.append((key, value))
+    else:
+        items[idx] = (items[idx][0], value)
+    return rebuild_line(line_text, entry, items)
+
+
+def today_iso(today: _dt.date | None = None) -> str:
+    return (today or _dt.date.today()).isoformat()
+
+
+def check_line(line_text: str, path: str = "MEMORY.md") -> tuple[Entry | None, list[Diagnostic]]:
+    """Parse one would-be entry line on its own: what the editor validates as you type."""
+    doc = parse(line_text.encode("utf-8", "surrogateescape") + b"\n", path)
+    entry = doc.entries[0] if doc.entries else None
+    diags = [d for d in doc.diagnostics if d.code not in ("AMR023",)]
+    return entry, diags
+
+
+def summarise(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def line_of(doc: Document, number: int) -> Line:
+    return doc.lines[number - 1]

@@ -1,0 +1,358 @@
+"""Repo-level lint: what needs the whole repo (links, reachability, duplicates, MEMORY.md).
+
+Pure: the caller hands in a RepoSnapshot (file list, parsed documents, and the few facts
+that need the disk, such as symlinks that point outside the root).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from itertools import chain
+
+from amr_tui.core.format.parser import Document, parse
+from amr_tui.core.format.links import LinkState, index_link, link_text_for, resolve
+from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text  # noqa: F401  (normalise_text: lint's API)
+from amr_tui.core.model import Diagnostic, Finding, Fix, LineEdit  # noqa: F401  (Finding: lint's API)
+from amr_tui.core.format.rules import diag
+
+MEMORY_FILE = "MEMORY.md"
+INDEX_HEADING = "Index"
+LOAD_BUDGET_LINES = 200
+LOAD_BUDGET_BYTES = 25 * 1024
+NEAR_DUPLICATE_THRESHOLD = 90.0  # rapidfuzz token_sort_ratio, on normalised text
+NEAR_DUPLICATE_MIN_CHARS = 20
+AMR_FOLDER = ".amr/"  # amr's records inside a repo (core.tombstones); not memory notes
+_IGNORED_NAMES = re.compile(r"^(readme|license|licence|contributing|changelog)(\..*)?$", re.I)
+
+
+@dataclass(slots=True)
+class RepoSnapshot:
+    name: str
+    files: set[str]  # every file, posix paths relative to the root
+    documents: dict[str, Document]  # parsed Markdown files
+    escaping: set[str] = field(default_factory=set)  # symlinks that resolve outside the root
+    sizes: dict[str, int] = field(default_factory=dict)  # bytes per file, when known
+    undefined_merge_drivers: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, driver)
+    # Facts of Markdown files that were not parsed this time (a cache kept them; core.lintfacts).
+    # A file is linted from its document when it has one, else from these.
+    facts: dict[str, FileFacts] = field(default_factory=dict)
+
+    _lower: dict[str, str] | None = None
+    _resolved: dict[str, object] = field(default_factory=dict)
+
+    def lower_map(self) -> dict[str, str]:
+        if self._lower is None:
+            self._lower = {f.lower(): f for f in self.files}
+        return self._lower
+
+    def resolve(self, target: str):
+        """``core.links.resolve`` of a link target in this repo, once per distinct target."""
+        found = self._resolved.get(target)
+        if found is None:
+            found = self._resolved[target] = resolve(target, self.files, self.lower_map())
+        return found
+
+    def markdown_paths(self) -> list[str]:
+        """Every parsed (or known from its facts) Markdown file, sorted."""
+        return sorted(self.documents.keys() | self.facts.keys())
+
+    def file_facts(self, path: str) -> FileFacts | None:
+        """The facts of one file (made from its document when it has one: for a cache to keep)."""
+        doc = self.documents.get(path)
+        if doc is not None:
+            return facts_of(doc)
+        return self.facts.get(path)
+
+    # The checks read documents directly when they have them (the app lints 100,000 parsed
+    # entries; facts made on the way would be as many objects again) and facts otherwise.
+    def diagnostics_of(self, path: str) -> list[Diagnostic]:
+        doc = self.documents.get(path)
+        return doc.diagnostics if doc is not None else self.facts[path].diagnostics
+
+    def links_of(self, path: str):
+        """``(links, text of line n)`` of a Markdown file, or ``((), None)``."""
+        doc = self.documents.get(path)
+        if doc is not None:
+            return doc.links, lambda n: doc.lines[n - 1].text
+        facts = self.facts.get(path)
+        if facts is None:
+            return (), None
+        return facts.links, facts.link_lines.__getitem__
+
+    def entries_of(self, path: str):
+        """``(normalised text, line)`` of each entry with text, in order."""
+        doc = self.documents.get(path)
+        if doc is None:
+            yield from self.facts[path].entries
+            return
+        for entry in doc.entries:
+            norm = normalise_text(entry.text)
+            if norm:
+                yield norm, entry.line
+
+
+def is_memory_note(path: str) -> bool:
+    """Files that should be reachable from MEMORY.md (dotfiles and READMEs are not)."""
+    parts = path.split("/")
+    if any(p.startswith(".") for p in parts):
+        return False
+    return not _IGNORED_NAMES.match(parts[-1])
+
+
+def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: bool = True) -> list[Finding]:
+    """Every finding of the repo, sorted. ``near_duplicates=False`` skips AMR015 (info level,
+    the costliest check): callers that do not show info findings need not compute them."""
+    findings: list[Finding] = []
+    for path in repo.markdown_paths():
+        findings.extend(Finding(path, d) for d in repo.diagnostics_of(path))
+    findings.extend(_memory_checks(repo))
+    findings.extend(_link_checks(repo))
+    findings.extend(_orphans(repo))
+    findings.extend(_escaping_files(repo))
+    if duplicates:
+        findings.extend(_duplicates(repo, near=near_duplicates))
+    for path, line, driver in repo.undefined_merge_drivers:
+        findings.append(Finding(path, diag(
+            "AMR027", f"merge={driver} is named here but merge.{driver}.driver is not configured in this clone; "
+            "git silently falls back to a text merge (run: amr merge-driver install)", line, 1)))
+    findings.sort(key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
+    return findings
+
+
+def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
+    doc = repo.documents.get(MEMORY_FILE)
+    if doc is None:
+        hint = ""
+        for f in repo.files:
+            if f.lower() == MEMORY_FILE.lower():
+                hint = f" (found '{f}': the name is case-sensitive)"
+        return [Finding(MEMORY_FILE, diag("AMR001", f"no MEMORY.md at the memory root{hint}", 0))]
+    out: list[Finding] = []
+    if not _has_index(doc):
+        near = [(ln, lvl, t) for ln, lvl, t in doc.headings if t.strip().lower() == "index"]
+        if near:
+            ln, lvl, t = near[0]
+            out.append(Finding(MEMORY_FILE, diag("AMR002", f"'{'#' * lvl} {t}' should be '## Index'", ln, 1)))
+        else:
+            last = doc.lines[-1].number if doc.lines else 0
+            fix = None
+            if doc.lines:
+                tail = doc.lines[-1].text
+                edit = LineEdit(last, tail + ("\n\n" if tail.strip() else "\n") + "## Index")
+                if _has_index(parse(apply_edits(doc, [edit]), MEMORY_FILE, check=False)):  # not inside an open code block
+                    fix = Fix("add an ## Index heading", (edit,), path=MEMORY_FILE)
+            out.append(Finding(MEMORY_FILE, diag("AMR002", "MEMORY.md has no '## Index' heading for links to topic files", 0, fix=fix)))
+    size = repo.sizes.get(MEMORY_FILE, len(doc.to_bytes()))
+    if len(doc.lines) > LOAD_BUDGET_LINES or size > LOAD_BUDGET_BYTES:
+        cut = LOAD_BUDGET_LINES + 1 if len(doc.lines) > LOAD_BUDGET_LINES else 0
+        out.append(Finding(MEMORY_FILE, diag(
+            "AMR003", f"MEMORY.md has {len(doc.lines)} lines and {size} bytes; agents load only the first "
+            f"{LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB", cut, 1)))
+    return out
+
+
+def _has_index(doc: Document) -> bool:
+    return any(level == 2 and text == INDEX_HEADING for _, level, text in doc.headings)
+
+
+def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
+    """What can be said of one file quickly: its own rules and its links (no orphans, no duplicates).
+
+    For a live editor after one file changed; the whole-repo checks follow in the background."""
+    doc = repo.documents.get(path)
+    if doc is None:
+        return []
+    out = [Finding(path, d) for d in doc.diagnostics]
+    out.extend(_link_checks(repo, only=path))
+    if path == MEMORY_FILE:
+        out.extend(f for f in _memory_checks(repo) if f.path == path)
+    out.sort(key=lambda f: (f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
+    return out
+
+
+def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
+    out: list[Finding] = []
+    for path in ([only] if only is not None else repo.markdown_paths()):
+        links, line_text = repo.links_of(path)
+        for link in links:
+            res = repo.resolve(link.target)
+            if res.state is LinkState.OK:
+                if res.path in repo.escaping:
+                    out.append(Finding(path, diag("AMR012", f"[[{link.target}]] is a symlink that points outside the memory root; amr never opens it", link.line, link.column)))
+                continue
+            if res.state is not LinkState.BROKEN:
+                continue  # AMR012 / AMR029 come from the line rules
+            fix = None
+            msg = f"[[{link.target}]] names no file in this repo"
+            if res.suggestion:
+                msg += f"; did you mean [[{res.suggestion}]]?"
+                text = line_text(link.line)
+                new_raw = link.raw.replace(link.target, res.suggestion, 1)
+                fix = Fix(f"link to [[{res.suggestion}]]", (LineEdit(link.line, text[: link.start] + "[[" + new_raw + "]]" + text[link.end:]),))
+            out.append(Finding(path, diag("AMR010", msg, link.line, link.column, fix)))
+    return out
+
+
+def reachable(repo: RepoSnapshot) -> set[str]:
+    """Files reachable from MEMORY.md by following links (MEMORY.md included)."""
+    if MEMORY_FILE not in repo.files:
+        return set()
+    seen = {MEMORY_FILE}
+    todo = [MEMORY_FILE]
+    while todo:
+        links, _ = repo.links_of(todo.pop())
+        for link in links:
+            res = repo.resolve(link.target)
+            if res.state is LinkState.OK and res.path not in seen and res.path not in repo.escaping:
+                seen.add(res.path)
+                todo.append(res.path)
+    return seen
+
+
+def _orphans(repo: RepoSnapshot) -> list[Finding]:
+    if MEMORY_FILE not in repo.documents:
+        return []
+    seen = reachable(repo)
+    memory = repo.documents[MEMORY_FILE]
+    index_line = next((ln for ln, lvl, t in memory.headings if lvl == 2 and t == INDEX_HEADING), 0)
+    out: list[Finding] = []
+    anchor = _index_anchor(memory, index_line) if index_line else None
+    for path in sorted(repo.files - seen - repo.escaping):  # a symlink out of the root: AMR012, never linked
+        if not is_memory_note(path):
+            continue
+        fix = None
+        link = index_link(path)
+        if link is not None and repo.resolve(link[2:-2]).path != path:
+            link = None  # [[a]] names a.md, not the file a: a link cannot reach it
+        if anchor is not None and link is not None:
+            line = memory.lines[anchor - 1]
+            fix = Fix("link it from the Index", (LineEdit(anchor, line.text + "\n" + f"- {link}"),), path=MEMORY_FILE)
+        out.append(Finding(path, diag("AMR013", f"not reachable from MEMORY.md; link it as [[{link_text_for(path)}]] from the Index or a linked file", 0, fix=fix)))
+    return out
+
+
+def _escaping_files(repo: RepoSnapshot) -> list[Finding]:
+    """AMR012 for each file or folder that is a symlink out of the root (or into .git): never read."""
+    return [Finding(path, diag("AMR012", "a symlink to a place outside the memory root (or inside .git); "
+                               "amr never reads it or writes through it", 0)) for path in sorted(repo.escaping)]
+
+
+UNTRACKED = "git does not track it, so --fix does not link it (git add it first)"
+
+
+def without_untracked_links(findings: list[Finding], tracked: set[str] | frozenset[str], why: str = UNTRACKED) -> list[Finding]:
+    """The findings, with no fix that would link a file git does not track into the Index.
+
+    ``tracked``: the repo's tracked paths (from git; the caller asks). An unreachable file that
+    is not tracked is still reported (AMR013), without a fix, and the message says ``why``.
+    """
+    out = []
+    for f in findings:
+        d = f.diagnostic
+        if d.code == "AMR013" and d.fix is not None and f.path not in tracked:
+            d = Diagnostic(d.code, d.severity, f"{d.message}; {why}", d.line, d.column, None, d.end_column)
+            f = Finding(f.path, d)
+        out.append(f)
+    return out
+
+
+def _index_anchor(memory: Document, index_line: int) -> int:
+    """The line after which a new Index link goes: the Index's last entry, or its heading."""
+    stop = next((ln for ln, lvl, _ in memory.headings if ln > index_line and lvl <= 2), len(memory.lines) + 1)
+    anchor = index_line
+    for entry in memory.entries:
+        if index_line < entry.line < stop:
+            anchor = entry.line
+    return anchor
+
+
+def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
+    from rapidfuzz import fuzz, process
+
+    seen: dict[str, tuple[str, int]] = {}
+    # Near-duplicate candidates as columns (a tuple per entry costs 64 bytes, 100,000 times):
+    # normalised text, path, line.
+    norms: list[str] = []
+    paths: list[str] = []
+    lines = array("I")
+    out: list[Finding] = []
+    for path in repo.markdown_paths():
+        if path.startswith(AMR_FOLDER):
+            continue  # amr's own records (tombstones in .amr/forgotten.md) repeat facts on purpose
+        for norm, line in repo.entries_of(path):
+            first = seen.get(norm)
+            if first is not None:
+                where = "above" if first[0] == path else f"in {first[0]}"
+                out.append(Finding(path, diag("AMR014", f"same fact as line {first[1]} {where}", line, 1)))
+                continue
+            seen[norm] = (path, line)
+            if near and len(norm) >= NEAR_DUPLICATE_MIN_CHARS:
+                norms.append(norm)
+                paths.append(path)
+                lines.append(line)
+    # Near duplicates: block on the two rarest words (fewest entries, then alphabetical), then
+    # score inside each block: each entry against the block's earlier ones, first match wins.
+    # Two passes over the texts instead of keeping 100,000 word sets alive (memory).
+    freq = Counter(chain.from_iterable(set(norm.split()) for norm in norms))
+    rank = {w: k for k, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}.__getitem__
+    blocks: dict[str, array] = defaultdict(lambda: array("I"))
+    for i, norm in enumerate(norms):
+        for w in sorted(set(norm.split()), key=rank)[:2]:
+            blocks[w].append(i)
+    del freq, rank
+    # token_sort_ratio(a, b) is ratio() of the sorted words. Each block sorts its members' words
+    # afresh (an entry is in at most two blocks): keeping them all for 100,000 entries raised
+    # the app's peak memory by megabytes that the allocator does not give back.
+    reported: set[int] = set()
+    for members in blocks.values():
+        if len(members) < 2 or len(members) > 200:
+            continue
+        texts = [" ".join(sorted(norms[b].split())) for b in members]
+        for a_pos, a in enumerate(members):
+            if a in reported or a_pos == 0:
+                continue
+            # every earlier member at or above the threshold; the first one in block order wins
+            # (extract, not extract_iter: its generator holds a cycle that outlives a paused gc)
+            matches = process.extract(texts[a_pos], texts[:a_pos], scorer=fuzz.ratio,
+                                      score_cutoff=NEAR_DUPLICATE_THRESHOLD, limit=None)
+            if not matches:
+                continue
+            _choice, score, k = min(matches, key=lambda m: m[2])
+            b = members[k]
+            first_path, first_line = paths[b], lines[b]
+            where = "above" if first_path == paths[a] else f"in {first_path}"
+            out.append(Finding(paths[a], diag(
+                "AMR015", f"nearly the same fact as line {first_line} {where} ({score:.0f}% alike)", lines[a], 1)))
+            reported.add(a)
+    return out
+
+
+def fix_edits(findings: list[Finding]) -> dict[str, list[LineEdit]]:
+    """The safe fixes of these findings, grouped by the file they edit, one edit per line."""
+    out: dict[str, dict[int, LineEdit]] = defaultdict(dict)
+    for f in findings:
+        fix = f.diagnostic.fix
+        if fix is None or len(fix.edits) != 1:
+            continue
+        target = fix.path or f.path
+        edit = fix.edits[0]
+        out[target].setdefault(edit.line, edit)
+    return {path: list(edits.values()) for path, edits in out.items()}
+
+
+def apply_edits(doc: Document, edits: list[LineEdit]) -> bytes:
+    """Replace whole lines; a new text may hold newlines (they get the line's own ending)."""
+    chosen = {e.line: e for e in edits if 1 <= e.line <= len(doc.lines)}
+    default_eol = next((ln.eol for ln in doc.lines if ln.eol), "\n")
+    parts = []
+    for line in doc.lines:
+        edit = chosen.get(line.number)
+        if edit is None:
+            parts.append(line.text + line.eol)
+        else:
+            parts.append(edit.new_text.replace("\n", line.eol or default_eol) + line.eol)
+    text = ("\ufeff" if doc.bom else "") + "".join(parts)
+    return text.encode("utf-8", "surrogateescape")

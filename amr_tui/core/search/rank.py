@@ -1,0 +1,304 @@
+"""Query atoms resolved against the vocabulary, typo candidates, and the precise score.
+
+Helpers of ``search.py`` (see its docstring). Pure.
+
+Match classes of an atom against a token, best first: 0 EXACT (the token), 1 PREFIX,
+2 SUBSTRING (atoms of 2+ characters), 3 SUBSEQUENCE inside the token (3+ characters);
+``FUZZY`` is a typo match, used only when the strict classes find too few items.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from typing import TYPE_CHECKING
+
+from amr_tui.core.search.text import Query, is_subsequence, subseq_pattern
+
+if TYPE_CHECKING:  # pragma: no cover
+    from amr_tui.core.search.index import SearchIndex
+
+CLASS_SCORE = (1.0, 0.84, 0.62, 0.45)
+FUZZY = 4
+FUZZY_SCORE = 0.3
+_BIT = tuple(1 << k for k in range(8))
+_MAX_NARROW = 5000  # narrow from a previous atom only while its token list is this short
+
+
+def _max_level(atom: str) -> int:
+    return 1 if len(atom) == 1 else 2 if len(atom) == 2 else 3
+
+
+class AtomMatch:
+    """The vocabulary tokens one atom matches, by class, and the slots behind them."""
+
+    __slots__ = ("text", "tokens", "_index", "_up", "_bytes")
+
+    def __init__(self, index: SearchIndex, text: str, tokens: tuple[list[str], ...]) -> None:
+        self.text = text
+        self.tokens = tokens  # (exact, prefix, substring, subsequence)
+        self._index = index
+        self._up: list[int] = []  # cumulative slot bitsets per level, computed lazily
+        self._bytes: list[bytes] = []
+
+    def upto(self, level: int) -> int:
+        """Slots whose best class for this atom is ``level`` or better."""
+        level = min(level, _max_level(self.text))
+        up = self._up
+        while len(up) <= level:
+            lv = len(up)
+            bits = self._index._bits_for(self.tokens[lv])
+            up.append(bits | up[-1] if up else bits)
+        return up[level]
+
+    def level_bytes(self, nbytes: int, level: int) -> list[bytes]:
+        """``upto(0..level)`` (capped at the atom's last level) as bytes of length ``nbytes``."""
+        level = min(level, _max_level(self.text))
+        have = self._bytes
+        if have and len(have[0]) != nbytes:
+            have.clear()
+        while len(have) <= level:
+            have.append(self.upto(len(have)).to_bytes(nbytes, "little"))
+        return have[: level + 1]
+
+    def all_tokens(self) -> list[str]:
+        return [t for group in self.tokens for t in group]
+
+
+def classify_fresh(index: SearchIndex, atom: str) -> tuple[list[str], ...]:
+    vocab = index._vocab
+    lo = bisect_left(vocab, atom)
+    hi = bisect_left(vocab, atom + "\U0010ffff", lo)
+    exact: list[str] = []
+    if lo < hi and vocab[lo] == atom:
+        exact = [atom]
+        lo += 1
+    prefix = vocab[lo:hi]
+    sub: list[str] = []
+    subseq: list[str] = []
+    if len(atom) >= 2:
+        joined, starts = index._vocab_text()
+        seen: set[int] = set()
+        for m in re.finditer(re.escape(atom), joined):
+            i = bisect_right(starts, m.start()) - 1
+            if i not in seen and m.start() != starts[i]:
+                seen.add(i)
+                tok = vocab[i]
+                if not tok.startswith(atom):
+                    sub.append(tok)
+        if len(atom) >= 3:
+            seen.clear()
+            for m in subseq_pattern(atom).finditer(joined):
+                i = bisect_right(starts, m.start()) - 1
+                if i not in seen:
+                    seen.add(i)
+                    tok = vocab[i]
+                    if atom not in tok:
+                        subseq.append(tok)
+    return exact, prefix, sub, subseq
+
+
+def classify_from(tokens: list[str], atom: str) -> tuple[list[str], ...]:
+    """Classify ``tokens`` (a superset of the matches, e.g. an earlier atom's) for ``atom``."""
+    exact: list[str] = []
+    prefix: list[str] = []
+    sub: list[str] = []
+    subseq: list[str] = []
+    rx = subseq_pattern(atom).search if len(atom) >= 3 else None
+    two = len(atom) >= 2
+    for t in tokens:
+        if t.startswith(atom):
+            (exact if len(t) == len(atom) else prefix).append(t)
+        elif two and atom in t:
+            sub.append(t)
+        elif rx is not None and rx(t) is not None:
+            subseq.append(t)
+    return exact, prefix, sub, subseq
+
+
+class Resolver:
+    """Turns atoms into ``AtomMatch``es; with ``remember`` it keeps and narrows them."""
+
+    def __init__(self, index: SearchIndex, remember: bool = False) -> None:
+        self._index = index
+        self._remember = remember
+        self._atoms: dict[str, AtomMatch] = {}
+        self._fuzzy: dict[str, int] = {}
+
+    def atom(self, text: str) -> AtomMatch:
+        known = self._atoms.get(text)
+        if known is not None:
+            return known
+        tokens = None
+        if self._remember and len(text) >= 4:
+            parent = self._parent(text)
+            if parent is not None:
+                tokens = classify_from(parent.all_tokens(), text)
+        if tokens is None:
+            tokens = classify_fresh(self._index, text)
+        am = AtomMatch(self._index, text, tokens)
+        if self._remember:
+            if len(self._atoms) >= 64:
+                self._atoms.pop(next(iter(self._atoms)))
+            self._atoms[text] = am
+        return am
+
+    def _parent(self, text: str) -> AtomMatch | None:
+        best: AtomMatch | None = None
+        for key, am in self._atoms.items():
+            if len(key) >= 3 and len(key) < len(text) and (best is None or len(key) > len(best.text)):
+                if sum(map(len, am.tokens)) <= _MAX_NARROW and is_subsequence(key, text):
+                    best = am
+        return best
+
+    def fuzzy_bits(self, atom: str) -> int:
+        """Slots holding a token one or two typos away from ``atom`` (or two run together)."""
+        known = self._fuzzy.get(atom)
+        if known is not None:
+            return known
+        bits = fuzzy_bits(self._index, atom)
+        if self._remember:
+            self._fuzzy[atom] = bits
+        return bits
+
+
+def fuzzy_bits(index: SearchIndex, atom: str) -> int:
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    n = len(atom)
+    vocab = index._vocab
+    toks: set[str] = set()
+    if n >= 4:
+        k = 1 if n <= 6 else 2
+        near = index._vocab_by_length(n - k, n + k)
+        for tok, _d, _i in process.extract(atom, near, scorer=OSA.distance, score_cutoff=k, limit=None):
+            toks.add(tok)
+        if n >= 5:  # a word still being typed, with a typo in what is there
+            longer, heads = index._vocab_heads(n)
+            for _h, _d, i in process.extract(atom, heads, scorer=OSA.distance, score_cutoff=k, limit=None):
+                toks.add(longer[i])
+    bits = index._bits_for(toks) if toks else 0
+    post = index._post
+    for cut in range(2, n - 1):  # "rediscache" -> "redis" + "cache..."
+        left, right = atom[:cut], atom[cut:]
+        if left in post:
+            lo = bisect_left(vocab, right)
+            hi = bisect_left(vocab, right + "\U0010ffff", lo)
+            if lo < hi:
+                bits |= index._bits_for((left,)) & index._bits_for(vocab[lo:hi])
+    return bits
+
+
+def typo_candidates(
+    index: SearchIndex, atoms: list[AtomMatch], live: int, strict_bits: int, room: int, resolver: Resolver
+) -> list[int]:
+    """Up to ``room`` slots matching every atom strictly or with a typo, minus ``strict_bits``."""
+    if room <= 0:
+        return []
+    loose = live
+    any_typo = False
+    for am in atoms:
+        typo = resolver.fuzzy_bits(am.text) if len(am.text) >= 4 else 0
+        any_typo = any_typo or bool(typo)
+        loose &= am.upto(3) | typo
+        if not loose:
+            return []
+    if not any_typo:
+        return []
+    return index._take_best(loose & ~strict_bits, room)
+
+
+def _subseq_quality(cache: dict[str, re.Pattern[str]], atom: str, low: str) -> float:
+    rx = cache.get(atom)
+    if rx is None:
+        rx = cache[atom] = subseq_pattern(atom, r"\W_")
+    m = rx.search(low)
+    if m is None:  # matched through a camelCase part or a cut token: no bonus
+        return 0.0
+    tight = len(atom) / (m.end() - m.start())
+    return 0.08 * tight + (0.04 if _word_start(low, m.start()) else 0.0)
+
+
+def _word_start(low: str, i: int) -> bool:
+    return i == 0 or not low[i - 1].isalnum()
+
+
+def score_slots(
+    index: SearchIndex,
+    q: Query,
+    atoms: list[AtomMatch],
+    strict: list[int],
+    fuzzy: list[int],
+) -> list[tuple[float, str, str, int, int]]:
+    """``(-score, repo, path, line, slot)`` for every slot given; sort it for the ranking."""
+    slots = strict + fuzzy
+    # Each atom's class bitsets as bytes: testing a slot is then one byte lookup.
+    nbytes = (len(index._items) >> 3) + 1
+    levels = [
+        (am.text, _max_level(am.text), am.level_bytes(nbytes, _max_level(am.text) if fuzzy else 2))
+        for am in atoms
+    ]
+    items, lower = index._items, index._lower
+    rx_cache: dict[str, re.Pattern[str]] = {}
+    n = len(atoms)
+    first = q.atoms[0]
+    plain = n == 1 and q.phrase == first
+    fuzzy_set = set(fuzzy)
+    partial = None
+    if fuzzy:
+        from rapidfuzz import fuzz
+
+        partial = fuzz.partial_ratio
+    out: list[tuple[float, str, str, int, int]] = []
+    for slot in slots:
+        item = items[slot]
+        low = lower[slot]
+        assert item is not None and low is not None
+        is_fuzzy = slot in fuzzy_set
+        total = 0.0
+        worst = 0
+        byte, bit = slot >> 3, _BIT[slot & 7]
+        for atom, top, bufs in levels:
+            for lv, buf in enumerate(bufs):
+                if buf[byte] & bit:
+                    break
+            else:
+                lv = FUZZY if is_fuzzy else top
+            if lv == 3:  # a subsequence inside a word: tighter and at a word start is better
+                total += CLASS_SCORE[3] + _subseq_quality(rx_cache, atom, low)
+            else:
+                total += FUZZY_SCORE if lv == FUZZY else CLASS_SCORE[lv]
+            worst = max(worst, lv)
+        base = total / n
+        pos = low.find(first)
+        if is_fuzzy:
+            assert partial is not None
+            f_phrase = 0.8 * partial(q.phrase, low) / 100.0
+        elif plain:
+            f_phrase = 1.0 if worst <= 1 else 0.7 if worst == 2 else 0.0
+        else:
+            p = low.find(q.phrase)
+            f_phrase = 0.0 if p < 0 else 1.0 if _word_start(low, p) else 0.7
+        f_pos = max(0.0, 1.0 - pos / 80.0) if pos >= 0 else 0.0
+        text = item.text
+        f_len = 1.0 - min(1.0, len(text) / 200.0)
+        f_order = 0.0
+        if n > 1:
+            last = -1
+            f_order = 1.0
+            for a in q.atoms:
+                found = low.find(a)
+                if found < last:
+                    f_order = 0.0
+                    break
+                last = found
+        f_case = 1.0 if q.cased_words and any(w in text for w in q.cased_words) else 0.0
+        adj = 0.0
+        if item.kind == "file":
+            base_name = low[low.rfind("/") + 1 :]
+            adj = 0.04 if all(a in base_name for a in q.atoms) else -0.03
+        score = 0.76 * base + 0.1 * f_phrase + 0.05 * f_pos + 0.05 * f_len + 0.02 * f_order + 0.02 * f_case + adj
+        score = round(100.0 * min(1.0, max(0.0, score)), 3)
+        out.append((-score, item.repo, item.path, item.line, slot))
+    return out

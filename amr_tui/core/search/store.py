@@ -1,0 +1,279 @@
+"""Slot store and inverted index under ``SearchIndex`` (see search.py). Pure.
+
+Every item lives in a slot (a small int); sets of slots are Python ints used as bitsets
+for querying. A token's posting is a ``set`` of slots while the token is rare and a
+``BitArray`` (a mutable bytearray, turned into an int when a query needs it) once it is
+common, so adding or dropping one file touches bytes in place instead of copying
+kilobyte-sized ints. Repo and text-length groups are ``BitArray``s too.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from bisect import bisect_left, insort
+from collections.abc import Collection, Iterable
+from itertools import accumulate
+from operator import add, attrgetter
+from typing import TYPE_CHECKING
+
+from amr_tui.core.search.text import bits_of, fold, ids_of, tokens_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from amr_tui.core.search.index import SearchItem
+
+_SET = tuple(1 << k for k in range(8))
+_CLEAR = tuple(0xFF ^ (1 << k) for k in range(8))
+
+
+class BitArray:
+    """A mutable bitset: bytes changed in place, the int form made on demand and cached."""
+
+    __slots__ = ("buf", "_int")
+
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self._int: int | None = 0
+
+    def set(self, ids: list[int]) -> None:
+        """Set the bits ``ids`` (a non-empty list)."""
+        buf = self.buf
+        top = max(ids) >> 3
+        if top >= len(buf):  # grow with headroom: files are added one after another
+            buf.extend(bytes(top + 1 + (top >> 3) - len(buf)))
+        for i in ids:
+            buf[i >> 3] |= _SET[i & 7]
+        self._int = None
+
+    def clear(self, ids: list[int]) -> None:
+        buf = self.buf
+        for i in ids:
+            buf[i >> 3] &= _CLEAR[i & 7]
+        self._int = None
+
+    def value(self) -> int:
+        if self._int is None:
+            self._int = int.from_bytes(self.buf, "little")
+        return self._int
+
+
+def _bucket(n: int) -> int:
+    """Text-length bucket: exact below 160 characters, then 64 wide, capped."""
+    return n if n < 160 else 160 + min((n - 160) >> 6, 31)
+
+
+class PostingStore:
+    """Items by slot, postings by token, the sorted vocabulary, repo and length groups."""
+
+    def __init__(self) -> None:
+        self._items: list[SearchItem | None] = []
+        self._lower: list[str | None] = []  # fold(text), the same object when already folded
+        self._free: list[int] = []  # heap of free slots
+        self._post: dict[str, set[int] | BitArray] = {}
+        self._df: dict[str, int] = {}  # how many items hold the token
+        self._vocab: list[str] = []  # sorted tokens
+        self._vjoined: str | None = None
+        self._vstarts: list[int] = []
+        self._vgroups: dict[int, list[str]] | None = None  # tokens by length
+        self._vheads: dict[int, tuple[list[str], list[str]]] = {}
+        self._repo_bits: dict[str, BitArray] = {}
+        self._all = BitArray()
+        self._len_bits: dict[int, BitArray] = {}
+        self._count = 0
+
+    def _dense_min(self) -> int:
+        return max(128, len(self._items) >> 8)
+
+    def _alloc(self, n: int) -> list[int]:
+        free, items, lower = self._free, self._items, self._lower
+        slots = [heapq.heappop(free) for _ in range(min(n, len(free)))]
+        while len(slots) < n:
+            slots.append(len(items))
+            items.append(None)
+            lower.append(None)
+        return slots
+
+    def _group(self, slots: list[int]) -> tuple[dict[str, list[int]], dict[int, list[int]]]:
+        """The given slots by token and by text-length bucket."""
+        by_tok: defaultdict[str, list[int]] = defaultdict(list)
+        by_len: defaultdict[int, list[int]] = defaultdict(list)
+        items, lower = self._items, self._lower
+        for slot in slots:
+            item = items[slot]
+            low = lower[slot]
+            assert item is not None and low is not None
+            text = item.text
+            for tok in tokens_of(text, low):
+                by_tok[tok].append(slot)
+            n = len(text)
+            by_len[n if n < 160 else _bucket(n)].append(slot)
+        return by_tok, by_len
+
+    def _add(self, items: list[SearchItem]) -> list[int]:
+        """Store ``items`` (all of one repo) and index them; returns their slots."""
+        slots = self._alloc(len(items))
+        store, lower = self._items, self._lower
+        for item, slot in zip(items, slots):
+            text = item.text
+            low = fold(text)
+            store[slot] = item
+            lower[slot] = text if low == text else low
+        by_tok, by_len = self._group(slots)
+        dense_min = self._dense_min()
+        post, df = self._post, self._df
+        new_tokens: list[str] = []
+        for tok, lst in by_tok.items():
+            p = post.get(tok)
+            if p is None:
+                if len(lst) >= dense_min:  # a bulk load meets common tokens in one go
+                    post[tok] = dense = BitArray()
+                    dense.set(lst)
+                else:
+                    post[tok] = set(lst)
+                df[tok] = len(lst)
+                new_tokens.append(tok)
+                continue
+            df[tok] += len(lst)
+            if type(p) is set:
+                p.update(lst)
+                if len(p) >= dense_min:
+                    post[tok] = dense = BitArray()
+                    dense.set(list(p))
+            else:
+                p.set(lst)  # type: ignore[union-attr]
+        if new_tokens:
+            self._vjoined = None
+            if len(new_tokens) > 64:  # a bulk load: one sort instead of an insort (a memmove) per token
+                self._vocab.extend(new_tokens)
+                self._vocab.sort()
+            else:
+                for tok in new_tokens:
+                    insort(self._vocab, tok)
+        self._repo_bits.setdefault(items[0].repo, BitArray()).set(slots)
+        self._all.set(slots)
+        for b, lst in by_len.items():
+            self._len_bits.setdefault(b, BitArray()).set(lst)
+        self._count += len(slots)
+        return slots
+
+    def _drop(self, slots: list[int]) -> None:
+        """Unindex and free ``slots`` (all of one repo)."""
+        by_tok, by_len = self._group(slots)
+        first = self._items[slots[0]]
+        repo = first.repo if first is not None else None
+        for slot in slots:
+            self._items[slot] = None
+            self._lower[slot] = None
+            heapq.heappush(self._free, slot)
+        post, df = self._post, self._df
+        sparse_max = self._dense_min() >> 2
+        for tok, lst in by_tok.items():
+            left = df[tok] - len(lst)
+            if left <= 0:
+                del post[tok], df[tok]
+                del self._vocab[bisect_left(self._vocab, tok)]
+                self._vjoined = None
+                continue
+            df[tok] = left
+            p = post[tok]
+            if type(p) is set:
+                p.difference_update(lst)
+            else:
+                p.clear(lst)  # type: ignore[union-attr]
+                if left < sparse_max:
+                    post[tok] = set(ids_of(p.value()))  # type: ignore[union-attr]
+        if repo is not None and repo in self._repo_bits:
+            self._repo_bits[repo].clear(slots)
+        self._all.clear(slots)
+        for b, lst in by_len.items():
+            self._len_bits[b].clear(lst)
+        self._count -= len(slots)
+
+    # ------------------------------------------------------------------ reading
+
+    def _vocab_text(self) -> tuple[str, list[int]]:
+        """The vocabulary joined by newlines, and where each token starts in it."""
+        if self._vjoined is None:
+            self._vgroups = None
+            self._vheads.clear()
+            vocab = self._vocab
+            # start of token i = (length of the tokens before it) + i newlines
+            self._vstarts = [0, *map(add, accumulate(map(len, vocab)), range(1, len(vocab)))]
+            self._vjoined = "\n".join(vocab)
+        return self._vjoined, self._vstarts
+
+    def _vocab_by_length(self, shortest: int, longest: int) -> list[str]:
+        """Tokens whose length is in the range (for typo look-ups)."""
+        groups = self._vocab_groups()
+        return [t for n in range(shortest, longest + 1) for t in groups.get(n, ())]
+
+    def _vocab_groups(self) -> dict[int, list[str]]:
+        self._vocab_text()
+        if self._vgroups is None:
+            groups: dict[int, list[str]] = {}
+            for tok in self._vocab:
+                groups.setdefault(len(tok), []).append(tok)
+            self._vgroups = groups
+        return self._vgroups
+
+    def _vocab_heads(self, n: int) -> tuple[list[str], list[str]]:
+        """Tokens longer than ``n``, and their first ``n`` characters."""
+        self._vocab_text()
+        got = self._vheads.get(n)
+        if got is None:
+            longer = [t for size, toks in self._vocab_groups().items() if size > n for t in toks]
+            got = self._vheads[n] = (longer, [t[:n] for t in longer])
+        return got
+
+    def _bits_for(self, tokens: Iterable[str]) -> int:
+        """The slots holding any of ``tokens``."""
+        acc = 0
+        ids: list[int] = []
+        post = self._post
+        for tok in tokens:
+            p = post[tok]
+            if isinstance(p, set):
+                ids.extend(p)
+            else:
+                acc |= p.value()
+        return acc | bits_of(ids) if ids else acc
+
+    def _live(self, repos: Collection[str] | None) -> int:
+        if repos is None:
+            return self._all.value()
+        live = 0
+        for r in set(repos):
+            bits = self._repo_bits.get(r)
+            if bits is not None:
+                live |= bits.value()
+        return live
+
+    def _take_best(self, bits: int, k: int) -> list[int]:
+        """``k`` slots of ``bits`` with the shortest text (then repo, path, line)."""
+        if k <= 0:
+            return []
+        if bits.bit_count() <= k:
+            return ids_of(bits)
+        whole = 0  # buckets taken entirely
+        got = 0
+        rest: list[int] = []
+        for b in sorted(self._len_bits):
+            x = bits & self._len_bits[b].value()
+            if not x:
+                continue
+            c = x.bit_count()
+            if got + c <= k:
+                whole |= x
+                got += c
+                if got == k:
+                    break
+                continue
+            ids = ids_of(x)  # the bucket that has to be cut: same length, so by place
+            items = self._items
+            keyed = sorted(zip(map(_PLACE, map(items.__getitem__, ids)), ids))
+            rest = [slot for _key, slot in keyed[: k - got]]
+            break
+        return ids_of(whole) + rest
+
+
+_PLACE = attrgetter("repo", "path", "line")

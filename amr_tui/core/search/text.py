@@ -1,0 +1,293 @@
+"""Text helpers for the search index: folding, tokens, query parsing, bitsets, highlighting.
+
+Pure functions over strings and ints; no I/O. ``search.py`` builds the index on top.
+
+* ``fold`` lower-cases without changing the length, so an index into the folded text is an
+  index into the original (``"İ".lower()`` is two characters; it folds to ``"i"`` here).
+* Tokens are runs of letters and digits (``_`` splits, as does any punctuation); a camelCase
+  run also yields its parts (``WorkerPixelFactory`` -> ``workerpixelfactory``, ``worker``,
+  ``pixel``, ``factory``). Tokens are cut at ``MAX_TOKEN`` characters.
+* A query is split on whitespace into words; each word into atoms (its tokens). Every atom
+  must match an item for the item to match.
+* Bitsets are Python ints: bit ``i`` set means slot ``i`` is in the set.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MAX_TOKEN = 64
+MAX_ATOMS = 24  # atoms of a query used for matching (a pasted paragraph stays cheap)
+_FUZZY_SPAN_WORDS = 1000  # words of a text looked at for a typo highlight
+
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL_HINT = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def fold(text: str) -> str:
+    """Lower-case ``text`` keeping one character per character."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c.lower()[:1] for c in text)
+
+
+# Bytes outside [^\W_] (ASCII letters and digits) become spaces: for ASCII text, translating
+# and splitting finds the same runs as _WORD.findall, at C speed.
+_ASCII_WORD_BYTES = bytes(c if c < 128 and _WORD.fullmatch(chr(c)) else 32 for c in range(256))
+
+
+def tokens_of(text: str, low: str) -> set[str]:
+    """The distinct tokens of ``text`` (``low`` is ``fold(text)``)."""
+    # For ASCII text, translate + split finds the same runs as _WORD, at C speed; without an
+    # upper-case letter (low == text) there is no camelCase to split.
+    if low.isascii():
+        toks = set(low.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split())
+    else:
+        toks = set(_WORD.findall(low))
+    # A capital only at the start ("Redis listens...") cannot be a camelCase hump: skip the scan.
+    if text != low and text[1:] != low[1:] and _CAMEL_HINT.search(text) is not None:
+        for run in _WORD.findall(text):
+            if _CAMEL_HINT.search(run) is not None:
+                toks.update(p.lower() for p in _CAMEL_PART.findall(run))
+    if toks and max(map(len, toks)) > MAX_TOKEN:
+        toks = {t[:MAX_TOKEN] for t in toks}
+    return toks
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    raw: str
+    words: tuple[str, ...]  # folded, whitespace-separated words
+    atoms: tuple[str, ...]  # distinct tokens of the words, in order of appearance
+    phrase: str  # the folded words joined by one space
+    cased_words: tuple[str, ...]  # words as typed, when they hold an upper-case letter
+
+
+def parse_query(query: str) -> Query:
+    raw_words = query.split()
+    words = tuple(fold(w) for w in raw_words)
+    atoms: list[str] = []
+    for w in words:
+        for a in _WORD.findall(w):
+            a = a[:MAX_TOKEN]
+            if a not in atoms and len(atoms) < MAX_ATOMS:
+                atoms.append(a)
+    cased = tuple(w for w in raw_words if w != w.lower())
+    return Query(query, words, tuple(atoms), " ".join(words), cased)
+
+
+def is_subsequence(needle: str, hay: str) -> bool:
+    it = iter(hay)
+    return all(c in it for c in needle)
+
+
+def subseq_pattern(atom: str, gap: str = r"\n") -> re.Pattern[str]:
+    """Matches ``atom`` as a subsequence whose gaps hold no character of the class ``gap``
+    (by default no newline: the match stays inside one line of the joined vocabulary).
+
+    Each gap is ``[^{gap}{next}]*+``: it stops at the first occurrence of the next
+    character and never gives anything back, so matching is linear (no catastrophic
+    backtracking on hostile text) and finds the leftmost, earliest-ending match.
+    """
+    parts = [re.escape(atom[0])]
+    for c in atom[1:]:
+        e = re.escape(c)
+        parts.append(f"[^{gap}{e}]*+{e}")
+    return re.compile("".join(parts))
+
+
+# ---------------------------------------------------------------------------- bitsets
+
+
+def bits_of(ids: Iterable[int]) -> int:
+    """A bitset holding ``ids``."""
+    ids = ids if isinstance(ids, (list, tuple, set, frozenset)) else list(ids)
+    if not ids:
+        return 0
+    if len(ids) < 48:
+        lo = min(ids)
+        m = 0
+        for i in ids:
+            m |= 1 << (i - lo)
+        return m << lo
+    top = max(ids) + 1
+    buf = bytearray(b"0") * top
+    for i in ids:
+        buf[top - 1 - i] = 49  # "1", most significant bit first
+    return int(buf, 2)
+
+
+_BYTE_BITS = tuple(tuple(k for k in range(8) if b >> k & 1) for b in range(256))
+_NONZERO = re.compile(rb"[^\x00]")
+
+
+def ids_of(bits: int) -> list[int]:
+    """The slots set in ``bits``, ascending."""
+    if not bits:
+        return []
+    if bits & (bits - 1) == 0:
+        return [bits.bit_length() - 1]
+    width = bits.bit_length()
+    if bits.bit_count() << 6 < width:  # sparse: walk the non-zero bytes
+        raw = bits.to_bytes((width + 7) >> 3, "little")
+        out = []
+        for m in _NONZERO.finditer(raw):
+            base = m.start()
+            out.extend([(base << 3) + k for k in _BYTE_BITS[raw[base]]])
+        return out
+    s = bin(bits)[:1:-1]  # least significant bit first
+    out: list[int] = []
+    find = s.find
+    i = find("1")
+    while i >= 0:
+        out.append(i)
+        i = find("1", i + 1)
+    return out
+
+
+# ---------------------------------------------------------------------------- highlighting
+
+
+def _is_word_start(text: str, low: str, i: int) -> bool:
+    if i == 0:
+        return True
+    prev = low[i - 1]
+    if not prev.isalnum():
+        return True
+    return text[i - 1].islower() and text[i].isupper()
+
+
+def _best_substring(needle: str, text: str, low: str) -> int:
+    """Start of ``needle`` in ``low``, preferring an occurrence at a word start; -1 if absent."""
+    first = low.find(needle)
+    if first < 0:
+        return -1
+    i = first
+    for _ in range(64):
+        if _is_word_start(text, low, i):
+            return i
+        i = low.find(needle, i + 1)
+        if i < 0:
+            break
+    return first
+
+
+def _subseq_span(needle: str, low: str, start: int, end: int) -> list[int] | None:
+    """fzf v1: leftmost greedy match, then tighten backwards; positions or None."""
+    j = 0
+    n = len(needle)
+    i = start
+    while i < end and j < n:
+        if low[i] == needle[j]:
+            j += 1
+        i += 1
+    if j < n:
+        return None
+    stop = i  # one past the last matched char
+    j = n - 1
+    i = stop - 1
+    while j >= 0:
+        if low[i] == needle[j]:
+            j -= 1
+        i -= 1
+    begin = i + 1
+    out: list[int] = []
+    j = 0
+    for k in range(begin, stop):
+        if j < n and low[k] == needle[j]:
+            out.append(k)
+            j += 1
+    return out
+
+
+def _atom_positions(atom: str, text: str, low: str) -> list[int]:
+    at = _best_substring(atom, text, low)
+    if at >= 0:
+        return list(range(at, at + len(atom)))
+    best: list[int] | None = None
+    for m in _WORD.finditer(low):
+        span = _subseq_span(atom, low, m.start(), m.end())
+        if span is not None:
+            if best is None or span[-1] - span[0] < best[-1] - best[0]:
+                best = span
+            if best[-1] - best[0] < len(atom) + 2:
+                break
+    if best is not None:
+        return best
+    spread = _subseq_span(atom, low, 0, len(low))
+    if spread is not None and spread[-1] - spread[0] < 2 * len(atom) + 2:
+        return spread
+    fuzzy = _fuzzy_token_span(atom, low)  # a typo: point at the closest word
+    if fuzzy is not None:
+        return list(range(*fuzzy))
+    return spread or []
+
+
+def _fuzzy_token_span(atom: str, low: str) -> tuple[int, int] | None:
+    if len(atom) < 3:
+        return None
+    from rapidfuzz.distance import OSA
+
+    best: tuple[float, int, int] | None = None
+    for _, m in zip(range(_FUZZY_SPAN_WORDS), _WORD.finditer(low)):
+        tok = m.group()
+        sim = max(OSA.normalized_similarity(atom, tok), OSA.normalized_similarity(atom, tok[: len(atom)]))
+        if sim >= 0.6 and (best is None or sim > best[0]):
+            best = (sim, m.start(), m.end())
+    return None if best is None else (best[1], best[2])
+
+
+def highlight_positions(query: str, text: str) -> tuple[int, ...]:
+    """Indices into ``text`` of the characters that match ``query`` (for highlighting).
+
+    Each query word is looked for as a whole (an occurrence at a word start first); a word
+    that is not there is matched atom by atom: substring, then subsequence inside one word,
+    then a tight subsequence anywhere (fzf-like), then the closest word (a typo), then any
+    subsequence.
+    """
+    return positions_for(parse_query(query), text)
+
+
+def positions_for(q: Query, text: str) -> tuple[int, ...]:
+    """``highlight_positions`` for a query already parsed."""
+    if not q.words or not text:
+        return ()
+    low = fold(text)
+    pos: set[int] = set()
+    for word in q.words:
+        at = _best_substring(word, text, low)
+        if at >= 0:
+            pos.update(range(at, at + len(word)))
+            continue
+        for atom in _WORD.findall(word):
+            pos.update(_atom_positions(atom[:MAX_TOKEN], text, low))
+    return tuple(sorted(pos))
+
+
+_META_HINT = re.compile(r"\[\s*[A-Za-z][A-Za-z0-9_.-]*\s*:")
+_META_TAIL = 4096  # metadata is read from the end of the text only
+
+
+def strip_metadata(text: str) -> str:
+    """Drop trailing ``[key: value; ...]`` metadata groups, if the text still has them.
+
+    Parsed entries come without them already; this only guards against a caller handing
+    over raw bullet text. Only the last ``_META_TAIL`` characters are read, so a hostile
+    text of thousands of bracket groups costs no more than a normal one.
+    """
+    if not text.rstrip().endswith("]"):
+        return text
+    cut = max(0, len(text) - _META_TAIL)
+    tail = text[cut:]
+    if _META_HINT.search(tail) is None:
+        return text
+    from amr_tui.core.format.metadata import parse_metadata
+
+    parsed = parse_metadata(tail)
+    if not parsed.groups:
+        return text
+    return text[: cut + parsed.meta_start].rstrip()

@@ -1,0 +1,384 @@
+"""Pending dreaming runs as cards, and the review of one run: files, entry changes, side by side."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from amr_tui.core.diff.align import align
+from amr_tui.core.textsafety import make_visible
+from amr_tui.screens.dialogs import TextPromptScreen
+from amr_tui.screens.review.text import age, describe_change, file_line
+from amr_tui.screens.review.write import ReviewWriteMixin
+from amr_tui.widgets.safe import content
+from amr_tui.widgets.side_by_side import SideBySide
+
+NL = Content("\n")
+__all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
+
+
+class DreamListScreen(Screen[bool]):
+    BINDINGS = [
+        Binding("escape,q", "close", "Back", id="dreams.close"),
+        # priority: the list would take enter itself, and hide the key from the footer
+        Binding("enter", "open_run", "Review", id="dreams.open", priority=True),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, cards: list, errors: list[str]) -> None:
+            self.cards, self.errors = cards, errors
+            super().__init__()
+
+    def __init__(self, session, repos: list[str]) -> None:
+        super().__init__()
+        self.session, self.repos = session, repos
+        self.cards: list = []
+        self.changed = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Pending dreaming runs (branches dreams/<run-id>)", id="dreams-title", markup=False)
+        yield OptionList(id="dreams-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).add_option(Option(content("Reading dreaming runs…", "$text-muted")))
+        self.load()
+
+    @work(thread=True, exclusive=True, group="dream-list")
+    def load(self) -> None:
+        cards, errors = [], []
+        for repo in self.repos:
+            try:
+                for run in self.session.dreams(repo).runs():
+                    cards.append((repo, run))
+            except Exception as exc:
+                errors.append(f"{repo}: {exc}")
+        self.post_message(self.Loaded(cards, errors))
+
+    def on_dream_list_screen_loaded(self, message: Loaded) -> None:
+        self.cards = message.cards
+        options = self.query_one(OptionList)
+        options.clear_options()
+        for repo, run in self.cards:
+            moved = "based on main's tip" if run.based_on_main else f"main moved {run.main_moved} commit(s) since it started"
+            options.add_option(Option(Content.assemble(
+                content(f"{repo} \u00b7 {run.id}", "bold"), content(f"   {age(run.started)}", "$text-muted"),
+                NL, content(f"  {run.summary}"),
+                NL, content(f"  {run.files_changed} files \u00b7 +{run.entries_added} \u2212{run.entries_removed} entry lines \u00b7 {moved}",
+                        "$text-muted"))))
+        if not self.cards:
+            options.add_option(Option(content("No pending dreaming runs. `amr dream` makes one.", "$text-muted")))
+        for err in message.errors:
+            self.app.notify(make_visible(err), severity="error", markup=False)
+        if self.cards:
+            options.highlighted = 0
+        options.focus()
+
+    @on(OptionList.OptionSelected, "#dreams-list")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_open_run()
+
+    def action_open_run(self) -> None:
+        idx = self.query_one(OptionList).highlighted
+        if idx is None or idx >= len(self.cards):
+            return
+        repo, run = self.cards[idx]
+        read_only = self.session.mount(repo).read_only
+
+        def done(changed: bool | None) -> None:
+            if changed:
+                self.changed = True
+            self.load()
+
+        self.app.push_screen(RunReviewScreen(self.session.dreams(repo), repo, run, read_only), done)
+
+    def action_close(self) -> None:
+        self.dismiss(self.changed)
+
+
+class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
+    """One run: files with viewed marks, the entry-level summary of the file, side by side.
+
+    It fills in in stages, from one background worker: the run's files as git lists them (a few
+    git calls), then the entry-level summary (the entry diff, which changes main already has),
+    then the forgotten-fact marks (a walk of main's history, slow the first time). ``stage``
+    says how far it got: "reading", "files", "summary", "done" (or "error"). Files can be browsed
+    and marked viewed from "files" on, and their changes read from "summary" on; deciding and
+    accepting wait for "done" (``review``), so nothing is accepted before the warnings are in.
+    """
+
+    BINDINGS = [
+        Binding("escape,q", "close", "Back", id="review.close"),
+        Binding("a", "decide('accept')", "Accept change", id="review.accept"),
+        Binding("r", "decide('reject')", "Reject change", id="review.reject"),
+        Binding("A", "decide_file", "Accept file", id="review.accept_file"),
+        Binding("e", "edit_change", "Edit, then accept", show=False, id="review.edit"),
+        Binding("v", "toggle_viewed", "Viewed", id="review.viewed"),
+        Binding("ctrl+s", "apply", "Apply accepted", id="review.apply"),
+        Binding("ctrl+a", "accept_all", "Accept run", show=False, id="review.accept_all"),
+        Binding("X", "reject_run", "Reject run", id="review.reject_run"),
+        Binding("u", "undo", "Undo decision", show=False, id="review.undo"),
+    ]
+
+    class Files(Message):
+        """First stage: the run (read again) and its files from git (``services.dreams.ChangedFile``)."""
+
+        def __init__(self, token: int, run, files: list) -> None:
+            self.token, self.run, self.files = token, run, files
+            super().__init__()
+
+    class Summary(Message):
+        """Second stage: the entry-level review without the forgotten-fact marks."""
+
+        def __init__(self, token: int, review) -> None:
+            self.token, self.review = token, review
+            super().__init__()
+
+    class Reviewed(Message):
+        """Last stage: the whole review (``DreamService.review``), or why there is none."""
+
+        def __init__(self, review, error: Exception | None = None, token: int = 0) -> None:
+            self.review, self.error, self.token = review, error, token
+            super().__init__()
+
+    class Checked(Message):
+        def __init__(self, entries: list[str], edits: dict[str, str], close: bool, problems: list) -> None:
+            self.entries, self.edits, self.close, self.problems = entries, edits, close, problems
+            super().__init__()
+
+    class Done(Message):
+        def __init__(self, text: str | None, error: Exception | None, close: bool = False) -> None:
+            self.text, self.error, self.close = text, error, close
+            super().__init__()
+
+    def __init__(self, service, repo: str, run, read_only: bool) -> None:
+        super().__init__()
+        self.service, self.repo, self.run, self.read_only = service, repo, run, read_only
+        self.review = None  # the whole review: what deciding and accepting need
+        self.summary = None  # the review shown: the whole one, or the one without forgotten marks
+        self.files: list = []  # the file list's rows: ChangedFile (first stage) or FileReview
+        self.stage = "reading"
+        self.path: str | None = None
+        self.changes: list = []
+        self.accepted: set[str] = set()
+        self.rejected: set[str] = set()
+        self.edits: dict[str, str] = {}
+        self.changed = False
+        self._token = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"), id="review-title")
+        with Horizontal(id="review-panes"):
+            with Vertical(id="review-left"):
+                yield Static("Files", classes="side-title", markup=False)
+                yield OptionList(id="review-files")
+                yield Static("Entry changes in this file", classes="side-title", markup=False)
+                yield OptionList(id="review-changes")
+            with Vertical(id="review-right"):
+                yield Static("Reading the run…", id="review-status", markup=False)
+                yield SideBySide(id="review-diff")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = make_visible(f"{self.repo} dream {self.run.id}")
+        self.query_one("#review-files", OptionList).add_option(Option(content("(reading…)", "$text-muted")))
+        self.load()
+
+    def load(self) -> None:
+        """(Re)read the run in the background; messages of an earlier reading are ignored."""
+        self._token += 1
+        self._read(self._token)
+
+    @work(thread=True, exclusive=True, group="review")
+    def _read(self, token: int) -> None:
+        service, worker = self.service, get_current_worker()
+        try:
+            run = service.run(self.run.branch, counts=False)
+            self.post_message(self.Files(token, run, service.changed_files(run)))
+            if worker.is_cancelled:
+                return
+            summary = service.review(run, history=False)
+            self.post_message(self.Summary(token, summary))
+            if worker.is_cancelled:
+                return
+            self.post_message(self.Reviewed(service.with_forgotten(summary), token=token))
+        except Exception as exc:
+            self.post_message(self.Reviewed(None, exc, token))
+
+    def _status(self, text: str) -> None:
+        self.query_one("#review-status", Static).update(content(text))
+
+    def on_run_review_screen_files(self, message: Files) -> None:
+        if message.token != self._token:
+            return
+        self.run = message.run
+        if self.summary is not None:  # read again: keep showing the summary until the new one is in
+            return
+        self.stage, self.files = "files", message.files
+        self.show_files()
+        added = sum(f.lines[0] for f in self.files if f.lines)
+        removed = sum(f.lines[1] for f in self.files if f.lines)
+        self._status(f"{len(self.files)} files changed (+{added} \u2212{removed} lines). "
+                     "Reading the entry-level changes\u2026")
+
+    def on_run_review_screen_summary(self, message: Summary) -> None:
+        if message.token != self._token:
+            return
+        self.stage, self.summary, self.files = "summary", message.review, message.review.files
+        self.show_files()
+        self._status(f"{len(self.summary.diff.changes)} entry changes; {len(self.summary.applied)} already on main. "
+                     "Checking new entries against forgotten facts\u2026")
+
+    def on_run_review_screen_reviewed(self, message: Reviewed) -> None:
+        if message.token != self._token:
+            return
+        if message.error is not None:
+            self.stage = "error"
+            self._status(f"Cannot review this run: {message.error}")
+            return
+        self.stage, self.review = "done", message.review
+        self.summary, self.files = message.review, message.review.files
+        self.show_files()
+        total = len(self.review.diff.changes)
+        done = len(self.review.applied)
+        self._status(f"{total} entry changes; {done} already on main.  a/r decide a change, A a file, "
+                     "ctrl+s applies the accepted ones, X rejects the rest of the run.")
+
+    def show_files(self) -> None:
+        """The file list from ``files``, the highlighted file kept (by path)."""
+        files = self.query_one("#review-files", OptionList)
+        paths = [f.path for f in self.files]
+        keep = paths.index(self.path) if self.path in paths else min(files.highlighted or 0, max(len(paths) - 1, 0))
+        files.clear_options()
+        files.add_options([Option(file_line(f)) for f in self.files])
+        if self.files:
+            files.highlighted = keep
+            self.show_file(paths[keep])
+
+    @on(OptionList.OptionHighlighted, "#review-files")
+    def _file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if self.stage != "reading" and 0 <= event.option_index < len(self.files):
+            self.show_file(self.files[event.option_index].path)
+
+    def show_file(self, path: str) -> None:
+        self.path = path
+        view = self.query_one(SideBySide)
+        if self.summary is None:
+            self.changes = []
+            options = self.query_one("#review-changes", OptionList)
+            options.clear_options()
+            options.add_option(Option(content("(reading the entry-level changes…)", "$text-muted")))
+            return
+        self.changes = [c for c in self.summary.diff.changes if path in c.paths]
+        self.refresh_changes()
+        view.set_rows(align(self.summary.diff, path))
+        view.set_decisions(self.accepted, self.rejected)
+
+    def refresh_changes(self) -> None:
+        options = self.query_one("#review-changes", OptionList)
+        keep = options.highlighted or 0
+        options.clear_options()
+        applied = self.summary.applied if self.summary else set()
+        for change in self.changes:
+            state = ("\u2714 " if change.id in self.accepted else "\u2718 " if change.id in self.rejected else
+                     "= " if change.id in applied else "  ")
+            options.add_option(Option(Content.assemble(content(state, "$success"), describe_change(change))))
+        if self.changes:
+            options.highlighted = min(keep, len(self.changes) - 1)
+
+    @on(OptionList.OptionHighlighted, "#review-changes")
+    def _change_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if 0 <= event.option_index < len(self.changes):
+            change_id = self.changes[event.option_index].id
+            view = self.query_one(SideBySide)
+            for i, row in enumerate(view.rows):
+                if row.change == change_id:
+                    view.cursor = i
+                    break
+
+    def _ready(self) -> bool:
+        """Whether the whole review is in; says so politely when not."""
+        if self.review is None:
+            self.app.notify("Still reading the run\u2026 (the entry-level summary is not complete yet)",
+                            title="Dream review", severity="warning", markup=False)
+            return False
+        return True
+
+    def _current_change(self):
+        focused = self.focused
+        if isinstance(focused, SideBySide) and focused.row and focused.row.change:
+            return self.review.diff.by_id(focused.row.change) if self.review else None
+        idx = self.query_one("#review-changes", OptionList).highlighted
+        return self.changes[idx] if idx is not None and idx < len(self.changes) else None
+
+    def action_decide(self, how: str) -> None:
+        if not self._ready():
+            return
+        change = self._current_change()
+        if change is None:
+            return
+        target, other = (self.accepted, self.rejected) if how == "accept" else (self.rejected, self.accepted)
+        other.discard(change.id)
+        if change.id in target:
+            target.discard(change.id)
+        else:
+            target.add(change.id)
+        self.refresh_changes()
+        self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
+
+    def action_decide_file(self) -> None:
+        if not self._ready():
+            return
+        for change in self.changes:
+            self.accepted.add(change.id)
+            self.rejected.discard(change.id)
+        self.refresh_changes()
+        self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
+
+    def action_edit_change(self) -> None:
+        if not self._ready():
+            return
+        change = self._current_change()
+        if change is None or change.new is None:
+            return
+
+        def edited(value: str | None) -> None:
+            if value:
+                self.edits[change.id] = value
+                self.accepted.add(change.id)
+                self.rejected.discard(change.id)
+                self.refresh_changes()
+
+        # esc and quitting ask before dropping a change typed into the entry (TextPromptScreen)
+        self.app.push_screen(TextPromptScreen("Edit the entry, then accept it", value=self.edits.get(change.id, change.new.raw),
+                                              what=f"{self.repo}/{self.path}: the dream entry you are editing",
+                                              edits_value=True), edited)
+
+    def action_toggle_viewed(self) -> None:
+        f = next((f for f in self.files if f.path == self.path), None)
+        if self.stage == "reading" or f is None:
+            self._ready()
+            return
+        self.mark_viewed(f.path, not f.viewed)
+
+    @work(thread=True, group="viewed")
+    def mark_viewed(self, path: str, viewed: bool) -> None:
+        try:
+            self.service.mark_viewed(self.run.branch, path, viewed)
+        except Exception as exc:
+            self.post_message(self.Done(None, exc))
+            return
+        self.app.call_from_thread(self.load)
+
+    def action_close(self) -> None:
+        self.dismiss(self.changed)

@@ -1,0 +1,91 @@
+"""``amr lint``'s caches: files that did not change since the last lint are not parsed again.
+
+Two files per repo. The *findings* (keyed by the root and the checks asked for) answer a run
+in which nothing changed: every file has the same (mtime_ns, size), the same symlinks leave
+the root, and git's merge-driver set-up (AMR027, read afresh every run) is the same. The
+*facts* (``core.lintfacts``: each Markdown file's line-local findings, links and normalised
+entries, with its stat) serve a run in which some files changed: only those (and MEMORY.md)
+are parsed, and the repo-wide checks run over the facts of the others. A file younger than the
+racy window is always parsed. See ``diskcache`` for where the files live and why loading one
+never runs code.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from amr_tui.core.lint.facts import FileFacts, pack, pack_diagnostic, unpack, unpack_diagnostic
+from amr_tui.core.model import Finding
+from amr_tui.services.batch import diskcache
+from amr_tui.services.session.workspace import Mount, scan_files
+
+FORMAT = 6  # 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them)
+
+
+@dataclass(slots=True)
+class Probe:
+    """What the repo looks like now: enough to check the cache, and to write it after a miss."""
+
+    path: object
+    facts_path: object
+    files: list[str]
+    stats: diskcache.Stats
+    escaping: set[str]
+    drivers: list[tuple[str, int, str]]
+
+
+def probe(mount: Mount, *, duplicates: bool, near: bool) -> Probe:
+    """The repo's files now (``drivers`` is the caller's to fill in: it asks git)."""
+    files, escaping, stats = scan_files(mount.root)
+    root = os.fspath(mount.root.resolve())
+    return Probe(diskcache.cache_path("lint", ["lint", root, mount.name, duplicates, near]),
+                 diskcache.cache_path("lint", ["facts", root, mount.name]), files, stats, escaping, [])
+
+
+def lookup(p: Probe) -> list | None:
+    """The cached findings when nothing they depend on changed, else None."""
+    payload = diskcache.load(p.path, FORMAT)  # type: ignore[arg-type]
+    if payload is None:
+        return None
+    try:
+        again, gone = diskcache.stale_paths(payload["stats"], p.stats, int(payload["written"]))
+        if again or gone or set(payload["escaping"]) != p.escaping or list(payload["drivers"]) != p.drivers:
+            return None
+        return [_unpack(t) for t in payload["findings"]]
+    except Exception:  # a payload of the wrong shape is a cache miss
+        return None
+
+
+def store(p: Probe, findings: list[Finding]) -> None:
+    diskcache.save(p.path, FORMAT, {"stats": p.stats, "escaping": sorted(p.escaping), "drivers": p.drivers,  # type: ignore[arg-type]
+                                    "findings": [_pack(f) for f in findings]})
+
+
+# Findings travel as plain tuples (the cache holds data only; see diskcache).
+def _pack(f: Finding) -> tuple:
+    return f.path, pack_diagnostic(f.diagnostic)
+
+
+def _unpack(t: tuple) -> Finding:
+    return Finding(t[0], unpack_diagnostic(t[1]))
+
+
+def cached_facts(p: Probe) -> dict[str, FileFacts]:
+    """Facts of the files whose stat is what it was when they were kept (not racy)."""
+    payload = diskcache.load(p.facts_path, FORMAT)  # type: ignore[arg-type]
+    if payload is None:
+        return {}
+    try:
+        written = int(payload["written"])
+        kept = payload["facts"]
+        again, _gone = diskcache.stale_paths(payload["stats"], p.stats, written)
+        stale = set(again)
+        return {path: unpack(t) for path, t in kept.items() if path in p.stats and path not in stale}
+    except Exception:  # a payload of the wrong shape is a cache miss
+        return {}
+
+
+def store_facts(p: Probe, facts: dict[str, FileFacts]) -> None:
+    diskcache.save(p.facts_path, FORMAT, {"stats": {path: p.stats[path] for path in facts if path in p.stats},  # type: ignore[arg-type]
+                                          "facts": {path: pack(f) for path, f in facts.items()}})

@@ -1,0 +1,316 @@
+"""Running lint over repos on disk, and applying its safe fixes."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from amr_tui.core.model import Finding
+from amr_tui.services.batch import diskcache
+from amr_tui.services.batch import lintcache
+from amr_tui.services.session.workspace import Mount, discover, find_repo_root, is_markdown, paused_gc, read_bytes, scan_files
+
+# The parser and the rules (core.format, core.lint) are imported where a repo is linted: a repo
+# answered from the cache (services.lintcache) never needs them.
+
+MAX_FIX_ROUNDS = 50
+
+
+class FixRefusedError(Exception):
+    """``amr lint --fix`` will not write in this repo (git refuses it); nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class LintTarget:
+    mount: Mount
+    only: frozenset[str] | None  # files to report on (None: the whole repo)
+    display_root: str  # how to show the repo's root in text output
+
+
+@dataclass(frozen=True, slots=True)
+class LintResult:
+    repo: str
+    finding: Finding
+    display_path: str
+
+
+def _display(root: Path) -> str:
+    try:
+        rel = os.path.relpath(root, Path.cwd())
+    except ValueError:
+        return str(root)
+    return "" if rel == "." else rel
+
+
+def notes_root(path: Path, *, explicit: bool) -> Path | None:
+    """Where to lint ``path`` when no MEMORY.md is at or above it (lint then reports AMR001).
+
+    The top of the git work tree ``path`` is in, or, outside git, the folder itself when it was
+    named on the command line (not the current folder by default); None unless that root holds a
+    Markdown file (a symlink out of the root does not count).
+    """
+    path = path.resolve()
+    start = path if path.is_dir() else path.parent
+    top = next((c for c in (start, *start.parents) if (c / ".git").exists()), None)
+    root = top if top is not None else (start if explicit and path.is_dir() else None)
+    if root is None:
+        return None
+    files, escaping, _ = scan_files(root)
+    return root if any(is_markdown(f) and f not in escaping for f in files) else None
+
+
+def _no_memory_repo(path: Path) -> FileNotFoundError:
+    return FileNotFoundError(f"{path} is not inside a memory repo: no MEMORY.md, and no git work tree or "
+                             f"named folder with Markdown files to lint")
+
+
+def resolve_targets(paths: list[Path], *, explicit: bool = True) -> list[LintTarget]:
+    """What to lint for these paths. ``explicit``: the paths were named (a folder outside git
+    that holds Markdown but no MEMORY.md is linted only when named)."""
+    targets: dict[Path, tuple[Mount, set[str] | None]] = {}
+    for path in paths:
+        if path.is_file():
+            root = find_repo_root(path)
+            if root is not None:
+                mount = discover([root])[0]
+            else:
+                root = notes_root(path, explicit=explicit) if is_markdown(path.name) else None
+                if root is None:
+                    raise FileNotFoundError(f"{path} is not inside a memory repo (no MEMORY.md above it, "
+                                            f"and not a Markdown file in a git work tree)")
+                mount = Mount(root.name, root)
+            rel = path.resolve().relative_to(root).as_posix()
+            prev = targets.get(root)
+            if prev is None:
+                targets[root] = (mount, {rel})
+            elif prev[1] is not None:
+                prev[1].add(rel)
+        else:
+            if not path.exists():
+                raise FileNotFoundError(f"no such file or folder: {path}")
+            try:
+                mounts = discover([path])
+            except FileNotFoundError:
+                if not path.is_dir():
+                    raise
+                root = notes_root(path, explicit=explicit)
+                if root is None:
+                    raise _no_memory_repo(path) from None
+                mounts = [Mount(root.name, root)]
+            for mount in mounts:
+                targets[mount.root] = (mount, None)
+    return [
+        LintTarget(mount, frozenset(only) if only is not None else None, _display(mount.root))
+        for mount, only in targets.values()
+    ]
+
+
+def repo_facts(snapshot, root: Path) -> None:
+    """The facts lint needs from git: merge drivers named in .gitattributes but not configured."""
+    from amr_tui.services.sync.gitattrs import undefined_merge_drivers
+
+    try:
+        snapshot.undefined_merge_drivers = undefined_merge_drivers(root)
+    except Exception:  # a repo git refuses is reported elsewhere; lint the files anyway
+        snapshot.undefined_merge_drivers = []
+
+
+def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history: bool = False,
+                 near_duplicates: bool = True, use_cache: bool = False,
+                 skipped: list | None = None) -> list[LintResult]:
+    """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown.
+    ``use_cache``: reuse the findings of a repo that did not change (services.lintcache).
+    ``skipped``, when given, gets the files the ``history`` walk did not read (over
+    ``MAX_PARSE_BYTES``), each path shown as lint shows its findings' paths."""
+    results: list[LintResult] = []
+    for target in targets:
+        findings = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and diskcache.enabled())
+        if history:
+            from amr_tui.services.history.provenance import resurrections
+
+            walked: list = []
+            findings = sorted([*findings, *resurrections(target.mount, walked)],
+                              key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
+            if skipped is not None:
+                skipped.extend(replace(s, path=f"{target.display_root}/{s.path}" if target.display_root else s.path)
+                               for s in dict.fromkeys(walked))
+        if any(f.diagnostic.code == "AMR013" and f.diagnostic.fix is not None for f in findings):
+            findings = _tracked_links_only(findings, target.mount.root)
+        for finding in findings:
+            if target.only is not None and finding.path not in target.only:
+                continue
+            shown = f"{target.display_root}/{finding.path}" if target.display_root else finding.path
+            results.append(LintResult(target.mount.name, finding, shown))
+    return results
+
+
+def git_tracked(root: Path) -> set[str] | None:
+    """The paths (relative to ``root``) git tracks; None when ``root`` is in no git work tree.
+
+    ``root`` may be a folder inside a larger work tree (its files are then the ones under it).
+    Raises UnsafeRepoError when git refuses the repo (another user's, or a work tree elsewhere).
+    """
+    from amr_tui.git import GitRepo, NotARepoError
+
+    try:
+        repo = GitRepo(root)
+    except NotARepoError:
+        return None
+    here, top = root.resolve(), repo.root.resolve()
+    prefix = "" if here == top else here.relative_to(top).as_posix() + "/"
+    return {p[len(prefix):] for p in repo.ls_files() if p.startswith(prefix)}
+
+
+def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
+    """No AMR013 fix for a file git does not track (nothing is linked when git cannot say)."""
+    from amr_tui.core.lint.repo import without_untracked_links
+    from amr_tui.git import AmrGitError
+
+    try:
+        tracked = git_tracked(root)
+    except AmrGitError:  # e.g. another user's repo: git will not say, so --fix links nothing
+        return without_untracked_links(findings, set(), "git will not say whether it tracks it, so --fix does not link it")
+    return findings if tracked is None else without_untracked_links(findings, tracked)
+
+
+def _merge_drivers(root: Path, files) -> list[tuple[str, int, str]]:
+    """AMR027's facts from git; without any gitattributes file there is nothing to ask git."""
+    dot_git = root / ".git"
+    if (not any(p == ".gitattributes" or p.endswith("/.gitattributes") for p in files)
+            and dot_git.is_dir() and not (dot_git / "info" / "attributes").exists()):
+        return []
+    from amr_tui.services.sync.gitattrs import undefined_merge_drivers
+
+    try:
+        return undefined_merge_drivers(root)
+    except Exception:  # a repo git refuses is reported elsewhere; lint the files anyway
+        return []
+
+
+def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) -> list[Finding]:
+    probe = lintcache.probe(mount, duplicates=duplicates, near=near) if use_cache else None
+    scanned = (probe.files, probe.escaping, probe.stats) if probe is not None else scan_files(mount.root)
+    drivers = _merge_drivers(mount.root, scanned[2])
+    if probe is not None:
+        probe.drivers = drivers
+        with paused_gc():
+            cached = lintcache.lookup(probe)
+        if cached is not None:
+            return cached
+    from amr_tui.core.lint.repo import lint_repo
+
+    with paused_gc():
+        kept = lintcache.cached_facts(probe) if probe is not None else {}
+    snapshot = _snapshot(mount, *scanned, kept)
+    snapshot.undefined_merge_drivers = drivers
+    with paused_gc():
+        findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=near)
+        if probe is not None:
+            lintcache.store(probe, findings)
+            lintcache.store_facts(probe, {p: snapshot.file_facts(p) for p in snapshot.markdown_paths()})
+    return findings
+
+
+def _snapshot(mount: Mount, files: list[str], escaping: set[str], stats, kept: dict) -> object:
+    """The repo for lint. Files whose facts were ``kept`` (by the cache) are not read again; the
+    others are parsed, on every core when there are many (services.parallel). MEMORY.md is
+    always parsed here: the checks of the entry point read its document."""
+    from amr_tui.core.format.parser import is_markdown
+    from amr_tui.core.lint.repo import MEMORY_FILE, RepoSnapshot
+    from amr_tui.core.lint.facts import unpack
+    from amr_tui.services.batch.parallel import map_files, packed_facts
+    from amr_tui.services.session.workspace import load_document
+
+    with paused_gc():
+        documents, facts, sizes = {}, {}, {}
+        todo: list[str] = []
+        for rel in files:
+            if rel in escaping or rel not in stats:
+                continue
+            sizes[rel] = stats[rel][1]
+            if not is_markdown(rel):
+                continue
+            if rel in kept and rel != MEMORY_FILE:
+                facts[rel] = kept[rel]
+            elif rel != MEMORY_FILE:
+                todo.append(rel)
+        parsed = map_files(packed_facts, mount.root, todo)
+        if parsed is not None:
+            facts.update((rel, unpack(packed)) for rel, packed in parsed.items())
+            todo = []
+        for rel in [*todo, MEMORY_FILE] if MEMORY_FILE in sizes else todo:
+            doc = load_document(mount.root, rel)
+            if doc is not None:
+                documents[rel] = doc
+    return RepoSnapshot(mount.name, set(files), documents, set(escaping), sizes, facts=facts)
+
+
+def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
+    """Apply safe fixes until none is left (each round re-lints). Returns how many were applied.
+
+    Raises FixRefusedError, before writing anything, when git refuses the repo. A file git does
+    not track is never linked into the Index. A fix whose finding comes back unchanged after it
+    was applied (it could not take) is not applied again, so the rounds end.
+    """
+    from amr_tui.core.format.parser import parse
+    from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree
+    from amr_tui.git.worktree import UnsafePathError
+    from amr_tui.core.lint.repo import apply_edits, fix_edits, lint_repo, without_untracked_links
+    from amr_tui.git import AmrGitError, UnsafeRepoError
+    from amr_tui.services.session.workspace import load_snapshot
+
+    try:
+        tracked = git_tracked(mount.root)
+    except UnsafeRepoError as exc:
+        raise FixRefusedError(f"{exc} amr lint --fix wrote nothing in {mount.root}.") from None
+    except AmrGitError:
+        tracked = set()  # git cannot say what it tracks: link nothing
+    applied = 0
+    tried: set[tuple] = set()  # the findings whose fix was applied in an earlier round
+    for _ in range(MAX_FIX_ROUNDS):
+        snapshot = load_snapshot(mount)
+        with paused_gc():  # near-duplicates (AMR015) have no fix: no need to look for them
+            findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=False)
+        if tracked is not None:
+            findings = without_untracked_links(findings, tracked)
+        findings = [f for f in findings if f.diagnostic.fix is None or _fix_key(f, snapshot) not in tried]
+        edits = fix_edits(findings)
+        if not edits:
+            break
+        chosen = {id(e) for line_edits in edits.values() for e in line_edits}
+        tried.update(_fix_key(f, snapshot) for f in findings
+                     if f.diagnostic.fix is not None and any(id(e) in chosen for e in f.diagnostic.fix.edits))
+        changed = False
+        for path, line_edits in edits.items():
+            doc = snapshot.documents.get(path)
+            if doc is None:
+                data = read_bytes(mount.root, path)
+                if data is None:
+                    continue
+                doc = parse(data, path)
+            if not doc.utf8:
+                continue  # never rewrite a file whose bytes amr cannot decode
+            new = apply_edits(doc, line_edits)
+            old = doc.to_bytes()
+            if new != old:
+                # Through the write gate's work-tree path: the fix is applied to the file as it
+                # is now, so a line an agent wrote since the snapshot was read is kept.
+                try:
+                    if apply_in_worktree(mount.root, [Change(path, old, new)]):
+                        applied += len(line_edits)
+                        changed = True
+                except (ForeignConflictError, UnsafePathError):
+                    continue  # the file changed in the same place meanwhile: left as it is
+        if not changed:
+            break
+    return applied
+
+
+def _fix_key(f: Finding, snapshot) -> tuple:
+    """A finding, as far as telling "the same one came back" goes: with its line's text, so a
+    second group moved to where the first one was is another finding."""
+    d = f.diagnostic
+    doc = snapshot.documents.get(f.path)
+    text = doc.lines[d.line - 1].text if doc is not None and 1 <= d.line <= len(doc.lines) else None
+    return f.path, d.code, d.line, d.column, d.message, text

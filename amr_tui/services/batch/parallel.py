@@ -1,0 +1,90 @@
+"""Reading many files on every core, for the command line's cold runs.
+
+``amr lint`` or ``amr search`` on a fresh clone parses every Markdown file; that is most of the
+cost, and each file is independent of the others. ``map_files`` splits the files over forked
+worker processes: each one reads and parses its share (through the same safe ``load_document``
+as a serial run) and sends back plain data (tuples, strings and ints: ``core.lintfacts.pack``
+for lint, (line, text) pairs for search). The rest (the repo-wide checks, the index) runs in
+this process, exactly as it does for files whose facts a cache kept.
+
+Only where it pays: with ``fork`` available (workers start with the modules already loaded),
+more than one usable core (or ``AMR_JOBS``), enough files, and no other thread in this
+process (a forked child inherits the locks other threads hold: the app never forks). A pool that cannot run returns ``None`` and the
+caller reads serially: a pool is a speed-up, never a requirement.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from amr_tui.services.session.workspace import load_document, paused_gc
+
+MIN_FILES = 200  # below this a pool costs more than it saves (fork, pipes, pickling)
+MAX_WORKERS = 8
+
+FileJob = Callable[[Path, str], object]  # (root, rel) -> plain data, or None to leave the file out
+
+
+def processes() -> int:
+    """How many processes may parse: ``AMR_JOBS`` when set (1 turns the pool off), else the
+    cores this process may run on."""
+    wanted = os.environ.get("AMR_JOBS", "").strip()
+    if wanted.isdigit() and int(wanted) > 0:
+        return int(wanted)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _run(job: tuple[FileJob, str, list[str]]) -> list[tuple[str, object]]:
+    func, root, rels = job
+    base = Path(root)
+    out = []
+    with paused_gc():
+        for rel in rels:
+            value = func(base, rel)
+            if value is not None:
+                out.append((rel, value))
+    return out
+
+
+def map_files(func: FileJob, root: Path, rels: list[str]) -> dict[str, object] | None:
+    """``func(root, rel)`` of each file, computed in worker processes (``func`` is a module-level
+    function); None when a pool would not pay (few files, one core, no fork) or could not run."""
+    import multiprocessing
+    import threading
+
+    if threading.active_count() > 1:  # a fork copies locks other threads hold: only from the CLI's one thread
+        return None
+    workers = min(processes(), MAX_WORKERS, len(rels) // (MIN_FILES // 2))
+    if workers < 2 or len(rels) < MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    # Interleaved shares: files of one folder tend to be alike in size.
+    jobs = [(func, os.fspath(root), rels[k::workers]) for k in range(workers)]
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_run, jobs, chunksize=1)
+    except Exception:  # no pool (no /dev/shm, a limit on processes, ...): read serially
+        return None
+    return {rel: value for part in parts for rel, value in part}
+
+
+def packed_facts(root: Path, rel: str) -> tuple | None:
+    """Lint's facts of one file, packed (``core.lintfacts``); None when it cannot be read."""
+    from amr_tui.core.lint.facts import facts_of, pack
+
+    doc = load_document(root, rel)
+    return pack(facts_of(doc)) if doc is not None else None
+
+
+def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
+    """(line, text) of each entry with text: what the search index holds of a file."""
+    from amr_tui.core.format.parser import is_markdown
+
+    if not is_markdown(rel):
+        return []
+    doc = load_document(root, rel, check=False)  # entries only: no lint
+    return [(e.line, e.text) for e in doc.entries if e.text] if doc is not None else []

@@ -1,0 +1,132 @@
+"""Making dreaming runs: amr's built-in pass, and an external agent in a temporary work tree.
+
+Both create a fresh branch ``dreams/<run-id>`` at main's tip and never touch main, its work tree
+or its index:
+
+* :func:`builtin_dream` reads main's tree from git, runs ``core.dreaming`` (rename map from
+  ``git log -M``) and writes one commit per step on the run branch (plumbing: the branch is not
+  checked out, so ``commit_changes`` only moves its ref).
+* :func:`agent_dream` adds a ``git worktree`` on the run branch in a temporary folder, runs the
+  agent command there (no shell; ``AMR_DREAM_RUN``, ``AMR_DREAM_BASE`` and ``AMR_DREAM_BRANCH`` in
+  its environment), and removes the work tree afterwards. Whatever the agent committed on the
+  branch is the pending run; if it committed nothing, the branch is deleted again.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from amr_tui.core.dreams.clean import dream
+from amr_tui.core.format.parser import is_markdown
+from amr_tui.git import history as gh
+from amr_tui.git.dreamrefs import AgentResult, add_worktree, remove_worktree, run_agent, set_ref, worktree_is_clean
+from amr_tui.services.dreams.runs import BRANCH_PREFIX, DreamError, DreamRun
+
+if TYPE_CHECKING:
+    from amr_tui.services.dreams.runs import DreamService
+
+TRAILER_DREAMER = "Dreamed-by"
+
+
+def new_run_id(service: DreamService, stem: str) -> str:
+    """``stem``, or ``stem-2``, ``stem-3``... : the first id with no branch and no decision."""
+    taken = set(service.repo.branches(BRANCH_PREFIX))
+    from amr_tui.git.dreamrefs import list_refs
+    from amr_tui.services.dreams.runs import DECISION_PREFIX
+
+    closed = {ref.rsplit("/", 1)[-1] for ref in list_refs(service.repo, DECISION_PREFIX)}
+    n = 1
+    while True:
+        rid = stem if n == 1 else f"{stem}-{n}"
+        if BRANCH_PREFIX + rid not in taken and rid not in closed:
+            return rid
+        n += 1
+
+
+def _start_branch(service: DreamService, run_id: str | None, stem: str) -> tuple[str, str, str]:
+    main = service.main_tip()
+    if main is None:
+        raise DreamError(f"{service.main} has no commits yet: there is nothing to dream about")
+    rid = run_id or new_run_id(service, stem)
+    branch = BRANCH_PREFIX + rid
+    try:
+        service.repo.check_branch_name(branch)
+    except ValueError:
+        raise DreamError(f"{rid!r} is not a valid run id") from None
+    if service.repo.resolve(f"refs/heads/{branch}") is not None:
+        raise DreamError(f"{branch} already exists")
+    service.repo.create_branch(branch, main)
+    return rid, branch, main
+
+
+def builtin_dream(service: DreamService, *, today: _dt.date | None = None, run_id: str | None = None,
+                  env: dict[str, str] | None = None) -> DreamRun | None:
+    """Run amr's dreaming pass over main; returns the new pending run, or None when there is
+    nothing to change (then no branch is made)."""
+    today = today or _dt.date.today()
+    main = service.main_tip()
+    if main is None:
+        raise DreamError(f"{service.main} has no commits yet: there is nothing to dream about")
+    tree = gh.tree_files(service.repo, main)
+    files: dict[str, bytes | None] = {}
+    for path in sorted(tree):
+        files[path] = service.blobs.read(main, path) if is_markdown(path) else None
+    renames: dict[str, str] = {}
+    for _commit, old, new in reversed(gh.renames(service.repo, main)):
+        renames[old] = new  # oldest first, so the newest rename of a path wins
+    result = dream(files, today=today, renames=renames)
+    if not result.steps:
+        return None
+    rid, branch, head = _start_branch(service, run_id, f"{today.isoformat()}-amr")
+    try:
+        for step in result.steps:
+            message = step.message.rstrip("\n") + f"\n\n{TRAILER_DREAMER}: amr (built-in pass)\n"
+            head = service.repo.commit_changes(step.changes, message, head, branch=branch, env=env)
+    except BaseException:
+        tip = service.repo.resolve(f"refs/heads/{branch}")
+        if tip == main:
+            set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: dream failed")
+        raise
+    return service.run(rid)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDream:
+    run: DreamRun | None  # None when the agent committed nothing
+    result: AgentResult
+    leftovers: bool  # the agent left uncommitted changes (they were discarded with the work tree)
+    output: str  # the agent's output, when captured (untrusted text)
+
+
+def agent_dream(service: DreamService, argv: list[str], *, run_id: str | None = None, timeout: float | None = None,
+                capture: bool = False, today: _dt.date | None = None) -> AgentDream:
+    """Run ``argv`` in a temporary work tree on a fresh run branch (see the module docstring)."""
+    today = today or _dt.date.today()
+    rid, branch, main = _start_branch(service, run_id, f"{today.isoformat()}-agent")
+    tmp = Path(tempfile.mkdtemp(prefix="amr-dream-"))
+    work = tmp / "memory"
+    leftovers = False
+    try:
+        add_worktree(service.repo, work, branch)
+        extra = {"AMR_DREAM_RUN": rid, "AMR_DREAM_BASE": main, "AMR_DREAM_BRANCH": branch}
+        result, output = run_agent(argv, work, extra, timeout=timeout, capture=capture)
+        try:
+            leftovers = not worktree_is_clean(work)
+        except Exception:  # noqa: BLE001 - the agent may have broken its work tree; it is discarded anyway
+            leftovers = True
+    finally:
+        try:
+            remove_worktree(service.repo, work)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    tip = service.repo.resolve(f"refs/heads/{branch}")
+    if tip is None or tip == main:
+        if tip == main:
+            set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: the agent made no commits")
+        return AgentDream(None, result, leftovers, output)
+    return AgentDream(service.run(rid), result, leftovers, output)

@@ -1,0 +1,500 @@
+"""Pending dreaming runs and their review: list, inspect, accept, reject, undo (docs/dreams.md).
+
+A pending run is a branch ``dreams/<run-id>`` whose commits sit on the main branch as it was when
+the run started (its *base* is the merge base with main). :class:`DreamService` is thread-safe
+and UI-shaped:
+
+* :meth:`~DreamService.runs` - the pending runs as cards (summary, age, files changed, entry lines
+  added and removed, how far main moved since the base). A few git calls and blob reads per
+  run, cached per (base, tip).
+* :meth:`~DreamService.changed_files` - the run's files from git alone (status, line counts,
+  viewed marks): a handful of git calls, what the review screen shows first.
+* :meth:`~DreamService.review` - the entry-level changes of one run (``core.entrydiff``), per file
+  with "viewed" marks, and which changes main already has. ``history=True`` also checks new
+  entries against forgotten facts (SLOW the first time: walks the history); in stages,
+  ``review(history=False)`` then :meth:`~DreamService.with_forgotten`. The entry diff of a
+  (base, tip) pair and the forgotten-facts matcher of a (main, HEAD) pair are cached.
+* :meth:`~DreamService.rows` - one file side by side, entries aligned.
+* :meth:`~DreamService.accept`, :meth:`~DreamService.reject`, :meth:`~DreamService.undo` - write
+  through compare-and-swap ref updates only (:mod:`amr_tui.services.dreamwrite`).
+
+The review's reads never touch a blob over ``MAX_PARSE_BYTES``: such a file is left out of the
+entry diff on both sides and named in ``RunReview.skipped`` (with the history walk's own skips
+when forgotten facts are checked).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from amr_tui.core.diff.align import FileSummary, Row, align, applied_ids, entry_line_counts, file_summaries
+from amr_tui.core.diff.entries import EntryDiff, diff_entries, mark_forgotten
+from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, parse_tombstones
+from amr_tui.git import GitRepo
+from amr_tui.git import history as gh
+from amr_tui.git.catfile import BlobReader, BlobTooLargeError
+from amr_tui.git.dreamrefs import list_refs
+from amr_tui.git.worktree import normalize_rel
+from amr_tui.services.session.workspace import MAX_PARSE_BYTES, Mount
+
+BRANCH_PREFIX = "dreams/"
+DECISION_PREFIX = "refs/amr/dreams/"  # + "accepted/<id>" or "rejected/<id>"
+TRAILER_RUN = "Dream-Run"
+TRAILER_COMMIT = "Dream-Commit"
+TRAILER_ACCEPTED = "Dream-Accepted"
+TRAILER_UNDO = "Dream-Undo"
+VIEWED_FILE = "amr/viewed.json"  # inside the git dir, never in the work tree
+REJECTED_FILE = "amr/rejected.json"  # per-file and per-entry rejections of pending runs
+
+
+class DreamError(Exception):
+    """A dreaming-run operation amr will not do; ``str()`` says why and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    state: str  # "accepted" or "rejected"
+    ref: str
+    record: str  # the decision commit
+    tip: str  # the run's tip when the decision was taken
+    main_before: str | None
+    main_after: str | None
+    accept_commits: tuple[str, ...]
+    date: datetime
+
+
+@dataclass(slots=True)
+class DreamRun:
+    id: str
+    branch: str
+    state: str  # "pending", "accepted", "rejected"
+    tip: str
+    base: str | None
+    main: str | None  # main's tip now
+    commits: list[gh.LogEntry]  # base..tip, newest first
+    files_changed: int = 0
+    entries_added: int = 0
+    entries_removed: int = 0
+    main_moved: int = 0  # commits on main since the base
+    accept_commits: list[str] = field(default_factory=list)  # commits on main naming this run
+    decision: Decision | None = None
+
+    @property
+    def summary(self) -> str:
+        subjects = [c.info.subject.removeprefix("dream: ") for c in reversed(self.commits)]
+        return "; ".join(subjects) if subjects else "(no commits)"
+
+    @property
+    def started(self) -> datetime | None:
+        return self.commits[-1].info.author_date if self.commits else None
+
+    @property
+    def updated(self) -> datetime | None:
+        return self.commits[0].info.committer_date if self.commits else None
+
+    @property
+    def based_on_main(self) -> bool:
+        return self.base is not None and self.base == self.main
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedFile:
+    """A file the run changes, as git sees it (no entry read yet)."""
+
+    path: str
+    status: str  # "added", "modified", "deleted"
+    lines: tuple[int, int] | None  # (added, removed) text lines; None for a binary file
+    viewed: bool
+
+
+GIT_STATUS = {"A": "added", "D": "deleted"}  # anything else (M, T) reads as "modified"
+DIFF_CACHE = 4  # entry diffs kept per service
+
+
+@dataclass(frozen=True, slots=True)
+class FileReview:
+    path: str
+    status: str
+    counts: dict[str, int]
+    changes: tuple[str, ...]
+    viewed: bool
+    rejected: bool = False  # the reviewer rejected this file
+
+
+@dataclass(slots=True)
+class RunReview:
+    run: DreamRun
+    diff: EntryDiff
+    files: list[FileReview]
+    applied: set[str]  # ids of changes main already has
+    rejected: set[str] = field(default_factory=set)  # ids rejected (directly, or by a rejected file)
+    rejected_files: set[str] = field(default_factory=set)
+    skipped: list[gh.SkippedBlob] = field(default_factory=list)  # files over MAX_PARSE_BYTES, not read
+
+    def change(self, change_id: str):
+        return self.diff.by_id(change_id)
+
+
+def run_id_of(name: str) -> str:
+    """``dreams/x`` or ``x`` -> ``x``."""
+    name = name.strip()
+    if name.startswith("refs/heads/"):
+        name = name[len("refs/heads/"):]
+    return name[len(BRANCH_PREFIX):] if name.startswith(BRANCH_PREFIX) else name
+
+
+def trailer_values(body: str, key: str) -> list[str]:
+    return [ln.split(":", 1)[1].strip() for ln in body.splitlines() if ln.startswith(key + ":")]
+
+
+class DreamService:
+    """Dreaming runs of one memory repo. ``main``: the branch runs are reviewed against
+    (default: the checked-out branch, else ``main``)."""
+
+    def __init__(self, mount: Mount | Path | str, *, main: str | None = None):
+        self.mount = mount if isinstance(mount, Mount) else Mount(Path(mount).name, Path(mount))
+        self.repo = GitRepo(self.mount.root)
+        current = self.repo.current_branch()
+        self.main = main or (current if current and not current.startswith(BRANCH_PREFIX) else "main")
+        self.repo.check_branch_name(self.main)
+        self.blobs = BlobReader(self.repo)
+        self._lock = threading.Lock()
+        self._counts: dict[tuple[str, str], tuple[int, int, int]] = {}
+        self._diffs: dict[tuple[str, str], EntryDiff] = {}  # (base, tip) -> entry diff, newest last
+        self._skipped: dict[tuple[str, str], list[gh.SkippedBlob]] = {}  # (base, tip) -> files not read
+        self._matcher: tuple[tuple[str | None, str | None], FactMatcher] | None = None  # ((main, HEAD), matcher)
+        self._history = None  # services.history.HistoryService, for forgotten facts
+
+    def close(self) -> None:
+        self.blobs.close()
+        if self._history is not None:
+            self._history.close()
+
+    def main_tip(self) -> str | None:
+        return self.repo.resolve(f"refs/heads/{self.main}")
+
+    # -- listing --------------------------------------------------------------------------------
+    def runs(self, *, closed: bool = False) -> list[DreamRun]:
+        """Pending runs, oldest first (``closed`` adds accepted and rejected ones)."""
+        main = self.main_tip()
+        out = [self._run(run_id_of(b), tip, main) for b, tip in sorted(self.repo.branches(BRANCH_PREFIX).items())]
+        if closed:
+            for ref, record in sorted(list_refs(self.repo, DECISION_PREFIX).items()):
+                decision = self._decision(ref, record)
+                if decision is not None:
+                    rid = ref[len(DECISION_PREFIX) + len(decision.state) + 1:]
+                    out.append(self._run(rid, decision.tip, main, decision))
+        out.sort(key=lambda r: (r.started.timestamp() if r.started else 0.0, r.id))
+        return out
+
+    def run(self, name: str, *, counts: bool = True) -> DreamRun:
+        """A run by id or branch name: the pending one, else the latest decision about it.
+
+        ``counts=False`` leaves the entry counts at 0 unless they are cached (no entry diff)."""
+        rid = run_id_of(name)
+        if not rid:
+            raise DreamError("name a run: its id or its dreams/<id> branch")
+        try:
+            self.repo.check_branch_name(BRANCH_PREFIX + rid)
+        except ValueError:
+            raise DreamError(f"{rid!r} is not a valid run id") from None
+        main = self.main_tip()
+        tip = self.repo.resolve(f"refs/heads/{BRANCH_PREFIX}{rid}")
+        if tip is not None:
+            return self._run(rid, tip, main, counts=counts)
+        for state in ("accepted", "rejected"):
+            ref = f"{DECISION_PREFIX}{state}/{rid}"
+            record = self.repo.resolve(ref)
+            if record is not None:
+                decision = self._decision(ref, record)
+                if decision is not None:
+                    return self._run(rid, decision.tip, main, decision, counts=counts)
+        raise DreamError(f"no dreaming run {rid!r}: `amr dreams list` shows the pending ones")
+
+    def _run(self, rid: str, tip: str, main: str | None, decision: Decision | None = None, *,
+             counts: bool = True) -> DreamRun:
+        base = gh.merge_base(self.repo, main, tip) if main else None
+        commits = gh.log_entries(self.repo, tip, exclude=(base,) if base else (), body=True)
+        run = DreamRun(rid, BRANCH_PREFIX + rid, decision.state if decision else "pending", tip, base, main,
+                       commits, decision=decision)
+        if base is not None:
+            key = (base, tip)
+            with self._lock:
+                cached = self._counts.get(key)
+            if cached is None and counts:
+                diff = self._diff(base, tip, history=False)
+                added, removed = entry_line_counts(diff)
+                cached = (len(diff.changed_paths), added, removed)
+                with self._lock:
+                    self._counts[key] = cached
+            if cached is not None:
+                run.files_changed, run.entries_added, run.entries_removed = cached
+            run.main_moved = gh.count_between(self.repo, base, main) if main else 0
+            run.accept_commits = self._accept_commits(rid, base, main) if main else []
+        return run
+
+    def _accept_commits(self, rid: str, base: str, main: str) -> list[str]:
+        """Commits on main since the base that accepted parts of the run and were not undone."""
+        undone: set[str] = set()
+        for e in gh.log_entries(self.repo, main, exclude=(base,), body=True, grep=f"{TRAILER_UNDO}: {rid}"):
+            if rid in trailer_values(e.body, TRAILER_UNDO):
+                undone.update(trailer_values(e.body, "Dream-Reverted"))
+        return [e.oid for e in gh.log_entries(self.repo, main, exclude=(base,), body=True, grep=f"{TRAILER_RUN}: {rid}")
+                if rid in trailer_values(e.body, TRAILER_RUN) and e.oid not in undone]
+
+    def _decision(self, ref: str, record: str) -> Decision | None:
+        entries = gh.log_entries(self.repo, record, limit=1, body=True)
+        if not entries or not entries[0].parents:
+            return None
+        e = entries[0]
+        state = (trailer_values(e.body, "Dream-Decision") or [""])[0]
+        if state not in ("accepted", "rejected"):
+            return None
+        before = (trailer_values(e.body, "Dream-Main-Before") or [None])[0]
+        after = (trailer_values(e.body, "Dream-Main-After") or [None])[0]
+        return Decision(state, ref, record, e.parents[0], before, after,
+                        tuple(trailer_values(e.body, "Dream-Accept-Commit")), e.info.committer_date)
+
+    # -- reviewing ------------------------------------------------------------------------------
+    def _files(self, commit: str, paths: list[str], skipped: list[gh.SkippedBlob] | None = None) -> dict[str, bytes]:
+        """The paths' bytes at ``commit``; one over ``MAX_PARSE_BYTES`` is not read (and named in
+        ``skipped``)."""
+        out: dict[str, bytes] = {}
+        for p in paths:
+            try:
+                data = self.blobs.read(commit, p, max_bytes=MAX_PARSE_BYTES)
+            except BlobTooLargeError as big:
+                if skipped is not None:
+                    skipped.append(gh.SkippedBlob(p, commit, big.size))
+                continue
+            if data is not None:
+                out[p] = data
+        return out
+
+    def _diff(self, base: str, tip: str, *, history: bool) -> EntryDiff:
+        """The entry diff from ``base`` to ``tip`` (cached: both are commits), with the
+        forgotten-fact marks when ``history``."""
+        key = (base, tip)
+        with self._lock:
+            diff = self._diffs.get(key)
+        if diff is None:
+            paths = [p for _, p in gh.changed_paths(self.repo, base, tip)]
+            skipped: list[gh.SkippedBlob] = []
+            old, new = self._files(base, paths, skipped), self._files(tip, paths, skipped)
+            for s in skipped:  # a file too large on one side is left out on both
+                old.pop(s.path, None)
+                new.pop(s.path, None)
+            diff = diff_entries(old, new)
+            with self._lock:
+                self._diffs[key] = diff
+                self._skipped[key] = skipped
+                while len(self._diffs) > DIFF_CACHE:
+                    del self._diffs[next(iter(self._diffs))]
+                while len(self._skipped) > DIFF_CACHE:
+                    del self._skipped[next(iter(self._skipped))]
+        return mark_forgotten(diff, self._forgotten_matcher()) if history else diff
+
+    def _forgotten_matcher(self) -> FactMatcher:
+        """Tombstones on main, and facts deleted over main's history that are not back (cached
+        while neither main nor HEAD moves)."""
+        from amr_tui.services.history.provenance import HistoryService
+
+        main = self.main_tip()
+        key = (main, self.repo.resolve("HEAD"))
+        with self._lock:
+            if self._matcher is not None and self._matcher[0] == key:
+                return self._matcher[1]
+        matcher = FactMatcher()
+        try:
+            data = self.blobs.read(main, TOMBSTONE_PATH, max_bytes=MAX_PARSE_BYTES) if main else None
+        except BlobTooLargeError:  # the history service's tombstones() names it
+            data = None
+        for t in parse_tombstones(data) if data else []:
+            matcher.add(t.text, t.describe(), t.digest)
+        with self._lock:
+            if self._history is None:
+                self._history = HistoryService(self.mount)  # keeps its walk of the history cached
+            service = self._history
+        for fact in service.forgotten():
+            if fact.commit is not None and fact.line is not None:
+                matcher.add(fact.text, f"deleted on {fact.date} in {fact.commit.oid[:7]} "
+                            f"\"{fact.commit.subject}\" ({fact.path})")
+        with self._lock:
+            self._matcher = (key, matcher)
+        return matcher
+
+    def changed_files(self, run: DreamRun) -> list[ChangedFile]:
+        """The files ``run`` changes, from git alone: status, text lines added and removed, viewed."""
+        if run.base is None:
+            raise DreamError(f"{run.branch} shares no history with {self.main}")
+        lines = gh.line_counts(self.repo, run.base, run.tip)
+        viewed = self.viewed(run)
+        return [ChangedFile(p, GIT_STATUS.get(st, "modified"), lines.get(p), viewed.get(p, False))
+                for st, p in gh.changed_paths(self.repo, run.base, run.tip)]
+
+    def review(self, name: str | DreamRun, *, history: bool = True) -> RunReview:
+        """The entry-level review of a run (by name, or a :class:`DreamRun` just read)."""
+        run = name if isinstance(name, DreamRun) else self.run(name)
+        if run.base is None:
+            raise DreamError(f"{run.branch} shares no history with {self.main}")
+        review = self._review(run)
+        return self.with_forgotten(review) if history else review
+
+    def with_forgotten(self, review: RunReview) -> RunReview:
+        """``review`` (made with ``history=False``) with the new entries that match forgotten
+        facts marked ``resurrected``: the same as ``review(..., history=True)``."""
+        diff = mark_forgotten(review.diff, self._forgotten_matcher())
+        files = [FileReview(f.path, f.status, s.counts, s.changes, f.viewed, f.rejected)
+                 for f, s in zip(review.files, file_summaries(diff), strict=True)]
+        with self._lock:
+            history = self._history
+        walked = history.history_skipped() if history is not None else []
+        return RunReview(review.run, diff, files, set(review.applied), set(review.rejected), set(review.rejected_files),
+                         list(dict.fromkeys([*review.skipped, *walked])))
+
+    def _review(self, run: DreamRun) -> RunReview:
+        diff = self._diff(run.base, run.tip, history=False)
+        viewed = self.viewed(run)
+        marks = self.rejections(run.id)
+        bad_files = set(marks["files"]) & set(diff.changed_paths)
+        rejected = {c.id for c in diff.changes if c.id in marks["changes"] or bad_files & set(c.paths)}
+        files = [FileReview(f.path, f.status, f.counts, f.changes, viewed.get(f.path, False), f.path in bad_files)
+                 for f in file_summaries(diff)]
+        with self._lock:
+            skipped = list(self._skipped.get((run.base, run.tip), []))
+        main_files = self._files(run.main, diff.changed_paths, skipped) if run.main else {}
+        return RunReview(run, diff, files, applied_ids(diff, main_files), rejected, bad_files,
+                         list(dict.fromkeys(skipped)))
+
+    def rows(self, name: str, path: str) -> list[Row]:
+        """``path`` in the run side by side (base left, tip right), entries aligned."""
+        return align(self.review(name, history=False).diff, path)
+
+    def summaries(self, name: str) -> list[FileSummary]:
+        return file_summaries(self.review(name, history=False).diff)
+
+    # -- viewed marks and rejections (files inside the git dir) ------------------------------------
+    def _load(self, name: str) -> dict:
+        try:
+            data = json.loads((self.repo.git_dir / name).read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _save(self, name: str, data: dict) -> None:
+        target = self.repo.git_dir / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".amr-", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+        os.replace(tmp, target)
+
+    def _blob_at_tip(self, run: DreamRun, path: str) -> str:
+        try:
+            entry = self.repo.tree_entry(run.tip, path)
+        except ValueError:  # a name amr refuses to handle
+            return "-"
+        return entry[1] if entry else "-"
+
+    def viewed(self, run: DreamRun) -> dict[str, bool]:
+        """``path -> viewed`` for the files marked viewed whose content has not changed since."""
+        with self._lock:
+            marks = self._load(VIEWED_FILE).get(run.id, {})
+        if not isinstance(marks, dict):
+            return {}
+        try:
+            found = self.repo.tree_entries(run.tip, list(marks))  # one git call for all of them
+            now = {p: found[normalize_rel(p)][1] if normalize_rel(p) in found else "-" for p in marks}
+        except ValueError:  # a name amr refuses to handle: one by one
+            now = {p: self._blob_at_tip(run, p) for p in marks}
+        return {p: marks[p] == now[p] for p in marks}
+
+    def mark_viewed(self, name: str, path: str, viewed: bool = True) -> None:
+        """Mark a file of a run viewed (as its content is now) or not viewed."""
+        run = self.run(name)
+        oid = self._blob_at_tip(run, path)
+        with self._lock:
+            data = self._load(VIEWED_FILE)
+            marks = data.setdefault(run.id, {})
+            if viewed:
+                marks[path] = oid
+            else:
+                marks.pop(path, None)
+            self._save(VIEWED_FILE, data)
+
+    def rejections(self, name: str) -> dict[str, list[str]]:
+        """``{"files": [...], "changes": [...]}`` the reviewer rejected in a pending run."""
+        with self._lock:
+            marks = self._load(REJECTED_FILE).get(run_id_of(name), {})
+        if not isinstance(marks, dict):
+            return {"files": [], "changes": []}
+        return {"files": list(marks.get("files", [])), "changes": list(marks.get("changes", []))}
+
+    def reject_parts(self, name: str, *, files: list[str] | tuple[str, ...] = (),
+                     changes: list[str] | tuple[str, ...] = (), rejected: bool = True) -> None:
+        """Reject (or un-reject) files or entry changes of a pending run: they stay out of main
+        when the rest of the run is accepted. Nothing is committed."""
+        run = self.run(name)
+        if run.state != "pending":
+            raise DreamError(f"run {run.id} is already {run.state}")
+        with self._lock:
+            data = self._load(REJECTED_FILE)
+            marks = data.setdefault(run.id, {"files": [], "changes": []})
+            for key, items in (("files", files), ("changes", changes)):
+                have = list(marks.get(key, []))
+                for item in items:
+                    if rejected and item not in have:
+                        have.append(item)
+                    elif not rejected and item in have:
+                        have.remove(item)
+                marks[key] = have
+            self._save(REJECTED_FILE, data)
+
+    # -- writing (services.dreamwrite) ----------------------------------------------------------
+    def accept(self, name: str, *, files: list[str] | tuple[str, ...] = (), entries: list[str] | tuple[str, ...] = (),
+               edits: dict[str, str] | None = None):
+        """Accept the whole run, or some files, or some entry changes (``edits``: id -> new text).
+
+        Returns ``dreamwrite.Accepted``. A whole run based on main's tip fast-forwards main; anything
+        else is one new commit on main with ``Dream-Run`` / ``Dream-Commit`` trailers."""
+        from amr_tui.services.dreams.write import accept
+
+        return accept(self, name, files=list(files), entries=list(entries), edits=edits or {})
+
+    def check_accept(self, name: str, *, files: list[str] | tuple[str, ...] = (),
+                     entries: list[str] | tuple[str, ...] = (), edits: dict[str, str] | None = None) -> list:
+        """What ``accept`` with the same arguments would break (links, unreachable new files),
+        without writing anything: ``dreamcheck.Problem``s."""
+        from amr_tui.services.dreams.check import accept_problems
+
+        return accept_problems(self, name, files=files, entries=entries, edits=edits)
+
+    def reject(self, name: str) -> str:
+        """Close the run unaccepted; its commits stay under ``refs/amr/dreams/rejected/<id>``."""
+        from amr_tui.services.dreams.write import reject
+
+        return reject(self, name)
+
+    def undo(self, name: str) -> str:
+        """Undo the last decision on a run (see docs/dreams.md). Returns what was done."""
+        from amr_tui.services.dreams.write import undo
+
+        return undo(self, name)
+
+    def dream(self, **kwargs):
+        """The built-in dreaming pass onto a new ``dreams/<id>`` branch (services.dreamrun)."""
+        from amr_tui.services.dreams.make import builtin_dream
+
+        return builtin_dream(self, **kwargs)
+
+    def dream_agent(self, argv: list[str], **kwargs):
+        """Run an external agent in a temporary work tree on a new run branch (services.dreamrun)."""
+        from amr_tui.services.dreams.make import agent_dream
+
+        return agent_dream(self, argv, **kwargs)

@@ -1,0 +1,316 @@
+"""Accepting, rejecting and undoing dreaming runs. Every ref moves by compare-and-swap.
+
+* **Accept the whole run** when its base is main's tip (and nothing of it was accepted before):
+  main fast-forwards to the run's tip (``dreamrefs.fast_forward``; the work tree follows when
+  main is checked out). Otherwise, and for **some files** or **some entry changes**, one new
+  commit on main applies them (files three-way from base to tip onto main's version; entry
+  changes replayed by ``core.dreamapply``), with trailers ``Dream-Run: <id>``, one
+  ``Dream-Commit: <oid>`` per run commit and one ``Dream-Accepted: all|file <path>|entry <id>``
+  per accepted item. The commit is built on the main tip it read and retried if an agent
+  committed meanwhile: no agent commit is ever dropped.
+* **Closing** a run (a whole accept, or a reject) writes a decision record: a commit whose parent
+  is the run's tip (so the run's commits stay reachable) and whose message holds the decision
+  (``Dream-Decision``, ``Dream-Main-Before``/``After``, ``Dream-Accept-Commit``), under
+  ``refs/amr/dreams/accepted/<id>`` or ``refs/amr/dreams/rejected/<id>``; then the branch
+  ``dreams/<id>`` is deleted (compare-and-swap: a run that moved meanwhile stays pending).
+* **Undo** reverses the last decision: a rejected run is reopened (its branch comes back, the
+  record goes); an accepted run gets a new commit on main reverting what was accepted
+  (``Dream-Undo: <id>``, ``Dream-Reverted: <oid>``) and is reopened; a pending run with
+  accepted parts gets those parts reverted. History is never rewritten.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from amr_tui.core.dreams import apply as dreamapply
+from amr_tui.core.diff.text import describe
+from amr_tui.core.textsafety import make_visible
+from amr_tui.git import history as gh
+from amr_tui.git.dreamrefs import fast_forward, make_commit, set_ref
+from amr_tui.git.errors import GitError, RefMovedError
+from amr_tui.services.dreams.runs import (
+    BRANCH_PREFIX,
+    DECISION_PREFIX,
+    TRAILER_ACCEPTED,
+    TRAILER_COMMIT,
+    TRAILER_RUN,
+    TRAILER_UNDO,
+    DreamError,
+    DreamRun,
+    run_id_of,
+)
+
+if TYPE_CHECKING:
+    from amr_tui.services.dreams.runs import DreamService
+
+TRAILER_REVERTED = "Dream-Reverted"
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    run: str
+    how: str  # "fast-forward", "commit" or "nothing" (main already had it all)
+    commit: str | None  # main's tip afterwards
+    closed: bool  # the run left the pending list
+    items: tuple[str, ...]  # "all", "file <path>", "entry <id>"
+
+
+def _three_way(service: DreamService, path: str, ours: bytes | None, base: bytes | None,
+               theirs: bytes | None) -> bytes | None:
+    if theirs == base or theirs == ours:
+        return ours
+    if ours == base:
+        return theirs
+    if ours is None or theirs is None:
+        raise DreamError(f"{path}: the run and main both changed it (one deleted it); accept it entry by entry")
+    try:
+        merged, conflicted = service.repo.merge_file(ours, base or b"", theirs, ("main", "base", "run"))
+    except GitError:
+        conflicted = True
+    if conflicted:
+        raise DreamError(f"{path}: the run and main changed the same lines; accept it entry by entry or "
+                         f"ask the agent for a new run on the current main")
+    return merged
+
+
+def _file_changes(service: DreamService, run: DreamRun, main: str, paths: list[str]) -> dict[str, bytes | None]:
+    out: dict[str, bytes | None] = {}
+    for path in paths:
+        ours = service.blobs.read(main, path)
+        result = _three_way(service, path, ours, service.blobs.read(run.base, path), service.blobs.read(run.tip, path))
+        if result != ours:
+            out[path] = result
+    return out
+
+
+def _entry_changes(service: DreamService, run: DreamRun, main: str, ids: list[str],
+                   edits: dict[str, str], start: dict[str, bytes | None]) -> dict[str, bytes | None]:
+    """``start`` (file-level results) with the entry changes replayed on top; only what differs
+    from main is returned."""
+    review = service.review(run.id, history=False)
+    current: dict[str, bytes | None] = {}
+    original: dict[str, bytes | None] = {}
+    for cid in ids:
+        change = review.change(cid)
+        if change is None:
+            raise DreamError(f"run {run.id} has no entry change {cid!r}: `amr dreams show {run.id}` lists them")
+        for path in change.paths:
+            if path not in current:
+                original[path] = service.blobs.read(main, path)
+                current[path] = start[path] if path in start else original[path]
+        tip = {change.new.path: service.blobs.read(run.tip, change.new.path)} if change.new else {}
+        try:
+            current.update(dreamapply.apply_change(current, change, tip, edited=edits.get(cid)))
+        except dreamapply.EditError as exc:
+            raise DreamError(f"{cid}: {exc}") from None
+    out = dict(start)
+    out.update({p: d for p, d in current.items() if d != original[p]})
+    return out
+
+
+def _message(title: str, run: DreamRun, lines: list[str], items: list[str]) -> str:
+    body = "\n".join(f"- {make_visible(x)}" for x in lines)
+    trailers = [f"{TRAILER_RUN}: {run.id}"]
+    trailers += [f"{TRAILER_COMMIT}: {c.oid}" for c in reversed(run.commits)]
+    trailers += [f"{TRAILER_ACCEPTED}: {make_visible(i)}" for i in items]
+    return f"{title}\n\n" + (body + "\n\n" if body else "") + "\n".join(trailers) + "\n"
+
+
+@dataclass(slots=True)
+class Plan:
+    """What an accept takes from a run: which files whole, which entry changes."""
+
+    run: DreamRun
+    review: object  # dreams.RunReview (history not needed)
+    files: list[str]
+    entries: list[str]
+    whole: bool  # the whole run was asked for
+    partial_whole: bool  # ... and parts of it were rejected: the rest file by file, entry by entry
+    changed: list[str]  # every path the run changes
+
+    def changes(self, service: DreamService, main: str, edits: dict[str, str]) -> dict[str, bytes | None]:
+        """The files (new bytes, or None for deleted) that differ from ``main`` after the accept."""
+        paths = self.changed if self.whole and not self.partial_whole else list(self.files)
+        changes = _file_changes(service, self.run, main, paths)
+        if self.entries:
+            changes = _entry_changes(service, self.run, main, self.entries, edits, changes)
+        return changes
+
+
+def plan(service: DreamService, name: str, *, files: list[str], entries: list[str]) -> Plan:
+    run = service.run(name)
+    if run.state != "pending":
+        raise DreamError(f"run {run.id} is already {run.state}; `amr dreams undo {run.id}` reopens it")
+    if run.base is None or run.main is None:
+        raise DreamError(f"{run.branch} shares no history with {service.main}")
+    whole = not files and not entries
+    review = service.review(run.id, history=False)
+    if whole and (review.rejected or review.rejected_files):
+        # The rest of the run: untouched files three-way, files with rejected parts entry by entry.
+        blocked = set(review.rejected_files) | {p for c in review.diff.changes if c.id in review.rejected for p in c.paths}
+        files = [p for p in review.diff.changed_paths if p not in blocked]
+        entries = [c.id for c in review.diff.changes if c.id not in review.rejected and blocked & set(c.paths)]
+        partial_whole = True
+    else:
+        partial_whole = False
+    changed = [p for _, p in gh.changed_paths(service.repo, run.base, run.tip)]
+    unknown = [f for f in files if f not in changed]
+    if unknown:
+        raise DreamError(f"run {run.id} does not change {unknown[0]}")
+    return Plan(run, review, list(files), list(entries), whole, partial_whole, changed)
+
+
+def accept(service: DreamService, name: str, *, files: list[str], entries: list[str],
+           edits: dict[str, str]) -> Accepted:
+    p = plan(service, name, files=files, entries=entries)
+    run, review, files, entries, whole = p.run, p.review, p.files, p.entries, p.whole
+    if whole and not p.partial_whole and run.base == run.main and not run.accept_commits:
+        fast_forward(service.repo, service.main, run.tip, run.main)
+        closed = _close(service, run, "accepted", run.main, run.tip, [])
+        return Accepted(run.id, "fast-forward", run.tip, closed, ("all",))
+    if whole and not p.partial_whole:
+        items = ["all"]
+    else:
+        items = [f"file {f}" for f in files] + [f"entry {e}" for e in entries]
+    if whole:
+        rejected = [f"rejected file {p}" for p in sorted(review.rejected_files)] + \
+            [f"rejected {describe(c)}" for c in review.diff.changes if c.id in review.rejected]
+        title, lines = f"Accept dreaming run {run.id}: {run.summary}", rejected
+    else:
+        lines = list(files) + [describe(review.change(e)) if review.change(e) else e for e in entries]
+        what = []
+        if files:
+            what.append(f"{len(files)} file{'s' if len(files) != 1 else ''}")
+        if entries:
+            what.append(f"{len(entries)} entry change{'s' if len(entries) != 1 else ''}")
+        title = f"Accept {' and '.join(what)} from dreaming run {run.id}"
+    message = _message(title[:200], run, lines, items)
+    main = service.main_tip()
+    assert main is not None
+    changes = p.changes(service, main, edits)
+    new: str | None = main
+    if changes:
+        new = _through_gate(service, main, changes, message)
+    how = "commit" if new != run.main else "nothing"
+    closed = False
+    if whole:
+        done = [*run.accept_commits, *([new] if how == "commit" and new else [])]
+        closed = _close(service, run, "accepted", run.main, new, done)
+    return Accepted(run.id, how, new, closed, tuple(items))
+
+
+def _close(service: DreamService, run: DreamRun, state: str, before: str | None, after: str | None,
+           accept_commits: list[str]) -> bool:
+    lines = [f"amr: dreaming run {run.id} {state}", "", f"{TRAILER_RUN}: {run.id}", f"Dream-Decision: {state}",
+             f"Dream-Tip: {run.tip}"]
+    if before:
+        lines.append(f"Dream-Main-Before: {before}")
+    if after:
+        lines.append(f"Dream-Main-After: {after}")
+    lines += [f"Dream-Accept-Commit: {c}" for c in accept_commits]
+    record = make_commit(service.repo, run.tip, [run.tip], "\n".join(lines))
+    ref = f"{DECISION_PREFIX}{state}/{run.id}"
+    set_ref(service.repo, ref, record, service.repo.resolve(ref, "object"), f"amr: dream {state}")
+    try:
+        set_ref(service.repo, f"refs/heads/{BRANCH_PREFIX}{run.id}", None, run.tip, f"amr: dream {state}")
+    except RefMovedError:
+        set_ref(service.repo, ref, None, record, "amr: dream run moved")
+        return False
+    return True
+
+
+def reject(service: DreamService, name: str) -> str:
+    run = service.run(name)
+    if run.state != "pending":
+        raise DreamError(f"run {run.id} is already {run.state}")
+    if not _close(service, run, "rejected", run.main, run.main, list(run.accept_commits)):
+        raise DreamError(f"{run.branch} moved while it was being rejected; review it again")
+    return f"{DECISION_PREFIX}rejected/{run.id}"
+
+
+def _revert(service: DreamService, pairs: list[tuple[str, str, str | None]], rid: str) -> str:
+    """One commit on main that reverts each ``(before, after, label)`` pair, newest first."""
+    title = f"Undo dreaming run {rid}"
+    labels: list[str] = []
+    for before, after, label in pairs:
+        if label:
+            labels.append(label)
+        labels += [e.oid for e in gh.log_entries(service.repo, after, exclude=(before,)) if e.oid not in labels]
+    trailers = [f"{TRAILER_UNDO}: {rid}"] + [f"{TRAILER_REVERTED}: {oid}" for oid in labels]
+    message = f"{title}\n\n" + "\n".join(trailers) + "\n"
+    main = service.main_tip()
+    assert main is not None
+    current: dict[str, bytes | None] = {}
+    original: dict[str, bytes | None] = {}
+    for before, after, _label in pairs:
+        for _, path in gh.changed_paths(service.repo, before, after):
+            if path not in current:
+                current[path] = original[path] = service.blobs.read(main, path)
+            current[path] = _three_way(service, path, current[path], service.blobs.read(after, path),
+                                       service.blobs.read(before, path))
+    changes = {p: d for p, d in current.items() if d != original[p]}
+    if not changes:
+        return main
+    return _through_gate(service, main, changes, message) or main
+
+
+def _through_gate(service: DreamService, main: str, changes: dict[str, bytes | None], message: str) -> str | None:
+    """Commit ``changes`` (made from ``main``'s versions) on main through the write gate: merged
+    onto anything committed since, only these files, nobody's uncommitted edit swept in."""
+    from amr_tui.git.errors import ConflictError
+    from amr_tui.git.gate import Change
+
+    gate_changes = [Change(path, service.blobs.read(main, path), data, main) for path, data in changes.items()]
+    try:
+        return service.repo.write_files(gate_changes, message, branch=service.main).head
+    except ConflictError as exc:
+        raise DreamError(f"{exc.path} changed on {service.main} in the same place meanwhile; nothing was "
+                         f"written. Review the run again.") from None
+
+
+def undo(service: DreamService, name: str) -> str:
+    rid = run_id_of(name)
+    run = service.run(rid)
+    branch_ref = f"refs/heads/{BRANCH_PREFIX}{rid}"
+    if run.state == "pending":
+        if not run.accept_commits:
+            raise DreamError(f"run {rid} is pending and none of it was accepted: nothing to undo")
+        pairs = [(_parent(service, c), c, c) for c in run.accept_commits]
+        new = _revert(service, pairs, rid)
+        return f"reverted {len(pairs)} accepted part{'s' if len(pairs) != 1 else ''} of run {rid} on " \
+               f"{service.main} ({new[:7]}); the run is still pending"
+    decision = run.decision
+    assert decision is not None
+    note = ""
+    if decision.state == "accepted":
+        if decision.accept_commits:
+            pairs = [(_parent(service, c), c, c) for c in reversed(decision.accept_commits)]
+        elif decision.main_before and decision.main_after:
+            pairs = [(decision.main_before, decision.main_after, decision.main_after)]
+        else:
+            pairs = []
+        before_undo = service.main_tip()
+        new = _revert(service, pairs, rid) if pairs else before_undo
+        note = f"reverted on {service.main} ({(new or '')[:7]}), "
+        if not decision.accept_commits and new and new != before_undo:
+            # A fast-forwarded run's commits are in main's history now: reopen it as one commit on
+            # top of the undo that puts its changes back, so it can be reviewed again.
+            subjects = [e.info.subject.removeprefix("dream: ") for e in reversed(gh.log_entries(
+                service.repo, decision.tip, exclude=(decision.main_before,) if decision.main_before else ()))]
+            text = f"dream: {'; '.join(subjects) or rid} (reopened)\n\nDream-Reopened-From: {decision.tip}"
+            tip = make_commit(service.repo, _parent(service, new), [new], text)
+            set_ref(service.repo, branch_ref, tip, None, "amr: dream undo")
+            set_ref(service.repo, decision.ref, None, decision.record, "amr: dream undo")
+            return f"run {rid} was accepted: {note}reopened as {BRANCH_PREFIX}{rid}"
+    set_ref(service.repo, branch_ref, decision.tip, None, "amr: dream undo")
+    set_ref(service.repo, decision.ref, None, decision.record, "amr: dream undo")
+    return f"run {rid} was {decision.state}: {note}reopened as {BRANCH_PREFIX}{rid}"
+
+
+def _parent(service: DreamService, commit: str) -> str:
+    entries = gh.log_entries(service.repo, commit, limit=1)
+    if not entries or not entries[0].parents:
+        raise DreamError(f"{commit[:7]} has no parent to revert to")
+    return entries[0].parents[0]

@@ -1,0 +1,381 @@
+"""Forgotten facts: entries deleted over history, tombstones, restoring, and resurrections.
+
+:class:`DeletionLog` walks the ``-U0`` patches of the repo's Markdown files once and keeps every
+*removal*: an entry line a commit deleted without adding the same fact anywhere in that commit
+(equal normalised text = a move or a metadata edit; ``similarity.REWORD_THRESHOLD`` or more = a
+rewording). It is cached per HEAD; when HEAD moves forward only the new commits are walked.
+
+* a **forgotten fact** is a removal whose fact is not in the repo at HEAD any more (nor matched by
+  ``similarity.same_fact``), newest deletion first, with the tombstone that explains it if any;
+* a **resurrection** (AMR030) is a work-tree entry that matches a tombstone, or a removal that was
+  a real forgetting: the fact was gone from that commit's whole tree (not a duplicate merged away)
+  and was not put back by ``amr`` itself (``Restored-from:`` trailer).
+
+A file over ``MAX_PARSE_BYTES`` (in a commit's change, at HEAD, or as the tombstone file) is not
+read: the walk skips it and lists it in :attr:`DeletionLog.skipped`, and ``forget``/``restore``
+refuse it (the history service's blob reader raises ``BlobTooLargeError``).
+
+``forget`` and ``restore`` are one commit each through the write gate (``GitRepo.write_files``), retried
+on top of whatever an agent committed meanwhile: an agent's commit is never lost.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from amr_tui.core.diff import similarity as sim
+from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, summarise
+from amr_tui.core.diff.entries import entry_of_line
+from amr_tui.core.format.parser import is_markdown, parse
+from amr_tui.core.lint.repo import INDEX_HEADING, MEMORY_FILE, Finding
+from amr_tui.core.format.rules import diag
+from amr_tui.core.textsafety import make_visible
+from amr_tui.core.tombstones import (
+    TOMBSTONE_PATH,
+    FactMatcher,
+    Tombstone,
+    add_tombstone,
+    is_tombstone_path,
+    parse_tombstones,
+    tombstone_line,
+)
+from amr_tui.git import history as gh
+from amr_tui.git.catfile import BlobTooLargeError
+from amr_tui.git.models import CommitInfo
+from amr_tui.services.session.workspace import MAX_PARSE_BYTES, load_snapshot
+
+if TYPE_CHECKING:
+    from amr_tui.services.history.provenance import HistoryService
+
+RESTORED_TRAILER = "Restored-from"
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    commit: CommitInfo
+    path: str
+    line: str
+    text: str
+    key: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForgottenFact:
+    id: str
+    text: str  # "(redacted)" when a redacting tombstone covers it
+    line: str | None  # the deleted line as written (None when redacted or known only from a tombstone)
+    path: str | None
+    commit: CommitInfo | None  # the commit that deleted it (None: known only from a tombstone)
+    sources: tuple[str, ...]
+    tombstone: Tombstone | None
+
+    @property
+    def redacted(self) -> bool:
+        return self.line is None and self.tombstone is not None and self.tombstone.redacted
+
+    @property
+    def date(self) -> str:
+        if self.commit is not None:
+            return self.commit.author_date.date().isoformat()
+        return self.tombstone.forgotten if self.tombstone else ""
+
+
+def _keep(path: str) -> bool:
+    return is_markdown(path) and not is_tombstone_path(path)
+
+
+def removals_of(cd: gh.CommitDiff) -> list[Removal]:
+    """The entries a commit deleted without keeping the fact elsewhere in the same commit."""
+    removed: list[tuple[str, str, object]] = []
+    added_keys: set[str] = set()
+    added: list[str] = []
+    for f in cd.files:
+        for line in f.added:
+            e = entry_of_line(line)
+            if e is not None and not e.links_only:
+                added_keys.add(e.key)
+                added.append(e.key)
+        for line in f.removed:
+            e = entry_of_line(line)
+            if e is not None and not e.links_only:
+                removed.append((f.path, line, e))
+    left = [(p, line, e) for p, line, e in removed if e.key not in added_keys]  # type: ignore[attr-defined]
+    if left and added:
+        pairs = sim.best_pairs([e.key for _, _, e in left], added, sim.REWORD_THRESHOLD)  # type: ignore[attr-defined]
+        reworded = {i for i, _, _ in pairs}
+        left = [x for i, x in enumerate(left) if i not in reworded]
+    return [Removal(cd.entry.info, p, line, e.text, e.key, e.sources) for p, line, e in left]  # type: ignore[attr-defined]
+
+
+class DeletionLog:
+    def __init__(self, service: HistoryService):
+        self.service = service
+        self.repo = service.repo
+        self._lock = threading.Lock()
+        self._head: str | None = None
+        self._removals: list[Removal] = []
+        self._walk_skipped: list[gh.SkippedBlob] = []  # files of the walked commits not read, newest first
+        self._present: tuple[str, FactMatcher, list[gh.SkippedBlob]] | None = None
+        self._tomb_skipped: list[gh.SkippedBlob] = []
+
+    @property
+    def skipped(self) -> list[gh.SkippedBlob]:
+        """Files over ``MAX_PARSE_BYTES`` that the last walk, HEAD's entries or the tombstones did
+        not read."""
+        with self._lock:
+            present = self._present[2] if self._present else []
+            return list(dict.fromkeys([*self._walk_skipped, *present, *self._tomb_skipped]))
+
+    def update(self) -> list[Removal]:
+        with self._lock:
+            head = self.repo.head()
+            if head == self._head:
+                return self._removals
+            exclude: tuple[str, ...] = ()
+            keep_old: list[Removal] = []
+            skipped_old: list[gh.SkippedBlob] = []
+            if self._head and head and self.repo.is_ancestor(self._head, head):
+                exclude, keep_old, skipped_old = (self._head,), self._removals, self._walk_skipped
+            new: list[Removal] = []
+            skipped: list[gh.SkippedBlob] = []
+            if head:
+                for cd in gh.log_patches(self.repo, head, exclude=exclude, keep=_keep, max_blob=MAX_PARSE_BYTES):
+                    new.extend(removals_of(cd))
+                    skipped.extend(gh.skipped_blobs([cd]))
+            self._removals, self._head = new + keep_old, head
+            self._walk_skipped = skipped + skipped_old
+            return self._removals
+
+    def _head_entries(self, head: str) -> FactMatcher:
+        """Every entry's fact at HEAD (read from git, so the answer matches the history)."""
+        with self._lock:
+            if self._present and self._present[0] == head:
+                return self._present[1]
+        matcher = FactMatcher()
+        skipped: list[gh.SkippedBlob] = []
+        for path in sorted(gh.tree_files(self.repo, head)):
+            if not _keep(path):
+                continue
+            try:
+                data = self.service.blobs.read(head, path, max_bytes=MAX_PARSE_BYTES)
+            except BlobTooLargeError as big:
+                skipped.append(gh.SkippedBlob(path, head, big.size))
+                continue
+            for entry in parse(data or b"", path).entries:
+                matcher.add(entry.text, path)
+        with self._lock:
+            self._present = (head, matcher, skipped)
+        return matcher
+
+    def tombstones(self, rev: str | None = None) -> list[Tombstone]:
+        head = rev or self.repo.head()
+        try:
+            data = self.service.blobs.read(head, TOMBSTONE_PATH, max_bytes=MAX_PARSE_BYTES) if head else None
+        except BlobTooLargeError as big:
+            with self._lock:
+                self._tomb_skipped = [gh.SkippedBlob(TOMBSTONE_PATH, head, big.size)]
+            return []
+        with self._lock:
+            self._tomb_skipped = []
+        return parse_tombstones(data) if data else []
+
+    def forgotten(self, *, refresh: bool = False) -> list[ForgottenFact]:
+        if refresh:
+            with self._lock:
+                self._head, self._removals, self._present, self._walk_skipped = None, [], None, []
+        removals = self.update()
+        head = self._head
+        if head is None:
+            return []
+        present = self._head_entries(head)
+        tombs = self.tombstones(head)
+        tmatch = FactMatcher()
+        for i, t in enumerate(tombs):
+            tmatch.add(t.text, str(i), t.digest)
+        used: set[int] = set()
+        seen: set[str] = set()
+        out: list[ForgottenFact] = []
+        for r in removals:
+            if r.key in seen:
+                continue
+            seen.add(r.key)
+            if present.match(r.text) is not None:
+                continue
+            hit = tmatch.match(r.text)
+            tomb = tombs[int(hit)] if hit is not None else None
+            if hit is not None:
+                used.add(int(hit))
+            fid = hashlib.sha1(f"{r.commit.oid}\0{r.path}\0{r.line}".encode("utf-8", "surrogateescape")).hexdigest()[:10]
+            if tomb is not None and tomb.redacted:
+                out.append(ForgottenFact(fid, "(redacted)", None, r.path, r.commit, (), tomb))
+            else:
+                out.append(ForgottenFact(fid, r.text, r.line, r.path, r.commit, r.sources, tomb))
+        for i, t in enumerate(tombs):
+            if i not in used and present.match(t.text or "") is None:
+                fid = hashlib.sha1(f"tomb\0{t.line}\0{t.digest}".encode()).hexdigest()[:10]
+                text = t.text if t.text is not None else "(redacted)"
+                out.append(ForgottenFact(fid, text, None, t.file, None, t.sources, t))
+        return out
+
+    def resurrections(self) -> list[Finding]:
+        removals = self.update()
+        snapshot = load_snapshot(self.service.mount)
+        tomb_doc = snapshot.documents.get(TOMBSTONE_PATH)
+        tombs = parse_tombstones(tomb_doc) if tomb_doc else []
+        tmatch = FactMatcher.from_tombstones(tombs)
+        rmatch = FactMatcher()
+        for i, r in enumerate(removals):
+            rmatch.add(r.text, str(i))
+        restored = self._restored()
+        verdict: dict[int, bool] = {}
+        findings: list[Finding] = []
+        for path in sorted(snapshot.documents):
+            if not _keep(path):
+                continue
+            doc = snapshot.documents[path]
+            for entry in doc.entries:
+                quick = entry_of_line(doc.lines[entry.line - 1].text)
+                if quick is None or quick.links_only:
+                    continue
+                hit = tmatch.match(entry.text)
+                if hit is not None:
+                    findings.append(Finding(path, diag("AMR030", f"resurrected fact: {hit}", entry.line, 1)))
+                    continue
+                idx = rmatch.match(entry.text)
+                if idx is None:
+                    continue
+                i = int(idx)
+                if i not in verdict:
+                    verdict[i] = self._really_forgotten(removals[i], restored)
+                if verdict[i]:
+                    r = removals[i]
+                    findings.append(Finding(path, diag(
+                        "AMR030", f"resurrected fact: deleted on {r.commit.author_date.date().isoformat()} in "
+                        f"{r.commit.oid[:7]} \"{r.commit.subject}\" ({r.path}) and written again", entry.line, 1)))
+        return findings
+
+    def _restored(self) -> set[str]:
+        """Commits whose deletions were put back on purpose: restored by amr, undone dreaming
+        runs (``Dream-Reverted``) and ``git revert`` ("This reverts commit X")."""
+        out: set[str] = set()
+        for marker in (f"{RESTORED_TRAILER}:", "Dream-Reverted:", "This reverts commit "):
+            for e in gh.log_entries(self.repo, "HEAD", body=True, grep=marker):
+                for line in e.body.splitlines():
+                    if line.startswith(marker):
+                        out.add(line[len(marker):].strip().rstrip(".").split(",")[0].strip())
+        return out
+
+    def _really_forgotten(self, r: Removal, restored: set[str]) -> bool:
+        """The commit removed the fact from the whole repo (not a duplicate merged away)."""
+        if r.commit.oid in restored:
+            return False
+        return not [p for p in gh.grep_fixed(self.repo, r.commit.oid, r.text) if _keep(p)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing: forget and restore
+
+
+def _commit_with_retries(service: HistoryService, build, message: str) -> str:
+    """``build(head) -> changes`` (path -> wanted bytes), made from HEAD's versions; committed
+    through the write gate, which merges it onto anything committed meanwhile (no rebuild, no
+    retry loop of its own) and keeps anyone's uncommitted edit out of the commit."""
+    from amr_tui.git.errors import ConflictError
+    from amr_tui.git.gate import Change
+
+    head = service.repo.head()
+    changes = build(head)
+    gate_changes = [Change(p, service.blobs.read(head, p) if head else None, data, head) for p, data in changes.items()]
+    try:
+        result = service.repo.write_files(gate_changes, message)
+    except ConflictError as exc:
+        raise LookupError(f"{exc.path} changed in the same place meanwhile; nothing was written") from None
+    return result.head or ""
+
+
+def forget(service: HistoryService, path: str, line: int, *, reason: str | None = None, redact: bool = False,
+           by: str | None = None, today: _dt.date | None = None) -> str:
+    """Remove the entry on ``line`` of ``path`` and record a tombstone, in one commit.
+
+    ``redact`` keeps only the fact's digest in the tombstone and leaves the text and the reason
+    out of the commit message. Returns the new commit. Raises ValueError when ``line`` holds no
+    entry, LookupError when the entry changed before it could be committed.
+    """
+    if not _keep(path):
+        raise ValueError(f"{path} is not a Markdown memory file")
+    head0 = service.repo.head()
+    data0 = service.blobs.read(head0, path) if head0 else None
+    if data0 is None:
+        raise FileNotFoundError(f"{path} is not committed in this repo")
+    doc0 = parse(data0, path)
+    entry0 = doc0.entry_at(line)
+    if entry0 is None:
+        raise ValueError(f"{path}:{line} is not an entry")
+    raw = doc0.lines[line - 1].text
+    who = by or (service.repo.identity().name if service.repo.identity() else None)
+    stone = tombstone_line(entry0.text, date=(today or _dt.date.today()).isoformat(), reason=reason, by=who,
+                           sources=entry0.meta("source"), file=path, redact=redact)
+
+    def build(head: str | None) -> dict[str, bytes | None]:
+        data = service.blobs.read(head, path) if head else None
+        doc = parse(data or b"", path)
+        where = line if line <= len(doc.lines) and doc.lines[line - 1].text == raw else \
+            next((ln.number for ln in doc.lines if ln.text == raw), None)
+        entry = doc.entry_at(where) if where else None
+        if entry is None:
+            raise LookupError(f"the entry at {path}:{line} changed before it could be forgotten; nothing was written")
+        first, last = entry_span(doc, entry)
+        tomb = service.blobs.read(head, TOMBSTONE_PATH) if head else None
+        return {path: delete_lines(doc, first, last), TOMBSTONE_PATH: add_tombstone(tomb, stone)}
+
+    if redact:
+        message = f"Forget an entry in {path} (redacted)\n\nForgotten-with: amr"
+    else:
+        why = f"\n\nReason: {make_visible(' '.join(reason.split()))}" if reason and reason.strip() else ""
+        message = f"Forget entry in {path}: {make_visible(summarise(entry0.text))}{why}\n\nForgotten-with: amr"
+    return _commit_with_retries(service, build, message)
+
+
+def restore(service: HistoryService, fact: ForgottenFact, *, path: str | None = None) -> str:
+    """Write a forgotten entry back as a new commit (and drop its tombstone, if it has one)."""
+    if fact.line is None:
+        raise ValueError("this fact is known only by its digest or its tombstone; amr cannot write it back")
+    dest = path or fact.path
+    if not dest or not _keep(dest):
+        raise ValueError("name a Markdown file to restore the entry into")
+    line = fact.line.strip("\r\n")
+
+    def build(head: str | None) -> dict[str, bytes | None]:
+        data = service.blobs.read(head, dest) if head else None
+        changes: dict[str, bytes | None] = {dest: _with_line(dest, data, line)}
+        if fact.tombstone is not None and head:
+            tomb = service.blobs.read(head, TOMBSTONE_PATH)
+            if tomb is not None:
+                tdoc = parse(tomb, TOMBSTONE_PATH)
+                match = next((t for t in parse_tombstones(tdoc) if t.digest == fact.tombstone.digest), None)
+                if match is not None:
+                    changes[TOMBSTONE_PATH] = delete_lines(tdoc, match.line)
+        return changes
+
+    trailer = f"\n\n{RESTORED_TRAILER}: {fact.commit.oid}" if fact.commit else ""
+    title = f"Restore forgotten entry to {dest}: {make_visible(summarise(fact.text))}"
+    return _commit_with_retries(service, build, title + trailer)
+
+
+def _with_line(path: str, data: bytes | None, line: str) -> bytes:
+    if data is None:
+        return (line + "\n").encode("utf-8", "surrogateescape")
+    doc = parse(data, path)
+    if path == MEMORY_FILE:
+        index = next((ln for ln, lvl, t in doc.headings if lvl == 2 and t == INDEX_HEADING), None)
+        if index is not None:
+            at = index - 1
+            while at > 0 and not doc.lines[at - 1].text.strip():
+                at -= 1
+            return insert_lines(doc, at, [line])
+    return insert_lines(doc, len(doc.lines), [line])

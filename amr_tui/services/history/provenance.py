@@ -1,0 +1,341 @@
+"""History and provenance of a memory repo, shaped for a UI (and used by the CLI).
+
+One :class:`HistoryService` per repo. Every method is safe to call from worker threads at the
+same time (git calls are separate processes; the blob reader and the caches are locked), and
+none touches a widget. Cost, roughly, on a 5,000-commit repo:
+
+* :meth:`~HistoryService.file_history` - one ``git log -p`` limited to one page of one file:
+  the first page shows at once however long the file's history is. Pages are pinned to the
+  commit the first page started from, so an agent committing meanwhile does not shift them.
+* :meth:`~HistoryService.file_at`, :meth:`~HistoryService.file_change` - blob reads through one
+  persistent ``cat-file`` process: cheap.
+* :meth:`~HistoryService.entry_timeline` - one ``git log -p`` of the file (plus one ``git show``
+  per move between files): about the cost of ``git log -S`` for the same text, or less.
+* :meth:`~HistoryService.blame` / :meth:`~HistoryService.reblame` - one ``git blame -L n,n``.
+* :meth:`~HistoryService.forgotten`, :meth:`~HistoryService.resurrections` - SLOW the first time:
+  they walk the patches of the whole history (cached per HEAD; later calls walk only the new
+  commits). Run them in a worker.
+* :meth:`~HistoryService.forget`, :meth:`~HistoryService.restore` - one compare-and-swap commit.
+
+Big blobs: no walk and no read here touches a blob over ``MAX_PARSE_BYTES`` (the limit above which
+the work tree's files are not parsed either). Walks skip such a file and say so (``skipped`` on
+pages, timelines and :meth:`~HistoryService.history_skipped`); a read of one raises
+``BlobTooLargeError`` (a ``ValueError``) without reading it.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from amr_tui.core.diff import similarity as sim
+from amr_tui.core.diff.align import Row, align
+from amr_tui.core.diff.entries import diff_entries, entry_of_line
+from amr_tui.core.format.parser import is_markdown
+from amr_tui.core.lint.repo import Finding
+from amr_tui.git import GitRepo
+from amr_tui.git import history as gh
+from amr_tui.git.catfile import BlobReader
+from amr_tui.git.models import CommitInfo
+from amr_tui.services.session.workspace import MAX_PARSE_BYTES, Mount
+
+MAX_MOVES = 20  # how many file-to-file moves a timeline follows
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryItem:
+    commit: CommitInfo
+    parents: tuple[str, ...]
+    sources_added: tuple[str, ...]  # ``source`` values on entry lines this commit added to the file
+    entries_added: int
+    entries_removed: int
+    skipped: tuple[gh.SkippedBlob, ...] = ()  # files of this commit over MAX_PARSE_BYTES, not read
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryCursor:
+    start: str  # the commit the first page started from
+    skip: int
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPage:
+    path: str
+    items: list[HistoryItem]
+    next: HistoryCursor | None  # None on the last page
+
+    @property
+    def skipped(self) -> list[gh.SkippedBlob]:
+        return [s for i in self.items for s in i.skipped]
+
+
+@dataclass(frozen=True, slots=True)
+class FileVersion:
+    """A file as one commit left it, against the commit's first parent."""
+
+    path: str
+    commit: str
+    parent: str | None
+    old: bytes | None
+    new: bytes | None
+    rows: list[Row]  # side by side, entries aligned (core.entryalign)
+    patch: str  # the unified diff, for a plain view
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEvent:
+    kind: str  # "added", "reworded", "metadata", "moved", "removed"
+    commit: CommitInfo
+    path: str  # the file the entry is in after the event (before it, for "removed")
+    before: str | None  # the line before the event
+    after: str | None  # the line after it
+    from_path: str | None = None  # for "moved"
+    score: float = 100.0
+
+
+@dataclass(slots=True)
+class Timeline:
+    path: str
+    line_text: str
+    events: list[TimelineEvent] = field(default_factory=list)  # newest first
+    complete: bool = True  # False when the walk stopped before finding where the entry came from
+    skipped: list[gh.SkippedBlob] = field(default_factory=list)  # versions over MAX_PARSE_BYTES, not read
+
+    @property
+    def added(self) -> TimelineEvent | None:
+        return self.events[-1] if self.events and self.events[-1].kind == "added" else None
+
+
+def _sources_and_counts(diff: gh.FileDiff) -> tuple[tuple[str, ...], int, int]:
+    removed = [e for e in (entry_of_line(x) for x in diff.removed) if e is not None]
+    added = [e for e in (entry_of_line(x) for x in diff.added) if e is not None]
+    before = {s for e in removed for s in e.sources}
+    sources = dict.fromkeys(s for e in added for s in e.sources if s not in before)
+    return tuple(sources), len(added), len(removed)
+
+
+class HistoryService:
+    """History views of one memory repo (see the module docstring for what each call costs)."""
+
+    def __init__(self, mount: Mount | Path | str):
+        self.mount = mount if isinstance(mount, Mount) else Mount(Path(mount).name, Path(mount))
+        self.repo = GitRepo(self.mount.root)
+        self.blobs = BlobReader(self.repo, max_bytes=MAX_PARSE_BYTES)
+        self._lock = threading.Lock()
+        self._forgotten = None  # services.forgotten.DeletionLog, built on first use
+
+    def close(self) -> None:
+        self.blobs.close()
+
+    # -- file history -------------------------------------------------------------------------
+    def file_history(self, path: str, *, limit: int = 50, cursor: HistoryCursor | None = None,
+                     follow: bool = False) -> HistoryPage:
+        """A page of the commits that touched ``path``, newest first, with the sessions they added."""
+        start = cursor.start if cursor else self.repo.head()
+        if start is None:
+            return HistoryPage(path, [], None)
+        skip = cursor.skip if cursor else 0
+        patches = gh.log_patches(self.repo, start, paths=(path,), limit=limit + 1, skip=skip, follow=follow,
+                                 max_blob=MAX_PARSE_BYTES)
+        items: list[HistoryItem] = []
+        for cd in patches[:limit]:
+            mine = [f for f in cd.files if path in (f.old_path, f.new_path)] or list(cd.files)
+            sources: dict[str, None] = {}
+            added = removed = 0
+            for f in mine:
+                s, a, r = _sources_and_counts(f)
+                sources.update(dict.fromkeys(s))
+                added, removed = added + a, removed + r
+            items.append(HistoryItem(cd.entry.info, cd.entry.parents, tuple(sources), added, removed,
+                                     tuple(gh.skipped_blobs([cd]))))
+        nxt = HistoryCursor(start, skip + limit) if len(patches) > limit else None
+        return HistoryPage(path, items, nxt)
+
+    def file_at(self, path: str, commit: str) -> bytes | None:
+        """The file's bytes as ``commit`` left it (None when it did not exist there; raises
+        ``BlobTooLargeError`` over ``MAX_PARSE_BYTES``)."""
+        oid = self.repo.resolve(commit)
+        return self.blobs.read(oid, path) if oid else None
+
+    def file_change(self, path: str, commit: str) -> FileVersion:
+        """The file at ``commit`` against its first parent: bytes, aligned rows and the patch.
+
+        Raises ``BlobTooLargeError`` (nothing read, no patch made) when either side is over
+        ``MAX_PARSE_BYTES``."""
+        oid = self.repo.resolve(commit)
+        if oid is None:
+            raise ValueError(f"unknown commit: {commit!r}")
+        entries = gh.log_entries(self.repo, oid, limit=1)
+        parent = entries[0].parents[0] if entries and entries[0].parents else None
+        old = self.blobs.read(parent, path) if parent else None
+        new = self.blobs.read(oid, path)
+        before = {path: old} if old is not None else {}
+        after = {path: new} if new is not None else {}
+        rows = align(diff_entries(before, after), path) if is_markdown(path) else []
+        patch = gh.diff_text(self.repo, parent, oid, path) if parent else ""
+        return FileVersion(path, oid, parent, old, new, rows, patch)
+
+    # -- one entry ------------------------------------------------------------------------------
+    def line_text(self, path: str, line: int, rev: str = "HEAD") -> str:
+        oid = self.repo.resolve(rev)
+        data = self.blobs.read(oid, path) if oid else None
+        if data is None:
+            raise FileNotFoundError(f"{path} does not exist at {rev}")
+        lines = data.decode("utf-8", "surrogateescape").split("\n")
+        if not 1 <= line <= len(lines):
+            raise IndexError(f"{path} has no line {line}")
+        return lines[line - 1].removesuffix("\r")
+
+    def entry_timeline(self, path: str, line: int, rev: str = "HEAD") -> Timeline:
+        """When the entry on ``line`` (at ``rev``) was added, each edit, and each move."""
+        return self.timeline_of(path, self.line_text(path, line, rev), rev)
+
+    def timeline_of(self, path: str, line_text: str, rev: str = "HEAD") -> Timeline:
+        """The timeline of the entry written ``line_text`` in ``path`` as of ``rev``."""
+        timeline = Timeline(path, line_text)
+        start = self.repo.resolve(rev)
+        cur_path, cur = path, line_text
+        for _hop in range(MAX_MOVES + 1):
+            if start is None:
+                timeline.complete = False
+                return timeline
+            step = self._walk_file(cur_path, cur, start, timeline)
+            if step is None:
+                return timeline
+            cur_path, cur, start = step
+        timeline.complete = False
+        return timeline
+
+    def _walk_file(self, path: str, line: str, start: str, timeline: Timeline) -> tuple[str, str, str | None] | None:
+        """Walk one file's history back from ``start``. Returns where to go on after a move."""
+        for cd in gh.log_patches(self.repo, start, paths=(path,), max_blob=MAX_PARSE_BYTES):
+            timeline.skipped.extend(gh.skipped_blobs([cd]))
+            diff = next((f for f in cd.files if f.new_path == path), None)
+            if diff is None or line not in diff.added:
+                continue
+            hunk = next(h for h in diff.hunks if line in h.added)
+            if line in hunk.removed or line in diff.removed:
+                continue  # the same line moved inside the file
+            mine = entry_of_line(line)
+            prev = self._best_match(mine, list(hunk.removed), sim.TIMELINE_REWORD_THRESHOLD) \
+                or self._best_match(mine, diff.removed, sim.REWORD_THRESHOLD)
+            if prev is not None:
+                before, score = prev
+                other = entry_of_line(before)
+                kind = "metadata" if other is not None and mine is not None and other.text == mine.text else "reworded"
+                if other is None or mine is None:
+                    kind = "reworded"
+                timeline.events.append(TimelineEvent(kind, cd.entry.info, path, before, line, None, score))
+                line = before
+                continue
+            moved = self._moved_from(cd.oid, path, mine, timeline)
+            if moved is not None:
+                from_path, before, score = moved
+                timeline.events.append(TimelineEvent("moved", cd.entry.info, path, before, line, from_path, score))
+                parent = cd.entry.parents[0] if cd.entry.parents else None
+                return from_path, before, parent
+            timeline.events.append(TimelineEvent("added", cd.entry.info, path, None, line))
+            return None
+        timeline.complete = False
+        return None
+
+    @staticmethod
+    def _best_match(mine, candidates: list[str], threshold: float) -> tuple[str, float] | None:
+        if mine is None:
+            return None
+        best: tuple[str, float] | None = None
+        for cand in candidates:
+            other = entry_of_line(cand)
+            if other is None:
+                continue
+            score = 100.0 if other.key == mine.key else sim.reword_score(other.key, mine.key)
+            if score >= threshold and (best is None or score > best[1]):
+                best = (cand, score)
+        return best
+
+    def _moved_from(self, commit: str, path: str, mine, timeline: Timeline) -> tuple[str, str, float] | None:
+        if mine is None:
+            return None
+        from amr_tui.core.tombstones import is_tombstone_path
+
+        cd = gh.commit_patch(self.repo, commit, keep=lambda p: is_markdown(p) and not is_tombstone_path(p),
+                             max_blob=MAX_PARSE_BYTES)
+        if cd is None:
+            return None
+        timeline.skipped.extend(s for s in gh.skipped_blobs([cd]) if s not in timeline.skipped)
+        best: tuple[str, str, float] | None = None
+        for f in cd.files:
+            if f.old_path is None or f.old_path == path and f.new_path == path:
+                continue
+            found = self._best_match(mine, f.removed, sim.REWORD_THRESHOLD)
+            if found is not None and (best is None or found[1] > best[2]):
+                best = (f.old_path, found[0], found[1])
+        return best
+
+    def blame(self, path: str, line: int, rev: str = "HEAD") -> gh.BlameLine | None:
+        """The commit and author that last touched ``line`` of ``path`` at ``rev``."""
+        return gh.blame_line(self.repo, rev, path, line)
+
+    def reblame(self, blamed: gh.BlameLine) -> gh.BlameLine | None:
+        """Blame the same line in the parent of the commit that last touched it (None at the root)."""
+        if blamed.previous is None:
+            return None
+        parent, old_path = blamed.previous
+        return gh.blame_line(self.repo, parent, old_path, blamed.orig_line)
+
+    # -- forgotten facts (services.forgotten) ---------------------------------------------------
+    def _log(self):
+        from amr_tui.services.history.forgotten import DeletionLog
+
+        with self._lock:
+            if self._forgotten is None:
+                self._forgotten = DeletionLog(self)
+            return self._forgotten
+
+    def forgotten(self, *, refresh: bool = False):
+        """Entries deleted over history and not present now, newest deletion first (SLOW first time)."""
+        return self._log().forgotten(refresh=refresh)
+
+    def resurrections(self) -> list[Finding]:
+        """AMR030 findings for the work tree's entries (SLOW first time)."""
+        return self._log().resurrections()
+
+    def history_skipped(self) -> list[gh.SkippedBlob]:
+        """The files the last :meth:`forgotten` or :meth:`resurrections` did not read (over
+        ``MAX_PARSE_BYTES``), oldest walk first: for a notice."""
+        return self._log().skipped
+
+    def forget(self, path: str, line: int, *, reason: str | None = None, redact: bool = False,
+               by: str | None = None, today=None) -> str:
+        from amr_tui.services.history.forgotten import forget
+
+        return forget(self, path, line, reason=reason, redact=redact, by=by, today=today)
+
+    def restore(self, fact, *, path: str | None = None) -> str:
+        from amr_tui.services.history.forgotten import restore
+
+        return restore(self, fact, path=path)
+
+
+def resurrections(mount: Mount | Path | str, skipped: list[gh.SkippedBlob] | None = None) -> list[Finding]:
+    """AMR030 ("resurrected fact") findings for one repo: for ``amr lint --history``.
+
+    An entry in the work tree that matches a tombstone in ``.amr/forgotten.md``, or an entry that
+    a commit deleted on purpose (removed, not moved or reworded, and gone from that commit's tree),
+    is reported at its line. Returns ``[]`` for a folder that is not a git repo. ``skipped``, when
+    given, gets the files the walk did not read (over ``MAX_PARSE_BYTES``).
+    """
+    from amr_tui.git.errors import AmrGitError
+
+    try:
+        service = HistoryService(mount)
+    except AmrGitError:
+        return []
+    try:
+        found = service.resurrections()
+        if skipped is not None:
+            skipped.extend(service.history_skipped())
+        return found
+    finally:
+        service.close()

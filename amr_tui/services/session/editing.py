@@ -1,0 +1,206 @@
+"""Every write the editor makes: each one a single commit that names what changed.
+
+The text of an edit is computed by the pure core (core.edit, core.links); this module turns
+it into one commit through the write gate (services.writegate), so an agent's concurrent
+commit is merged, never dropped, and nobody else's uncommitted edit is swept in.
+"""
+
+from __future__ import annotations
+
+from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, replace_line, summarise
+from amr_tui.core.format.parser import is_markdown, parse
+from amr_tui.core.format.links import link_text_for, normalise, rewrite_links, unsafe_reason
+from amr_tui.core.merge.resolution import ConflictChoice, resolved_bytes
+from amr_tui.git.errors import AmrGitError, ConflictError
+from amr_tui.git.gate import Change
+from amr_tui.services import writegate
+from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.workspace import read_bytes
+from amr_tui.services.writegate import EditRefused, Saved, check_writable
+
+_check_writable = check_writable
+
+
+def write(session: Session, of: OpenFile, new_bytes: bytes | None, message: str, *, line: int = 0) -> Saved:
+    """Save one file as one commit through the write gate. ``of`` is the version the change was
+    made from (its bytes are the merge base), whatever the file holds by now."""
+    check_writable(session, of.repo, of.path)
+    if of.read_only and of.read_only != "missing":
+        raise EditRefused(f"{of.path} is read-only here: {of.read_only}.")
+    return writegate.write(session, of.repo, [Change(of.path, of.data, new_bytes, of.head)], message, line=line)
+
+
+def resolve_conflict(session: Session, repo: str, err: ConflictError, choice: ConflictChoice) -> Saved:
+    """Save what the user chose in the conflict view of ``err``, through the write gate.
+
+    The resolution is a change of the committed version the conflict showed (``err.theirs`` at
+    ``err.head``) to that version with the conflicting entries resolved (and the user's other
+    changes merged in): the gate merges it onto whatever was committed since, and leaves lines
+    nobody committed in the work tree and out of the commit. Raises ConflictError again when a
+    commit made meanwhile touches the same entries."""
+    want = resolved_bytes(err.path, err.base, err.ours, err.theirs, choice)
+    shown = OpenFile(repo, err.path, err.theirs, None, err.head)
+    return write(session, shown, want, f"Resolve edit conflict in {err.path}")
+
+
+def replace_entry_line(session: Session, of: OpenFile, line: int, new_text: str) -> Saved:
+    assert of.doc is not None
+    old = of.doc.lines[line - 1].text
+    if old == new_text:
+        return Saved(of.repo, of.path, of.head, "No change", line)
+    entry = of.doc.entry_at(line)
+    what = summarise(parse((new_text + "\n").encode(), of.path).entries[0].text) if entry else summarise(new_text)
+    return write(session, of, replace_line(of.doc, line, new_text), f"Edit entry in {of.path}: {what}", line=line)
+
+
+def insert_entry(session: Session, of: OpenFile, after: int, new_text: str) -> Saved:
+    assert of.doc is not None
+    doc = parse((new_text + "\n").encode(), of.path)
+    what = summarise(doc.entries[0].text) if doc.entries else summarise(new_text)
+    return write(session, of, insert_lines(of.doc, after, [new_text]), f"Add entry to {of.path}: {what}", line=after + 1)
+
+
+def delete_entry(session: Session, of: OpenFile, line: int) -> Saved:
+    assert of.doc is not None
+    entry = of.doc.entry_at(line)
+    if entry is None:
+        raise EditRefused("the cursor is not on an entry")
+    first, last = entry_span(of.doc, entry)
+    data = delete_lines(of.doc, first, last)
+    extra = f" (and {last - first} nested line{'s' if last - first != 1 else ''})" if last > first else ""
+    return write(session, of, data, f"Remove entry from {of.path}: {summarise(entry.text)}{extra}", line=max(1, first - 1))
+
+
+def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_path: str) -> tuple[Saved, Saved]:
+    """Copy the entry into the destination first, then remove it: a crash never loses it."""
+    assert of.doc is not None
+    entry = of.doc.entry_at(line)
+    if entry is None:
+        raise EditRefused("the cursor is not on an entry")
+    if (dest_repo, dest_path) == (of.repo, of.path):
+        raise EditRefused("the entry is already in that file")
+    if not is_markdown(dest_path):
+        raise EditRefused("entries can only move into Markdown files")
+    _check_writable(session, of.repo, of.path)
+    _check_writable(session, dest_repo, dest_path)
+    first, last = entry_span(of.doc, entry)
+    lines = [of.doc.lines[i - 1].text for i in range(first, last + 1)]
+    base_indent = len(entry.indent)
+    lines = [ln[base_indent:] if ln[:base_indent].strip() == "" else ln for ln in lines]
+    dest = session.open(dest_repo, dest_path)
+    what = summarise(entry.text)
+    if dest.doc is None:
+        if dest.read_only != "missing":
+            raise EditRefused(dest.message or f"cannot write {dest_path}")
+        dest = OpenFile(dest_repo, dest_path, None, parse(b"", dest_path), dest.head)
+    after = len(dest.doc.lines)
+    added = write(session, dest, insert_lines(dest.doc, after, lines),
+                  f"Move entry to {dest_path} from {of.repo}/{of.path}: {what}", line=after + 1)
+    # The removal is based on the version the user moved it from: the gate merges it onto
+    # whatever an agent committed since, so only this entry goes.
+    removed = write(session, of, delete_lines(of.doc, first, last),
+                    f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}", line=max(1, first - 1))
+    return added, removed
+
+
+def _refuse_unsafe_name(path: str) -> None:
+    """A typed name with .., a leading / or ~, .git or a control character is refused as typed
+    (normalising first would quietly turn "/etc/passwd" into "etc/passwd")."""
+    why = unsafe_reason(path.strip())
+    if why:
+        raise EditRefused(f"{path.strip()}: {why}. Nothing was written.")
+
+
+def create_file(session: Session, repo: str, path: str, title: str | None = None) -> Saved:
+    _refuse_unsafe_name(path)
+    path = normalise(path)
+    if not path:
+        raise EditRefused("give the new file a name")
+    if not path.lower().endswith((".md", ".markdown", ".sql", ".sh", ".py", ".txt", ".json", ".yaml", ".yml", ".toml")) and "." not in path.rsplit("/", 1)[-1]:
+        path += ".md"
+    _check_writable(session, repo, path)
+    if path in session.files(repo):
+        raise EditRefused(f"{path} already exists")
+    heading = title or path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " ").replace("-", " ").capitalize()
+    data = f"# {heading}\n\n".encode() if is_markdown(path) else b""
+    git = session.git(repo)
+    head = git.head() if git else None
+    of = OpenFile(repo, path, None, parse(b"", path), head)
+    return write(session, of, data, f"Create {path}", line=1)
+
+
+def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved, int]:
+    """Rename or move a file and rewrite every [[link]] to it in the repo, in one commit."""
+    _refuse_unsafe_name(new)
+    new = normalise(new)
+    if old.endswith(".md") and not new.lower().endswith((".md", ".markdown")) and "." not in new.rsplit("/", 1)[-1]:
+        new += ".md"
+    _check_writable(session, repo, old)
+    _check_writable(session, repo, new)
+    files = set(session.files(repo))
+    if new in files:
+        raise EditRefused(f"{new} already exists")
+    if old not in files:
+        raise EditRefused(f"{old} does not exist")
+    mount = session.mount(repo)
+    git = session.git(repo)
+    if git is None:
+        raise EditRefused("renaming needs a git repo (the commit carries every link rewrite)")
+    head = git.head()
+    data = read_bytes(mount.root, old)
+    if data is None:
+        raise EditRefused(f"{old} cannot be read")
+    changes: list[Change] = [Change(old, data, None, head)]
+    new_data = data
+    rewritten = 0
+    for path in sorted(files):
+        if not is_markdown(path):
+            continue
+        src = data if path == old else read_bytes(mount.root, path)
+        if src is None:
+            continue
+        doc = parse(src, path)
+        if not doc.utf8 or not any(True for _ in doc.links):
+            continue
+        parts = []
+        count = 0
+        for ln in doc.lines:
+            text = rewrite_links(ln.text, old, new, files) if "[[" in ln.text else ln.text
+            if text != ln.text:
+                count += 1
+            parts.append(text + ln.eol)
+        if count:
+            rewritten += count
+            body = (("\ufeff" if doc.bom else "") + "".join(parts)).encode("utf-8", "surrogateescape")
+            if path == old:
+                new_data = body
+            else:
+                changes.append(Change(path, src, body, head))
+    changes.append(Change(new, None, new_data))
+    message = f"Rename {old} to {new}" + (f" ({rewritten} link line{'s' if rewritten != 1 else ''} updated)" if rewritten else "")
+    saved = writegate.write(session, repo, changes, message, line=1, path=new)
+    return saved, rewritten
+
+
+def delete_file(session: Session, repo: str, path: str) -> Saved:
+    _check_writable(session, repo, path)
+    of = session.open(repo, path)
+    if of.data is None and of.read_only != "too large":
+        raise EditRefused(of.message or f"{path} cannot be deleted")
+    git = session.git(repo)
+    if git is None:
+        raise EditRefused("deleting needs a git repo, so the file can come back from history")
+    base = of.data
+    if base is None:  # too large to load: the committed version is what is deleted
+        base = git.read_blob_or_none(of.head, path) if of.head else None
+    return writegate.write(session, repo, [Change(path, base, None, of.head)], f"Delete {path}")
+
+
+def link_to(path: str) -> str:
+    return f"[[{link_text_for(path)}]]"
+
+
+__all__ = [
+    "AmrGitError", "ConflictChoice", "ConflictError", "EditRefused", "Saved", "create_file", "delete_entry", "delete_file",
+    "insert_entry", "link_to", "move_entry", "rename_file", "replace_entry_line", "resolve_conflict", "write",
+]

@@ -1,0 +1,391 @@
+"""The state of one amr session: mounted repos, their files, links, lint and search index.
+
+Thread-safe: the app calls it from thread workers. It never touches a widget; the app turns
+what it returns into messages.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from amr_tui.core.format.parser import Document, is_markdown, parse
+from amr_tui.core.format.links import LinkState, resolve
+from amr_tui.core.lint.repo import Finding, RepoSnapshot, lint_repo
+from amr_tui.core.model import Diagnostic, Entry, Link, Severity
+from amr_tui.core.search.index import SearchHit, SearchIndex, SearchSession
+from amr_tui.git import GitRepo
+from amr_tui.git.errors import AmrGitError, UnsafeRepoError
+from amr_tui.git.worktree import sweep_temp_files
+from amr_tui.services.session.watch import Change, RepoInfo, WatchMixin
+from amr_tui.services.session.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files
+
+__all__ = ["Backlink", "Change", "LockedSearch", "OpenFile", "RepoInfo", "Session"]
+
+LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
+FULL_RELINT_MAX_DOCS = 400  # above this, a change re-lints its own files first (whole repo on a quiet poll)
+LOAD_BATCH = 100  # files parsed, then indexed in one batch and a short sleep (the UI thread gets the GIL)
+
+
+@dataclass(slots=True)
+class OpenFile:
+    repo: str
+    path: str
+    data: bytes | None  # None when not loaded (too large, unreadable)
+    doc: Document | None
+    head: str | None  # HEAD when it was read: the base of an edit
+    read_only: str | None = None  # why it cannot be edited, or None
+    message: str | None = None  # shown instead of the content when data is None
+
+
+@dataclass(frozen=True, slots=True)
+class Backlink:
+    path: str
+    line: int
+    text: str
+
+
+@dataclass(slots=True)
+class _RepoState:
+    mount: Mount
+    git: GitRepo | None
+    files: list[str] = field(default_factory=list)
+    escaping: set[str] = field(default_factory=set)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size)
+    docs: dict[str, Document] = field(default_factory=dict)
+    findings: dict[str, list[Finding]] = field(default_factory=dict)
+    history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
+    lint_stale: bool = False  # only the changed files were re-linted; the whole-repo checks are due
+    info: RepoInfo | None = None
+    info_stale: bool = True  # files or git state changed since the badge was read
+    info_at: float = 0.0  # time.monotonic() of the last badge read
+    head_sig: tuple | None = None  # amr_tui.git.watch signatures at the last look
+    git_sig: tuple | None = None
+
+
+class Session(WatchMixin):
+    def __init__(self, mounts: list[Mount]) -> None:
+        self.lock = threading.RLock()
+        self.index = SearchIndex()
+        self.repos: dict[str, _RepoState] = {}
+        self.refusals: dict[str, str] = {}  # repo -> why git refuses it (another owner...): read-only
+        self._services: dict[tuple[str, str], object] = {}
+        for mount in mounts:
+            try:
+                git = GitRepo(mount.root)
+            except UnsafeRepoError as exc:
+                git, mount = None, Mount(mount.name, mount.root, True)
+                self.refusals[mount.name] = str(exc)
+            except AmrGitError:
+                git = None
+            self.repos[mount.name] = _RepoState(mount, git)
+
+    # ------------------------------------------------------------------ loading
+    @property
+    def names(self) -> list[str]:
+        return list(self.repos)
+
+    def mount(self, repo: str) -> Mount:
+        return self.repos[repo].mount
+
+    def load(self, progress: Callable[[int, int], None] | None = None,
+             indexed: Callable[[], None] | None = None) -> None:
+        """Read every repo: files, documents and the search index (then ``indexed()``), then the
+        lint findings and each repo's badge."""
+        total_files = 0
+        listed: dict[str, tuple[list[str], set[str], dict[str, tuple[int, int]]]] = {}
+        for name, state in self.repos.items():
+            if name not in self.refusals:
+                sweep_temp_files(state.mount.root)  # leftovers of a save that was killed
+            listed[name] = scan_files(state.mount.root)
+            total_files += len(listed[name][0])
+        done = 0
+        if progress:
+            progress(0, total_files)
+        collecting = gc.isenabled()
+        gc.disable()  # parsing makes many small objects that live on: no point scanning them mid-load
+        try:
+            for name, state in self.repos.items():
+                files, escaping, stats = listed[name]
+                with self.lock:
+                    state.files, state.escaping = files, escaping
+                checked_dirs: dict[str, bool] = {}
+                with self.lock:
+                    state.stats.update(stats)
+                for at in range(0, len(files), LOAD_BATCH):
+                    docs: dict[str, Document] = {}
+                    batch = [(rel, self._parse_entries(state, rel, stats.get(rel), checked_dirs, docs))
+                             for rel in files[at:at + LOAD_BATCH]]
+                    with self.lock:
+                        state.docs.update(docs)
+                        self.index.set_files(name, batch)
+                    done += len(batch)
+                    if progress:
+                        progress(done, total_files)
+                    time.sleep(0.001)  # let the UI thread paint and take keys
+            if indexed:
+                indexed()
+            for name, state in self.repos.items():
+                self._relint(state)
+                self.refresh_info(name)
+        finally:
+            if collecting:
+                gc.enable()
+            gc.freeze()  # what was loaded stays; later collections skip it
+        if progress:
+            progress(total_files, total_files)
+
+    def _stat(self, state: _RepoState, rel: str) -> tuple[int, int] | None:
+        try:
+            st = os.lstat(state.mount.root / rel)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def _load_file(self, state: _RepoState, rel: str) -> None:
+        entries = self._read_entries(state, rel, self._stat(state, rel))
+        with self.lock:
+            self.index.set_file(state.mount.name, rel, entries)
+
+    def _read_entries(self, state: _RepoState, rel: str, st: tuple[int, int] | None) -> list[tuple[int, str]]:
+        """Read and parse one file (keeping its stat and document); its entries for the index."""
+        docs: dict[str, Document] = {}
+        entries = self._parse_entries(state, rel, st, None, docs)
+        with self.lock:
+            if st is not None:
+                state.stats[rel] = st
+            state.docs.update(docs)
+        return entries
+
+    @staticmethod
+    def _parse_entries(state: _RepoState, rel: str, st: tuple[int, int] | None,
+                       checked_dirs: dict[str, bool] | None, docs: dict[str, Document]) -> list[tuple[int, str]]:
+        """Parse one Markdown file into ``docs``; its entries for the index (no lock taken)."""
+        if rel in state.escaping or not is_markdown(rel) or st is None or st[1] > MAX_PARSE_BYTES:
+            return []
+        data = read_bytes(state.mount.root, rel, checked_dirs=checked_dirs)
+        if data is None:
+            return []
+        doc = docs[rel] = parse(data, rel)
+        return [(e.line, e.text) for e in doc.entries if e.text]
+
+    def _relint(self, state: _RepoState) -> None:
+        with self.lock:
+            snap = RepoSnapshot(state.mount.name, set(state.files), dict(state.docs), set(state.escaping),
+                                {p: s[1] for p, s in state.stats.items()})
+        if state.git is not None and state.mount.name not in self.refusals:
+            from amr_tui.services.batch.lintrun import repo_facts
+
+            repo_facts(snap, state.mount.root)
+        by_file: dict[str, list[Finding]] = {}
+        with self.lock:
+            extra = list(state.history_findings)
+        for finding in [*lint_repo(snap), *extra]:
+            by_file.setdefault(finding.path, []).append(finding)
+        with self.lock:
+            state.findings = by_file
+
+    def _relint_some(self, state: _RepoState, paths: list[str]) -> None:
+        """After a few files changed: a small repo is re-linted whole; a large one re-lints those
+        files now (their rules and links) and the whole-repo checks on the next quiet poll."""
+        if len(state.docs) <= FULL_RELINT_MAX_DOCS:
+            self._relint(state)
+            return
+        from amr_tui.core.lint.repo import lint_file
+
+        with self.lock:
+            snap = RepoSnapshot(state.mount.name, set(state.files), dict(state.docs), set(state.escaping),
+                                {p: s[1] for p, s in state.stats.items()})
+        fresh = {p: lint_file(snap, p) for p in paths if p in snap.documents}
+        with self.lock:
+            for p in paths:
+                state.findings.pop(p, None)
+            for p, found in fresh.items():
+                if found:
+                    state.findings[p] = found
+            state.lint_stale = True
+
+    def check_history(self, repo: str) -> int:
+        """Resurrected facts (AMR030) from git history; slow the first time. Returns how many."""
+        state = self.repos[repo]
+        if state.git is None or repo in self.refusals:
+            return 0
+        found = self.history(repo).resurrections()
+        with self.lock:
+            state.history_findings = list(found)
+        self._relint(state)
+        return len(found)
+
+    # ------------------------------------------------------------------- reads
+    def files(self, repo: str) -> list[str]:
+        with self.lock:
+            return list(self.repos[repo].files)
+
+    def info(self, repo: str) -> RepoInfo:
+        with self.lock:
+            info = self.repos[repo].info
+        return info if info is not None else self.refresh_info(repo)
+
+    def document(self, repo: str, path: str) -> Document | None:
+        with self.lock:
+            return self.repos[repo].docs.get(path)
+
+    def open(self, repo: str, path: str) -> OpenFile:
+        """Read a file for display or editing, with the HEAD it was read at."""
+        state = self.repos[repo]
+        if path in state.escaping or not path_is_safe(state.mount.root, path):
+            return OpenFile(repo, path, None, None, None, "outside the repo",
+                            f"{path} is outside the memory root (.., an absolute path, .git or a symlink that "
+                            f"leaves it); amr does not open it.")
+        head = None
+        if state.git is not None:
+            try:
+                head = state.git.head()
+            except AmrGitError:
+                head = None
+        st = self._stat(state, path)
+        if st is None:
+            return OpenFile(repo, path, None, None, head, "missing", f"{path} does not exist (yet).")
+        if st[1] > LARGE_FILE_BYTES:
+            return OpenFile(repo, path, None, None, head, "too large",
+                            f"{path} is {st[1] / 1e6:.1f} MB: too large to load into the editor. Open it with $EDITOR (ctrl+e).")
+        data = read_bytes(state.mount.root, path, LARGE_FILE_BYTES)
+        if data is None:
+            return OpenFile(repo, path, None, None, head, "unreadable", f"{path} cannot be read.")
+        doc = parse(data, path)
+        read_only = None
+        if state.mount.read_only:
+            read_only = self.refusal_note(repo) or "the repo is mounted read-only"
+        elif not doc.utf8:
+            read_only = "the file is not UTF-8 (amr keeps its bytes untouched)"
+        elif b"\0" in data:
+            read_only = "the file is binary"
+        if is_markdown(path):
+            with self.lock:
+                state.docs[path] = doc
+        return OpenFile(repo, path, data, doc, head, read_only)
+
+    def diagnostics(self, repo: str, path: str) -> list[Diagnostic]:
+        with self.lock:
+            return [f.diagnostic for f in self.repos[repo].findings.get(path, [])]
+
+    def marks(self, repo: str, path: str) -> dict[int, Severity]:
+        out: dict[int, Severity] = {}
+        for d in self.diagnostics(repo, path):
+            if d.line and (d.line not in out or d.severity.rank < out[d.line].rank):
+                out[d.line] = d.severity
+        return out
+
+    def resolve_link(self, repo: str, link: Link) -> tuple[LinkState, str | None, str | None]:
+        """(state, resolved path, suggestion). Links start at the root of the repo that holds them."""
+        state = self.repos[repo]
+        with self.lock:
+            files = set(state.files)
+            escaping = set(state.escaping)
+        res = resolve(link.target, files)
+        if res.state is LinkState.OK and res.path in escaping:
+            return LinkState.ESCAPES, None, None
+        return res.state, res.path, res.suggestion
+
+    def link_states(self, repo: str, doc: Document) -> dict[tuple[int, int], LinkState]:
+        state = self.repos[repo]
+        with self.lock:
+            files = set(state.files)
+            escaping = set(state.escaping)
+        lower = {f.lower(): f for f in files}
+        out: dict[tuple[int, int], LinkState] = {}
+        for link in doc.links:
+            res = resolve(link.target, files, lower)
+            st = LinkState.ESCAPES if res.state is LinkState.OK and res.path in escaping else res.state
+            out[(link.line, link.start)] = st
+        return out
+
+    def backlinks(self, repo: str, path: str) -> list[Backlink]:
+        state = self.repos[repo]
+        with self.lock:
+            files = set(state.files)
+            docs = dict(state.docs)
+        lower = {f.lower(): f for f in files}
+        out: list[Backlink] = []
+        for src in sorted(docs):
+            doc = docs[src]
+            for link in doc.links:
+                res = resolve(link.target, files, lower)
+                if res.state is LinkState.OK and res.path == path:
+                    entry = doc.entry_at(link.line)
+                    text = entry.text if entry else doc.lines[link.line - 1].text.strip()
+                    out.append(Backlink(src, link.line, text))
+        return out
+
+    def outgoing(self, repo: str, doc: Document) -> list[tuple[Link, LinkState, str | None]]:
+        states = self.link_states(repo, doc)
+        out = []
+        for link in doc.links:
+            st = states[(link.line, link.start)]
+            path = None
+            if st is LinkState.OK:
+                path = resolve(link.target, set(self.files(repo))).path
+            out.append((link, st, path))
+        return out
+
+    def entry(self, repo: str, path: str, line: int) -> Entry | None:
+        doc = self.document(repo, path)
+        return doc.entry_at(line) if doc else None
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        with self.lock:
+            return self.index.search(query, limit)
+
+    def search_session(self) -> "LockedSearch":
+        return LockedSearch(self)
+
+    def git(self, repo: str) -> GitRepo | None:
+        return self.repos[repo].git
+
+    def history(self, repo: str):
+        """The repo's HistoryService (one per repo, kept for the session; it holds a blob reader)."""
+        from amr_tui.services.history.provenance import HistoryService
+
+        with self.lock:
+            service = self._services.get(("history", repo))
+            if service is None:
+                service = HistoryService(self.repos[repo].mount)
+                self._services[("history", repo)] = service
+            return service
+
+    def dreams(self, repo: str):
+        """The repo's DreamService (pending dreaming runs and their review)."""
+        from amr_tui.services.dreams.runs import DreamService
+
+        with self.lock:
+            service = self._services.get(("dreams", repo))
+            if service is None:
+                service = DreamService(self.repos[repo].mount)
+                self._services[("dreams", repo)] = service
+            return service
+
+    def close(self) -> None:
+        with self.lock:
+            services = list(self._services.values())
+            self._services.clear()
+        for service in services:
+            try:
+                service.close()
+            except Exception:  # closing is best effort
+                pass
+
+
+class LockedSearch:
+    """A per-search-box session that narrows between keystrokes, safe to call from a worker."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._search = SearchSession(session.index)
+
+    def __call__(self, query: str, limit: int = 50) -> list[SearchHit]:
+        with self.session.lock:
+            return self._search.search(query, limit)

@@ -1,0 +1,201 @@
+"""Noticing change: the 1-second poll, the re-read after a save, and the repo badges (git status).
+
+Mixed into :class:`amr_tui.services.session.Session`. The re-index path (stat, parse, lint,
+search index) never waits for git: ``poll`` and ``reload_files`` only mark a repo's badge as
+stale, and ``refresh_stale_info`` runs ``git status`` afterwards, only for repos whose files or
+git state (``amr_tui.git.watch.state_signature``: a few stats under ``.git``) changed, and at
+least every ``INFO_MAX_AGE_S`` as a safety net.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import stat as _stat_mod
+import time
+from dataclasses import dataclass
+
+from amr_tui.git.errors import AmrGitError
+from amr_tui.git.watch import head_signature, state_signature
+from amr_tui.services.session.workspace import path_is_safe, scan_files
+
+INFO_MAX_AGE_S = 30.0  # repo badges are re-read at least this often, changed or not
+_OP_NOTES = {"merge": "merging", "rebase": "rebasing", "am": "applying patches", "cherry-pick": "cherry-picking",
+             "revert": "reverting", "bisect": "bisecting"}
+
+
+@dataclass(slots=True)
+class RepoInfo:
+    name: str
+    branch: str = ""
+    dirty: bool = False
+    ahead: int = 0
+    behind: int = 0
+    read_only: bool = False
+    note: str = ""
+    head: str | None = None
+    last_sync: str | None = None  # ISO time of the last successful sync
+    offline: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    repo: str
+    added: tuple[str, ...]
+    changed: tuple[str, ...]
+    removed: tuple[str, ...]
+    head_moved: bool
+
+    def describe(self) -> str:
+        parts = []
+        if self.changed:
+            parts.append("changed " + ", ".join(self.changed[:3]) + ("…" if len(self.changed) > 3 else ""))
+        if self.added:
+            parts.append("added " + ", ".join(self.added[:3]) + ("…" if len(self.added) > 3 else ""))
+        if self.removed:
+            parts.append("removed " + ", ".join(self.removed[:3]) + ("…" if len(self.removed) > 3 else ""))
+        if not parts and self.head_moved:
+            parts.append("new commit")
+        return f"{self.repo}: " + "; ".join(parts)
+
+
+class WatchMixin:
+    """Uses the Session's repos, lock, index, refusals, _load_file, _relint and _relint_some."""
+
+    # ----------------------------------------------------------------- changes
+    def poll(self) -> list[Change]:
+        """Find what changed on disk or in git since the last look, and re-index it.
+
+        Reads only: one walk of the work tree (with its stats) and a few stats under .git. No
+        git process runs here; the repos that changed get their badge re-read by
+        ``refresh_stale_info`` (``git status`` with optional locks off).
+        """
+        changes: list[Change] = []
+        for name, state in self.repos.items():
+            files, escaping, stats = scan_files(state.mount.root)
+            with self.lock:
+                old_files = set(state.files)
+                old_stats = dict(state.stats)
+            new_set = set(files)
+            added = sorted(new_set - old_files)
+            removed = sorted(old_files - new_set)
+            changed = sorted(p for p in new_set & old_files if stats.get(p) != old_stats.get(p))
+            with self.lock:
+                state.files, state.escaping = files, escaping
+                for p in removed:
+                    state.docs.pop(p, None)
+                    state.stats.pop(p, None)
+                    self.index.remove_file(name, p)
+            for p in added + changed:
+                self._load_file(state, p)
+            head_moved = self._git_moved(state)
+            if added or removed or changed or head_moved:
+                state.info_stale = True
+                self._relint_some(state, added + changed + removed)
+                changes.append(Change(name, tuple(added), tuple(changed), tuple(removed), head_moved))
+            elif state.lint_stale:
+                state.lint_stale = False
+                self._relint(state)  # a quiet moment: the whole-repo checks catch up
+        return changes
+
+    def _git_moved(self, state) -> bool:
+        """True when HEAD may have moved; marks the badge stale when any git state changed."""
+        if state.git is None or state.mount.name in self.refusals:
+            return False
+        try:
+            head_sig, sig = head_signature(state.git), state_signature(state.git)
+        except OSError:
+            return False
+        moved = state.head_sig is not None and head_sig != state.head_sig
+        if sig != state.git_sig:
+            state.info_stale = True
+        state.head_sig, state.git_sig = head_sig, sig
+        return moved
+
+    def reload_file(self, repo: str, path: str) -> None:
+        self.reload_files(repo, [path])
+
+    def reload_files(self, repo: str, paths: list[str]) -> None:
+        """Re-read these files after amr wrote them (a save, a rename): no walk of the repo, no git."""
+        state = self.repos[repo]
+        root = state.mount.root
+        present: list[str] = []
+        for path in dict.fromkeys(paths):
+            try:
+                st = os.lstat(root / path)
+            except OSError:
+                st = None
+            is_file = st is not None and (_stat_mod.S_ISREG(st.st_mode) or _stat_mod.S_ISLNK(st.st_mode))
+            with self.lock:
+                if is_file:
+                    if path not in state.files:
+                        bisect.insort(state.files, path)
+                    if _stat_mod.S_ISLNK(st.st_mode) and not path_is_safe(root, path):
+                        state.escaping.add(path)
+                    present.append(path)
+                elif path in state.files:
+                    state.files.remove(path)
+                    state.escaping.discard(path)
+                    state.docs.pop(path, None)
+                    state.stats.pop(path, None)
+                    self.index.remove_file(repo, path)
+        for path in present:
+            self._load_file(state, path)
+        self._relint_some(state, list(dict.fromkeys(paths)))
+        state.info_stale = True
+
+    # ------------------------------------------------------------ repo badges
+    def refresh_stale_info(self, max_age: float = INFO_MAX_AGE_S) -> list[str]:
+        """Re-read the badge (git status) of repos whose files or git state changed, or that were
+        not read for ``max_age`` seconds. Returns the repos whose badge now reads differently."""
+        now = time.monotonic()
+        out = []
+        for name, state in self.repos.items():
+            if state.info_stale or state.info is None or now - state.info_at >= max_age:
+                before = state.info
+                if self.refresh_info(name) != before:
+                    out.append(name)
+        return out
+
+    def refresh_info(self, repo: str) -> RepoInfo:
+        state = self.repos[repo]
+        self._git_moved(state)  # the signatures this status belongs to
+        state.info_stale = False
+        state.info_at = time.monotonic()
+        info = RepoInfo(repo, read_only=state.mount.read_only)
+        if repo in self.refusals:
+            info.note = self.refusal_note(repo)
+        elif state.git is None:
+            info.note = "not a git repo"
+        else:
+            try:
+                st = state.git.status()
+                info.branch = st.branch or ""
+                info.head = st.head
+                info.dirty = not st.is_clean
+                info.ahead = st.ahead or 0
+                info.behind = st.behind or 0
+                if st.detached:
+                    info.note = "detached"
+                elif st.is_empty_repo:
+                    info.note = "empty"
+                op = state.git.operation_in_progress()
+                if op:
+                    info.note = _OP_NOTES.get(op, op)
+                from amr_tui.services.sync.state import load_state
+
+                recorded = load_state(state.git)
+                info.last_sync = recorded.get("last_sync")
+                info.offline = bool(recorded.get("offline_since"))
+            except AmrGitError as exc:
+                info.note = str(exc)[:80]
+        with self.lock:
+            state.info = info
+        return info
+
+    def refusal_note(self, repo: str) -> str:
+        """Short reason a repo is read-only because git refuses it (empty when it does not)."""
+        why = self.refusals.get(repo, "")
+        if not why:
+            return ""
+        return "git refuses it: " + ("another user owns it" if "another user" in why else "its config points git elsewhere")

@@ -1,0 +1,285 @@
+"""Mounted memory repos on disk: discovery, file listing, loading into core snapshots.
+
+This is the glue between the disk (and git, through amr_tui.git) and the pure core.
+Both the CLI and the app go through it.
+"""
+
+from __future__ import annotations
+
+import errno
+import gc
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the parser and lint load on first use: `amr` imports this before its first frame
+    from amr_tui.core.format.parser import Document
+    from amr_tui.core.lint.repo import RepoSnapshot
+
+MEMORY_FILE = "MEMORY.md"  # as core.lint.MEMORY_FILE
+_MARKDOWN_SUFFIXES = (".md", ".markdown")  # as core.format.is_markdown
+
+
+def is_markdown(path: str) -> bool:
+    return path.lower().endswith(_MARKDOWN_SUFFIXES)
+
+MAX_PARSE_BYTES = 8 * 1024 * 1024  # larger files are listed but not parsed or loaded
+_SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    name: str
+    root: Path
+    read_only: bool = False
+
+
+def is_memory_repo(path: Path) -> bool:
+    """A git work tree whose top is ``path`` itself, with MEMORY.md at the top (the skill's rule)."""
+    return (path / ".git").exists() and (path / MEMORY_FILE).is_file()
+
+
+def looks_like_memory_root(path: Path) -> bool:
+    """MEMORY.md at the top, git or not (lint also runs on plain folders)."""
+    return (path / MEMORY_FILE).is_file()
+
+
+def find_repo_root(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` that holds MEMORY.md and .git (or just MEMORY.md)."""
+    path = path.resolve()
+    if path.is_file():
+        path = path.parent
+    fallback = None
+    for cand in (path, *path.parents):
+        if (cand / MEMORY_FILE).is_file():
+            if (cand / ".git").exists():
+                return cand
+            fallback = fallback or cand
+        if (cand / ".git").exists():
+            break
+    return fallback
+
+
+def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount]:
+    """Each path is a memory repo, a file inside one, or a folder that holds several."""
+    roots: list[Path] = []
+    for p in paths:
+        p = p.expanduser()
+        if not p.exists():
+            raise FileNotFoundError(f"no such file or folder: {p}")
+        if p.is_dir() and not looks_like_memory_root(p):
+            children = sorted(c for c in p.iterdir() if c.is_dir() and looks_like_memory_root(c))
+            if children:
+                roots.extend(c.resolve() for c in children)
+                continue
+        root = find_repo_root(p)
+        if root is None:
+            raise FileNotFoundError(f"{p} is not inside a memory repo (no MEMORY.md found)")
+        roots.append(root)
+    mounts: list[Mount] = []
+    seen: set[Path] = set()
+    names: set[str] = set()
+    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        name = root.name
+        if name in names:
+            name = f"{root.parent.name}/{root.name}"
+        names.add(name)
+        mounts.append(Mount(name, root, name in (read_only or set()) or root.name in (read_only or set())))
+    return mounts
+
+
+def list_files(root: Path) -> tuple[list[str], set[str]]:
+    """(files, symlinks pointing outside the root). Posix paths relative to the root, sorted."""
+    files, escaping, _ = scan_files(root)
+    return files, escaping
+
+
+def scan_files(root: Path) -> tuple[list[str], set[str], dict[str, tuple[int, int]]]:
+    """As ``list_files``, plus each file's (mtime_ns, size): one ``scandir`` walk, one lstat a file.
+
+    Folders named in ``_SKIP_DIRS`` are not entered; symlinked folders are never entered (and are
+    listed as escaping when they point outside the root); a symlinked file is listed, and escaping
+    when it points outside the root or into ``.git``.
+    """
+    files: list[str] = []
+    escaping: set[str] = set()
+    stats: dict[str, tuple[int, int]] = {}
+    root = root.resolve()
+    todo = [("", str(root))]
+    while todo:
+        rel_dir, dirpath = todo.pop()
+        try:
+            listing = os.scandir(dirpath)
+        except OSError:
+            continue
+        with listing:
+            for entry in listing:
+                name = entry.name
+                rel = f"{rel_dir}/{name}" if rel_dir else name
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if name in _SKIP_DIRS:
+                        continue
+                    if entry.is_symlink():
+                        if not Path(entry.path).resolve().is_relative_to(root):
+                            escaping.add(rel)
+                    else:
+                        todo.append((rel, entry.path))
+                    continue
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    target = Path(entry.path).resolve()
+                    if not target.is_relative_to(root) or ".git" in target.relative_to(root).parts:
+                        escaping.add(rel)
+                elif not stat.S_ISREG(st.st_mode):
+                    continue
+                if name.startswith(".amr-tmp-"):
+                    continue
+                files.append(rel)
+                stats[rel] = (st.st_mtime_ns, st.st_size)
+    files.sort()
+    return files, escaping, stats
+
+
+def path_is_safe(root: Path, rel: str) -> bool:
+    """False for ``..``, absolute paths, ``.git`` (any case, trailing dots) and paths whose real
+    location (symlinked folders resolved) is outside the root or in ``.git``. Names with control
+    characters may be read (they are shown with visible stand-ins); amr_tui.git refuses to write them."""
+    if not rel or "\0" in rel or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
+        return False
+    parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or ".." in parts or any(p.rstrip(" .").casefold() == ".git" for p in parts):
+        return False
+    # Path.resolve() semantics on strings (a load checks 2,000 paths: pathlib was half the cost):
+    # realpath, then a stat that turns a symlink loop into a refusal.
+    root_real = _resolve(os.fspath(root), loop_ok=False)
+    try:
+        real = _resolve(os.path.join(root_real, *parts), loop_ok=True)
+    except (OSError, RuntimeError, ValueError):
+        return False
+    if real is None:
+        return False
+    prefix = root_real if root_real.endswith(os.sep) else root_real + os.sep
+    if real == root_real or not real.startswith(prefix):
+        return False
+    return not any(p.rstrip(" .").casefold() == ".git" for p in real[len(prefix):].split(os.sep))
+
+
+def _resolve(path: str, *, loop_ok: bool) -> str | None:
+    """``str(Path(path).resolve())``; a symlink loop gives None (``loop_ok``) or RuntimeError."""
+    real = os.path.realpath(path)
+    try:
+        os.stat(real)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            if loop_ok:
+                return None
+            raise RuntimeError(f"Symlink loop from {exc.filename!r}") from None
+    return real
+
+
+def read_bytes(root: Path, rel: str, max_bytes: int = MAX_PARSE_BYTES, *,
+               checked_dirs: dict[str, bool] | None = None) -> bytes | None:
+    """Read a file inside the root without following symlinks; None when too large or unsafe.
+
+    ``checked_dirs`` (folder -> safe), shared across the reads of one load, checks each folder
+    once: the file itself is opened with O_NOFOLLOW, so a safe folder and a plain name are a
+    safe path (the same answer as ``path_is_safe`` on the whole path, for a fraction of the cost).
+    """
+    if checked_dirs is None or "\\" in rel or rel.startswith("/") or (len(rel) > 1 and rel[1] == ":"):
+        if not path_is_safe(root, rel):
+            return None
+    else:
+        folder, _, name = rel.rpartition("/")
+        if not name or "\0" in name or name in (".", "..") or name.rstrip(" .").casefold() == ".git":
+            return None
+        safe = checked_dirs.get(folder)
+        if safe is None:
+            safe = checked_dirs[folder] = True if folder == "" else path_is_safe(root, folder)
+        if not safe:
+            return None
+    full = root / rel
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+            return None
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def load_document(root: Path, rel: str, *, check: bool = True) -> Document | None:
+    if not is_markdown(rel):
+        return None
+    data = read_bytes(root, rel)
+    if data is None:
+        return None
+    from amr_tui.core.format.parser import parse
+
+    return parse(data, rel, check=check)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while many files are parsed.
+
+    Parsed documents hold no reference cycles, but each one is hundreds of objects, and the
+    collector's full passes walk every object again as the heap grows: at 100,000 entries
+    that was about half the time of parsing. Objects are still freed by reference counting.
+    The previous state is restored (another thread may have paused it too).
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def load_snapshot(mount: Mount) -> RepoSnapshot:
+    with paused_gc():
+        return _load_snapshot(mount)
+
+
+def _load_snapshot(mount: Mount) -> RepoSnapshot:
+    from amr_tui.core.lint.repo import RepoSnapshot
+    files, escaping = list_files(mount.root)
+    documents: dict[str, Document] = {}
+    sizes: dict[str, int] = {}
+    for rel in files:
+        if rel in escaping:
+            continue
+        try:
+            sizes[rel] = os.lstat(mount.root / rel).st_size
+        except OSError:
+            continue
+        if is_markdown(rel):
+            doc = load_document(mount.root, rel)
+            if doc is not None:
+                documents[rel] = doc
+    return RepoSnapshot(mount.name, set(files), documents, escaping, sizes)

@@ -1,0 +1,115 @@
+"""Finishing a sync that stopped on conflicts: describe them, apply the chosen resolutions.
+
+The resolution view (and ``amr sync --resolve``) works on a :class:`PendingMerge`:
+``pending.files`` lists each file with its conflicts in order; each conflict has ``ours``,
+``base`` and ``theirs`` lines. A choice per conflict is ``"ours"``, ``"theirs"``, ``"base"``,
+``"both"`` or a list of lines (an edit). :func:`preview` shows a file with the choices applied;
+:func:`resolve` commits the merge (two parents: our tip then, and theirs), moves the branch and
+work tree to it (compare-and-swap; if an agent committed meanwhile, that commit is merged in
+too), then syncs again to push it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from amr_tui.core.merge.parts import BOTH, Choice
+from amr_tui.git import GitRepo
+from amr_tui.git.errors import AmrGitError, RefMovedError
+from amr_tui.git.merging import WorktreeBusyError, commit_tree, merge_commits, tree_with_files
+from amr_tui.services.sync.run import (
+    CONFLICT, ERROR, PendingMerge, Progress, SyncResult, integrate, repo_lock, sync,
+)
+from amr_tui.services.sync.state import describe_path, load_state, now_iso, update_state
+
+Choices = Mapping[str, Mapping[int, Choice]]  # path -> conflict index -> choice
+
+
+def pending_merge(root: str | os.PathLike[str]) -> PendingMerge | None:
+    """The merge the last sync stopped on, recomputed from its two commits (None: nothing pending,
+    or the commits are gone)."""
+    repo = GitRepo(root)
+    rec = load_state(repo).get("pending")
+    if not isinstance(rec, dict):
+        return None
+    ours, theirs = str(rec.get("ours", "")), str(rec.get("theirs", ""))
+    if repo.resolve(ours) is None or repo.resolve(theirs) is None:
+        return None
+    tm = merge_commits(repo, ours, theirs)
+    files = tuple(f for f in (describe_path(repo, cp) for cp in tm.conflicts)
+                  if f.whole_file or f.result is None or not f.result.clean)
+    if not files:
+        return None
+    return PendingMerge(repo.root, str(rec.get("remote", "origin")), str(rec.get("branch", "")),
+                        ours, theirs, tm.tree, files)
+
+
+def all_choice(pending: PendingMerge, choice: str) -> dict[str, dict[int, Choice]]:
+    """The same choice for every conflict (``"both"`` keeps every side's lines: nothing is lost).
+    Whole files take ``"ours"`` for ``"both"``... unless ours deleted it: then ``"theirs"``."""
+    out: dict[str, dict[int, Choice]] = {}
+    for f in pending.files:
+        if f.whole_file:
+            pick = choice if choice != BOTH else ("ours" if f.ours is not None else "theirs")
+            out[f.path] = {0: pick}
+        else:
+            out[f.path] = {c.index: choice for c in f.conflicts}
+    return out
+
+
+def preview(pending: PendingMerge, path: str, choices: Mapping[int, Choice]) -> bytes | None:
+    """One file with these choices applied (unchosen conflicts keep their markers)."""
+    for f in pending.files:
+        if f.path == path:
+            if f.result is None:
+                pick = choices.get(0)
+                return {"ours": f.ours, "theirs": f.theirs, "base": f.base}.get(str(pick), f.ours)
+            return f.result.resolve(choices)
+    raise KeyError(path)
+
+
+def resolve(root: str | os.PathLike[str], choices: Choices, *, push_after: bool = True,
+            progress: Progress | None = None, pending: PendingMerge | None = None) -> SyncResult:
+    """Commit the pending merge with ``choices`` for every conflict, then sync (push).
+
+    Raises ValueError when a conflict has no choice or a choice is invalid; returns a
+    ``"conflict"`` result when an agent's newer commit conflicts with the resolution.
+    """
+    repo = GitRepo(root)
+    pending = pending or pending_merge(root)
+    if pending is None:
+        raise ValueError("nothing to resolve: no sync is waiting on a conflict")
+    changes: dict[str, bytes | None] = {}
+    for f in pending.files:
+        changes[f.path] = f.resolved_bytes(choices.get(f.path, {}))
+    with repo_lock(repo):
+        tree = tree_with_files(repo, pending.tree, changes)
+        label = f"{pending.remote}/{pending.branch}"
+        merge = commit_tree(repo, tree, [pending.ours, pending.theirs],
+                            f"Merge {label} into {pending.branch} (amr sync, conflicts resolved)")
+        for _attempt in range(5):
+            try:
+                outcome, head, again, _risen, _auto = integrate(repo, pending.branch, merge, "the resolved merge")
+                break
+            except (RefMovedError, WorktreeBusyError):
+                continue
+        else:
+            return SyncResult(ERROR, "the branch kept moving; try resolving again", Path(repo.root))
+        if outcome == "conflict":
+            assert again is not None
+            update_state(repo, pending={"ours": again.ours, "theirs": again.theirs, "remote": pending.remote,
+                                        "branch": pending.branch, "recorded": now_iso(),
+                                        "paths": [f.path for f in again.files]})
+            fresh = PendingMerge(repo.root, pending.remote, pending.branch, again.ours, again.theirs,
+                                 again.tree, again.files)
+            return SyncResult(CONFLICT, "a newer local commit conflicts with the resolution", repo.root,
+                              pending.remote, pending.branch, head, pending=fresh)
+        update_state(repo, pending=None)
+    if not push_after:
+        return SyncResult("synced", "resolved (not pushed)", repo.root, pending.remote, pending.branch, head)
+    try:
+        return sync(root, remote=pending.remote, branch=pending.branch, progress=progress)
+    except AmrGitError as exc:  # pragma: no cover - sync reports its own errors
+        return SyncResult(ERROR, str(exc), repo.root)
