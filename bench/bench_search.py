@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from corpus import entry_texts, generate_files, iter_index_input  # noqa: E402
 
-from amr_tui.core.search import SearchIndex, SearchSession  # noqa: E402
+from amr_tui.core.search.index import SearchIndex, SearchSession  # noqa: E402
 
 # Each script is what the user types; "\b" is a backspace.
 SCRIPTS = [

@@ -25,7 +25,7 @@ def history(root: Path, repeats: int) -> list[Row]:
     m = manifest(root)
     tracked = m["tracked"]
     try:
-        from amr_tui.services.history import HistoryService
+        from amr_tui.services.history.provenance import HistoryService
     except ImportError:
         return [pending("History: an entry's timeline vs `git log -S`", "services.history not available",
                         f"ratio <= {TIMELINE_RATIO:g}"),
@@ -72,8 +72,8 @@ def review(root: Path, repeats: int) -> list[Row]:
     files_row = f"Review: a {m['dream_files']}-file dreaming run, its file list painted after opening"
     summary_row = "Review: the entry-level summary filled in (background)"
     try:
-        from amr_tui.screens.review import RunReviewScreen
-        from amr_tui.services.dreams import DreamService
+        from amr_tui.screens.review.screen import RunReviewScreen
+        from amr_tui.services.dreams.runs import DreamService
     except ImportError as exc:
         return [pending(files_row, f"not available ({exc})", f"< {REVIEW_MS:g} ms"),
                 pending(summary_row, f"not available ({exc})")]

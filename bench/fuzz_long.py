@@ -53,7 +53,7 @@ def gen_lines(rng: random.Random, n: int) -> list[bytes]:
 
 
 def check_parse(data: bytes, path: str) -> None:
-    from amr_tui.core.format import parse, serialize
+    from amr_tui.core.format.parser import parse, serialize
 
     doc = parse(data, path)
     if serialize(doc) != data or doc.to_bytes() != data:
@@ -70,7 +70,7 @@ def make_merge_bytes(rng: random.Random) -> tuple:
 
 
 def check_merge_bytes(case: tuple) -> None:
-    from amr_tui.core.merge import merge3
+    from amr_tui.core.merge.three_way import merge3
 
     merge3(*case)
 
@@ -95,7 +95,7 @@ def make_merge_structured(rng: random.Random) -> tuple:
 
 
 def check_merge_structured(case: tuple) -> None:
-    from amr_tui.core.merge import merge3
+    from amr_tui.core.merge.three_way import merge3
 
     base, ours, theirs, path = case
     added = [ln for side in (ours, theirs) for ln in side.replace(b"\r\n", b"\n").split(b"\n")

@@ -99,9 +99,9 @@ def make_repo(base: Path, agents: int) -> Path:
 def run_soak(saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: int = 1,
              base: Path | None = None) -> dict:
     from amr_tui.git import ConflictError, DirtyFileError, RefMovedError
-    from amr_tui.services import editing
-    from amr_tui.services.session import Session
-    from amr_tui.services.workspace import discover
+    from amr_tui.services.session import editing
+    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.workspace import discover
 
     rng = random.Random(seed)
     base = Path(base or tempfile.mkdtemp(prefix="amr-soak-"))

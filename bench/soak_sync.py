@@ -165,7 +165,7 @@ class SaveWriter:
             time.sleep(0.1)
 
     def _sync_loop(self, stop: threading.Event) -> None:
-        from amr_tui.services.sync import sync
+        from amr_tui.services.sync.run import sync
 
         while not stop.wait(self.sync_every):
             res = sync(self.clone, attempts=8)
@@ -212,7 +212,7 @@ class SoakReport:
 def run_soak(work: Path, url: str, bare: Path, *, agents: int = 3, seconds: float = 20.0,
              sync_every: float = 1.0) -> SoakReport:
     """Run the soak against the served repo ``url`` (``bare`` is its path on disk)."""
-    from amr_tui.services.sync import sync
+    from amr_tui.services.sync.run import sync
 
     clones = []
     for i in range(agents + 1):

@@ -322,8 +322,8 @@ def _watch_worktree_writes(clones: dict[str, Path], current: threading.local) ->
         return inner
 
     targets = [("amr_tui.git.gate", "_move_checked_out"), ("amr_tui.git.commit", "_write_worktree"),
-               ("amr_tui.git.merging", "advance_branch"), ("amr_tui.services.sync", "advance_branch"),
-               ("amr_tui.services.sync", "integrate")]
+               ("amr_tui.git.merging", "advance_branch"), ("amr_tui.services.sync.run", "advance_branch"),
+               ("amr_tui.services.sync.run", "integrate")]
     for modname, attr in targets:
         mod = importlib.import_module(modname)
         fn = getattr(mod, attr, None)
@@ -336,11 +336,11 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
               seed: int = 1, base: Path | None = None, log=None) -> dict:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from amr_tui.services import editing
-    from amr_tui.services.history import HistoryService
-    from amr_tui.services.session import Session
-    from amr_tui.services.sync import sync
-    from amr_tui.services.workspace import discover
+    from amr_tui.services.session import editing
+    from amr_tui.services.history.provenance import HistoryService
+    from amr_tui.services.session.state import Session
+    from amr_tui.services.sync.run import sync
+    from amr_tui.services.session.workspace import discover
 
     say = log or (lambda _msg: None)
     # The merge driver git runs during a sync (python -m amr_tui) must be this same code.

@@ -25,7 +25,7 @@ TODAY = _dt.date(2026, 11, 29)
 
 
 async def shoot(vm: Path) -> None:
-    from amr_tui.screens.main import Place
+    from amr_tui.screens.main.screen import Place
 
     async def ready(pilot) -> None:
         """Loaded and quiet: the file open, the lint marks in, no worker running."""

@@ -62,7 +62,7 @@ async def ready(pilot, app: AmrApp) -> None:
 
 
 async def open_file(pilot, app: AmrApp, repo: str, path: str) -> None:
-    from amr_tui.screens.main import Place
+    from amr_tui.screens.main.screen import Place
 
     app.screen.open_place(Place(repo, path, 0))
     await wait_for(pilot, lambda: cur(app) and (cur(app).repo, cur(app).path) == (repo, path), what=path)

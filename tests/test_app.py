@@ -16,7 +16,7 @@ def current(app):
 
 
 async def open_file(pilot, app, repo: str, path: str, line: int = 0):
-    from amr_tui.screens.main import Place
+    from amr_tui.screens.main.screen import Place
 
     app.screen.open_place(Place(repo, path, line))
     await wait_for(pilot, lambda: current(app) and current(app).path == path and current(app).repo == repo, what=f"{path} open")
@@ -299,7 +299,7 @@ async def test_user_and_agent_both_append_at_the_end_without_conflict(demo):
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(pilot, app)
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         app.screen.open_place(Place("memory-alice", "tooling/bun.md", 0))
         await wait_for(pilot, lambda: current(app).path == "tooling/bun.md", what="open")
@@ -322,7 +322,7 @@ async def test_screen_stays_usable_while_indexing(demo):
     """The screen is never covered by Textual's loading spinner while the repos are indexed."""
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        from amr_tui.screens.main import MainScreen
+        from amr_tui.screens.main.screen import MainScreen
 
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="main screen")
         assert app.screen.loading is False

@@ -9,7 +9,7 @@ from pathlib import Path
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.file_editor import FileEditScreen
-from amr_tui.screens.main import MainScreen
+from amr_tui.screens.main.screen import MainScreen
 from tests.apphelpers import app_for, git, ready, wait_for
 
 SIZE = (130, 38)

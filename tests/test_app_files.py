@@ -199,7 +199,7 @@ async def test_draft_survives_navigation(demo):
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
         inp.value = "Half-written fact"
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         app.screen.leave_file(lambda: app.screen.open_place(Place("memory-alice", "team_structure.md", 0)))
         await wait_for(pilot, lambda: cur(app).path == "team_structure.md", what="navigated")
@@ -276,7 +276,7 @@ async def test_the_last_file_asked_for_is_the_one_shown(make_repo):
     """Opens run in workers: a big file asked for first finishes after a small one asked for next.
     The small one stays shown (it once flipped back to the big one), and a reload meanwhile
     reads the file being opened, not the one on screen."""
-    from amr_tui.screens.main import Place
+    from amr_tui.screens.main.screen import Place
 
     big = "".join(f"- Fact {k} about service {k % 97} [source: https://e.com/s/{k}; added: 2026-01-01]\n" for k in range(6000))
     repo = make_repo("mem", {"MEMORY.md": "# Memory\n\n## Index\n- [[big]]\n- [[small]]\n", "big.md": big,

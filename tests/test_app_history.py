@@ -8,7 +8,7 @@ from textual.widgets import DataTable, OptionList
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.screens.forgotten import ForgottenScreen
 from amr_tui.screens.history import FileHistoryScreen, TimelineScreen
-from amr_tui.screens.review import DreamListScreen, RunReviewScreen
+from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.side_by_side import SideBySide
 from tests.apphelpers import app_for, cur, git, ready, screen_text, shown, wait_for
@@ -37,7 +37,7 @@ async def test_entry_timeline_and_reblame(demo):
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         app.screen.open_place(Place("memory-alice", "projects/website.md", 0))
         await wait_for(pilot, lambda: cur(app).path == "projects/website.md", what="open")
@@ -145,7 +145,7 @@ async def test_resurrected_fact_is_marked_in_the_entry_view(make_repo):
         await ready(pilot, app)
         await wait_for(pilot, lambda: any(n.title == "Resurrected facts" for n in app._notifications), timeout=20,
                        what="resurrection notice")
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         app.screen.open_place(Place("mem", "notes.md", 0))
         await wait_for(pilot, lambda: cur(app).path == "notes.md", what="open")

@@ -53,7 +53,7 @@ async def test_whole_file_edit_commits_and_keeps_crlf(demo):
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         app.screen.open_place(Place("memory-alice", "tooling/bun.md", 0))
         await wait_for(pilot, lambda: cur(app).path == "tooling/bun.md", what="open")
@@ -101,7 +101,7 @@ async def test_lint_marks_in_gutter(demo):
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot, app)
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         app.screen.open_place(Place("memory-bob", "deploys.md", 0))
         await wait_for(pilot, lambda: cur(app).path == "deploys.md", what="open")

@@ -72,8 +72,8 @@ from amr_tui.git.errors import ConflictError
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.file_editor import FileEditScreen
-from amr_tui.screens.main import MainScreen
-from amr_tui.services import editing
+from amr_tui.screens.main.screen import MainScreen
+from amr_tui.services.session import editing
 from tests.apphelpers import app_for
 
 SIZE = (130, 38)

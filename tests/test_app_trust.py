@@ -67,7 +67,7 @@ async def test_t_never_commits_someone_elses_uncommitted_line(make_repo) -> None
         await ready(pilot, app)
         with (root / "projects/website.md").open("a") as f:
             f.write("- Uncommitted agent line\n")
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         app.screen.open_place(Place("memory", "projects/website.md", 3))
         await wait_for(pilot, lambda: cur(app).path == "projects/website.md"

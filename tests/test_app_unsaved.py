@@ -10,7 +10,7 @@ from textual.widgets import OptionList, TextArea
 
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.screens.file_editor import FileEditScreen
-from amr_tui.screens.main import MainScreen
+from amr_tui.screens.main.screen import MainScreen
 from amr_tui.widgets.entry_view import EntryView
 from tests.apphelpers import app_for, cur, git, open_file, ready, screen_text, settle, shown, wait_for
 
@@ -407,7 +407,7 @@ async def _edit_first_entry_here(pilot, app):
 
 
 async def _review_edit_prompt(pilot, app):
-    from amr_tui.screens.review import DreamListScreen, RunReviewScreen
+    from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 
     await pilot.press("V")
     await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs")
@@ -428,7 +428,7 @@ async def _review_edit_prompt(pilot, app):
 
 async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(demo):
     """The review's "Edit the entry, then accept it" prompt dropped a typed change on esc and ctrl+q."""
-    from amr_tui.screens.review import RunReviewScreen
+    from amr_tui.screens.review.screen import RunReviewScreen
 
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:

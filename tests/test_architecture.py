@@ -19,7 +19,7 @@ def test_import_contracts_kept():
 
 def test_core_imports_nothing_outside_the_standard_pure_set():
     banned = ("import textual", "from textual", "import rich", "from rich", "import git\n", "from git ", "subprocess", "open(")
-    for path in (ROOT / "amr_tui" / "core").glob("*.py"):
+    for path in (ROOT / "amr_tui" / "core").rglob("*.py"):
         text = path.read_text()
         for word in banned:
             assert word not in text, f"{path.name} uses {word!r}"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.core.format import parse, serialize
-from amr_tui.core.jsonout import entries_json
+from amr_tui.core.format.parser import parse, serialize
+from amr_tui.core.format.jsonout import entries_json
 
 CASES_DIR = Path(__file__).parent / "conformance" / "cases"
 

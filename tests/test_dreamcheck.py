@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.core.entrydiff import ChangeKind
-from amr_tui.services.dreams import DreamService
+from amr_tui.core.diff.entries import ChangeKind
+from amr_tui.services.dreams.runs import DreamService
 from tests.historyhelpers import branch_commit, git, new_repo
 
 MEMORY = "# Memory\n\n## Index\n- [[old]]\n- [[keep]]\n- [[gone-already]]\n"

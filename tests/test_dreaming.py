@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from amr_tui.core.dreaming import dream, follow_renames
+from amr_tui.core.dreams.clean import dream, follow_renames
 from amr_tui.core.tombstones import TOMBSTONE_PATH
-from amr_tui.services.dreams import DreamService
+from amr_tui.services.dreams.runs import DreamService
 from tests.historyhelpers import commit, git, new_repo, tree_at
 
 TODAY = dt.date(2026, 10, 8)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.core.entrydiff import ChangeKind
+from amr_tui.core.diff.entries import ChangeKind
 from amr_tui.git.errors import DirtyFileError
-from amr_tui.services.dreams import DreamError, DreamService
+from amr_tui.services.dreams.runs import DreamError, DreamService
 from tests.historyhelpers import DEVIN, DEVIN_BRANCH, branch_commit, commit, devin_repo, git, new_repo, snapshot, tree_at
 
 RUN = "devin-launch"

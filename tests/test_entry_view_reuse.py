@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import App
 
-from amr_tui.core.format import parse
-from amr_tui.core.links import LinkState
+from amr_tui.core.format.parser import parse
+from amr_tui.core.format.links import LinkState
 from amr_tui.widgets.entry_view import EntryView
 
 BEFORE = ("# Notes\n\n- Redis on 6380 see [[infra/redis]] [source: https://example.com/s/1; added: 2026-01-02]\n"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from amr_tui.core.entryalign import align, entry_line_counts, file_summaries
-from amr_tui.core.entrydiff import ChangeKind, diff_entries, entry_of_line
-from amr_tui.core.entrydiff_text import diff_json, summary_lines
+from amr_tui.core.diff.align import align, entry_line_counts, file_summaries
+from amr_tui.core.diff.entries import ChangeKind, diff_entries, entry_of_line
+from amr_tui.core.diff.text import diff_json, summary_lines
 from amr_tui.core.tombstones import FactMatcher
 from tests.historyhelpers import DEVIN, snapshot
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.format import parse, serialize
-from amr_tui.core.merge import merge3
+from amr_tui.core.format.parser import parse, serialize
+from amr_tui.core.merge.three_way import merge3
 
 _spec = importlib.util.spec_from_file_location("fuzz_long", Path(__file__).parent.parent / "bench" / "fuzz_long.py")
 fuzz_long = importlib.util.module_from_spec(_spec)

@@ -13,8 +13,8 @@ from amr_tui.core.tombstones import TOMBSTONE_PATH, parse_tombstones
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
-from amr_tui.services.forgotten import _commit_with_retries
-from amr_tui.services.history import HistoryService, resurrections
+from amr_tui.services.history.forgotten import _commit_with_retries
+from amr_tui.services.history.provenance import HistoryService, resurrections
 from tests.historyhelpers import commit, git, new_repo
 
 S = "https://example.com/sessions"
@@ -202,7 +202,7 @@ def test_blob_reader_uses_gitpython_lazily_and_ignores_git_dir(tmp_path: Path, m
 
 
 def test_hostile_names_and_text_do_not_break_history_or_review(make_repo) -> None:
-    from amr_tui.services.dreams import DreamService
+    from amr_tui.services.dreams.runs import DreamService
 
     root = make_repo("m", {"MEMORY.md": "# M\n\n## Index\n", "evil\nname.md": "- line one [source: https://x/1]\n",
                            "ctl\x1b.md": "- \x1b[2J wipe [source: https://x/2]\n"})

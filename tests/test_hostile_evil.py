@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from amr_tui.git import ConflictError, GitRepo
-from amr_tui.services import editing
-from amr_tui.services.lintrun import fix_repo
-from amr_tui.services.session import Session
-from amr_tui.services.workspace import discover
+from amr_tui.services.session import editing
+from amr_tui.services.batch.lintrun import fix_repo
+from amr_tui.services.session.state import Session
+from amr_tui.services.session.workspace import discover
 from tests.hostilehelpers import (
     FORBIDDEN,
     EvilRepo,

@@ -12,9 +12,9 @@ import pytest
 
 from amr_tui.git import GitRepo
 from amr_tui.git.worktree import UnsafePathError, atomic_write, read_file, remove_file
-from amr_tui.services import editing
-from amr_tui.services.session import OpenFile, Session
-from amr_tui.services.workspace import discover, read_bytes
+from amr_tui.services.session import editing
+from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.workspace import discover, read_bytes
 from tests.hostilehelpers import init_repo, run_amr
 
 SECRET = b"TOP-SECRET outside the memory root\n"
@@ -125,7 +125,7 @@ async def test_following_escaping_links_in_the_app_opens_nothing(repo: Path) -> 
                 await pilot.press("n")
             assert screen.current.path == "MEMORY.md"
         assert any("leaves the memory root" in str(n.message) for n in app._notifications)
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         screen.open_place(Place("memory", "out-link.md", 0))
         await wait_for(pilot, lambda: screen.current.path == "out-link.md", what="open the symlink")

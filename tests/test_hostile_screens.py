@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from amr_tui.screens.conflict import ConflictScreen
-from amr_tui.screens.main import MainScreen, Place
+from amr_tui.screens.main.screen import MainScreen, Place
 from tests.apphelpers import app_for, wait_for
 from tests.hostilehelpers import (
     LITERALS,

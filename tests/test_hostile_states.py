@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.edit import delete_lines, insert_lines, replace_line
-from amr_tui.core.format import parse
+from amr_tui.core.format.edit import delete_lines, insert_lines, replace_line
+from amr_tui.core.format.parser import parse
 from amr_tui.git import DetachedHeadError, GitRepo, LockedError, NoIdentityError, OperationInProgressError
-from amr_tui.services import editing
-from amr_tui.services.session import Session
-from amr_tui.services.workspace import discover
+from amr_tui.services.session import editing
+from amr_tui.services.session.state import Session
+from amr_tui.services.session.workspace import discover
 from tests.apphelpers import app_for, screen_text, wait_for
 from tests.hostilehelpers import detach, git, init_repo, start_merge, start_rebase
 
@@ -182,7 +182,7 @@ async def test_app_with_every_odd_state_mounted(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         await wait_for(pilot, lambda: all(w in screen_text(app) for w in ("(empty)", "(detached)", "(merging)",
                                                                            "(rebasing)")), what="badges")
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         for name in ("detached", "merging", "rebasing"):
             app.screen.open_place(Place(name, "MEMORY.md", 0))
@@ -221,7 +221,7 @@ def test_odd_files_open_read_only_and_keep_their_bytes(repo: Path) -> None:
     for of in (latin, binary, image):
         with pytest.raises(editing.EditRefused):
             editing.write(s, of, b"- replaced\n", "edit")
-    from amr_tui.services.lintrun import fix_repo
+    from amr_tui.services.batch.lintrun import fix_repo
 
     fix_repo(s.mount("memory"))
     s.poll()
@@ -249,7 +249,7 @@ async def test_app_odd_files_whole_file_edit_keeps_crlf_bom_and_no_final_newline
     big.write_bytes(b"- x\n" * (50 * 1024 * 1024 // 4))
     async with app.run_test(size=(140, 36)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         for rel, shown in (("odd/huge.md", "too large to load"), ("odd/latin1.md", "not UTF-8"),
                            ("odd/binary.md", "binary"), ("odd/image.png", "binary")):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from amr_tui.core.format import parse
-from amr_tui.core.lint import RepoSnapshot, apply_edits, fix_edits, lint_repo
-from amr_tui.core.rules import CODES
+from amr_tui.core.format.parser import parse
+from amr_tui.core.lint.repo import RepoSnapshot, apply_edits, fix_edits, lint_repo
+from amr_tui.core.format.rules import CODES
 
 INDEX = "# Memory\n\n## Index\n"
 
@@ -345,7 +345,7 @@ def test_amr012_a_symlink_out_of_the_root_is_reported_not_an_orphan():
 
 
 def test_amr013_fix_only_for_tracked_files_and_writable_names():
-    from amr_tui.core.lint import without_untracked_links
+    from amr_tui.core.lint.repo import without_untracked_links
 
     files = {"MEMORY.md": INDEX, "tracked.md": "- t\n", "untracked.md": "- u\n", "odd]].md": "- o\n"}
     found = without_untracked_links(lint_repo(snap(files)), {"MEMORY.md", "tracked.md", "odd]].md"})

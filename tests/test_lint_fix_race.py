@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from amr_tui.services.lintrun import fix_repo
-from amr_tui.services.workspace import discover
+from amr_tui.services.batch.lintrun import fix_repo
+from amr_tui.services.session.workspace import discover
 from tests.conftest import git
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from amr_tui.core.linediff import diff_hunks
-from amr_tui.core.merge import merge3
-from amr_tui.core.mergeparts import DELETED_OURS, DELETED_THEIRS, EDITED_BOTH, merge_metadata
+from amr_tui.core.merge.linediff import diff_hunks
+from amr_tui.core.merge.three_way import merge3
+from amr_tui.core.merge.parts import DELETED_OURS, DELETED_THEIRS, EDITED_BOTH, merge_metadata
 
 HEAD = "# Findings\n\n"
 A = "- Database: queries are fast [source: s/301]"

@@ -9,7 +9,7 @@ from pathlib import Path
 from amr_tui.git import GitRepo
 from amr_tui.git.merging import merge_commits
 from amr_tui.git.mergedriver import amr_driver_command, configured_merge_drivers
-from amr_tui.services.gitattrs import attributes_with_driver, undefined_merge_drivers
+from amr_tui.services.sync.gitattrs import attributes_with_driver, undefined_merge_drivers
 from tests.synchelpers import amr, git
 
 

@@ -18,8 +18,8 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.format import parse
-from amr_tui.core.merge import merge3
+from amr_tui.core.format.parser import parse
+from amr_tui.core.merge.three_way import merge3
 
 PROFILES = {
     "default": settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow]),

@@ -11,7 +11,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.metadata import _parse_group, parse_metadata
+from amr_tui.core.format.metadata import _parse_group, parse_metadata
 from amr_tui.core.model import WHITESPACE, MetaItem
 
 _WS = "[ \\t\\v\\f\\r]*"

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.core.format import parse, serialize
-from amr_tui.core.jsonout import entries_json
-from amr_tui.core.links import find_links, split_target
-from amr_tui.core.metadata import format_entry, format_metadata, parse_metadata
+from amr_tui.core.format.parser import parse, serialize
+from amr_tui.core.format.jsonout import entries_json
+from amr_tui.core.format.links import find_links, split_target
+from amr_tui.core.format.metadata import format_entry, format_metadata, parse_metadata
 from amr_tui.core.model import LineKind
-from amr_tui.core.rules import CODES
+from amr_tui.core.format.rules import CODES
 
 
 def doc_of(text: str | bytes, path: str = "MEMORY.md"):

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core import fastscan
-from amr_tui.core.format import parse
+from amr_tui.core.format import fastscan
+from amr_tui.core.format.parser import parse
 
 
 def _snapshot(doc) -> object:

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.format import parse, serialize
-from amr_tui.core.jsonout import entries_json
-from amr_tui.core.rules import check_document
-from amr_tui.core.metadata import escape_value, format_entry
+from amr_tui.core.format.parser import parse, serialize
+from amr_tui.core.format.jsonout import entries_json
+from amr_tui.core.format.rules import check_document
+from amr_tui.core.format.metadata import escape_value, format_entry
 from amr_tui.core.model import WHITESPACE, LineKind
 
 # Settings are applied per test, not through settings.load_profile(), so that importing this

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from amr_tui.core.resolution import EDITED, OURS, THEIRS, ConflictChoice, resolved_bytes
+from amr_tui.core.merge.resolution import EDITED, OURS, THEIRS, ConflictChoice, resolved_bytes
 
 BASE = b"# Memory\n\n- fact 1 s0\n- fact 2 s0\n- fact 3 s0\n\n## Index\n"
 

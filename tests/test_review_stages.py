@@ -11,13 +11,13 @@ from textual.app import App
 from textual.widgets import OptionList
 
 from amr_tui.app import styles_dir
-from amr_tui.core import dreamapply
-from amr_tui.core import similarity as sim
-from amr_tui.core.entryalign import applied_ids
-from amr_tui.core.entrydiff import ChangeKind, diff_entries, mark_forgotten
+from amr_tui.core.dreams import apply as dreamapply
+from amr_tui.core.diff import similarity as sim
+from amr_tui.core.diff.align import applied_ids
+from amr_tui.core.diff.entries import ChangeKind, diff_entries, mark_forgotten
 from amr_tui.core.tombstones import FactMatcher
-from amr_tui.screens.review import RunReviewScreen
-from amr_tui.services.dreams import ChangedFile, DreamService
+from amr_tui.screens.review.screen import RunReviewScreen
+from amr_tui.services.dreams.runs import ChangedFile, DreamService
 from tests.apphelpers import wait_for
 from tests.historyhelpers import S, branch_commit, commit, git, new_repo
 

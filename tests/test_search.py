@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.search import SearchHit, SearchIndex, SearchItem, SearchSession, highlight_positions
-from amr_tui.core.search_text import fold, tokens_of
+from amr_tui.core.search.index import SearchHit, SearchIndex, SearchItem, SearchSession, highlight_positions
+from amr_tui.core.search.text import fold, tokens_of
 
 
 def make(files: dict[tuple[str, str], list[str]]) -> SearchIndex:
@@ -449,7 +449,7 @@ def test_session_results_equal_fresh_search(start, steps, limit):
 
 
 def test_session_narrows_long_lists_and_reuses_earlier_words(monkeypatch):
-    from amr_tui.core import search_rank
+    from amr_tui.core.search import rank as search_rank
 
     narrowed: list[str] = []
     real = search_rank.classify_from

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from amr_tui.core.search import SearchIndex
+from amr_tui.core.search.index import SearchIndex
 
 FILES = [
     ("notes/a.md", [(3, "Redis listens on port 6379 in staging"), (4, "Alice prefers tabs"), (5, "")]),

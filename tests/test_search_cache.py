@@ -8,10 +8,10 @@ import subprocess
 import sys
 import time
 
-from amr_tui.services import searchcache
-from amr_tui.services.searchcolumns import LazyItems
-from amr_tui.services.searchrun import build_index
-from amr_tui.services.workspace import discover
+from amr_tui.services.batch import searchcache
+from amr_tui.services.batch.searchcolumns import LazyItems
+from amr_tui.services.batch.searchrun import build_index
+from amr_tui.services.session.workspace import discover
 
 QUERIES = ("redis port", "postgres", "alice timezone", "kubernets", "deploy", "staging db", "notes/ops")
 
@@ -113,7 +113,7 @@ def test_cli_no_cache_and_env_leave_no_cache_behind(make_repo, tmp_path):
 
 
 def test_each_cache_folder_keeps_only_its_newest_files(make_repo, tmp_path):
-    from amr_tui.services import diskcache
+    from amr_tui.services.batch import diskcache
 
     folder = tmp_path / "kind"
     folder.mkdir()

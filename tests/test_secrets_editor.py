@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.core.edit import check_line
-from amr_tui.screens.main import Place
+from amr_tui.core.format.edit import check_line
+from amr_tui.screens.main.screen import Place
 from tests.apphelpers import app_for, wait_for
 from tests.hostilehelpers import git, init_repo
 

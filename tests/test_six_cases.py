@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.services.sync import sync
-from amr_tui.services.sync_resolve import pending_merge, resolve
+from amr_tui.services.sync.run import sync
+from amr_tui.services.sync.resolve import pending_merge, resolve
 from tests.synchelpers import append, clone, commit_all, git, git_server, replace_line  # noqa: F401
 
 S = "https://example.com/sessions"

@@ -58,7 +58,7 @@ def test_main_screen(snap_compare, demo_root):
 def test_topic_file_with_links(snap_compare, demo_root):
     async def go(pilot):
         await _ready(pilot)
-        from amr_tui.screens.main import Place
+        from amr_tui.screens.main.screen import Place
 
         pilot.app.screen.open_place(Place("memory-alice", "projects/payments.md", 0))
         await pilot.pause(0.5)
@@ -128,7 +128,7 @@ def test_dream_review_screen(snap_compare, demo_root):
     async def go(pilot):
         await _ready(pilot)
         await pilot.press("V")
-        from amr_tui.screens.review import DreamListScreen, RunReviewScreen
+        from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 
         for _ in range(400):
             if isinstance(pilot.app.screen, DreamListScreen) and pilot.app.screen.cards:

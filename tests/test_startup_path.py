@@ -12,15 +12,15 @@ import json
 import subprocess
 import sys
 
-from amr_tui.services.workspace import discover
+from amr_tui.services.session.workspace import discover
 from tests.apphelpers import app_for, ready, wait_for
 
 # Loaded by the session worker or by the first use of a feature, never before the first frame.
 NOT_BEFORE_FIRST_FRAME = (
-    "git", "amr_tui.git", "amr_tui.services.session", "amr_tui.services.editing", "amr_tui.core.search",
-    "amr_tui.core.lint", "amr_tui.core.rules", "amr_tui.screens.finder", "amr_tui.screens.dialogs",
+    "git", "amr_tui.git", "amr_tui.services.session.state", "amr_tui.services.session.editing", "amr_tui.core.search.index",
+    "amr_tui.core.lint.repo", "amr_tui.core.format.rules", "amr_tui.screens.finder", "amr_tui.screens.dialogs",
     "amr_tui.screens.help", "amr_tui.screens.palette", "textual.widgets._text_area", "tree_sitter",
-    "markdown_it", "amr_tui.core.format", "amr_tui.core.metadata",
+    "markdown_it", "amr_tui.core.format.parser", "amr_tui.core.format.metadata",
 )
 
 
@@ -37,7 +37,7 @@ async def test_actions_wait_for_the_session_then_work(make_repo):
     root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- Alice likes tea\n"})
     app = app_for([root])
     async with app.run_test(size=(100, 30)) as pilot:
-        from amr_tui.screens.main import MainScreen
+        from amr_tui.screens.main.screen import MainScreen
 
         screen = MainScreen(discover([root]))  # not mounted: no worker has built its session yet
         assert screen.check_action("edit_entry", ()) is None  # shown greyed, not run

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from amr_tui.services.sync import sync, sync_state
-from amr_tui.services.sync_resolve import pending_merge, preview, resolve
+from amr_tui.services.sync.run import sync, sync_state
+from amr_tui.services.sync.resolve import pending_merge, preview, resolve
 from tests.synchelpers import amr, append, clone, commit_all, git, git_server  # noqa: F401
 
 BASE = {

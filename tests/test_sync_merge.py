@@ -11,7 +11,7 @@ import pytest
 from amr_tui.git import GitRepo
 from amr_tui.git.mergedriver import amr_driver_command
 from amr_tui.git.merging import merge_commits
-from amr_tui.services.sync import sync
+from amr_tui.services.sync.run import sync
 from tests.synchelpers import append, clone, commit_all, git, git_server  # noqa: F401
 
 START = {

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from amr_tui.core.format import parse
-from amr_tui.core.lint import RepoSnapshot, lint_repo
-from amr_tui.core.similarity import text_digest
+from amr_tui.core.format.parser import parse
+from amr_tui.core.lint.repo import RepoSnapshot, lint_repo
+from amr_tui.core.diff.similarity import text_digest
 from amr_tui.core.tombstones import (
     TOMBSTONE_HEADER,
     TOMBSTONE_PATH,

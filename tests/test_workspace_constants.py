@@ -1,8 +1,8 @@
 """services.workspace keeps its own copies of two core names (so `amr` starts without the parser)."""
 
-from amr_tui.core import format as fmt
-from amr_tui.core import lint
-from amr_tui.services import workspace
+from amr_tui.core.format import parser as fmt
+from amr_tui.core.lint import repo as lint
+from amr_tui.services.session import workspace
 
 
 def test_copies_match_core():
