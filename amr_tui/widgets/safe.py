@@ -8,11 +8,14 @@ are made visible, and nothing is ever parsed as markup or gets a click action.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
+from textual.app import App
 from textual.content import Content
 from textual.expand_tabs import expand_tabs_inline
+from textual.notifications import SeverityLevel
 from textual.widgets import Input
 
 from amr_tui.core.textsafety import BIDI, SEPARATORS, make_visible
@@ -64,9 +67,22 @@ def assemble(*parts: str | tuple[str, str]) -> Content:
     return Content.assemble(*pieces)
 
 
-def notify_text(text: str) -> str:
-    """For App.notify(..., markup=False): controls made visible."""
-    return make_visible(shorten(text))
+def notify_text(
+    app: App[Any],
+    text: str,
+    *,
+    title: str = "",
+    severity: SeverityLevel = "information",
+    timeout: float | None = None,
+) -> None:
+    """Show ``text`` (which may hold repo text) as a notification, like ``App.notify``.
+
+    The one way a screen or widget notifies: ``App.notify`` parses its message as markup by
+    default, so a file name like ``[@click=app.quit]`` would become a link. Here the message
+    and title are never markup, and every control character and bidi override is shown as a
+    visible stand-in. ``timeout=None`` is the app's default, as in ``App.notify``.
+    """
+    app.notify(make_visible(shorten(text)), title=make_visible(title), severity=severity, timeout=timeout, markup=False)
 
 
 def _one_cell(m: re.Match[str]) -> str:
