@@ -7,7 +7,7 @@ Design (figures: ``bench/bench_search.py``):
 
 * Every item (an entry, or a file name whose text is its path) lives in a *slot*; sets of
   slots are Python ints used as bitsets, so intersections and unions run in C.
-* An inverted index (``search_store``) maps each token of the entry TEXT (metadata is not
+* An inverted index (``store.py``) maps each token of the entry TEXT (metadata is not
   indexed) to its slots: a ``set`` while the token is rare, a mutable bit array once it
   is common. A sorted vocabulary, joined into one string, answers "which tokens equal /
   start with / contain / hold as a subsequence this query atom" with ``bisect`` and
@@ -17,7 +17,7 @@ Design (figures: ``bench/bench_search.py``):
   any order. Candidates are gathered in order: items holding the typed phrase first, then
   tier by tier (tier = the weakest class among the atoms); a group too large to score is
   cut to the items with the shortest text (length-bucket bitsets), so at most
-  ``_cap(limit)`` items are ever scored precisely (``search_rank.score_slots``), however
+  ``_cap(limit)`` items are ever scored precisely (``rank.score_slots``), however
   large the index.
 * Too few strict matches turns on typo tolerance: vocabulary tokens within OSA distance
   1-2 of an atom or of its start (rapidfuzz over the vocabulary, not the items), or an
@@ -34,9 +34,8 @@ Design (figures: ``bench/bench_search.py``):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
-from typing import NamedTuple
 
+from amr_tui.core.search.items import SearchHit, SearchItem
 from amr_tui.core.search.rank import Resolver, score_slots, typo_candidates
 from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import (
@@ -49,24 +48,6 @@ from amr_tui.core.search.text import (
 )
 
 __all__ = ["SearchItem", "SearchHit", "SearchIndex", "SearchSession", "highlight_positions"]
-
-
-class SearchItem(NamedTuple):
-    """One searchable thing. A named tuple: 100,000 of them are cheap to build and to load
-    from ``amr search``'s cache (a pickled dataclass was 150 ms of its start-up)."""
-
-    repo: str  # display name of the mounted repo
-    path: str  # path inside the repo, posix
-    line: int  # 1-based line of the entry; 0 for a file-name item
-    text: str  # entry text without metadata (what is matched); the path for a file item
-    kind: str  # "entry" or "file"
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    item: SearchItem
-    score: float  # 0..100, higher is better
-    positions: tuple[int, ...]  # indices into item.text of matched characters
 
 
 class SearchIndex(PostingStore):
@@ -234,7 +215,7 @@ class SearchIndex(PostingStore):
                     chosen |= new
                     taken += n
                 else:
-                    picked = self._take_best(new, cap - taken)
+                    picked = self.take_best(new, cap - taken)
                     taken = cap
                     overflow = True
                     break

@@ -1,6 +1,7 @@
 """Query atoms resolved against the vocabulary, typo candidates, and the precise score.
 
-Helpers of ``search.py`` (see its docstring). Pure.
+Helpers of ``SearchIndex`` (see ``index.py``'s docstring), reading the posting store
+(``store.py``) through its public methods. Pure.
 
 Match classes of an atom against a token, best first: 0 EXACT (the token), 1 PREFIX,
 2 SUBSTRING (atoms of 2+ characters), 3 SUBSEQUENCE inside the token (3+ characters);
@@ -11,12 +12,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from typing import TYPE_CHECKING
 
+from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import Query, is_subsequence, subseq_pattern
-
-if TYPE_CHECKING:  # pragma: no cover
-    from amr_tui.core.search.index import SearchIndex
 
 CLASS_SCORE = (1.0, 0.84, 0.62, 0.45)
 FUZZY = 4
@@ -34,7 +32,7 @@ class AtomMatch:
 
     __slots__ = ("text", "tokens", "_index", "_up", "_bytes")
 
-    def __init__(self, index: SearchIndex, text: str, tokens: tuple[list[str], ...]) -> None:
+    def __init__(self, index: PostingStore, text: str, tokens: tuple[list[str], ...]) -> None:
         self.text = text
         self.tokens = tokens  # (exact, prefix, substring, subsequence)
         self._index = index
@@ -47,7 +45,7 @@ class AtomMatch:
         up = self._up
         while len(up) <= level:
             lv = len(up)
-            bits = self._index._bits_for(self.tokens[lv])
+            bits = self._index.bits_for(self.tokens[lv])
             up.append(bits | up[-1] if up else bits)
         return up[level]
 
@@ -65,8 +63,8 @@ class AtomMatch:
         return [t for group in self.tokens for t in group]
 
 
-def classify_fresh(index: SearchIndex, atom: str) -> tuple[list[str], ...]:
-    vocab = index._vocab
+def classify_fresh(index: PostingStore, atom: str) -> tuple[list[str], ...]:
+    vocab = index.vocab
     lo = bisect_left(vocab, atom)
     hi = bisect_left(vocab, atom + "\U0010ffff", lo)
     exact: list[str] = []
@@ -77,7 +75,7 @@ def classify_fresh(index: SearchIndex, atom: str) -> tuple[list[str], ...]:
     sub: list[str] = []
     subseq: list[str] = []
     if len(atom) >= 2:
-        joined, starts = index._vocab_text()
+        joined, starts = index.vocab_text()
         seen: set[int] = set()
         for m in re.finditer(re.escape(atom), joined):
             i = bisect_right(starts, m.start()) - 1
@@ -119,7 +117,7 @@ def classify_from(tokens: list[str], atom: str) -> tuple[list[str], ...]:
 class Resolver:
     """Turns atoms into ``AtomMatch``es; with ``remember`` it keeps and narrows them."""
 
-    def __init__(self, index: SearchIndex, remember: bool = False) -> None:
+    def __init__(self, index: PostingStore, remember: bool = False) -> None:
         self._index = index
         self._remember = remember
         self._atoms: dict[str, AtomMatch] = {}
@@ -162,36 +160,35 @@ class Resolver:
         return bits
 
 
-def fuzzy_bits(index: SearchIndex, atom: str) -> int:
+def fuzzy_bits(index: PostingStore, atom: str) -> int:
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
 
     n = len(atom)
-    vocab = index._vocab
+    vocab = index.vocab
     toks: set[str] = set()
     if n >= 4:
         k = 1 if n <= 6 else 2
-        near = index._vocab_by_length(n - k, n + k)
+        near = index.vocab_by_length(n - k, n + k)
         for tok, _d, _i in process.extract(atom, near, scorer=OSA.distance, score_cutoff=k, limit=None):
             toks.add(tok)
         if n >= 5:  # a word still being typed, with a typo in what is there
-            longer, heads = index._vocab_heads(n)
+            longer, heads = index.vocab_heads(n)
             for _h, _d, i in process.extract(atom, heads, scorer=OSA.distance, score_cutoff=k, limit=None):
                 toks.add(longer[i])
-    bits = index._bits_for(toks) if toks else 0
-    post = index._post
+    bits = index.bits_for(toks) if toks else 0
     for cut in range(2, n - 1):  # "rediscache" -> "redis" + "cache..."
         left, right = atom[:cut], atom[cut:]
-        if left in post:
+        if index.has_token(left):
             lo = bisect_left(vocab, right)
             hi = bisect_left(vocab, right + "\U0010ffff", lo)
             if lo < hi:
-                bits |= index._bits_for((left,)) & index._bits_for(vocab[lo:hi])
+                bits |= index.bits_for((left,)) & index.bits_for(vocab[lo:hi])
     return bits
 
 
 def typo_candidates(
-    index: SearchIndex, atoms: list[AtomMatch], live: int, strict_bits: int, room: int, resolver: Resolver
+    index: PostingStore, atoms: list[AtomMatch], live: int, strict_bits: int, room: int, resolver: Resolver
 ) -> list[int]:
     """Up to ``room`` slots matching every atom strictly or with a typo, minus ``strict_bits``."""
     if room <= 0:
@@ -206,7 +203,7 @@ def typo_candidates(
             return []
     if not any_typo:
         return []
-    return index._take_best(loose & ~strict_bits, room)
+    return index.take_best(loose & ~strict_bits, room)
 
 
 def _subseq_quality(cache: dict[str, re.Pattern[str]], atom: str, low: str) -> float:
@@ -225,7 +222,7 @@ def _word_start(low: str, i: int) -> bool:
 
 
 def score_slots(
-    index: SearchIndex,
+    index: PostingStore,
     q: Query,
     atoms: list[AtomMatch],
     strict: list[int],
@@ -234,12 +231,12 @@ def score_slots(
     """``(-score, repo, path, line, slot)`` for every slot given; sort it for the ranking."""
     slots = strict + fuzzy
     # Each atom's class bitsets as bytes: testing a slot is then one byte lookup.
-    nbytes = (len(index._items) >> 3) + 1
+    items, lower = index.items, index.lower
+    nbytes = (len(items) >> 3) + 1
     levels = [
         (am.text, _max_level(am.text), am.level_bytes(nbytes, _max_level(am.text) if fuzzy else 2))
         for am in atoms
     ]
-    items, lower = index._items, index._lower
     rx_cache: dict[str, re.Pattern[str]] = {}
     n = len(atoms)
     first = q.atoms[0]

@@ -1,4 +1,4 @@
-"""Slot store and inverted index under ``SearchIndex`` (see search.py). Pure.
+"""Slot store and inverted index under ``SearchIndex`` (see ``index.py``). Pure.
 
 Every item lives in a slot (a small int); sets of slots are Python ints used as bitsets
 for querying. A token's posting is a ``set`` of slots while the token is rare and a
@@ -10,17 +10,14 @@ kilobyte-sized ints. Repo and text-length groups are ``BitArray``s too.
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict
 from bisect import bisect_left, insort
-from collections.abc import Collection, Iterable
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Sequence
 from itertools import accumulate
 from operator import add, attrgetter
-from typing import TYPE_CHECKING
 
+from amr_tui.core.search.items import SearchItem
 from amr_tui.core.search.text import bits_of, fold, ids_of, tokens_of
-
-if TYPE_CHECKING:  # pragma: no cover
-    from amr_tui.core.search.index import SearchItem
 
 _SET = tuple(1 << k for k in range(8))
 _CLEAR = tuple(0xFF ^ (1 << k) for k in range(8))
@@ -63,7 +60,11 @@ def _bucket(n: int) -> int:
 
 
 class PostingStore:
-    """Items by slot, postings by token, the sorted vocabulary, repo and length groups."""
+    """Items by slot, postings by token, the sorted vocabulary, repo and length groups.
+
+    The ranker (``rank.py``) reads it through the public methods and properties below.
+    The attribute names are part of ``amr search``'s cache (it pickles ``__dict__``).
+    """
 
     def __init__(self) -> None:
         self._items: list[SearchItem | None] = []
@@ -191,7 +192,25 @@ class PostingStore:
 
     # ------------------------------------------------------------------ reading
 
-    def _vocab_text(self) -> tuple[str, list[int]]:
+    @property
+    def items(self) -> Sequence[SearchItem | None]:
+        """The item in each slot; None for a free slot."""
+        return self._items
+
+    @property
+    def lower(self) -> Sequence[str | None]:
+        """``fold(item.text)`` for each slot; None for a free slot."""
+        return self._lower
+
+    @property
+    def vocab(self) -> list[str]:
+        """Every indexed token, sorted (read it, do not change it)."""
+        return self._vocab
+
+    def has_token(self, token: str) -> bool:
+        return token in self._post
+
+    def vocab_text(self) -> tuple[str, list[int]]:
         """The vocabulary joined by newlines, and where each token starts in it."""
         if self._vjoined is None:
             self._vgroups = None
@@ -202,13 +221,13 @@ class PostingStore:
             self._vjoined = "\n".join(vocab)
         return self._vjoined, self._vstarts
 
-    def _vocab_by_length(self, shortest: int, longest: int) -> list[str]:
+    def vocab_by_length(self, shortest: int, longest: int) -> list[str]:
         """Tokens whose length is in the range (for typo look-ups)."""
         groups = self._vocab_groups()
         return [t for n in range(shortest, longest + 1) for t in groups.get(n, ())]
 
     def _vocab_groups(self) -> dict[int, list[str]]:
-        self._vocab_text()
+        self.vocab_text()
         if self._vgroups is None:
             groups: dict[int, list[str]] = {}
             for tok in self._vocab:
@@ -216,16 +235,16 @@ class PostingStore:
             self._vgroups = groups
         return self._vgroups
 
-    def _vocab_heads(self, n: int) -> tuple[list[str], list[str]]:
+    def vocab_heads(self, n: int) -> tuple[list[str], list[str]]:
         """Tokens longer than ``n``, and their first ``n`` characters."""
-        self._vocab_text()
+        self.vocab_text()
         got = self._vheads.get(n)
         if got is None:
             longer = [t for size, toks in self._vocab_groups().items() if size > n for t in toks]
             got = self._vheads[n] = (longer, [t[:n] for t in longer])
         return got
 
-    def _bits_for(self, tokens: Iterable[str]) -> int:
+    def bits_for(self, tokens: Iterable[str]) -> int:
         """The slots holding any of ``tokens``."""
         acc = 0
         ids: list[int] = []
@@ -248,7 +267,7 @@ class PostingStore:
                 live |= bits.value()
         return live
 
-    def _take_best(self, bits: int, k: int) -> list[int]:
+    def take_best(self, bits: int, k: int) -> list[int]:
         """``k`` slots of ``bits`` with the shortest text (then repo, path, line)."""
         if k <= 0:
             return []

@@ -1,6 +1,6 @@
 """Text helpers for the search index: folding, tokens, query parsing, bitsets, highlighting.
 
-Pure functions over strings and ints; no I/O. ``search.py`` builds the index on top.
+Pure functions over strings and ints; no I/O. ``index.py`` builds the index on top.
 
 * ``fold`` lower-cases without changing the length, so an index into the folded text is an
   index into the original (``"İ".lower()`` is two characters; it folds to ``"i"`` here).

@@ -44,7 +44,7 @@ def load(path: Path) -> tuple[SearchIndex, Stats, int] | None:
 
 def save(path: Path, index: SearchIndex, stats: Stats) -> None:
     searchcolumns.materialize(index)
-    index._vocab_text()  # the joined vocabulary, made once here rather than by every search
+    index.vocab_text()  # the joined vocabulary, made once here rather than by every search
     state = {k: v for k, v in index.__dict__.items() if k not in ("_items", "_lower")}
     diskcache.save(path, FORMAT, {"stats": stats, "state": state,
                                   "columns": searchcolumns.to_columns(index._items, index._lower)})
