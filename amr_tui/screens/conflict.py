@@ -11,6 +11,7 @@ from textual.widgets import Button, Static, TextArea
 
 from amr_tui.core.merge.resolution import EDITED, OURS, THEIRS, ConflictChoice
 from amr_tui.core.textsafety import find_controls, make_visible
+from amr_tui.widgets.safe import notify_text
 
 
 def _show(data: bytes | None) -> str:
@@ -86,10 +87,10 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
     def action_merged(self) -> None:
         text = self.query_one("#conflict-merged", TextArea).text
         if "<<<<<<<" in text or ">>>>>>>" in text:
-            self.notify("Remove the conflict markers first.", severity="warning")
+            notify_text(self.app, "Remove the conflict markers first.", severity="warning")
             return
         if _shown_differently(self.ours, self.theirs, self.merged):
-            self.notify("This file holds control characters or bytes that are not UTF-8, shown here as "
+            notify_text(self.app, "This file holds control characters or bytes that are not UTF-8, shown here as "
                         "stand-ins: keep mine or theirs, then fix it with $EDITOR.", severity="warning")
             return
         if b"\r\n" in (self.merged or self.ours or self.theirs or b""):  # keep the file's CRLF

@@ -13,7 +13,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
-from amr_tui.widgets.safe import content
+from amr_tui.widgets.safe import content, notify_text
 
 NL = Content("\n")
 
@@ -83,10 +83,10 @@ class ForgottenScreen(Screen[bool]):
             return
         fact = self.facts[idx]
         if self.read_only:
-            self.app.notify(make_visible(f"{self.repo} is read-only."), severity="error", markup=False)
+            notify_text(self.app, f"{self.repo} is read-only.", severity="error")
             return
         if fact.line is None:
-            self.app.notify("Only a digest of this fact was kept; it cannot be written back.", severity="warning")
+            notify_text(self.app, "Only a digest of this fact was kept; it cannot be written back.", severity="warning")
             return
 
         def go(yes: bool | None) -> None:
@@ -104,10 +104,10 @@ class ForgottenScreen(Screen[bool]):
 
     def on_forgotten_screen_restored(self, message: Restored) -> None:
         if message.error is not None:
-            self.app.notify(make_visible(str(message.error)), title="Not restored", severity="error", markup=False)
+            notify_text(self.app, str(message.error), title="Not restored", severity="error")
             return
         self.changed = True
-        self.app.notify(f"Restored as commit {message.oid[:8]}.", title="Committed")
+        notify_text(self.app, f"Restored as commit {message.oid[:8]}.", title="Committed")
         self.load()
 
     def action_close(self) -> None:

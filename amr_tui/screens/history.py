@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.textsafety import make_visible
-from amr_tui.widgets.safe import content, rich_text
+from amr_tui.widgets.safe import content, notify_text, rich_text
 
 NL = Content("\n")
 from amr_tui.widgets.side_by_side import SideBySide
@@ -101,7 +101,7 @@ class FileHistoryScreen(Screen[None]):
                 self.query_one("#history-version-title", Static).update("No commits touched this file.")
 
     def on_file_history_screen_failed(self, message: Failed) -> None:
-        self.app.notify(make_visible(str(message.error)), title="History", severity="error", markup=False)
+        notify_text(self.app, str(message.error), title="History", severity="error")
 
     @on(DataTable.RowHighlighted, "#history-commits")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -246,6 +246,6 @@ class TimelineScreen(Screen[None]):
 
     def on_timeline_screen_blamed(self, message: Blamed) -> None:
         if message.blame is None:
-            self.app.notify("That is where the line first appeared.")
+            notify_text(self.app, "That is where the line first appeared.")
             return
         self._show_blame(message.blame)

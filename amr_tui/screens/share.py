@@ -12,8 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, SelectionList, Static
 from textual.widgets.selection_list import Selection as Choice
 
-from amr_tui.core.textsafety import make_visible
-from amr_tui.widgets.safe import content
+from amr_tui.widgets.safe import content, notify_text
 
 NL = Content("\n")
 
@@ -155,17 +154,17 @@ class ShareScreen(Screen[None]):
             return
         repo = str(sel.get_option_at_index(idx).value).split(":")[0]
         self.write ^= {repo}
-        self.app.notify(f"{repo}: {'write granted' if repo in self.write else 'read-only'} for the session")
+        notify_text(self.app, f"{repo}: {'write granted' if repo in self.write else 'read-only'} for the session")
         self.update_preview()
 
     def action_share(self) -> None:
         try:
             selections = self._selections()
         except ValueError as exc:
-            self.app.notify(make_visible(str(exc)), severity="error", markup=False)
+            notify_text(self.app, str(exc), severity="error")
             return
         if not selections:
-            self.app.notify("Nothing selected.", severity="warning")
+            notify_text(self.app, "Nothing selected.", severity="warning")
             return
         self.share_worker(selections, self.query_one("#share-dir", Input).value.strip())
 
@@ -182,9 +181,8 @@ class ShareScreen(Screen[None]):
 
     def on_share_screen_shared(self, message: Shared) -> None:
         if message.error is not None:
-            self.app.notify(make_visible(str(message.error)), title="Not shared", severity="error", markup=False)
+            notify_text(self.app, str(message.error), title="Not shared", severity="error")
             return
         names = ", ".join(f"{m.name} ({m.kind})" for m in message.made)
-        self.app.notify(make_visible(f"Shared {names} into {message.made[0].path.parent}"), title="Shared", markup=False,
-                        timeout=8)
+        notify_text(self.app, f"Shared {names} into {message.made[0].path.parent}", title="Shared", timeout=8)
         self.app.pop_screen()

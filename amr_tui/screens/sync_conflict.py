@@ -12,9 +12,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import TextPromptScreen
-from amr_tui.widgets.safe import content
+from amr_tui.widgets.safe import content, notify_text
 
 NL = Content("\n")
 LABELS = {"ours": "mine", "theirs": "theirs", "base": "base", "both": "both"}
@@ -106,7 +105,7 @@ class SyncConflictScreen(Screen[object]):
         if c is None:
             return
         if f.whole_file and how == "both":
-            self.app.notify("This file cannot be merged line by line: choose mine, theirs or base.", severity="warning")
+            notify_text(self.app, "This file cannot be merged line by line: choose mine, theirs or base.", severity="warning")
             return
         self.choices.setdefault(f.path, {})[c.index] = how
         self._advance()
@@ -136,7 +135,7 @@ class SyncConflictScreen(Screen[object]):
     def action_resolve(self) -> None:
         missing = [(f.path, c.index) for f, c in self.items if c.index not in self.choices.get(f.path, {})]
         if missing:
-            self.app.notify(f"{len(missing)} conflict(s) still need a choice.", severity="warning")
+            notify_text(self.app, f"{len(missing)} conflict(s) still need a choice.", severity="warning")
             return
         self.query_one("#sync-conflict-title", Static).update("Resolving and syncing…")
         self.resolve()
@@ -152,7 +151,7 @@ class SyncConflictScreen(Screen[object]):
 
     def on_sync_conflict_screen_resolved(self, message: Resolved) -> None:
         if message.error is not None:
-            self.app.notify(make_visible(str(message.error)), title="Not resolved", severity="error", markup=False)
+            notify_text(self.app, str(message.error), title="Not resolved", severity="error")
             return
         self.dismiss(message.result)
 

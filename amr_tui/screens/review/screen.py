@@ -18,7 +18,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import TextPromptScreen
 from amr_tui.screens.review.text import age, describe_change, file_line
 from amr_tui.screens.review.write import ReviewWriteMixin
-from amr_tui.widgets.safe import content
+from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
 
 NL = Content("\n")
@@ -78,7 +78,7 @@ class DreamListScreen(Screen[bool]):
         if not self.cards:
             options.add_option(Option(content("No pending dreaming runs. `amr dream` makes one.", "$text-muted")))
         for err in message.errors:
-            self.app.notify(make_visible(err), severity="error", markup=False)
+            notify_text(self.app, err, severity="error")
         if self.cards:
             options.highlighted = 0
         options.focus()
@@ -309,8 +309,8 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
     def _ready(self) -> bool:
         """Whether the whole review is in; says so politely when not."""
         if self.review is None:
-            self.app.notify("Still reading the run\u2026 (the entry-level summary is not complete yet)",
-                            title="Dream review", severity="warning", markup=False)
+            notify_text(self.app, "Still reading the run\u2026 (the entry-level summary is not complete yet)",
+                        title="Dream review", severity="warning")
             return False
         return True
 

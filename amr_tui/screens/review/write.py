@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.widgets.safe import notify_text
 
 
 class ReviewWriteMixin:
@@ -17,7 +18,7 @@ class ReviewWriteMixin:
 
     def _guard(self) -> bool:
         if self.read_only:
-            self.app.notify(make_visible(f"{self.repo} is read-only: nothing was changed."), severity="error", markup=False)
+            notify_text(self.app, f"{self.repo} is read-only: nothing was changed.", severity="error")
             return False
         return True
 
@@ -25,7 +26,7 @@ class ReviewWriteMixin:
         if not self._guard() or not self._ready():
             return
         if not self.accepted:
-            self.app.notify("Mark changes with a (or a file with A) first.", severity="warning")
+            notify_text(self.app, "Mark changes with a (or a file with A) first.", severity="warning")
             return
         entries = sorted(self.accepted)
         edits = {k: v for k, v in self.edits.items() if k in self.accepted}
@@ -111,12 +112,12 @@ class ReviewWriteMixin:
 
     def on_run_review_screen_done(self, message) -> None:  # RunReviewScreen.Done
         if message.error is not None:
-            self.app.notify(make_visible(str(message.error)), title="Dream review", severity="error", markup=False)
+            notify_text(self.app, str(message.error), title="Dream review", severity="error")
             self.load()
             return
         if message.text:
             self.changed = True
-            self.app.notify(make_visible(message.text), title="Committed", markup=False)
+            notify_text(self.app, message.text, title="Committed")
         self.accepted.clear()
         self.rejected.clear()
         self.edits.clear()
