@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-
 WHITESPACE = " \t\v\f\r"
 """What amr trims around entry text, keys, values and link targets: ASCII whitespace only
 (space, tab, VT, FF, CR), so every implementation trims the same characters."""

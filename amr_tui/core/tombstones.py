@@ -19,12 +19,15 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from amr_tui.core.format.parser import Document, parse
-from amr_tui.core.format.metadata import format_metadata
 from amr_tui.core.diff.similarity import SAME_FACT_MIN_CHARS, SAME_FACT_THRESHOLD, normalise, text_digest
+from amr_tui.core.format.metadata import format_metadata
+from amr_tui.core.format.parser import Document, parse
+from amr_tui.core.paths import (
+    TOMBSTONE_PATH as TOMBSTONE_PATH,  # the tombstone file's API, defined with the other path rules
+)
+from amr_tui.core.paths import is_tombstone_path as is_tombstone_path
 from amr_tui.core.textsafety import find_controls
 
-TOMBSTONE_PATH = ".amr/forgotten.md"
 BLOCK_LIMIT = 256  # a word in more texts than this is too common to block on
 REDACTED_TEXT = "(redacted)"
 TOMBSTONE_HEADER = (
@@ -35,10 +38,6 @@ TOMBSTONE_HEADER = (
     "again elsewhere is reported by `amr lint --history` (AMR030). Format: docs/format.md, \"Tombstones\".\n"
     "\n"
 )
-
-
-def is_tombstone_path(path: str) -> bool:
-    return path == TOMBSTONE_PATH
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,10 +35,9 @@ from enum import Enum
 from typing import Protocol
 
 from amr_tui.core.diff import similarity as sim
-from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.format.links import find_links
-from amr_tui.core.tombstones import is_tombstone_path
-
+from amr_tui.core.format.parser import Document, parse
+from amr_tui.core.paths import is_markdown, is_tombstone_path
 
 INFERRED_THRESHOLD = 50.0  # token_set_ratio between a new entry and one that shares its source
 

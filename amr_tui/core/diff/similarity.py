@@ -23,7 +23,8 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_left, bisect_right
 
-from amr_tui.core.lint.repo import NEAR_DUPLICATE_MIN_CHARS, NEAR_DUPLICATE_THRESHOLD, normalise_text
+from amr_tui.core.lint.facts import normalise_text
+from amr_tui.core.lint.repo import NEAR_DUPLICATE_MIN_CHARS, NEAR_DUPLICATE_THRESHOLD
 
 REWORD_THRESHOLD = 70.0
 TIMELINE_REWORD_THRESHOLD = 60.0

@@ -6,9 +6,9 @@ Text is returned as is: callers that print it to a terminal pass it through
 
 from __future__ import annotations
 
-from amr_tui.core.format.edit import summarise
 from amr_tui.core.diff.align import file_summaries
 from amr_tui.core.diff.entries import ChangeKind, EntryChange, EntryDiff, EntryRef
+from amr_tui.core.format.edit import summarise
 
 KIND_ORDER = ("merged", "reworded", "moved", "metadata", "dropped", "new", "resurrected")
 TEXT_WIDTH = 64

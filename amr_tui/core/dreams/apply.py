@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from amr_tui.core.format.edit import check_line
 from amr_tui.core.diff.entries import EntryChange
+from amr_tui.core.format.edit import check_line
 from amr_tui.core.format.parser import BOM, Document, parse
 
 

@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 
 from amr_tui.core.diff import similarity as sim
 from amr_tui.core.format.edit import entry_span, summarise
-from amr_tui.core.format.parser import BOM, Document, is_markdown, parse
-from amr_tui.core.lint.repo import INDEX_HEADING, MEMORY_FILE, is_memory_note
 from amr_tui.core.format.links import LinkState, link_text_for, normalise, resolve
+from amr_tui.core.format.parser import BOM, Document, parse
 from amr_tui.core.format.rules import is_real_date, rebuild_line
-from amr_tui.core.tombstones import is_tombstone_path
+from amr_tui.core.lint.repo import INDEX_HEADING, is_memory_note
+from amr_tui.core.paths import MEMORY_FILE, has_md_suffix, is_markdown, is_tombstone_path
 
 MAX_RENAME_CHAIN = 50
 
@@ -272,7 +272,7 @@ def repair_links(state: _State, renames: Mapping[str, str]) -> DreamStep | None:
                 continue
             base = normalise(link.target)
             target = None
-            for cand in ([base] if base.lower().endswith(".md") else [base + ".md", base]):
+            for cand in ([base] if has_md_suffix(base) else [base + ".md", base]):
                 found = follow_renames(cand, renames)
                 if found is not None and found in files:
                     target = found

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from amr_tui.core.format.parser import BOM, Document, parse
 from amr_tui.core.format.metadata import format_metadata
-from amr_tui.core.model import Diagnostic, Entry, Line
+from amr_tui.core.format.parser import BOM, Document, parse
 from amr_tui.core.format.rules import rebuild_line
+from amr_tui.core.model import Diagnostic, Entry, Line
 
 
 def dominant_eol(doc: Document) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from amr_tui.core.model import WHITESPACE, Link
+from amr_tui.core.paths import has_md_suffix
 
 _LINK_RE = re.compile(r"\[\[([^\[\]\n]*)\]\]")
 _CODE_RUN = re.compile(r"`+")
@@ -113,7 +114,7 @@ def candidates(target: str) -> list[str]:
     path = normalise(target)
     if not path:
         return []
-    if path.lower().endswith(".md"):
+    if has_md_suffix(path):
         return [path]
     return [path + ".md", path]
 
@@ -142,7 +143,7 @@ def resolve(target: str, files: set[str] | frozenset[str], lower_map: dict[str, 
         return Resolution(LinkState.EMPTY, None)
     if unsafe_reason(target):
         return Resolution(LinkState.ESCAPES, None)
-    md_suffix = normalise(target).lower().endswith(".md")
+    md_suffix = has_md_suffix(normalise(target))
     for cand in candidates(target):
         if cand in files:
             return Resolution(LinkState.OK, cand, has_md_suffix=md_suffix)

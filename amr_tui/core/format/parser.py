@@ -12,10 +12,12 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from amr_tui.core.format import fastscan
-from amr_tui.core.shared import EMPTY
 from amr_tui.core.format.links import find_links
-from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Line, LineKind, Link
 from amr_tui.core.format.metadata import MetaParse, parse_metadata
+from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Line, LineKind, Link
+from amr_tui.core.paths import MARKDOWN_SUFFIXES as MARKDOWN_SUFFIXES  # the parser's API, defined in core.paths
+from amr_tui.core.paths import is_markdown as is_markdown
+from amr_tui.core.shared import EMPTY
 
 BOM = "\ufeff"
 _MD = None  # markdown-it, built on first use: most files take the fast path (core.fastscan)
@@ -29,12 +31,6 @@ def _markdown_it():
 
         _MD = MarkdownIt("commonmark").disable(["inline", "text_join"])
     return _MD
-
-MARKDOWN_SUFFIXES = (".md", ".markdown")
-
-
-def is_markdown(path: str) -> bool:
-    return path.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 @dataclass(slots=True)

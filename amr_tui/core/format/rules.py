@@ -23,6 +23,7 @@ from amr_tui.core.format.metadata import (
     read_group,
 )
 from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Fix, LineEdit, LineKind, Severity
+from amr_tui.core.paths import has_md_suffix
 from amr_tui.core.secrets import find_secrets, secret_line_candidates
 from amr_tui.core.shared import EMPTY
 from amr_tui.core.textsafety import describe, find_controls
@@ -137,7 +138,7 @@ def check_document(doc, metas: dict[int, MetaParse] | None = None, text: str | N
             out.append(diag("AMR029", f"[[{link.raw}]] names no file", link.line, link.column))
         elif (why := unsafe_reason(link.target)) is not None:
             out.append(diag("AMR012", f"[[{link.target}]]: {why}; amr never opens it", link.line, link.column))
-        elif link.target.lower().endswith(".md"):
+        elif has_md_suffix(link.target):
             line_text = doc.lines[link.line - 1].text
             new_raw = link.raw.replace(link.target, link.target[:-3], 1)
             fixed = line_text[: link.start] + "[[" + new_raw + "]]" + line_text[link.end:]

@@ -12,19 +12,20 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import chain
 
-from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.links import LinkState, index_link, link_text_for, resolve
-from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text  # noqa: F401  (normalise_text: lint's API)
-from amr_tui.core.model import Diagnostic, Finding, Fix, LineEdit  # noqa: F401  (Finding: lint's API)
+from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag
+from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text
+from amr_tui.core.model import Diagnostic, Fix, LineEdit
+from amr_tui.core.model import Finding as Finding  # what lint_repo returns: lint's API
+from amr_tui.core.paths import MEMORY_FILE as MEMORY_FILE  # lint's API, defined with the other path rules
+from amr_tui.core.paths import in_amr_folder
 
-MEMORY_FILE = "MEMORY.md"
 INDEX_HEADING = "Index"
 LOAD_BUDGET_LINES = 200
 LOAD_BUDGET_BYTES = 25 * 1024
 NEAR_DUPLICATE_THRESHOLD = 90.0  # rapidfuzz token_sort_ratio, on normalised text
 NEAR_DUPLICATE_MIN_CHARS = 20
-AMR_FOLDER = ".amr/"  # amr's records inside a repo (core.tombstones); not memory notes
 _IGNORED_NAMES = re.compile(r"^(readme|license|licence|contributing|changelog)(\..*)?$", re.I)
 
 
@@ -280,7 +281,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     lines = array("I")
     out: list[Finding] = []
     for path in repo.markdown_paths():
-        if path.startswith(AMR_FOLDER):
+        if in_amr_folder(path):
             continue  # amr's own records (tombstones in .amr/forgotten.md) repeat facts on purpose
         for norm, line in repo.entries_of(path):
             first = seen.get(norm)

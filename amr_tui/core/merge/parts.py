@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from amr_tui.core.format.parser import BOM
 from amr_tui.core.format.metadata import format_metadata
+from amr_tui.core.format.parser import BOM
 from amr_tui.core.model import WHITESPACE, Entry
 
 OURS, THEIRS, BASE, BOTH = "ours", "theirs", "base", "both"

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from amr_tui.core.merge.three_way import merge3
 from amr_tui.core.merge.parts import OURS, THEIRS
+from amr_tui.core.merge.three_way import merge3
 
 EDITED = "edited"
 

@@ -33,11 +33,21 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from amr_tui.core.format.parser import parse
+from amr_tui.core.lint.facts import normalise_text
 from amr_tui.core.merge.linediff import Hunk, diff_hunks, matches
-from amr_tui.core.lint.repo import normalise_text
 from amr_tui.core.merge.parts import (
-    ADDED_BOTH, DELETED_OURS, DELETED_THEIRS, EDITED_BOTH, TEXT, Conflict, ConflictPiece, Layout,
-    MergeResult, Pair, merge_entry_line, render,
+    ADDED_BOTH,
+    DELETED_OURS,
+    DELETED_THEIRS,
+    EDITED_BOTH,
+    TEXT,
+    Conflict,
+    ConflictPiece,
+    Layout,
+    MergeResult,
+    Pair,
+    merge_entry_line,
+    render,
 )
 from amr_tui.core.model import Entry
 
