@@ -25,13 +25,12 @@ import os
 import re
 import subprocess
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from amr_tui.git.handle import RepoHandle
 from amr_tui.git.runner import build_env, git_binary
 from amr_tui.git.worktree import FileTooLargeError, UnsafePathError, normalize_rel
 
-if TYPE_CHECKING:
-    from amr_tui.git.repo import GitRepo
 
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 _UNLIMITED = object()
@@ -54,7 +53,7 @@ class BlobTooLargeError(FileTooLargeError):
                          f"amr reads from git; it was not read")
 
 
-def blob_sizes(repo: GitRepo, oids) -> dict[str, int]:
+def blob_sizes(repo: RepoHandle, oids) -> dict[str, int]:
     """``oid -> size`` of the blobs among ``oids`` (one ``cat-file --batch-check``; missing
     objects and other kinds are left out). Nothing is read but the object headers."""
     wanted = sorted({o for o in oids if o and _OID.match(o)})
@@ -90,7 +89,7 @@ class BlobReader:
     ``max_bytes``: the default size limit of every read (None: no limit); a read over it raises
     :class:`BlobTooLargeError` without reading the blob."""
 
-    def __init__(self, repo: GitRepo, *, max_bytes: int | None = None):
+    def __init__(self, repo: RepoHandle, *, max_bytes: int | None = None):
         self._repo = repo
         self.max_bytes = max_bytes
         self._lock = threading.Lock()

@@ -35,12 +35,10 @@ the exact commit the new one was built on, so an agent's commit is never dropped
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import tempfile
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from amr_tui.git.errors import (
     DetachedHeadError,
@@ -48,8 +46,8 @@ from amr_tui.git.errors import (
     GitError,
     NoIdentityError,
     OperationInProgressError,
-    RefMovedError,
 )
+from amr_tui.git.handle import RepoHandle, check_ref, swap_ref
 from amr_tui.git.indexlock import IndexLock
 from amr_tui.git.worktree import (
     UnsafePathError,
@@ -59,11 +57,7 @@ from amr_tui.git.worktree import (
     remove_file,
 )
 
-if TYPE_CHECKING:
-    from amr_tui.git.repo import GitRepo
-
 _REGULAR_MODES = ("100644", "100755")
-ESCALATE_AFTER = 3  # lost compare-and-swap races before the gate holds index.lock for a whole attempt
 
 
 def blob_oid(data: bytes, object_format: str = "sha1") -> str:
@@ -83,14 +77,6 @@ def _clean_message(message: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _object_format(repo: GitRepo) -> str:
-    fmt = getattr(repo, "_object_format", None)
-    if fmt is None:
-        fmt = repo.runner.text(["rev-parse", "--show-object-format"]).strip() or "sha1"
-        repo._object_format = fmt
-    return fmt
-
-
 def _index_info(records: list[tuple[str, str, str]], zero: str) -> bytes:
     """``update-index -z --index-info`` input; mode "0" removes the path."""
     out = bytearray()
@@ -103,7 +89,7 @@ def _index_info(records: list[tuple[str, str, str]], zero: str) -> bytes:
     return bytes(out)
 
 
-def _preflight(repo: GitRepo, branch: str | None, env: Mapping[str, str] | None) -> tuple[str, bool]:
+def _preflight(repo: RepoHandle, branch: str | None, env: Mapping[str, str] | None) -> tuple[str, bool]:
     """Common refusals. Returns ``(branch, branch_is_checked_out)``."""
     op = repo.operation_in_progress()
     if op:
@@ -119,7 +105,7 @@ def _preflight(repo: GitRepo, branch: str | None, env: Mapping[str, str] | None)
 
 
 def commit_changes(
-    repo: GitRepo,
+    repo: RepoHandle,
     changes: Mapping[str, bytes | None],
     message: str,
     expected_head: str | None,
@@ -128,8 +114,6 @@ def commit_changes(
     env: Mapping[str, str] | None = None,
     allow_in_worktree: Mapping[str, Collection[bytes | None]] | None = None,
     allow_empty: bool = False,
-    _checked: tuple[str, bool] | None = None,
-    _lock: IndexLock | None = None,
 ) -> str:
     """Commit ``changes`` (path -> new bytes, or None to delete) on top of ``expected_head``.
 
@@ -156,16 +140,13 @@ def commit_changes(
     if not norm and not allow_empty:
         raise ValueError("no changes to commit")
     text = _clean_message(message)
-    if _checked is None:
-        branch, on_worktree = _preflight(repo, branch, env)
-        repo.check_branch_name(branch)
-    else:
-        branch, on_worktree = _checked
+    branch, on_worktree = _preflight(repo, branch, env)
+    repo.check_branch_name(branch)
     ref = f"refs/heads/{branch}"
-    _check_ref(repo, ref, expected_head)
+    check_ref(repo, ref, expected_head)
 
-    fmt = _object_format(repo)
-    zero = "0" * (64 if fmt == "sha256" else 40)
+    fmt = repo.object_format
+    zero = repo.zero_oid()
     entries = repo.tree_entries(expected_head, list(norm)) if expected_head else {}
     for rel, (mode, _oid) in entries.items():
         if mode not in _REGULAR_MODES:
@@ -185,16 +166,16 @@ def commit_changes(
         records.append((entries[rel][0] if rel in entries else "100644", oid, rel))
     unchanged = bool(expected_head) and all(new_oids[r] == head_oids[r] for r in norm) and not allow_empty
     new = expected_head if unchanged else _make_commit(repo, records, zero, text, expected_head, env)
+    assert new is not None  # unchanged implies an expected_head
 
     if not on_worktree:
         if not unchanged:
-            _update_ref(repo, ref, new, expected_head, zero, text)
-        return new  # type: ignore[return-value]
+            _update_ref(repo, ref, new, expected_head, text)
+        return new
 
     allowed = {rel: {data, *(allow_in_worktree or {}).get(rel, ())} for rel, data in norm.items()}
-    held = contextlib.nullcontext(_lock) if _lock is not None else IndexLock(repo.git_dir, repo.runner.lock_timeout)
-    with held as lock:
-        _check_ref(repo, ref, expected_head)
+    with IndexLock(repo.git_dir, repo.runner.lock_timeout) as lock:
+        check_ref(repo, ref, expected_head)
         before = _check_worktree(repo, norm, head_oids, allowed, fmt)
         _write_worktree(repo, norm, before)
         staged = lock.staged_copy()
@@ -203,22 +184,16 @@ def commit_changes(
                             env={"GIT_INDEX_FILE": str(staged)}, write=True)
             lock.swap_in()  # before the branch moves: a crash can leave the edit staged, never reverted
             if not unchanged:
-                _update_ref(repo, ref, new, expected_head, zero, text)
+                _update_ref(repo, ref, new, expected_head, text)
         except BaseException:
             lock.swap_back()
             _restore_worktree(repo, norm, before)
             raise
         lock.install()
-    return new  # type: ignore[return-value]
+    return new
 
 
-def _check_ref(repo: GitRepo, ref: str, expected: str | None) -> None:
-    current = repo.resolve(ref)
-    if current != expected:
-        raise RefMovedError(1, "", ["update-ref", ref], ref=ref, expected=expected, current=current)
-
-
-def _make_commit(repo: GitRepo, records: list[tuple[str, str, str]], zero: str, text: str,
+def _make_commit(repo: RepoHandle, records: list[tuple[str, str, str]], zero: str, text: str,
                  parent: str | None, env: Mapping[str, str] | None) -> str:
     with tempfile.TemporaryDirectory(prefix="amr-index-") as tmp:
         idx_env = {**(env or {}), "GIT_INDEX_FILE": str(Path(tmp) / "index")}
@@ -233,22 +208,13 @@ def _make_commit(repo: GitRepo, records: list[tuple[str, str, str]], zero: str, 
     ).strip()
 
 
-def _update_ref(repo: GitRepo, ref: str, new: str, expected: str | None, zero: str, text: str) -> None:
-    """The compare-and-swap: move ``ref`` to ``new`` only if it still points at ``expected``."""
-    subject = text.splitlines()[0][:200]
-    try:
-        repo.runner.run(["update-ref", "-m", f"amr: {subject}", ref, new, expected or zero], write=True)
-    except GitError as exc:
-        if type(exc) is not GitError:  # LockedError, UnsafeRepoError, timeouts...
-            raise
-        now = repo.resolve(ref)
-        if now == expected:
-            raise
-        raise RefMovedError(exc.returncode, exc.stderr, exc.argv, ref=ref, expected=expected,
-                            current=now) from None
+def _update_ref(repo: RepoHandle, ref: str, new: str, expected: str | None, text: str) -> None:
+    """The compare-and-swap (:func:`~amr_tui.git.handle.swap_ref`): move ``ref`` to ``new`` only if
+    it still points at ``expected``; the reflog says ``amr: <subject of text>``."""
+    swap_ref(repo, ref, new, expected, f"amr: {text.splitlines()[0][:200]}")
 
 
-def _check_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], head_oids: Mapping[str, str | None],
+def _check_worktree(repo: RepoHandle, norm: Mapping[str, bytes | None], head_oids: Mapping[str, str | None],
                     allowed: Mapping[str, set[bytes | None]], fmt: str) -> dict[str, bytes | None]:
     """Refuse files or index entries holding someone else's edit; return current file contents."""
     before: dict[str, bytes | None] = {}
@@ -266,7 +232,7 @@ def _check_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], head_oids: 
     return before
 
 
-def _write_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], before: Mapping[str, bytes | None]) -> None:
+def _write_worktree(repo: RepoHandle, norm: Mapping[str, bytes | None], before: Mapping[str, bytes | None]) -> None:
     for rel, data in norm.items():
         if data is None:
             remove_file(repo.root, rel)
@@ -274,7 +240,7 @@ def _write_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], before: Map
             atomic_write(repo.root, rel, data)
 
 
-def _restore_worktree(repo: GitRepo, norm: Mapping[str, bytes | None], before: Mapping[str, bytes | None]) -> None:
+def _restore_worktree(repo: RepoHandle, norm: Mapping[str, bytes | None], before: Mapping[str, bytes | None]) -> None:
     """Put files back as they were, where they still hold exactly what amr wrote."""
     for rel, wrote in norm.items():
         if wrote == before.get(rel):

@@ -20,25 +20,17 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from amr_tui.git.commit import (
-    _check_worktree,
-    _index_info,
-    _object_format,
-    _restore_worktree,
-    _write_worktree,
-)
-from amr_tui.git.errors import GitError, RefMovedError
+from amr_tui.git.commit import _check_worktree, _index_info, _restore_worktree, _write_worktree
+from amr_tui.git.errors import GitError
+from amr_tui.git.handle import RepoHandle, check_ref, swap_ref
 from amr_tui.git.history import changed_paths, tree_files
 from amr_tui.git.indexlock import IndexLock
 from amr_tui.git.runner import _STRIPPED_ENV, _STRIPPED_PREFIXES
 
-if TYPE_CHECKING:
-    from amr_tui.git.repo import GitRepo
 
 
-def list_refs(repo: GitRepo, prefix: str) -> dict[str, str]:
+def list_refs(repo: RepoHandle, prefix: str) -> dict[str, str]:
     """``refname -> oid`` for every ref under ``prefix`` (e.g. ``refs/amr/dreams/``)."""
     if not prefix.startswith("refs/"):
         raise ValueError("prefix must start with refs/")
@@ -51,36 +43,23 @@ def list_refs(repo: GitRepo, prefix: str) -> dict[str, str]:
     return refs
 
 
-def check_ref_name(repo: GitRepo, ref: str) -> str:
+def check_ref_name(repo: RepoHandle, ref: str) -> str:
     if not ref.startswith("refs/") or repo.runner.run(["check-ref-format", ref], check=False).returncode != 0:
         raise ValueError(f"invalid ref name: {ref!r}")
     return ref
 
 
-def set_ref(repo: GitRepo, ref: str, new: str | None, old: str | None, message: str = "amr") -> None:
+def set_ref(repo: RepoHandle, ref: str, new: str | None, old: str | None, message: str = "amr") -> None:
     """Move ``ref`` from ``old`` to ``new`` atomically (None: must not exist / delete).
 
     Raises :class:`RefMovedError` when ``ref`` is not at ``old``.
     """
     check_ref_name(repo, ref)
-    zero = repo.zero_oid()
-    current = repo.resolve(ref, "object") if ref else None
-    if current != old:
-        raise RefMovedError(1, "", ["update-ref", ref], ref=ref, expected=old, current=current)
-    args = ["update-ref", "-m", message[:200]]
-    args += ["-d", ref, old or zero] if new is None else [ref, new, old or zero]
-    try:
-        repo.runner.run(args, write=True)
-    except GitError as exc:
-        if type(exc) is not GitError:
-            raise
-        now = repo.resolve(ref, "object")
-        if now == old:
-            raise
-        raise RefMovedError(exc.returncode, exc.stderr, exc.argv, ref=ref, expected=old, current=now) from None
+    check_ref(repo, ref, old, "object")
+    swap_ref(repo, ref, new, old, message[:200], "object")
 
 
-def make_commit(repo: GitRepo, tree_of: str, parents: Sequence[str], message: str,
+def make_commit(repo: RepoHandle, tree_of: str, parents: Sequence[str], message: str,
                 env: Mapping[str, str] | None = None) -> str:
     """A commit object with the tree of ``tree_of`` (a commit) and these parents. No ref moves."""
     tree = repo.resolve(tree_of, "tree")
@@ -93,7 +72,7 @@ def make_commit(repo: GitRepo, tree_of: str, parents: Sequence[str], message: st
     return repo.runner.text([*args, tree], input=text.encode("utf-8"), env=env, write=True).strip()
 
 
-def fast_forward(repo: GitRepo, branch: str, new: str, expected: str) -> None:
+def fast_forward(repo: RepoHandle, branch: str, new: str, expected: str) -> None:
     """Move ``refs/heads/<branch>`` from ``expected`` to its descendant ``new`` (see module doc)."""
     repo.check_branch_name(branch)
     ref = f"refs/heads/{branch}"
@@ -102,8 +81,8 @@ def fast_forward(repo: GitRepo, branch: str, new: str, expected: str) -> None:
     if repo.current_branch() != branch:
         set_ref(repo, ref, new, expected, f"amr: fast-forward {branch}")
         return
-    fmt = _object_format(repo)
-    zero = "0" * (64 if fmt == "sha256" else 40)
+    fmt = repo.object_format
+    zero = repo.zero_oid()
     paths = [p for _, p in changed_paths(repo, expected, new)]
     old_tree = tree_files(repo, expected)
     new_tree = tree_files(repo, new)
@@ -119,9 +98,7 @@ def fast_forward(repo: GitRepo, branch: str, new: str, expected: str) -> None:
     head_oids = {rel: old_tree[rel][1] if rel in old_tree else None for rel in paths}
     allowed = {rel: {data} for rel, data in norm.items()}
     with IndexLock(repo.git_dir, repo.runner.lock_timeout) as lock:
-        current = repo.resolve(ref)
-        if current != expected:
-            raise RefMovedError(1, "", ["update-ref", ref], ref=ref, expected=expected, current=current)
+        check_ref(repo, ref, expected)
         before = _check_worktree(repo, norm, head_oids, allowed, fmt)
         _write_worktree(repo, norm, before)
         staged = lock.staged_copy()
@@ -142,7 +119,7 @@ def fast_forward(repo: GitRepo, branch: str, new: str, expected: str) -> None:
 # Temporary work trees and the external agent
 
 
-def add_worktree(repo: GitRepo, path: str | os.PathLike[str], branch: str) -> Path:
+def add_worktree(repo: RepoHandle, path: str | os.PathLike[str], branch: str) -> Path:
     """``git worktree add PATH BRANCH`` (the branch must exist and not be checked out)."""
     repo.check_branch_name(branch)
     target = Path(path).absolute()
@@ -150,7 +127,7 @@ def add_worktree(repo: GitRepo, path: str | os.PathLike[str], branch: str) -> Pa
     return target
 
 
-def remove_worktree(repo: GitRepo, path: str | os.PathLike[str]) -> None:
+def remove_worktree(repo: RepoHandle, path: str | os.PathLike[str]) -> None:
     """Remove a work tree made by :func:`add_worktree`, even with leftover changes, then prune."""
     target = Path(path).absolute()
     res = repo.runner.run(["worktree", "remove", "--force", "--force", "--end-of-options", str(target)],
@@ -161,9 +138,9 @@ def remove_worktree(repo: GitRepo, path: str | os.PathLike[str]) -> None:
 
 
 def worktree_is_clean(repo_at: str | os.PathLike[str]) -> bool:
-    from amr_tui.git.repo import GitRepo
+    from amr_tui.git.handle import RepoHandle
 
-    return GitRepo(repo_at).status().is_clean
+    return RepoHandle(repo_at).status().is_clean
 
 
 @dataclass(frozen=True, slots=True)

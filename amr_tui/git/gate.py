@@ -32,38 +32,36 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
 
+from amr_tui.core.merge.parts import Conflict
+from amr_tui.core.merge.three_way import merge3
 from amr_tui.git.commit import (
-    ESCALATE_AFTER,
     _REGULAR_MODES,
-    _check_ref,
     _clean_message,
     _index_info,
     _make_commit,
-    _object_format,
     _preflight,
     _update_ref,
     blob_oid,
 )
 from amr_tui.git.errors import ConflictError, DirtyFileError, GitError, RefMovedError
+from amr_tui.git.handle import RepoHandle, check_ref
 from amr_tui.git.indexlock import IndexLock
 from amr_tui.git.worktree import (
     Displaced,
     UnsafePathError,
     late_writes,
     normalize_rel,
-    safe_path,
     read_file_or_none,
     replace_checked,
+    safe_path,
 )
-
-if TYPE_CHECKING:
-    from amr_tui.git.repo import GitRepo
 
 Probe = Callable[[str], None]
 STEPS = ("head", "merged", "built", "locked", "read", "written", "staged", "moved")
-MAX_ATTEMPTS = 25
+MAX_ATTEMPTS = 25  # compare-and-swap attempts of one write before RefMovedError
+ESCALATE_AFTER = 3  # lost compare-and-swap races before a write holds index.lock for a whole attempt
 _SWAP_ROUNDS = 50  # writes merged back in while replacing one file before giving up
 
 
@@ -100,7 +98,7 @@ class GateResult:
     foreign: tuple[str, ...] = ()  # files whose work-tree copy keeps someone else's uncommitted edit
 
 
-def merge_bytes(repo: GitRepo | None, rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None,
+def merge_bytes(repo: RepoHandle | None, rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None,
                 head: str | None) -> bytes | None:
     """Three-way merge of one file (entry-aware for Markdown); ConflictError when it does not merge."""
 
@@ -114,8 +112,6 @@ def merge_bytes(repo: GitRepo | None, rel: str, base: bytes | None, ours: bytes 
     if ours is None or theirs is None:
         raise conflict(None)  # deleted on one side, changed on the other
     if rel.lower().endswith((".md", ".markdown")):
-        from amr_tui.core.merge.three_way import merge3
-
         result = merge3(base, ours, theirs, rel, labels=("yours", "base", "theirs"))
         if not result.clean:
             raise conflict(result.merged)
@@ -131,7 +127,7 @@ def merge_bytes(repo: GitRepo | None, rel: str, base: bytes | None, ours: bytes 
     return merged
 
 
-def merge_change(repo: GitRepo, rel: str, ch: Change, committed: bytes | None, head: str | None) -> bytes | None:
+def merge_change(repo: RepoHandle, rel: str, ch: Change, committed: bytes | None, head: str | None) -> bytes | None:
     """The writer's change (``ch.base -> ch.want``) applied to the committed version.
 
     Lines of ``ch.base`` that are not in the committed version drop out (someone's uncommitted
@@ -179,17 +175,15 @@ def _kept_lines(committed: bytes, base: bytes, want: bytes) -> Counter[str]:
     return need
 
 
-def _resolve_over_uncommitted(repo: GitRepo, rel: str, ch: Change, committed: bytes) -> bytes | None:
+def _resolve_over_uncommitted(repo: RepoHandle, rel: str, ch: Change, committed: bytes) -> bytes | None:
     """The conflicts of ``ch`` with ``committed`` resolved as the writer's where the writer edited
     someone's uncommitted text; None when any conflict is something else (a real conflict)."""
-    from amr_tui.core.merge.three_way import merge3
-
     assert ch.base is not None and ch.want is not None and ch.base_commit is not None
     read_at = repo.read_blob_or_none(ch.base_commit, rel) or b""
     known = set(_text_lines(read_at))
     result = merge3(ch.base, ch.want, committed, rel, labels=("yours", "base", "theirs"))
 
-    def from_uncommitted(c) -> bool:
+    def from_uncommitted(c: Conflict) -> bool:
         # theirs is still what was committed when the writer read the file (no commit since
         # touched it): the overlap is with the uncommitted edit the writer saw and changed.
         if c.theirs:
@@ -220,7 +214,7 @@ def _resolve_over_uncommitted(repo: GitRepo, rel: str, ch: Change, committed: by
     return merged
 
 
-def cas_attempts(repo: GitRepo, *, max_attempts: int = MAX_ATTEMPTS, escalate: bool = True,
+def cas_attempts(repo: RepoHandle, *, max_attempts: int = MAX_ATTEMPTS, escalate: bool = True,
                  escalate_after: int = ESCALATE_AFTER) -> Iterator[IndexLock | None]:
     """The one compare-and-swap retry loop: yields once per attempt (the caller ``continue``-s on
     :class:`RefMovedError` and returns on success). From attempt ``escalate_after`` on it yields
@@ -238,7 +232,7 @@ def cas_attempts(repo: GitRepo, *, max_attempts: int = MAX_ATTEMPTS, escalate: b
             held.release()
 
 
-def commit_files(repo: GitRepo, changes: Sequence[Change], message: str, *,
+def commit_files(repo: RepoHandle, changes: Sequence[Change], message: str, *,
                  env: Mapping[str, str] | None = None, branch: str | None = None,
                  probe: Probe | None = None, max_attempts: int = MAX_ATTEMPTS) -> GateResult:
     """Commit ``changes`` on ``branch`` (default: the checked-out one) through the gate.
@@ -263,8 +257,8 @@ def commit_files(repo: GitRepo, changes: Sequence[Change], message: str, *,
             safe_path(repo.root, rel)  # before anything is written: a symlinked folder out of the root
 
     ref = f"refs/heads/{branch}"
-    fmt = _object_format(repo)
-    zero = "0" * (64 if fmt == "sha256" else 40)
+    fmt = repo.object_format
+    zero = repo.zero_oid()
     step = probe or (lambda _name: None)
     last: RefMovedError | None = None
     for held in cas_attempts(repo, max_attempts=max_attempts, escalate=on_worktree):
@@ -283,7 +277,8 @@ def commit_files(repo: GitRepo, changes: Sequence[Change], message: str, *,
         try:
             if not on_worktree:
                 if not unchanged:
-                    _update_ref(repo, ref, new, head, zero, text)
+                    assert new is not None
+                    _update_ref(repo, ref, new, head, text)
                 step("moved")
                 return GateResult(new, not unchanged, content, merged)
             # The work tree takes the writer's change as made (on the bytes it saw); the index
@@ -300,7 +295,7 @@ def commit_files(repo: GitRepo, changes: Sequence[Change], message: str, *,
     raise last
 
 
-def advance(repo: GitRepo, branch: str, old: str | None, new: str, message: str,
+def advance(repo: RepoHandle, branch: str, old: str | None, new: str, message: str,
             files: Mapping[str, tuple[bytes | None, bytes | None]], *, probe: Probe | None = None,
             held: IndexLock | None = None) -> tuple[str, ...]:
     """Move the checked-out ``branch`` from ``old`` to the ready commit ``new`` (compare-and-swap),
@@ -308,8 +303,8 @@ def advance(repo: GitRepo, branch: str, old: str | None, new: str, message: str,
     index by merging, so uncommitted edits stay. Returns the files that keep a foreign edit.
     ``held``: an ``index.lock`` the caller holds (:func:`cas_attempts`); the caller releases it.
     Raises RefMovedError (nothing changed), ForeignConflictError, LockedError."""
-    fmt = _object_format(repo)
-    zero = "0" * (64 if fmt == "sha256" else 40)
+    fmt = repo.object_format
+    zero = repo.zero_oid()
     text = _clean_message(message)
     return _move_checked_out(repo, f"refs/heads/{branch}", old, new,
                              {rel: (was, now, was, now) for rel, (was, now) in files.items()},
@@ -317,7 +312,7 @@ def advance(repo: GitRepo, branch: str, old: str | None, new: str, message: str,
 
 
 # ------------------------------------------------------------------------------ internals
-def _changed_since(repo: GitRepo, rel: str, ch: Change, committed: bytes | None, head: str | None) -> bool:
+def _changed_since(repo: RepoHandle, rel: str, ch: Change, committed: bytes | None, head: str | None) -> bool:
     """Did a commit change ``rel`` after the writer read it?"""
     if ch.base_commit is None:
         return committed != ch.base
@@ -330,7 +325,7 @@ def _as_bytes(data: bytes | None) -> bytes | None:
     return None if data is None else bytes(data)
 
 
-def _committed(repo: GitRepo, head: str | None, rels: list[str]) -> dict[str, bytes | None]:
+def _committed(repo: RepoHandle, head: str | None, rels: list[str]) -> dict[str, bytes | None]:
     entries = repo.tree_entries(head, rels) if head else {}
     for rel, (mode, _oid) in entries.items():
         if mode not in _REGULAR_MODES:
@@ -338,7 +333,7 @@ def _committed(repo: GitRepo, head: str | None, rels: list[str]) -> dict[str, by
     return {rel: (repo.read_blob_or_none(head, rel) if head and rel in entries else None) for rel in rels}
 
 
-def _records(repo: GitRepo, content: Mapping[str, bytes | None], committed: Mapping[str, bytes | None],
+def _records(repo: RepoHandle, content: Mapping[str, bytes | None], committed: Mapping[str, bytes | None],
              head: str | None, zero: str) -> list[tuple[str, str, str]]:
     entries = repo.tree_entries(head, list(content)) if head else {}
     records: list[tuple[str, str, str]] = []
@@ -352,15 +347,15 @@ def _records(repo: GitRepo, content: Mapping[str, bytes | None], committed: Mapp
     return records
 
 
-def _read_object(repo: GitRepo, oid: str) -> bytes:
+def _read_object(repo: RepoHandle, oid: str) -> bytes:
     return repo.runner.run(["cat-file", "blob", oid]).stdout
 
 
-def _write_blob(repo: GitRepo, data: bytes) -> str:
+def _write_blob(repo: RepoHandle, data: bytes) -> str:
     return repo.runner.text(["hash-object", "-w", "--no-filters", "--stdin"], input=data, write=True).strip()
 
 
-def _move_checked_out(repo: GitRepo, ref: str, old: str | None, new: str | None,
+def _move_checked_out(repo: RepoHandle, ref: str, old: str | None, new: str | None,
                       files: dict[str, tuple[bytes | None, bytes | None, bytes | None, bytes | None]],
                       text: str, zero: str, fmt: str, held: IndexLock | None, step: Probe) -> tuple[str, ...]:
     """Steps 3-4 under ``index.lock``; returns the files that keep someone else's edit.
@@ -370,7 +365,7 @@ def _move_checked_out(repo: GitRepo, ref: str, old: str | None, new: str | None,
     with lock_cm as lock:
         assert lock is not None
         step("locked")
-        _check_ref(repo, ref, old)
+        check_ref(repo, ref, old)
         stage: list[tuple[str, str, str]] = []
         undo: list[tuple[str, bytes | None, bytes | None]] = []  # (path, before, what amr wrote)
         foreign: list[str] = []
@@ -393,7 +388,7 @@ def _move_checked_out(repo: GitRepo, ref: str, old: str | None, new: str | None,
             step("staged")
             if new != old:
                 assert new is not None
-                _update_ref(repo, ref, new, old, zero, text)
+                _update_ref(repo, ref, new, old, text)
             step("moved")
         except BaseException:
             lock.swap_back()
@@ -405,7 +400,7 @@ def _move_checked_out(repo: GitRepo, ref: str, old: str | None, new: str | None,
     return tuple(foreign)
 
 
-def _index_target(repo: GitRepo, rel: str, was: bytes | None, now: bytes | None, wt_base: bytes | None,
+def _index_target(repo: RepoHandle, rel: str, was: bytes | None, now: bytes | None, wt_base: bytes | None,
                   wt_want: bytes | None, fmt: str, zero: str) -> tuple[tuple[str, str, str] | None, bool]:
     """The index record that brings ``rel`` forward, and whether it keeps a foreign staged edit.
     ``was -> now`` is the committed change; ``wt_base -> wt_want`` the writer's change as made."""
@@ -441,7 +436,7 @@ def _index_target(repo: GitRepo, rel: str, was: bytes | None, now: bytes | None,
     return record(target), target != now
 
 
-def apply_in_worktree(root: str | os.PathLike[str], changes: Sequence[Change], repo: GitRepo | None = None,
+def apply_in_worktree(root: str | os.PathLike[str], changes: Sequence[Change], repo: RepoHandle | None = None,
                       probe: Probe | None = None) -> list[str]:
     """Apply each change (``base -> want``) to the file as it is on disk now, committing nothing:
     bytes written since the change's base was read stay. Returns the files written. Raises
@@ -459,7 +454,7 @@ def apply_in_worktree(root: str | os.PathLike[str], changes: Sequence[Change], r
     return written
 
 
-def _bring_forward(repo: GitRepo | None, rel: str, was: bytes | None, now: bytes | None,
+def _bring_forward(repo: RepoHandle | None, rel: str, was: bytes | None, now: bytes | None,
                    step: Probe, root: str | os.PathLike[str] | None = None,
                    watch: list[Displaced] | None = None) -> tuple[bytes | None, bytes | None]:
     """Apply the change ``was -> now`` to the work-tree file, keeping whatever else it holds.
@@ -487,11 +482,9 @@ def _bring_forward(repo: GitRepo | None, rel: str, was: bytes | None, now: bytes
     raise ForeignConflictError(rel)
 
 
-def _settle(repo: GitRepo | None, root: str | os.PathLike[str], watch: list[Displaced]) -> None:
+def _settle(repo: RepoHandle | None, root: str | os.PathLike[str], watch: list[Displaced]) -> None:
     """Writes that reached a displaced inode after the swap (a writer that had the file open
     before it) are applied to the file as it is now. Called once the operation is done."""
-    from pathlib import Path
-
     base = Path(root).resolve()
     for _round in range(3):
         late = late_writes(watch)
@@ -503,7 +496,7 @@ def _settle(repo: GitRepo | None, root: str | os.PathLike[str], watch: list[Disp
                 _bring_forward(repo, rel, seen, now, lambda _n: None, root, watch)
 
 
-def _put(repo: GitRepo | None, rel: str, target: bytes | None, expected: bytes | None,
+def _put(repo: RepoHandle | None, rel: str, target: bytes | None, expected: bytes | None,
          step: Probe, root: str | os.PathLike[str] | None = None, watch: list[Displaced] | None = None) -> bytes | None:
     """Replace ``expected`` by ``target``; a write that lands meanwhile is merged back in.
     Returns the final bytes written, or None when the file no longer held ``expected`` (the
@@ -533,7 +526,7 @@ def _put(repo: GitRepo | None, rel: str, target: bytes | None, expected: bytes |
     raise ForeignConflictError(rel)
 
 
-def _undo(repo: GitRepo, undo: list[tuple[str, bytes | None, bytes | None]]) -> None:
+def _undo(repo: RepoHandle, undo: list[tuple[str, bytes | None, bytes | None]]) -> None:
     """The branch did not move: take amr's own change (``base -> want``) back out of each file it
     wrote, onto the file as it is now, so any byte written since (also one merged back in while
     swapping) stays."""

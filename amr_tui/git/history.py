@@ -1,7 +1,7 @@
 """Reading a memory repo's history: logs, patches, pickaxe, blame, renames, grep.
 
 Everything runs through the hardened :class:`~amr_tui.git.runner.GitRunner`. Revisions that come
-from callers are resolved to object ids first (``GitRepo.resolve`` puts them after
+from callers are resolved to object ids first (``RepoHandle.resolve`` puts them after
 ``--end-of-options``), so no data-derived value can be read as an option; paths always follow
 ``--``. Diffs are always ``--no-ext-diff --no-textconv --no-color`` with fixed ``a/`` ``b/``
 prefixes, ``--no-renames`` (a moved file is a deletion plus an addition, which is what
@@ -23,14 +23,11 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from amr_tui.git.catfile import blob_sizes
+from amr_tui.git.handle import RepoHandle
 from amr_tui.git.models import CommitInfo
 from amr_tui.git.worktree import normalize_rel
-
-if TYPE_CHECKING:
-    from amr_tui.git.repo import GitRepo
 
 _MARK = "amr" + secrets.token_hex(8)
 _SEP = b"\x00\x01" + _MARK.encode() + b"\x00"
@@ -165,7 +162,7 @@ def _parse_raw(rest: bytes) -> list[_RawChange]:
     return out
 
 
-def _bounded_patches(repo: GitRepo, cmd: list[str], walk_opts: list[str], tail: list[str], paths: list[str], keep,
+def _bounded_patches(repo: RepoHandle, cmd: list[str], walk_opts: list[str], tail: list[str], paths: list[str], keep,
                      max_blob: int | None, *, follow: bool = False) -> list[tuple[LogEntry, tuple[FileDiff, ...]]]:
     """``git <cmd> <walk_opts> -p <tail>`` as (entry, files), no blob over ``max_blob`` ever diffed.
 
@@ -355,11 +352,11 @@ def _parse_records(raw: bytes, *, body: bool = False) -> list[tuple[LogEntry, by
     return out
 
 
-def _start(repo: GitRepo, rev: str) -> str | None:
+def _start(repo: RepoHandle, rev: str) -> str | None:
     return rev if _OID.match(rev) else repo.resolve(rev)
 
 
-def log_entries(repo: GitRepo, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
+def log_entries(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
                 skip: int = 0, exclude: tuple[str, ...] = (), follow: bool = False, body: bool = False,
                 first_parent: bool = False, grep: str | None = None) -> list[LogEntry]:
     """Commits reachable from ``rev`` (and not from ``exclude``), newest first.
@@ -384,7 +381,7 @@ def log_entries(repo: GitRepo, rev: str = "HEAD", *, paths: tuple[str, ...] = ()
     return [e for e, _ in _parse_records(out, body=body)]
 
 
-def log_patches(repo: GitRepo, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
+def log_patches(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
                 skip: int = 0, exclude: tuple[str, ...] = (), follow: bool = False,
                 keep=None, max_blob: int | None = None) -> list[CommitDiff]:
     """Like :func:`log_entries`, with each commit's ``-U0`` patch (merges show none).
@@ -408,7 +405,7 @@ def log_patches(repo: GitRepo, rev: str = "HEAD", *, paths: tuple[str, ...] = ()
     return [CommitDiff(entry, files) for entry, files in found]
 
 
-def commit_patch(repo: GitRepo, commit: str, keep=None, max_blob: int | None = None) -> CommitDiff | None:
+def commit_patch(repo: RepoHandle, commit: str, keep=None, max_blob: int | None = None) -> CommitDiff | None:
     """One commit's patch against its first parent (``--first-parent`` for merges); ``max_blob``
     as for :func:`log_patches`."""
     oid = _start(repo, commit)
@@ -421,7 +418,7 @@ def commit_patch(repo: GitRepo, commit: str, keep=None, max_blob: int | None = N
     return CommitDiff(found[0][0], found[0][1])
 
 
-def pickaxe(repo: GitRepo, text: str, rev: str = "HEAD", *, paths: tuple[str, ...] = (),
+def pickaxe(repo: RepoHandle, text: str, rev: str = "HEAD", *, paths: tuple[str, ...] = (),
             limit: int | None = None) -> list[LogEntry]:
     """Commits that changed how many times ``text`` occurs (``git log -S``), newest first."""
     if "\0" in text or not text:
@@ -436,7 +433,7 @@ def pickaxe(repo: GitRepo, text: str, rev: str = "HEAD", *, paths: tuple[str, ..
     return [e for e, _ in _parse_records(out)]
 
 
-def diff_text(repo: GitRepo, old: str, new: str, path: str | None = None, *, context: int = 3) -> str:
+def diff_text(repo: RepoHandle, old: str, new: str, path: str | None = None, *, context: int = 3) -> str:
     """``git diff`` between two commits (optionally one path), as text."""
     a, b = _start(repo, old), _start(repo, new)
     if a is None or b is None:
@@ -448,7 +445,7 @@ def diff_text(repo: GitRepo, old: str, new: str, path: str | None = None, *, con
     return repo.runner.run([*_PRE, *args]).text
 
 
-def _diff_between(repo: GitRepo, old: str, new: str, form: str) -> bytes:
+def _diff_between(repo: RepoHandle, old: str, new: str, form: str) -> bytes:
     """``git diff <form> -z`` between two commits, no renames, nothing from the repo's config."""
     a, b = _start(repo, old), _start(repo, new)
     if a is None or b is None:
@@ -457,7 +454,7 @@ def _diff_between(repo: GitRepo, old: str, new: str, form: str) -> bytes:
                             "--no-relative", "--end-of-options", a, b, "--"]).stdout
 
 
-def changed_paths(repo: GitRepo, old: str, new: str) -> list[tuple[str, str]]:
+def changed_paths(repo: RepoHandle, old: str, new: str) -> list[tuple[str, str]]:
     """``(status, path)`` of every file that differs between two commits (A, D or M)."""
     out = _diff_between(repo, old, new, "--name-status")
     parts = [p for p in out.split(b"\0")]
@@ -468,7 +465,7 @@ def changed_paths(repo: GitRepo, old: str, new: str) -> list[tuple[str, str]]:
     return result
 
 
-def line_counts(repo: GitRepo, old: str, new: str) -> dict[str, tuple[int, int] | None]:
+def line_counts(repo: RepoHandle, old: str, new: str) -> dict[str, tuple[int, int] | None]:
     """``path -> (lines added, lines removed)`` between two commits (``git diff --numstat``, no
     renames); None for a binary file. Paths are the ones :func:`changed_paths` lists."""
     out = _diff_between(repo, old, new, "--numstat")
@@ -481,7 +478,7 @@ def line_counts(repo: GitRepo, old: str, new: str) -> dict[str, tuple[int, int] 
     return result
 
 
-def tree_files(repo: GitRepo, commit: str) -> dict[str, tuple[str, str]]:
+def tree_files(repo: RepoHandle, commit: str) -> dict[str, tuple[str, str]]:
     """``path -> (mode, blob oid)`` of every file in a commit's tree (recursively)."""
     oid = _start(repo, commit)
     if oid is None:
@@ -496,7 +493,7 @@ def tree_files(repo: GitRepo, commit: str) -> dict[str, tuple[str, str]]:
     return files
 
 
-def blame_line(repo: GitRepo, rev: str, path: str, line: int) -> BlameLine | None:
+def blame_line(repo: RepoHandle, rev: str, path: str, line: int) -> BlameLine | None:
     """Who last touched ``line`` of ``path`` at ``rev`` (``git blame --porcelain -L n,n``)."""
     oid = _start(repo, rev)
     if oid is None or line < 1:
@@ -539,7 +536,7 @@ def _epoch_date(seconds: str, tz: str) -> datetime:
         return datetime.fromtimestamp(0, tz=timezone.utc)
 
 
-def renames(repo: GitRepo, rev: str = "HEAD") -> list[tuple[str, str, str]]:
+def renames(repo: RepoHandle, rev: str = "HEAD") -> list[tuple[str, str, str]]:
     """``(commit, old path, new path)`` of every rename git detects in history, newest first."""
     start = _start(repo, rev)
     if start is None:
@@ -564,7 +561,7 @@ def renames(repo: GitRepo, rev: str = "HEAD") -> list[tuple[str, str, str]]:
     return found
 
 
-def grep_fixed(repo: GitRepo, commit: str, *texts: str) -> list[str]:
+def grep_fixed(repo: RepoHandle, commit: str, *texts: str) -> list[str]:
     """Paths in ``commit``'s tree whose content holds any of ``texts`` (fixed strings), in one
     ``git grep``."""
     oid = _start(repo, commit)
@@ -578,16 +575,25 @@ def grep_fixed(repo: GitRepo, commit: str, *texts: str) -> list[str]:
     return [_dec(p)[len(prefix):] if _dec(p).startswith(prefix) else _dec(p) for p in res.stdout.split(b"\0") if p]
 
 
-def merge_base(repo: GitRepo, a: str, b: str) -> str | None:
+def merge_bases(repo: RepoHandle, a: str, b: str, *, every: bool = True) -> list[str]:
+    """The merge bases of two commits, the one ``git merge-base`` call amr makes: with ``every``
+    all of them (``--all``), else the one git picks (the first of those). ``[a]`` when ``a`` is
+    an ancestor of ``b``, ``[b]`` the other way round; ``[]`` for unrelated histories or when
+    either revision does not exist."""
     x, y = _start(repo, a), _start(repo, b)
     if x is None or y is None:
-        return None
-    res = repo.runner.run(["merge-base", "--end-of-options", x, y], ok=(0, 1))
-    oid = res.text.strip()
-    return oid if _OID.match(oid) else None
+        return []
+    res = repo.runner.run(["merge-base", *(["--all"] if every else []), "--end-of-options", x, y], ok=(0, 1))
+    return [oid for oid in res.text.split() if _OID.match(oid)]
 
 
-def count_between(repo: GitRepo, old: str, new: str) -> int:
+def merge_base(repo: RepoHandle, a: str, b: str) -> str | None:
+    """The merge base git picks for two commits (:func:`merge_bases`), or None."""
+    found = merge_bases(repo, a, b, every=False)
+    return found[0] if found else None
+
+
+def count_between(repo: RepoHandle, old: str, new: str) -> int:
     """Commits reachable from ``new`` and not from ``old``."""
     a, b = _start(repo, old), _start(repo, new)
     if a is None or b is None:

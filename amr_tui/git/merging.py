@@ -21,17 +21,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from amr_tui.git.commit import _index_info, _object_format
-from amr_tui.git.errors import (
-    GitError,
-    OperationInProgressError,
-    RefMovedError,
-    RepoStateError,
-)
+from amr_tui.core.merge.three_way import merge3
+from amr_tui.git import history
+from amr_tui.git.commit import _index_info
+from amr_tui.git.errors import GitError, OperationInProgressError, RepoStateError
+from amr_tui.git.gate import advance
+from amr_tui.git.handle import RepoHandle, check_ref, swap_ref
 from amr_tui.git.indexlock import IndexLock
-from amr_tui.git.mergedriver import AMR_MERGE_DRIVER as AMR_DRIVER
 from amr_tui.git.mergedriver import merge_drivers_for_merging
-from amr_tui.git.repo import GitRepo
+from amr_tui.git.overrides import AMR_MERGE_DRIVER as AMR_DRIVER
 from amr_tui.git.runner import GitRunner, end_of_options
 from amr_tui.git.worktree import normalize_rel
 
@@ -68,26 +66,23 @@ class TreeMerge:
         return not self.conflicts
 
 
-def merging_runner(repo: GitRepo, amr_command: str | None = None) -> GitRunner:
+def merging_runner(repo: RepoHandle, amr_command: str | None = None) -> GitRunner:
     base = repo.runner
     return GitRunner(base.cwd, env=base.env, config=base.config,
                      merge_drivers=merge_drivers_for_merging(base, amr_command),
                      timeout=base.timeout, lock_timeout=base.lock_timeout)
 
 
-def merge_bases(repo: GitRepo, a: str, b: str) -> list[str]:
-    """Every merge base of two commits (``git merge-base --all``): ``[a]`` when ``a`` is an
-    ancestor of ``b``, ``[b]`` the other way round, ``[]`` for unrelated histories."""
-    return repo.runner.run(["merge-base", "--all", *end_of_options(a, b)], ok=(0, 1)).text.split()
+merge_bases = history.merge_bases  # re-exported: the sync passes the bases it found to merge_commits
 
 
-def deferred_runner(repo: GitRepo) -> GitRunner:
+def deferred_runner(repo: RepoHandle) -> GitRunner:
     """The runner :func:`merge_commits` merges with in this process (amr's driver deferred); one
     can be made once and handed to several merges of one sync."""
     return merging_runner(repo, _DEFERRED)
 
 
-def merge_commits(repo: GitRepo, ours: str, theirs: str, *, amr_command: str | None = None,
+def merge_commits(repo: RepoHandle, ours: str, theirs: str, *, amr_command: str | None = None,
                   bases: list[str] | None = None, runner: GitRunner | None = None) -> TreeMerge:
     """Merge commit ``theirs`` into ``ours`` (both oids) without touching the work tree.
 
@@ -117,12 +112,10 @@ _DEFERRED = "exit 1"  # amr's driver during an in-process merge: git leaves the 
 IN_PROCESS_MAX_BYTES = 1 << 20  # larger files are merged by the driver process, as before
 
 
-def _merge_in_process(repo: GitRepo, ours: str, theirs: str, runner: GitRunner | None = None) -> TreeMerge | None:
+def _merge_in_process(repo: RepoHandle, ours: str, theirs: str, runner: GitRunner | None = None) -> TreeMerge | None:
     """``git merge-tree`` with amr's driver deferred (it marks its files conflicted), then amr's
     merge of each such file here, exactly as ``amr merge-driver %O %A %B`` would have done it.
     None when git reported anything for those files but a plain content (or add/add) merge."""
-    from amr_tui.core.merge.three_way import merge3
-
     runner = runner or deferred_runner(repo)
     res = runner.run(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories",
                       *end_of_options(ours, theirs)], ok=(0, 1), write=True)
@@ -158,7 +151,7 @@ def _merge_in_process(repo: GitRepo, ours: str, theirs: str, runner: GitRunner |
     return TreeMerge(ours, theirs, tree, left)
 
 
-def _merge_attributes(repo: GitRepo, paths: list[str]) -> dict[str, str]:
+def _merge_attributes(repo: RepoHandle, paths: list[str]) -> dict[str, str]:
     """path -> the value of its ``merge`` attribute (as git's merge saw it)."""
     out = repo.runner.run(["check-attr", "-z", "merge", "--", *paths]).stdout.split(b"\0")
     attrs: dict[str, str] = {}
@@ -167,7 +160,7 @@ def _merge_attributes(repo: GitRepo, paths: list[str]) -> dict[str, str]:
     return attrs
 
 
-def _read_blobs(repo: GitRepo, oids: set[str]) -> dict[str, bytes]:
+def _read_blobs(repo: RepoHandle, oids: set[str]) -> dict[str, bytes]:
     order = sorted(oids)
     out = repo.runner.run(["cat-file", "--batch"], input="".join(o + "\n" for o in order).encode()).stdout
     blobs: dict[str, bytes] = {}
@@ -208,7 +201,7 @@ def _parse_merge_tree(out: bytes) -> tuple[str, tuple[ConflictedPath, ...]]:
     return tree, tuple(ConflictedPath(p, s, tuple(messages.get(p, ()))) for p, s in sorted(stages.items()))
 
 
-def commit_tree(repo: GitRepo, tree: str, parents: list[str], message: str,
+def commit_tree(repo: RepoHandle, tree: str, parents: list[str], message: str,
                 env: Mapping[str, str] | None = None) -> str:
     args = ["commit-tree", "--no-gpg-sign"]
     for p in parents:
@@ -217,11 +210,10 @@ def commit_tree(repo: GitRepo, tree: str, parents: list[str], message: str,
     return repo.runner.text([*args, *end_of_options(tree)], input=text.encode(), env=env, write=True).strip()
 
 
-def tree_with_files(repo: GitRepo, tree: str, changes: Mapping[str, bytes | None]) -> str:
+def tree_with_files(repo: RepoHandle, tree: str, changes: Mapping[str, bytes | None]) -> str:
     """``tree`` with some files replaced (bytes) or removed (None); regular files, mode 100644
     unless the path exists with another regular mode."""
-    fmt = _object_format(repo)
-    zero = "0" * (64 if fmt == "sha256" else 40)
+    zero = repo.zero_oid()
     existing = _tree_modes(repo, tree, list(changes))
     records: list[tuple[str, str, str]] = []
     for path, data in changes.items():
@@ -239,7 +231,7 @@ def tree_with_files(repo: GitRepo, tree: str, changes: Mapping[str, bytes | None
         return repo.runner.text(["write-tree"], env=env, write=True).strip()
 
 
-def _tree_modes(repo: GitRepo, tree: str, paths: list[str]) -> dict[str, str]:
+def _tree_modes(repo: RepoHandle, tree: str, paths: list[str]) -> dict[str, str]:
     if not paths:
         return {}
     out = repo.runner.run(["ls-tree", "-z", "--full-tree", *end_of_options(tree), "--",
@@ -252,11 +244,11 @@ def _tree_modes(repo: GitRepo, tree: str, paths: list[str]) -> dict[str, str]:
     return modes
 
 
-def empty_tree(repo: GitRepo) -> str:
+def empty_tree(repo: RepoHandle) -> str:
     return repo.runner.text(["mktree", "-z"], input=b"", write=True).strip()
 
 
-def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, message: str, *,
+def advance_branch(repo: RepoHandle, branch: str, old: str | None, new: str, message: str, *,
                    held: IndexLock | None = None) -> None:
     """Move ``refs/heads/<branch>`` from ``old`` to ``new`` (compare-and-swap), updating the index
     and work tree when the branch is checked out.
@@ -269,11 +261,10 @@ def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, messag
     """
     repo.check_branch_name(branch)
     ref = f"refs/heads/{branch}"
-    zero = repo.zero_oid()
     subject = message.strip().splitlines()[0][:200] if message.strip() else "amr: sync"
     if repo.current_branch() != branch:
-        _check_ref(repo, ref, old)
-        _cas(repo, ref, new, old, zero, subject)
+        check_ref(repo, ref, old)
+        _cas(repo, ref, new, old, subject)
         return
     op = repo.operation_in_progress()
     if op:
@@ -282,15 +273,13 @@ def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, messag
     if files is not None:
         # Through the write gate: each file is brought forward by merging, so an agent's
         # uncommitted edit stays in the work tree instead of making the sync "busy".
-        from amr_tui.git.gate import advance
-
         advance(repo, branch, old, new, message or "amr: sync", files, held=held)
         return
     start = old or empty_tree(repo)
     lock_cm = contextlib.nullcontext(held) if held is not None else IndexLock(repo.git_dir, repo.runner.lock_timeout)
     with lock_cm as lock:
         assert lock is not None
-        _check_ref(repo, ref, old)
+        check_ref(repo, ref, old)
         staged = lock.staged_copy()
         env = {"GIT_INDEX_FILE": str(staged)}
         # An index entry staged by plumbing has no stat data: refresh it, or read-tree would call
@@ -302,7 +291,7 @@ def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, messag
             raise WorktreeBusyError(" ".join(res.stderr.strip().splitlines()[:3])[:300])
         try:
             lock.swap_in()  # before the branch moves: a crash can leave the merge staged, never reverted
-            _cas(repo, ref, new, old, zero, subject)
+            _cas(repo, ref, new, old, subject)
         except BaseException:
             _put_worktree_back(repo, lock, staged, new, start)
             lock.swap_back()
@@ -310,7 +299,7 @@ def advance_branch(repo: GitRepo, branch: str, old: str | None, new: str, messag
         lock.install()
 
 
-def _regular_changes(repo: GitRepo, old: str, new: str) -> dict[str, tuple[bytes | None, bytes | None]] | None:
+def _regular_changes(repo: RepoHandle, old: str, new: str) -> dict[str, tuple[bytes | None, bytes | None]] | None:
     """path -> (bytes at old, bytes at new) for every file that differs, or None when any change
     is not a plain file (a symlink, a submodule, a mode change): git's own read-tree does those."""
     out = repo.runner.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", *end_of_options(old, new)]).stdout
@@ -331,7 +320,7 @@ def _regular_changes(repo: GitRepo, old: str, new: str) -> dict[str, tuple[bytes
     return files
 
 
-def _put_worktree_back(repo: GitRepo, lock: IndexLock, staged: Path, new: str, start: str) -> None:
+def _put_worktree_back(repo: RepoHandle, lock: IndexLock, staged: Path, new: str, start: str) -> None:
     """The branch did not move: the work tree goes back from ``new`` to ``start``, through the
     staged index at ``new`` (or, once it was swapped in, a scratch copy: ``index.lock`` is ours)."""
     scratch = staged if staged.exists() else lock.scratch_copy()
@@ -342,19 +331,6 @@ def _put_worktree_back(repo: GitRepo, lock: IndexLock, staged: Path, new: str, s
         scratch.unlink(missing_ok=True)
 
 
-def _check_ref(repo: GitRepo, ref: str, expected: str | None) -> None:
-    current = repo.resolve(ref)
-    if current != expected:
-        raise RefMovedError(1, "", ["update-ref", ref], ref=ref, expected=expected, current=current)
-
-
-def _cas(repo: GitRepo, ref: str, new: str, old: str | None, zero: str, subject: str) -> None:
-    try:
-        repo.runner.run(["update-ref", "-m", f"amr: {subject}", ref, new, old or zero], write=True)
-    except GitError as exc:
-        if type(exc) is not GitError:
-            raise
-        now = repo.resolve(ref)
-        if now == old:
-            raise
-        raise RefMovedError(exc.returncode, exc.stderr, exc.argv, ref=ref, expected=old, current=now) from None
+def _cas(repo: RepoHandle, ref: str, new: str, old: str | None, subject: str) -> None:
+    """The compare-and-swap of a sync's ref move (a module-level name: crash tests replace it)."""
+    swap_ref(repo, ref, new, old, f"amr: {subject}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amr_tui.git.errors import AmrGitError, GitError, GitTimeoutError
-from amr_tui.git.repo import GitRepo
+from amr_tui.git.handle import RepoHandle
 from amr_tui.git.runner import GitRunner, end_of_options
 
 NETWORK_TIMEOUT = 120.0
@@ -120,7 +120,7 @@ def _helper_keys(runner: GitRunner) -> list[str]:
     return sorted(keys | {"credential.helper"})
 
 
-def network_runner(repo: GitRepo, timeout: float = NETWORK_TIMEOUT) -> GitRunner:
+def network_runner(repo: RepoHandle, timeout: float = NETWORK_TIMEOUT) -> GitRunner:
     """A runner for fetch/push: the repo's runner plus the user's global credential helpers."""
     base = repo.runner
     config: list[tuple[str, str]] = [(k, "") for k in _helper_keys(base)]  # reset every helper list
@@ -134,17 +134,17 @@ def network_runner(repo: GitRepo, timeout: float = NETWORK_TIMEOUT) -> GitRunner
 # ---------------------------------------------------------------------------------------------
 
 
-def remotes(repo: GitRepo) -> list[str]:
+def remotes(repo: RepoHandle) -> list[str]:
     return [r for r in repo.runner.text(["remote"]).splitlines() if r]
 
 
-def remote_url(repo: GitRepo, remote: str) -> str | None:
+def remote_url(repo: RepoHandle, remote: str) -> str | None:
     res = repo.runner.run(["config", "--get", *end_of_options(f"remote.{remote}.url")], ok=(0, 1))
     url = res.text.strip()
     return url or None
 
 
-def _check_remote(repo: GitRepo, remote: str) -> str:
+def _check_remote(repo: RepoHandle, remote: str) -> str:
     if not remote or remote.startswith("-") or any(c.isspace() or ord(c) < 32 for c in remote):
         raise NoRemoteError(f"invalid remote name: {remote!r}")
     url = remote_url(repo, remote)
@@ -163,7 +163,7 @@ class FetchResult:
     previous: str | None
 
 
-def fetch(repo: GitRepo, remote: str, branch: str, timeout: float = NETWORK_TIMEOUT) -> FetchResult:
+def fetch(repo: RepoHandle, remote: str, branch: str, timeout: float = NETWORK_TIMEOUT) -> FetchResult:
     """Fetch ``branch`` from ``remote`` into ``refs/remotes/<remote>/<branch>``."""
     url = _check_remote(repo, remote)
     repo.check_branch_name(branch)
@@ -191,7 +191,7 @@ class PushResult:
     up_to_date: bool
 
 
-def push(repo: GitRepo, remote: str, branch: str, commit: str,
+def push(repo: RepoHandle, remote: str, branch: str, commit: str,
          timeout: float = NETWORK_TIMEOUT) -> PushResult:
     """Push ``commit`` to ``branch`` on ``remote``: a fast-forward or nothing. Never forced."""
     url = _check_remote(repo, remote)
@@ -226,7 +226,7 @@ def _porcelain_status(out: str, ref: str) -> tuple[str, str] | None:
     return None
 
 
-def ahead_behind(repo: GitRepo, local: str, upstream: str) -> tuple[int, int]:
+def ahead_behind(repo: RepoHandle, local: str, upstream: str) -> tuple[int, int]:
     """Commits on ``local`` and not ``upstream``, and the other way round."""
     a, b = repo.resolve(local), repo.resolve(upstream)
     if a is None and b is None:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amr_tui.git.catfile import BlobReader
-from amr_tui.git.repo import GitRepo
+from amr_tui.git.handle import RepoHandle
 from amr_tui.git.runner import GitRunner, end_of_options
 from amr_tui.git.worktree import normalize_rel
 
@@ -71,7 +71,7 @@ class LeftOut:
     target: str  # a symlink's target (as stored, shortened), a submodule's commit id
 
 
-def list_tree(repo: GitRepo, rev: str, paths: Sequence[str] = ()) -> dict[str, tuple[str, str]]:
+def list_tree(repo: RepoHandle, rev: str, paths: Sequence[str] = ()) -> dict[str, tuple[str, str]]:
     """``{path: (mode, blob oid)}`` of regular files at ``rev`` (under ``paths``, when given)."""
     spec = ["--", *[normalize_rel(p) for p in paths]] if paths else []
     out = repo.runner.run(["ls-tree", "-r", "-z", "--full-tree", *end_of_options(rev), *spec]).stdout
@@ -86,7 +86,7 @@ def list_tree(repo: GitRepo, rev: str, paths: Sequence[str] = ()) -> dict[str, t
     return files
 
 
-def left_out(repo: GitRepo, rev: str, paths: Sequence[str] = ()) -> list[LeftOut]:
+def left_out(repo: RepoHandle, rev: str, paths: Sequence[str] = ()) -> list[LeftOut]:
     """The symlinks and submodules at ``rev`` (under ``paths``, when given), by path."""
     spec = ["--", *[normalize_rel(p) for p in paths]] if paths else []
     out = repo.runner.run(["ls-tree", "-r", "-z", "--full-tree", *end_of_options(rev), *spec]).stdout
@@ -120,7 +120,7 @@ def selection_filter(paths: Sequence[str]) -> Callable[[str], bool]:
     return keep
 
 
-def _commit_meta(repo: GitRepo, oid: str) -> tuple[dict[str, str], bytes]:
+def _commit_meta(repo: RepoHandle, oid: str) -> tuple[dict[str, str], bytes]:
     raw = repo.runner.run(["cat-file", "commit", oid]).stdout
     head, _, message = raw.partition(b"\n\n")
     env: dict[str, str] = {}
@@ -136,7 +136,7 @@ def _commit_meta(repo: GitRepo, oid: str) -> tuple[dict[str, str], bytes]:
     return env, message
 
 
-def _filtered_tree(repo: GitRepo, oid: str, paths: Sequence[str], keep: Callable[[str], bool],
+def _filtered_tree(repo: RepoHandle, oid: str, paths: Sequence[str], keep: Callable[[str], bool],
                    tmp: Path, cache: dict[tuple, str]) -> tuple[str, dict[str, tuple[str, str]]]:
     files = {p: mo for p, mo in list_tree(repo, oid, paths).items() if keep(p)}
     key = tuple(sorted((p, m, o) for p, (m, o) in files.items()))
@@ -248,7 +248,7 @@ def describe(old: Mapping[str, tuple[str, str]], new: Mapping[str, tuple[str, st
     return text.encode("utf-8", "surrogateescape")
 
 
-def _touched_only(repo: GitRepo, oid: str, parents: Sequence[str], keep: Callable[[str], bool]) -> bool:
+def _touched_only(repo: RepoHandle, oid: str, parents: Sequence[str], keep: Callable[[str], bool]) -> bool:
     """True when ``oid`` changed only selected regular files against each of its parents."""
     for parent in parents or [None]:
         spec = ["--root", *end_of_options(oid)] if parent is None else end_of_options(parent, oid)
@@ -268,7 +268,7 @@ def _touched_only(repo: GitRepo, oid: str, parents: Sequence[str], keep: Callabl
 # ---------------------------------------------------------------------------------------------
 
 
-def rewrite_history(source: GitRepo, rev: str, paths: Sequence[str], dest: str | os.PathLike[str],
+def rewrite_history(source: RepoHandle, rev: str, paths: Sequence[str], dest: str | os.PathLike[str],
                     branch: str = SHARE_BRANCH, progress: Callable[[int, int], None] | None = None, *,
                     keep_messages: bool = False) -> RewriteResult:
     """Create the repository ``dest`` holding only ``paths`` (files or folders) of ``rev``'s history.
@@ -336,7 +336,7 @@ def rewrite_history(source: GitRepo, rev: str, paths: Sequence[str], dest: str |
     return RewriteResult(target, branch, tip, kept, dropped, originals)
 
 
-def copy_branch(source: GitRepo, rev: str, dest: str | os.PathLike[str], branch: str = SHARE_BRANCH) -> RewriteResult:
+def copy_branch(source: RepoHandle, rev: str, dest: str | os.PathLike[str], branch: str = SHARE_BRANCH) -> RewriteResult:
     """Create the repository ``dest`` holding ``rev`` and its history, as they are, and nothing else:
     no other branch, tag, note, remote, config or reflog of ``source``; the branch is ``branch``."""
     target = Path(dest).absolute()
@@ -350,11 +350,11 @@ def copy_branch(source: GitRepo, rev: str, dest: str | os.PathLike[str], branch:
     return RewriteResult(target, branch, tip, 0, 0)
 
 
-def _publish(work: GitRepo, tip: str | None, target: Path, branch: str) -> None:
+def _publish(work: RepoHandle, tip: str | None, target: Path, branch: str) -> None:
     """``git init`` ``target`` and fetch ``tip`` from ``work`` over git's transport into ``branch``;
     check it out with symlinks as plain files."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    repo = GitRepo.init(target, initial_branch=branch)
+    repo = RepoHandle.init(target, initial_branch=branch)
     repo.runner.run(["config", "core.symlinks", "false"], write=True)
     if tip is None:
         return
@@ -365,9 +365,9 @@ def _publish(work: GitRepo, tip: str | None, target: Path, branch: str) -> None:
     runner.run(["read-tree", "--reset", "-u", "HEAD"], write=True)
 
 
-def _borrowing_repo(source: GitRepo, path: Path) -> GitRepo:
+def _borrowing_repo(source: RepoHandle, path: Path) -> RepoHandle:
     """A scratch repository that can read every object of ``source`` (``objects/info/alternates``)."""
-    work = GitRepo.init(path)
+    work = RepoHandle.init(path)
     objects = source.runner.text(["rev-parse", "--git-path", "objects"]).strip()
     src_objects = Path(objects) if Path(objects).is_absolute() else source.root / objects
     (work.git_dir / "objects" / "info").mkdir(parents=True, exist_ok=True)
@@ -375,7 +375,7 @@ def _borrowing_repo(source: GitRepo, path: Path) -> GitRepo:
     return work
 
 
-def _empty(repo: GitRepo, cache: dict[tuple, str], tmp: Path) -> str:
+def _empty(repo: RepoHandle, cache: dict[tuple, str], tmp: Path) -> str:
     if () not in cache:
         cache[()] = repo.runner.text(["mktree", "-z"], input=b"", write=True).strip()
     return cache[()]

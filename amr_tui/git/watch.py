@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from amr_tui.git.repo import GitRepo
+from amr_tui.git.handle import RepoHandle
 
 _OPERATION_FILES = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "BISECT_LOG", "rebase-merge", "rebase-apply")
 _MAX_HEAD_BYTES = 4096
@@ -36,7 +36,7 @@ def common_dir(git_dir: Path) -> Path:
     return target if target.is_absolute() else (git_dir / target)
 
 
-def head_signature(repo: GitRepo) -> tuple[object, ...]:
+def head_signature(repo: RepoHandle) -> tuple[object, ...]:
     """Changes whenever HEAD may point at another commit (a commit, reset, checkout, pull)."""
     git_dir = repo.git_dir
     common = common_dir(git_dir)
@@ -53,7 +53,7 @@ def head_signature(repo: GitRepo) -> tuple[object, ...]:
     return (head, ref_stat, _stat(common / "packed-refs"))
 
 
-def state_signature(repo: GitRepo) -> tuple[object, ...]:
+def state_signature(repo: RepoHandle) -> tuple[object, ...]:
     """HEAD's signature plus the index, the last fetch and any operation in progress."""
     git_dir = repo.git_dir
     common = common_dir(git_dir)
