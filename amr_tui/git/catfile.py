@@ -2,15 +2,15 @@
 
 The batch protocol is GitPython's (``git.cmd.Git.get_object_data``: header parsing, exact-size
 reads, a stream that is never left half-read). GitPython is imported on first use, not at
-start-up (field note 25). Its own process launcher is not used: the ``cat-file`` process is
+start-up (importing it takes a noticeable moment). Its own process launcher is not used: the ``cat-file`` process is
 started here with the runner's hardened environment (``runner.build_env`` with the same
 ``GIT_CONFIG_*`` overrides as every other git call, ``GIT_OPTIONAL_LOCKS=0``, stripped
 ``GIT_DIR``-style variables) and the absolute git found by ``runner.git_binary``, then handed to
 GitPython as its persistent ``cat_file_all`` command. No GitPython commit or index API is ever
-used (field note 12).
+used: they run git outside the hardened runner, and every write goes through the write gate.
 
 Thread-safe: one lock per reader (GitPython's reader is not). If the batch process cannot run
-(for instance git refuses the repo for "dubious ownership", field note 17), reads fall back to
+(for instance git refuses the repo for "dubious ownership"), reads fall back to
 one ``cat-file`` per call through the runner, which raises the classified error.
 
 Size limit: a reader made with ``max_bytes`` (or a read given one) first asks a second persistent
@@ -21,19 +21,28 @@ when it is over the limit, so such a blob is never read, not even into a pipe bu
 
 from __future__ import annotations
 
+import enum
 import os
 import re
 import subprocess
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from amr_tui.git.handle import RepoHandle
 from amr_tui.git.runner import build_env, git_binary
 from amr_tui.git.worktree import FileTooLargeError, UnsafePathError, normalize_rel
 
-
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
-_UNLIMITED = object()
+
+
+class _ReaderLimit(enum.Enum):
+    """A read's ``max_bytes`` default: the reader's own limit."""
+
+    DEFAULT = enum.auto()
+
+
+_UNLIMITED = _ReaderLimit.DEFAULT
 
 
 def describe_size(size: int) -> str:
@@ -53,7 +62,7 @@ class BlobTooLargeError(FileTooLargeError):
                          f"amr reads from git; it was not read")
 
 
-def blob_sizes(repo: RepoHandle, oids) -> dict[str, int]:
+def blob_sizes(repo: RepoHandle, oids: Iterable[str | None]) -> dict[str, int]:
     """``oid -> size`` of the blobs among ``oids`` (one ``cat-file --batch-check``; missing
     objects and other kinds are left out). Nothing is read but the object headers."""
     wanted = sorted({o for o in oids if o and _OID.match(o)})
@@ -149,10 +158,10 @@ class BlobReader:
             return None
         return fields[1].decode(), rest[: int(fields[2])]
 
-    def _limit(self, max_bytes: object) -> int | None:
-        return self.max_bytes if max_bytes is _UNLIMITED else max_bytes  # type: ignore[return-value]
+    def _limit(self, max_bytes: int | None | _ReaderLimit) -> int | None:
+        return self.max_bytes if max_bytes is _UNLIMITED else max_bytes
 
-    def read(self, commit: str, path: str, *, max_bytes: int | None | object = _UNLIMITED) -> bytes | None:
+    def read(self, commit: str, path: str, *, max_bytes: int | None | _ReaderLimit = _UNLIMITED) -> bytes | None:
         """Bytes of ``path`` in ``commit`` (an object id), or None when it is not a blob there
         (or its name is one amr refuses: control characters, ``..``, ``.git``).
 
@@ -171,7 +180,7 @@ class BlobReader:
             raise BlobTooLargeError(rel, commit, big.size, limit or 0) from None
         return found[1] if found and found[0] == "blob" else None
 
-    def read_oid(self, oid: str, *, max_bytes: int | None | object = _UNLIMITED) -> bytes | None:
+    def read_oid(self, oid: str, *, max_bytes: int | None | _ReaderLimit = _UNLIMITED) -> bytes | None:
         if not _OID.match(oid):
             raise ValueError(f"not an object id: {oid!r}")
         limit = self._limit(max_bytes)

@@ -29,7 +29,6 @@ from amr_tui.git.indexlock import IndexLock
 from amr_tui.git.runner import _STRIPPED_ENV, _STRIPPED_PREFIXES
 
 
-
 def list_refs(repo: RepoHandle, prefix: str) -> dict[str, str]:
     """``refname -> oid`` for every ref under ``prefix`` (e.g. ``refs/amr/dreams/``)."""
     if not prefix.startswith("refs/"):
@@ -138,8 +137,7 @@ def remove_worktree(repo: RepoHandle, path: str | os.PathLike[str]) -> None:
 
 
 def worktree_is_clean(repo_at: str | os.PathLike[str]) -> bool:
-    from amr_tui.git.handle import RepoHandle
-
+    """True when the work tree at ``repo_at`` has no change (``git status`` is empty)."""
     return RepoHandle(repo_at).status().is_clean
 
 
@@ -168,7 +166,7 @@ def run_agent(argv: Sequence[str], cwd: str | os.PathLike[str], extra_env: Mappi
             timeout=timeout, shell=False, check=False,
         )
     except subprocess.TimeoutExpired as exc:
-        out = exc.stdout or b""
-        return AgentResult(-1, True), out.decode("utf-8", "replace") if isinstance(out, bytes) else str(out)
+        partial = exc.stdout or b""
+        return AgentResult(-1, True), partial.decode("utf-8", "replace") if isinstance(partial, bytes) else str(partial)
     out = proc.stdout.decode("utf-8", "replace") if capture and proc.stdout else ""
     return AgentResult(proc.returncode, False), out

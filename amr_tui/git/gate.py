@@ -36,6 +36,7 @@ from pathlib import Path
 
 from amr_tui.core.merge.parts import Conflict
 from amr_tui.core.merge.three_way import merge3
+from amr_tui.core.paths import is_markdown
 from amr_tui.git.commit import (
     _REGULAR_MODES,
     _clean_message,
@@ -111,7 +112,7 @@ def merge_bytes(repo: RepoHandle | None, rel: str, base: bytes | None, ours: byt
         return theirs
     if ours is None or theirs is None:
         raise conflict(None)  # deleted on one side, changed on the other
-    if rel.lower().endswith((".md", ".markdown")):
+    if is_markdown(rel):
         result = merge3(base, ours, theirs, rel, labels=("yours", "base", "theirs"))
         if not result.clean:
             raise conflict(result.merged)
@@ -144,7 +145,7 @@ def merge_change(repo: RepoHandle, rel: str, ch: Change, committed: bytes | None
         return merge_bytes(repo, rel, ch.base, ch.want, committed, head)
     except ConflictError as exc:
         if ch.base_commit is None or ch.base is None or ch.want is None or committed is None \
-                or not rel.lower().endswith((".md", ".markdown")):
+                or not is_markdown(rel):
             raise
         resolved = _resolve_over_uncommitted(repo, rel, ch, committed)
         if resolved is None:
@@ -501,10 +502,12 @@ def _put(repo: RepoHandle | None, rel: str, target: bytes | None, expected: byte
     """Replace ``expected`` by ``target``; a write that lands meanwhile is merged back in.
     Returns the final bytes written, or None when the file no longer held ``expected`` (the
     caller reads it again)."""
-    where = root if root is not None else repo.root  # type: ignore[union-attr]
+    if root is None:
+        assert repo is not None
+        root = repo.root
     wrote_once = False
     for _ in range(_SWAP_ROUNDS):
-        done, found = replace_checked(where, rel, target, expected, watch)
+        done, found = replace_checked(root, rel, target, expected, watch)
         step("written")
         if done and found is None:
             return target

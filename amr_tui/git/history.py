@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 from amr_tui.git.catfile import blob_sizes
 from amr_tui.git.handle import RepoHandle
@@ -42,6 +43,7 @@ _PRE = ("-c", "log.follow=false", "-c", "diff.noprefix=false", "-c", "core.quote
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 _NULL_OID = re.compile(r"^0+$")
+Keep = Callable[[str], bool] | None  # which files of a patch to keep (None: all)
 
 
 def _dec(raw: bytes) -> str:
@@ -109,7 +111,7 @@ class SkippedBlob:
     size: int
 
 
-def skipped_blobs(diffs) -> list[SkippedBlob]:
+def skipped_blobs(diffs: Iterable[CommitDiff]) -> list[SkippedBlob]:
     """The files of these :class:`CommitDiff`\\ s that were over the walk's size limit."""
     return [SkippedBlob(f.path, cd.oid, f.too_large) for cd in diffs for f in cd.files if f.too_large is not None]
 
@@ -149,6 +151,8 @@ def _parse_raw(rest: bytes) -> list[_RawChange]:
         old_mode, new_mode, old_oid, new_oid, status = fields[:5]
         first = _dec(tokens[i])
         i += 1
+        old_path: str | None
+        new_path: str | None
         if status[:1] in ("R", "C") and i < len(tokens):
             old_path, new_path = first, _dec(tokens[i])
             i += 1
@@ -162,7 +166,8 @@ def _parse_raw(rest: bytes) -> list[_RawChange]:
     return out
 
 
-def _bounded_patches(repo: RepoHandle, cmd: list[str], walk_opts: list[str], tail: list[str], paths: list[str], keep,
+def _bounded_patches(repo: RepoHandle, cmd: list[str], walk_opts: list[str], tail: list[str], paths: list[str],
+                     keep: Keep,
                      max_blob: int | None, *, follow: bool = False) -> list[tuple[LogEntry, tuple[FileDiff, ...]]]:
     """``git <cmd> <walk_opts> -p <tail>`` as (entry, files), no blob over ``max_blob`` ever diffed.
 
@@ -173,7 +178,8 @@ def _bounded_patches(repo: RepoHandle, cmd: list[str], walk_opts: list[str], tai
     commit group (``--no-walk``), each group's paths being its files that are not."""
     spec = ["--", *paths]
 
-    def patch_run(extra: list[str], revs: list[str], pathspec: list[str], stdin: bytes | None = None):
+    def patch_run(extra: list[str], revs: list[str], pathspec: list[str],
+                  stdin: bytes | None = None) -> list[tuple[LogEntry, tuple[FileDiff, ...]]]:
         out = repo.runner.run([*cmd, _FORMAT, "-p", *_DIFF_FLAGS, *extra, *revs, *pathspec], input=stdin).stdout
         return [(e, _kept(parse_patch(patch), keep)) for e, patch in _parse_records(out)]
 
@@ -216,7 +222,7 @@ def _bounded_patches(repo: RepoHandle, cmd: list[str], walk_opts: list[str], tai
     return out
 
 
-def _kept(files: tuple[FileDiff, ...], keep) -> tuple[FileDiff, ...]:
+def _kept(files: tuple[FileDiff, ...], keep: Keep) -> tuple[FileDiff, ...]:
     return files if keep is None else tuple(f for f in files if keep(f.path))
 
 
@@ -383,7 +389,7 @@ def log_entries(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] =
 
 def log_patches(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
                 skip: int = 0, exclude: tuple[str, ...] = (), follow: bool = False,
-                keep=None, max_blob: int | None = None) -> list[CommitDiff]:
+                keep: Keep = None, max_blob: int | None = None) -> list[CommitDiff]:
     """Like :func:`log_entries`, with each commit's ``-U0`` patch (merges show none).
 
     ``keep(path) -> bool`` filters the files kept from each patch (e.g. Markdown only).
@@ -405,7 +411,7 @@ def log_patches(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] =
     return [CommitDiff(entry, files) for entry, files in found]
 
 
-def commit_patch(repo: RepoHandle, commit: str, keep=None, max_blob: int | None = None) -> CommitDiff | None:
+def commit_patch(repo: RepoHandle, commit: str, keep: Keep = None, max_blob: int | None = None) -> CommitDiff | None:
     """One commit's patch against its first parent (``--first-parent`` for merges); ``max_blob``
     as for :func:`log_patches`."""
     oid = _start(repo, commit)
@@ -526,14 +532,12 @@ def blame_line(repo: RepoHandle, rev: str, path: str, line: int) -> BlameLine | 
 
 
 def _epoch_date(seconds: str, tz: str) -> datetime:
-    from datetime import timedelta, timezone
-
     try:
         sign = -1 if tz.startswith("-") else 1
         offset = timezone(sign * timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])))
         return datetime.fromtimestamp(int(seconds), tz=offset)
     except (ValueError, OverflowError, OSError):
-        return datetime.fromtimestamp(0, tz=timezone.utc)
+        return datetime.fromtimestamp(0, tz=UTC)
 
 
 def renames(repo: RepoHandle, rev: str = "HEAD") -> list[tuple[str, str, str]]:

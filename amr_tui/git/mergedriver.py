@@ -43,7 +43,7 @@ def _config_records(runner: GitRunner, pattern: str) -> list[tuple[str, str, str
     res = runner.run(["config", "-z", "--show-scope", "--get-regexp", pattern], ok=(0, 1))
     parts = res.stdout.split(b"\0")
     out: list[tuple[str, str, str]] = []
-    for scope, rec in zip(parts[0::2], parts[1::2]):
+    for scope, rec in zip(parts[0::2], parts[1::2], strict=False):
         key, _, value = rec.decode("utf-8", "surrogateescape").partition("\n")
         sc = scope.decode("utf-8", "replace")
         if sc != "command" and key:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,6 +151,9 @@ def repo_overrides(
     return out
 
 
+_Stamp = tuple[tuple[object, ...], ...]  # (path, inode, size, mtime, ctime) per file, or (path, None)
+
+
 class _OverrideCache:
     """Caches per-repo overrides keyed by the identity of every config file that could define them.
 
@@ -160,11 +163,11 @@ class _OverrideCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._entries: dict[tuple, tuple[tuple, list[tuple[str, str]]]] = {}
+        self._entries: dict[tuple[Path, tuple[object, ...]], tuple[_Stamp, list[tuple[str, str]]]] = {}
 
     @staticmethod
-    def _stamp(paths: Sequence[Path]) -> tuple:
-        out = []
+    def _stamp(paths: Sequence[Path]) -> _Stamp:
+        out: list[tuple[object, ...]] = []
         for p in paths:
             try:
                 st = os.stat(p)
@@ -173,7 +176,8 @@ class _OverrideCache:
                 out.append((str(p), None))
         return tuple(out)
 
-    def get(self, info: RepoInfo, env: Mapping[str, str], load, variant: tuple = ()) -> list[tuple[str, str]]:
+    def get(self, info: RepoInfo, env: Mapping[str, str], load: Callable[[], tuple[list[tuple[str, str]], bool]],
+            variant: tuple[object, ...] = ()) -> list[tuple[str, str]]:
         home = env.get("HOME", "")
         xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
         files = [

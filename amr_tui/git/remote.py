@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,7 +61,7 @@ class AuthError(GitError):
 class PushRejectedError(GitError):
     """The remote refused the push. ``non_fast_forward``: someone pushed first."""
 
-    def __init__(self, returncode: int, stderr: str, args, *, non_fast_forward: bool, reason: str):
+    def __init__(self, returncode: int, stderr: str, args: Sequence[str], *, non_fast_forward: bool, reason: str):
         kind = "someone else pushed first" if non_fast_forward else f"the remote refused it ({reason})"
         super().__init__(returncode, stderr, args, message=f"push rejected: {kind}")
         self.non_fast_forward = non_fast_forward
@@ -229,12 +230,10 @@ def _porcelain_status(out: str, ref: str) -> tuple[str, str] | None:
 def ahead_behind(repo: RepoHandle, local: str, upstream: str) -> tuple[int, int]:
     """Commits on ``local`` and not ``upstream``, and the other way round."""
     a, b = repo.resolve(local), repo.resolve(upstream)
-    if a is None and b is None:
-        return 0, 0
+    if a is None:
+        return (0, 0) if b is None else (0, int(repo.runner.text(["rev-list", "--count", *end_of_options(b)]).strip()))
     if b is None:
         return int(repo.runner.text(["rev-list", "--count", *end_of_options(a)]).strip()), 0
-    if a is None:
-        return 0, int(repo.runner.text(["rev-list", "--count", *end_of_options(b)]).strip())
     out = repo.runner.text(["rev-list", "--left-right", "--count", *end_of_options(f"{a}...{b}")]).split()
     return int(out[0]), int(out[1])
 

@@ -34,12 +34,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from amr_tui.core.format.parser import parse
+from amr_tui.core.paths import is_markdown
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.handle import RepoHandle
 from amr_tui.git.runner import GitRunner, end_of_options
 from amr_tui.git.worktree import normalize_rel
 
 _REGULAR = (b"100644", b"100755")
+_TreeKey = tuple[tuple[str, str, str], ...]  # a filtered tree's (path, mode, oid) files, sorted
 _ABSENT = b"000000"
 _SYMLINK, _GITLINK = b"120000", b"160000"
 SHARE_BRANCH = "main"
@@ -137,7 +140,7 @@ def _commit_meta(repo: RepoHandle, oid: str) -> tuple[dict[str, str], bytes]:
 
 
 def _filtered_tree(repo: RepoHandle, oid: str, paths: Sequence[str], keep: Callable[[str], bool],
-                   tmp: Path, cache: dict[tuple, str]) -> tuple[str, dict[str, tuple[str, str]]]:
+                   tmp: Path, cache: dict[_TreeKey, str]) -> tuple[str, dict[str, tuple[str, str]]]:
     files = {p: mo for p, mo in list_tree(repo, oid, paths).items() if keep(p)}
     key = tuple(sorted((p, m, o) for p, (m, o) in files.items()))
     if key in cache:
@@ -164,8 +167,6 @@ def _shown(path: str) -> str:
 
 def _units(path: str, data: bytes) -> list[str]:
     """What a change is counted in: a Markdown file's entry lines, any other file's lines."""
-    from amr_tui.core.format.parser import is_markdown, parse
-
     if is_markdown(path):
         doc = parse(data, path, check=False)
         return [doc.lines[e.line - 1].text for e in doc.entries]
@@ -200,8 +201,6 @@ def describe(old: Mapping[str, tuple[str, str]], new: Mapping[str, tuple[str, st
     """A commit message for the change from tree ``old`` to tree ``new`` (``{path: (mode, oid)}``
     of regular files), written from those trees alone: which files were added, updated, deleted or
     renamed, and how many entries (lines, outside Markdown) each gained and lost."""
-    from amr_tui.core.format.parser import is_markdown
-
     added = sorted(p for p in new if p not in old)
     deleted = sorted(p for p in old if p not in new)
     renamed: list[tuple[str, str]] = []
@@ -250,11 +249,12 @@ def describe(old: Mapping[str, tuple[str, str]], new: Mapping[str, tuple[str, st
 
 def _touched_only(repo: RepoHandle, oid: str, parents: Sequence[str], keep: Callable[[str], bool]) -> bool:
     """True when ``oid`` changed only selected regular files against each of its parents."""
-    for parent in parents or [None]:
+    against: Sequence[str | None] = parents or [None]
+    for parent in against:
         spec = ["--root", *end_of_options(oid)] if parent is None else end_of_options(parent, oid)
         out = repo.runner.run(["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--raw", *spec]).stdout
         fields = out.split(b"\0")
-        for meta, name in zip(fields[0::2], fields[1::2]):
+        for meta, name in zip(fields[0::2], fields[1::2], strict=False):
             if not meta.startswith(b":"):
                 continue
             old_mode, new_mode = meta[1:].split(b" ")[:2]
@@ -294,7 +294,7 @@ def rewrite_history(source: RepoHandle, rev: str, paths: Sequence[str], dest: st
             mapped: dict[str, str | None] = {}
             trees: dict[str, str] = {}
             files: dict[str, dict[str, tuple[str, str]]] = {}  # new commit -> its shared files
-            cache: dict[tuple, str] = {}
+            cache: dict[_TreeKey, str] = {}
             kept = dropped = originals = 0
             for n, line in enumerate(order, 1):
                 oid, *parents = line.split()
@@ -375,7 +375,7 @@ def _borrowing_repo(source: RepoHandle, path: Path) -> RepoHandle:
     return work
 
 
-def _empty(repo: RepoHandle, cache: dict[tuple, str], tmp: Path) -> str:
+def _empty(repo: RepoHandle, cache: dict[_TreeKey, str], tmp: Path) -> str:
     if () not in cache:
         cache[()] = repo.runner.text(["mktree", "-z"], input=b"", write=True).strip()
     return cache[()]

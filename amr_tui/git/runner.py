@@ -35,7 +35,16 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, Unpack
 
+from amr_tui.git.errors import (
+    GitError,
+    GitNotFoundError,
+    GitTimeoutError,
+    LockedError,
+    NotARepoError,
+    UnsafeRepoError,
+)
 from amr_tui.git.overrides import (  # noqa: F401  (BASE_CONFIG, AMR_MERGE_DRIVER re-exported)
     AMR_MERGE_DRIVER,
     BASE_CONFIG,
@@ -45,14 +54,6 @@ from amr_tui.git.overrides import (  # noqa: F401  (BASE_CONFIG, AMR_MERGE_DRIVE
     RepoInfo,
     attribute_driver_names,
     repo_overrides,
-)
-from amr_tui.git.errors import (
-    GitError,
-    GitNotFoundError,
-    GitTimeoutError,
-    LockedError,
-    NotARepoError,
-    UnsafeRepoError,
 )
 
 DEFAULT_TIMEOUT = 60.0
@@ -155,6 +156,18 @@ def build_env(
         env[f"GIT_CONFIG_KEY_{i}"] = key
         env[f"GIT_CONFIG_VALUE_{i}"] = value
     return env
+
+
+class RunOptions(TypedDict, total=False):
+    """The keyword arguments of :meth:`GitRunner.run` (for :meth:`GitRunner.text` and :func:`run_git`)."""
+
+    input: bytes | None
+    write: bool
+    env: Mapping[str, str] | None
+    check: bool
+    ok: Sequence[int]
+    timeout: float | None
+    retry_locked: bool
 
 
 def _is_lock_error(stderr: str) -> bool:
@@ -329,11 +342,11 @@ class GitRunner:
                 continue
             raise classify_error(res.returncode, res.stderr, args, self.cwd)
 
-    def text(self, args: Sequence[str], **kwargs) -> str:
+    def text(self, args: Sequence[str], **kwargs: Unpack[RunOptions]) -> str:
         """Like :meth:`run` but returns stdout as text (UTF-8, surrogate escapes)."""
         return self.run(args, **kwargs).text
 
 
-def run_git(cwd: str | os.PathLike[str], args: Sequence[str], **kwargs) -> GitResult:
+def run_git(cwd: str | os.PathLike[str], args: Sequence[str], **kwargs: Unpack[RunOptions]) -> GitResult:
     """One-off hardened git call in ``cwd``."""
     return GitRunner(cwd).run(args, **kwargs)

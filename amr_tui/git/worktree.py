@@ -241,7 +241,7 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def _read_fd(fd: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     offset = 0
     while True:
         chunk = os.pread(fd, 1 << 20, offset)

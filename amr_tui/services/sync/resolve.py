@@ -18,11 +18,21 @@ from pathlib import Path
 from amr_tui.core.merge.parts import BOTH, Choice
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, RefMovedError
+from amr_tui.git.gate import cas_attempts
 from amr_tui.git.merging import WorktreeBusyError, commit_tree, merge_commits, tree_with_files
 from amr_tui.services.sync.run import (
-    CONFLICT, ERROR, PendingMerge, Progress, SyncResult, integrate, repo_lock, sync,
+    CONFLICT,
+    ERROR,
+    PendingMerge,
+    Progress,
+    SyncResult,
+    integrate,
+    repo_lock,
+    sync,
 )
 from amr_tui.services.sync.state import describe_path, load_state, now_iso, update_state
+
+RESOLVE_ATTEMPTS = 5  # rounds of integrate (each its own compare-and-swap attempts) before giving up
 
 Choices = Mapping[str, Mapping[int, Choice]]  # path -> conflict index -> choice
 
@@ -89,7 +99,7 @@ def resolve(root: str | os.PathLike[str], choices: Choices, *, push_after: bool 
         label = f"{pending.remote}/{pending.branch}"
         merge = commit_tree(repo, tree, [pending.ours, pending.theirs],
                             f"Merge {label} into {pending.branch} (amr sync, conflicts resolved)")
-        for _attempt in range(5):
+        for _held in cas_attempts(repo, max_attempts=RESOLVE_ATTEMPTS, escalate=False):  # integrate escalates
             try:
                 outcome, head, again, _risen, _auto = integrate(repo, pending.branch, merge, "the resolved merge")
                 break
