@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Protocol
 
 WHITESPACE = " \t\v\f\r"
 """What amr trims around entry text, keys, values and link targets: ASCII whitespace only
@@ -151,3 +152,27 @@ class Entry:
             else:
                 out[key] = item.value
         return out
+
+
+class ParsedFile(Protocol):
+    """What the checks read of a parsed memory file; ``core.format.parser.Document`` is one.
+
+    The line-local rules (``core.format.rules``) and lint's file facts (``core.lint.facts``)
+    take this rather than ``Document``: the parser itself runs the rules on first use of
+    ``diagnostics``, so the rules cannot import it.
+    """
+
+    @property
+    def utf8(self) -> bool: ...
+    @property
+    def front_matter(self) -> tuple[int, int] | None: ...
+    @property
+    def lines(self) -> list[Line]: ...
+    @property
+    def entries(self) -> list[Entry]: ...
+    @property
+    def links(self) -> list[Link]: ...
+    @property
+    def diagnostics(self) -> list[Diagnostic]: ...
+    @property
+    def text(self) -> str: ...

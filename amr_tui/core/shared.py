@@ -8,20 +8,20 @@ leak an edit from one entry into another.
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Any, NoReturn
 
 
-class _FrozenEmpty(list):
+class _FrozenEmpty(list[Any]):
     __slots__ = ()
 
-    def _refuse(self, *_args, **_kwargs) -> NoReturn:
+    def _refuse(self, *_args: object, **_kwargs: object) -> NoReturn:
         raise TypeError("this empty list is shared between entries: assign a new list instead")
 
     append = extend = insert = remove = pop = clear = sort = reverse = _refuse
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[list[Any]], tuple[()]]:
         return (list, ())
 
 
-EMPTY: list = _FrozenEmpty()
+EMPTY: list[Any] = _FrozenEmpty()

@@ -88,7 +88,7 @@ def parse_tombstones(data: Document | bytes) -> list[Tombstone]:
 def _one_line(value: str) -> str:
     """A metadata value: one line, no control characters, trimmed."""
     value = " ".join(value.split())
-    for offset, ch in reversed(find_controls(value)):
+    for offset, _ch in reversed(find_controls(value)):
         value = value[:offset] + " " + value[offset + 1:]
     return " ".join(value.split())
 

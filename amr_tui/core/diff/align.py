@@ -81,7 +81,7 @@ def align(diff: EntryDiff, path: str) -> list[Row]:
     matcher = difflib.SequenceMatcher(None, old_keys, new_keys, autojunk=False)
     for op, a0, a1, b0, b1 in matcher.get_opcodes():
         if op == "equal":
-            for a, b in zip(range(a0, a1), range(b0, b1)):
+            for a, b in zip(range(a0, a1), range(b0, b1), strict=True):  # an "equal" run: as long on both sides
                 role = old_roles.get(old_lines[a].number)
                 kind = role[1].kind.value if role else "context"
                 rows.append(Row(old_lines[a].number, new_lines[b].number, old_lines[a].text, new_lines[b].text,

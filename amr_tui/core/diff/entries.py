@@ -423,7 +423,7 @@ class _Pairing:
         return tuple(r for _, r in scored[:3])
 
 
-def _order(c: EntryChange) -> tuple:
+def _order(c: EntryChange) -> tuple[str, int, int, str, int]:
     ref = c.new or c.old[0]
     return (ref.path, ref.line, 0 if c.new else 1, c.old[0].path if c.old else "", c.old[0].line if c.old else 0)
 

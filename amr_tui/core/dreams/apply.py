@@ -91,7 +91,7 @@ def apply_change(
         if change.new is not None and old.path == change.new.path and slot is None:
             slot = at
         del pairs[at]
-        if slot is not None and old.path == change.new.path and at < slot:  # type: ignore[union-attr]
+        if slot is not None and change.new is not None and old.path == change.new.path and at < slot:
             slot -= 1
     if change.new is not None and new_line is not None:
         path = change.new.path

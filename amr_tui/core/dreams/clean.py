@@ -22,7 +22,7 @@ lines; every other byte of a file is kept.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from amr_tui.core.diff import similarity as sim
@@ -31,6 +31,7 @@ from amr_tui.core.format.links import LinkState, link_text_for, normalise, resol
 from amr_tui.core.format.parser import BOM, Document, parse
 from amr_tui.core.format.rules import is_real_date, rebuild_line
 from amr_tui.core.lint.repo import INDEX_HEADING, is_memory_note
+from amr_tui.core.model import Entry, Link
 from amr_tui.core.paths import MEMORY_FILE, has_md_suffix, is_markdown, is_tombstone_path
 
 MAX_RENAME_CHAIN = 50
@@ -215,18 +216,21 @@ def merge_duplicates(state: _State) -> DreamStep | None:
     merged = 0
     for group in _groups(cands):
         members = [(cands[i][0], cands[i][1]) for i in group]
-        entries = [(p, state.doc(p).entry_at(n)) for p, n in members]  # type: ignore[union-attr]
+        entries: list[tuple[str, Entry]] = []
+        for p, n in members:
+            doc = state.doc(p)
+            found = doc.entry_at(n) if doc is not None else None
+            assert found is not None  # a candidate is an entry of a parsed file
+            entries.append((p, found))
         # Keep the most complete wording (most normalised characters); the first one on a tie.
         keep_at = max(range(len(entries)), key=lambda k: (len(cands[group[k]][2]), -k))
         kpath, keeper = entries[keep_at]
-        assert keeper is not None
         items = [(m.key, m.value) for m in keeper.metadata]
         have = set(keeper.meta("source"))
         added: list[str] = []
         for k, (path, entry) in enumerate(entries):
             if k == keep_at:
                 continue
-            assert entry is not None
             for s in entry.meta("source"):
                 if s not in have:
                     have.add(s)
@@ -237,7 +241,7 @@ def merge_duplicates(state: _State) -> DreamStep | None:
             doc = state.doc(kpath)
             assert doc is not None
             edits.setdefault(kpath, ({}, set()))[0][keeper.line] = rebuild_line(doc.lines[keeper.line - 1].text, keeper, items)
-        others = ", ".join(f"{p}:{e.line}" for k, (p, e) in enumerate(entries) if k != keep_at)  # type: ignore[union-attr]
+        others = ", ".join(f"{p}:{e.line}" for k, (p, e) in enumerate(entries) if k != keep_at)
         kept = f"{len(have)} source{'s' if len(have) != 1 else ''} kept"
         actions.append(f"merged {others} into {kpath}:{keeper.line} ({kept}): {summarise(keeper.text)}")
         merged += len(entries) - 1
@@ -266,7 +270,7 @@ def repair_links(state: _State, renames: Mapping[str, str]) -> DreamStep | None:
     for path in state.md_paths():
         doc = state.doc(path)
         assert doc is not None
-        by_line: dict[int, list] = {}
+        by_line: dict[int, list[tuple[Link, str]]] = {}
         for link in doc.links:
             if resolve(link.target, files, lower).state is not LinkState.BROKEN:
                 continue
@@ -359,8 +363,10 @@ def dream(files: Mapping[str, bytes | None], *, today: _dt.date, renames: Mappin
     """Run every step in order over ``files``; see the module docstring."""
     state = _State(files)
     result = DreamResult()
-    for run in (lambda: expire(state, today), lambda: merge_duplicates(state),
-                lambda: repair_links(state, renames or {}), lambda: rebuild_index(state)):
+    steps: tuple[Callable[[], DreamStep | None], ...] = (
+        lambda: expire(state, today), lambda: merge_duplicates(state),
+        lambda: repair_links(state, renames or {}), lambda: rebuild_index(state))
+    for run in steps:
         step = run()
         if step is not None:
             result.steps.append(step)

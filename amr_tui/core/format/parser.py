@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import Any
 
 from amr_tui.core.format import fastscan
 from amr_tui.core.format.links import find_links
@@ -20,14 +21,14 @@ from amr_tui.core.paths import is_markdown as is_markdown
 from amr_tui.core.shared import EMPTY
 
 BOM = "\ufeff"
-_MD = None  # markdown-it, built on first use: most files take the fast path (core.fastscan)
+_MD: Any = None  # markdown-it, built on first use: most files take the fast path (core.fastscan)
 
 
-def _markdown_it():
+def _markdown_it() -> Any:  # markdown-it-py has no type hints
     """Block rules only: inline parsing adds nothing amr reads (a heading's text is raw)."""
     global _MD
     if _MD is None:
-        from markdown_it import MarkdownIt
+        from markdown_it import MarkdownIt  # on first use: most files never need it (start-up of `amr`)
 
         _MD = MarkdownIt("commonmark").disable(["inline", "text_join"])
     return _MD
@@ -197,7 +198,7 @@ def _parse_blocks(doc: Document, opaque: set[int]) -> list[tuple[int, int, int, 
     item_lines: set[int] = set()  # 0-based lines on which a list item starts
     pending: list[tuple[int, int, int, int]] = []  # (line0, end0, depth, parent_line0)
     heading_open: tuple[int, int] | None = None
-    for i, tok in enumerate(tokens):
+    for tok in tokens:
         t = tok.type
         if t == "blockquote_open":
             quote_depth += 1

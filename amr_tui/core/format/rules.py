@@ -22,13 +22,13 @@ from amr_tui.core.format.metadata import (
     parse_metadata,
     read_group,
 )
-from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Fix, LineEdit, LineKind, Severity
+from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Fix, Line, LineEdit, LineKind, ParsedFile, Severity
 from amr_tui.core.paths import has_md_suffix
 from amr_tui.core.secrets import find_secrets, secret_line_candidates
 from amr_tui.core.shared import EMPTY
 from amr_tui.core.textsafety import describe, find_controls
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # Severity, by one rule (docs/format.md section 6): an error only where two careful readers would
 # read different entry text or metadata from the same bytes (AMR017, AMR018, AMR026); otherwise a
@@ -50,20 +50,20 @@ CODES: dict[str, tuple[Severity, str]] = {
     "AMR012": (W, "link leaves the memory root"),
     "AMR013": (W, "file not reachable from MEMORY.md"),
     "AMR014": (W, "duplicate entry"),
-    "AMR015": (I, "near-duplicate entry"),
+    "AMR015": (INFO, "near-duplicate entry"),
     "AMR016": (E, "looks like a credential"),
     "AMR017": (E, "control character or bidi override"),
     "AMR018": (E, "file is not UTF-8"),
     "AMR019": (W, "entry has no text"),
-    "AMR020": (I, "trailing bracket is not metadata"),
+    "AMR020": (INFO, "trailing bracket is not metadata"),
     "AMR021": (W, "key given twice"),
     "AMR022": (W, "metadata key is not lower case"),
-    "AMR023": (I, "nested entry"),
-    "AMR024": (I, "bullet is not '-'"),
+    "AMR023": (INFO, "nested entry"),
+    "AMR024": (INFO, "bullet is not '-'"),
     "AMR025": (W, "empty metadata value"),
     "AMR026": (E, "metadata cannot be read"),
     "AMR027": (W, "merge driver named but not configured"),
-    "AMR028": (I, "front matter is not part of the format"),
+    "AMR028": (INFO, "front matter is not part of the format"),
     "AMR029": (W, "empty link"),
     "AMR030": (W, "resurrected fact"),
     "AMR031": (W, "metadata is not at the end of the entry"),
@@ -114,9 +114,9 @@ def rebuild_line(line_text: str, entry: Entry, items: list[tuple[str, str]] | No
     return new
 
 
-def check_document(doc, metas: dict[int, MetaParse] | None = None, text: str | None = None, *,
+def check_document(doc: ParsedFile, metas: dict[int, MetaParse] | None = None, text: str | None = None, *,
                    problems_only: bool = False) -> list[Diagnostic]:
-    """Every line-local finding of a parsed file (doc: core.format.Document; import cycle).
+    """Every line-local finding of a parsed file (a ``core.format.parser.Document``).
 
     ``metas`` (each entry's metadata parse, by line) and ``text`` (the decoded file) are what
     the parser already has; without them they are computed again. ``problems_only``: ``metas``
@@ -168,7 +168,7 @@ _CLEAN_WITH = MetaParse([], 0, [(0, 0)], [], [], None, False)  # one clean group
 _CLEAN_WITHOUT = MetaParse([], 0, [], [], [], None, False)  # no metadata
 
 
-def _secret_lines(lines: list, text: str) -> list:
+def _secret_lines(lines: list[Line], text: str) -> list[Line]:
     """Lines that may hold a credential (core.secrets' literal prefilter)."""
     picked = secret_line_candidates(text)
     if picked is None:

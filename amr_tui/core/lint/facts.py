@@ -14,12 +14,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, Severity
+from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, ParsedFile, Severity
 
 _PUNCT = re.compile(r"[^\w\s]")
 # ASCII characters that are neither word characters nor whitespace: what _PUNCT replaces.
 _ASCII_PUNCT = str.maketrans({c: " " for c in map(chr, range(128)) if _PUNCT.match(c)})
 _SEVERITY = {s.value: s for s in Severity}
+
+# The plain data a cache keeps (``pack``): tuples of strings and ints only.
+PackedFix = tuple[str, tuple[tuple[int, str], ...], str | None]  # description, (line, new text) edits, path
+PackedDiagnostic = tuple[str, str, str, int, int, int, PackedFix | None]  # code, severity, message, line, column, end column, fix
+PackedLink = tuple[str, str, int, int, int]  # target, raw, line, start, end
+PackedFacts = tuple[tuple[PackedDiagnostic, ...], tuple[PackedLink, ...], tuple[tuple[int, str], ...], tuple[tuple[str, int], ...]]
 
 
 def normalise_text(text: str) -> str:
@@ -37,8 +43,8 @@ class FileFacts:
     entries: list[tuple[str, int]]  # (normalised text, line) of each entry with text, in order
 
 
-def facts_of(doc) -> FileFacts:
-    """The facts of a parsed file (doc: core.format.Document)."""
+def facts_of(doc: ParsedFile) -> FileFacts:
+    """The facts of a parsed file (a ``core.format.parser.Document``)."""
     lines = doc.lines
     link_lines = {ln: lines[ln - 1].text for ln in {link.line for link in doc.links}}
     entries = []
@@ -49,27 +55,30 @@ def facts_of(doc) -> FileFacts:
     return FileFacts(doc.diagnostics, list(doc.links), link_lines, entries)
 
 
-def pack_diagnostic(d: Diagnostic) -> tuple:
+def pack_diagnostic(d: Diagnostic) -> PackedDiagnostic:
     """A diagnostic as plain data (what a cache may hold)."""
-    fix = None if d.fix is None else (d.fix.description, tuple((e.line, e.new_text) for e in d.fix.edits), d.fix.path)
+    fix: PackedFix | None = None
+    if d.fix is not None:
+        fix = (d.fix.description, tuple((e.line, e.new_text) for e in d.fix.edits), d.fix.path)
     return d.code, d.severity.value, d.message, d.line, d.column, d.end_column, fix
 
 
-def unpack_diagnostic(t: tuple) -> Diagnostic:
-    code, severity, message, line, column, end_column, fix = t
-    if fix is not None:
-        description, edits, path = fix
+def unpack_diagnostic(t: PackedDiagnostic) -> Diagnostic:
+    code, severity, message, line, column, end_column, packed_fix = t
+    fix = None
+    if packed_fix is not None:
+        description, edits, path = packed_fix
         fix = Fix(description, tuple(LineEdit(n, text) for n, text in edits), path)
     return Diagnostic(code, _SEVERITY[severity], message, line, column, fix, end_column)
 
 
-def pack(f: FileFacts) -> tuple:
+def pack(f: FileFacts) -> PackedFacts:
     """Plain tuples, strings and ints (what a cache may hold)."""
     links = tuple((k.target, k.raw, k.line, k.start, k.end) for k in f.links)
     return tuple(map(pack_diagnostic, f.diagnostics)), links, tuple(f.link_lines.items()), tuple(f.entries)
 
 
-def unpack(t: tuple) -> FileFacts:
+def unpack(t: PackedFacts) -> FileFacts:
     diags, links, link_lines, entries = t
     return FileFacts([unpack_diagnostic(d) for d in diags], [Link(*k) for k in links], dict(link_lines),
                      [(n, ln) for n, ln in entries])

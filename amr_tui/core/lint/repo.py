@@ -9,14 +9,16 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import itemgetter
 
-from amr_tui.core.format.links import LinkState, index_link, link_text_for, resolve
+from amr_tui.core.format.links import LinkState, Resolution, index_link, link_text_for, resolve
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag
 from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text
-from amr_tui.core.model import Diagnostic, Fix, LineEdit
+from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link
 from amr_tui.core.model import Finding as Finding  # what lint_repo returns: lint's API
 from amr_tui.core.paths import MEMORY_FILE as MEMORY_FILE  # lint's API, defined with the other path rules
 from amr_tui.core.paths import in_amr_folder
@@ -42,14 +44,14 @@ class RepoSnapshot:
     facts: dict[str, FileFacts] = field(default_factory=dict)
 
     _lower: dict[str, str] | None = None
-    _resolved: dict[str, object] = field(default_factory=dict)
+    _resolved: dict[str, Resolution] = field(default_factory=dict)
 
     def lower_map(self) -> dict[str, str]:
         if self._lower is None:
             self._lower = {f.lower(): f for f in self.files}
         return self._lower
 
-    def resolve(self, target: str):
+    def resolve(self, target: str) -> Resolution:
         """``core.links.resolve`` of a link target in this repo, once per distinct target."""
         found = self._resolved.get(target)
         if found is None:
@@ -73,7 +75,7 @@ class RepoSnapshot:
         doc = self.documents.get(path)
         return doc.diagnostics if doc is not None else self.facts[path].diagnostics
 
-    def links_of(self, path: str):
+    def links_of(self, path: str) -> tuple[Sequence[Link], Callable[[int], str] | None]:
         """``(links, text of line n)`` of a Markdown file, or ``((), None)``."""
         doc = self.documents.get(path)
         if doc is not None:
@@ -83,7 +85,7 @@ class RepoSnapshot:
             return (), None
         return facts.links, facts.link_lines.__getitem__
 
-    def entries_of(self, path: str):
+    def entries_of(self, path: str) -> Iterator[tuple[str, int]]:
         """``(normalised text, line)`` of each entry with text, in order."""
         doc = self.documents.get(path)
         if doc is None:
@@ -190,6 +192,7 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
             msg = f"[[{link.target}]] names no file in this repo"
             if res.suggestion:
                 msg += f"; did you mean [[{res.suggestion}]]?"
+                assert line_text is not None  # a file with links has the text of their lines
                 text = line_text(link.line)
                 new_raw = link.raw.replace(link.target, res.suggestion, 1)
                 fix = Fix(f"link to [[{res.suggestion}]]", (LineEdit(link.line, text[: link.start] + "[[" + new_raw + "]]" + text[link.end:]),))
@@ -207,9 +210,10 @@ def reachable(repo: RepoSnapshot) -> set[str]:
         links, _ = repo.links_of(todo.pop())
         for link in links:
             res = repo.resolve(link.target)
-            if res.state is LinkState.OK and res.path not in seen and res.path not in repo.escaping:
-                seen.add(res.path)
-                todo.append(res.path)
+            found = res.path  # a file when the link is OK
+            if res.state is LinkState.OK and found is not None and found not in seen and found not in repo.escaping:
+                seen.add(found)
+                todo.append(found)
     return seen
 
 
@@ -298,8 +302,8 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     # score inside each block: each entry against the block's earlier ones, first match wins.
     # Two passes over the texts instead of keeping 100,000 word sets alive (memory).
     freq = Counter(chain.from_iterable(set(norm.split()) for norm in norms))
-    rank = {w: k for k, w in enumerate(sorted(freq, key=lambda w: (freq[w], w)))}.__getitem__
-    blocks: dict[str, array] = defaultdict(lambda: array("I"))
+    rank = {w: k for k, (w, _n) in enumerate(sorted(freq.items(), key=itemgetter(1, 0)))}.__getitem__
+    blocks: dict[str, array[int]] = defaultdict(lambda: array("I"))
     for i, norm in enumerate(norms):
         for w in sorted(set(norm.split()), key=rank)[:2]:
             blocks[w].append(i)

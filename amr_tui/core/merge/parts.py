@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from amr_tui.core.format.metadata import format_metadata
 from amr_tui.core.format.parser import BOM
@@ -24,6 +25,7 @@ TEXT = "overlapping changes to text that is not an entry"
 
 Choice = str | Sequence[str]  # one of CHOICES, or the lines to write instead (an edit)
 Pair = tuple[str, str]  # (line text, end of line)
+_V = TypeVar("_V")  # a value merged three ways (_pick)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +163,7 @@ def render(pieces: Sequence[list[Pair] | ConflictPiece], layout: Layout,
 # One entry line, three ways
 
 
-def _pick(base, ours, theirs):
+def _pick(base: _V, ours: _V, theirs: _V) -> tuple[bool, _V | None]:
     """Three-way choice of one value; ``None`` when both sides changed it differently."""
     if ours == base:
         return True, theirs

@@ -195,7 +195,7 @@ class SearchIndex(PostingStore):
             t2 = tier(2)
             if t2 and t2.bit_count() <= _PHRASE_SCAN:
                 lower, phrase = self._lower, q.phrase
-                with_phrase = bits_of([s for s in ids_of(t2) if phrase in lower[s]])  # type: ignore[operator]
+                with_phrase = bits_of([s for s in ids_of(t2) if phrase in lower[s]])  # type: ignore[operator]  # a live slot has its text
                 if with_phrase:
                     groups = [with_phrase, live & ~with_phrase]
         chosen = 0  # bitset of slots taken whole

@@ -257,7 +257,7 @@ def score_slots(
         worst = 0
         byte, bit = slot >> 3, _BIT[slot & 7]
         for atom, top, bufs in levels:
-            for lv, buf in enumerate(bufs):
+            for lv, buf in enumerate(bufs):  # noqa: B007 (lv is the class found, read after the loop)
                 if buf[byte] & bit:
                     break
             else:

@@ -114,7 +114,7 @@ class PostingStore:
         """Store ``items`` (all of one repo) and index them; returns their slots."""
         slots = self._alloc(len(items))
         store, lower = self._items, self._lower
-        for item, slot in zip(items, slots):
+        for item, slot in zip(items, slots, strict=True):
             text = item.text
             low = fold(text)
             store[slot] = item
@@ -135,13 +135,13 @@ class PostingStore:
                 new_tokens.append(tok)
                 continue
             df[tok] += len(lst)
-            if type(p) is set:
+            if isinstance(p, set):
                 p.update(lst)
                 if len(p) >= dense_min:
                     post[tok] = dense = BitArray()
                     dense.set(list(p))
             else:
-                p.set(lst)  # type: ignore[union-attr]
+                p.set(lst)
         if new_tokens:
             self._vjoined = None
             if len(new_tokens) > 64:  # a bulk load: one sort instead of an insort (a memmove) per token
@@ -177,12 +177,12 @@ class PostingStore:
                 continue
             df[tok] = left
             p = post[tok]
-            if type(p) is set:
+            if isinstance(p, set):
                 p.difference_update(lst)
             else:
-                p.clear(lst)  # type: ignore[union-attr]
+                p.clear(lst)
                 if left < sparse_max:
-                    post[tok] = set(ids_of(p.value()))  # type: ignore[union-attr]
+                    post[tok] = set(ids_of(p.value()))
         if repo is not None and repo in self._repo_bits:
             self._repo_bits[repo].clear(slots)
         self._all.clear(slots)
@@ -289,7 +289,7 @@ class PostingStore:
                 continue
             ids = ids_of(x)  # the bucket that has to be cut: same length, so by place
             items = self._items
-            keyed = sorted(zip(map(_PLACE, map(items.__getitem__, ids)), ids))
+            keyed = sorted(zip(map(_PLACE, map(items.__getitem__, ids)), ids, strict=True))
             rest = [slot for _key, slot in keyed[: k - got]]
             break
         return ids_of(whole) + rest

@@ -15,7 +15,7 @@ Pure functions over strings and ints; no I/O. ``index.py`` builds the index on t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 MAX_TOKEN = 64
@@ -105,18 +105,18 @@ def subseq_pattern(atom: str, gap: str = r"\n") -> re.Pattern[str]:
 
 def bits_of(ids: Iterable[int]) -> int:
     """A bitset holding ``ids``."""
-    ids = ids if isinstance(ids, (list, tuple, set, frozenset)) else list(ids)
-    if not ids:
+    known: Collection[int] = ids if isinstance(ids, (list, tuple, set, frozenset)) else list(ids)
+    if not known:
         return 0
-    if len(ids) < 48:
-        lo = min(ids)
+    if len(known) < 48:
+        lo = min(known)
         m = 0
-        for i in ids:
+        for i in known:
             m |= 1 << (i - lo)
         return m << lo
-    top = max(ids) + 1
+    top = max(known) + 1
     buf = bytearray(b"0") * top
-    for i in ids:
+    for i in known:
         buf[top - 1 - i] = 49  # "1", most significant bit first
     return int(buf, 2)
 
@@ -134,13 +134,13 @@ def ids_of(bits: int) -> list[int]:
     width = bits.bit_length()
     if bits.bit_count() << 6 < width:  # sparse: walk the non-zero bytes
         raw = bits.to_bytes((width + 7) >> 3, "little")
-        out = []
+        out: list[int] = []
         for m in _NONZERO.finditer(raw):
             base = m.start()
             out.extend([(base << 3) + k for k in _BYTE_BITS[raw[base]]])
         return out
     s = bin(bits)[:1:-1]  # least significant bit first
-    out: list[int] = []
+    out = []
     find = s.find
     i = find("1")
     while i >= 0:
@@ -233,7 +233,7 @@ def _fuzzy_token_span(atom: str, low: str) -> tuple[int, int] | None:
     from rapidfuzz.distance import OSA
 
     best: tuple[float, int, int] | None = None
-    for _, m in zip(range(_FUZZY_SPAN_WORDS), _WORD.finditer(low)):
+    for _, m in zip(range(_FUZZY_SPAN_WORDS), _WORD.finditer(low), strict=False):  # the first words only
         tok = m.group()
         sim = max(OSA.normalized_similarity(atom, tok), OSA.normalized_similarity(atom, tok[: len(atom)]))
         if sim >= 0.6 and (best is None or sim > best[0]):
