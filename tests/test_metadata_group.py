@@ -1,4 +1,4 @@
-"""The metadata group reader (core.metadata._parse_group) walks a group once with a regex;
+"""The metadata group reader (core.format.metadata.parse_group) walks a group once with a regex;
 it must read every group exactly as the plain definition does: split on ";", each piece
 ``key: value`` (an item), blank (an empty item) or anything else (the rest of the previous
 value, joined back with ";"). The definition is written out here, slowly and plainly, and
@@ -11,7 +11,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.format.metadata import _parse_group, parse_metadata
+from amr_tui.core.format.metadata import parse_group, parse_metadata
 from amr_tui.core.model import WHITESPACE, MetaItem
 
 _WS = "[ \\t\\v\\f\\r]*"
@@ -54,7 +54,7 @@ _group = st.lists(_piece, min_size=1, max_size=6).map(";".join)
 @settings(max_examples=600, deadline=None)
 @given(_group, st.integers(0, 40), st.integers(0, 10))
 def test_the_group_reader_is_the_definition(inner: str, offset: int, base: int) -> None:
-    assert _parse_group(inner, offset, base) == _definition(inner, offset, base)
+    assert parse_group(inner, offset, base) == _definition(inner, offset, base)
 
 
 def test_the_usual_groups_read_as_before() -> None:
@@ -66,10 +66,10 @@ def test_the_usual_groups_read_as_before() -> None:
         "see: http://x": [("see", "http://x")],
     }
     for inner, want in cases.items():
-        items, _joined, _empty = _parse_group(inner, 0)
+        items, _joined, _empty = parse_group(inner, 0)
         assert [(i.key, i.value) for i in items] == want, inner
-    assert _parse_group("http://x; a: b", 0) is None  # "http:" then "/": not a key
-    assert _parse_group("draft", 0) is None
+    assert parse_group("http://x; a: b", 0) is None  # "http:" then "/": not a key
+    assert parse_group("draft", 0) is None
     meta = parse_metadata("fact [source: a;b; added: 2026-01-01]", base=2)
     assert [(i.key, i.value, i.start, i.end) for i in meta.items] == [("source", "a;b", 8, 19), ("added", "2026-01-01", 21, 38)]
     assert meta.joined_items == [(15, 17)]  # from the ";" to the end of "b"

@@ -39,7 +39,14 @@ if TYPE_CHECKING:  # the names as a type checker reads them; at run time the map
         split_target,
         unsafe_reason,
     )
-    from amr_tui.core.format.metadata import MetaParse, escape_value, format_entry, format_metadata, parse_metadata
+    from amr_tui.core.format.metadata import (
+        MetaParse,
+        escape_value,
+        format_entry,
+        format_metadata,
+        parse_group,
+        parse_metadata,
+    )
     from amr_tui.core.format.parser import BOM, Document, parse, serialize
     from amr_tui.core.format.rules import CODES, check_document, diag, is_real_date, rebuild_line
 
@@ -67,6 +74,7 @@ __all__ = [
     "new_entry_line",
     "normalise",
     "parse",
+    "parse_group",
     "parse_metadata",
     "rebuild_line",
     "replace_line",
@@ -90,7 +98,7 @@ __getattr__, __dir__ = face(__name__, {
         "LinkState", "Resolution", "find_links", "index_link", "link_text_for", "normalise", "resolve",
         "rewrite_links", "split_target", "unsafe_reason",
     ),
-    "metadata": ("MetaParse", "escape_value", "format_entry", "format_metadata", "parse_metadata"),
+    "metadata": ("MetaParse", "escape_value", "format_entry", "format_metadata", "parse_group", "parse_metadata"),
     "parser": ("BOM", "Document", "parse", "serialize"),
     "rules": ("CODES", "check_document", "diag", "is_real_date", "rebuild_line"),
 })

@@ -58,7 +58,7 @@ class MetaParse:
     unparsable_at: int = 0  # offset of its "["
 
 
-def _parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem], list[tuple[int, int]], list[tuple[int, int]]] | None:
+def parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem], list[tuple[int, int]], list[tuple[int, int]]] | None:
     """Parse the inside of one bracket group; ``offset`` is the position of ``inner[0]``.
 
     The group is read as ``;``-separated pieces: a piece ``key: value`` is an item; a blank
@@ -109,7 +109,7 @@ def _parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem]
 def read_group(inner: str) -> list[MetaItem] | None:
     """The items of one bracket group's inside (no brackets), or None when it is not metadata
     (its first item is not ``key: value``). Item positions are offsets in ``inner``."""
-    parsed = _parse_group(inner, 0)
+    parsed = parse_group(inner, 0)
     return None if parsed is None else parsed[0]
 
 
@@ -139,7 +139,7 @@ def parse_metadata(content: str, *, base: int = 0) -> MetaParse:
     # The common shape, "text [key: value; key: value]", read directly; anything else below.
     start = content.rfind("[", 0, body_end - 1)
     if start > 0 and content[start - 1] in WHITESPACE and "]" not in content[start + 1:body_end - 1]:
-        parsed = _parse_group(content[start + 1:body_end - 1], start + 1, base)
+        parsed = parse_group(content[start + 1:body_end - 1], start + 1, base)
         if parsed is not None:
             text_end = len(content[:start].rstrip(WHITESPACE))
             if not text_end or content[text_end - 1] != "]":
@@ -160,11 +160,11 @@ def parse_metadata(content: str, *, base: int = 0) -> MetaParse:
         if prefix == "!" or (
             prefix == "]" and not content.startswith("]]", start - 2) and not _meta_before(content, start)
         ):
-            if _parse_group(inner, start + 1) is not None:
+            if parse_group(inner, start + 1) is not None:
                 reason = AFTER_BANG if prefix == "!" else AFTER_BRACKET
                 reason_at = start
             break
-        parsed = _parse_group(inner, start + 1, base)
+        parsed = parse_group(inner, start + 1, base)
         if parsed is None:
             if not groups and inner.strip(WHITESPACE):
                 trailing_non_meta = (start, pos)
@@ -187,7 +187,7 @@ def parse_metadata(content: str, *, base: int = 0) -> MetaParse:
 def _meta_before(content: str, pos: int) -> bool:
     """A metadata group ends at ``pos``: ``[a: 1][b: 2]`` is two groups, not a reference link."""
     found = _group_at_end(content, pos)
-    return found is not None and _parse_group(found[1], 0) is not None
+    return found is not None and parse_group(found[1], 0) is not None
 
 
 def _stranded(content: str, text_end: int) -> tuple[str, int]:
