@@ -13,7 +13,7 @@ from textual.app import App
 from textual.binding import Binding
 
 from amr_tui.services.config import Config, config_path, load_config
-from amr_tui.services.session.workspace import Mount, discover, looks_like_memory_root
+from amr_tui.services.workspace import Mount, discover, looks_like_memory_root
 
 if TYPE_CHECKING:
     from textual.command import Provider

@@ -17,7 +17,7 @@ from rows import Row, median, pct, row
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from amr_tui.core.format.parser import parse  # noqa: E402
-from amr_tui.services.session.workspace import discover, list_files, read_bytes  # noqa: E402
+from amr_tui.services.workspace import discover, list_files, read_bytes  # noqa: E402
 
 # What a person types into the finder; "\b" is a backspace (the same scripts as bench_search).
 from bench_search import SCRIPTS, keystrokes  # noqa: E402

@@ -101,7 +101,7 @@ def run_soak(saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: in
     from amr_tui.git import ConflictError, DirtyFileError, RefMovedError
     from amr_tui.services.session import editing
     from amr_tui.services.session.state import Session
-    from amr_tui.services.session.workspace import discover
+    from amr_tui.services.workspace import discover
 
     rng = random.Random(seed)
     base = Path(base or tempfile.mkdtemp(prefix="amr-soak-"))

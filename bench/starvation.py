@@ -340,7 +340,7 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
     from amr_tui.services.history.provenance import HistoryService
     from amr_tui.services.session.state import Session
     from amr_tui.services.sync.run import sync
-    from amr_tui.services.session.workspace import discover
+    from amr_tui.services.workspace import discover
 
     say = log or (lambda _msg: None)
     # The merge driver git runs during a sync (python -m amr_tui) must be this same code.

@@ -47,7 +47,7 @@ def child(root: str, mb: int) -> None:
     """Save REL again and again, flipping between the two versions. Never returns."""
     from amr_tui.services.session import editing
     from amr_tui.services.session.state import Session
-    from amr_tui.services.session.workspace import discover
+    from amr_tui.services.workspace import discover
 
     a, b = versions(mb)
     session = Session(discover([Path(root)]))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from amr_tui.screens.main.screen import MainScreen
-from amr_tui.services.session.workspace import MAX_PARSE_BYTES
+from amr_tui.services.workspace import MAX_PARSE_BYTES
 from tests.apphelpers import app_for, cur, git, open_file, ready, wait_for
 
 SIZE = (140, 40)

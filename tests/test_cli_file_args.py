@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.services.session.workspace import MAX_PARSE_BYTES
+from amr_tui.services.workspace import MAX_PARSE_BYTES
 from tests.historyhelpers import git, new_repo
 from tests.hostilehelpers import run_amr
 

@@ -19,7 +19,7 @@ import pytest
 
 from amr_tui.git import GitRepo
 from amr_tui.services.session.state import Session
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 from tests.hostilehelpers import git, init_repo
 
 _spec = importlib.util.spec_from_file_location("kill_saves", Path(__file__).parent.parent / "scripts" / "kill_saves.py")

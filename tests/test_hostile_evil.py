@@ -19,7 +19,7 @@ from amr_tui.git import ConflictError, GitRepo
 from amr_tui.services.session import editing
 from amr_tui.services.batch.lintrun import fix_repo
 from amr_tui.services.session.state import Session
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 from tests.hostilehelpers import (
     FORBIDDEN,
     EvilRepo,

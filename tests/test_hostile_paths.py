@@ -14,7 +14,7 @@ from amr_tui.git import GitRepo
 from amr_tui.git.worktree import UnsafePathError, atomic_write, read_file, remove_file
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import OpenFile, Session
-from amr_tui.services.session.workspace import discover, read_bytes
+from amr_tui.services.workspace import discover, read_bytes
 from tests.hostilehelpers import init_repo, run_amr
 
 SECRET = b"TOP-SECRET outside the memory root\n"

@@ -14,7 +14,7 @@ import pytest
 from amr_tui.git import GitRepo, UnsafeRepoError
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 from tests.hostilehelpers import check_cli_run, cli_invocations, git, init_repo, run_amr, subcommands
 
 MEMORY = "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n"

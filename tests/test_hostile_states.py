@@ -23,7 +23,7 @@ from amr_tui.core.format.parser import parse
 from amr_tui.git import DetachedHeadError, GitRepo, LockedError, NoIdentityError, OperationInProgressError
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 from tests.apphelpers import app_for, screen_text, wait_for
 from tests.hostilehelpers import detach, git, init_repo, start_merge, start_rebase
 

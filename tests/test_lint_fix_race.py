@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from amr_tui.services.batch.lintrun import fix_repo
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 from tests.conftest import git
 
 

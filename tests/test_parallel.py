@@ -11,7 +11,7 @@ import pytest
 from amr_tui.services.batch import parallel
 from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
 from amr_tui.services.batch.searchrun import build_index
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 from tests.conftest import git
 
 FILES = 240  # above parallel.MIN_FILES

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from amr_tui.services.session.workspace import path_is_safe, read_bytes
+from amr_tui.services.workspace import path_is_safe, read_bytes
 
 
 def _reference(root: Path, rel: str) -> bool:

@@ -11,7 +11,7 @@ import time
 from amr_tui.services.batch import searchcache
 from amr_tui.services.batch.searchcolumns import LazyItems
 from amr_tui.services.batch.searchrun import build_index
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 
 QUERIES = ("redis port", "postgres", "alice timezone", "kubernets", "deploy", "staging db", "notes/ops")
 

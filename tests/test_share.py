@@ -11,7 +11,7 @@ from amr_tui.services.share.build import load_budget, preview, select, share, sh
 from amr_tui.services.share.route import (
     ASK, READ_ONLY, ROUTE, grant_write, load_manifest, route_back, session_entries, write_back,
 )
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 from tests.synchelpers import amr, commit_all, git, write_files
 
 SECRET = "- Alice's salary is 123456 [source: https://example.com/s/secret]\n"

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from amr_tui.services.share.build import select, share
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 from tests.synchelpers import amr, commit_all, git, write_files
 
 # Canaries in unshared file contents and names (a whole share carries them by the user's choice).

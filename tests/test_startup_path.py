@@ -12,7 +12,7 @@ import json
 import subprocess
 import sys
 
-from amr_tui.services.session.workspace import discover
+from amr_tui.services.workspace import discover
 from tests.apphelpers import app_for, ready, wait_for
 
 # Loaded by the session worker or by the first use of a feature, never before the first frame.

@@ -2,7 +2,7 @@
 
 from amr_tui.core.format import parser as fmt
 from amr_tui.core.lint import repo as lint
-from amr_tui.services.session import workspace
+from amr_tui.services import workspace
 
 
 def test_copies_match_core():

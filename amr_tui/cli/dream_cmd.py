@@ -92,7 +92,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 def _service(path: Path):
     from amr_tui.services.dreams.runs import DreamService
-    from amr_tui.services.session.workspace import find_repo_root
+    from amr_tui.services.workspace import find_repo_root
 
     root = find_repo_root(path)
     if root is None or not (root / ".git").exists():

@@ -85,7 +85,7 @@ def skipped_json(skipped) -> list[dict[str, object]]:
 def report_skipped(skipped) -> None:
     """One line on stderr for each file a history walk did not read (over the size limit)."""
     from amr_tui.git.catfile import describe_size
-    from amr_tui.services.session.workspace import MAX_PARSE_BYTES
+    from amr_tui.services.workspace import MAX_PARSE_BYTES
 
     for s in dict.fromkeys(skipped):
         error(f"skipped {s.path} in commit {s.commit[:7]}: {describe_size(s.size)}, more than the "
@@ -167,7 +167,7 @@ def _timeline(service, rel: str, line: int, args: argparse.Namespace) -> int:
 
 def run_forgotten(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.session.workspace import find_repo_root
+    from amr_tui.services.workspace import find_repo_root
 
     root = find_repo_root(args.repo)
     if root is None or not (root / ".git").exists():

@@ -11,7 +11,7 @@ from amr_tui.cli.output import emit_json, error, safe
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    from amr_tui.services.session.workspace import MAX_PARSE_BYTES
+    from amr_tui.services.workspace import MAX_PARSE_BYTES
 
     p = sub.add_parser("parse", help="print the entries of one memory file", description=(
         "Parse one memory file the way amr reads it (see docs/format.md) and print its entries: "
@@ -42,7 +42,7 @@ def locate_in_repo(path: Path) -> tuple[Path, str] | None:
     of every read of the session, search and lint), including a symlinked folder of a memory repo
     that makes another repo look like a folder of it (a symlink to a repo from a folder that is
     not a memory repo, such as a home folder kept in git, is just the repo's name)."""
-    from amr_tui.services.session.workspace import path_is_safe
+    from amr_tui.services.workspace import path_is_safe
 
     lexical = Path(os.path.abspath(path))
     root = next((c for c in lexical.parents if _is_root(c)), None)
@@ -68,7 +68,7 @@ def check_named_paths(paths: list[Path]) -> None:
     as a symlinked folder of a memory repo around it (another repo made to look like a folder of
     it); any other folder is checked inside the nearest root above it. Missing paths are left to
     the command, which says so."""
-    from amr_tui.services.session.workspace import looks_like_memory_root, path_is_safe
+    from amr_tui.services.workspace import looks_like_memory_root, path_is_safe
 
     for path in paths:
         path = path.expanduser()
@@ -103,7 +103,7 @@ def _too_large(path: Path, size: int, limit: int) -> str:
 def read_input(path: Path, limit: int) -> bytes:
     """The file's bytes, at most ``limit`` of them; OSError or ValueError (with the sentence to
     print) when it is missing, too large, or a way out of the memory repo it is in."""
-    from amr_tui.services.session.workspace import read_bytes
+    from amr_tui.services.workspace import read_bytes
 
     found = locate_in_repo(path)
     if found is not None:
@@ -128,7 +128,7 @@ def read_input(path: Path, limit: int) -> bytes:
 def run(args: argparse.Namespace) -> int:
     from amr_tui.core.format.parser import parse
     from amr_tui.core.format.jsonout import entries_json
-    from amr_tui.services.session.workspace import MAX_PARSE_BYTES
+    from amr_tui.services.workspace import MAX_PARSE_BYTES
 
     try:
         data = read_input(args.file, MAX_PARSE_BYTES)

@@ -40,7 +40,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
     from amr_tui.services.share.build import left_out_json, preview, select, share
-    from amr_tui.services.session.workspace import discover
+    from amr_tui.services.workspace import discover
 
     if not args.preview and args.into is None:
         error("--into DIR is required (or --preview)")

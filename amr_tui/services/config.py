@@ -14,6 +14,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from platformdirs import user_config_dir
+
 
 @dataclass(slots=True)
 class Config:
@@ -26,8 +28,6 @@ class Config:
 
 
 def config_path() -> Path:
-    from platformdirs import user_config_dir
-
     return Path(user_config_dir("amr", appauthor=False)) / "config.toml"
 
 

@@ -26,7 +26,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from amr_tui.core.format.links import index_link
+from amr_tui.core.lint.repo import is_memory_note
 from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, NotARepoError, RepoStateError, is_memory_repo
+from amr_tui.services.workspace import is_markdown, scan_files
 
 MEMORY_TEMPLATE = b"# Memory\n\n## Index\n"
 INITIAL_MESSAGE = "Create memory repo"
@@ -149,10 +152,6 @@ def _adopt(target: Path) -> InitResult | None:
 def adoptable_notes(repo: GitRepo) -> list[tuple[str, str]]:
     """``(path, [[link]])`` of the Markdown notes git tracks at HEAD and that are in the work tree,
     sorted: no dot-files or README-like files, no symlink leaving the repo, no name a link cannot write."""
-    from amr_tui.core.lint.repo import is_memory_note
-    from amr_tui.core.format.links import index_link
-    from amr_tui.services.session.workspace import is_markdown, scan_files
-
     files, escaping, _ = scan_files(repo.root)
     on_disk = set(files) - escaping
     wanted = [p for p in repo.ls_files() if is_markdown(p) and is_memory_note(p) and p in on_disk]

@@ -8,23 +8,44 @@ commit that holds only this change, a compare-and-swap ref update, work-tree fil
 forward without losing anyone's bytes), re-reads the files it wrote into the session, and says
 which files still hold someone else's uncommitted edit, which :func:`commit_foreign` commits on
 request as a commit of its own.
+
+It sits below the session: it takes any :class:`WriteTarget` (the app's ``Session`` is one) and
+imports nothing from ``amr_tui.services`` but the workspace.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from amr_tui.core.format.links import unsafe_reason
+from amr_tui.core.merge.three_way import merge3
+from amr_tui.core.paths import has_md_suffix
+from amr_tui.git import GitRepo
 from amr_tui.git.gate import Change, ForeignConflictError
 from amr_tui.git.worktree import atomic_write, read_file_or_none, remove_file
-
-if TYPE_CHECKING:
-    from amr_tui.services.session.state import Session
+from amr_tui.services.workspace import Mount
 
 TRAILER = "Edited-with: amr"
 FOREIGN_TRAILER = "Committed-with: amr (changes found uncommitted in the work tree, not made in amr)"
+
+
+class WriteTarget(Protocol):
+    """What the gate needs from the session it writes for: its mounts, their git, and a re-read."""
+
+    @property
+    def refusals(self) -> Mapping[str, str]:
+        """repo -> why git refuses it (such a repo is mounted read-only)."""
+        ...
+
+    def mount(self, repo: str) -> Mount: ...
+
+    def git(self, repo: str) -> GitRepo | None: ...
+
+    def reload_files(self, repo: str, paths: list[str]) -> None:
+        """Re-read these files after they were written."""
+        ...
 
 
 class EditRefused(Exception):
@@ -43,7 +64,7 @@ class Saved:
     merged: tuple[str, ...] = ()  # files where a concurrent commit was merged in
 
 
-def check_writable(session: Session, repo: str, path: str) -> None:
+def check_writable(session: WriteTarget, repo: str, path: str) -> None:
     """Refuse read-only mounts and paths that leave the repo, with the reason."""
     mount = session.mount(repo)
     if mount.read_only:
@@ -60,7 +81,7 @@ def with_trailers(message: str, *trailers: str) -> str:
     return message.rstrip() + ("\n\n" + "\n".join(lines) if lines else "")
 
 
-def write(session: Session, repo: str, changes: Sequence[Change], message: str, *, line: int = 0,
+def write(session: WriteTarget, repo: str, changes: Sequence[Change], message: str, *, line: int = 0,
           path: str | None = None, trailers: Sequence[str] = (TRAILER,), env: Mapping[str, str] | None = None,
           reload: bool = True) -> Saved:
     """Commit ``changes`` to ``repo`` as one commit through the gate; returns what happened.
@@ -84,16 +105,14 @@ def write(session: Session, repo: str, changes: Sequence[Change], message: str, 
     return Saved(repo, shown, result.head, message, line, True, result.foreign, result.merged)
 
 
-def _write_without_git(session: Session, repo: str, changes: Sequence[Change], message: str, line: int,
+def _write_without_git(session: WriteTarget, repo: str, changes: Sequence[Change], message: str, line: int,
                        shown: str, reload: bool) -> Saved:
     """A plain folder: each file is still merged with what is on disk and written atomically."""
-    from amr_tui.core.merge.three_way import merge3
-
     root = session.mount(repo).root
     for ch in changes:
         disk = read_file_or_none(root, ch.path, max_bytes=None)
         want = ch.want
-        if disk != ch.base and want is not None and disk is not None and ch.path.lower().endswith(".md"):
+        if disk != ch.base and want is not None and disk is not None and has_md_suffix(ch.path):
             merged = merge3(ch.base, want, disk, ch.path)
             if not merged.clean:
                 raise ForeignConflictError(ch.path)
@@ -107,7 +126,7 @@ def _write_without_git(session: Session, repo: str, changes: Sequence[Change], m
     return Saved(repo, shown, None, message + " (not a git repo: saved without a commit)", line, False)
 
 
-def foreign_changes(session: Session, repo: str) -> list[str]:
+def foreign_changes(session: WriteTarget, repo: str) -> list[str]:
     """Tracked files whose work-tree copy differs from HEAD (edits nobody committed)."""
     git = session.git(repo)
     if git is None:
@@ -115,7 +134,7 @@ def foreign_changes(session: Session, repo: str) -> list[str]:
     return sorted(p for p in git.modified_paths() if not unsafe_reason(p))
 
 
-def commit_foreign(session: Session, repo: str, paths: Sequence[str] | None = None) -> Saved:
+def commit_foreign(session: WriteTarget, repo: str, paths: Sequence[str] | None = None) -> Saved:
     """Commit the uncommitted edits others left in ``paths`` (default: every modified tracked
     file) exactly as they are on disk, as a commit of their own, clearly labelled."""
     git = session.git(repo)
@@ -140,4 +159,4 @@ def commit_foreign(session: Session, repo: str, paths: Sequence[str] | None = No
                  trailers=(FOREIGN_TRAILER,))
 
 
-__all__ = ["EditRefused", "Change", "Saved", "check_writable", "commit_foreign", "foreign_changes", "write"]
+__all__ = ["EditRefused", "Change", "Saved", "WriteTarget", "check_writable", "commit_foreign", "foreign_changes", "write"]

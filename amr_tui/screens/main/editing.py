@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.message import Message
 
-from amr_tui.services.session.workspace import is_markdown
+from amr_tui.services.workspace import is_markdown
 from amr_tui.core.model import Severity
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor

@@ -22,7 +22,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.main.editing import EditingMixin
 from amr_tui.screens.main.history import HistoryMixin
 from amr_tui.screens.main.sync import SyncMixin
-from amr_tui.services.session.workspace import MEMORY_FILE, Mount
+from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EntryEditor
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.file_tree import FileRef, MemoryTree

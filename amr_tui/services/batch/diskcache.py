@@ -19,6 +19,7 @@ import pickle
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from amr_tui import __version__
 
@@ -35,7 +36,7 @@ def enabled() -> bool:
 
 def cache_path(kind: str, key: object) -> Path:
     """The cache file of ``kind`` for ``key`` (anything JSON can write: names, paths, flags)."""
-    from platformdirs import user_cache_path
+    from platformdirs import user_cache_path  # lazy: start-up of `amr lint --no-cache`, `amr search --no-cache`
 
     text = json.dumps(key, sort_keys=True, default=os.fspath)
     digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:24]
@@ -51,13 +52,13 @@ class _Unpickler(pickle.Unpickler):
         super().__init__(io.BytesIO(data))
         self.allowed = allowed
 
-    def find_class(self, module: str, name: str):
+    def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in self.allowed:
             raise pickle.UnpicklingError(f"not allowed in an amr cache: {module}.{name}")
         return super().find_class(module, name)
 
 
-def load(path: Path, fmt: int, allowed: frozenset[tuple[str, str]] = PLAIN) -> dict | None:
+def load(path: Path, fmt: int, allowed: frozenset[tuple[str, str]] = PLAIN) -> dict[str, Any] | None:
     """The payload written by ``save`` with the same format stamp, or None."""
     try:
         data = path.read_bytes()
@@ -72,9 +73,9 @@ def load(path: Path, fmt: int, allowed: frozenset[tuple[str, str]] = PLAIN) -> d
     return payload
 
 
-def save(path: Path, fmt: int, payload: dict) -> None:
+def save(path: Path, fmt: int, payload: dict[str, Any]) -> None:
     """Write ``payload`` (plus its stamp and time) atomically; failures are ignored."""
-    import tempfile
+    import tempfile  # lazy: a cache that is only read never needs it
 
     payload = dict(payload, stamp=stamp(fmt), written=time.time_ns())
     try:

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from amr_tui.core.lint.facts import FileFacts, pack, pack_diagnostic, unpack, unpack_diagnostic
 from amr_tui.core.model import Finding
 from amr_tui.services.batch import diskcache
-from amr_tui.services.session.workspace import Mount, scan_files
+from amr_tui.services.workspace import Mount, scan_files
 
 FORMAT = 6  # 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them)
 
@@ -27,8 +29,8 @@ FORMAT = 6  # 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR01
 class Probe:
     """What the repo looks like now: enough to check the cache, and to write it after a miss."""
 
-    path: object
-    facts_path: object
+    path: Path
+    facts_path: Path
     files: list[str]
     stats: diskcache.Stats
     escaping: set[str]
@@ -43,9 +45,9 @@ def probe(mount: Mount, *, duplicates: bool, near: bool) -> Probe:
                  diskcache.cache_path("lint", ["facts", root, mount.name]), files, stats, escaping, [])
 
 
-def lookup(p: Probe) -> list | None:
+def lookup(p: Probe) -> list[Finding] | None:
     """The cached findings when nothing they depend on changed, else None."""
-    payload = diskcache.load(p.path, FORMAT)  # type: ignore[arg-type]
+    payload = diskcache.load(p.path, FORMAT)
     if payload is None:
         return None
     try:
@@ -58,22 +60,22 @@ def lookup(p: Probe) -> list | None:
 
 
 def store(p: Probe, findings: list[Finding]) -> None:
-    diskcache.save(p.path, FORMAT, {"stats": p.stats, "escaping": sorted(p.escaping), "drivers": p.drivers,  # type: ignore[arg-type]
+    diskcache.save(p.path, FORMAT, {"stats": p.stats, "escaping": sorted(p.escaping), "drivers": p.drivers,
                                     "findings": [_pack(f) for f in findings]})
 
 
 # Findings travel as plain tuples (the cache holds data only; see diskcache).
-def _pack(f: Finding) -> tuple:
+def _pack(f: Finding) -> tuple[Any, ...]:
     return f.path, pack_diagnostic(f.diagnostic)
 
 
-def _unpack(t: tuple) -> Finding:
+def _unpack(t: tuple[Any, ...]) -> Finding:
     return Finding(t[0], unpack_diagnostic(t[1]))
 
 
 def cached_facts(p: Probe) -> dict[str, FileFacts]:
     """Facts of the files whose stat is what it was when they were kept (not racy)."""
-    payload = diskcache.load(p.facts_path, FORMAT)  # type: ignore[arg-type]
+    payload = diskcache.load(p.facts_path, FORMAT)
     if payload is None:
         return {}
     try:
@@ -87,5 +89,5 @@ def cached_facts(p: Probe) -> dict[str, FileFacts]:
 
 
 def store_facts(p: Probe, facts: dict[str, FileFacts]) -> None:
-    diskcache.save(p.facts_path, FORMAT, {"stats": {path: p.stats[path] for path in facts if path in p.stats},  # type: ignore[arg-type]
+    diskcache.save(p.facts_path, FORMAT, {"stats": {path: p.stats[path] for path in facts if path in p.stats},
                                           "facts": {path: pack(f) for path, f in facts.items()}})

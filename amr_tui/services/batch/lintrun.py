@@ -3,16 +3,36 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amr_tui.core.model import Finding
-from amr_tui.services.batch import diskcache
-from amr_tui.services.batch import lintcache
-from amr_tui.services.session.workspace import Mount, discover, find_repo_root, is_markdown, paused_gc, read_bytes, scan_files
+from amr_tui.services.batch import diskcache, lintcache
+from amr_tui.services.batch.parallel import map_files, packed_facts
+from amr_tui.services.workspace import (
+    MEMORY_FILE,
+    Mount,
+    discover,
+    find_repo_root,
+    is_markdown,
+    load_document,
+    load_snapshot,
+    paused_gc,
+    read_bytes,
+    scan_files,
+)
 
-# The parser and the rules (core.format, core.lint) are imported where a repo is linted: a repo
-# answered from the cache (services.lintcache) never needs them.
+if TYPE_CHECKING:  # annotations only: these are imported where used (below)
+    from amr_tui.core.lint.facts import FileFacts
+    from amr_tui.core.lint.repo import RepoSnapshot
+    from amr_tui.git.history import SkippedBlob
+
+# Start-up of `amr lint`: the parser and the rules (core.format, core.lint), git (amr_tui.git,
+# services.sync, services.history) are imported inside the functions that need them. A repo
+# answered from the cache (services.batch.lintcache) never needs them, and they are most of the
+# time of such a run.
 
 MAX_FIX_ROUNDS = 50
 
@@ -106,19 +126,9 @@ def resolve_targets(paths: list[Path], *, explicit: bool = True) -> list[LintTar
     ]
 
 
-def repo_facts(snapshot, root: Path) -> None:
-    """The facts lint needs from git: merge drivers named in .gitattributes but not configured."""
-    from amr_tui.services.sync.gitattrs import undefined_merge_drivers
-
-    try:
-        snapshot.undefined_merge_drivers = undefined_merge_drivers(root)
-    except Exception:  # a repo git refuses is reported elsewhere; lint the files anyway
-        snapshot.undefined_merge_drivers = []
-
-
 def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history: bool = False,
                  near_duplicates: bool = True, use_cache: bool = False,
-                 skipped: list | None = None) -> list[LintResult]:
+                 skipped: list[SkippedBlob] | None = None) -> list[LintResult]:
     """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown.
     ``use_cache``: reuse the findings of a repo that did not change (services.lintcache).
     ``skipped``, when given, gets the files the ``history`` walk did not read (over
@@ -127,9 +137,9 @@ def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history:
     for target in targets:
         findings = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and diskcache.enabled())
         if history:
-            from amr_tui.services.history.provenance import resurrections
+            from amr_tui.services.history import resurrections  # lazy: see the top of the module
 
-            walked: list = []
+            walked: list[SkippedBlob] = []
             findings = sorted([*findings, *resurrections(target.mount, walked)],
                               key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
             if skipped is not None:
@@ -151,7 +161,7 @@ def git_tracked(root: Path) -> set[str] | None:
     ``root`` may be a folder inside a larger work tree (its files are then the ones under it).
     Raises UnsafeRepoError when git refuses the repo (another user's, or a work tree elsewhere).
     """
-    from amr_tui.git import GitRepo, NotARepoError
+    from amr_tui.git import GitRepo, NotARepoError  # lazy: see the top of the module
 
     try:
         repo = GitRepo(root)
@@ -164,7 +174,7 @@ def git_tracked(root: Path) -> set[str] | None:
 
 def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
     """No AMR013 fix for a file git does not track (nothing is linked when git cannot say)."""
-    from amr_tui.core.lint.repo import without_untracked_links
+    from amr_tui.core.lint.repo import without_untracked_links  # lazy: see the top of the module
     from amr_tui.git import AmrGitError
 
     try:
@@ -174,18 +184,15 @@ def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
     return findings if tracked is None else without_untracked_links(findings, tracked)
 
 
-def _merge_drivers(root: Path, files) -> list[tuple[str, int, str]]:
+def _merge_drivers(root: Path, files: Iterable[str]) -> list[tuple[str, int, str]]:
     """AMR027's facts from git; without any gitattributes file there is nothing to ask git."""
     dot_git = root / ".git"
     if (not any(p == ".gitattributes" or p.endswith("/.gitattributes") for p in files)
             and dot_git.is_dir() and not (dot_git / "info" / "attributes").exists()):
         return []
-    from amr_tui.services.sync.gitattrs import undefined_merge_drivers
+    from amr_tui.services.sync.gitattrs import lint_merge_drivers  # loads git: see the top of the module
 
-    try:
-        return undefined_merge_drivers(root)
-    except Exception:  # a repo git refuses is reported elsewhere; lint the files anyway
-        return []
+    return lint_merge_drivers(root)
 
 
 def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) -> list[Finding]:
@@ -198,7 +205,7 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
             cached = lintcache.lookup(probe)
         if cached is not None:
             return cached
-    from amr_tui.core.lint.repo import lint_repo
+    from amr_tui.core.lint.repo import lint_repo  # lazy: see the top of the module
 
     with paused_gc():
         kept = lintcache.cached_facts(probe) if probe is not None else {}
@@ -208,19 +215,18 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
         findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=near)
         if probe is not None:
             lintcache.store(probe, findings)
-            lintcache.store_facts(probe, {p: snapshot.file_facts(p) for p in snapshot.markdown_paths()})
+            facts = {p: snapshot.file_facts(p) for p in snapshot.markdown_paths()}  # each has facts
+            lintcache.store_facts(probe, {p: f for p, f in facts.items() if f is not None})
     return findings
 
 
-def _snapshot(mount: Mount, files: list[str], escaping: set[str], stats, kept: dict) -> object:
+def _snapshot(mount: Mount, files: list[str], escaping: set[str], stats: dict[str, tuple[int, int]],
+              kept: dict[str, FileFacts]) -> RepoSnapshot:
     """The repo for lint. Files whose facts were ``kept`` (by the cache) are not read again; the
     others are parsed, on every core when there are many (services.parallel). MEMORY.md is
     always parsed here: the checks of the entry point read its document."""
-    from amr_tui.core.format.parser import is_markdown
-    from amr_tui.core.lint.repo import MEMORY_FILE, RepoSnapshot
-    from amr_tui.core.lint.facts import unpack
-    from amr_tui.services.batch.parallel import map_files, packed_facts
-    from amr_tui.services.session.workspace import load_document
+    from amr_tui.core.lint.facts import unpack  # the rules: see the top of the module
+    from amr_tui.core.lint.repo import RepoSnapshot
 
     with paused_gc():
         documents, facts, sizes = {}, {}, {}
@@ -253,12 +259,11 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
     not track is never linked into the Index. A fix whose finding comes back unchanged after it
     was applied (it could not take) is not applied again, so the rounds end.
     """
-    from amr_tui.core.format.parser import parse
-    from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree
-    from amr_tui.git.worktree import UnsafePathError
+    from amr_tui.core.format.parser import parse  # lazy: see the top of the module
     from amr_tui.core.lint.repo import apply_edits, fix_edits, lint_repo, without_untracked_links
     from amr_tui.git import AmrGitError, UnsafeRepoError
-    from amr_tui.services.session.workspace import load_snapshot
+    from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree
+    from amr_tui.git.worktree import UnsafePathError
 
     try:
         tracked = git_tracked(mount.root)
@@ -267,7 +272,7 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
     except AmrGitError:
         tracked = set()  # git cannot say what it tracks: link nothing
     applied = 0
-    tried: set[tuple] = set()  # the findings whose fix was applied in an earlier round
+    tried: set[tuple[object, ...]] = set()  # the findings whose fix was applied in an earlier round
     for _ in range(MAX_FIX_ROUNDS):
         snapshot = load_snapshot(mount)
         with paused_gc():  # near-duplicates (AMR015) have no fix: no need to look for them
@@ -307,7 +312,7 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
     return applied
 
 
-def _fix_key(f: Finding, snapshot) -> tuple:
+def _fix_key(f: Finding, snapshot: RepoSnapshot) -> tuple[object, ...]:
     """A finding, as far as telling "the same one came back" goes: with its line's text, so a
     second group moved to where the first one was is another finding."""
     d = f.diagnostic

@@ -16,15 +16,18 @@ caller reads serially: a pool is a speed-up, never a requirement.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from amr_tui.services.session.workspace import load_document, paused_gc
+from amr_tui.services.workspace import is_markdown, load_document, paused_gc
 
 MIN_FILES = 200  # below this a pool costs more than it saves (fork, pipes, pickling)
 MAX_WORKERS = 8
 
-FileJob = Callable[[Path, str], object]  # (root, rel) -> plain data, or None to leave the file out
+T = TypeVar("T")
+FileJob = Callable[[Path, str], T | None]  # (root, rel) -> plain data, or None to leave the file out
 
 
 def processes() -> int:
@@ -39,10 +42,10 @@ def processes() -> int:
         return os.cpu_count() or 1
 
 
-def _run(job: tuple[FileJob, str, list[str]]) -> list[tuple[str, object]]:
+def _run(job: tuple[FileJob[Any], str, list[str]]) -> list[tuple[str, Any]]:
     func, root, rels = job
     base = Path(root)
-    out = []
+    out: list[tuple[str, Any]] = []
     with paused_gc():
         for rel in rels:
             value = func(base, rel)
@@ -51,11 +54,10 @@ def _run(job: tuple[FileJob, str, list[str]]) -> list[tuple[str, object]]:
     return out
 
 
-def map_files(func: FileJob, root: Path, rels: list[str]) -> dict[str, object] | None:
+def map_files(func: FileJob[T], root: Path, rels: list[str]) -> dict[str, T] | None:
     """``func(root, rel)`` of each file, computed in worker processes (``func`` is a module-level
     function); None when a pool would not pay (few files, one core, no fork) or could not run."""
-    import multiprocessing
-    import threading
+    import multiprocessing  # lazy: only when a pool may pay (a big repo, from the CLI)
 
     if threading.active_count() > 1:  # a fork copies locks other threads hold: only from the CLI's one thread
         return None
@@ -66,15 +68,15 @@ def map_files(func: FileJob, root: Path, rels: list[str]) -> dict[str, object] |
     jobs = [(func, os.fspath(root), rels[k::workers]) for k in range(workers)]
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_run, jobs, chunksize=1)
+            parts: list[list[tuple[str, Any]]] = pool.map(_run, jobs, chunksize=1)
     except Exception:  # no pool (no /dev/shm, a limit on processes, ...): read serially
         return None
     return {rel: value for part in parts for rel, value in part}
 
 
-def packed_facts(root: Path, rel: str) -> tuple | None:
+def packed_facts(root: Path, rel: str) -> tuple[Any, ...] | None:
     """Lint's facts of one file, packed (``core.lintfacts``); None when it cannot be read."""
-    from amr_tui.core.lint.facts import facts_of, pack
+    from amr_tui.core.lint.facts import facts_of, pack  # lazy: `amr search` uses this module, not lint
 
     doc = load_document(root, rel)
     return pack(facts_of(doc)) if doc is not None else None
@@ -82,8 +84,6 @@ def packed_facts(root: Path, rel: str) -> tuple | None:
 
 def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
     """(line, text) of each entry with text: what the search index holds of a file."""
-    from amr_tui.core.format.parser import is_markdown
-
     if not is_markdown(rel):
         return []
     doc = load_document(root, rel, check=False)  # entries only: no lint

@@ -14,9 +14,8 @@ import os
 from pathlib import Path
 
 from amr_tui.core.search.index import SearchIndex
-from amr_tui.services.batch import diskcache
-from amr_tui.services.batch import searchcolumns
-from amr_tui.services.session.workspace import Mount
+from amr_tui.services.batch import diskcache, searchcolumns
+from amr_tui.services.workspace import Mount
 
 FORMAT = 3  # 3: the index classes moved to amr_tui.core.search
 _ALLOWED = frozenset({("amr_tui.core.search.store", "BitArray")})

@@ -13,13 +13,15 @@ removed since the cache was written) ``materialize`` turns them back into lists.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
+from typing import Any, cast
 
 from amr_tui.core.search.index import SearchIndex, SearchItem
 
 KINDS = ("entry", "file")
 
 
-def to_columns(items: list, lower: list) -> dict:
+def to_columns(items: Sequence[SearchItem | None], lower: Sequence[str | None]) -> dict[str, Any]:
     """Columns of the index's ``_items`` and ``_lower`` (slot order; freed slots kept as such)."""
     repos: dict[str, int] = {}
     paths: dict[str, int] = {}
@@ -30,7 +32,10 @@ def to_columns(items: list, lower: list) -> dict:
     for slot, item in enumerate(items):
         if item is None:
             dead[slot] = 1
-            repo_ix.append(0), path_ix.append(0), lines.append(0), kinds.append(0)
+            repo_ix.append(0)
+            path_ix.append(0)
+            lines.append(0)
+            kinds.append(0)
             texts.append("")
             lows.append("")
             continue
@@ -39,7 +44,7 @@ def to_columns(items: list, lower: list) -> dict:
         lines.append(item.line)
         kinds.append(KINDS.index(item.kind))
         texts.append(item.text)
-        lows.append(lower[slot])
+        lows.append(cast(str, lower[slot]))  # a live slot's folded text
     return {
         "n": len(items), "repos": list(repos), "paths": list(paths), "repo_ix": repo_ix.tobytes(),
         "path_ix": path_ix.tobytes(), "lines": lines.tobytes(), "kinds": bytes(kinds), "dead": bytes(dead),
@@ -56,7 +61,7 @@ def _offsets(strings: list[str]) -> bytes:
     return out.tobytes()
 
 
-def _array(code: str, data: bytes) -> array:
+def _array(code: str, data: bytes) -> array[int]:
     out = array(code)
     out.frombytes(data)
     return out
@@ -66,7 +71,7 @@ class _Columns:
     __slots__ = ("n", "repos", "paths", "repo_ix", "path_ix", "lines", "kinds", "dead", "text", "text_off",
                  "low", "low_off")
 
-    def __init__(self, c: dict) -> None:
+    def __init__(self, c: dict[str, Any]) -> None:
         self.n = int(c["n"])
         self.repos, self.paths = list(c["repos"]), list(c["paths"])
         self.repo_ix, self.path_ix = _array("I", c["repo_ix"]), _array("I", c["path_ix"])
@@ -117,7 +122,7 @@ class LazyLower:
         return c.low[c.low_off[slot]:c.low_off[slot + 1]]
 
 
-def attach(index: SearchIndex, columns: dict) -> None:
+def attach(index: SearchIndex, columns: dict[str, Any]) -> None:
     """Give a loaded index its items from ``columns`` (ValueError when they do not fit)."""
     c = _Columns(columns)
     index._items, index._lower = LazyItems(c), LazyLower(c)  # type: ignore[assignment]

@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from amr_tui.core.search.index import SearchHit, SearchIndex
-from amr_tui.services.batch import diskcache
-from amr_tui.services.batch import searchcache
-from amr_tui.services.batch import searchcolumns
+from amr_tui.services.batch import diskcache, searchcache, searchcolumns
 from amr_tui.services.batch.parallel import entry_texts, map_files
-from amr_tui.services.session.workspace import Mount, discover, paused_gc, scan_files
+from amr_tui.services.workspace import Mount, discover, paused_gc, scan_files
 
 
 def _entries(mount: Mount, rels: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:

@@ -18,16 +18,13 @@ Only git objects are read: the work tree, the index and the refs are untouched.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.format.links import LinkState, link_text_for, resolve
+from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.lint.repo import MEMORY_FILE, is_memory_note
 from amr_tui.git import history as gh
+from amr_tui.services.dreams.model import RunSource
 from amr_tui.services.dreams.write import plan
-
-if TYPE_CHECKING:
-    from amr_tui.services.dreams.runs import DreamService
 
 MAX_NAMES = 200  # deleted or new files looked up in the unchanged ones (one git grep); beyond that, only changed files
 
@@ -54,7 +51,7 @@ class _Files:
         return res.path if res.state is LinkState.OK else None
 
 
-def accept_problems(service: DreamService, name: str, *, files: list[str] | tuple[str, ...] = (),
+def accept_problems(service: RunSource, name: str, *, files: list[str] | tuple[str, ...] = (),
                     entries: list[str] | tuple[str, ...] = (), edits: dict[str, str] | None = None) -> list[Problem]:
     """The links and files that ``service.accept(name, files=..., entries=..., edits=...)`` would
     break if it ran now (nothing is written)."""
@@ -65,7 +62,7 @@ def accept_problems(service: DreamService, name: str, *, files: list[str] | tupl
     return problems_of(service, main, p.changes(service, main, edits or {}))
 
 
-def problems_of(service: DreamService, main: str, changes: dict[str, bytes | None]) -> list[Problem]:
+def problems_of(service: RunSource, main: str, changes: dict[str, bytes | None]) -> list[Problem]:
     """What writing ``changes`` (path -> new bytes, None to delete) on top of ``main`` breaks."""
     before = _Files(set(gh.tree_files(service.repo, main)))
     removed = {p for p, data in changes.items() if data is None}

@@ -19,26 +19,27 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from amr_tui.core.dreams.clean import dream
 from amr_tui.core.format.parser import is_markdown
 from amr_tui.git import history as gh
-from amr_tui.git.dreamrefs import AgentResult, add_worktree, remove_worktree, run_agent, set_ref, worktree_is_clean
-from amr_tui.services.dreams.runs import BRANCH_PREFIX, DreamError, DreamRun
-
-if TYPE_CHECKING:
-    from amr_tui.services.dreams.runs import DreamService
+from amr_tui.git.dreamrefs import (
+    AgentResult,
+    add_worktree,
+    list_refs,
+    remove_worktree,
+    run_agent,
+    set_ref,
+    worktree_is_clean,
+)
+from amr_tui.services.dreams.model import BRANCH_PREFIX, DECISION_PREFIX, DreamError, DreamRun, RunSource
 
 TRAILER_DREAMER = "Dreamed-by"
 
 
-def new_run_id(service: DreamService, stem: str) -> str:
+def new_run_id(service: RunSource, stem: str) -> str:
     """``stem``, or ``stem-2``, ``stem-3``... : the first id with no branch and no decision."""
     taken = set(service.repo.branches(BRANCH_PREFIX))
-    from amr_tui.git.dreamrefs import list_refs
-    from amr_tui.services.dreams.runs import DECISION_PREFIX
-
     closed = {ref.rsplit("/", 1)[-1] for ref in list_refs(service.repo, DECISION_PREFIX)}
     n = 1
     while True:
@@ -48,7 +49,7 @@ def new_run_id(service: DreamService, stem: str) -> str:
         n += 1
 
 
-def _start_branch(service: DreamService, run_id: str | None, stem: str) -> tuple[str, str, str]:
+def _start_branch(service: RunSource, run_id: str | None, stem: str) -> tuple[str, str, str]:
     main = service.main_tip()
     if main is None:
         raise DreamError(f"{service.main} has no commits yet: there is nothing to dream about")
@@ -64,7 +65,7 @@ def _start_branch(service: DreamService, run_id: str | None, stem: str) -> tuple
     return rid, branch, main
 
 
-def builtin_dream(service: DreamService, *, today: _dt.date | None = None, run_id: str | None = None,
+def builtin_dream(service: RunSource, *, today: _dt.date | None = None, run_id: str | None = None,
                   env: dict[str, str] | None = None) -> DreamRun | None:
     """Run amr's dreaming pass over main; returns the new pending run, or None when there is
     nothing to change (then no branch is made)."""
@@ -103,7 +104,7 @@ class AgentDream:
     output: str  # the agent's output, when captured (untrusted text)
 
 
-def agent_dream(service: DreamService, argv: list[str], *, run_id: str | None = None, timeout: float | None = None,
+def agent_dream(service: RunSource, argv: list[str], *, run_id: str | None = None, timeout: float | None = None,
                 capture: bool = False, today: _dt.date | None = None) -> AgentDream:
     """Run ``argv`` in a temporary work tree on a fresh run branch (see the module docstring)."""
     today = today or _dt.date.today()

@@ -16,7 +16,7 @@ and UI-shaped:
   (base, tip) pair and the forgotten-facts matcher of a (main, HEAD) pair are cached.
 * :meth:`~DreamService.rows` - one file side by side, entries aligned.
 * :meth:`~DreamService.accept`, :meth:`~DreamService.reject`, :meth:`~DreamService.undo` - write
-  through compare-and-swap ref updates only (:mod:`amr_tui.services.dreamwrite`).
+  through compare-and-swap ref updates only (:mod:`amr_tui.services.dreams.write`).
 
 The review's reads never touch a blob over ``MAX_PARSE_BYTES``: such a file is left out of the
 entry diff on both sides and named in ``RunReview.skipped`` (with the history walk's own skips
@@ -25,13 +25,13 @@ when forgotten facts are checked).
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 import tempfile
 import threading
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from amr_tui.core.diff.align import FileSummary, Row, align, applied_ids, entry_line_counts, file_summaries
 from amr_tui.core.diff.entries import EntryDiff, diff_entries, mark_forgotten
@@ -41,116 +41,30 @@ from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
 from amr_tui.git.dreamrefs import list_refs
 from amr_tui.git.worktree import normalize_rel
-from amr_tui.services.session.workspace import MAX_PARSE_BYTES, Mount
+from amr_tui.services.dreams.check import Problem, accept_problems
+from amr_tui.services.dreams.make import AgentDream, agent_dream, builtin_dream
+from amr_tui.services.dreams.model import (
+    BRANCH_PREFIX,
+    DECISION_PREFIX,
+    TRAILER_RUN,
+    TRAILER_UNDO,
+    ChangedFile,
+    Decision,
+    DreamError,
+    DreamRun,
+    FileReview,
+    RunReview,
+    run_id_of,
+    trailer_values,
+)
+from amr_tui.services.dreams.write import Accepted, accept, reject, undo
+from amr_tui.services.history import HistoryService
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
-BRANCH_PREFIX = "dreams/"
-DECISION_PREFIX = "refs/amr/dreams/"  # + "accepted/<id>" or "rejected/<id>"
-TRAILER_RUN = "Dream-Run"
-TRAILER_COMMIT = "Dream-Commit"
-TRAILER_ACCEPTED = "Dream-Accepted"
-TRAILER_UNDO = "Dream-Undo"
 VIEWED_FILE = "amr/viewed.json"  # inside the git dir, never in the work tree
 REJECTED_FILE = "amr/rejected.json"  # per-file and per-entry rejections of pending runs
-
-
-class DreamError(Exception):
-    """A dreaming-run operation amr will not do; ``str()`` says why and what to do."""
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    state: str  # "accepted" or "rejected"
-    ref: str
-    record: str  # the decision commit
-    tip: str  # the run's tip when the decision was taken
-    main_before: str | None
-    main_after: str | None
-    accept_commits: tuple[str, ...]
-    date: datetime
-
-
-@dataclass(slots=True)
-class DreamRun:
-    id: str
-    branch: str
-    state: str  # "pending", "accepted", "rejected"
-    tip: str
-    base: str | None
-    main: str | None  # main's tip now
-    commits: list[gh.LogEntry]  # base..tip, newest first
-    files_changed: int = 0
-    entries_added: int = 0
-    entries_removed: int = 0
-    main_moved: int = 0  # commits on main since the base
-    accept_commits: list[str] = field(default_factory=list)  # commits on main naming this run
-    decision: Decision | None = None
-
-    @property
-    def summary(self) -> str:
-        subjects = [c.info.subject.removeprefix("dream: ") for c in reversed(self.commits)]
-        return "; ".join(subjects) if subjects else "(no commits)"
-
-    @property
-    def started(self) -> datetime | None:
-        return self.commits[-1].info.author_date if self.commits else None
-
-    @property
-    def updated(self) -> datetime | None:
-        return self.commits[0].info.committer_date if self.commits else None
-
-    @property
-    def based_on_main(self) -> bool:
-        return self.base is not None and self.base == self.main
-
-
-@dataclass(frozen=True, slots=True)
-class ChangedFile:
-    """A file the run changes, as git sees it (no entry read yet)."""
-
-    path: str
-    status: str  # "added", "modified", "deleted"
-    lines: tuple[int, int] | None  # (added, removed) text lines; None for a binary file
-    viewed: bool
-
-
 GIT_STATUS = {"A": "added", "D": "deleted"}  # anything else (M, T) reads as "modified"
 DIFF_CACHE = 4  # entry diffs kept per service
-
-
-@dataclass(frozen=True, slots=True)
-class FileReview:
-    path: str
-    status: str
-    counts: dict[str, int]
-    changes: tuple[str, ...]
-    viewed: bool
-    rejected: bool = False  # the reviewer rejected this file
-
-
-@dataclass(slots=True)
-class RunReview:
-    run: DreamRun
-    diff: EntryDiff
-    files: list[FileReview]
-    applied: set[str]  # ids of changes main already has
-    rejected: set[str] = field(default_factory=set)  # ids rejected (directly, or by a rejected file)
-    rejected_files: set[str] = field(default_factory=set)
-    skipped: list[gh.SkippedBlob] = field(default_factory=list)  # files over MAX_PARSE_BYTES, not read
-
-    def change(self, change_id: str):
-        return self.diff.by_id(change_id)
-
-
-def run_id_of(name: str) -> str:
-    """``dreams/x`` or ``x`` -> ``x``."""
-    name = name.strip()
-    if name.startswith("refs/heads/"):
-        name = name[len("refs/heads/"):]
-    return name[len(BRANCH_PREFIX):] if name.startswith(BRANCH_PREFIX) else name
-
-
-def trailer_values(body: str, key: str) -> list[str]:
-    return [ln.split(":", 1)[1].strip() for ln in body.splitlines() if ln.startswith(key + ":")]
 
 
 class DreamService:
@@ -169,7 +83,7 @@ class DreamService:
         self._diffs: dict[tuple[str, str], EntryDiff] = {}  # (base, tip) -> entry diff, newest last
         self._skipped: dict[tuple[str, str], list[gh.SkippedBlob]] = {}  # (base, tip) -> files not read
         self._matcher: tuple[tuple[str | None, str | None], FactMatcher] | None = None  # ((main, HEAD), matcher)
-        self._history = None  # services.history.HistoryService, for forgotten facts
+        self._history: HistoryService | None = None  # for forgotten facts, made on first use
 
     def close(self) -> None:
         self.blobs.close()
@@ -256,8 +170,8 @@ class DreamService:
         state = (trailer_values(e.body, "Dream-Decision") or [""])[0]
         if state not in ("accepted", "rejected"):
             return None
-        before = (trailer_values(e.body, "Dream-Main-Before") or [None])[0]
-        after = (trailer_values(e.body, "Dream-Main-After") or [None])[0]
+        before = next(iter(trailer_values(e.body, "Dream-Main-Before")), None)
+        after = next(iter(trailer_values(e.body, "Dream-Main-After")), None)
         return Decision(state, ref, record, e.parents[0], before, after,
                         tuple(trailer_values(e.body, "Dream-Accept-Commit")), e.info.committer_date)
 
@@ -303,8 +217,6 @@ class DreamService:
     def _forgotten_matcher(self) -> FactMatcher:
         """Tombstones on main, and facts deleted over main's history that are not back (cached
         while neither main nor HEAD moves)."""
-        from amr_tui.services.history.provenance import HistoryService
-
         main = self.main_tip()
         key = (main, self.repo.resolve("HEAD"))
         with self._lock:
@@ -359,6 +271,7 @@ class DreamService:
                          list(dict.fromkeys([*review.skipped, *walked])))
 
     def _review(self, run: DreamRun) -> RunReview:
+        assert run.base is not None  # review() refuses a run that shares no history with main
         diff = self._diff(run.base, run.tip, history=False)
         viewed = self.viewed(run)
         marks = self.rejections(run.id)
@@ -380,14 +293,14 @@ class DreamService:
         return file_summaries(self.review(name, history=False).diff)
 
     # -- viewed marks and rejections (files inside the git dir) ------------------------------------
-    def _load(self, name: str) -> dict:
+    def _load(self, name: str) -> dict[str, Any]:
         try:
             data = json.loads((self.repo.git_dir / name).read_text("utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
 
-    def _save(self, name: str, data: dict) -> None:
+    def _save(self, name: str, data: dict[str, Any]) -> None:
         target = self.repo.git_dir / name
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".amr-", dir=target.parent)
@@ -456,45 +369,35 @@ class DreamService:
                 marks[key] = have
             self._save(REJECTED_FILE, data)
 
-    # -- writing (services.dreamwrite) ----------------------------------------------------------
+    # -- writing (.write, .check, .make) ---------------------------------------------------------
     def accept(self, name: str, *, files: list[str] | tuple[str, ...] = (), entries: list[str] | tuple[str, ...] = (),
-               edits: dict[str, str] | None = None):
+               edits: dict[str, str] | None = None) -> Accepted:
         """Accept the whole run, or some files, or some entry changes (``edits``: id -> new text).
 
-        Returns ``dreamwrite.Accepted``. A whole run based on main's tip fast-forwards main; anything
-        else is one new commit on main with ``Dream-Run`` / ``Dream-Commit`` trailers."""
-        from amr_tui.services.dreams.write import accept
-
+        A whole run based on main's tip fast-forwards main; anything else is one new commit on
+        main with ``Dream-Run`` / ``Dream-Commit`` trailers."""
         return accept(self, name, files=list(files), entries=list(entries), edits=edits or {})
 
     def check_accept(self, name: str, *, files: list[str] | tuple[str, ...] = (),
-                     entries: list[str] | tuple[str, ...] = (), edits: dict[str, str] | None = None) -> list:
+                     entries: list[str] | tuple[str, ...] = (), edits: dict[str, str] | None = None) -> list[Problem]:
         """What ``accept`` with the same arguments would break (links, unreachable new files),
-        without writing anything: ``dreamcheck.Problem``s."""
-        from amr_tui.services.dreams.check import accept_problems
-
+        without writing anything."""
         return accept_problems(self, name, files=files, entries=entries, edits=edits)
 
     def reject(self, name: str) -> str:
         """Close the run unaccepted; its commits stay under ``refs/amr/dreams/rejected/<id>``."""
-        from amr_tui.services.dreams.write import reject
-
         return reject(self, name)
 
     def undo(self, name: str) -> str:
         """Undo the last decision on a run (see docs/dreams.md). Returns what was done."""
-        from amr_tui.services.dreams.write import undo
-
         return undo(self, name)
 
-    def dream(self, **kwargs):
-        """The built-in dreaming pass onto a new ``dreams/<id>`` branch (services.dreamrun)."""
-        from amr_tui.services.dreams.make import builtin_dream
+    def dream(self, *, today: _dt.date | None = None, run_id: str | None = None,
+              env: dict[str, str] | None = None) -> DreamRun | None:
+        """The built-in dreaming pass onto a new ``dreams/<id>`` branch (None: nothing to change)."""
+        return builtin_dream(self, today=today, run_id=run_id, env=env)
 
-        return builtin_dream(self, **kwargs)
-
-    def dream_agent(self, argv: list[str], **kwargs):
-        """Run an external agent in a temporary work tree on a new run branch (services.dreamrun)."""
-        from amr_tui.services.dreams.make import agent_dream
-
-        return agent_dream(self, argv, **kwargs)
+    def dream_agent(self, argv: list[str], *, run_id: str | None = None, timeout: float | None = None,
+                    capture: bool = False, today: _dt.date | None = None) -> AgentDream:
+        """Run an external agent in a temporary work tree on a new run branch."""
+        return agent_dream(self, argv, run_id=run_id, timeout=timeout, capture=capture, today=today)

@@ -21,16 +21,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from amr_tui.core.dreams import apply as dreamapply
 from amr_tui.core.diff.text import describe
+from amr_tui.core.dreams import apply as dreamapply
 from amr_tui.core.textsafety import make_visible
 from amr_tui.git import history as gh
 from amr_tui.git.dreamrefs import fast_forward, make_commit, set_ref
-from amr_tui.git.errors import GitError, RefMovedError
-from amr_tui.services.dreams.runs import (
+from amr_tui.git.errors import ConflictError, GitError, RefMovedError
+from amr_tui.git.gate import Change
+from amr_tui.services.dreams.model import (
     BRANCH_PREFIX,
     DECISION_PREFIX,
     TRAILER_ACCEPTED,
@@ -39,11 +40,10 @@ from amr_tui.services.dreams.runs import (
     TRAILER_UNDO,
     DreamError,
     DreamRun,
+    RunReview,
+    RunSource,
     run_id_of,
 )
-
-if TYPE_CHECKING:
-    from amr_tui.services.dreams.runs import DreamService
 
 TRAILER_REVERTED = "Dream-Reverted"
 
@@ -57,7 +57,7 @@ class Accepted:
     items: tuple[str, ...]  # "all", "file <path>", "entry <id>"
 
 
-def _three_way(service: DreamService, path: str, ours: bytes | None, base: bytes | None,
+def _three_way(service: RunSource, path: str, ours: bytes | None, base: bytes | None,
                theirs: bytes | None) -> bytes | None:
     if theirs == base or theirs == ours:
         return ours
@@ -75,7 +75,8 @@ def _three_way(service: DreamService, path: str, ours: bytes | None, base: bytes
     return merged
 
 
-def _file_changes(service: DreamService, run: DreamRun, main: str, paths: list[str]) -> dict[str, bytes | None]:
+def _file_changes(service: RunSource, run: DreamRun, main: str, paths: list[str]) -> dict[str, bytes | None]:
+    assert run.base is not None  # plan() refuses a run that shares no history with main
     out: dict[str, bytes | None] = {}
     for path in paths:
         ours = service.blobs.read(main, path)
@@ -85,7 +86,7 @@ def _file_changes(service: DreamService, run: DreamRun, main: str, paths: list[s
     return out
 
 
-def _entry_changes(service: DreamService, run: DreamRun, main: str, ids: list[str],
+def _entry_changes(service: RunSource, run: DreamRun, main: str, ids: list[str],
                    edits: dict[str, str], start: dict[str, bytes | None]) -> dict[str, bytes | None]:
     """``start`` (file-level results) with the entry changes replayed on top; only what differs
     from main is returned."""
@@ -123,14 +124,14 @@ class Plan:
     """What an accept takes from a run: which files whole, which entry changes."""
 
     run: DreamRun
-    review: object  # dreams.RunReview (history not needed)
+    review: RunReview  # made without the history walk
     files: list[str]
     entries: list[str]
     whole: bool  # the whole run was asked for
     partial_whole: bool  # ... and parts of it were rejected: the rest file by file, entry by entry
     changed: list[str]  # every path the run changes
 
-    def changes(self, service: DreamService, main: str, edits: dict[str, str]) -> dict[str, bytes | None]:
+    def changes(self, service: RunSource, main: str, edits: dict[str, str]) -> dict[str, bytes | None]:
         """The files (new bytes, or None for deleted) that differ from ``main`` after the accept."""
         paths = self.changed if self.whole and not self.partial_whole else list(self.files)
         changes = _file_changes(service, self.run, main, paths)
@@ -139,7 +140,7 @@ class Plan:
         return changes
 
 
-def plan(service: DreamService, name: str, *, files: list[str], entries: list[str]) -> Plan:
+def plan(service: RunSource, name: str, *, files: list[str], entries: list[str]) -> Plan:
     run = service.run(name)
     if run.state != "pending":
         raise DreamError(f"run {run.id} is already {run.state}; `amr dreams undo {run.id}` reopens it")
@@ -162,10 +163,11 @@ def plan(service: DreamService, name: str, *, files: list[str], entries: list[st
     return Plan(run, review, list(files), list(entries), whole, partial_whole, changed)
 
 
-def accept(service: DreamService, name: str, *, files: list[str], entries: list[str],
+def accept(service: RunSource, name: str, *, files: list[str], entries: list[str],
            edits: dict[str, str]) -> Accepted:
     p = plan(service, name, files=files, entries=entries)
     run, review, files, entries, whole = p.run, p.review, p.files, p.entries, p.whole
+    assert run.base is not None and run.main is not None  # plan() refuses a run without them
     if whole and not p.partial_whole and run.base == run.main and not run.accept_commits:
         fast_forward(service.repo, service.main, run.tip, run.main)
         closed = _close(service, run, "accepted", run.main, run.tip, [])
@@ -179,7 +181,7 @@ def accept(service: DreamService, name: str, *, files: list[str], entries: list[
             [f"rejected {describe(c)}" for c in review.diff.changes if c.id in review.rejected]
         title, lines = f"Accept dreaming run {run.id}: {run.summary}", rejected
     else:
-        lines = list(files) + [describe(review.change(e)) if review.change(e) else e for e in entries]
+        lines = list(files) + [describe(c) if (c := review.change(e)) else e for e in entries]
         what = []
         if files:
             what.append(f"{len(files)} file{'s' if len(files) != 1 else ''}")
@@ -201,7 +203,7 @@ def accept(service: DreamService, name: str, *, files: list[str], entries: list[
     return Accepted(run.id, how, new, closed, tuple(items))
 
 
-def _close(service: DreamService, run: DreamRun, state: str, before: str | None, after: str | None,
+def _close(service: RunSource, run: DreamRun, state: str, before: str | None, after: str | None,
            accept_commits: list[str]) -> bool:
     lines = [f"amr: dreaming run {run.id} {state}", "", f"{TRAILER_RUN}: {run.id}", f"Dream-Decision: {state}",
              f"Dream-Tip: {run.tip}"]
@@ -221,7 +223,7 @@ def _close(service: DreamService, run: DreamRun, state: str, before: str | None,
     return True
 
 
-def reject(service: DreamService, name: str) -> str:
+def reject(service: RunSource, name: str) -> str:
     run = service.run(name)
     if run.state != "pending":
         raise DreamError(f"run {run.id} is already {run.state}")
@@ -230,7 +232,7 @@ def reject(service: DreamService, name: str) -> str:
     return f"{DECISION_PREFIX}rejected/{run.id}"
 
 
-def _revert(service: DreamService, pairs: list[tuple[str, str, str | None]], rid: str) -> str:
+def _revert(service: RunSource, pairs: Sequence[tuple[str, str, str | None]], rid: str) -> str:
     """One commit on main that reverts each ``(before, after, label)`` pair, newest first."""
     title = f"Undo dreaming run {rid}"
     labels: list[str] = []
@@ -256,12 +258,9 @@ def _revert(service: DreamService, pairs: list[tuple[str, str, str | None]], rid
     return _through_gate(service, main, changes, message) or main
 
 
-def _through_gate(service: DreamService, main: str, changes: dict[str, bytes | None], message: str) -> str | None:
+def _through_gate(service: RunSource, main: str, changes: dict[str, bytes | None], message: str) -> str | None:
     """Commit ``changes`` (made from ``main``'s versions) on main through the write gate: merged
     onto anything committed since, only these files, nobody's uncommitted edit swept in."""
-    from amr_tui.git.errors import ConflictError
-    from amr_tui.git.gate import Change
-
     gate_changes = [Change(path, service.blobs.read(main, path), data, main) for path, data in changes.items()]
     try:
         return service.repo.write_files(gate_changes, message, branch=service.main).head
@@ -270,7 +269,7 @@ def _through_gate(service: DreamService, main: str, changes: dict[str, bytes | N
                          f"written. Review the run again.") from None
 
 
-def undo(service: DreamService, name: str) -> str:
+def undo(service: RunSource, name: str) -> str:
     rid = run_id_of(name)
     run = service.run(rid)
     branch_ref = f"refs/heads/{BRANCH_PREFIX}{rid}"
@@ -278,9 +277,9 @@ def undo(service: DreamService, name: str) -> str:
         if not run.accept_commits:
             raise DreamError(f"run {rid} is pending and none of it was accepted: nothing to undo")
         pairs = [(_parent(service, c), c, c) for c in run.accept_commits]
-        new = _revert(service, pairs, rid)
+        reverted = _revert(service, pairs, rid)
         return f"reverted {len(pairs)} accepted part{'s' if len(pairs) != 1 else ''} of run {rid} on " \
-               f"{service.main} ({new[:7]}); the run is still pending"
+               f"{service.main} ({reverted[:7]}); the run is still pending"
     decision = run.decision
     assert decision is not None
     note = ""
@@ -309,7 +308,7 @@ def undo(service: DreamService, name: str) -> str:
     return f"run {rid} was {decision.state}: {note}reopened as {BRANCH_PREFIX}{rid}"
 
 
-def _parent(service: DreamService, commit: str) -> str:
+def _parent(service: RunSource, commit: str) -> str:
     entries = gh.log_entries(service.repo, commit, limit=1)
     if not entries or not entries[0].parents:
         raise DreamError(f"{commit[:7]} has no parent to revert to")

@@ -24,15 +24,16 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from amr_tui.core.diff import similarity as sim
-from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, summarise
 from amr_tui.core.diff.entries import entry_of_line
+from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, summarise
 from amr_tui.core.format.parser import is_markdown, parse
-from amr_tui.core.lint.repo import INDEX_HEADING, MEMORY_FILE, Finding
 from amr_tui.core.format.rules import diag
+from amr_tui.core.lint.repo import INDEX_HEADING, MEMORY_FILE, Finding
 from amr_tui.core.textsafety import make_visible
 from amr_tui.core.tombstones import (
     TOMBSTONE_PATH,
@@ -43,13 +44,28 @@ from amr_tui.core.tombstones import (
     parse_tombstones,
     tombstone_line,
 )
+from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
-from amr_tui.git.catfile import BlobTooLargeError
+from amr_tui.git.catfile import BlobReader, BlobTooLargeError
+from amr_tui.git.errors import ConflictError
+from amr_tui.git.gate import Change
 from amr_tui.git.models import CommitInfo
-from amr_tui.services.session.workspace import MAX_PARSE_BYTES, load_snapshot
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, load_snapshot
 
-if TYPE_CHECKING:
-    from amr_tui.services.history.provenance import HistoryService
+
+class HistorySource(Protocol):
+    """The repo a deletion log walks and forget/restore commit to (``HistoryService`` is one)."""
+
+    @property
+    def mount(self) -> Mount: ...
+
+    @property
+    def repo(self) -> GitRepo: ...
+
+    @property
+    def blobs(self) -> BlobReader:
+        """Reads blobs up to ``MAX_PARSE_BYTES``."""
+        ...
 
 RESTORED_TRAILER = "Restored-from"
 
@@ -113,7 +129,7 @@ def removals_of(cd: gh.CommitDiff) -> list[Removal]:
 
 
 class DeletionLog:
-    def __init__(self, service: HistoryService):
+    def __init__(self, service: HistorySource):
         self.service = service
         self.repo = service.repo
         self._lock = threading.Lock()
@@ -178,7 +194,7 @@ class DeletionLog:
             data = self.service.blobs.read(head, TOMBSTONE_PATH, max_bytes=MAX_PARSE_BYTES) if head else None
         except BlobTooLargeError as big:
             with self._lock:
-                self._tomb_skipped = [gh.SkippedBlob(TOMBSTONE_PATH, head, big.size)]
+                self._tomb_skipped = [gh.SkippedBlob(TOMBSTONE_PATH, head or "", big.size)]  # read: head is set
             return []
         with self._lock:
             self._tomb_skipped = []
@@ -281,13 +297,11 @@ class DeletionLog:
 # Writing: forget and restore
 
 
-def _commit_with_retries(service: HistoryService, build, message: str) -> str:
+def _commit_with_retries(service: HistorySource, build: Callable[[str | None], Mapping[str, bytes | None]],
+                         message: str) -> str:
     """``build(head) -> changes`` (path -> wanted bytes), made from HEAD's versions; committed
     through the write gate, which merges it onto anything committed meanwhile (no rebuild, no
     retry loop of its own) and keeps anyone's uncommitted edit out of the commit."""
-    from amr_tui.git.errors import ConflictError
-    from amr_tui.git.gate import Change
-
     head = service.repo.head()
     changes = build(head)
     gate_changes = [Change(p, service.blobs.read(head, p) if head else None, data, head) for p, data in changes.items()]
@@ -298,7 +312,7 @@ def _commit_with_retries(service: HistoryService, build, message: str) -> str:
     return result.head or ""
 
 
-def forget(service: HistoryService, path: str, line: int, *, reason: str | None = None, redact: bool = False,
+def forget(service: HistorySource, path: str, line: int, *, reason: str | None = None, redact: bool = False,
            by: str | None = None, today: _dt.date | None = None) -> str:
     """Remove the entry on ``line`` of ``path`` and record a tombstone, in one commit.
 
@@ -317,7 +331,11 @@ def forget(service: HistoryService, path: str, line: int, *, reason: str | None 
     if entry0 is None:
         raise ValueError(f"{path}:{line} is not an entry")
     raw = doc0.lines[line - 1].text
-    who = by or (service.repo.identity().name if service.repo.identity() else None)
+    if by:
+        who: str | None = by
+    else:
+        ident = service.repo.identity()
+        who = ident.name if ident else None
     stone = tombstone_line(entry0.text, date=(today or _dt.date.today()).isoformat(), reason=reason, by=who,
                            sources=entry0.meta("source"), file=path, redact=redact)
 
@@ -341,7 +359,7 @@ def forget(service: HistoryService, path: str, line: int, *, reason: str | None 
     return _commit_with_retries(service, build, message)
 
 
-def restore(service: HistoryService, fact: ForgottenFact, *, path: str | None = None) -> str:
+def restore(service: HistorySource, fact: ForgottenFact, *, path: str | None = None) -> str:
     """Write a forgotten entry back as a new commit (and drop its tombstone, if it has one)."""
     if fact.line is None:
         raise ValueError("this fact is known only by its digest or its tombstone; amr cannot write it back")

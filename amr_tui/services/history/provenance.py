@@ -25,20 +25,24 @@ pages, timelines and :meth:`~HistoryService.history_skipped`); a read of one rai
 
 from __future__ import annotations
 
+import datetime as _dt
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from amr_tui.core.diff import similarity as sim
 from amr_tui.core.diff.align import Row, align
-from amr_tui.core.diff.entries import diff_entries, entry_of_line
+from amr_tui.core.diff.entries import LineEntry, diff_entries, entry_of_line
 from amr_tui.core.format.parser import is_markdown
 from amr_tui.core.lint.repo import Finding
+from amr_tui.core.tombstones import is_tombstone_path
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
+from amr_tui.git.errors import AmrGitError
 from amr_tui.git.models import CommitInfo
-from amr_tui.services.session.workspace import MAX_PARSE_BYTES, Mount
+from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact, forget, restore
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
 MAX_MOVES = 20  # how many file-to-file moves a timeline follows
 
@@ -123,7 +127,7 @@ class HistoryService:
         self.repo = GitRepo(self.mount.root)
         self.blobs = BlobReader(self.repo, max_bytes=MAX_PARSE_BYTES)
         self._lock = threading.Lock()
-        self._forgotten = None  # services.forgotten.DeletionLog, built on first use
+        self._forgotten: DeletionLog | None = None  # built on first use
 
     def close(self) -> None:
         self.blobs.close()
@@ -241,7 +245,7 @@ class HistoryService:
         return None
 
     @staticmethod
-    def _best_match(mine, candidates: list[str], threshold: float) -> tuple[str, float] | None:
+    def _best_match(mine: LineEntry | None, candidates: list[str], threshold: float) -> tuple[str, float] | None:
         if mine is None:
             return None
         best: tuple[str, float] | None = None
@@ -254,11 +258,10 @@ class HistoryService:
                 best = (cand, score)
         return best
 
-    def _moved_from(self, commit: str, path: str, mine, timeline: Timeline) -> tuple[str, str, float] | None:
+    def _moved_from(self, commit: str, path: str, mine: LineEntry | None,
+                    timeline: Timeline) -> tuple[str, str, float] | None:
         if mine is None:
             return None
-        from amr_tui.core.tombstones import is_tombstone_path
-
         cd = gh.commit_patch(self.repo, commit, keep=lambda p: is_markdown(p) and not is_tombstone_path(p),
                              max_blob=MAX_PARSE_BYTES)
         if cd is None:
@@ -284,16 +287,14 @@ class HistoryService:
         parent, old_path = blamed.previous
         return gh.blame_line(self.repo, parent, old_path, blamed.orig_line)
 
-    # -- forgotten facts (services.forgotten) ---------------------------------------------------
-    def _log(self):
-        from amr_tui.services.history.forgotten import DeletionLog
-
+    # -- forgotten facts (.forgotten) ---------------------------------------------------
+    def _log(self) -> DeletionLog:
         with self._lock:
             if self._forgotten is None:
                 self._forgotten = DeletionLog(self)
             return self._forgotten
 
-    def forgotten(self, *, refresh: bool = False):
+    def forgotten(self, *, refresh: bool = False) -> list[ForgottenFact]:
         """Entries deleted over history and not present now, newest deletion first (SLOW first time)."""
         return self._log().forgotten(refresh=refresh)
 
@@ -307,14 +308,10 @@ class HistoryService:
         return self._log().skipped
 
     def forget(self, path: str, line: int, *, reason: str | None = None, redact: bool = False,
-               by: str | None = None, today=None) -> str:
-        from amr_tui.services.history.forgotten import forget
-
+               by: str | None = None, today: _dt.date | None = None) -> str:
         return forget(self, path, line, reason=reason, redact=redact, by=by, today=today)
 
-    def restore(self, fact, *, path: str | None = None) -> str:
-        from amr_tui.services.history.forgotten import restore
-
+    def restore(self, fact: ForgottenFact, *, path: str | None = None) -> str:
         return restore(self, fact, path=path)
 
 
@@ -326,8 +323,6 @@ def resurrections(mount: Mount | Path | str, skipped: list[gh.SkippedBlob] | Non
     is reported at its line. Returns ``[]`` for a folder that is not a git repo. ``skipped``, when
     given, gets the files the walk did not read (over ``MAX_PARSE_BYTES``).
     """
-    from amr_tui.git.errors import AmrGitError
-
     try:
         service = HistoryService(mount)
     except AmrGitError:

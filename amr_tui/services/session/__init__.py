@@ -1,1 +1,23 @@
-"""session."""
+"""The app's session: the mounted repos as the app sees them (files, documents, links, lint marks,
+the search index, repo badges), the edits it makes, and the user's $EDITOR.
+
+``Session`` (:mod:`.state`, with the poll of :mod:`.watch`) is thread-safe and never touches a
+widget; :mod:`.editing` turns an edit into bytes for the write gate; :mod:`.external` runs
+$EDITOR; :mod:`.fs` is the face of the safe file access in ``amr_tui.git.worktree``.
+
+It is the top of ``amr_tui.services``: it may import the workspace, the write gate, sync,
+history and dreams (and ``amr_tui.git``, ``amr_tui.core``), never the CLI's batch plumbing
+(``services.batch``), and nothing in services imports it. The app imports it once its first
+frame is up (tests/test_startup_path.py).
+"""
+
+from amr_tui.services.session.state import Backlink, Change, LockedSearch, OpenFile, RepoInfo, Session
+
+__all__ = [
+    "Backlink",
+    "Change",
+    "LockedSearch",
+    "OpenFile",
+    "RepoInfo",
+    "Session",
+]

@@ -8,14 +8,14 @@ commit is merged, never dropped, and nobody else's uncommitted edit is swept in.
 from __future__ import annotations
 
 from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, replace_line, summarise
-from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.format.links import link_text_for, normalise, rewrite_links, unsafe_reason
+from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.merge.resolution import ConflictChoice, resolved_bytes
 from amr_tui.git.errors import AmrGitError, ConflictError
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
 from amr_tui.services.session.state import OpenFile, Session
-from amr_tui.services.session.workspace import read_bytes
+from amr_tui.services.workspace import read_bytes
 from amr_tui.services.writegate import EditRefused, Saved, check_writable
 
 _check_writable = check_writable
@@ -93,6 +93,7 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
         if dest.read_only != "missing":
             raise EditRefused(dest.message or f"cannot write {dest_path}")
         dest = OpenFile(dest_repo, dest_path, None, parse(b"", dest_path), dest.head)
+    assert dest.doc is not None
     after = len(dest.doc.lines)
     added = write(session, dest, insert_lines(dest.doc, after, lines),
                   f"Move entry to {dest_path} from {of.repo}/{of.path}: {what}", line=after + 1)

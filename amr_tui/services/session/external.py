@@ -7,8 +7,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from amr_tui.git.worktree import safe_path
-from amr_tui.services.session.workspace import read_bytes
+from amr_tui.git.worktree import atomic_write, safe_path
+from amr_tui.services.workspace import read_bytes
 
 
 def _run(root: Path, rel: str) -> str | None:
@@ -50,8 +50,6 @@ def put_back(root: Path, rel: str, left: bytes, original: bytes) -> bool:
 
     False, and nothing written, when the file changed again meanwhile (an agent, another editor).
     """
-    from amr_tui.git.worktree import atomic_write
-
     if read_bytes(root, rel) != left:
         return False
     atomic_write(root, rel, original)

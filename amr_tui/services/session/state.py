@@ -11,18 +11,21 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.format.links import LinkState, resolve
-from amr_tui.core.lint.repo import Finding, RepoSnapshot, lint_repo
+from amr_tui.core.format.parser import Document, is_markdown, parse
+from amr_tui.core.lint.repo import Finding, RepoSnapshot, lint_file, lint_repo
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
 from amr_tui.core.search.index import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
-from amr_tui.services.session.watch import Change, RepoInfo, WatchMixin
-from amr_tui.services.session.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files
+from amr_tui.services.dreams import DreamService
+from amr_tui.services.history import HistoryService
+from amr_tui.services.session.watch import Change, RepoInfo, RepoState, WatchMixin
+from amr_tui.services.sync.gitattrs import lint_merge_drivers
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files
 
 __all__ = ["Backlink", "Change", "LockedSearch", "OpenFile", "RepoInfo", "Session"]
 
@@ -49,31 +52,14 @@ class Backlink:
     text: str
 
 
-@dataclass(slots=True)
-class _RepoState:
-    mount: Mount
-    git: GitRepo | None
-    files: list[str] = field(default_factory=list)
-    escaping: set[str] = field(default_factory=set)
-    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size)
-    docs: dict[str, Document] = field(default_factory=dict)
-    findings: dict[str, list[Finding]] = field(default_factory=dict)
-    history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
-    lint_stale: bool = False  # only the changed files were re-linted; the whole-repo checks are due
-    info: RepoInfo | None = None
-    info_stale: bool = True  # files or git state changed since the badge was read
-    info_at: float = 0.0  # time.monotonic() of the last badge read
-    head_sig: tuple | None = None  # amr_tui.git.watch signatures at the last look
-    git_sig: tuple | None = None
-
-
 class Session(WatchMixin):
     def __init__(self, mounts: list[Mount]) -> None:
         self.lock = threading.RLock()
         self.index = SearchIndex()
-        self.repos: dict[str, _RepoState] = {}
+        self.repos: dict[str, RepoState] = {}
         self.refusals: dict[str, str] = {}  # repo -> why git refuses it (another owner...): read-only
-        self._services: dict[tuple[str, str], object] = {}
+        self._history: dict[str, HistoryService] = {}  # one per repo, made on first use
+        self._dreams: dict[str, DreamService] = {}
         for mount in mounts:
             try:
                 git = GitRepo(mount.root)
@@ -82,7 +68,7 @@ class Session(WatchMixin):
                 self.refusals[mount.name] = str(exc)
             except AmrGitError:
                 git = None
-            self.repos[mount.name] = _RepoState(mount, git)
+            self.repos[mount.name] = RepoState(mount, git)
 
     # ------------------------------------------------------------------ loading
     @property
@@ -139,19 +125,19 @@ class Session(WatchMixin):
         if progress:
             progress(total_files, total_files)
 
-    def _stat(self, state: _RepoState, rel: str) -> tuple[int, int] | None:
+    def _stat(self, state: RepoState, rel: str) -> tuple[int, int] | None:
         try:
             st = os.lstat(state.mount.root / rel)
         except OSError:
             return None
         return (st.st_mtime_ns, st.st_size)
 
-    def _load_file(self, state: _RepoState, rel: str) -> None:
+    def _load_file(self, state: RepoState, rel: str) -> None:
         entries = self._read_entries(state, rel, self._stat(state, rel))
         with self.lock:
             self.index.set_file(state.mount.name, rel, entries)
 
-    def _read_entries(self, state: _RepoState, rel: str, st: tuple[int, int] | None) -> list[tuple[int, str]]:
+    def _read_entries(self, state: RepoState, rel: str, st: tuple[int, int] | None) -> list[tuple[int, str]]:
         """Read and parse one file (keeping its stat and document); its entries for the index."""
         docs: dict[str, Document] = {}
         entries = self._parse_entries(state, rel, st, None, docs)
@@ -162,7 +148,7 @@ class Session(WatchMixin):
         return entries
 
     @staticmethod
-    def _parse_entries(state: _RepoState, rel: str, st: tuple[int, int] | None,
+    def _parse_entries(state: RepoState, rel: str, st: tuple[int, int] | None,
                        checked_dirs: dict[str, bool] | None, docs: dict[str, Document]) -> list[tuple[int, str]]:
         """Parse one Markdown file into ``docs``; its entries for the index (no lock taken)."""
         if rel in state.escaping or not is_markdown(rel) or st is None or st[1] > MAX_PARSE_BYTES:
@@ -173,14 +159,12 @@ class Session(WatchMixin):
         doc = docs[rel] = parse(data, rel)
         return [(e.line, e.text) for e in doc.entries if e.text]
 
-    def _relint(self, state: _RepoState) -> None:
+    def _relint(self, state: RepoState) -> None:
         with self.lock:
             snap = RepoSnapshot(state.mount.name, set(state.files), dict(state.docs), set(state.escaping),
                                 {p: s[1] for p, s in state.stats.items()})
         if state.git is not None and state.mount.name not in self.refusals:
-            from amr_tui.services.batch.lintrun import repo_facts
-
-            repo_facts(snap, state.mount.root)
+            snap.undefined_merge_drivers = lint_merge_drivers(state.mount.root)
         by_file: dict[str, list[Finding]] = {}
         with self.lock:
             extra = list(state.history_findings)
@@ -189,14 +173,12 @@ class Session(WatchMixin):
         with self.lock:
             state.findings = by_file
 
-    def _relint_some(self, state: _RepoState, paths: list[str]) -> None:
+    def _relint_some(self, state: RepoState, paths: list[str]) -> None:
         """After a few files changed: a small repo is re-linted whole; a large one re-lints those
         files now (their rules and links) and the whole-repo checks on the next quiet poll."""
         if len(state.docs) <= FULL_RELINT_MAX_DOCS:
             self._relint(state)
             return
-        from amr_tui.core.lint.repo import lint_file
-
         with self.lock:
             snap = RepoSnapshot(state.mount.name, set(state.files), dict(state.docs), set(state.escaping),
                                 {p: s[1] for p, s in state.stats.items()})
@@ -340,38 +322,33 @@ class Session(WatchMixin):
         with self.lock:
             return self.index.search(query, limit)
 
-    def search_session(self) -> "LockedSearch":
+    def search_session(self) -> LockedSearch:
         return LockedSearch(self)
 
     def git(self, repo: str) -> GitRepo | None:
         return self.repos[repo].git
 
-    def history(self, repo: str):
+    def history(self, repo: str) -> HistoryService:
         """The repo's HistoryService (one per repo, kept for the session; it holds a blob reader)."""
-        from amr_tui.services.history.provenance import HistoryService
-
         with self.lock:
-            service = self._services.get(("history", repo))
+            service = self._history.get(repo)
             if service is None:
-                service = HistoryService(self.repos[repo].mount)
-                self._services[("history", repo)] = service
+                service = self._history[repo] = HistoryService(self.repos[repo].mount)
             return service
 
-    def dreams(self, repo: str):
+    def dreams(self, repo: str) -> DreamService:
         """The repo's DreamService (pending dreaming runs and their review)."""
-        from amr_tui.services.dreams.runs import DreamService
-
         with self.lock:
-            service = self._services.get(("dreams", repo))
+            service = self._dreams.get(repo)
             if service is None:
-                service = DreamService(self.repos[repo].mount)
-                self._services[("dreams", repo)] = service
+                service = self._dreams[repo] = DreamService(self.repos[repo].mount)
             return service
 
     def close(self) -> None:
         with self.lock:
-            services = list(self._services.values())
-            self._services.clear()
+            services: list[HistoryService | DreamService] = [*self._history.values(), *self._dreams.values()]
+            self._history.clear()
+            self._dreams.clear()
         for service in services:
             try:
                 service.close()

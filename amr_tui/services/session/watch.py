@@ -12,12 +12,18 @@ from __future__ import annotations
 import bisect
 import os
 import stat as _stat_mod
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from amr_tui.core.format.parser import Document
+from amr_tui.core.lint.repo import Finding
+from amr_tui.core.search.index import SearchIndex
+from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError
 from amr_tui.git.watch import head_signature, state_signature
-from amr_tui.services.session.workspace import path_is_safe, scan_files
+from amr_tui.services.sync.state import load_state
+from amr_tui.services.workspace import Mount, path_is_safe, scan_files
 
 INFO_MAX_AGE_S = 30.0  # repo badges are re-read at least this often, changed or not
 _OP_NOTES = {"merge": "merging", "rebase": "rebasing", "am": "applying patches", "cherry-pick": "cherry-picking",
@@ -59,8 +65,43 @@ class Change:
         return f"{self.repo}: " + "; ".join(parts)
 
 
+@dataclass(slots=True)
+class RepoState:
+    """One mounted repo as the session holds it (under the session's lock)."""
+
+    mount: Mount
+    git: GitRepo | None
+    files: list[str] = field(default_factory=list)
+    escaping: set[str] = field(default_factory=set)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size)
+    docs: dict[str, Document] = field(default_factory=dict)
+    findings: dict[str, list[Finding]] = field(default_factory=dict)
+    history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
+    lint_stale: bool = False  # only the changed files were re-linted; the whole-repo checks are due
+    info: RepoInfo | None = None
+    info_stale: bool = True  # files or git state changed since the badge was read
+    info_at: float = 0.0  # time.monotonic() of the last badge read
+    head_sig: tuple[object, ...] | None = None  # amr_tui.git.watch signatures at the last look
+    git_sig: tuple[object, ...] | None = None
+
+
+
 class WatchMixin:
-    """Uses the Session's repos, lock, index, refusals, _load_file, _relint and _relint_some."""
+    """Noticing change, mixed into ``Session``: the host provides what is declared below."""
+
+    lock: threading.RLock
+    index: SearchIndex
+    repos: dict[str, RepoState]
+    refusals: dict[str, str]  # repo -> why git refuses it
+
+    def _load_file(self, state: RepoState, rel: str) -> None:
+        raise NotImplementedError  # the host's: read, parse and index one file
+
+    def _relint(self, state: RepoState) -> None:
+        raise NotImplementedError  # the host's: lint the whole repo
+
+    def _relint_some(self, state: RepoState, paths: list[str]) -> None:
+        raise NotImplementedError  # the host's: lint after these files changed
 
     # ----------------------------------------------------------------- changes
     def poll(self) -> list[Change]:
@@ -98,7 +139,7 @@ class WatchMixin:
                 self._relint(state)  # a quiet moment: the whole-repo checks catch up
         return changes
 
-    def _git_moved(self, state) -> bool:
+    def _git_moved(self, state: RepoState) -> bool:
         """True when HEAD may have moved; marks the badge stale when any git state changed."""
         if state.git is None or state.mount.name in self.refusals:
             return False
@@ -130,7 +171,7 @@ class WatchMixin:
                 if is_file:
                     if path not in state.files:
                         bisect.insort(state.files, path)
-                    if _stat_mod.S_ISLNK(st.st_mode) and not path_is_safe(root, path):
+                    if st is not None and _stat_mod.S_ISLNK(st.st_mode) and not path_is_safe(root, path):
                         state.escaping.add(path)
                     present.append(path)
                 elif path in state.files:
@@ -182,8 +223,6 @@ class WatchMixin:
                 op = state.git.operation_in_progress()
                 if op:
                     info.note = _OP_NOTES.get(op, op)
-                from amr_tui.services.sync.state import load_state
-
                 recorded = load_state(state.git)
                 info.last_sync = recorded.get("last_sync")
                 info.offline = bool(recorded.get("offline_since"))

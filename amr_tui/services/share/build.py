@@ -26,15 +26,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.format.links import LinkState, normalise, resolve
+from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.lint.repo import LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES, MEMORY_FILE
 from amr_tui.git import GitRepo
 from amr_tui.git.rewrite import (
-    SHARE_BRANCH, LeftOut, copy_branch, left_out, list_tree, remove_tree, rewrite_history, selection_filter,
+    SHARE_BRANCH,
+    LeftOut,
+    copy_branch,
+    left_out,
+    list_tree,
+    remove_tree,
+    rewrite_history,
+    selection_filter,
 )
 from amr_tui.git.worktree import normalize_rel
-from amr_tui.services.session.workspace import Mount
+from amr_tui.services.share.route import record_share
+from amr_tui.services.workspace import Mount
 
 MAX_PREVIEW_BYTES = 4 * 1024 * 1024
 
@@ -237,6 +245,13 @@ class SharedRepo:
     left_out: tuple[LeftOut, ...] = ()  # symlinks (and submodules) not copied as they are
 
 
+def _progress_of(progress: Callable[[str, int, int], None] | None, repo: str) -> Callable[[int, int], None] | None:
+    """``progress`` for one repo's history rewrite (None when nobody listens)."""
+    if progress is None:
+        return None
+    return lambda n, t: progress(repo, n, t)
+
+
 def folder_name(repo: str) -> str:
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", normalise(repo)).strip(".-")
     return name or "memory"
@@ -249,8 +264,6 @@ def share(selections: Iterable[Selection], into: str | os.PathLike[str], *,
     Each shared repo has one branch, ``main``. A partial share's commit messages are written from
     the shared changes; ``keep_messages`` keeps the original message of a commit that touched only
     shared files (one that touched anything else still gets a written message)."""
-    from amr_tui.services.share.route import record_share
-
     dest = Path(into).absolute()
     sels = list(selections)
     names = [folder_name(s.repo) for s in sels]
@@ -262,7 +275,7 @@ def share(selections: Iterable[Selection], into: str | os.PathLike[str], *,
     dest.mkdir(parents=True, exist_ok=True)
     made: list[SharedRepo] = []
     try:
-        for sel, name in zip(sels, names):
+        for sel, name in zip(sels, names, strict=True):
             src = GitRepo(sel.root)
             head = src.head()
             target = dest / name
@@ -271,7 +284,7 @@ def share(selections: Iterable[Selection], into: str | os.PathLike[str], *,
                 kind = "clone"
             else:
                 rewrite_history(src, "HEAD", sel.paths or (), target, branch=SHARE_BRANCH,
-                                progress=(lambda n, t, r=sel.repo: progress(r, n, t)) if progress else None,
+                                progress=_progress_of(progress, sel.repo),
                                 keep_messages=keep_messages)
                 kind = "partial"
             made.append(SharedRepo(name, sel.repo, target, src.root, kind, sel.paths, sel.write,

@@ -19,9 +19,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Protocol
 
 from amr_tui.core.format.edit import insert_lines
 from amr_tui.core.format.parser import is_markdown, parse
@@ -49,14 +51,35 @@ class ManifestRepo:
     source_commit: str | None
 
 
-def _write_json(path: Path, data: dict) -> None:
+class SharedRecord(Protocol):
+    """What the records keep of one shared repo (``share.build.SharedRepo`` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def repo(self) -> str: ...
+    @property
+    def source(self) -> Path: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def paths(self) -> tuple[str, ...] | None: ...
+    @property
+    def write(self) -> bool: ...
+    @property
+    def commit(self) -> str | None: ...
+    @property
+    def source_commit(self) -> str | None: ...
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", "utf-8")
     os.replace(tmp, path)
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
@@ -68,9 +91,9 @@ def _owner_path(source: Path) -> Path:
     return GitRepo(source).git_dir / "amr" / OWNER_RECORD
 
 
-def record_share(share_dir: Path, repos: list) -> None:
-    """Write the manifest and each owner's record (``repos``: :class:`share.SharedRepo`)."""
-    when = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
+    r"""Write the manifest and each owner's record (``repos``: the ``SharedRepo``\ s a share made)."""
+    when = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     manifest = {"version": 1, "created": when, "repos": [
         {"name": r.name, "repo": r.repo, "source": str(r.source), "kind": r.kind,
          "paths": list(r.paths) if r.paths is not None else None, "write": r.write,
@@ -79,7 +102,8 @@ def record_share(share_dir: Path, repos: list) -> None:
     for r in repos:
         path = _owner_path(r.source)
         data = _read_json(path)
-        shares = data.get("shares") if isinstance(data.get("shares"), dict) else {}
+        found = data.get("shares")
+        shares: dict[str, Any] = found if isinstance(found, dict) else {}
         shares[str(share_dir.resolve())] = {"name": r.name, "paths": list(r.paths) if r.paths is not None else None,
                                             "write": r.write, "created": when}
         _write_json(path, {"version": 1, "shares": shares})
@@ -98,7 +122,7 @@ def load_manifest(share_dir: str | os.PathLike[str]) -> list[ManifestRepo]:
     return out
 
 
-def owner_grant(source: Path, share_dir: str | os.PathLike[str]) -> dict | None:
+def owner_grant(source: Path, share_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The owner's record of this share (None: the owner never shared into that folder)."""
     try:
         data = _read_json(_owner_path(source))

@@ -21,7 +21,14 @@ from amr_tui.git.errors import AmrGitError, RefMovedError
 from amr_tui.git.gate import cas_attempts
 from amr_tui.git.merging import WorktreeBusyError, commit_tree, merge_commits, tree_with_files
 from amr_tui.services.sync.run import (
-    CONFLICT, ERROR, PendingMerge, Progress, SyncResult, integrate, repo_lock, sync,
+    CONFLICT,
+    ERROR,
+    PendingMerge,
+    Progress,
+    SyncResult,
+    integrate,
+    repo_lock,
+    sync,
 )
 from amr_tui.services.sync.state import describe_path, load_state, now_iso, update_state
 

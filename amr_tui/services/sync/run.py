@@ -33,7 +33,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,14 +42,32 @@ from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, GitError, NoIdentityError, RefMovedError, RepoStateError
 from amr_tui.git.gate import cas_attempts
 from amr_tui.git.merging import (
-    WorktreeBusyError, advance_branch, commit_tree, deferred_runner, merge_bases, merge_commits, tree_with_files,
+    WorktreeBusyError,
+    advance_branch,
+    commit_tree,
+    deferred_runner,
+    merge_bases,
+    merge_commits,
+    tree_with_files,
+)
+from amr_tui.git.remote import (
+    AuthError,
+    NoRemoteError,
+    OfflineError,
+    PushRejectedError,
+    ahead_behind,
+    fetch,
+    push,
 )
 from amr_tui.git.runner import GitRunner
-from amr_tui.git.remote import (
-    AuthError, NoRemoteError, OfflineError, PushRejectedError, ahead_behind, fetch, push,
-)
 from amr_tui.services.sync.state import (
-    FileConflict, SyncState, describe_path, load_state, now_iso, resurrected_facts, update_state,
+    FileConflict,
+    SyncState,
+    describe_path,
+    load_state,
+    now_iso,
+    resurrected_facts,
+    update_state,
 )
 
 try:  # advisory lock released by the OS when the process ends (not on Windows)
@@ -139,7 +157,7 @@ _LOCKS_GUARD = threading.Lock()
 
 
 @contextmanager
-def repo_lock(repo: GitRepo):
+def repo_lock(repo: GitRepo) -> Iterator[None]:
     """One sync (or resolve) per repository at a time, across threads and processes."""
     key = str(repo.git_dir.resolve())
     with _LOCKS_GUARD:
@@ -199,7 +217,7 @@ def _emit(progress: Progress | None, stage: str, message: str, attempt: int) -> 
 
 
 def _sleep_for(attempt: int, backoff: float) -> float:
-    return min(MAX_BACKOFF, backoff * (2 ** (attempt - 1))) * (0.5 + random.random())
+    return float(min(MAX_BACKOFF, backoff * (2 ** (attempt - 1))) * (0.5 + random.random()))
 
 
 def merge_commit(repo: GitRepo, local: str, head: str, theirs: str, label: str, *,
@@ -242,7 +260,7 @@ def integrate(repo: GitRepo, local: str, theirs: str, label: str, *,
     for held in cas_attempts(repo, max_attempts=max_attempts, escalate=checked_out, escalate_after=ESCALATE_AFTER):
         head = repo.resolve(ref)
         if head == theirs or (head is not None and repo.is_ancestor(theirs, head)):
-            return "same", head, None, [], []  # type: ignore[return-value]
+            return "same", head, None, [], []
         try:
             if head is None or repo.is_ancestor(head, theirs):
                 advance_branch(repo, local, head, theirs, f"amr sync: fast-forward to {label}", held=held)

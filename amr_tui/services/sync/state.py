@@ -13,12 +13,13 @@ import os
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from amr_tui.core.format.parser import is_markdown
-from amr_tui.core.merge.three_way import MergeResult, entry_facts, merge3
 from amr_tui.core.merge.parts import Conflict
+from amr_tui.core.merge.three_way import MergeResult, entry_facts, merge3
 from amr_tui.git import GitRepo
 from amr_tui.git.merging import ConflictedPath
 
@@ -29,14 +30,14 @@ _SPECIAL_MODES = ("120000", "160000")
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def state_path(repo: GitRepo) -> Path:
     return repo.git_dir / STATE_DIR / STATE_FILE
 
 
-def load_state(repo: GitRepo) -> dict:
+def load_state(repo: GitRepo) -> dict[str, Any]:
     try:
         data = json.loads(state_path(repo).read_text("utf-8"))
     except (OSError, ValueError):
@@ -44,7 +45,7 @@ def load_state(repo: GitRepo) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def save_state(repo: GitRepo, state: dict) -> None:
+def save_state(repo: GitRepo, state: dict[str, Any]) -> None:
     path = state_path(repo)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{STATE_FILE}.{secrets.token_hex(4)}")
@@ -52,7 +53,7 @@ def save_state(repo: GitRepo, state: dict) -> None:
     os.replace(tmp, path)
 
 
-def update_state(repo: GitRepo, **changes: object) -> dict:
+def update_state(repo: GitRepo, **changes: object) -> dict[str, Any]:
     state = load_state(repo)
     state.pop("version", None)
     state.update(changes)

@@ -1,7 +1,9 @@
 """Mounted memory repos on disk: discovery, file listing, loading into core snapshots.
 
 This is the glue between the disk (and git, through amr_tui.git) and the pure core.
-Both the CLI and the app go through it.
+Both the CLI and the app go through it. It is the bottom of ``amr_tui.services``: it imports
+nothing from there, and every other part of it may import it. The app imports it before its
+first frame (tests/test_startup_path.py), so the parser and lint are imported where used.
 """
 
 from __future__ import annotations
@@ -14,19 +16,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, overload
 
-from typing import TYPE_CHECKING
+from amr_tui.core.paths import MEMORY_FILE as MEMORY_FILE  # the path rules: core.paths imports nothing
+from amr_tui.core.paths import is_markdown as is_markdown
 
 if TYPE_CHECKING:  # the parser and lint load on first use: `amr` imports this before its first frame
     from amr_tui.core.format.parser import Document
     from amr_tui.core.lint.repo import RepoSnapshot
-
-MEMORY_FILE = "MEMORY.md"  # as core.lint.MEMORY_FILE
-_MARKDOWN_SUFFIXES = (".md", ".markdown")  # as core.format.is_markdown
-
-
-def is_markdown(path: str) -> bool:
-    return path.lower().endswith(_MARKDOWN_SUFFIXES)
 
 MAX_PARSE_BYTES = 8 * 1024 * 1024  # larger files are listed but not parsed or loaded
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
@@ -179,6 +176,14 @@ def path_is_safe(root: Path, rel: str) -> bool:
     return not any(p.rstrip(" .").casefold() == ".git" for p in real[len(prefix):].split(os.sep))
 
 
+@overload
+def _resolve(path: str, *, loop_ok: Literal[False]) -> str: ...
+
+
+@overload
+def _resolve(path: str, *, loop_ok: bool) -> str | None: ...
+
+
 def _resolve(path: str, *, loop_ok: bool) -> str | None:
     """``str(Path(path).resolve())``; a symlink loop gives None (``loop_ok``) or RuntimeError."""
     real = os.path.realpath(path)
@@ -238,7 +243,7 @@ def load_document(root: Path, rel: str, *, check: bool = True) -> Document | Non
     data = read_bytes(root, rel)
     if data is None:
         return None
-    from amr_tui.core.format.parser import parse
+    from amr_tui.core.format.parser import parse  # lazy: not on the app's start-up path
 
     return parse(data, rel, check=check)
 
@@ -267,7 +272,8 @@ def load_snapshot(mount: Mount) -> RepoSnapshot:
 
 
 def _load_snapshot(mount: Mount) -> RepoSnapshot:
-    from amr_tui.core.lint.repo import RepoSnapshot
+    from amr_tui.core.lint.repo import RepoSnapshot  # lazy: not on the app's start-up path
+
     files, escaping = list_files(mount.root)
     documents: dict[str, Document] = {}
     sizes: dict[str, int] = {}
