@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+from amr_tui.core.paths import MEMORY_FILE
 
 COMMANDS = ("history", "forgotten", "forget")
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
@@ -61,7 +62,7 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
         found = locate_in_repo(Path(target))
     except LeavesRepoError as exc:
         raise FileNotFoundError(str(exc)) from None
-    if found is None or not (found[0] / ".git").exists() or not (found[0] / "MEMORY.md").is_file():
+    if found is None or not (found[0] / ".git").exists() or not (found[0] / MEMORY_FILE).is_file():
         raise FileNotFoundError(f"{target} is not inside a memory repo with git")
     return found[0], found[1], line
 

@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 from amr_tui.cli.output import emit_json, error, safe
+from amr_tui.core.paths import MEMORY_FILE
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +25,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _is_root(folder: Path) -> bool:
-    return (folder / "MEMORY.md").is_file() or (folder / ".git").exists()
+    return (folder / MEMORY_FILE).is_file() or (folder / ".git").exists()
 
 
 class LeavesRepoError(ValueError):
@@ -49,7 +50,7 @@ def locate_in_repo(path: Path) -> tuple[Path, str] | None:
     if root is None:
         return None
     rel = lexical.relative_to(root).as_posix()
-    outer = next((c for c in root.parents if (c / "MEMORY.md").is_file()), None)  # a memory repo around it
+    outer = next((c for c in root.parents if (c / MEMORY_FILE).is_file()), None)  # a memory repo around it
     if outer is not None and not path_is_safe(outer, root.relative_to(outer).as_posix()):
         root, rel = outer, lexical.relative_to(outer).as_posix()
     if not path_is_safe(root, rel):
@@ -84,7 +85,7 @@ def check_named_paths(paths: list[Path]) -> None:
         root = lexical if own else next((c for c in lexical.parents if _is_root(c)), None)
         if root is None:
             continue
-        outer = next((c for c in root.parents if (c / "MEMORY.md").is_file()), None)
+        outer = next((c for c in root.parents if (c / MEMORY_FILE).is_file()), None)
         if outer is not None and not path_is_safe(outer, root.relative_to(outer).as_posix()):
             root = outer
         rel = lexical.relative_to(root).as_posix()

@@ -12,6 +12,7 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
+from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.git import commit as _commit
 from amr_tui.git import gate as _gate
 from amr_tui.git import history as _history
@@ -39,7 +40,7 @@ def is_memory_repo(path: str | os.PathLike[str]) -> bool:
         if "must be run in a work tree" in exc.stderr:
             return False
         raise
-    return Path(top).resolve() == p.resolve() and (p / "MEMORY.md").is_file()
+    return Path(top).resolve() == p.resolve() and (p / MEMORY_FILE).is_file()
 
 
 class GitRepo(RepoHandle):

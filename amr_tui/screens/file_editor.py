@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+from amr_tui.core.paths import is_markdown
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 
@@ -31,7 +32,7 @@ class FileEditScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="file-edit-box"):
             yield Static(make_visible(f"Editing {self.path}: ctrl+s saves and commits, esc closes"), id="file-edit-title", markup=False)
-            language = "markdown" if self.path.lower().endswith((".md", ".markdown")) else None
+            language = "markdown" if is_markdown(self.path) else None
             yield TextArea(self.start_text, language=language, id="file-edit-area", show_line_numbers=True, soft_wrap=True)
         yield Footer()
 

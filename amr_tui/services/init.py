@@ -28,6 +28,7 @@ from pathlib import Path
 
 from amr_tui.core.format.links import index_link
 from amr_tui.core.lint.repo import is_memory_note
+from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, NotARepoError, RepoStateError, is_memory_repo
 from amr_tui.services.workspace import is_markdown, scan_files
 
@@ -108,10 +109,10 @@ def _init(path: str | os.PathLike[str], initial_branch: str) -> InitResult:
     created_dirs = [p for p in [target, *target.parents] if not p.exists()]
     repo = GitRepo.init(target, initial_branch=initial_branch)
     try:
-        head = repo.commit_changes({"MEMORY.md": MEMORY_TEMPLATE}, INITIAL_MESSAGE, expected_head=None)
+        head = repo.commit_changes({MEMORY_FILE: MEMORY_TEMPLATE}, INITIAL_MESSAGE, expected_head=None)
     except NoIdentityError:
         # Undo exactly what this call created: the new .git and any folders it made.
-        if repo.head() is None and not (target / "MEMORY.md").exists():
+        if repo.head() is None and not (target / MEMORY_FILE).exists():
             shutil.rmtree(target / ".git")
             for folder in created_dirs:  # innermost first
                 try:
@@ -126,7 +127,7 @@ def _adopt(target: Path) -> InitResult | None:
     """Adopt a git repo with notes (see the module docstring); None when ``target`` is not one."""
     if not (target / ".git").exists():
         return None
-    if any(p.name.casefold() == "memory.md" for p in target.iterdir()):
+    if any(p.name.casefold() == MEMORY_FILE.casefold() for p in target.iterdir()):
         return None  # a memory.md (or a MEMORY.md that is no file): amr writes nothing over it
     try:
         repo = GitRepo(target)
@@ -139,7 +140,7 @@ def _adopt(target: Path) -> InitResult | None:
     if not notes:
         return None
     body = "".join(f"- {link}\n" for _path, link in notes)
-    new_head = repo.commit_changes({"MEMORY.md": MEMORY_TEMPLATE + body.encode()}, ADOPT_MESSAGE, expected_head=head)
+    new_head = repo.commit_changes({MEMORY_FILE: MEMORY_TEMPLATE + body.encode()}, ADOPT_MESSAGE, expected_head=head)
     count = f"{len(notes)} note{'s' if len(notes) != 1 else ''}"
     clean = repo.status().is_clean
     note = "" if clean else " Uncommitted changes and untracked files were left as they were."

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.widgets.safe import clean
 
 if TYPE_CHECKING:  # the services are imported after the first frame
@@ -47,7 +48,7 @@ def repo_label(badge: RepoInfo) -> Text:
 
 def sort_key(path: str) -> tuple[int, str]:
     name = path.rstrip("/").rsplit("/", 1)[-1]
-    return (0 if name == "MEMORY.md" else 1, name.lower())
+    return (0 if name == MEMORY_FILE else 1, name.lower())
 
 
 class MemoryTree(Tree[FileRef]):
@@ -102,12 +103,12 @@ class MemoryTree(Tree[FileRef]):
 
     def _add_children(self, parent: TreeNode[FileRef], repo: str, prefix: str, tree: dict,
                       expanded: set[str], problems: dict[str, str]) -> None:
-        for name in sorted(tree, key=lambda n: (0 if n == "MEMORY.md" else 1 if n.endswith("/") else 2, n.lower())):
+        for name in sorted(tree, key=lambda n: (0 if n == MEMORY_FILE else 1 if n.endswith("/") else 2, n.lower())):
             sub = tree[name]
             path = prefix + name
             if sub is None:
                 label = Text(clean(name), no_wrap=True, end="")
-                if name == "MEMORY.md":
+                if name == MEMORY_FILE:
                     label.stylize("bold")
                 if path in problems:
                     label.append(" " + problems[path], "red")
