@@ -11,6 +11,7 @@ from textual.widgets import Footer, Static, TextArea
 from amr_tui.core.paths import is_markdown
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.secret_check import ask_before_saving_secrets
 
 
 class FileEditScreen(ModalScreen[str | None]):
@@ -49,8 +50,6 @@ class FileEditScreen(ModalScreen[str | None]):
         return [f"{name}: your whole-file edit"] if changed else []
 
     def action_save(self) -> None:
-        from amr_tui.screens.secret_check import ask_before_saving_secrets
-
         text = self.query_one(TextArea).text
         if text == self.original:
             self.dismiss(None)

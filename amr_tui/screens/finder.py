@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import on, work
@@ -58,16 +59,20 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         Binding("enter", "choose", "Open", id="finder.open"),
     ]
 
+    @dataclass
     class Results(Message):
-        def __init__(self, serial: int, query: str, hits: list[SearchHit]) -> None:
-            self.serial = serial
-            self.query = query
-            self.hits = hits
-            super().__init__()
+        """A search is done: its hits, or stale ones to drop."""
 
-    def __init__(self, searcher, query: str = "") -> None:
+        serial: int
+        """Which search it answers (only the latest one's results are shown)."""
+        query: str
+        """What was searched for."""
+        hits: list[SearchHit]
+        """The best matches, best first."""
+
+    def __init__(self, searcher: Callable[[str, int], list[SearchHit]], query: str = "") -> None:
         super().__init__()
-        self.searcher = searcher  # callable(query, limit) -> list[SearchHit], thread-safe
+        self.searcher = searcher  # (query, limit) -> hits; thread-safe
         self.initial = query
         self.serial = 0
         self.hits: list[SearchHit] = []

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,6 +18,10 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.widgets.safe import content, notify_text
 
+if TYPE_CHECKING:
+    from amr_tui.services.history.forgotten import ForgottenFact
+    from amr_tui.services.history.provenance import HistoryService
+
 NL = Content("\n")
 
 
@@ -26,20 +33,28 @@ class ForgottenScreen(Screen[bool]):
         Binding("r,enter", "restore", "Restore", id="forgotten.restore"),
     ]
 
+    @dataclass
     class Loaded(Message):
-        def __init__(self, facts, error: Exception | None = None) -> None:
-            self.facts, self.error = facts, error
-            super().__init__()
+        """The history walk is done (or failed)."""
 
+        facts: list[ForgottenFact]
+        """The facts deleted over the history, as the service lists them (empty on error)."""
+        error: Exception | None = None
+        """Why the history could not be read, if it could not."""
+
+    @dataclass
     class Restored(Message):
-        def __init__(self, oid: str | None, error: Exception | None) -> None:
-            self.oid, self.error = oid, error
-            super().__init__()
+        """A restore is done (or failed)."""
 
-    def __init__(self, service, repo: str, read_only: bool) -> None:
+        oid: str | None
+        """The commit that wrote the fact back (None on error)."""
+        error: Exception | None
+        """Why nothing was restored, if nothing was."""
+
+    def __init__(self, service: HistoryService, repo: str, read_only: bool) -> None:
         super().__init__()
         self.service, self.repo, self.read_only = service, repo, read_only
-        self.facts: list = []
+        self.facts: list[ForgottenFact] = []
         self.changed = False
 
     def compose(self) -> ComposeResult:
@@ -96,7 +111,7 @@ class ForgottenScreen(Screen[bool]):
         self.app.push_screen(ConfirmScreen("Restore this fact?", make_visible(fact.text) + "\n\n" + make_visible(f"into {fact.path} as a new commit"), "Restore"), go)
 
     @work(thread=True, group="restore")
-    def restore(self, fact) -> None:
+    def restore(self, fact: ForgottenFact) -> None:
         try:
             self.post_message(self.Restored(self.service.restore(fact), None))
         except Exception as exc:
@@ -106,6 +121,7 @@ class ForgottenScreen(Screen[bool]):
         if message.error is not None:
             notify_text(self.app, str(message.error), title="Not restored", severity="error")
             return
+        assert message.oid is not None  # there is a commit whenever there is no error
         self.changed = True
         notify_text(self.app, f"Restored as commit {message.oid[:8]}.", title="Committed")
         self.load()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from collections.abc import Iterable
+from typing import Any
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
 from amr_tui.widgets.safe import rich_text
@@ -38,12 +41,12 @@ class HelpScreen(ModalScreen[None]):
             yield Static("esc closes this screen", id="help-footer", markup=False)
 
 
-def collect_bindings(app, screen) -> list[tuple[str, list[tuple[str, str]]]]:
+def collect_bindings(app: App[Any], screen: Screen[Any]) -> list[tuple[str, list[tuple[str, str]]]]:
     """Bindings of the app, the screen and the widgets of the screen, with their keys as shown."""
     groups: list[tuple[str, list[tuple[str, str]]]] = []
     seen: set[tuple[str, str]] = set()
 
-    def add(title: str, bindings) -> None:
+    def add(title: str, bindings: Iterable[object]) -> None:
         rows: list[tuple[str, str]] = []
         for binding in bindings:
             if not isinstance(binding, Binding) or not binding.description:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as _dt
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,16 +16,28 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from amr_tui.core.diff.align import Row
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.safe import content, notify_text, rich_text
+from amr_tui.widgets.side_by_side import SideBySide
+
+if TYPE_CHECKING:
+    from amr_tui.git.history import BlameLine
+    from amr_tui.services.history.provenance import (
+        FileVersion,
+        HistoryCursor,
+        HistoryItem,
+        HistoryPage,
+        HistoryService,
+        Timeline,
+    )
 
 NL = Content("\n")
-from amr_tui.widgets.side_by_side import SideBySide
 
 PAGE = 50
 
 
-def when(dt) -> str:
+def when(dt: _dt.datetime | None) -> str:
     return dt.strftime("%Y-%m-%d %H:%M") if dt else ""
 
 
@@ -33,26 +49,34 @@ class FileHistoryScreen(Screen[None]):
         Binding("tab", "focus_next", "Switch pane", show=False, id="history.switch"),
     ]
 
+    @dataclass
     class Page(Message):
-        def __init__(self, page, first: bool) -> None:
-            self.page, self.first = page, first
-            super().__init__()
+        """One page of the file's commits, read."""
 
+        page: HistoryPage
+        """The commits, newest first, and where the next page starts."""
+        first: bool
+        """Whether it is the first page (then the first commit is shown)."""
+
+    @dataclass
     class Version(Message):
-        def __init__(self, version) -> None:
-            self.version = version
-            super().__init__()
+        """The file as one commit left it, read."""
 
+        version: FileVersion
+        """The file before and after the commit, aligned side by side."""
+
+    @dataclass
     class Failed(Message):
-        def __init__(self, error: Exception) -> None:
-            self.error = error
-            super().__init__()
+        """Reading the history failed."""
 
-    def __init__(self, service, repo: str, path: str) -> None:
+        error: Exception
+        """Why (shown as a notification)."""
+
+    def __init__(self, service: HistoryService, repo: str, path: str) -> None:
         super().__init__()
         self.service, self.repo, self.path = service, repo, path
-        self.items: list = []
-        self.next_cursor = None
+        self.items: list[HistoryItem] = []
+        self.next_cursor: HistoryCursor | None = None
         self.loading_more = False
         self.shown: str | None = None
 
@@ -75,7 +99,7 @@ class FileHistoryScreen(Screen[None]):
         self.load_page(None, True)
 
     @work(thread=True, group="history-page")
-    def load_page(self, cursor, first: bool) -> None:
+    def load_page(self, cursor: HistoryCursor | None, first: bool) -> None:
         try:
             page = self.service.file_history(self.path, limit=PAGE, cursor=cursor)
         except Exception as exc:  # shown, never raised into the app
@@ -138,8 +162,6 @@ class FileHistoryScreen(Screen[None]):
         if version.rows:
             view.set_rows(version.rows)
         else:
-            from amr_tui.core.diff.align import Row
-
             old = (version.old or b"").decode("utf-8", "replace").split("\n")
             new = (version.new or b"").decode("utf-8", "replace").split("\n")
             rows = [Row(i + 1 if i < len(old) else None, i + 1 if i < len(new) else None,
@@ -157,25 +179,33 @@ class TimelineScreen(Screen[None]):
         Binding("p", "reblame", "Blame parent", id="timeline.reblame"),
     ]
 
+    @dataclass
     class Loaded(Message):
-        def __init__(self, timeline, blame) -> None:
-            self.timeline, self.blame = timeline, blame
-            super().__init__()
+        """The fact's timeline and the blame of its line, read."""
 
+        timeline: Timeline
+        """When the fact came, changed, moved and went, newest first."""
+        blame: BlameLine | None
+        """The commit that last touched the line (None when it is not committed)."""
+
+    @dataclass
     class Blamed(Message):
-        def __init__(self, blame) -> None:
-            self.blame = blame
-            super().__init__()
+        """The blame one step further back, read."""
 
+        blame: BlameLine | None
+        """The commit that touched the line before (None where the line first appeared)."""
+
+    @dataclass
     class Failed(Message):
-        def __init__(self, error: Exception) -> None:
-            self.error = error
-            super().__init__()
+        """Reading the history failed."""
 
-    def __init__(self, service, repo: str, path: str, line: int, text: str) -> None:
+        error: Exception
+        """Why (shown in place of the blame)."""
+
+    def __init__(self, service: HistoryService, repo: str, path: str, line: int, text: str) -> None:
         super().__init__()
         self.service, self.repo, self.path, self.line, self.text = service, repo, path, line, text
-        self.blames: list = []
+        self.blames: list[BlameLine] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -221,7 +251,7 @@ class TimelineScreen(Screen[None]):
             events.add_option(Option(content("(history walk stopped before the entry's first appearance)", "$text-muted")))
         events.focus()
 
-    def _show_blame(self, blame) -> None:
+    def _show_blame(self, blame: BlameLine | None) -> None:
         widget = self.query_one("#timeline-blame", Static)
         if blame is None:
             widget.update("No blame for this line (not committed yet?).")
@@ -238,7 +268,7 @@ class TimelineScreen(Screen[None]):
         self.reblame(self.blames[-1])
 
     @work(thread=True, group="reblame")
-    def reblame(self, blame) -> None:
+    def reblame(self, blame: BlameLine) -> None:
         try:
             self.post_message(self.Blamed(self.service.reblame(blame)))
         except Exception as exc:

@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from functools import partial
+from typing import Any, Protocol, cast
 
+from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.dom import DOMNode
+from textual.widget import Widget
 
 from amr_tui.screens.finder import FinderResult, hit_content
+
+
+class _OpensResults(Protocol):
+    """The app, as the palette uses it: it opens a search result on the main screen."""
+
+    def open_result(self, result: FinderResult) -> None: ...
+
+
+def _run_later(app: App[Any], node: DOMNode, action: str) -> Callable[[], object]:
+    """Run ``action`` on ``node`` (where its binding is defined) once the palette has closed."""
+    assert isinstance(node, (Widget, App))  # bindings are defined on widgets, screens and the app
+    return partial(app.call_later, node.run_action, action)
 
 
 class MemoryProvider(Provider):
@@ -26,7 +43,7 @@ class MemoryProvider(Provider):
             yield Hit(
                 min(1.0, hit.score / 100.0),
                 hit_content(hit, 120),
-                partial(app.open_result, result),
+                partial(cast(_OpensResults, app).open_result, result),
                 text=f"{item.repo}/{item.path}:{item.line}",
                 help="Open this entry" if item.kind == "entry" else "Open this file",
             )
@@ -52,9 +69,9 @@ class ActionsProvider(Provider):
     SKIP = {"command_palette"}
     MOVES = {"cursor", "edge", "page"}  # moving the cursor is for keys, not for a palette
 
-    def _commands(self) -> list[tuple[str, str, object]]:
+    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         """(name, help, run) of each enabled, described binding; one per action."""
-        out: list[tuple[str, str, object]] = []
+        out: list[tuple[str, str, Callable[[], object]]] = []
         seen: set[str] = set()
         for active in self.screen.active_bindings.values():
             binding = active.binding
@@ -65,7 +82,7 @@ class ActionsProvider(Provider):
             name, help_text = self.NAMES.get(binding.action, (binding.description, ""))
             key = self.app.get_key_display(binding)
             help_text = f"{help_text} ({key})" if help_text else f"key: {key}"
-            out.append((name, help_text, partial(self.app.call_later, active.node.run_action, binding.action)))
+            out.append((name, help_text, _run_later(self.app, active.node, binding.action)))
         return out
 
     async def discover(self) -> Hits:

@@ -4,6 +4,9 @@ capture, whole-file editing, $EDITOR. (The entry editor asks through its lint er
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
 
 from amr_tui.core.secrets import find_secrets
 from amr_tui.screens.dialogs import ConfirmScreen
@@ -15,8 +18,8 @@ def new_secrets(before: str, after: str) -> list[str]:
     return sorted({m.kind for line in after.splitlines() if line not in old for m in find_secrets(line)})
 
 
-def ask_before_saving_secrets(app, before: str, after: str, save: Callable[[], None], *,
-                              declined: Callable[[], None] | None = None, no: str = "Keep editing",
+def ask_before_saving_secrets(app: App[Any], before: str, after: str, save: Callable[[], object], *,
+                              declined: Callable[[], object] | None = None, no: str = "Keep editing",
                               holds: str | None = None) -> None:
     """Call ``save`` now, or after the person confirms when ``after`` adds a credential;
     ``declined`` (if given) when they say no. ``holds``: the unsaved text waiting on the

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,12 +16,16 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, SelectionList, Static
 from textual.widgets.selection_list import Selection as Choice
 
+from amr_tui.services.share.build import RepoPreview, Selection, SharedRepo, preview, select, share
 from amr_tui.widgets.safe import content, notify_text
+
+if TYPE_CHECKING:
+    from amr_tui.services.session.state import Session
 
 NL = Content("\n")
 
 
-def choice_items(session) -> list[tuple[str, str]]:
+def choice_items(session: Session) -> list[tuple[str, str]]:
     """(value, label): each repo whole, then its folders and files."""
     items: list[tuple[str, str]] = []
     for repo in session.names:
@@ -46,7 +54,7 @@ def selection_texts(values: list[str]) -> list[str]:
     return sorted(whole) + [f"{repo}:{','.join(sorted(paths))}" for repo, paths in sorted(parts.items())]
 
 
-def preview_content(previews) -> Content:
+def preview_content(previews: list[RepoPreview]) -> Content:
     parts: list[Content] = []
     for p in previews:
         kind = "whole repo" if p.whole else f"{len(p.files)} file(s), history rewritten to the selection"
@@ -78,17 +86,25 @@ class ShareScreen(Screen[None]):
         Binding("w", "toggle_write", "Grant write", id="share.write"),
     ]
 
+    @dataclass
     class Previewed(Message):
-        def __init__(self, previews, error: Exception | None) -> None:
-            self.previews, self.error = previews, error
-            super().__init__()
+        """What the selection would share, worked out (or why it cannot be)."""
 
+        previews: list[RepoPreview]
+        """One preview per repo of the selection (empty on error)."""
+        error: Exception | None
+        """Why there is no preview, if there is none."""
+
+    @dataclass
     class Shared(Message):
-        def __init__(self, made, error: Exception | None) -> None:
-            self.made, self.error = made, error
-            super().__init__()
+        """The share is done (or failed)."""
 
-    def __init__(self, session, default_dir: str) -> None:
+        made: list[SharedRepo]
+        """The repos written into the folder (empty on error)."""
+        error: Exception | None
+        """Why nothing was shared, if nothing was."""
+
+    def __init__(self, session: Session, default_dir: str) -> None:
         super().__init__()
         self.session = session
         self.default_dir = default_dir
@@ -112,9 +128,7 @@ class ShareScreen(Screen[None]):
         self.query_one(SelectionList).focus()
         self.update_preview()
 
-    def _selections(self):
-        from amr_tui.services.share.build import select
-
+    def _selections(self) -> list[Selection]:
         mounts = [self.session.mount(n) for n in self.session.names]
         texts = selection_texts(list(self.query_one(SelectionList).selected))
         return select(mounts, texts, write=[w for w in self.write if any(t.split(":")[0] == w for t in texts)]) if texts else []
@@ -132,9 +146,7 @@ class ShareScreen(Screen[None]):
         self.preview_worker(selections)
 
     @work(thread=True, exclusive=True, group="share-preview")
-    def preview_worker(self, selections) -> None:
-        from amr_tui.services.share.build import preview
-
+    def preview_worker(self, selections: list[Selection]) -> None:
         try:
             self.post_message(self.Previewed(preview(selections), None))
         except Exception as exc:
@@ -169,15 +181,11 @@ class ShareScreen(Screen[None]):
         self.share_worker(selections, self.query_one("#share-dir", Input).value.strip())
 
     @work(thread=True, exclusive=True, group="share")
-    def share_worker(self, selections, into: str) -> None:
-        from pathlib import Path
-
-        from amr_tui.services.share.build import share
-
+    def share_worker(self, selections: list[Selection], into: str) -> None:
         try:
             self.post_message(self.Shared(share(selections, Path(into).expanduser()), None))
         except Exception as exc:
-            self.post_message(self.Shared(None, exc))
+            self.post_message(self.Shared([], exc))
 
     def on_share_screen_shared(self, message: Shared) -> None:
         if message.error is not None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,8 +15,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from amr_tui.core.merge.parts import Choice, Conflict
 from amr_tui.screens.dialogs import TextPromptScreen
+from amr_tui.services.sync.resolve import resolve
 from amr_tui.widgets.safe import content, notify_text
+
+if TYPE_CHECKING:
+    from amr_tui.services.sync.run import PendingMerge, SyncResult
+    from amr_tui.services.sync.state import FileConflict
 
 NL = Content("\n")
 LABELS = {"ours": "mine", "theirs": "theirs", "base": "base", "both": "both"}
@@ -41,16 +50,20 @@ class SyncConflictScreen(Screen[object]):
         Binding("ctrl+s", "resolve", "Resolve and sync", id="conflict_sync.resolve"),
     ]
 
+    @dataclass
     class Resolved(Message):
-        def __init__(self, result, error: Exception | None) -> None:
-            self.result, self.error = result, error
-            super().__init__()
+        """The resolution is committed and synced (or failed)."""
 
-    def __init__(self, pending, repo: str) -> None:
+        result: SyncResult | None
+        """How the sync after the resolution went (None on error)."""
+        error: Exception | None
+        """Why nothing was resolved, if nothing was."""
+
+    def __init__(self, pending: PendingMerge, repo: str) -> None:
         super().__init__()
         self.pending, self.repo = pending, repo
-        self.items = [(f, c) for f in pending.files for c in f.conflicts]
-        self.choices: dict[str, dict[int, object]] = {}
+        self.items: list[tuple[FileConflict, Conflict]] = [(f, c) for f in pending.files for c in f.conflicts]
+        self.choices: dict[str, dict[int, Choice]] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -96,14 +109,15 @@ class SyncConflictScreen(Screen[object]):
         self.query_one("#sync-base", Static).update(side("Base (what both started from)", c.base))
         self.query_one("#sync-theirs", Static).update(side("Theirs (the remote)", c.theirs))
 
-    def _current(self):
+    def _current(self) -> tuple[FileConflict, Conflict] | None:
         idx = self.query_one(OptionList).highlighted
-        return self.items[idx] if idx is not None and idx < len(self.items) else (None, None)
+        return self.items[idx] if idx is not None and idx < len(self.items) else None
 
     def action_choose(self, how: str) -> None:
-        f, c = self._current()
-        if c is None:
+        current = self._current()
+        if current is None:
             return
+        f, c = current
         if f.whole_file and how == "both":
             notify_text(self.app, "This file cannot be merged line by line: choose mine, theirs or base.", severity="warning")
             return
@@ -111,9 +125,10 @@ class SyncConflictScreen(Screen[object]):
         self._advance()
 
     def action_edit(self) -> None:
-        f, c = self._current()
-        if c is None or f.whole_file:
+        current = self._current()
+        if current is None or current[0].whole_file:
             return
+        f, c = current
         start = " ".join(c.ours or c.theirs)
 
         def done(value: str | None) -> None:
@@ -142,8 +157,6 @@ class SyncConflictScreen(Screen[object]):
 
     @work(thread=True, exclusive=True, group="sync-resolve")
     def resolve(self) -> None:
-        from amr_tui.services.sync.resolve import resolve
-
         try:
             self.post_message(self.Resolved(resolve(self.pending.root, self.choices, pending=self.pending), None))
         except Exception as exc:

@@ -22,8 +22,8 @@ def make_visible_keep_lines(data: bytes) -> str:
 
 
 class CodeView(TextArea):
-    def __init__(self, **kwargs) -> None:
-        super().__init__(read_only=True, show_line_numbers=True, soft_wrap=False, **kwargs)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(read_only=True, show_line_numbers=True, soft_wrap=False, id=id, classes=classes)
 
     def show_bytes(self, data: bytes, path: str, line: int = 0) -> None:
         self.load_text(make_visible_keep_lines(data))

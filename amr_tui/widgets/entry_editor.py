@@ -51,18 +51,25 @@ class EntryEditor(Vertical):
 
     has_errors: reactive[bool] = reactive(False)
 
+    @dataclass
     class Submitted(Message):
-        def __init__(self, target: EditTarget, line_text: str, diagnostics: list[Diagnostic]) -> None:
-            self.target = target
-            self.line_text = line_text
-            self.diagnostics = diagnostics
-            super().__init__()
+        """Enter in the editor: the entry as written, to be saved."""
 
+        target: EditTarget
+        """Where the entry goes (the line replaced, or the line it goes below or above)."""
+        line_text: str
+        """The whole line: the target's indent and marker, then the text typed."""
+        diagnostics: list[Diagnostic]
+        """What the core's rules found in ``line_text`` as it was submitted."""
+
+    @dataclass
     class Cancelled(Message):
-        def __init__(self, target: EditTarget, changed: bool) -> None:
-            self.target = target
-            self.changed = changed
-            super().__init__()
+        """Escape in the editor: nothing is saved."""
+
+        target: EditTarget
+        """The edit given up."""
+        changed: bool
+        """Whether the text differs from what the edit started with (then the screen asks first)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -94,7 +101,7 @@ class EntryEditor(Vertical):
         self._validate(event.value)
 
     def _validate(self, value: str) -> None:
-        from amr_tui.core.format.edit import check_line
+        from amr_tui.core.format.edit import check_line  # lazy: the parser stays off the first frame's imports
 
         if self.target is None:
             return
@@ -119,9 +126,8 @@ class EntryEditor(Vertical):
 
     def action_stamp_date(self) -> None:
         """Add (or refresh) added: today in the metadata brackets."""
-        from amr_tui.core.format.edit import check_line
-
-        from amr_tui.core.format.edit import set_metadata, today_iso
+        # lazy: the parser stays off the first frame's imports
+        from amr_tui.core.format.edit import check_line, set_metadata, today_iso
 
         if self.target is None:
             return

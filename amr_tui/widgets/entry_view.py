@@ -1,7 +1,7 @@
 """A virtualised view of a memory file: one or more rows per line, a cursor, live links.
 
 Only the rows on screen are rendered (Line API); wrapping is computed from cell widths, so
-a 10,000-entry file opens and scrolls without building 10,000 widgets (field note 5).
+a 10,000-entry file opens and scrolls without building 10,000 widgets.
 """
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from bisect import bisect_right
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -24,7 +26,7 @@ from textual.strip import Strip
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, LineKind, Link, Severity
-from amr_tui.widgets.line_display import LineDisplay, build_line, links_by_line
+from amr_tui.widgets.line_display import Hotspot, LineDisplay, build_line, links_by_line
 
 if TYPE_CHECKING:  # the parser is not needed to draw: kept off the first frame's imports
     from amr_tui.core.format.parser import Document
@@ -35,8 +37,6 @@ _MARKS = {Severity.ERROR: ("\u25cf", "error"), Severity.WARNING: ("\u25b2", "war
 
 def wrap_points(disp: LineDisplay, width: int) -> list[int]:
     """Cell offsets where each row starts: break between words, or inside a word longer than a row."""
-    from rich.cells import cell_len
-
     plain = "".join(piece for piece, _ in disp.pieces)
     points = [0]
     row_start = 0
@@ -81,21 +81,28 @@ class EntryView(ScrollView, can_focus=True):
         Binding("enter", "activate", "Follow", id="view.follow"),
     ]
 
+    @dataclass
     class LinkActivated(Message):
-        def __init__(self, link: Link) -> None:
-            self.link = link
-            super().__init__()
+        """A ``[[link]]`` was clicked or opened from the keyboard."""
 
+        link: Link
+        """The link, as the parser found it (it may be broken or leave the root)."""
+
+    @dataclass
     class SourceActivated(Message):
-        def __init__(self, url: str) -> None:
-            self.url = url
-            super().__init__()
+        """A ``source:`` value was clicked or opened from the keyboard."""
 
+        url: str
+        """The value as written in the entry: not checked to be a web link yet."""
+
+    @dataclass
     class CursorMoved(Message):
-        def __init__(self, line: int, entry: Entry | None) -> None:
-            self.line = line
-            self.entry = entry
-            super().__init__()
+        """The cursor is on another line."""
+
+        line: int
+        """The line number (1-based) the cursor is on now."""
+        entry: Entry | None
+        """The entry on that line, if it holds one."""
 
     cursor_line: reactive[int] = reactive(1, always_update=True)
     raw: reactive[bool] = reactive(False)
@@ -109,7 +116,7 @@ class EntryView(ScrollView, can_focus=True):
         self.today = _dt.date.today()
         self.link_focus = -1  # index into the cursor line's links
         self._displays: dict[int, LineDisplay] = {}
-        self._reuse: dict[tuple, LineDisplay] = {}  # the previous document's displays, while a new one is laid out
+        self._reuse: dict[tuple[object, ...], LineDisplay] = {}  # the previous document's displays, while a new one is laid out
         self._strips: dict[int, Strip] = {}
         self._row_starts: list[int] = []  # first row of each line (0-based line index)
         self._breaks: dict[int, list[int]] = {}  # cell offsets where each row of a wrapped line starts
@@ -216,7 +223,7 @@ class EntryView(ScrollView, can_focus=True):
             self._displays[idx] = disp
         return disp
 
-    def _display_key(self, idx: int) -> tuple:
+    def _display_key(self, idx: int) -> tuple[object, ...]:
         """Everything ``build_line`` reads for line ``idx`` (equal keys: the same display)."""
         assert self.doc is not None
         line = self.doc.lines[idx]
@@ -276,9 +283,7 @@ class EntryView(ScrollView, can_focus=True):
         return strip
 
     @staticmethod
-    def _cells_to_chars(disp: LineDisplay, spot) -> tuple[int, int]:
-        from rich.cells import cell_len
-
+    def _cells_to_chars(disp: LineDisplay, spot: Hotspot) -> tuple[int, int]:
         chars = cells = 0
         start = end = None
         for piece, _ in disp.pieces:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as _dt
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union
 
 from rich.text import Text
 from textual.binding import Binding
@@ -21,6 +23,10 @@ if TYPE_CHECKING:  # the services are imported after the first frame
 class FileRef:
     repo: str
     path: str  # "" for the repo root, "dir/" for a folder
+
+
+#: A repo's files as nested folders: a name ending in "/" maps to its folder, a file name to None.
+FolderTree = dict[str, Union["FolderTree", None]]
 
 
 def repo_label(badge: RepoInfo) -> Text:
@@ -81,14 +87,16 @@ class MemoryTree(Tree[FileRef]):
             node.remove_children()
         for key in [k for k in self._file_nodes if k[0] == badge.name]:
             del self._file_nodes[key]
-        tree: dict[str, dict] = {}
+        tree: FolderTree = {}
         for path in files:
             cur = tree
             parts = path.split("/")
             for part in parts[:-1]:
-                cur = cur.setdefault(part + "/", {})
+                sub = cur.setdefault(part + "/", {})
+                assert sub is not None  # a folder name ends in "/", a file name never does
+                cur = sub
             cur[parts[-1]] = None
-        self._add_children(node, badge.name, "", tree, expanded, problems)
+        self._add_tree(node, badge.name, "", tree, expanded, problems)
         if keep is not None:  # a rebuilt subtree keeps the cursor where it was
             found = self._file_nodes.get((keep.repo, keep.path)) or next((n for n in self._walk(node) if n.data == keep), None)
             if found is not None:
@@ -101,8 +109,8 @@ class MemoryTree(Tree[FileRef]):
         self.get_node_at_line(0)
         self.move_cursor(node, animate=False)
 
-    def _add_children(self, parent: TreeNode[FileRef], repo: str, prefix: str, tree: dict,
-                      expanded: set[str], problems: dict[str, str]) -> None:
+    def _add_tree(self, parent: TreeNode[FileRef], repo: str, prefix: str, tree: FolderTree,
+                  expanded: set[str], problems: dict[str, str]) -> None:
         for name in sorted(tree, key=lambda n: (0 if n == MEMORY_FILE else 1 if n.endswith("/") else 2, n.lower())):
             sub = tree[name]
             path = prefix + name
@@ -116,9 +124,9 @@ class MemoryTree(Tree[FileRef]):
             else:
                 child = parent.add(Text(clean(name), "bold dim", no_wrap=True, end=""), FileRef(repo, path),
                                    expand=path in expanded or not expanded)
-                self._add_children(child, repo, path, sub, expanded, problems)
+                self._add_tree(child, repo, path, sub, expanded, problems)
 
-    def _walk(self, node: TreeNode[FileRef]):
+    def _walk(self, node: TreeNode[FileRef]) -> Iterator[TreeNode[FileRef]]:
         for child in node.children:
             yield child
             yield from self._walk(child)
@@ -137,8 +145,6 @@ class MemoryTree(Tree[FileRef]):
 
 def since(iso: str | None) -> str:
     """'5m', '3h', '2d' since an ISO time; '' when unknown."""
-    import datetime as _dt
-
     if not iso:
         return ""
     try:
@@ -146,8 +152,8 @@ def since(iso: str | None) -> str:
     except ValueError:
         return ""
     if then.tzinfo is None:
-        then = then.replace(tzinfo=_dt.timezone.utc)
-    secs = max(0, int((_dt.datetime.now(_dt.timezone.utc) - then).total_seconds()))
+        then = then.replace(tzinfo=_dt.UTC)
+    secs = max(0, int((_dt.datetime.now(_dt.UTC) - then).total_seconds()))
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if secs >= size:
             return f"{secs // size}{unit}"

@@ -1,4 +1,4 @@
-"""The one safe path from repo text to the screen (field notes 1-4).
+"""The one safe path from repo text to the screen.
 
 Every string that comes from a memory repo (entries, file names, commit messages, author
 names, git's stderr) reaches a widget through these functions: controls and bidi overrides
@@ -100,9 +100,9 @@ def visible_same_length(text: str) -> str:
 class SafeInput(Input):
     """An Input whose value may hold repo text (a file name, an entry) with escape sequences.
 
-    Textual's Input draws its value as is (field note 1). This one draws every control character
-    and bidi override as a one-cell stand-in; the value itself is untouched, and cursor and mouse
-    positions are computed on the same stand-ins so they line up.
+    Textual's Input draws its value as is, escape sequences included. This one draws every
+    control character and bidi override as a one-cell stand-in; the value itself is untouched,
+    and cursor and mouse positions are computed on the same stand-ins so they line up.
     """
 
     BINDINGS = []  # Input's own keys still apply (bindings merge over the classes); ? lists none

@@ -6,6 +6,8 @@ change id; the cursor walks rows and the screen acts on the change under it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
@@ -58,10 +60,12 @@ class SideBySide(ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, always_update=True)
 
+    @dataclass
     class Moved(Message):
-        def __init__(self, row: Row | None) -> None:
-            self.row = row
-            super().__init__()
+        """The cursor moved to another row."""
+
+        row: Row | None
+        """The row now under the cursor (None when there are no rows)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -56,10 +56,12 @@ class SidePanel(Vertical):
         Binding("enter", "open", "Open", show=False, id="side.open"),
     ]
 
+    @dataclass
     class Open(Message):
-        def __init__(self, target: Target) -> None:
-            self.target = target
-            super().__init__()
+        """A backlink or an outgoing link was chosen: open it."""
+
+        target: Target
+        """The file and line to open (and the link followed, if any)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -89,7 +91,7 @@ class SidePanel(Vertical):
         out.clear_options()
         self._out = [Target(path, 1, link) for link, _, path in outgoing]
         opts = []
-        for link, state, path in outgoing:
+        for link, state, _path in outgoing:
             style = "" if state is LinkState.OK else "$error strike" if state is LinkState.BROKEN else "$error"
             note = {LinkState.BROKEN: "  (missing)", LinkState.ESCAPES: "  (outside the repo)", LinkState.EMPTY: "  (empty)"}.get(state, "")
             opts.append(Option(Content.assemble(content(f"{link.line}: ", "$text-muted"), content(f"[[{link.raw}]]", style), content(note, "$text-muted"))))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,6 +24,11 @@ from amr_tui.screens.review.write import ReviewWriteMixin
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
 
+if TYPE_CHECKING:
+    from amr_tui.core.diff.entries import EntryChange
+    from amr_tui.services.dreams import ChangedFile, DreamRun, DreamService, FileReview, RunReview
+    from amr_tui.services.session.state import Session
+
 NL = Content("\n")
 __all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
 
@@ -32,15 +40,19 @@ class DreamListScreen(Screen[bool]):
         Binding("enter", "open_run", "Review", id="dreams.open", priority=True),
     ]
 
+    @dataclass
     class Loaded(Message):
-        def __init__(self, cards: list, errors: list[str]) -> None:
-            self.cards, self.errors = cards, errors
-            super().__init__()
+        """The pending runs of every repo, read."""
 
-    def __init__(self, session, repos: list[str]) -> None:
+        cards: list[tuple[str, DreamRun]]
+        """(repo, run) for each pending run, repo by repo, oldest run first."""
+        errors: list[str]
+        """One line per repo whose runs could not be read."""
+
+    def __init__(self, session: Session, repos: list[str]) -> None:
         super().__init__()
         self.session, self.repos = session, repos
-        self.cards: list = []
+        self.cards: list[tuple[str, DreamRun]] = []
         self.changed = False
 
     def compose(self) -> ComposeResult:
@@ -55,7 +67,8 @@ class DreamListScreen(Screen[bool]):
 
     @work(thread=True, exclusive=True, group="dream-list")
     def load(self) -> None:
-        cards, errors = [], []
+        cards: list[tuple[str, DreamRun]] = []
+        errors: list[str] = []
         for repo in self.repos:
             try:
                 for run in self.session.dreams(repo).runs():
@@ -129,46 +142,46 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         Binding("u", "undo", "Undo decision", show=False, id="review.undo"),
     ]
 
+    @dataclass
     class Files(Message):
-        """First stage: the run (read again) and its files from git (``services.dreams.ChangedFile``)."""
+        """First stage: the run (read again) and its files from git."""
 
-        def __init__(self, token: int, run, files: list) -> None:
-            self.token, self.run, self.files = token, run, files
-            super().__init__()
+        token: int
+        """Which reading it comes from (``load`` counts them; an earlier one's is ignored)."""
+        run: DreamRun
+        """The run, read again."""
+        files: list[ChangedFile]
+        """The files it changes, as git lists them."""
 
+    @dataclass
     class Summary(Message):
         """Second stage: the entry-level review without the forgotten-fact marks."""
 
-        def __init__(self, token: int, review) -> None:
-            self.token, self.review = token, review
-            super().__init__()
+        token: int
+        """Which reading it comes from."""
+        review: RunReview
+        """The review made with ``history=False``."""
 
+    @dataclass
     class Reviewed(Message):
         """Last stage: the whole review (``DreamService.review``), or why there is none."""
 
-        def __init__(self, review, error: Exception | None = None, token: int = 0) -> None:
-            self.review, self.error, self.token = review, error, token
-            super().__init__()
+        review: RunReview | None
+        """The review with the forgotten-fact marks (None on error)."""
+        error: Exception | None = None
+        """Why the run cannot be reviewed, if it cannot."""
+        token: int = 0
+        """Which reading it comes from."""
 
-    class Checked(Message):
-        def __init__(self, entries: list[str], edits: dict[str, str], close: bool, problems: list) -> None:
-            self.entries, self.edits, self.close, self.problems = entries, edits, close, problems
-            super().__init__()
-
-    class Done(Message):
-        def __init__(self, text: str | None, error: Exception | None, close: bool = False) -> None:
-            self.text, self.error, self.close = text, error, close
-            super().__init__()
-
-    def __init__(self, service, repo: str, run, read_only: bool) -> None:
+    def __init__(self, service: DreamService, repo: str, run: DreamRun, read_only: bool) -> None:
         super().__init__()
         self.service, self.repo, self.run, self.read_only = service, repo, run, read_only
-        self.review = None  # the whole review: what deciding and accepting need
-        self.summary = None  # the review shown: the whole one, or the one without forgotten marks
-        self.files: list = []  # the file list's rows: ChangedFile (first stage) or FileReview
+        self.review: RunReview | None = None  # the whole review: what deciding and accepting need
+        self.summary: RunReview | None = None  # the review shown: the whole one, or the one without forgotten marks
+        self.files: list[ChangedFile] | list[FileReview] = []  # the file list's rows: ChangedFile (first stage) or FileReview
         self.stage = "reading"
         self.path: str | None = None
-        self.changes: list = []
+        self.changes: list[EntryChange] = []
         self.accepted: set[str] = set()
         self.rejected: set[str] = set()
         self.edits: dict[str, str] = {}
@@ -246,11 +259,13 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
             self.stage = "error"
             self._status(f"Cannot review this run: {message.error}")
             return
-        self.stage, self.review = "done", message.review
-        self.summary, self.files = message.review, message.review.files
+        review = message.review
+        assert review is not None  # there is a review whenever there is no error
+        self.stage, self.review = "done", review
+        self.summary, self.files = review, review.files
         self.show_files()
-        total = len(self.review.diff.changes)
-        done = len(self.review.applied)
+        total = len(review.diff.changes)
+        done = len(review.applied)
         self._status(f"{total} entry changes; {done} already on main.  a/r decide a change, A a file, "
                      "ctrl+s applies the accepted ones, X rejects the rest of the run.")
 
@@ -288,7 +303,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         options = self.query_one("#review-changes", OptionList)
         keep = options.highlighted or 0
         options.clear_options()
-        applied = self.summary.applied if self.summary else set()
+        applied: set[str] = self.summary.applied if self.summary else set()
         for change in self.changes:
             state = ("\u2714 " if change.id in self.accepted else "\u2718 " if change.id in self.rejected else
                      "= " if change.id in applied else "  ")
@@ -314,7 +329,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
             return False
         return True
 
-    def _current_change(self):
+    def _current_change(self) -> EntryChange | None:
         focused = self.focused
         if isinstance(focused, SideBySide) and focused.row and focused.row.change:
             return self.review.diff.by_id(focused.row.change) if self.review else None

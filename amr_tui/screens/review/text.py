@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import datetime as _dt
+from typing import TYPE_CHECKING, cast
+
 from textual.content import Content
 
 from amr_tui.widgets.safe import content
 
+if TYPE_CHECKING:
+    from amr_tui.core.diff.entries import EntryChange
+    from amr_tui.services.dreams import ChangedFile, FileReview
 
-def age(dt) -> str:
-    import datetime as _dt
 
+def age(dt: _dt.datetime | None) -> str:
     if dt is None:
         return ""
     days = (_dt.datetime.now(dt.tzinfo) - dt).days
     return "today" if days <= 0 else f"{days}d ago"
 
 
-def describe_change(change) -> Content:
+def describe_change(change: EntryChange) -> Content:
     """One line per entry change: what kind, and what became what."""
     kind = change.kind.value
     style = {"resurrected": "$error bold", "dropped": "$warning", "new": "$success", "merged": "$accent"}.get(kind, "")
@@ -41,13 +46,14 @@ def describe_change(change) -> Content:
     return Content.assemble(*parts)
 
 
-def file_line(f) -> Content:
+def file_line(f: ChangedFile | FileReview) -> Content:
     """A file of the run: a ``FileReview`` with its entry-change counts, or (first, before the
     entries are read) a ``ChangedFile`` with git's line counts."""
     mark = content("\u2713 " if f.viewed else "  ", "$success")
-    counts = getattr(f, "counts", None)
+    counts: dict[str, int] | None = getattr(f, "counts", None)  # only a FileReview has counts
     if counts is not None:
         what = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
         return Content.assemble(mark, content(f.path, "bold"), content(f"  {f.status}; {what}", "$text-muted"))
-    lines = "binary" if f.lines is None else f"+{f.lines[0]} \u2212{f.lines[1]} lines"
+    counted = cast("ChangedFile", f).lines
+    lines = "binary" if counted is None else f"+{counted[0]} \u2212{counted[1]} lines"
     return Content.assemble(mark, content(f.path, "bold"), content(f"  {f.status}; {lines}; entries\u2026", "$text-muted"))

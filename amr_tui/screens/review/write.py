@@ -4,17 +4,73 @@ time; ``RunReviewScreen`` reads the run again when it is done."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from textual import work
+from textual.message import Message
+from textual.screen import Screen
 from textual.widgets import Static
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.widgets.safe import notify_text
 
+if TYPE_CHECKING:
+    from amr_tui.services.dreams import Accepted, DreamRun, DreamService, Problem, RunReview
 
-class ReviewWriteMixin:
-    """Mixed into ``RunReviewScreen``: uses its ``service``, ``run``, ``accepted``, ``edits``, and
-    its ``Checked`` and ``Done`` messages."""
+    _Screen = Screen[bool]  # to the type checker the mixin is the screen it is mixed into
+else:
+    _Screen = object
+
+#: A write the review does in its worker: what it says it did, or what the accept did.
+Job = Callable[[], "str | Accepted"]
+
+
+class ReviewWriteMixin(_Screen):
+    """Mixed into ``RunReviewScreen``: uses its ``service``, ``run``, ``accepted``, ``edits``,
+    ``load`` and ``_ready``."""
+
+    service: DreamService
+    repo: str
+    run: DreamRun
+    read_only: bool
+    review: RunReview | None
+    stage: str
+    accepted: set[str]
+    rejected: set[str]
+    edits: dict[str, str]
+    changed: bool
+
+    if TYPE_CHECKING:
+        def load(self) -> None: ...
+
+        def _ready(self) -> bool: ...
+
+    @dataclass
+    class Checked(Message):
+        """What an accept would break, worked out: the accept waits for it."""
+
+        entries: list[str]
+        """The ids of the entry changes to accept (empty: the whole run)."""
+        edits: dict[str, str]
+        """Entry change id to the text the reviewer wrote instead."""
+        close: bool
+        """Whether the screen closes once the accept is done."""
+        problems: list[Problem]
+        """Broken links and unreachable files the accept would leave."""
+
+    @dataclass
+    class Done(Message):
+        """A write is done (or failed); the screen reads the run again."""
+
+        text: str | None
+        """What was done, to say so (None on error)."""
+        error: Exception | None
+        """Why nothing was written, if nothing was."""
+        close: bool = False
+        """Whether the screen closes now (the run left the pending list)."""
 
     def _guard(self) -> bool:
         if self.read_only:
@@ -72,10 +128,10 @@ class ReviewWriteMixin:
             problems = []
         self.post_message(self.Checked(entries, edits, close, problems))
 
-    def on_run_review_screen_checked(self, message) -> None:  # RunReviewScreen.Checked
+    def on_review_write_mixin_checked(self, message: Checked) -> None:
         branch, entries, edits = self.run.branch, message.entries, message.edits
 
-        def job():
+        def job() -> Accepted:
             return self.service.accept(branch, entries=entries, edits=edits)
 
         if not message.problems:
@@ -95,22 +151,25 @@ class ReviewWriteMixin:
         self.app.push_screen(ConfirmScreen(f"This accept would leave {len(message.problems)} broken link(s) "
                                            "or unreachable file(s). Apply anyway?", body, "Apply anyway"), go)
 
-    def _write(self, job, close: bool) -> None:
+    def _write(self, job: Job, close: bool) -> None:
         self.query_one("#review-status", Static).update("Writing…")
         self._write_worker(job, close)
 
     @work(thread=True, exclusive=True, group="review-write")
-    def _write_worker(self, job, close: bool) -> None:
+    def _write_worker(self, job: Job, close: bool) -> None:
         try:
             result = job()
         except Exception as exc:
             self.post_message(self.Done(None, exc))
             return
-        text = result if isinstance(result, str) else (
-            f"Accepted ({result.how}){' and closed the run' if result.closed else ''}: {', '.join(result.items)}")
-        self.post_message(self.Done(text, None, close or getattr(result, "closed", False)))
+        if isinstance(result, str):
+            text, closed = result, False
+        else:
+            text = f"Accepted ({result.how}){' and closed the run' if result.closed else ''}: {', '.join(result.items)}"
+            closed = result.closed
+        self.post_message(self.Done(text, None, close or closed))
 
-    def on_run_review_screen_done(self, message) -> None:  # RunReviewScreen.Done
+    def on_review_write_mixin_done(self, message: Done) -> None:
         if message.error is not None:
             notify_text(self.app, str(message.error), title="Dream review", severity="error")
             self.load()
