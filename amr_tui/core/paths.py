@@ -40,3 +40,12 @@ def is_tombstone_path(path: str) -> bool:
 def in_amr_folder(path: str) -> bool:
     """Under amr's own folder (exact case), where records repeat facts on purpose."""
     return path.startswith(AMR_FOLDER)
+
+
+def with_md_suffix(name: str) -> str:
+    """``name`` with ``.md`` added when its last part has no extension.
+
+    ``notes`` -> ``notes.md``; ``notes.txt``, ``notes.MD`` and ``v1.2`` stay as they are.
+    What a new file's name, or a link target without an extension, names.
+    """
+    return name if "." in name.rsplit("/", 1)[-1] else name + ".md"

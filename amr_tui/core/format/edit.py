@@ -12,6 +12,7 @@ from amr_tui.core.format.metadata import format_metadata
 from amr_tui.core.format.parser import BOM, Document, parse
 from amr_tui.core.format.rules import rebuild_line
 from amr_tui.core.model import Diagnostic, Entry, Line
+from amr_tui.core.paths import MEMORY_FILE
 
 
 def dominant_eol(doc: Document) -> str:
@@ -116,7 +117,7 @@ def today_iso(today: _dt.date | None = None) -> str:
     return (today or _dt.date.today()).isoformat()
 
 
-def check_line(line_text: str, path: str = "MEMORY.md") -> tuple[Entry | None, list[Diagnostic]]:
+def check_line(line_text: str, path: str = MEMORY_FILE) -> tuple[Entry | None, list[Diagnostic]]:
     """Parse one would-be entry line on its own: what the editor validates as you type."""
     doc = parse(line_text.encode("utf-8", "surrogateescape") + b"\n", path)
     entry = doc.entries[0] if doc.entries else None

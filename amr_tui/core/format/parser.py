@@ -17,6 +17,7 @@ from amr_tui.core.format.links import find_links
 from amr_tui.core.format.metadata import MetaParse, parse_metadata
 from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Line, LineKind, Link
 from amr_tui.core.paths import MARKDOWN_SUFFIXES as MARKDOWN_SUFFIXES  # the parser's API, defined in core.paths
+from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.core.paths import is_markdown as is_markdown
 from amr_tui.core.shared import EMPTY
 
@@ -133,7 +134,7 @@ def _markdown_source(lines: list[Line], skip: tuple[int, int] | None) -> str:
     return "\n".join(out) + "\n"
 
 
-def parse(data: bytes, path: str = "MEMORY.md", *, check: bool = True) -> Document:
+def parse(data: bytes, path: str = MEMORY_FILE, *, check: bool = True) -> Document:
     """Parse a file. Non-Markdown files get lines but no entries and no links.
 
     The line-local lint (``Document.diagnostics``) runs on first use. ``check=False`` skips it

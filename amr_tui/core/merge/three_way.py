@@ -50,6 +50,7 @@ from amr_tui.core.merge.parts import (
     render,
 )
 from amr_tui.core.model import Entry
+from amr_tui.core.paths import MEMORY_FILE
 
 __all__ = ["Conflict", "MergeResult", "merge3", "entry_facts"]
 
@@ -346,7 +347,7 @@ def _final_newline(b: bool | None, o: bool | None, t: bool | None) -> bool:
     return t if o == b else o
 
 
-def merge3(base: bytes | None, ours: bytes, theirs: bytes, path: str = "MEMORY.md", *,
+def merge3(base: bytes | None, ours: bytes, theirs: bytes, path: str = MEMORY_FILE, *,
            labels: tuple[str, str, str] = ("ours", "base", "theirs"), marker_size: int = 7) -> MergeResult:
     """Merge ``ours`` and ``theirs``, both descended from ``base`` (None or b"" when the file was
     added on both sides). ``path`` decides whether lines can be entries (Markdown files only)."""

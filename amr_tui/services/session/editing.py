@@ -11,6 +11,7 @@ from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, rep
 from amr_tui.core.format.links import link_text_for, normalise, rewrite_links, unsafe_reason
 from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.merge.resolution import ConflictChoice, resolved_bytes
+from amr_tui.core.paths import with_md_suffix
 from amr_tui.git.errors import AmrGitError, ConflictError
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
@@ -117,8 +118,7 @@ def create_file(session: Session, repo: str, path: str, title: str | None = None
     path = normalise(path)
     if not path:
         raise EditRefused("give the new file a name")
-    if not path.lower().endswith((".md", ".markdown", ".sql", ".sh", ".py", ".txt", ".json", ".yaml", ".yml", ".toml")) and "." not in path.rsplit("/", 1)[-1]:
-        path += ".md"
+    path = with_md_suffix(path)  # a name without an extension is a Markdown file
     _check_writable(session, repo, path)
     if path in session.files(repo):
         raise EditRefused(f"{path} already exists")
@@ -134,8 +134,8 @@ def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved,
     """Rename or move a file and rewrite every [[link]] to it in the repo, in one commit."""
     _refuse_unsafe_name(new)
     new = normalise(new)
-    if old.endswith(".md") and not new.lower().endswith((".md", ".markdown")) and "." not in new.rsplit("/", 1)[-1]:
-        new += ".md"
+    if old.endswith(".md"):
+        new = with_md_suffix(new)  # a Markdown file renamed without an extension stays one
     _check_writable(session, repo, old)
     _check_writable(session, repo, new)
     files = set(session.files(repo))
