@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import stat
 import subprocess
@@ -21,7 +22,9 @@ from amr_tui.git import (
     NoIdentityError,
     OperationInProgressError,
     RefMovedError,
+    history,
     is_memory_repo,
+    merging,
 )
 from amr_tui.git.models import parse_status_v2
 
@@ -194,6 +197,40 @@ def test_diff_helpers(make_repo) -> None:
         r.diff("--output=x.txt")
     assert not (repo / "x.txt").exists()
 
+
+def test_one_merge_base_and_changed_paths_api(make_repo) -> None:
+    """GitRepo, history and merging share one merge-base call and one changed-files call (diff-tree)."""
+    repo = make_repo(files={"MEMORY.md": "# M\n", "a.md": "a\n"})
+    r = GitRepo(repo)
+    base = r.head()
+    assert base is not None
+    git(repo, "checkout", "-q", "-b", "side")
+    side = r.commit_changes({"b.md": b"b\n"}, "side", base)
+    git(repo, "checkout", "-q", "main")
+    main = r.commit_changes({"a.md": b"a2\n"}, "main", base)
+    assert merging.merge_bases is history.merge_bases
+    assert history.merge_bases(r, main, side) == [base] == [r.merge_base(main, side)]
+    assert history.merge_bases(r, main, side, every=False) == [base]
+    assert history.merge_bases(r, main, "no-such-branch") == [] and r.merge_base("no-such-branch", main) is None
+    assert r.changed_paths(base, "side") == history.changed_paths(r, base, side) == [("A", "b.md")]
+    from_empty = history.tree_changes(r, None, base)  # None: the empty tree
+    assert [(c.status, c.path, c.old_mode, c.new_mode, c.old_oid) for c in from_empty] == [
+        ("A", "MEMORY.md", "000000", "100644", None), ("A", "a.md", "000000", "100644", None)]
+    with pytest.raises(ValueError):
+        history.tree_changes(r, "no-such-branch", main)
+
+
+def test_no_git_module_imports_repo() -> None:
+    """GitRepo sits on top of amr_tui.git: the modules it is built from take a RepoHandle."""
+    package = Path(__file__).parent.parent / "amr_tui" / "git"
+    for module in package.glob("*.py"):
+        if module.name in ("__init__.py", "repo.py"):
+            continue
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            imported = [*names, *(f"{n}.{a.name}" for n in names for a in getattr(node, "names", []))]
+            assert "amr_tui.git.repo" not in imported and "amr_tui.git.GitRepo" not in imported, module.name
 
 def test_merge_file(make_repo) -> None:
     r = GitRepo(make_repo())

@@ -6,6 +6,7 @@ Every test runs real git in a temp repo; the "agent" is plain file writes and pl
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -295,3 +296,27 @@ def test_merge_change_never_drops_a_committed_line_the_user_kept(property_repo, 
         if not moved and line not in read_lines and line not in now_lines and line in want_lines:
             assert line not in got, f"the agent's uncommitted line {line!r} was committed:\n{result.decode()}"
     assert not [ln for ln in got if ln.startswith(("<<<<<<<", ">>>>>>>"))]
+
+
+def test_cas_attempts_is_the_only_compare_and_swap_retry_loop() -> None:
+    """No loop in amr_tui catches RefMovedError to go round again except one over gate.cas_attempts.
+
+    The sync's rounds (``_sync_locked``) are the one other loop: a round fetches again and backs
+    off before its next merge, because the remote moved, not only the local branch."""
+    root = Path(__file__).parent.parent / "amr_tui"
+    found = []
+    for module in root.rglob("*.py"):
+        for fn in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for loop in ast.walk(fn):
+                if not isinstance(loop, (ast.For, ast.While)):
+                    continue
+                over_cas = isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) \
+                    and ast.unparse(loop.iter.func).endswith("cas_attempts")
+                catches = any(isinstance(h, ast.ExceptHandler) and h.type is not None
+                              and "RefMovedError" in ast.unparse(h.type)
+                              for node in loop.body for h in ast.walk(node))
+                if catches and not over_cas:
+                    found.append(f"{module.relative_to(root).as_posix()}:{fn.name}")
+    assert found == ["services/sync/run.py:_sync_locked"]

@@ -19,7 +19,9 @@ The package map, bottom to top (a module imports only modules on the lines above
   (``check_ref``, ``swap_ref``).
 * ``catfile``: persistent ``cat-file`` blob reads and blob sizes.
 * ``commit``: compare-and-swap commits from plumbing (``commit_changes``) and their helpers.
-* ``history``: logs, patches, blame, grep, and the one ``merge-base`` and changed-paths calls.
+* ``history``: logs, patches, blame, grep, and the one call for each of: merge bases
+  (``merge_bases``/``merge_base``) and the files that differ between two commits
+  (``tree_changes``, and ``changed_paths`` from it).
 * ``gate``: the write gate's git half (``commit_files``, ``advance``) and ``cas_attempts``, the one
   compare-and-swap retry loop.
 * ``merging``: ``merge-tree`` merges and moving a branch with its work tree (sync).

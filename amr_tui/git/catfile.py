@@ -23,17 +23,14 @@ from __future__ import annotations
 
 import enum
 import os
-import re
 import subprocess
 import threading
 from collections.abc import Iterable
 from typing import Any
 
-from amr_tui.git.handle import RepoHandle
+from amr_tui.git.handle import OID, RepoHandle
 from amr_tui.git.runner import build_env, git_binary
 from amr_tui.git.worktree import FileTooLargeError, UnsafePathError, normalize_rel
-
-_OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
 class _ReaderLimit(enum.Enum):
@@ -65,7 +62,7 @@ class BlobTooLargeError(FileTooLargeError):
 def blob_sizes(repo: RepoHandle, oids: Iterable[str | None]) -> dict[str, int]:
     """``oid -> size`` of the blobs among ``oids`` (one ``cat-file --batch-check``; missing
     objects and other kinds are left out). Nothing is read but the object headers."""
-    wanted = sorted({o for o in oids if o and _OID.match(o)})
+    wanted = sorted({o for o in oids if o and OID.match(o)})
     if not wanted:
         return {}
     res = repo.runner.run(["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"],
@@ -167,7 +164,7 @@ class BlobReader:
 
         Raises :class:`BlobTooLargeError` (nothing read) when the object is over ``max_bytes``
         (default: the reader's limit; None: no limit)."""
-        if not _OID.match(commit):
+        if not OID.match(commit):
             raise ValueError(f"not an object id: {commit!r}")
         try:
             rel = normalize_rel(path)
@@ -181,7 +178,7 @@ class BlobReader:
         return found[1] if found and found[0] == "blob" else None
 
     def read_oid(self, oid: str, *, max_bytes: int | None | _ReaderLimit = _UNLIMITED) -> bytes | None:
-        if not _OID.match(oid):
+        if not OID.match(oid):
             raise ValueError(f"not an object id: {oid!r}")
         limit = self._limit(max_bytes)
         try:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
 from amr_tui.git.catfile import blob_sizes
-from amr_tui.git.handle import RepoHandle
+from amr_tui.git.handle import OID, RepoHandle
 from amr_tui.git.models import CommitInfo
 from amr_tui.git.worktree import normalize_rel
 
@@ -41,7 +41,6 @@ _DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", "
 _RAW_FLAGS = tuple(f for f in _DIFF_FLAGS if f != "-U0")  # -U implies -p
 _PRE = ("-c", "log.follow=false", "-c", "diff.noprefix=false", "-c", "core.quotePath=true")
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-_OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 _NULL_OID = re.compile(r"^0+$")
 Keep = Callable[[str], bool] | None  # which files of a patch to keep (None: all)
 
@@ -117,13 +116,18 @@ def skipped_blobs(diffs: Iterable[CommitDiff]) -> list[SkippedBlob]:
 
 
 @dataclass(frozen=True, slots=True)
-class _RawChange:
+class TreeChange:
+    """One file's change in a ``--raw`` listing: status letter (A, D, M, T; R and C only with
+    ``--follow``), paths (None on the side where the file does not exist), blob ids (None there
+    too) and modes (``"000000"`` there)."""
+
     status: str
     old_path: str | None
     new_path: str | None
     old_oid: str | None
     new_oid: str | None
-    gitlink: bool
+    old_mode: str = "000000"
+    new_mode: str = "000000"
 
     @property
     def path(self) -> str:
@@ -133,12 +137,17 @@ class _RawChange:
     def paths(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(p for p in (self.old_path, self.new_path) if p))
 
+    @property
+    def gitlink(self) -> bool:
+        """A submodule on either side."""
+        return "160000" in (self.old_mode, self.new_mode)
 
-def _parse_raw(rest: bytes) -> list[_RawChange]:
-    """The ``--raw -z --no-abbrev`` records after a log header: ``:m m oid oid S\\0path\\0`` (two
-    paths for renames and copies, which only ``--follow`` shows)."""
+
+def _parse_raw(rest: bytes) -> list[TreeChange]:
+    """The ``--raw -z --no-abbrev`` records (after a log header, or all of ``diff-tree``'s output):
+    ``:m m oid oid S\\0path\\0`` (two paths for renames and copies, which only ``--follow`` shows)."""
     tokens = rest.split(b"\x00")
-    out: list[_RawChange] = []
+    out: list[TreeChange] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i].lstrip(b"\n")
@@ -159,10 +168,10 @@ def _parse_raw(rest: bytes) -> list[_RawChange]:
         else:
             old_path = None if status[:1] == "A" else first
             new_path = None if status[:1] == "D" else first
-        out.append(_RawChange(status[:1], old_path, new_path,
+        out.append(TreeChange(status[:1], old_path, new_path,
                               None if _NULL_OID.match(old_oid) else old_oid,
                               None if _NULL_OID.match(new_oid) else new_oid,
-                              "160000" in (old_mode, new_mode)))
+                              old_mode, new_mode))
     return out
 
 
@@ -346,7 +355,7 @@ def _parse_records(raw: bytes, *, body: bool = False) -> list[tuple[LogEntry, by
         f = [_dec(p) for p in parts[:_NFIELDS]]
         rest = parts[_NFIELDS] if len(parts) > _NFIELDS else b""
         oid = f[0].strip()
-        if not _OID.match(oid):
+        if not OID.match(oid):
             continue
         try:
             info = CommitInfo(oid, f[2], f[3], datetime.fromisoformat(f[4]), f[5], f[6],
@@ -359,7 +368,7 @@ def _parse_records(raw: bytes, *, body: bool = False) -> list[tuple[LogEntry, by
 
 
 def _start(repo: RepoHandle, rev: str) -> str | None:
-    return rev if _OID.match(rev) else repo.resolve(rev)
+    return rev if OID.match(rev) else repo.resolve(rev)
 
 
 def log_entries(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
@@ -460,15 +469,27 @@ def _diff_between(repo: RepoHandle, old: str, new: str, form: str) -> bytes:
                             "--no-relative", "--end-of-options", a, b, "--"]).stdout
 
 
+EMPTY_TREE = {"sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+              "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
+
+
+def tree_changes(repo: RepoHandle, old: str | None, new: str) -> list[TreeChange]:
+    """Every file that differs between two commits (``old`` None: the empty tree), the one call
+    amr makes for that: ``git diff-tree -r --raw --no-renames`` (plumbing: no diff config of the
+    repo applies), sorted by path. ValueError when a revision does not exist."""
+    a = EMPTY_TREE[repo.object_format] if old is None else _start(repo, old)
+    b = _start(repo, new)
+    if a is None or b is None:
+        raise ValueError("unknown commit")
+    out = repo.runner.run(["diff-tree", "-r", "-z", "--raw", "--no-abbrev", "--no-renames", "--no-commit-id",
+                           "--end-of-options", a, b]).stdout
+    return _parse_raw(out)
+
+
 def changed_paths(repo: RepoHandle, old: str, new: str) -> list[tuple[str, str]]:
-    """``(status, path)`` of every file that differs between two commits (A, D or M)."""
-    out = _diff_between(repo, old, new, "--name-status")
-    parts = [p for p in out.split(b"\0")]
-    result: list[tuple[str, str]] = []
-    for i in range(0, len(parts) - 1, 2):
-        if parts[i]:
-            result.append((_dec(parts[i])[:1], _dec(parts[i + 1])))
-    return result
+    """``(status, path)`` of every file that differs between two commits (A, D, M or T), from
+    :func:`tree_changes`."""
+    return [(c.status, c.path) for c in tree_changes(repo, old, new)]
 
 
 def line_counts(repo: RepoHandle, old: str, new: str) -> dict[str, tuple[int, int] | None]:
@@ -510,7 +531,7 @@ def blame_line(repo: RepoHandle, rev: str, path: str, line: int) -> BlameLine | 
         return None
     lines = res.stdout.split(b"\n")
     head = lines[0].split(b" ") if lines else []
-    if len(head) < 3 or not _OID.match(_dec(head[0])):
+    if len(head) < 3 or not OID.match(_dec(head[0])):
         return None
     fields: dict[str, str] = {}
     previous = None
@@ -588,7 +609,7 @@ def merge_bases(repo: RepoHandle, a: str, b: str, *, every: bool = True) -> list
     if x is None or y is None:
         return []
     res = repo.runner.run(["merge-base", *(["--all"] if every else []), "--end-of-options", x, y], ok=(0, 1))
-    return [oid for oid in res.text.split() if _OID.match(oid)]
+    return [oid for oid in res.text.split() if OID.match(oid)]
 
 
 def merge_base(repo: RepoHandle, a: str, b: str) -> str | None:

@@ -302,16 +302,9 @@ def advance_branch(repo: RepoHandle, branch: str, old: str | None, new: str, mes
 def _regular_changes(repo: RepoHandle, old: str, new: str) -> dict[str, tuple[bytes | None, bytes | None]] | None:
     """path -> (bytes at old, bytes at new) for every file that differs, or None when any change
     is not a plain file (a symlink, a submodule, a mode change): git's own read-tree does those."""
-    out = repo.runner.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", *end_of_options(old, new)]).stdout
     files: dict[str, tuple[bytes | None, bytes | None]] = {}
-    recs = out.split(b"\0")
-    i = 0
-    while i + 1 < len(recs):
-        meta, name = recs[i], recs[i + 1].decode("utf-8", "surrogateescape")
-        i += 2
-        if not meta.startswith(b":"):
-            continue
-        mode_a, mode_b = meta[1:].decode().split(" ")[:2]
+    for change in history.tree_changes(repo, old, new):
+        mode_a, mode_b, name = change.old_mode, change.new_mode, change.path
         if {mode_a, mode_b} - {"000000", "100644", "100755"} or "000000" not in (mode_a, mode_b) and mode_a != mode_b:
             return None
         files[name] = (repo.read_blob_or_none(old, name), repo.read_blob_or_none(new, name))

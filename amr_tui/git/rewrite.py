@@ -38,6 +38,7 @@ from amr_tui.core.format.parser import parse
 from amr_tui.core.paths import is_markdown
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.handle import RepoHandle
+from amr_tui.git.history import tree_changes
 from amr_tui.git.runner import GitRunner, end_of_options
 from amr_tui.git.worktree import normalize_rel
 
@@ -249,18 +250,12 @@ def describe(old: Mapping[str, tuple[str, str]], new: Mapping[str, tuple[str, st
 
 def _touched_only(repo: RepoHandle, oid: str, parents: Sequence[str], keep: Callable[[str], bool]) -> bool:
     """True when ``oid`` changed only selected regular files against each of its parents."""
-    against: Sequence[str | None] = parents or [None]
+    against: Sequence[str | None] = parents or [None]  # a root commit: against the empty tree
     for parent in against:
-        spec = ["--root", *end_of_options(oid)] if parent is None else end_of_options(parent, oid)
-        out = repo.runner.run(["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", "--raw", *spec]).stdout
-        fields = out.split(b"\0")
-        for meta, name in zip(fields[0::2], fields[1::2], strict=False):
-            if not meta.startswith(b":"):
-                continue
-            old_mode, new_mode = meta[1:].split(b" ")[:2]
-            if not keep(name.decode("utf-8", "surrogateescape")):
+        for change in tree_changes(repo, parent, oid):
+            if not keep(change.path):
                 return False
-            if old_mode not in (*_REGULAR, _ABSENT) or new_mode not in (*_REGULAR, _ABSENT):
+            if {change.old_mode.encode(), change.new_mode.encode()} - {*_REGULAR, _ABSENT}:
                 return False
     return True
 
