@@ -1,4 +1,4 @@
-"""Control characters and bidi overrides in memory text (field note 1).
+"""Control characters and bidi overrides in memory text: what lint reports and what every display shows.
 
 ``find_controls`` is what lint reports; ``make_visible`` is what every display path uses:
 each C0/C1 control (but tab), DEL, bidi override and undecodable byte becomes a visible

@@ -191,7 +191,7 @@ class FactMatcher:
         query = " ".join(sorted(key.split()))
         # ratio = 2*matches/(len a + len b) >= 0.9 needs the shorter at least 9/11 of the longer
         lo, hi = len(query) * 9 / 11, len(query) * 11 / 9
-        from rapidfuzz import fuzz, process
+        from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
 
         if len(self._words[words[0]]) <= BLOCK_LIMIT:
             cands = sorted({i for w in words[:3] if len(self._words[w]) <= BLOCK_LIMIT

@@ -7,10 +7,12 @@ its counterpart share a row; ``file_summaries(diff)`` counts the changes touchin
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from amr_tui.core.diff.entries import EntryChange, EntryDiff
+from amr_tui.core.format.parser import parse
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +58,6 @@ def align(diff: EntryDiff, path: str) -> list[Row]:
     row with it; everything else gets a row of its own with its change kind. Other lines are
     matched as text ("context") or shown as "removed" / "added".
     """
-    import difflib
-
     old_doc, new_doc = diff.old_docs.get(path), diff.new_docs.get(path)
     old_lines = old_doc.lines if old_doc else []
     new_lines = new_doc.lines if new_doc else []
@@ -124,11 +124,9 @@ def entry_line_counts(diff: EntryDiff) -> tuple[int, int]:
 def applied_ids(diff: EntryDiff, files: Mapping[str, bytes | None]) -> set[str]:
     """Ids of the changes main (``files``: path -> bytes) already reads as they leave it.
 
-    The rule of ``core.dreamapply.applied`` (old lines gone, the new line present), with each
+    The rule of ``core.dreams.apply.applied`` (old lines gone, the new line present), with each
     file's lines read once for all the changes instead of once per change.
     """
-    from amr_tui.core.format.parser import parse
-
     texts: dict[str, set[str]] = {}
 
     def lines_of(path: str) -> set[str]:

@@ -21,8 +21,8 @@ new entry whose sources include those of two or more old entries that it contain
 entries that duplicate a surviving entry (merged into it); then dropped / new / resurrected.
 Index lines (entries that are nothing but ``[[links]]``) are only paired exactly.
 
-``core.entryalign`` lines two versions of a file up side by side and counts changes per file;
-``core.entrydiff_text`` prints the summary.
+``core.diff.align`` lines two versions of a file up side by side and counts changes per file;
+``core.diff.text`` prints the summary.
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ from typing import Protocol
 
 from amr_tui.core.diff import similarity as sim
 from amr_tui.core.format.links import find_links
+from amr_tui.core.format.metadata import parse_metadata
 from amr_tui.core.format.parser import Document, parse
+from amr_tui.core.model import WHITESPACE
 from amr_tui.core.paths import is_markdown, is_tombstone_path
 
 INFERRED_THRESHOLD = 50.0  # token_set_ratio between a new entry and one that shares its source
@@ -443,9 +445,6 @@ def entry_of_line(line: str) -> LineEntry | None:
     text and metadata as in docs/format.md. It cannot see the block structure around the line
     (a bullet inside a code fence reads as an entry here).
     """
-    from amr_tui.core.format.metadata import parse_metadata
-    from amr_tui.core.model import WHITESPACE
-
     stripped = line.lstrip(" \t")
     if len(line) - len(stripped) > 12 or not stripped or stripped[0] not in "-*+":
         return None

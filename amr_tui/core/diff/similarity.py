@@ -15,7 +15,8 @@ article's and the demo's examples:
 * ``SAME_FACT_THRESHOLD`` (90, ``token_sort_ratio``, texts of 20 or more characters): a near
   duplicate, a resurrected fact, a tombstone match. The same bar as lint's AMR015.
 
-rapidfuzz is imported on first use (start-up cost, field note 25).
+rapidfuzz is imported on first use: importing it costs `amr` start-up time that a command
+which never compares texts should not pay.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def reword_score(a: str, b: str) -> float:
         return 100.0
     if not a or not b:
         return 0.0
-    from rapidfuzz import fuzz
+    from rapidfuzz import fuzz  # on first use: rapidfuzz costs `amr` start-up time
 
     return float(fuzz.token_sort_ratio(a, b))
 
@@ -52,7 +53,7 @@ def contained_score(a: str, b: str) -> float:
         return 100.0
     if not a or not b:
         return 0.0
-    from rapidfuzz import fuzz
+    from rapidfuzz import fuzz  # on first use: rapidfuzz costs `amr` start-up time
 
     return float(fuzz.token_set_ratio(a, b))
 
@@ -84,7 +85,7 @@ def best_pairs(olds: list[str], news: list[str], threshold: float) -> list[tuple
     """
     if not olds or not news:
         return []
-    from rapidfuzz import fuzz, process
+    from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
 
     found: list[tuple[int, int, float]] = []
     if len(olds) * len(news) > 400:
@@ -136,7 +137,7 @@ class SameFactIndex:
             lo = bisect_left(self._lengths, len(a) * 9 // 11 - 2)
             hi = bisect_right(self._lengths, len(a) * 11 // 9 + 2)
             if lo < hi:
-                from rapidfuzz import fuzz, process
+                from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
 
                 query = " ".join(sorted(a.split()))
                 cands += [self._index[lo + k] for _c, _s, k in

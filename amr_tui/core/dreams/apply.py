@@ -1,6 +1,6 @@
 """Applying accepted entry changes of a dreaming run onto the current main (pure).
 
-A run is reviewed as changes from its base to its tip (``core.entrydiff``); main may have moved
+A run is reviewed as changes from its base to its tip (``core.diff.entries``); main may have moved
 since. Accepting one entry change replays it on main's current files instead of copying the
 run's files:
 

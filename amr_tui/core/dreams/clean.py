@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from amr_tui.core.diff import similarity as sim
 from amr_tui.core.format.edit import entry_span, summarise
-from amr_tui.core.format.links import LinkState, link_text_for, normalise, resolve
+from amr_tui.core.format.links import LinkState, find_links, link_text_for, normalise, resolve
 from amr_tui.core.format.parser import BOM, Document, parse
 from amr_tui.core.format.rules import is_real_date, rebuild_line
 from amr_tui.core.lint.repo import INDEX_HEADING, is_memory_note
@@ -158,8 +158,6 @@ def _candidates(state: _State) -> list[tuple[str, int, str, int]]:
 
 
 def _strip_links(text: str) -> str:
-    from amr_tui.core.format.links import find_links
-
     for link in find_links(text, 0):
         text = text.replace(link.raw, "")
     return text.replace("[[]]", "")

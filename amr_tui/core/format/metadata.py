@@ -15,7 +15,7 @@ The rules (decided in docs/format.md):
 * A ``[key: ...`` group that could not be read is reported (AMR026) with the reason: a ``[``
   or ``]`` inside a value, or a ``]`` or ``!`` right before it (``[t][source: x]`` reads as a
   Markdown reference link). One with only bracket groups after it (``[source: x] [[a]]``,
-  NOT_LAST) is misplaced metadata: core.rules reports it as AMR031, with a fix.
+  NOT_LAST) is misplaced metadata: core.format.rules reports it as AMR031, with a fix.
 """
 
 from __future__ import annotations

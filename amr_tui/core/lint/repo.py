@@ -39,7 +39,7 @@ class RepoSnapshot:
     escaping: set[str] = field(default_factory=set)  # symlinks that resolve outside the root
     sizes: dict[str, int] = field(default_factory=dict)  # bytes per file, when known
     undefined_merge_drivers: list[tuple[str, int, str]] = field(default_factory=list)  # (path, line, driver)
-    # Facts of Markdown files that were not parsed this time (a cache kept them; core.lintfacts).
+    # Facts of Markdown files that were not parsed this time (a cache kept them; core.lint.facts).
     # A file is linted from its document when it has one, else from these.
     facts: dict[str, FileFacts] = field(default_factory=dict)
 
@@ -52,7 +52,7 @@ class RepoSnapshot:
         return self._lower
 
     def resolve(self, target: str) -> Resolution:
-        """``core.links.resolve`` of a link target in this repo, once per distinct target."""
+        """``core.format.links.resolve`` of a link target in this repo, once per distinct target."""
         found = self._resolved.get(target)
         if found is None:
             found = self._resolved[target] = resolve(target, self.files, self.lower_map())
@@ -275,7 +275,7 @@ def _index_anchor(memory: Document, index_line: int) -> int:
 
 
 def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
-    from rapidfuzz import fuzz, process
+    from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
 
     seen: dict[str, tuple[str, int]] = {}
     # Near-duplicate candidates as columns (a tuple per entry costs 64 bytes, 100,000 times):

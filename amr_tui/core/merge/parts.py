@@ -1,6 +1,6 @@
 """Pieces of amr's three-way merge: the conflict model, rendering, and merging one entry line.
 
-Pure: no I/O. See :mod:`amr_tui.core.merge` for the merge itself.
+Pure: no I/O. See :mod:`amr_tui.core.merge.three_way` for the merge itself.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Pure: no git, no I/O. ``amr merge-driver`` (git's ``%O %A %B``) and amr's sync u
 
 How it works. Every line gets a *token*: an entry line is ``("E", indent, text)`` (its text
 without metadata), any other line is ``("L", line)``. Two Myers diffs of tokens (base to ours,
-base to theirs, :mod:`amr_tui.core.linediff`) say, for every base line, what each side did with
+base to theirs, :mod:`amr_tui.core.merge.linediff`) say, for every base line, what each side did with
 it (kept, edited, deleted) and, for every gap between base lines (a *slot*), which lines each side
 inserted there. Inside a replaced block, a deleted and an added entry that look alike (enough words
 in common), or the only two lines of the block, are paired as an edit; two edits of one entry
@@ -16,7 +16,7 @@ merge key by key only while both still look like the original fact. Then, per ba
 * a line deleted on one side and untouched on the other stays deleted;
 * different lines edited on each side are both taken, also when they are neighbours;
 * one entry edited on both sides merges part by part (text, then each metadata key,
-  :func:`amr_tui.core.mergeparts.merge_entry_line`); when the same part changed both ways, or
+  :func:`amr_tui.core.merge.parts.merge_entry_line`); when the same part changed both ways, or
   one side deleted the entry the other edited, that entry alone is a conflict between markers;
 * lines that are not entries follow an ordinary diff3 line merge: where both sides changed
   overlapping or touching text, the whole overlapping block is one conflict.

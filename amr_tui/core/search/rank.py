@@ -161,7 +161,7 @@ class Resolver:
 
 
 def fuzzy_bits(index: PostingStore, atom: str) -> int:
-    from rapidfuzz import process
+    from rapidfuzz import process  # on first use: rapidfuzz costs `amr` start-up time
     from rapidfuzz.distance import OSA
 
     n = len(atom)
@@ -244,7 +244,7 @@ def score_slots(
     fuzzy_set = set(fuzzy)
     partial = None
     if fuzzy:
-        from rapidfuzz import fuzz
+        from rapidfuzz import fuzz  # on first use: rapidfuzz costs `amr` start-up time
 
         partial = fuzz.partial_ratio
     out: list[tuple[float, str, str, int, int]] = []

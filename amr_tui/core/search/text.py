@@ -230,7 +230,7 @@ def _atom_positions(atom: str, text: str, low: str) -> list[int]:
 def _fuzzy_token_span(atom: str, low: str) -> tuple[int, int] | None:
     if len(atom) < 3:
         return None
-    from rapidfuzz.distance import OSA
+    from rapidfuzz.distance import OSA  # on first use: rapidfuzz costs `amr` start-up time
 
     best: tuple[float, int, int] | None = None
     for _, m in zip(range(_FUZZY_SPAN_WORDS), _WORD.finditer(low), strict=False):  # the first words only
@@ -285,6 +285,7 @@ def strip_metadata(text: str) -> str:
     tail = text[cut:]
     if _META_HINT.search(tail) is None:
         return text
+    # On first use: `amr search` answering from its cache does not load the format package.
     from amr_tui.core.format.metadata import parse_metadata
 
     parsed = parse_metadata(tail)
