@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+
+if TYPE_CHECKING:  # annotations only: the dreams services are imported when a command runs (start-up of `amr`)
+    from amr_tui.services.dreams import DreamRun, DreamService
 
 COMMANDS = ("dream", "dreams")
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     d = sub.add_parser("dream", help="run a dreaming pass onto a new dreams/<id> branch", description=(
         "Run amr's built-in, deterministic dreaming pass (merge duplicates keeping every source, drop "
         "entries whose `expires` date passed, repair links to renamed files, rebuild the MEMORY.md "
@@ -90,8 +94,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("-C", "--repo", type=Path, default=Path("."), help="the memory repo (default: .)")
 
 
-def _service(path: Path):
-    from amr_tui.services.dreams.runs import DreamService
+def _service(path: Path) -> DreamService:
+    from amr_tui.services.dreams import DreamService
     from amr_tui.services.workspace import find_repo_root
 
     root = find_repo_root(path)
@@ -105,17 +109,17 @@ def _fail(exc: Exception) -> int:
     return 2
 
 
-def _age(run) -> str:
+def _age(run: DreamRun) -> str:
     if run.started is None:
         return ""
-    seconds = max(0, int((datetime.now(timezone.utc) - run.started).total_seconds()))
+    seconds = max(0, int((datetime.now(UTC) - run.started).total_seconds()))
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             return f"{seconds // size}{unit} ago"
     return "just now"
 
 
-def run_json(run) -> dict[str, object]:
+def run_json(run: DreamRun) -> dict[str, object]:
     return {
         "id": run.id, "branch": run.branch, "state": run.state, "summary": run.summary,
         "tip": run.tip, "base": run.base, "main": run.main, "commits": len(run.commits),
@@ -129,7 +133,7 @@ def run_json(run) -> dict[str, object]:
     }
 
 
-def _card(run, colour: bool) -> list[str]:
+def _card(run: DreamRun, colour: bool) -> list[str]:
     moved = "based on main's tip" if run.based_on_main else f"main moved {run.main_moved} commit{'s' if run.main_moved != 1 else ''} since"
     n = len(run.commits)
     head = (f"{paint(safe(run.branch), 'bold', colour)}  {run.state}  {n} commit{'s' if n != 1 else ''}, "
@@ -166,7 +170,7 @@ def run_show(args: argparse.Namespace) -> int:
     from amr_tui.core.diff.align import align
     from amr_tui.core.diff.text import diff_json, summary_lines
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.runs import DreamError
+    from amr_tui.services.dreams import DreamError
 
     try:
         service = _service(args.repo)
@@ -198,7 +202,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_accept(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.runs import DreamError
+    from amr_tui.services.dreams import DreamError
 
     edits: dict[str, str] = {}
     for item in args.edit:
@@ -222,9 +226,9 @@ def run_accept(args: argparse.Namespace) -> int:
     for problem in problems:  # the reviewer decided; say what is left to mend
         print(f"warning: {safe(str(problem))}", file=sys.stderr)
     if result.how == "fast-forward":
-        print(f"Accepted run {safe(result.run)}: {safe(service.main)} fast-forwarded to {result.commit[:7]}.")
+        print(f"Accepted run {safe(result.run)}: {safe(service.main)} fast-forwarded to {(result.commit or '')[:7]}.")
     elif result.how == "commit":
-        print(f"Accepted {', '.join(safe(i) for i in result.items)} from run {safe(result.run)} as {result.commit[:7]} on {safe(service.main)}.")
+        print(f"Accepted {', '.join(safe(i) for i in result.items)} from run {safe(result.run)} as {(result.commit or '')[:7]} on {safe(service.main)}.")
     else:
         print(f"Nothing to do: {safe(service.main)} already has {', '.join(safe(i) for i in result.items)}.")
     if result.closed:
@@ -234,7 +238,7 @@ def run_accept(args: argparse.Namespace) -> int:
 
 def run_reject(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.runs import DreamError
+    from amr_tui.services.dreams import DreamError
 
     try:
         service = _service(args.repo)
@@ -253,7 +257,7 @@ def run_reject(args: argparse.Namespace) -> int:
 
 def run_undo(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.runs import DreamError
+    from amr_tui.services.dreams import DreamError
 
     try:
         note = _service(args.repo).undo(args.run)
@@ -268,7 +272,7 @@ def run_dream(args: argparse.Namespace) -> int:
     import shlex
 
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.runs import DreamError
+    from amr_tui.services.dreams import DreamError
 
     try:
         today = _dt.date.fromisoformat(args.today) if args.today else None

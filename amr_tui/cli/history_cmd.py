@@ -6,16 +6,23 @@ import argparse
 import os
 import re
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 from amr_tui.core.paths import MEMORY_FILE
+
+if TYPE_CHECKING:  # annotations only: each command imports what it runs when it runs (start-up of `amr`)
+    from amr_tui.git.history import BlameLine, SkippedBlob
+    from amr_tui.git.models import CommitInfo
+    from amr_tui.services.history import HistoryService
 
 COMMANDS = ("history", "forgotten", "forget")
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     h = sub.add_parser("history", help="the commits that touched a file, or one entry's timeline", description=(
         "FILE: the commits that touched it, newest first, with the source sessions each one added. "
         "FILE:LINE: the timeline of the entry on that line: when it was added, each edit, each move "
@@ -67,23 +74,23 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
     return found[0], found[1], line
 
 
-def _service(root: Path):
-    from amr_tui.services.history.provenance import HistoryService
+def _service(root: Path) -> HistoryService:
+    from amr_tui.services.history import HistoryService
 
     return HistoryService(root)
 
 
-def _commit_json(info) -> dict[str, object]:
+def _commit_json(info: CommitInfo) -> dict[str, object]:
     return {"commit": info.oid, "author": info.author_name, "email": info.author_email,
             "date": info.author_date.isoformat(), "subject": info.subject}
 
 
-def skipped_json(skipped) -> list[dict[str, object]]:
+def skipped_json(skipped: Iterable[SkippedBlob]) -> list[dict[str, object]]:
     """Files a history walk did not read (over the size limit), for a ``"skipped"`` JSON field."""
     return [{"path": s.path, "commit": s.commit, "size": s.size} for s in dict.fromkeys(skipped)]
 
 
-def report_skipped(skipped) -> None:
+def report_skipped(skipped: Iterable[SkippedBlob]) -> None:
     """One line on stderr for each file a history walk did not read (over the size limit)."""
     from amr_tui.git.catfile import describe_size
     from amr_tui.services.workspace import MAX_PARSE_BYTES
@@ -129,10 +136,10 @@ def run_history(args: argparse.Namespace) -> int:
     return 0
 
 
-def _timeline(service, rel: str, line: int, args: argparse.Namespace) -> int:
+def _timeline(service: HistoryService, rel: str, line: int, args: argparse.Namespace) -> int:
     text = service.line_text(rel, line)
     timeline = service.timeline_of(rel, text)
-    blames = []
+    blames: list[BlameLine] = []
     if args.blame:
         b = service.blame(rel, line)
         while b is not None and len(blames) < args.limit:

@@ -6,13 +6,17 @@ import argparse
 import gc
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+
+if TYPE_CHECKING:  # annotations only: lint's services are imported when it runs (start-up of `amr`)
+    from amr_tui.git.history import SkippedBlob
 
 _SEVERITIES = ("error", "warning", "info")
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("lint", help="check memory repos against the format", description=(
         "Check memory repos (or files inside them) against the Agent Memory Repo format. "
         "Exit 0 when clean, 1 when there are findings, 2 on a usage or I/O error. "
@@ -32,9 +36,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
-    from amr_tui.services.batch.lintrun import FixRefusedError, LintTarget, fix_repo, lint_targets, resolve_targets
-
     from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
+    from amr_tui.services.batch.lintrun import FixRefusedError, LintTarget, fix_repo, lint_targets, resolve_targets
 
     paths = args.paths or [Path(".")]
     try:
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             except FixRefusedError as exc:  # nothing written there; the others are still fixed
                 error(str(exc))
                 refused += 1
-    skipped: list = []  # files the --history walk did not read (over MAX_PARSE_BYTES)
+    skipped: list[SkippedBlob] = []  # files the --history walk did not read (over MAX_PARSE_BYTES)
     results = lint_targets(targets, duplicates=not args.no_duplicates, history=args.history,
                            near_duplicates=args.severity == "info", use_cache=not args.no_cache, skipped=skipped)
     if skipped:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from types import ModuleType
 
 from amr_tui import __version__
 
@@ -21,7 +23,7 @@ COMMAND_MODULES = {
 COMMANDS = tuple(COMMAND_MODULES)
 
 
-def _modules(names: tuple[str, ...] = MODULES):
+def _modules(names: tuple[str, ...] = MODULES) -> Iterator[ModuleType]:
     import importlib
 
     for name in names:

@@ -19,7 +19,7 @@ _DESCRIPTION = (
 )
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("merge-driver", help="entry-aware git merge driver (and `install`)",
                        description=_DESCRIPTION,
                        usage="amr merge-driver BASE OURS THEIRS [MARKER_SIZE [PATH]]\n"

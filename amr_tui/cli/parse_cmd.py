@@ -11,7 +11,7 @@ from amr_tui.cli.output import emit_json, error, safe
 from amr_tui.core.paths import MEMORY_FILE
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from amr_tui.services.workspace import MAX_PARSE_BYTES
 
     p = sub.add_parser("parse", help="print the entries of one memory file", description=(
@@ -127,8 +127,8 @@ def read_input(path: Path, limit: int) -> bytes:
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.core.format.parser import parse
     from amr_tui.core.format.jsonout import entries_json
+    from amr_tui.core.format.parser import parse
     from amr_tui.services.workspace import MAX_PARSE_BYTES
 
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 from amr_tui.cli.output import error, safe
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("init", help="create a memory repo", description=(
         "Create a memory repo the way the Agent Memory Repo skill describes: git init, a MEMORY.md "
         "with an ## Index, and a first commit. An existing memory repo is reused; a git repo with "

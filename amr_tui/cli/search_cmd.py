@@ -10,7 +10,7 @@ from pathlib import Path
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("search", help="fuzzy-find entries and files", description=(
         "Ranked fuzzy search over the entries and file names of one or more memory repos, "
         "best first."))

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, safe
+
+if TYPE_CHECKING:  # annotations only: the share services are imported when it runs (start-up of `amr`)
+    from amr_tui.services.share import RepoPreview
 
 COMMANDS = ("share",)
 
@@ -23,7 +27,7 @@ _DESCRIPTION = (
 )
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("share", help="share memory repos (or parts) with a pairing session", description=_DESCRIPTION)
     p.add_argument("paths", nargs="*", type=Path, help="memory repos to choose from (default: .)")
     p.add_argument("--into", type=Path, help="the session folder to create or fill (required unless --preview)")
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_preview(pv) -> None:
+def _print_preview(pv: RepoPreview) -> None:
     what = "whole repo" if pv.whole else "partial"
     print(f"{safe(pv.repo)} ({what}, {'read-write' if pv.write else 'read-only'}): {len(pv.files)} files")
     if pv.memory is not None:

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from amr_tui.cli.output import emit_json, error, safe
+
+if TYPE_CHECKING:  # annotations only: the sync services are imported when a command runs (start-up of `amr`)
+    from amr_tui.services.sync.run import PendingMerge, SyncProgress, SyncResult
 
 COMMANDS = ("sync",)
 _SEVERITY = [0, 3, 1, 2]  # with several repos, the worst exit code wins: error > conflict > offline
@@ -21,7 +26,7 @@ _DESCRIPTION = (
 )
 
 
-def add_parsers(sub: argparse._SubParsersAction) -> None:
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("sync", help="fetch, merge and push memory repos", description=_DESCRIPTION)
     p.add_argument("repos", nargs="*", type=Path, help="memory repos (default: .)")
     p.add_argument("--remote", help="remote name (default: the branch's upstream, else origin)")
@@ -37,11 +42,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _progress(enabled: bool):
+def _progress(enabled: bool) -> Callable[[SyncProgress], None] | None:
     if not enabled:
         return None
 
-    def report(ev) -> None:
+    def report(ev: SyncProgress) -> None:
         sys.stderr.write(f"amr sync: [{ev.attempt}] {ev.stage}: {safe(ev.message)}\n")
 
     return report
@@ -52,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     repos = args.repos or [Path(".")]
     code = 0
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for repo in repos:
         try:
             if args.status or args.conflicts:
@@ -71,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
+def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     from amr_tui.services.sync.run import sync
 
     res = sync(repo, remote=args.remote, branch=args.branch, attempts=args.attempts,
@@ -81,7 +86,7 @@ def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
     return res.exit_code, res.to_json()
 
 
-def _print_result(res) -> None:
+def _print_result(res: SyncResult) -> None:
     where = safe(str(res.root))
     extra = []
     if res.merges:
@@ -96,7 +101,7 @@ def _print_result(res) -> None:
         _print_pending(res.pending)
 
 
-def _print_pending(pending) -> None:
+def _print_pending(pending: PendingMerge) -> None:
     for f in pending.files:
         for c in f.conflicts:
             print(f"  {safe(f.path)}:{c.line}: conflict {c.index} ({safe(c.reason)})"
@@ -107,9 +112,9 @@ def _print_pending(pending) -> None:
     print("  resolve in the app, or: amr sync --resolve ours|theirs|both|base")
 
 
-def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
-    from amr_tui.services.sync.run import sync_state
+def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     from amr_tui.services.sync.resolve import pending_merge
+    from amr_tui.services.sync.run import sync_state
 
     st = sync_state(repo)
     pending = pending_merge(repo) if (args.conflicts or st.pending) else None
@@ -126,7 +131,7 @@ def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
     return (1 if pending is not None else 0), data
 
 
-def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict]:
+def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     from amr_tui.services.sync.resolve import all_choice, pending_merge, resolve
 
     pending = pending_merge(repo)

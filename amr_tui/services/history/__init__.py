@@ -4,19 +4,29 @@
 Inside, imports go one way: :mod:`.forgotten` (the deletion log, forget and restore, on any
 ``HistorySource``) <- :mod:`.provenance` (``HistoryService``). It may import the workspace (and
 ``amr_tui.git``, ``amr_tui.core``); dreams, the session and the CLI's lint import it.
+
+Names load on first use (``amr_tui.core.lazy``, as core's faces do): importing one module of
+the package loads only it and what it imports.
 """
 
-from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact, HistorySource, forget, restore
-from amr_tui.services.history.provenance import (
-    FileVersion,
-    HistoryCursor,
-    HistoryItem,
-    HistoryPage,
-    HistoryService,
-    Timeline,
-    TimelineEvent,
-    resurrections,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from amr_tui.core.lazy import face
+
+if TYPE_CHECKING:  # the names as a type checker reads them; at run time the map below is used
+    from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact, HistorySource, forget, restore
+    from amr_tui.services.history.provenance import (
+        FileVersion,
+        HistoryCursor,
+        HistoryItem,
+        HistoryPage,
+        HistoryService,
+        Timeline,
+        TimelineEvent,
+        resurrections,
+    )
 
 __all__ = [
     "DeletionLog",
@@ -33,3 +43,11 @@ __all__ = [
     "restore",
     "resurrections",
 ]
+
+__getattr__, __dir__ = face(__name__, {
+    "forgotten": ("DeletionLog", "ForgottenFact", "HistorySource", "forget", "restore"),
+    "provenance": (
+        "FileVersion", "HistoryCursor", "HistoryItem", "HistoryPage", "HistoryService", "Timeline", "TimelineEvent",
+        "resurrections",
+    ),
+})
