@@ -3,7 +3,7 @@
 Two files per repo. The *findings* (keyed by the root and the checks asked for) answer a run
 in which nothing changed: every file has the same (mtime_ns, size), the same symlinks leave
 the root, and git's merge-driver set-up (AMR027, read afresh every run) is the same. The
-*facts* (``core.lintfacts``: each Markdown file's line-local findings, links and normalised
+*facts* (``core.lint.facts``: each Markdown file's line-local findings, links and normalised
 entries, with its stat) serve a run in which some files changed: only those (and MEMORY.md)
 are parsed, and the repo-wide checks run over the facts of the others. A file younger than the
 racy window is always parsed. See ``diskcache`` for where the files live and why loading one

@@ -130,7 +130,7 @@ def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history:
                  near_duplicates: bool = True, use_cache: bool = False,
                  skipped: list[SkippedBlob] | None = None) -> list[LintResult]:
     """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown.
-    ``use_cache``: reuse the findings of a repo that did not change (services.lintcache).
+    ``use_cache``: reuse the findings of a repo that did not change (services.batch.lintcache).
     ``skipped``, when given, gets the files the ``history`` walk did not read (over
     ``MAX_PARSE_BYTES``), each path shown as lint shows its findings' paths."""
     results: list[LintResult] = []
@@ -223,7 +223,7 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
 def _snapshot(mount: Mount, files: list[str], escaping: set[str], stats: dict[str, tuple[int, int]],
               kept: dict[str, FileFacts]) -> RepoSnapshot:
     """The repo for lint. Files whose facts were ``kept`` (by the cache) are not read again; the
-    others are parsed, on every core when there are many (services.parallel). MEMORY.md is
+    others are parsed, on every core when there are many (services.batch.parallel). MEMORY.md is
     always parsed here: the checks of the entry point read its document."""
     from amr_tui.core.lint.facts import unpack  # the rules: see the top of the module
     from amr_tui.core.lint.repo import RepoSnapshot

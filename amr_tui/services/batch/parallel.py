@@ -3,7 +3,7 @@
 ``amr lint`` or ``amr search`` on a fresh clone parses every Markdown file; that is most of the
 cost, and each file is independent of the others. ``map_files`` splits the files over forked
 worker processes: each one reads and parses its share (through the same safe ``load_document``
-as a serial run) and sends back plain data (tuples, strings and ints: ``core.lintfacts.pack``
+as a serial run) and sends back plain data (tuples, strings and ints: ``core.lint.facts.pack``
 for lint, (line, text) pairs for search). The rest (the repo-wide checks, the index) runs in
 this process, exactly as it does for files whose facts a cache kept.
 
@@ -75,7 +75,7 @@ def map_files(func: FileJob[T], root: Path, rels: list[str]) -> dict[str, T] | N
 
 
 def packed_facts(root: Path, rel: str) -> tuple[Any, ...] | None:
-    """Lint's facts of one file, packed (``core.lintfacts``); None when it cannot be read."""
+    """Lint's facts of one file, packed (``core.lint.facts``); None when it cannot be read."""
     from amr_tui.core.lint.facts import facts_of, pack  # lazy: `amr search` uses this module, not lint
 
     doc = load_document(root, rel)

@@ -3,7 +3,7 @@
 A reviewer who accepts a run's new topic file but not its Index change, or the deletion of a
 file but not the rewrite of the links to it, leaves main with broken ``[[links]]`` and files
 nothing reaches. ``accept_problems`` computes the files exactly as the accept would write them
-(``dreamwrite.plan``: the same three-way and entry-by-entry results, on main's tip now) and
+(``.write.plan``: the same three-way and entry-by-entry results, on main's tip now) and
 compares main before and after, reporting only what the accept itself would break:
 
 * a link in a file the accept changes that resolves on main today (or is new) and would name

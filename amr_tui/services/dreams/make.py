@@ -3,7 +3,7 @@
 Both create a fresh branch ``dreams/<run-id>`` at main's tip and never touch main, its work tree
 or its index:
 
-* :func:`builtin_dream` reads main's tree from git, runs ``core.dreaming`` (rename map from
+* :func:`builtin_dream` reads main's tree from git, runs ``core.dreams.clean`` (rename map from
   ``git log -M``) and writes one commit per step on the run branch (plumbing: the branch is not
   checked out, so ``commit_changes`` only moves its ref).
 * :func:`agent_dream` adds a ``git worktree`` on the run branch in a temporary folder, runs the

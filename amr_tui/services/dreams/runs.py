@@ -9,7 +9,7 @@ and UI-shaped:
   run, cached per (base, tip).
 * :meth:`~DreamService.changed_files` - the run's files from git alone (status, line counts,
   viewed marks): a handful of git calls, what the review screen shows first.
-* :meth:`~DreamService.review` - the entry-level changes of one run (``core.entrydiff``), per file
+* :meth:`~DreamService.review` - the entry-level changes of one run (``core.diff.entries``), per file
   with "viewed" marks, and which changes main already has. ``history=True`` also checks new
   entries against forgotten facts (SLOW the first time: walks the history); in stages,
   ``review(history=False)`` then :meth:`~DreamService.with_forgotten`. The entry diff of a

@@ -4,7 +4,7 @@
   main fast-forwards to the run's tip (``dreamrefs.fast_forward``; the work tree follows when
   main is checked out). Otherwise, and for **some files** or **some entry changes**, one new
   commit on main applies them (files three-way from base to tip onto main's version; entry
-  changes replayed by ``core.dreamapply``), with trailers ``Dream-Run: <id>``, one
+  changes replayed by ``core.dreams.apply``), with trailers ``Dream-Run: <id>``, one
   ``Dream-Commit: <oid>`` per run commit and one ``Dream-Accepted: all|file <path>|entry <id>``
   per accepted item. The commit is built on the main tip it read and retried if an agent
   committed meanwhile: no agent commit is ever dropped.

@@ -83,7 +83,7 @@ class FileVersion:
     parent: str | None
     old: bytes | None
     new: bytes | None
-    rows: list[Row]  # side by side, entries aligned (core.entryalign)
+    rows: list[Row]  # side by side, entries aligned (core.diff.align)
     patch: str  # the unified diff, for a plain view
 
 

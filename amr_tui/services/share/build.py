@@ -13,7 +13,7 @@ preview exactly what an agent would load, then build the session folder.
   path, its commit messages written from the shared changes (``keep_messages``: the original
   message of a commit that touched only shared files is kept). Every shared repo is
   read-only unless the owner granted write; the grant is recorded on the owner's side (see
-  :mod:`amr_tui.services.share_route`) and in ``DIR/.amr-share.json`` for the app.
+  :mod:`amr_tui.services.share.route`) and in ``DIR/.amr-share.json`` for the app.
 
 Everything is computed from the committed state (HEAD); uncommitted changes are not shared.
 """

@@ -3,7 +3,7 @@ lacks (lint code AMR027).
 
 git reads ``merge=NAME`` from ``.gitattributes`` (which is committed and travels with clones) but
 ``merge.NAME.driver`` from config (which is never cloned). A clone without the config silently
-falls back to a plain text merge (field note 14), so ``amr merge-driver install`` does both, and
+falls back to git's plain text merge without a word, so ``amr merge-driver install`` does both, and
 :func:`undefined_merge_drivers` reports every ``merge=NAME`` this clone cannot honour.
 """
 

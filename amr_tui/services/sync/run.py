@@ -21,8 +21,8 @@ The loop, at most ``attempts`` rounds:
    stops.
 
 A merge conflict stops the loop with the repository unchanged and clean: nothing is half-merged,
-agents keep committing. The result carries a :class:`~amr_tui.services.sync_resolve.PendingMerge`
-with every conflicting entry (ours, base, theirs); :func:`amr_tui.services.sync_resolve.resolve`
+agents keep committing. The result carries a :class:`PendingMerge`
+with every conflicting entry (ours, base, theirs); :func:`amr_tui.services.sync.resolve.resolve`
 finishes the merge with the chosen resolutions and syncs again. Offline is a result, not an
 exception: it is recorded (``offline_since``) and the next sync tries again.
 """
