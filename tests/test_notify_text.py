@@ -79,6 +79,17 @@ async def test_severity_and_timeout_as_app_notify():
         assert toast_texts(app) == ["plain words"]
 
 
+async def test_several_lines_keep_their_breaks_and_nothing_else():
+    app = Notifier()
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        notify_text(app, ["Saved notes.md\x1b[2J", "Merged with: a\nb.md [b]x[/b]"], title="Committed")
+        (text,) = await _toasts(pilot, app)
+        assert text == "Committed\nSaved notes.md\u241b[2J\nMerged with: a\u240ab.md [b]x[/b]"
+        notify_text(app, "one\ntwo")  # one string: its line break is repo text, shown as a stand-in
+        texts = await _toasts(pilot, app, 2)
+        assert "one\u240atwo" in texts
+
+
 class _Session:
     """Just enough of a session for the share screen: one repo with a hostile name, no files."""
 
@@ -100,3 +111,4 @@ async def test_share_screen_grant_write_shows_the_repo_name_literally(tmp_path: 
         (text,) = await _toasts(pilot, app)
         assert text == "[bold]x[/]\u241b[31m: write granted for the session"
         assert toast_actions(app) == []
+

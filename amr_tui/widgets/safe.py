@@ -8,6 +8,7 @@ are made visible, and nothing is ever parsed as markup or gets a click action.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import cell_len, get_character_cell_size
@@ -69,7 +70,7 @@ def assemble(*parts: str | tuple[str, str]) -> Content:
 
 def notify_text(
     app: App[Any],
-    text: str,
+    text: str | Sequence[str],
     *,
     title: str = "",
     severity: SeverityLevel = "information",
@@ -79,10 +80,14 @@ def notify_text(
 
     The one way a screen or widget notifies: ``App.notify`` parses its message as markup by
     default, so a file name like ``[@click=app.quit]`` would become a link. Here the message
-    and title are never markup, and every control character and bidi override is shown as a
-    visible stand-in. ``timeout=None`` is the app's default, as in ``App.notify``.
+    and title are never markup, and every control character and bidi override (a line break
+    too) is shown as a visible stand-in. Several lines: pass them as a sequence; each is
+    cleaned on its own and the line breaks between them are kept. ``timeout=None`` is the
+    app's default, as in ``App.notify``.
     """
-    app.notify(make_visible(shorten(text)), title=make_visible(title), severity=severity, timeout=timeout, markup=False)
+    lines = [text] if isinstance(text, str) else text
+    message = "\n".join(make_visible(shorten(line)) for line in lines)
+    app.notify(message, title=make_visible(title), severity=severity, timeout=timeout, markup=False)
 
 
 def _one_cell(m: re.Match[str]) -> str:
