@@ -4,25 +4,40 @@ from __future__ import annotations
 
 import datetime as _dt
 import gc
+import tempfile
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.message import Message
+from textual.notifications import SeverityLevel
 
+from amr_tui.core.textsafety import make_visible
+from amr_tui.screens.main.screen import MainScreen, Place
 from amr_tui.services.config import Config, config_path, load_config
 from amr_tui.services.workspace import Mount, discover, looks_like_memory_root
+from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
     from textual.command import Provider
     from textual.screen import Screen
 
     from amr_tui.screens.finder import FinderResult
+    from amr_tui.services.history.provenance import HistoryService
+    from amr_tui.services.session.state import OpenFile, Session
+    from amr_tui.services.sync.run import SyncProgress, SyncResult
 
-# Screens, providers and services are imported where first used: the first frame only needs the
-# main screen's widgets, and every module kept off that path is start-up time saved.
+# Other screens, providers and services are imported where first used: the first frame only
+# needs the main screen's widgets, and every module kept off that path is start-up time saved
+# (tests/test_startup_path.py).
+
+#: The app's actions bound on the main screen ("app.sync", ...): they wait for its session.
+_AFTER_SESSION = frozenset({"sync", "share", "file_history", "entry_timeline", "forgotten", "forget_entry",
+                            "review_dreams"})
 
 
 def _memory_provider() -> type[Provider]:
@@ -35,6 +50,36 @@ def _actions_provider() -> type[Provider]:
     from amr_tui.screens.palette import ActionsProvider
 
     return ActionsProvider
+
+
+@dataclass
+class SyncProgressed(Message):
+    """A sync running in the background has got a step further."""
+
+    text: str
+    """The step, prefixed with the repo's name."""
+
+
+@dataclass
+class Synced(Message):
+    """A sync is over (or a stopped sync was resolved)."""
+
+    repo: str
+    """The repo that was synced."""
+    result: SyncResult | None
+    """What the sync did; None when it raised (``error``)."""
+    error: Exception | None
+    """What went wrong that the sync could not report itself, or None."""
+
+
+@dataclass
+class Forgot(Message):
+    """Forgetting an entry is done."""
+
+    oid: str | None
+    """The commit that removed the entry and recorded its tombstone; None when it failed."""
+    error: Exception | None
+    """Why the entry was not forgotten, or None."""
 
 
 def styles_dir() -> Path:
@@ -71,8 +116,8 @@ class AmrApp(App[int]):
         self.config = config or Config()
         self.poll_interval = poll_interval
         self.problems = problems or []
-        self.session = None
-        self._quit_question: Screen | None = None  # the "Quit and discard…?" dialog while it is open
+        self.session: Session | None = None
+        self._quit_question: Screen[bool] | None = None  # the "Quit and discard…?" dialog while it is open
         self.gc_paused = False  # set by `amr` (cli/app_cmd.py) when it paused the collector for start-up
 
     def first_frame_painted(self) -> None:
@@ -88,10 +133,11 @@ class AmrApp(App[int]):
         if self.config.keys:
             self.set_keymap(self.config.keys)
         for problem in self.problems:
-            self.notify(problem, severity="warning", markup=False, timeout=8)
+            notify_text(self, problem, severity="warning", timeout=8)
         if self.mounts:
             self.start_session(self.mounts)
         else:
+            # Imported here: the welcome screen is for when nothing is mounted.
             from amr_tui.screens.welcome import WelcomeScreen
 
             self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
@@ -99,17 +145,16 @@ class AmrApp(App[int]):
 
     def start_session(self, mounts: list[Mount]) -> None:
         """Show the main screen now; it builds the session (git, index) in its load worker."""
-        from amr_tui.screens.main.screen import MainScreen
-
         self.session = None
         self.push_screen(MainScreen(mounts, self.poll_interval))
 
-    def session_ready(self, session: object) -> None:
+    def session_ready(self, session: Session | None) -> None:
         """Called by the main screen once its session exists (before indexing is finished)."""
         self.session = session
 
     def _welcome_done(self, choice: str | None) -> None:
         if choice == "init":
+            # Imported here (as the dialogs, the demo and init below): only the welcome screen needs them.
             from amr_tui.screens.dialogs import PromptScreen
 
             self.push_screen(PromptScreen("Create a memory repo at", value=str(Path("~/agent-memory").expanduser()),
@@ -119,8 +164,6 @@ class AmrApp(App[int]):
         if choice != "demo":
             self.exit(0)
             return
-        import tempfile
-
         from amr_tui.services.demo import build_demo
 
         dest = Path(tempfile.mkdtemp(prefix="amr-demo-"))
@@ -128,8 +171,8 @@ class AmrApp(App[int]):
         self.start_session(discover(repos))
 
     def _init_done(self, value: str | None) -> None:
-        from amr_tui.services.init import InitError, init_memory_repo
         from amr_tui.screens.welcome import WelcomeScreen
+        from amr_tui.services.init import InitError, init_memory_repo
 
         if not value:
             self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
@@ -137,12 +180,13 @@ class AmrApp(App[int]):
         try:
             root = init_memory_repo(Path(value).expanduser())
         except InitError as exc:
-            self.notify(str(exc), title="Not created", severity="error", markup=False, timeout=10)
+            notify_text(self, str(exc), title="Not created", severity="error", timeout=10)
             self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
             return
         self.start_session(discover([root.path]))
 
     def action_help(self) -> None:
+        # Imported here: the help screen is not needed for the first frame.
         from amr_tui.screens.help import HelpScreen, collect_bindings
 
         if isinstance(self.screen, HelpScreen):
@@ -166,7 +210,7 @@ class AmrApp(App[int]):
         if not edits:
             self.exit(0)
             return
-        from amr_tui.core.textsafety import make_visible
+        # Imported here: the dialogs are not needed for the first frame.
         from amr_tui.screens.dialogs import ConfirmScreen
 
         if self._quit_question is not None and self._quit_question in self.screen_stack:
@@ -193,11 +237,231 @@ class AmrApp(App[int]):
         self.request_quit()
 
     def open_result(self, result: FinderResult) -> None:
-        from amr_tui.screens.main.screen import MainScreen, Place
-
         screen = self.screen
         if isinstance(screen, MainScreen):
             screen.leave_file(lambda: screen.open_place(Place(result.repo, result.path, result.line)))
+
+    # ------------------------------------------------- sync, history, dreams
+    # The app's actions, bound to keys on the main screen: each acts on the repo of the file the
+    # main screen shows, pushes its own screen, and tells the main screen to read what changed.
+    def _main(self) -> MainScreen | None:
+        return next((s for s in reversed(self.screen_stack) if isinstance(s, MainScreen)), None)
+
+    def _main_session(self) -> tuple[MainScreen, Session] | None:
+        main = self._main()
+        if main is None or main.session is None:
+            return None
+        return main, main.session
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _AFTER_SESSION and self._main_session() is None:
+            return None  # shown, greyed out, until the main screen's session exists
+        return True
+
+    def _repo_shown(self, main: MainScreen, session: Session) -> str | None:
+        """The repo of the file the main screen shows, else the first one mounted."""
+        current = main.current
+        return current.repo if current else (session.names[0] if session.names else None)
+
+    def _after_change(self, changed: bool | None) -> None:
+        """A pushed screen is done: when it changed the repo, the main screen reads it again."""
+        main = self._main()
+        if changed and main is not None:
+            main.action_reload()
+            main.refresh_tree()
+
+    def action_sync(self) -> None:
+        found = self._main_session()
+        if found is None:
+            return
+        main, session = found
+        repo = self._repo_shown(main, session)
+        if repo is None or session.git(repo) is None:
+            notify_text(self, "Sync needs a git repo.", severity="warning")
+            return
+        if session.mount(repo).read_only:
+            notify_text(self, f"{repo} is read-only: no sync.", severity="error")
+            return
+        main.set_status(make_visible(f"Syncing {repo}…"))
+        self._sync_worker(session, repo)
+
+    @work(thread=True, exclusive=True, group="sync")
+    def _sync_worker(self, session: Session, repo: str) -> None:
+        # Imported in the worker: sync brings git.
+        from amr_tui.services.sync.run import sync
+
+        root = session.mount(repo).root
+
+        def progress(step: SyncProgress) -> None:
+            self.post_message(SyncProgressed(f"{repo}: {step.message}"))
+
+        try:
+            result = sync(root, progress=progress)
+        except Exception as exc:  # sync reports its own failures; this is for the unexpected
+            self.post_message(Synced(repo, None, exc))
+            return
+        self.post_message(Synced(repo, result, None))
+
+    def on_sync_progressed(self, message: SyncProgressed) -> None:
+        main = self._main()
+        if main is not None:
+            main.set_status(make_visible(message.text))
+
+    def on_synced(self, message: Synced) -> None:
+        result = message.result
+        if message.error is not None or result is None:
+            notify_text(self, str(message.error), title="Sync failed", severity="error")
+            return
+        found = self._main_session()
+        if found is not None:
+            found[0].set_status(make_visible(f"{message.repo}: {result.message}"))
+        severity: SeverityLevel = "information" if result.ok else "warning" if result.status in ("offline", "conflict") else "error"
+        notify_text(self, result.message, title=f"Sync: {result.status}", severity=severity)
+        for path, fact in result.resurrected:
+            notify_text(self, f"{path}: brings back a deleted fact: {fact}", title="Resurrected fact",
+                        severity="warning", timeout=10)
+        if found is not None:
+            main, session = found
+            session.poll()
+            session.refresh_info(message.repo)  # ahead/behind and last sync changed
+            main.refresh_tree()
+            main.action_reload()
+        if result.pending is not None:
+            # Imported here: the sync conflict view is needed only when a sync stops on a conflict.
+            from amr_tui.screens.sync_conflict import SyncConflictScreen
+
+            repo = message.repo
+
+            def resolved(res: object) -> None:
+                self._after_resolve(repo, res)
+
+            self.push_screen(SyncConflictScreen(result.pending, repo), resolved)
+
+    def _after_resolve(self, repo: str, result: object) -> None:
+        if result is None:
+            notify_text(self, "Conflicts left for later: the repo is unchanged; sync again to resolve.",
+                        severity="warning")
+            return
+        self.post_message(Synced(repo, result, None))  # type: ignore[arg-type]
+
+    def action_share(self) -> None:
+        found = self._main_session()
+        if found is None:
+            return
+        # Imported here: the share screen is not needed for the first frame.
+        from amr_tui.screens.share import ShareScreen
+
+        self.push_screen(ShareScreen(found[1], tempfile.mkdtemp(prefix="amr-share-")))
+
+    def _history_service(self) -> tuple[OpenFile, HistoryService] | None:
+        """The file the main screen shows and its repo's history, or None (and says why)."""
+        found = self._main_session()
+        if found is None:
+            return None
+        main, session = found
+        of = main.current
+        if of is None:
+            return None
+        if session.git(of.repo) is None:
+            notify_text(self, "History needs a git repo.", severity="warning")
+            return None
+        try:
+            return of, session.history(of.repo)
+        except Exception as exc:  # a repo git refuses: say so
+            notify_text(self, str(exc), title="History", severity="error")
+            return None
+
+    def action_file_history(self) -> None:
+        found = self._history_service()
+        if found is None:
+            return
+        of, service = found
+        # Imported here (as the other history screens below): not needed for the first frame.
+        from amr_tui.screens.history import FileHistoryScreen
+
+        self.push_screen(FileHistoryScreen(service, of.repo, of.path))
+
+    def action_entry_timeline(self) -> None:
+        found, main = self._history_service(), self._main()
+        if found is None or main is None or found[0].doc is None:
+            return
+        of, service = found
+        assert of.doc is not None
+        entry = of.doc.entry_at(main.view.cursor_line)
+        if entry is None:
+            notify_text(self, "Put the cursor on an entry to see its history.", severity="warning")
+            return
+        from amr_tui.screens.history import TimelineScreen
+
+        self.push_screen(TimelineScreen(service, of.repo, of.path, entry.line, entry.text))
+
+    def action_forgotten(self) -> None:
+        found, main = self._history_service(), self._main_session()
+        if found is None or main is None:
+            return
+        of, service = found
+        from amr_tui.screens.forgotten import ForgottenScreen
+
+        self.push_screen(ForgottenScreen(service, of.repo, main[1].mount(of.repo).read_only), self._after_change)
+
+    def action_forget_entry(self) -> None:
+        main = self._main()
+        if main is None:
+            return
+        writable = main.edits().writable_entry()
+        if writable is None:
+            return
+        of, entry = writable
+        found = self._history_service()
+        if found is None:
+            return
+        service = found[1]
+        from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
+
+        def with_mode(mode: str | None) -> None:
+            if mode is None:
+                return
+
+            def with_reason(reason: str | None) -> None:
+                if reason is None:
+                    return
+                self._forget(service, of.path, entry.line, reason.strip() or None, mode == "redact")
+
+            self.push_screen(PromptScreen("Why forget it? (optional)", placeholder="e.g. the user asked; out of date"),
+                             with_reason)
+
+        self.push_screen(ChoiceScreen(f"Forget: {entry.text[:70]}", [
+            ("keep", "Forget it and record a tombstone (agents will not bring it back)"),
+            ("redact", "Forget and redact: the tombstone keeps only a digest of the text"),
+        ]), with_mode)
+
+    @work(thread=True, group="forget")
+    def _forget(self, service: HistoryService, path: str, line: int, reason: str | None, redact: bool) -> None:
+        try:
+            self.post_message(Forgot(service.forget(path, line, reason=reason, redact=redact), None))
+        except Exception as exc:
+            self.post_message(Forgot(None, exc))
+
+    def on_forgot(self, message: Forgot) -> None:
+        if message.error is not None or message.oid is None:
+            notify_text(self, str(message.error), title="Not forgotten", severity="error")
+            return
+        notify_text(self, f"Forgotten, with a tombstone ({message.oid[:8]}).", title="Committed")
+        self._after_change(True)
+
+    def action_review_dreams(self) -> None:
+        found = self._main_session()
+        if found is None:
+            return
+        session = found[1]
+        repos = [r for r in session.names if session.git(r) is not None]
+        if not repos:
+            notify_text(self, "No git repo mounted.", severity="warning")
+            return
+        # Imported here: the dream review is not needed for the first frame.
+        from amr_tui.screens.review.screen import DreamListScreen
+
+        self.push_screen(DreamListScreen(session, repos), self._after_change)
 
 
 def make_app(paths: list[Path] | None = None, *, read_only: set[str] | None = None, config: Config | None = None,

@@ -1,202 +1,184 @@
-"""Editing actions of the main screen. Every save runs in a thread worker and is one commit."""
+"""The main screen's edit actions: entries, whole files, $EDITOR, new/rename/delete file, and
+what a save that is not made asks next (a git identity, a conflict view).
+
+``EditActions`` is a controller, not a widget: it acts on the screen through ``EditingHost``
+(what it needs of it) and hands every save to the screen's ``run_save``, one commit each.
+The main screen loads this module at its first edit (it imports git, the parser and the
+dialogs, which the first frame does without).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Protocol
 
-from textual import work
-from textual.message import Message
+from textual.app import App, SuspendNotSupported
+from textual.widgets import Input
 
+from amr_tui.core.format.edit import entry_span, new_entry_line, set_metadata, today_iso
+from amr_tui.core.merge.resolution import ConflictChoice
+from amr_tui.core.model import Entry, Severity
+from amr_tui.core.textsafety import find_controls, make_visible
+from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
+from amr_tui.screens.conflict import ConflictScreen
+from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen, TextPromptScreen
+from amr_tui.screens.file_editor import FileEditScreen
+from amr_tui.screens.main.external import edit_unread
+from amr_tui.screens.main.place import Place
+from amr_tui.screens.main.saving import Conflict, SaveFailed, SaveJob
+from amr_tui.screens.secret_check import ask_before_saving_secrets
+from amr_tui.services import writegate
+from amr_tui.services.session import editing
+from amr_tui.services.session.external import put_back, run_editor
+from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.workspace import is_markdown
-from amr_tui.core.model import Severity
-from amr_tui.core.textsafety import make_visible
+from amr_tui.services.writegate import EditRefused, Saved
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
+from amr_tui.widgets.entry_view import EntryView
+from amr_tui.widgets.safe import notify_text
 
-if TYPE_CHECKING:
-    from amr_tui.services.session.editing import Saved
-    from amr_tui.services.session.state import OpenFile
-
-# git, the editing service and the dialogs are imported in the methods that use them, so the
-# main screen's first frame does not wait for them (see main.py).
+#: An entry edit left unsaved when its file was left: (where it was being written, the text typed).
+Drafts = dict[tuple[str, str], tuple[EditTarget, str]]
 
 
-class SaveDone(Message):
-    def __init__(self, saved: Saved, extra: str = "") -> None:
-        self.saved, self.extra = saved, extra
-        super().__init__()
+class EditingHost(Protocol):
+    """What the edit actions need of the screen they act on (the main screen)."""
+
+    @property
+    def app(self) -> App[Any]: ...
+
+    @property
+    def session(self) -> Session | None: ...
+
+    @property
+    def current(self) -> OpenFile | None: ...
+
+    @property
+    def view(self) -> EntryView: ...
+
+    @property
+    def editor(self) -> EntryEditor: ...
+
+    @property
+    def drafts(self) -> Drafts: ...
+
+    foreign_repo: str | None
+
+    def set_status(self, text: str) -> None: ...
+
+    def refresh_tree(self) -> None: ...
+
+    def open_place(self, place: Place, *, keep_cursor: bool = False, record: bool = True) -> None: ...
+
+    def action_reload(self) -> None: ...
+
+    def entry_edit_pending(self) -> bool: ...
+
+    def run_save(self, job: SaveJob, of: OpenFile | None = None, back: Callable[[], None] | None = None) -> None: ...
+
+    def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
 
 
-class SaveFailed(Message):
-    def __init__(self, error: Exception, retry: Callable[[], None] | None, of: OpenFile | None, new_bytes: bytes | None,
-                 back: Callable[[], None] | None = None) -> None:
-        self.error, self.retry, self.of, self.new_bytes, self.back = error, retry, of, new_bytes, back
-        super().__init__()
+def last_of(saves: Sequence[Saved]) -> Saved:
+    """One save of several files (a move): the last one (the source file, where the cursor
+    stays), naming the foreign changes left out in any of them."""
+    result = saves[-1]
+    foreign = tuple(p for r in saves for p in r.foreign)
+    if foreign and not result.foreign:
+        result = replace(result, foreign=foreign)
+    return result
 
 
-class EditingMixin:
-    """Mixed into MainScreen; uses self.session, self.current, self.view, self.editor."""
+class EditActions:
+    """The edit actions of ``host``; each save goes through ``host.run_save``."""
+
+    def __init__(self, host: EditingHost) -> None:
+        self.host = host
+
+    @property
+    def app(self) -> App[Any]:
+        return self.host.app
+
+    @property
+    def session(self) -> Session:
+        session = self.host.session
+        assert session is not None, "edit actions wait for the session (MainScreen.check_action)"
+        return session
 
     # ------------------------------------------------------------ helpers
-    def _writable(self) -> OpenFile | None:
-        if self._entry_edit_pending():
+    def writable(self) -> OpenFile | None:
+        """The open file when it can be written, else None (and says why)."""
+        if self.host.entry_edit_pending():
             return None
-        of = self.current
+        of = self.host.current
         if of is None or of.doc is None:  # not loaded: say why (too large, missing, ...) when known
-            self.app.notify(make_visible(of.message) if of is not None and of.message else "Open a Markdown memory file first.",
-                            severity="warning", markup=False, timeout=8)
+            notify_text(self.app, of.message if of is not None and of.message else "Open a Markdown memory file first.",
+                        severity="warning", timeout=8)
             return None
         if of.read_only:
-            self.app.notify(make_visible(f"Read-only: {of.read_only}. Nothing was changed."), severity="error", markup=False)
+            notify_text(self.app, f"Read-only: {of.read_only}. Nothing was changed.", severity="error")
             return None
         return of
 
-    def _unsaved_entry_value(self) -> str | None:
-        """The entry editor's text when it is open and differs from what it started with."""
-        editor = self.editor
-        if not editor.display or editor.target is None:
-            return None
-        value = editor.query_one("Input").value
-        return value if value != editor.target.original else None
-
-    def _entry_edit_pending(self) -> bool:
-        """True (and says so) when an entry edit is unsaved: another write would close the editor."""
-        if self._unsaved_entry_value() is None:
-            return False
-        self.app.notify("Finish the entry you are editing first: enter saves it, esc discards it.", severity="warning")
-        self.editor.query_one("Input").focus()
-        return True
-
-    def unsaved_edits(self) -> list[str]:
-        """The entry being edited (when changed) and every kept draft: what quitting would lose."""
-        try:
-            value = self._unsaved_entry_value()
-        except Exception:  # not composed (yet, or any more): nothing typed
-            return []
-        edits = []
-        target = self.editor.target
-        if value is not None and target is not None:
-            what = f"line {target.line}: the entry you are editing" if target.mode == "edit" else "the new entry you are writing"
-            edits.append(f"{target.repo}/{target.path}, {what}")
-        for (repo, path), (kept, _value) in self.drafts.items():
-            line = f", line {kept.line}" if getattr(kept, "mode", "") == "edit" else ""
-            edits.append(f"{repo}/{path}{line}: a draft kept when you left the file")
-        return edits
-
-    def _writable_entry(self):
+    def writable_entry(self) -> tuple[OpenFile, Entry] | None:
         """(open file, entry under the cursor) when both can be written, else None (and says why)."""
-        of = self._writable()
+        of = self.writable()
         if of is None or of.doc is None:
             return None
-        entry = of.doc.entry_at(self.view.cursor_line)
+        entry = of.doc.entry_at(self.host.view.cursor_line)
         if entry is None:
-            self.app.notify("The cursor is not on an entry.", severity="warning")
+            notify_text(self.app, "The cursor is not on an entry.", severity="warning")
             return None
         return of, entry
 
-    def _run_save(self, job: Callable[[], Saved | tuple], of: OpenFile | None = None, new_bytes: bytes | None = None,
-                  back: Callable[[], None] | None = None) -> None:
-        """Run ``job`` (a save) in a thread. ``of``: the version it is based on (a conflict shows
-        the conflict view); ``back``: gives the user's text back in its editor when the save is
-        not made and that editor is gone (the whole-file editor), so nothing typed is dropped."""
-        if getattr(self, "_saving", False):
-            # A save pressed twice runs once: the first one is still being committed.
-            self.app.notify("Still saving the last change…", severity="warning", timeout=2)
-            if back is not None:
-                back()
-            return
-        self._saving = True
-        self.set_status("Saving…")
-        self._save_worker(job, of, new_bytes, back)
-
-    @work(thread=True, group="save")
-    def _save_worker(self, job, of, new_bytes, back) -> None:
-        from amr_tui.services.session.editing import Saved
-
-        try:
-            result = job()
-        except Exception as exc:  # every failure becomes a notification, never a crash
-            self.post_message(SaveFailed(exc, lambda: self._run_save(job, of, new_bytes, back), of, new_bytes, back))
-            return
-        if isinstance(result, tuple):
-            saves = [r for r in result if isinstance(r, Saved)]
-            result = saves[-1]  # move: stay in the source file
-            foreign = tuple(p for r in saves for p in r.foreign)
-            if foreign and not result.foreign:
-                from dataclasses import replace
-
-                result = replace(result, foreign=foreign)
-        self.post_message(SaveDone(result))
-
-    def on_save_done(self, message: SaveDone) -> None:
-        self._saving = False
-        saved = message.saved
-        self.editor.close()
-        self.view.editing = False
-        self.set_status(make_visible(saved.message) + (f"  ({saved.head[:8]})" if saved.head else ""))
-        title = "Committed" if saved.committed and saved.head else ("Saved" if not saved.head else "Nothing to commit")
-        note = make_visible(saved.message)
-        if saved.merged:
-            note += "\nMerged with a change committed meanwhile: " + make_visible(", ".join(saved.merged))
-        self.app.notify(note, title=title, markup=False, timeout=4)
-        if saved.foreign:
-            self.foreign_repo = saved.repo
-            self.app.notify(
-                make_visible(", ".join(saved.foreign)) + " also holds uncommitted changes that were not made in amr. "
-                "They were left out of this commit and are still in the file. Press U to commit them as a "
-                "commit of their own.", title="Others' uncommitted changes kept", severity="warning",
-                markup=False, timeout=10)
-        self.refresh_tree()
-        from amr_tui.screens.main.screen import Place
-
-        self.open_place(Place(saved.repo, saved.path, saved.line), record=False)
-
-    def on_save_failed(self, message: SaveFailed) -> None:
-        from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
-        from amr_tui.screens.conflict import ConflictScreen
-
-        self._saving = False
-        err = message.error
-        self.last_save_error = err
-        self.set_status(make_visible(f"Not saved: {err}"))
-        back = message.back
+    # ------------------------------------------------------ failed saves
+    def save_failed(self, message: SaveFailed) -> None:
+        """Ask for what the save needs (a git identity), or say why it was not made."""
+        err, back = message.error, message.back
         if isinstance(err, NoIdentityError):
-            self._ask_identity(message.retry, self._repo_at(err.where), back)
-        elif isinstance(err, ConflictError) and message.of is not None:
-            repo = message.of.repo
-            self.app.push_screen(ConflictScreen(err.path, err.ours, err.base, err.theirs, err.merged, repo=repo),
-                                 lambda choice: self._resolve_conflict(repo, err, choice, back))
+            job, of = message.job, message.of
+            self.ask_identity(lambda: self.host.run_save(job, of, back), self.repo_at(err.where), back)
         elif isinstance(err, DirtyFileError):
-            self.app.notify(make_visible(f"{err} Your text is still in the editor."),
-                            title="Someone else's uncommitted change", severity="error", markup=False, timeout=10)
+            notify_text(self.app, f"{err} Your text is still in the editor.",
+                        title="Someone else's uncommitted change", severity="error", timeout=10)
             if back is not None:
                 back()
         else:
-            self.app.notify(make_visible(str(err)), title="Not saved", severity="error", markup=False, timeout=8)
+            notify_text(self.app, str(err), title="Not saved", severity="error", timeout=8)
             if back is not None:
                 back()
 
-    def _repo_at(self, where: str) -> str | None:
-        """The mounted repo whose root is ``where`` (a NoIdentityError names the repo it needs)."""
-        from pathlib import Path
+    def conflict(self, message: Conflict) -> None:
+        """Show both sides; the choice made there is saved as a change of the committed version."""
+        err, back, repo = message.error, message.back, message.of.repo
 
+        def chosen(choice: ConflictChoice | None) -> None:
+            self.resolve_conflict(repo, err, choice, back)
+
+        self.app.push_screen(ConflictScreen(err.path, err.ours, err.base, err.theirs, err.merged, repo=repo), chosen)
+
+    def repo_at(self, where: str) -> str | None:
+        """The mounted repo whose root is ``where`` (a NoIdentityError names the repo it needs)."""
         for name in self.session.names:
             try:
                 if Path(self.session.mount(name).root).resolve() == Path(where).resolve():
                     return name
             except OSError:
                 continue
-        return self.current.repo if self.current else None
+        current = self.host.current
+        return current.repo if current else None
 
-    def _ask_identity(self, retry, repo: str | None = None, back: Callable[[], None] | None = None) -> None:
-        from amr_tui.screens.dialogs import PromptScreen
-
-        target = repo or (self.current.repo if self.current else None)
+    def ask_identity(self, retry: Callable[[], None] | None, repo: str | None = None,
+                     back: Callable[[], None] | None = None) -> None:
+        current = self.host.current
+        target = repo or (current.repo if current else None)
 
         def got(value: str | None) -> None:
             if not value or target is None or "<" not in value:
                 if value:
-                    self.app.notify("Write it as: Name <email>", severity="warning")
+                    notify_text(self.app, "Write it as: Name <email>", severity="warning")
                 if back is not None:
                     back()
                 return
@@ -204,7 +186,7 @@ class EditingMixin:
             git = self.session.git(target)
             if git is not None:
                 git.set_local_identity(name.strip(), email.strip(" >"))
-                self.app.notify(make_visible(f"Identity set for {target} only."), markup=False)
+                notify_text(self.app, f"Identity set for {target} only.")
                 if retry:
                     retry()
 
@@ -212,38 +194,37 @@ class EditingMixin:
                                           placeholder="Your Name <you@example.com>",
                                           help_text="Saved in this repo's own config (never your global config)."), got)
 
-    def _resolve_conflict(self, repo: str, err, choice, back: Callable[[], None] | None = None) -> None:
-        from amr_tui.services.session import editing
-        from amr_tui.services.session.state import OpenFile
-
+    def resolve_conflict(self, repo: str, err: ConflictError, choice: ConflictChoice | None,
+                         back: Callable[[], None] | None = None) -> None:
         if choice is None:
-            self.app.notify("Conflict left unresolved; nothing was saved."
-                            + (" Your text is back in the editor." if back is not None else ""), severity="warning")
+            notify_text(self.app, "Conflict left unresolved; nothing was saved."
+                        + (" Your text is back in the editor." if back is not None else ""), severity="warning")
             if back is not None:
                 back()
             return
         # Based on the committed version the conflict showed ("theirs"): the gate merges in what
         # was committed since, and a new conflict shows this view again.
         shown = OpenFile(repo, err.path, err.theirs, None, err.head)
-        self._run_save(lambda: editing.resolve_conflict(self.session, repo, err, choice), shown, back=back)
+        session = self.session
+        self.host.run_save(lambda: editing.resolve_conflict(session, repo, err, choice), shown, back=back)
 
-    def action_commit_foreign(self) -> None:
+    def commit_foreign(self) -> None:
         """Commit the uncommitted changes others left in the repo's files, as their own commit."""
-        from amr_tui.screens.dialogs import ConfirmScreen
-        from amr_tui.services import writegate
-
-        repo = self.current.repo if self.current else getattr(self, "foreign_repo", None)
+        current = self.host.current
+        repo = current.repo if current else self.host.foreign_repo
         if repo is None:
             return
-        paths = writegate.foreign_changes(self.session, repo)
+        session = self.session
+        paths = writegate.foreign_changes(session, repo)
         if not paths:
-            self.app.notify(make_visible(f"{repo} has no uncommitted changes."), markup=False)
+            notify_text(self.app, f"{repo} has no uncommitted changes.")
             return
-        listing = "\n".join(make_visible(f"  {p}") for p in paths[:10]) + (f"\n  … and {len(paths) - 10} more" if len(paths) > 10 else "")
+        listing = "\n".join(make_visible(f"  {p}") for p in paths[:10]) + (
+            f"\n  … and {len(paths) - 10} more" if len(paths) > 10 else "")
 
         def go(yes: bool | None) -> None:
             if yes:
-                self._run_save(lambda: writegate.commit_foreign(self.session, repo, paths))
+                self.host.run_save(lambda: writegate.commit_foreign(session, repo, paths))
 
         self.app.push_screen(ConfirmScreen(
             "Commit others' uncommitted changes?",
@@ -252,11 +233,11 @@ class EditingMixin:
             "not made in amr.", "Commit them", "Cancel"), go)
 
     # ------------------------------------------------------- entry edits
-    def action_edit_entry(self) -> None:
-        of = self._writable()
+    def edit_entry(self) -> None:
+        of = self.writable()
         if of is None or of.doc is None:
             return
-        line = self.view.cursor_line
+        line = self.host.view.cursor_line
         if not 1 <= line <= len(of.doc.lines):
             return
         text = of.doc.lines[line - 1].text
@@ -267,157 +248,135 @@ class EditingMixin:
                 prefix += " "
         else:
             prefix, value = "", text
-        self._start_edit(EditTarget(of.repo, of.path, line, "edit", prefix, value, of), f"Editing line {line} of {of.repo}/{of.path}")
+        self.start_edit(EditTarget(of.repo, of.path, line, "edit", prefix, value, of),
+                        f"Editing line {line} of {of.repo}/{of.path}")
 
-    def action_new_entry(self, where: str) -> None:
-        of = self._writable()
+    def new_entry(self, where: str) -> None:
+        of = self.writable()
         if of is None or of.doc is None:
             return
-        line = self.view.cursor_line if of.doc.lines else 0
+        line = self.host.view.cursor_line if of.doc.lines else 0
         entry = of.doc.entry_at(line)
         prefix = (entry.indent + (entry.marker or "-") + " ") if entry else "- "
         after = line if where == "below" else max(0, line - 1)
         if entry is not None and where == "below":
-            from amr_tui.core.format.edit import entry_span
-
             after = entry_span(of.doc, entry)[1]
-        self._start_edit(EditTarget(of.repo, of.path, after, where, prefix, "", of),
-                         f"New entry {'below' if where == 'below' else 'above'} line {line} in {of.repo}/{of.path}")
+        self.start_edit(EditTarget(of.repo, of.path, after, where, prefix, "", of),
+                        f"New entry {'below' if where == 'below' else 'above'} line {line} in {of.repo}/{of.path}")
 
-    def _start_edit(self, target: EditTarget, where: str) -> None:
-        draft = self.drafts.pop((target.repo, target.path), None)
+    def start_edit(self, target: EditTarget, where: str) -> None:
+        editor = self.host.editor
+        draft = self.host.drafts.pop((target.repo, target.path), None)
         if draft is not None:
             old_target, value = draft
             target, where = old_target, where + " (restored draft)"
-            self.editor.start(EditTarget(target.repo, target.path, target.line, target.mode, target.prefix, target.original,
-                                         target.base), where)
-            self.editor.query_one("Input").value = value
+            editor.start(EditTarget(target.repo, target.path, target.line, target.mode, target.prefix, target.original,
+                                    target.base), where)
+            editor.query_one(Input).value = value
         else:
-            self.editor.start(target, where)
-        self.view.editing = target.mode == "edit"
+            editor.start(target, where)
+        self.host.view.editing = target.mode == "edit"
 
-    def on_entry_editor_submitted(self, message: EntryEditor.Submitted) -> None:
-        from amr_tui.screens.dialogs import ConfirmScreen
-
+    def submitted(self, message: EntryEditor.Submitted) -> None:
         target, line_text = message.target, message.line_text
         errors = [d for d in message.diagnostics if d.severity is Severity.ERROR]
         if target.mode != "edit" and not line_text[len(target.prefix):].strip():
-            self.app.notify("Empty entry: nothing to save.", severity="warning")
+            notify_text(self.app, "Empty entry: nothing to save.", severity="warning")
             return
         if errors:
             def confirmed(yes: bool | None) -> None:
                 if yes:
-                    self._save_entry(target, line_text)
+                    self.save_entry(target, line_text)
 
             lines = "\n".join(make_visible(f"{d.code} {d.message}") for d in errors[:5])
-            self.app.push_screen(ConfirmScreen("This entry breaks the format", f"{lines}\n\nSave it anyway?", "Save anyway", "Keep editing"), confirmed)
+            self.app.push_screen(ConfirmScreen("This entry breaks the format", f"{lines}\n\nSave it anyway?",
+                                               "Save anyway", "Keep editing"), confirmed)
             return
-        self._save_entry(target, line_text)
+        self.save_entry(target, line_text)
 
-    def _save_entry(self, target: EditTarget, line_text: str) -> None:
-        from amr_tui.services.session import editing
-
+    def save_entry(self, target: EditTarget, line_text: str) -> None:
         # The save is based on the version the edit started from, never on what a live refresh
         # put on screen since: the gate merges it onto whatever was committed meanwhile.
-        of = target.base
-        if of is None or getattr(of, "doc", None) is None:
-            of = self.session.open(target.repo, target.path)
         session = self.session
+        base = target.base
+        of = base if isinstance(base, OpenFile) and base.doc is not None else session.open(target.repo, target.path)
+        job: SaveJob
         if target.mode == "edit":
-            job = lambda: editing.replace_entry_line(session, of, target.line, line_text)  # noqa: E731
+            def job() -> Saved:
+                return editing.replace_entry_line(session, of, target.line, line_text)
         else:
-            job = lambda: editing.insert_entry(session, of, target.line, line_text)  # noqa: E731
-        self._run_save(job, of)
+            def job() -> Saved:
+                return editing.insert_entry(session, of, target.line, line_text)
+        self.host.run_save(job, of)
 
-    def on_entry_editor_cancelled(self, message: EntryEditor.Cancelled) -> None:
-        from amr_tui.screens.dialogs import ConfirmScreen
+    def cancelled(self, message: EntryEditor.Cancelled) -> None:
+        host = self.host
 
         def drop(yes: bool | None) -> None:
             if yes:
-                self.editor.close()
-                self.view.editing = False
-                self.view.focus()
+                host.editor.close()
+                host.view.editing = False
+                host.view.focus()
 
         if message.changed:
-            self.app.push_screen(ConfirmScreen("Discard this edit?", "Your changes to this entry are not saved.", "Discard", "Keep editing"), drop)
+            self.app.push_screen(ConfirmScreen("Discard this edit?", "Your changes to this entry are not saved.",
+                                               "Discard", "Keep editing"), drop)
         else:
             drop(True)
 
-    def leave_file(self, then: Callable[[], None]) -> None:
-        """Navigate away; an unsaved entry edit is kept as a draft and comes back with the file."""
-        editor = self.editor
-        if editor.display and editor.target is not None:
-            value = editor.query_one("Input").value
-            if value != editor.target.original:
-                self.drafts[(editor.target.repo, editor.target.path)] = (editor.target, value)
-                self.app.notify(make_visible(f"Unsaved edit of {editor.target.repo}/{editor.target.path} kept as a draft; "
-                                             "press e in that file to resume. Quitting asks first."),
-                                markup=False, timeout=5)
-            editor.close()
-            self.view.editing = False
-        then()
-
-    def action_delete_entry(self) -> None:
-        from amr_tui.screens.dialogs import ConfirmScreen
-        from amr_tui.services.session import editing
-
-        found = self._writable_entry()
+    def delete_entry(self) -> None:
+        found = self.writable_entry()
         if found is None:
             return
         of, entry = found
-        line = entry.line
+        line, session = entry.line, self.session
 
         def go(yes: bool | None) -> None:
             if yes:
-                self._run_save(lambda: editing.delete_entry(self.session, of, line), of)
+                self.host.run_save(lambda: editing.delete_entry(session, of, line), of)
 
-        self.app.push_screen(ConfirmScreen("Delete entry?", f"{make_visible(entry.text)}\n\nIt stays in git history.", "Delete"), go)
+        self.app.push_screen(ConfirmScreen("Delete entry?", f"{make_visible(entry.text)}\n\nIt stays in git history.",
+                                           "Delete"), go)
 
-    def action_stamp_added(self) -> None:
-        from amr_tui.core.format.edit import set_metadata, today_iso
-        from amr_tui.services.session import editing
-
-        found = self._writable_entry()
-        if found is None:
+    def stamp_added(self) -> None:
+        found = self.writable_entry()
+        if found is None or found[0].doc is None:
             return
         of, entry = found
+        assert of.doc is not None
         new = set_metadata(of.doc.lines[entry.line - 1].text, entry, "added", today_iso())
-        self._run_save(lambda: editing.replace_entry_line(self.session, of, entry.line, new), of)
+        session = self.session
+        self.host.run_save(lambda: editing.replace_entry_line(session, of, entry.line, new), of)
 
-    def action_move_entry(self) -> None:
-        from amr_tui.screens.dialogs import ChoiceScreen
-        from amr_tui.services.session import editing
-
-        found = self._writable_entry()
+    def move_entry(self) -> None:
+        found = self.writable_entry()
         if found is None:
             return
         of, entry = found
+        session = self.session
         choices = []
-        for repo in self.session.names:
-            if self.session.mount(repo).read_only:
+        for repo in session.names:
+            if session.mount(repo).read_only:
                 continue
-            for path in self.session.files(repo):
+            for path in session.files(repo):
                 if is_markdown(path) and (repo, path) != (of.repo, of.path):
                     choices.append((f"{repo}\0{path}", f"{repo} / {path}"))
 
         def chosen(value: str | None) -> None:
             if value:
                 repo, path = value.split("\0", 1)
-                self._run_save(lambda: editing.move_entry(self.session, of, entry.line, repo, path), of)
+                self.host.run_save(lambda: last_of(editing.move_entry(session, of, entry.line, repo, path)), of)
 
         self.app.push_screen(ChoiceScreen("Move entry to…", choices), chosen)
 
-    def action_capture(self) -> None:
+    def capture(self) -> None:
         """Write a new entry from anywhere; asks which repo when more than one can take it."""
-        from amr_tui.core.format.edit import new_entry_line
-        from amr_tui.screens.dialogs import ChoiceScreen, TextPromptScreen
-        from amr_tui.screens.secret_check import ask_before_saving_secrets
-
-        if self._entry_edit_pending():
+        if self.host.entry_edit_pending():
             return
-        writable = [r for r in self.session.names if not self.session.mount(r).read_only]
+        session = self.session
+        writable = [r for r in session.names if not session.mount(r).read_only]
         if not writable:
-            self.app.notify("Every mounted repo is read-only.", severity="error")
+            notify_text(self.app, "Every mounted repo is read-only.", severity="error")
             return
 
         def prompt(value: str = "") -> None:  # esc and quitting ask before dropping what was typed
@@ -432,7 +391,7 @@ class EditingMixin:
 
             def to_repo(repo: str | None) -> None:
                 if repo:  # a save that is not made gives the text back in the prompt
-                    self._run_save(lambda: self._capture_into(repo, line), back=lambda: prompt(text))
+                    self.host.run_save(lambda: self.capture_into(repo, line), back=lambda: prompt(text))
                 else:  # esc on "which memory": back to the text
                     prompt(text)
 
@@ -448,10 +407,8 @@ class EditingMixin:
 
         prompt()
 
-    def _capture_into(self, repo: str, line: str) -> Saved:
-        from amr_tui.services.session.editing import EditRefused
-        from amr_tui.services.session import editing
-
+    def capture_into(self, repo: str, line: str) -> Saved:
+        """In the save worker: the captured line goes at the top of MEMORY.md, above ## Index."""
         of = self.session.open(repo, "MEMORY.md")
         if of.doc is None:
             raise EditRefused(of.message or "MEMORY.md cannot be read")
@@ -461,12 +418,10 @@ class EditingMixin:
         return editing.insert_entry(self.session, of, max(0, after), line)
 
     # ---------------------------------------------------------- file edits
-    def action_edit_file(self) -> None:
-        of = self._writable()
+    def edit_file(self) -> None:
+        of = self.writable()
         if of is None or of.data is None:
             return
-        from amr_tui.core.textsafety import find_controls
-
         text = of.data.decode("utf-8")
         crlf = "\r\n" in text
         plain = text.replace("\r\n", "\n")
@@ -474,52 +429,45 @@ class EditingMixin:
         if bom:
             plain = plain[1:]
         if find_controls(plain.replace("\n", "")):
-            self.app.notify("This file holds control characters; edit it with $EDITOR (ctrl+e) so nothing reaches the terminal.",
-                            severity="warning", timeout=8)
+            notify_text(self.app, "This file holds control characters; edit it with $EDITOR (ctrl+e) so nothing "
+                        "reaches the terminal.", severity="warning", timeout=8)
             return
-        self._open_file_editor(of, plain, crlf, bom, None)
+        self.open_file_editor(of, plain, crlf, bom, None)
 
-    def _open_file_editor(self, of: OpenFile, plain: str, crlf: bool, bom: bool, edited: str | None) -> None:
+    def open_file_editor(self, of: OpenFile, plain: str, crlf: bool, bom: bool, edited: str | None) -> None:
         """The whole-file editor on ``plain`` (the file as read), starting from ``edited`` if given.
 
         A save that fails for a reason the user must fix first (someone else's uncommitted change,
         a refusal) hands the text back in a new editor, so it is never dropped; a conflict shows
         both versions (the conflict screen) and a missing identity retries after asking."""
-        from amr_tui.screens.file_editor import FileEditScreen
-        from amr_tui.services.session import editing
+        session = self.session
 
         def done(new_text: str | None) -> None:
             if new_text is None:
                 return
             body = new_text.replace("\n", "\r\n") if crlf else new_text
             data = (("\ufeff" if bom else "") + body).encode("utf-8")
-            self._run_save(lambda: editing.write(self.session, of, data, f"Edit {of.path}"), of, data,
-                           back=lambda: self._open_file_editor(of, plain, crlf, bom, new_text))
+            self.host.run_save(lambda: editing.write(session, of, data, f"Edit {of.path}"), of,
+                               back=lambda: self.open_file_editor(of, plain, crlf, bom, new_text))
 
         self.app.push_screen(FileEditScreen(of.path, plain, edited=edited, repo=of.repo), done)
 
-    def action_external_editor(self) -> None:
-        of = self.current
-        if of is not None and of.read_only == "too large" and not self._entry_edit_pending():
-            from amr_tui.screens.main.external import edit_unread
-
-            edit_unread(self, of)  # as the file's screen says: ctrl+e opens it (amr reads none of it)
+    def external_editor(self) -> None:
+        of = self.host.current
+        if of is not None and of.read_only == "too large" and not self.host.entry_edit_pending():
+            # as the file's screen says: ctrl+e opens it (amr reads none of it)
+            edit_unread(self.app, self.session, of, self.host.action_reload)
             return
-        of = self._writable()
+        of = self.writable()
         if of is None or of.data is None:
             return
-        self._run_external_editor(of)
+        self.run_external_editor(of)
 
-    def _run_external_editor(self, of: OpenFile) -> None:
+    def run_external_editor(self, of: OpenFile) -> None:
         """Hand the file to $EDITOR (it edits the file on disk), then commit what it left.
 
         What the editor left is never dropped in silence: not committed (a credential declined, a
         save that failed), it stays on disk and the user is told, or is put back only on request."""
-        from amr_tui.screens.secret_check import ask_before_saving_secrets
-        from textual.app import SuspendNotSupported
-
-        from amr_tui.services.session.external import run_editor
-
         root = self.session.mount(of.repo).root
         try:
             with self.app.suspend():
@@ -527,60 +475,59 @@ class EditingMixin:
         except SuspendNotSupported:  # headless (tests): nothing to hand the terminal back from
             data, error = run_editor(root, of.path)
         if error:
-            self.app.notify(make_visible(error), severity="error", markup=False)
+            notify_text(self.app, error, severity="error")
             return
         if data is None:
-            self.app.notify(make_visible(f"{of.repo}/{of.path} cannot be read after $EDITOR (gone, or too large): "
-                                         "nothing was committed."), severity="warning", markup=False, timeout=8)
+            notify_text(self.app, f"{of.repo}/{of.path} cannot be read after $EDITOR (gone, or too large): "
+                        "nothing was committed.", severity="warning", timeout=8)
             return
         if data == of.data:
             return
-        ask_before_saving_secrets(self.app, of.data.decode("utf-8", "replace"), data.decode("utf-8", "replace"),
-                                  lambda: self._commit_external(of, data), no="Do not commit",
-                                  declined=lambda: self._external_not_committed(of, data))
+        left = data
+        before = of.data.decode("utf-8", "replace") if of.data is not None else ""
+        ask_before_saving_secrets(self.app, before, left.decode("utf-8", "replace"),
+                                  lambda: self.commit_external(of, left), no="Do not commit",
+                                  declined=lambda: self.external_not_committed(of, left))
 
-    def _commit_external(self, of: OpenFile, data: bytes) -> None:
-        from amr_tui.services.session import editing
+    def commit_external(self, of: OpenFile, data: bytes) -> None:
+        session = self.session
 
-        def job():
+        def job() -> Saved:
             try:
-                return editing.write(self.session, of, data, f"Edit {of.path} in $EDITOR")
+                return editing.write(session, of, data, f"Edit {of.path} in $EDITOR")
             except Exception:
-                self.app.call_from_thread(self._external_left_on_disk, of)
+                self.app.call_from_thread(self.external_left_on_disk, of)
                 raise
 
-        self._run_save(job, of, data)
+        self.host.run_save(job, of)
 
-    def _external_left_on_disk(self, of: OpenFile) -> None:
-        self.app.notify(make_visible(f"Not committed: your $EDITOR changes stay in {of.repo}/{of.path} on disk, "
-                                     "not in git (git diff shows them). amr's saves leave them out; U commits them."),
-                        title="$EDITOR changes kept on disk", severity="warning", markup=False, timeout=12)
+    def external_left_on_disk(self, of: OpenFile) -> None:
+        notify_text(self.app, f"Not committed: your $EDITOR changes stay in {of.repo}/{of.path} on disk, "
+                    "not in git (git diff shows them). amr's saves leave them out; U commits them.",
+                    title="$EDITOR changes kept on disk", severity="warning", timeout=12)
 
-    def _external_not_committed(self, of: OpenFile, data: bytes) -> None:
+    def external_not_committed(self, of: OpenFile, data: bytes) -> None:
         """The user would not commit what $EDITOR left: edit again, leave it on disk, or put the file back."""
-        from amr_tui.screens.dialogs import ChoiceScreen
-        from amr_tui.services.session.external import put_back
-
         def chosen(choice: str | None) -> None:
             if choice == "again":
-                self.call_after_refresh(self._run_external_editor, of)
+                self.host.call_after_refresh(self.run_external_editor, of)
                 return
             if choice == "restore":
                 root = self.session.mount(of.repo).root
                 try:
-                    restored = put_back(root, of.path, data, of.data)
+                    restored = put_back(root, of.path, data, of.data or b"")
                 except Exception as exc:  # a refused path, a disk error: say so, keep what is there
-                    self.app.notify(make_visible(f"Could not put {of.path} back: {exc}"), severity="error", markup=False)
+                    notify_text(self.app, f"Could not put {of.path} back: {exc}", severity="error")
                     restored = False
                 if restored:
-                    self.app.notify(make_visible(f"{of.repo}/{of.path} is back as it was; your $EDITOR changes are discarded."),
-                                    markup=False, timeout=6)
+                    notify_text(self.app, f"{of.repo}/{of.path} is back as it was; your $EDITOR changes are discarded.",
+                                timeout=6)
                 else:
-                    self.app.notify(make_visible(f"{of.path} changed again meanwhile: left as it is on disk."),
-                                    severity="warning", markup=False, timeout=8)
+                    notify_text(self.app, f"{of.path} changed again meanwhile: left as it is on disk.",
+                                severity="warning", timeout=8)
             else:  # "keep", or esc: nothing is thrown away
-                self._external_left_on_disk(of)
-            self.action_reload()
+                self.external_left_on_disk(of)
+            self.host.action_reload()
 
         self.app.push_screen(ChoiceScreen(make_visible(f"Your $EDITOR changes to {of.repo}/{of.path} are not committed"), [
             ("again", "Edit again in $EDITOR"),
@@ -588,12 +535,11 @@ class EditingMixin:
             ("restore", "Put the file back as it was before $EDITOR (your changes are discarded)"),
         ]), chosen)
 
-    def action_new_file(self) -> None:
-        from amr_tui.screens.dialogs import PromptScreen
-
-        if self._entry_edit_pending():
+    def new_file(self) -> None:
+        if self.host.entry_edit_pending():
             return
-        repo = self.current.repo if self.current else (self.session.names[0] if self.session.names else None)
+        current, session = self.host.current, self.session
+        repo = current.repo if current else (session.names[0] if session.names else None)
         if repo is None:
             return
 
@@ -604,35 +550,31 @@ class EditingMixin:
         self.app.push_screen(PromptScreen(f"New file in {repo}", placeholder="topic or folder/topic (.md added)"), named)
 
     def create_file_at(self, repo: str, path: str) -> None:
-        from amr_tui.services.session import editing
+        session = self.session
+        self.host.run_save(lambda: editing.create_file(session, repo, path))
 
-        self._run_save(lambda: editing.create_file(self.session, repo, path))
-
-    def action_rename_file(self) -> None:
-        from amr_tui.screens.dialogs import PromptScreen
-        from amr_tui.services.session import editing
-
-        of = self._writable()
+    def rename_file(self) -> None:
+        of = self.writable()
         if of is None:
             return
-        backlinks = len(self.session.backlinks(of.repo, of.path))
+        session = self.session
+        backlinks = len(session.backlinks(of.repo, of.path))
 
         def named(new: str | None) -> None:
             if new and new != of.path:
-                def job():
-                    saved, rewritten = editing.rename_file(self.session, of.repo, of.path, new)
-                    self.app.call_from_thread(self._draft_follows, of.repo, of.path, saved.path)
-                    return saved, rewritten
+                def job() -> Saved:
+                    saved, _rewritten = editing.rename_file(session, of.repo, of.path, new)
+                    self.app.call_from_thread(self.draft_follows, of.repo, of.path, saved.path)
+                    return saved
 
-                self._run_save(job)
+                self.host.run_save(job)
 
         self.app.push_screen(PromptScreen(f"Rename or move {of.path}", value=of.path,
-                                          help_text=f"{backlinks} link(s) to it will be rewritten in the same commit."), named)
+                                          help_text=f"{backlinks} link(s) to it will be rewritten in the same commit."),
+                             named)
 
-    def action_delete_file(self) -> None:
-        from amr_tui.screens.dialogs import ConfirmScreen
-
-        of = self._writable()
+    def delete_file(self) -> None:
+        of = self.writable()
         if of is None:
             return
         backlinks = self.session.backlinks(of.repo, of.path)
@@ -640,33 +582,30 @@ class EditingMixin:
         body = make_visible(f"{of.repo}/{of.path} will be deleted (it stays in git history).")
         if backlinks:
             body += f"\n\n{len(backlinks)} link(s) to it will break:\n{listing}"
-        draft = self.drafts.get((of.repo, of.path))
+        draft = self.host.drafts.get((of.repo, of.path))
         if draft is not None:
             line = f" of line {draft[0].line}" if draft[0].mode == "edit" else ""
             body += f"\n\nYour unsaved draft{line} in this file (kept when you left it) will be discarded."
 
         def go(yes: bool | None) -> None:
             if yes:
-                self._run_save(lambda: self._delete_and_go(of))
+                self.host.run_save(lambda: self.delete_and_go(of))
 
         self.app.push_screen(ConfirmScreen("Delete file?", body, "Delete"), go)
 
-    def _delete_and_go(self, of: OpenFile) -> Saved:
-        from amr_tui.services.session.editing import Saved
-        from amr_tui.services.session import editing
-
+    def delete_and_go(self, of: OpenFile) -> Saved:
+        """In the save worker: delete the file, then show the repo's MEMORY.md."""
         saved = editing.delete_file(self.session, of.repo, of.path)
-        self.app.call_from_thread(self._draft_follows, of.repo, of.path, None)
+        self.app.call_from_thread(self.draft_follows, of.repo, of.path, None)
         return Saved(saved.repo, "MEMORY.md", saved.head, saved.message, 0)
 
-    def _draft_follows(self, repo: str, old: str, new: str | None) -> None:
+    def draft_follows(self, repo: str, old: str, new: str | None) -> None:
         """A file was renamed to ``new`` (or deleted: None): the draft kept for it moves with it
         (resumed by e in the new file; the quit question names the new path), or is dropped."""
-        from dataclasses import replace
-
-        draft = self.drafts.pop((repo, old), None)
+        drafts = self.host.drafts
+        draft = drafts.pop((repo, old), None)
         if draft is None or new is None:
             return
         target, value = draft
-        base = replace(target.base, path=new) if target.base is not None else None
-        self.drafts[(repo, new)] = (replace(target, path=new, base=base), value)
+        base = replace(target.base, path=new) if isinstance(target.base, OpenFile) else None
+        drafts[(repo, new)] = (replace(target, path=new, base=base), value)

@@ -1,53 +1,55 @@
 """The main screen: file tree, the open file, and the side panel. Navigation and live updates.
 
-Editing actions live in screens.main_edit (a mixin) so each file stays readable.
+The screen is made of parts that own their state: where back and forward lead is a
+``History[Place]`` (core.navigation), saving is a ``SaveController`` (saving.py) that tells the
+screen how each save went in a message, and the edit actions are an ``EditActions``
+controller (editing.py). Sync, history and dreams are the app's actions (app.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, Tree
+from textual.widgets import Footer, Header, Input, Static, Tree
 
 from amr_tui.core.format.links import LinkState, link_text_for
+from amr_tui.core.model import Link
+from amr_tui.core.navigation import History
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.main.editing import EditingMixin
-from amr_tui.screens.main.history import HistoryMixin
-from amr_tui.screens.main.sync import SyncMixin
+from amr_tui.screens.main.place import Place
+from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFailed, SaveJob
 from amr_tui.services.workspace import MEMORY_FILE, Mount
-from amr_tui.widgets.entry_editor import EntryEditor
+from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.file_tree import FileRef, MemoryTree
-from amr_tui.widgets.safe import content
+from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_panel import SidePanel
 
 if TYPE_CHECKING:
     from amr_tui.screens.finder import FinderResult
+    from amr_tui.screens.main.editing import EditActions
     from amr_tui.services.session.state import Change, OpenFile, Session
     from amr_tui.widgets.code_view import CodeView
 
+__all__ = ["MainScreen", "Place"]
+
 # Only what the first frame needs is imported above: the session (git, parser, search index),
-# dialogs, the finder and TextArea are imported where they are first used, so the screen paints
-# before any of that is loaded. Actions that need the session wait for it (check_action).
+# the edit actions, dialogs, the finder and TextArea are imported where they are first used, so
+# the screen paints before any of that is loaded (tests/test_startup_path.py). Actions that need
+# the session wait for it (check_action).
 _BEFORE_SESSION = frozenset({"toggle_side", "toggle_tree", "focus", "quit_app", "help", "command_palette"})
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
-    repo: str
-    path: str
-    line: int
-
-
-class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
+class MainScreen(Screen[None]):
     BINDINGS = [
         Binding("slash", "find", "Find", id="main.find"),
         Binding("e", "edit_entry", "Edit", id="main.edit"),
@@ -69,14 +71,14 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         Binding("s", "toggle_side", "Side panel", show=False, id="main.side"),
         Binding("b", "toggle_tree", "File tree", show=False, id="main.tree"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
-        Binding("h", "file_history", "History", id="main.history"),
-        Binding("H", "entry_timeline", "Fact history", show=False, id="main.timeline"),
-        Binding("F", "forgotten", "Forgotten facts", show=False, id="main.forgotten"),
-        Binding("x", "forget_entry", "Forget", show=False, id="main.forget"),
+        Binding("h", "app.file_history", "History", id="main.history"),
+        Binding("H", "app.entry_timeline", "Fact history", show=False, id="main.timeline"),
+        Binding("F", "app.forgotten", "Forgotten facts", show=False, id="main.forgotten"),
+        Binding("x", "app.forget_entry", "Forget", show=False, id="main.forget"),
         Binding("U", "commit_foreign", "Commit others' changes", show=False, id="main.commit_foreign"),
-        Binding("V", "review_dreams", "Dreams", id="main.dreams"),
-        Binding("S", "sync", "Sync", show=False, id="main.sync"),
-        Binding("P", "share", "Share for pairing", show=False, id="main.share"),
+        Binding("V", "app.review_dreams", "Dreams", id="main.dreams"),
+        Binding("S", "app.sync", "Sync", show=False, id="main.sync"),
+        Binding("P", "app.share", "Share for pairing", show=False, id="main.share"),
         Binding("1", "focus('tree')", "Tree", show=False, id="main.focus_tree"),
         Binding("2", "focus('view')", "Entries", show=False, id="main.focus_view"),
         Binding("3", "focus('backlinks')", "Backlinks", show=False, id="main.focus_backlinks"),
@@ -85,39 +87,66 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
 
     current: reactive[OpenFile | None] = reactive(None, init=False)
     indexing: reactive[bool] = reactive(True)  # not `loading`: that is Widget.loading (a spinner over the screen)
+    side_hidden: reactive[bool | None] = reactive(None)  # None: decided by the terminal width
 
+    @dataclass
     class Loaded(Message):
-        pass
+        """The session is loaded: every repo indexed and linted, the badges read."""
 
+    @dataclass
     class SessionReady(Message):
-        pass
+        """The session exists (indexing has not finished): actions may run."""
 
-    class Indexed(Message):  # searchable; the lint and the repo badges follow (then Loaded)
-        pass
+    @dataclass
+    class Indexed(Message):
+        """Search is ready; the lint and the repo badges follow (then Loaded)."""
 
+    @dataclass
     class Progress(Message):
-        def __init__(self, done: int, total: int) -> None:
-            self.done, self.total = done, total
-            super().__init__()
+        """Indexing has got this far."""
 
+        done: int
+        """Files indexed so far."""
+        total: int
+        """Files to index."""
+
+    @dataclass
     class Polled(Message):
-        def __init__(self, changes: list[Change], *, done: bool = True, badges: bool = False) -> None:
-            self.changes, self.done, self.badges = changes, done, badges
-            super().__init__()
+        """A poll for changes (or part of one) is done."""
 
+        changes: list[Change]
+        """What changed in the repos since the last poll (agents' commits, edits on disk)."""
+        done: bool = True
+        """The poll is over: the next one may start."""
+        badges: bool = False
+        """The repo badges (ahead/behind, last sync, problems) changed: redraw the tree."""
+
+    @dataclass
     class Opened(Message):
-        def __init__(self, of: OpenFile, line: int, keep_cursor: bool, record: bool, ticket: int = 0) -> None:
-            self.of, self.line, self.keep_cursor, self.record, self.ticket = of, line, keep_cursor, record, ticket
-            super().__init__()
+        """A file asked for by ``open_place`` has been read."""
+
+        of: OpenFile
+        """The file as read."""
+        line: int
+        """The line to put the cursor on (0: the top)."""
+        keep_cursor: bool
+        """A reload: the cursors stay where the user put them."""
+        record: bool
+        """Leaving the file shown goes into the back history."""
+        ticket: int = 0
+        """Which open this is: only the latest one asked for is shown."""
 
     def __init__(self, mounts: list[Mount], poll_interval: float = 1.0) -> None:
         super().__init__()
         self.mounts = mounts
         self.session: Session | None = None  # built by the load worker
         self.poll_interval = poll_interval
-        self.history: list[Place] = []
-        self.future: list[Place] = []
-        self.drafts: dict[tuple[str, str], tuple[object, str]] = {}
+        self.places: History[Place] = History()  # where back and forward lead
+        self.drafts: dict[tuple[str, str], tuple[EditTarget, str]] = {}
+        self.saver = SaveController(self)
+        self.foreign_repo: str | None = None  # the repo the last save left others' changes in (U commits them)
+        self.last_save_error: Exception | None = None
+        self._edit_actions: EditActions | None = None  # loaded at the first edit
         self._polling = False
         self._first_opened = False  # MEMORY.md was asked for (at Indexed, or at Loaded)
         self._open_ticket = 0  # bumped by every open_place; only the latest one's file is shown
@@ -139,8 +168,9 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#editor", EntryEditor).display = False
         self.query_one("#file-message").display = False
-        if getattr(self.app, "today", None):
-            self.view.today = self.app.today
+        today = getattr(self.app, "today", None)
+        if today:
+            self.view.today = today
         self.set_status("Loading memory…")
         self.call_after_refresh(self._first_frame_painted)  # paint the first frame before the heavy work
         self.set_interval(self.poll_interval, self._tick, name="poll")
@@ -151,24 +181,38 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             starting()  # before the load worker: it pauses the collector itself and restores what it found
         self.load_session()
 
+    @property
+    def loaded(self) -> Session:
+        """The session, for what runs once it exists (check_action holds the rest back)."""
+        assert self.session is not None, "the session is built by the load worker first"
+        return self.session
+
     # ------------------------------------------------------------ workers
     @work(thread=True, exclusive=True, group="load")
     def load_session(self) -> None:
+        # Imported in the worker: the session brings git, the parser and the search index.
         from amr_tui.services.session.state import Session
 
         try:
             self.session = Session(self.mounts)
         except Exception as exc:  # a session that cannot start is a message, not a crash
-            self.app.call_from_thread(self.app.notify, make_visible(f"Could not open the memory: {exc}"),
-                                      severity="error", markup=False)
+            self.app.call_from_thread(notify_text, self.app, f"Could not open the memory: {exc}", severity="error")
             return
         self.post_message(self.SessionReady())
-        self.session.load(progress=lambda d, t: self.post_message(self.Progress(d, t)),
-                          indexed=lambda: self.post_message(self.Indexed()))
+
+        def progress(done: int, total: int) -> None:
+            self.post_message(self.Progress(done, total))
+
+        def indexed() -> None:
+            self.post_message(self.Indexed())
+
+        self.session.load(progress=progress, indexed=indexed)
         self.post_message(self.Loaded())
 
     def on_main_screen_session_ready(self, _: SessionReady) -> None:
-        self.app.session_ready(self.session)
+        session_ready = getattr(self.app, "session_ready", None)
+        if session_ready is not None:
+            session_ready(self.session)
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -180,19 +224,20 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         self.set_status(f"Indexing {message.done}/{message.total} files…")
 
     def on_main_screen_indexed(self, _: Indexed) -> None:
-        self.set_status(f"Search ready: {len(self.session.index)} items. Checking the format…")
+        self.set_status(f"Search ready: {len(self.loaded.index)} items. Checking the format…")
         self._open_first()
 
     def on_main_screen_loaded(self, _: Loaded) -> None:
+        session = self.loaded
         self.indexing = False
         self.refresh_tree()
-        total = len(self.session.index)
-        self.set_status(f"{len(self.session.names)} repo{'s' if len(self.session.names) != 1 else ''} mounted, {total} items indexed.")
+        total = len(session.index)
+        self.set_status(f"{len(session.names)} repo{'s' if len(session.names) != 1 else ''} mounted, {total} items indexed.")
         cur = self.current
         if cur is not None:  # opened at Indexed, before the tree had its files
             self.call_after_refresh(self.query_one(MemoryTree).select_file, cur.repo, cur.path)  # once its lines exist
             if cur.doc is not None:  # its lint marks arrived with Loaded
-                self.view.set_marks(self.session.marks(cur.repo, cur.path))
+                self.view.set_marks(session.marks(cur.repo, cur.path))
                 self.refresh_side()
         self._open_first()
         self.check_history()
@@ -200,23 +245,26 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
     def _open_first(self) -> None:
         # Once only: Loaded may arrive while the open asked for at Indexed is still in flight, and a
         # second open would put back the cursor the user has moved meanwhile.
-        if self.current is None and not self._first_opened and self.session.names:
+        session = self.loaded
+        if self.current is None and not self._first_opened and session.names:
             self._first_opened = True
-            self.open_place(Place(self.session.names[0], MEMORY_FILE, 0))
+            self.open_place(Place(session.names[0], MEMORY_FILE, 0))
 
     @work(thread=True, exclusive=True, group="history-lint")
     def check_history(self) -> None:
         """AMR030 (resurrected facts) needs the whole history: found in the background, then marked."""
+        session = self.loaded
         found = 0
-        for name in self.session.names:
+        for name in session.names:
             try:
-                found += self.session.check_history(name)
+                found += session.check_history(name)
             except Exception:  # history is a bonus; a repo git refuses is already reported
                 continue
         if found:
             self.post_message(self.Polled([], done=False, badges=True))
-            self.app.call_from_thread(self.app.notify, f"{found} entr{'ies' if found != 1 else 'y'} bring back a fact "
-                                      "that was deleted on purpose (AMR030).", title="Resurrected facts", severity="warning")
+            self.app.call_from_thread(notify_text, self.app, f"{found} entr{'ies' if found != 1 else 'y'} bring back a "
+                                      "fact that was deleted on purpose (AMR030).", title="Resurrected facts",
+                                      severity="warning")
             self.app.call_from_thread(self.action_reload)
 
     def _tick(self) -> None:
@@ -227,15 +275,15 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
     @work(thread=True, exclusive=True, group="poll")
     def poll(self) -> None:
         """Re-index what changed (no git), show it, then re-read the badges of repos that changed."""
+        session = self.loaded
         badges: list[str] = []
         try:
-            changes = self.session.poll()
+            changes = session.poll()
             if changes:
                 self.post_message(self.Polled(changes, done=False))
-            badges = self.session.refresh_stale_info()
+            badges = session.refresh_stale_info()
         except Exception as exc:  # polling must never bring the app down
-            self.app.call_from_thread(self.app.notify, make_visible(f"Could not check for changes: {exc}"), severity="warning", markup=False)
-            changes = []
+            self.app.call_from_thread(notify_text, self.app, f"Could not check for changes: {exc}", severity="warning")
         self.post_message(self.Polled([], done=True, badges=bool(badges)))
 
     def on_main_screen_polled(self, message: Polled) -> None:
@@ -248,30 +296,181 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         self.refresh_tree()
         cur = self.current
         for change in message.changes:
-            self.app.notify(make_visible(change.describe()), title="Memory changed", markup=False, timeout=4)
-            if cur and change.repo == cur.repo and (cur.path in change.changed or cur.path in change.removed or change.head_moved):
+            notify_text(self.app, change.describe(), title="Memory changed", timeout=4)
+            if cur and change.repo == cur.repo and (cur.path in change.changed or cur.path in change.removed
+                                                    or change.head_moved):
                 self.open_place(Place(cur.repo, cur.path, self.view.cursor_line), keep_cursor=True, record=False)
 
     @work(thread=True, group="open")
     def _open_worker(self, place: Place, keep_cursor: bool, record: bool, ticket: int) -> None:
         try:
-            of = self.session.open(place.repo, place.path)
+            of = self.loaded.open(place.repo, place.path)
         except Exception as exc:  # an unreadable file is a message, not a crash
-            self.app.call_from_thread(self._open_failed, ticket, make_visible(f"Cannot open {place.path}: {exc}"))
+            self.app.call_from_thread(self._open_failed, ticket, f"Cannot open {place.path}: {exc}")
             return
         self.post_message(self.Opened(of, place.line, keep_cursor, record, ticket))
 
     def _open_failed(self, ticket: int, text: str) -> None:
         if ticket == self._open_ticket:
             self._wanted = None  # nothing is on its way: a reload reads the file on screen
-        self.app.notify(text, severity="error", markup=False)
+        notify_text(self.app, text, severity="error")
+
+    # ------------------------------------------------------------- saving
+    def run_save(self, job: SaveJob, of: OpenFile | None = None, back: Callable[[], None] | None = None) -> None:
+        """Run ``job`` (a save) in a thread. ``of``: the version it is based on (a conflict shows
+        the conflict view); ``back``: gives the user's text back in its editor when the save is
+        not made and that editor is gone (the whole-file editor), so nothing typed is dropped."""
+        if self.saver.saving:
+            # A save pressed twice runs once: the first one is still being committed.
+            notify_text(self.app, "Still saving the last change…", severity="warning", timeout=2)
+            if back is not None:
+                back()
+            return
+        self.set_status("Saving…")
+        self.saver.start(job, of, back)
+
+    def on_saved(self, message: Saved) -> None:
+        self.saver.settle()
+        saved = message.result
+        self.editor.close()
+        self.view.editing = False
+        self.set_status(make_visible(saved.message) + (f"  ({saved.head[:8]})" if saved.head else ""))
+        title = "Committed" if saved.committed and saved.head else ("Saved" if not saved.head else "Nothing to commit")
+        note = [saved.message]
+        if saved.merged:
+            note.append("Merged with a change committed meanwhile: " + ", ".join(saved.merged))
+        notify_text(self.app, note, title=title, timeout=4)
+        if saved.foreign:
+            self.foreign_repo = saved.repo
+            notify_text(self.app,
+                        ", ".join(saved.foreign) + " also holds uncommitted changes that were not made in amr. "
+                        "They were left out of this commit and are still in the file. Press U to commit them as a "
+                        "commit of their own.", title="Others' uncommitted changes kept", severity="warning",
+                        timeout=10)
+        self.refresh_tree()
+        self.open_place(Place(saved.repo, saved.path, saved.line), record=False)
+
+    def on_save_failed(self, message: SaveFailed) -> None:
+        self.saver.settle()
+        self.last_save_error = message.error
+        self.set_status(make_visible(f"Not saved: {message.error}"))
+        self.edits().save_failed(message)
+
+    def on_conflict(self, message: Conflict) -> None:
+        self.saver.settle()
+        self.last_save_error = message.error
+        self.set_status(make_visible(f"Not saved: {message.error}"))
+        self.edits().conflict(message)
+
+    # ------------------------------------------------------------ editing
+    def edits(self) -> EditActions:
+        """The edit actions, loaded at the first edit."""
+        if self._edit_actions is None:
+            # Imported here: the edit actions bring git, the parser and the dialogs, which the
+            # first frame does without (tests/test_startup_path.py).
+            from amr_tui.screens.main.editing import EditActions
+
+            self._edit_actions = EditActions(self)
+        return self._edit_actions
+
+    def _unsaved_entry_value(self) -> str | None:
+        """The entry editor's text when it is open and differs from what it started with."""
+        editor = self.editor
+        if not editor.display or editor.target is None:
+            return None
+        value = editor.query_one(Input).value
+        return value if value != editor.target.original else None
+
+    def entry_edit_pending(self) -> bool:
+        """True (and says so) when an entry edit is unsaved: another write would close the editor."""
+        if self._unsaved_entry_value() is None:
+            return False
+        notify_text(self.app, "Finish the entry you are editing first: enter saves it, esc discards it.",
+                    severity="warning")
+        self.editor.query_one(Input).focus()
+        return True
+
+    def unsaved_edits(self) -> list[str]:
+        """The entry being edited (when changed) and every kept draft: what quitting would lose."""
+        try:
+            value = self._unsaved_entry_value()
+        except Exception:  # not composed (yet, or any more): nothing typed
+            return []
+        edits = []
+        target = self.editor.target
+        if value is not None and target is not None:
+            what = f"line {target.line}: the entry you are editing" if target.mode == "edit" else "the new entry you are writing"
+            edits.append(f"{target.repo}/{target.path}, {what}")
+        for (repo, path), (kept, _value) in self.drafts.items():
+            line = f", line {kept.line}" if kept.mode == "edit" else ""
+            edits.append(f"{repo}/{path}{line}: a draft kept when you left the file")
+        return edits
+
+    def leave_file(self, then: Callable[[], None]) -> None:
+        """Navigate away; an unsaved entry edit is kept as a draft and comes back with the file."""
+        editor = self.editor
+        if editor.display and editor.target is not None:
+            value = editor.query_one(Input).value
+            if value != editor.target.original:
+                self.drafts[(editor.target.repo, editor.target.path)] = (editor.target, value)
+                notify_text(self.app, f"Unsaved edit of {editor.target.repo}/{editor.target.path} kept as a draft; "
+                            "press e in that file to resume. Quitting asks first.", timeout=5)
+            editor.close()
+            self.view.editing = False
+        then()
+
+    def create_file_at(self, repo: str, path: str) -> None:
+        self.edits().create_file_at(repo, path)
+
+    def action_edit_entry(self) -> None:
+        self.edits().edit_entry()
+
+    def action_new_entry(self, where: str) -> None:
+        self.edits().new_entry(where)
+
+    def action_delete_entry(self) -> None:
+        self.edits().delete_entry()
+
+    def action_stamp_added(self) -> None:
+        self.edits().stamp_added()
+
+    def action_move_entry(self) -> None:
+        self.edits().move_entry()
+
+    def action_edit_file(self) -> None:
+        self.edits().edit_file()
+
+    def action_external_editor(self) -> None:
+        self.edits().external_editor()
+
+    def action_new_file(self) -> None:
+        self.edits().new_file()
+
+    def action_rename_file(self) -> None:
+        self.edits().rename_file()
+
+    def action_delete_file(self) -> None:
+        self.edits().delete_file()
+
+    def action_capture(self) -> None:
+        self.edits().capture()
+
+    def action_commit_foreign(self) -> None:
+        self.edits().commit_foreign()
+
+    def on_entry_editor_submitted(self, message: EntryEditor.Submitted) -> None:
+        self.edits().submitted(message)
+
+    def on_entry_editor_cancelled(self, message: EntryEditor.Cancelled) -> None:
+        self.edits().cancelled(message)
 
     # --------------------------------------------------------- navigation
     def _code_view(self, create: bool) -> CodeView | None:
         """The viewer of non-Markdown files, mounted the first time one is opened."""
         found = self.query("#code")
         if found or not create:
-            return found.first() if found else None
+            return found.first() if found else None  # type: ignore[return-value]
+        # Imported here: the code view is a TextArea, which the first frame does without.
         from amr_tui.widgets.code_view import CodeView
 
         code = CodeView(id="code")
@@ -302,12 +501,12 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         of = message.of
         prev = self.current
         if message.record and prev is not None and (prev.repo, prev.path) != (of.repo, of.path):
-            self.history.append(Place(prev.repo, prev.path, self.view.cursor_line))
-            self.future.clear()
+            self.places.record(Place(prev.repo, prev.path, self.view.cursor_line))
         self.current = of
         self.show_file(of, message.line, message.keep_cursor)
 
     def show_file(self, of: OpenFile, line: int, keep_cursor: bool) -> None:
+        session = self.loaded
         title = f"{of.repo} / {of.path}"
         if of.read_only:
             title += f"   (read-only: {of.read_only})"
@@ -325,17 +524,17 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             msg.update(content(of.message or "Nothing to show."))
             return
         if markdown and of.doc is not None:
-            view.set_document(of.doc, self.session.link_states(of.repo, of.doc), self.session.marks(of.repo, of.path),
+            view.set_document(of.doc, session.link_states(of.repo, of.doc), session.marks(of.repo, of.path),
                               keep_cursor=keep_cursor)
             if line and not keep_cursor:
                 view.go_to_line(line)
             if not self.editor.display:
                 view.focus()
             self.refresh_side()
-        else:
+        elif code is not None:
             code.show_bytes(of.data, of.path, line)
             code.focus()
-            self.query_one(SidePanel).show_links(self.session.backlinks(of.repo, of.path), [])
+            self.query_one(SidePanel).show_links(session.backlinks(of.repo, of.path), [])
         if not keep_cursor:  # a reload (an agent's commit, ctrl+r) leaves the tree's cursor where the user put it
             self.query_one(MemoryTree).select_file(of.repo, of.path)
 
@@ -343,13 +542,14 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         of = self.current
         if of is None or of.doc is None:
             return
+        session = self.loaded
         view = self.view
         line = view.cursor_line
         text = of.doc.lines[line - 1].text if 1 <= line <= len(of.doc.lines) else ""
-        diags = [d for d in self.session.diagnostics(of.repo, of.path) if d.line == line]
+        diags = [d for d in session.diagnostics(of.repo, of.path) if d.line == line]
         side = self.query_one(SidePanel)
         side.show_entry(view.entry, text, diags)
-        side.show_links(self.session.backlinks(of.repo, of.path), self.session.outgoing(of.repo, of.doc))
+        side.show_links(session.backlinks(of.repo, of.path), session.outgoing(of.repo, of.doc))
 
     def on_entry_view_cursor_moved(self, message: EntryView.CursorMoved) -> None:
         of = self.current
@@ -357,53 +557,60 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
             return
         line = message.line
         text = of.doc.lines[line - 1].text if 1 <= line <= len(of.doc.lines) else ""
-        diags = [d for d in self.session.diagnostics(of.repo, of.path) if d.line == line]
+        diags = [d for d in self.loaded.diagnostics(of.repo, of.path) if d.line == line]
         self.query_one(SidePanel).show_entry(message.entry, text, diags)
 
     def refresh_tree(self) -> None:
+        session = self.loaded
         tree = self.query_one(MemoryTree)
-        for name in self.session.names:
-            info = self.session.info(name)
+        for name in session.names:
+            info = session.info(name)
             problems = {}
-            for path in self.session.files(name):
-                diags = self.session.diagnostics(name, path)
+            for path in session.files(name):
+                diags = session.diagnostics(name, path)
                 errors = sum(1 for d in diags if d.severity.value == "error")
                 if errors:
                     problems[path] = f"\u25cf{errors}"
-            tree.set_repo(info, self.session.files(name), problems)
+            tree.set_repo(info, session.files(name), problems)
 
-    def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
+    def on_tree_node_selected(self, event: Tree.NodeSelected[object]) -> None:
         data = event.node.data
         if isinstance(data, FileRef) and data.path and not data.path.endswith("/"):
             cur = self.current
             if cur is None or (cur.repo, cur.path) != (data.repo, data.path):
-                self.leave_file(lambda: self.open_place(Place(data.repo, data.path, 0)))
+                place = Place(data.repo, data.path, 0)
+                self.leave_file(lambda: self.open_place(place))
 
     def on_entry_view_link_activated(self, message: EntryView.LinkActivated) -> None:
         self.follow_link(message.link)
 
-    def follow_link(self, link) -> None:
+    def follow_link(self, link: Link) -> None:
         of = self.current
         if of is None:
             return
-        state, path, suggestion = self.session.resolve_link(of.repo, link)
+        session = self.loaded
+        state, path, suggestion = session.resolve_link(of.repo, link)
         if state is LinkState.OK and path:
-            self.leave_file(lambda: self.open_place(Place(of.repo, path, 0)))
+            place = Place(of.repo, path, 0)
+            self.leave_file(lambda: self.open_place(place))
         elif state is LinkState.ESCAPES:
-            self.app.notify(make_visible(f"[[{link.target}]] leaves the memory root; amr never opens it."), severity="error", markup=False)
+            notify_text(self.app, f"[[{link.target}]] leaves the memory root; amr never opens it.", severity="error")
         elif state is LinkState.EMPTY:
-            self.app.notify("Empty link.", severity="warning")
+            notify_text(self.app, "Empty link.", severity="warning")
         else:
             hint = f" Did you mean [[{suggestion}]]?" if suggestion else ""
-            target = link.target if link.target.lower().endswith(".md") or "." in link.target.rsplit("/", 1)[-1] else link.target + ".md"
+            target = link.target if link.target.lower().endswith(".md") or "." in link.target.rsplit("/", 1)[-1] \
+                else link.target + ".md"
+            repo = of.repo
 
             def create(yes: bool | None) -> None:
                 if yes:
-                    self.create_file_at(of.repo, target)
+                    self.create_file_at(repo, target)
 
-            if of.read_only or self.session.mount(of.repo).read_only:
-                self.app.notify(make_visible(f"[[{link.target}]] names no file.{hint}"), severity="warning", markup=False)
+            if of.read_only or session.mount(of.repo).read_only:
+                notify_text(self.app, f"[[{link.target}]] names no file.{hint}", severity="warning")
                 return
+            # Imported here: the dialogs are not needed for the first frame.
             from amr_tui.screens.dialogs import ConfirmScreen
 
             self.app.push_screen(ConfirmScreen("Missing file", make_visible(f"[[{link.target}]] names no file in {of.repo}.{hint}") +
@@ -412,16 +619,18 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
     def on_entry_view_source_activated(self, message: EntryView.SourceActivated) -> None:
         url = message.url.replace("%3B", ";").replace("%5B", "[").replace("%5D", "]")
         if not url.lower().startswith(("http://", "https://")):
-            self.app.notify(make_visible(f"Not a web link, not opened: {url}"), severity="warning", markup=False)
+            notify_text(self.app, f"Not a web link, not opened: {url}", severity="warning")
             return
 
         def go(yes: bool | None) -> None:
             if yes:
+                # Imported here: webbrowser (and the subprocess module it loads) only when a link is opened.
                 import webbrowser
 
-                self.app.notify("Opening in your browser…")
+                notify_text(self.app, "Opening in your browser…")
                 self.run_worker(lambda: webbrowser.open(url), thread=True, group="browser")
 
+        # Imported here: the dialogs are not needed for the first frame.
         from amr_tui.screens.dialogs import ConfirmScreen
 
         self.app.push_screen(ConfirmScreen("Open source?", f"Open this link in your web browser?\n\n{make_visible(url)}", "Open"), go)
@@ -434,45 +643,54 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         if target.link is not None:
             self.follow_link(target.link)
         elif target.path:
-            self.leave_file(lambda: self.open_place(Place(of.repo, target.path, target.line)))
+            place = Place(of.repo, target.path, target.line)
+            self.leave_file(lambda: self.open_place(place))
 
     def action_find(self) -> None:
         def chosen(result: FinderResult | None) -> None:
             if result is not None:
-                self.leave_file(lambda: self.open_place(Place(result.repo, result.path, result.line)))
+                place = Place(result.repo, result.path, result.line)
+                self.leave_file(lambda: self.open_place(place))
 
+        # Imported here: the finder (and the search it drives) is not needed for the first frame.
         from amr_tui.screens.finder import FinderScreen
 
-        self.app.push_screen(FinderScreen(self.session.search_session()), chosen)
+        self.app.push_screen(FinderScreen(self.loaded.search_session()), chosen)
+
+    def _here(self) -> Place | None:
+        """The place shown now, with the cursor where it is (what back and forward come back to)."""
+        cur = self.current
+        return Place(cur.repo, cur.path, self.view.cursor_line) if cur is not None else None
 
     def action_back(self) -> None:
-        if not self.history or self.current is None:
+        here = self._here()
+        if here is None or not self.places.can_go_back:
             self.app.bell()
             return
-        place = self.history.pop()
-        self.future.append(Place(self.current.repo, self.current.path, self.view.cursor_line))
-        self.leave_file(lambda: self.open_place(place, record=False))
+        place = self.places.back(here)
+        if place is not None:
+            self.leave_file(lambda: self.open_place(place, record=False))
 
     def action_forward(self) -> None:
-        if not self.future or self.current is None:
+        here = self._here()
+        if here is None or not self.places.can_go_forward:
             self.app.bell()
             return
-        place = self.future.pop()
-        self.history.append(Place(self.current.repo, self.current.path, self.view.cursor_line))
-        self.leave_file(lambda: self.open_place(place, record=False))
+        place = self.places.forward(here)
+        if place is not None:
+            self.leave_file(lambda: self.open_place(place, record=False))
 
     def action_memory(self) -> None:
-        repo = self.current.repo if self.current else (self.session.names[0] if self.session.names else None)
+        session = self.loaded
+        repo = self.current.repo if self.current else (session.names[0] if session.names else None)
         if repo:
             self.leave_file(lambda: self.open_place(Place(repo, MEMORY_FILE, 0)))
 
     def action_toggle_raw(self) -> None:
         self.view.raw = not self.view.raw
-        self.app.notify("Showing lines as written" if self.view.raw else "Showing entries with metadata chips")
+        notify_text(self.app, "Showing lines as written" if self.view.raw else "Showing entries with metadata chips")
 
-    side_hidden: reactive[bool | None] = reactive(None)  # None: decided by the terminal width
-
-    def on_resize(self, event) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         if self.side_hidden is None:
             self.set_class(event.size.width < 110, "-no-side")
 
@@ -491,7 +709,7 @@ class MainScreen(EditingMixin, HistoryMixin, SyncMixin, Screen[None]):
         elif cur is not None:
             self.open_place(Place(cur.repo, cur.path, self.view.cursor_line), keep_cursor=True, record=False)
 
-    def action_focus(self, which: str) -> None:
+    async def action_focus(self, which: str) -> None:  # the panes by name, not Screen's by selector
         target = {"tree": "#tree", "view": "#view", "backlinks": "#backlinks", "outgoing": "#outgoing"}[which]
         widget = self.query_one(target)
         if widget.display:
