@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from textual import work
 from textual.app import App
@@ -154,7 +154,7 @@ class AmrApp(App[int]):
 
     def _welcome_done(self, choice: str | None) -> None:
         if choice == "init":
-            # Imported here (as the dialogs, the demo and init below): only the welcome screen needs them.
+            # Imported here: only the welcome screen needs the dialogs.
             from amr_tui.screens.dialogs import PromptScreen
 
             self.push_screen(PromptScreen("Create a memory repo at", value=str(Path("~/agent-memory").expanduser()),
@@ -164,6 +164,7 @@ class AmrApp(App[int]):
         if choice != "demo":
             self.exit(0)
             return
+        # Imported here: the demo is built only when the welcome screen asks for it.
         from amr_tui.services.demo import build_demo
 
         dest = Path(tempfile.mkdtemp(prefix="amr-demo-"))
@@ -171,6 +172,7 @@ class AmrApp(App[int]):
         self.start_session(discover(repos))
 
     def _init_done(self, value: str | None) -> None:
+        # Imported here: only the welcome screen creates a memory repo.
         from amr_tui.screens.welcome import WelcomeScreen
         from amr_tui.services.init import InitError, init_memory_repo
 
@@ -342,7 +344,7 @@ class AmrApp(App[int]):
             notify_text(self, "Conflicts left for later: the repo is unchanged; sync again to resolve.",
                         severity="warning")
             return
-        self.post_message(Synced(repo, result, None))  # type: ignore[arg-type]
+        self.post_message(Synced(repo, cast("SyncResult", result), None))  # the conflict view gives back resolve()'s result
 
     def action_share(self) -> None:
         found = self._main_session()
@@ -376,7 +378,7 @@ class AmrApp(App[int]):
         if found is None:
             return
         of, service = found
-        # Imported here (as the other history screens below): not needed for the first frame.
+        # Imported here: the history screens are not needed for the first frame.
         from amr_tui.screens.history import FileHistoryScreen
 
         self.push_screen(FileHistoryScreen(service, of.repo, of.path))
@@ -391,6 +393,7 @@ class AmrApp(App[int]):
         if entry is None:
             notify_text(self, "Put the cursor on an entry to see its history.", severity="warning")
             return
+        # Imported here: the history screens are not needed for the first frame.
         from amr_tui.screens.history import TimelineScreen
 
         self.push_screen(TimelineScreen(service, of.repo, of.path, entry.line, entry.text))
@@ -400,6 +403,7 @@ class AmrApp(App[int]):
         if found is None or main is None:
             return
         of, service = found
+        # Imported here: the forgotten facts' screen is not needed for the first frame.
         from amr_tui.screens.forgotten import ForgottenScreen
 
         self.push_screen(ForgottenScreen(service, of.repo, main[1].mount(of.repo).read_only), self._after_change)
@@ -416,6 +420,7 @@ class AmrApp(App[int]):
         if found is None:
             return
         service = found[1]
+        # Imported here: the dialogs are not needed for the first frame.
         from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
 
         def with_mode(mode: str | None) -> None:
