@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+
+from tests.driver import AppDriver, app_for
+
+#: The terminal size of the app fixtures.
+APP_SIZE = (140, 40)
 
 FIXED_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -47,7 +53,9 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
 
 @pytest.fixture
 def make_repo(tmp_path: Path):
-    """Create a git repo with the given files committed. Returns its path."""
+    """Create a git repo with the given files committed. Returns its path.
+
+    The commit has its own author, committer and date (FIXED_ENV), whatever the environment."""
 
     def _make(name: str = "memory", files: dict[str, str | bytes] | None = None) -> Path:
         root = tmp_path / name
@@ -60,7 +68,7 @@ def make_repo(tmp_path: Path):
                 content = content.encode()
             target.write_bytes(content)
             git(root, "add", "--", rel)
-        git(root, "commit", "-q", "-m", "Create memory repo")
+        git(root, "commit", "-q", "-m", "Create memory repo", env=FIXED_ENV)
         return root
 
     return _make
@@ -72,3 +80,18 @@ def demo(tmp_path: Path) -> list[Path]:
     from amr_tui.services.demo import build_demo
 
     return build_demo(tmp_path / "vm")
+
+
+@pytest.fixture
+def app(demo: list[Path]):
+    """The app on the demo set, polling once a minute (so no refresh comes in unasked)."""
+    return app_for(demo, poll_interval=60)
+
+
+@pytest.fixture
+async def driver(app) -> AsyncIterator[AppDriver]:
+    """The ``app`` fixture running at APP_SIZE, its first file open and indexed."""
+    async with app.run_test(size=APP_SIZE) as pilot:
+        drive = AppDriver(pilot)
+        await drive.ready()
+        yield drive

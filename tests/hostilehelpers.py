@@ -1,4 +1,4 @@
-"""Hostile inputs for the issue-7 tests: the injection corpus, evil repos, odd repo states, and
+"""Hostile inputs for the hostile-input tests: the injection corpus, evil repos, odd repo states, and
 one-line registries of CLI commands and app screens to run them through.
 
 Adding coverage for something new is one line:
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from amr_tui.core.textsafety import make_visible
+from tests.driver import screen_strips
 
 # ---------------------------------------------------------------------------------------------
 # The injection corpus
@@ -409,23 +410,11 @@ def check_cli_run(run: CliRun) -> list[str]:
 
 def rendered(app) -> str:
     """Every segment the compositor would send to the terminal, as one string."""
-    return "".join(seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
+    return "".join(screen_lines(app))
 
 
 def screen_lines(app) -> list[str]:
-    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
-
-
-async def click_text(pilot, app, needle: str) -> bool:
-    """Click the first place ``needle`` is drawn on screen; False when it is not on screen."""
-    from rich.cells import cell_len
-
-    for y, line in enumerate(screen_lines(app)):
-        x = line.find(needle)
-        if x != -1:
-            await pilot.click(offset=(cell_len(line[:x]) + 1, y))
-            return True
-    return False
+    return ["".join(seg.text for seg in strip) for strip in screen_strips(app)]
 
 
 Check = Callable[[str], None]

@@ -4,56 +4,42 @@ from __future__ import annotations
 
 import subprocess
 
-
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, git, screen_text, shown, wait_for
+from tests.driver import AppDriver, app_for, git, notes, screen_text, shown, wait_for
 
 SIZE = (140, 40)
-
-
-def current(app):
-    return app.screen.current
-
-
-async def open_file(pilot, app, repo: str, path: str, line: int = 0):
-    from amr_tui.screens.main.screen import Place
-
-    app.screen.open_place(Place(repo, path, line))
-    await wait_for(pilot, lambda: current(app) and current(app).path == path and current(app).repo == repo, what=f"{path} open")
-
-
-async def loaded(pilot, app):
-    await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="first file")
 
 
 async def test_opens_first_repo_memory_with_both_repos(demo):
     app = app_for([demo[0].parent])
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        assert (current(app).repo, current(app).path) == ("memory-alice", "MEMORY.md")
+        drive = AppDriver(pilot)
+        await drive.ready()
+        assert (drive.current.repo, drive.current.path) == ("memory-alice", "MEMORY.md")
         await shown(pilot, app, "memory-alice", "memory-bob", "\u2022", "[[team_structure]]")
 
 
 async def test_follow_link_back_and_forward(demo):
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        view = app.screen.query_one(EntryView)
-        index_line = next(ln.number for ln in current(app).doc.lines if "[[team_structure]]" in ln.text)
-        view.go_to_line(index_line)
+        drive = AppDriver(pilot)
+        await drive.ready()
+        index_line = next(ln.number for ln in drive.current.doc.lines if "[[team_structure]]" in ln.text)
+        await drive.to_line(index_line)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: current(app).path == "team_structure.md", what="link followed")
+        await wait_for(pilot, lambda: drive.current.path == "team_structure.md", what="link followed")
         await pilot.press("left_square_bracket")
-        await wait_for(pilot, lambda: current(app).path == "MEMORY.md", what="back")
+        await wait_for(pilot, lambda: drive.current.path == "MEMORY.md", what="back")
         await pilot.press("right_square_bracket")
-        await wait_for(pilot, lambda: current(app).path == "team_structure.md", what="forward")
+        await wait_for(pilot, lambda: drive.current.path == "team_structure.md", what="forward")
 
 
 async def test_backlinks_listed(demo):
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        await open_file(pilot, app, "memory-alice", "team_structure.md")
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("memory-alice", "team_structure.md")
         await pilot.pause(0.2)
         await shown(pilot, app, "MEMORY.md:")
         assert "Backlinks (" in screen_text(app) and "Backlinks (0)" not in screen_text(app)
@@ -62,7 +48,8 @@ async def test_backlinks_listed(demo):
 async def test_finder_jumps_to_entry(demo):
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await wait_for(pilot, lambda: len(app.session.index) > 10, what="index")
         await pilot.press("slash")
         await pilot.press(*"bun")
@@ -71,19 +58,9 @@ async def test_finder_jumps_to_entry(demo):
         await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen) and app.screen.hits, what="finder hits")
         top = app.screen.hits[0].item
         await pilot.press("enter")
-        await wait_for(pilot, lambda: getattr(app.screen, "current", None) and current(app).path == top.path, what="jump")
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) and drive.current.path == top.path, what="jump")
         if top.line:
             assert app.screen.query_one(EntryView).cursor_line == top.line
-
-
-async def _edit_first_entry(pilot, app):
-    """Load, put the cursor on the file's first entry, press e; the editor's input."""
-    await loaded(pilot, app)
-    app.screen.query_one(EntryView).go_to_line(current(app).doc.entries[0].line)
-    await pilot.press("e")
-    inp = app.screen.query_one("#editor-input")
-    await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
-    return inp
 
 
 async def test_edit_entry_commits_one_file(demo):
@@ -91,7 +68,8 @@ async def test_edit_entry_commits_one_file(demo):
     before = int(git(alice, "rev-list", "--count", "HEAD"))
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        inp = await _edit_first_entry(pilot, app)
+        drive = AppDriver(pilot)
+        inp = await drive.edit_first_entry()
         inp.value = "Alice prefers short summaries [source: https://example.com/sessions/999; added: 2026-11-01]"
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Alice prefers short summaries" in (alice / "MEMORY.md").read_text(), what="saved")
@@ -106,7 +84,8 @@ async def test_typing_in_the_editor_keeps_the_entry(demo):
     the text (Textual's Input selects everything on focus, so one key replaced the entry)."""
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        inp = await _edit_first_entry(pilot, app)
+        drive = AppDriver(pilot)
+        inp = await drive.edit_first_entry()
         original = inp.value
         await pilot.press("!")
         assert inp.value == original + "!"
@@ -118,7 +97,8 @@ async def test_editor_flags_metadata_that_is_not_at_the_end_as_you_type(demo):
     """AMR031 reaches the entry editor: metadata followed by text is shown as text, as a warning."""
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        inp = await _edit_first_entry(pilot, app)
+        drive = AppDriver(pilot)
+        inp = await drive.edit_first_entry()
         inp.value = "Use bun [source: https://x.example/1; added: 2026-09-01]"
         await pilot.pause(0.1)
         shown_now = lambda: str(app.screen.query_one("#editor-diagnostics").render())  # noqa: E731
@@ -135,7 +115,8 @@ async def test_invalid_entry_asks_before_saving(demo):
     head = git(alice, "rev-parse", "HEAD")
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("o")
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
@@ -156,12 +137,13 @@ async def test_read_only_repo_refuses_edits(demo):
     head = git(bob, "rev-parse", "HEAD")
     app = app_for(demo, read_only={"memory-bob"})
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        await open_file(pilot, app, "memory-bob", "MEMORY.md")
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("memory-bob", "MEMORY.md")
         await pilot.press("e")
         await pilot.pause(0.2)
         assert not app.screen.query_one("#editor").display
-        assert any("Read-only" in str(n.message) for n in app._notifications)
+        assert any("Read-only" in str(n.message) for n in notes(app))
         await pilot.press("d")
         await pilot.pause(0.2)
     assert git(bob, "rev-parse", "HEAD") == head
@@ -171,13 +153,7 @@ async def test_agent_commit_during_edit_is_kept(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        view = app.screen.query_one(EntryView)
-        first = current(app).doc.entries[0]
-        view.go_to_line(first.line)
-        await pilot.press("e")
-        inp = app.screen.query_one("#editor-input")
-        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        inp = await AppDriver(pilot).edit_first_entry()
         # An agent appends a fact and commits while the user types.
         with (alice / "MEMORY.md").open("a") as fh:
             fh.write("- Agent learned something new [source: https://example.com/sessions/555]\n")
@@ -196,23 +172,25 @@ async def test_live_update_keeps_cursor(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         view = app.screen.query_one(EntryView)
-        target = current(app).doc.entries[1].line
-        view.go_to_line(target)
-        text_at_cursor = current(app).doc.lines[target - 1].text
+        target = drive.current.doc.entries[1].line
+        await drive.to_line(target)
+        text_at_cursor = drive.current.doc.lines[target - 1].text
         data = (alice / "MEMORY.md").read_text()
         (alice / "MEMORY.md").write_text("- A brand new first fact from an agent\n" + data)
         git(alice, "commit", "-qam", "agent: new first fact")
-        await wait_for(pilot, lambda: "brand new first fact" in current(app).doc.text, what="live reload")
-        assert current(app).doc.lines[view.cursor_line - 1].text == text_at_cursor
-        assert any("Memory changed" in str(n.title) for n in app._notifications)
+        await wait_for(pilot, lambda: "brand new first fact" in drive.current.doc.text, what="live reload")
+        assert drive.current.doc.lines[view.cursor_line - 1].text == text_at_cursor
+        assert any("Memory changed" in str(n.title) for n in notes(app))
 
 
 async def test_help_screen_lists_bindings(demo):
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("question_mark")
         from amr_tui.screens.help import HelpScreen
 
@@ -237,6 +215,7 @@ async def test_welcome_creates_a_memory_repo(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     app = app_for([])
     async with app.run_test(size=SIZE) as pilot:
+        drive = AppDriver(pilot)
         await pilot.pause(0.2)
         await pilot.press("i")
         from amr_tui.screens.dialogs import PromptScreen
@@ -245,7 +224,7 @@ async def test_welcome_creates_a_memory_repo(tmp_path, monkeypatch):
         app.screen.query_one("#prompt-input").value = str(tmp_path / "fresh-memory")
         await pilot.press("enter")
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="opened")
-        assert current(app).path == "MEMORY.md"
+        assert drive.current.path == "MEMORY.md"
     assert (tmp_path / "fresh-memory" / "MEMORY.md").read_text() == "# Memory\n\n## Index\n"
 
 
@@ -264,7 +243,8 @@ async def test_config_repos_theme_and_key_overrides(demo, tmp_path, monkeypatch)
     assert [m.name for m in app.mounts] == ["memory-alice", "memory-bob"]
     assert [m.read_only for m in app.mounts] == [False, True]
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         assert app.theme == "gruvbox"
         await pilot.press("f")
         from amr_tui.screens.finder import FinderScreen
@@ -285,7 +265,8 @@ async def test_new_agent_entry_becomes_searchable(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         (alice / "tooling" / "bun.md").write_text((alice / "tooling" / "bun.md").read_text() + "- Zanzibar cache warms at boot\n")
         await wait_for(pilot, lambda: app.session.search("zanzibar", 5), what="indexed")
         hit = app.session.search("zanzibar", 5)[0].item
@@ -298,13 +279,10 @@ async def test_user_and_agent_both_append_at_the_end_without_conflict(demo):
     path = alice / "tooling" / "bun.md"
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await loaded(pilot, app)
-        from amr_tui.screens.main.screen import Place
-
-        app.screen.open_place(Place("memory-alice", "tooling/bun.md", 0))
-        await wait_for(pilot, lambda: current(app).path == "tooling/bun.md", what="open")
-        view = app.screen.query_one(EntryView)
-        view.go_to_line(current(app).doc.entries[-1].line)
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("memory-alice", "tooling/bun.md")
+        await drive.to_line(drive.current.doc.entries[-1].line)
         await pilot.press("o")
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
@@ -326,7 +304,8 @@ async def test_screen_stays_usable_while_indexing(demo):
 
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="main screen")
         assert app.screen.loading is False
-        await loaded(pilot, app)  # the first file opens once search is ready, before the lint is done
+        # the first file opens once search is ready, before the lint is done
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="the first file")
         assert app.screen.loading is False
         await wait_for(pilot, lambda: not app.screen.indexing, what="lint and badges done")
         assert app.screen.loading is False

@@ -6,17 +6,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main.screen import MainScreen
-from tests.apphelpers import app_for, git, ready, wait_for
+from tests.driver import AppDriver, app_for, git, notes, wait_for
 
 SIZE = (130, 38)
 MEMORY = "# Memory\n\n- fact 0 s0\n- fact 1 s0\n- fact 2 s0\n- fact 3 s0\n\n## Index\n- [[notes/a]]\n"
 
 
-def _repo(make_repo) -> Path:
+@pytest.fixture
+def memory_repo(make_repo) -> Path:
     return make_repo(files={"MEMORY.md": MEMORY, "notes/a.md": "# A\n\n- note a\n"})
 
 
@@ -28,7 +31,8 @@ def _agent_commits(root: Path, old: str, new: str) -> None:
 
 async def _file_edit_in_conflict(pilot, app, root: Path) -> None:
     """E; fact 1 and fact 3 retyped; the agent commits its own fact 1 and fact 2; ctrl+s."""
-    await ready(pilot, app)
+    drive = AppDriver(pilot)
+    await drive.ready()
     await pilot.press("E")
     await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="the file editor")
     await pilot.press("down", "down", "down", "end", "ctrl+u", *"- fact 1 u1")
@@ -39,8 +43,8 @@ async def _file_edit_in_conflict(pilot, app, root: Path) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen), what="the conflict view")
 
 
-async def test_keep_theirs_of_a_whole_file_edit_keeps_my_other_change_and_their_commits(make_repo) -> None:
-    root = _repo(make_repo)
+async def test_keep_theirs_of_a_whole_file_edit_keeps_my_other_change_and_their_commits(memory_repo) -> None:
+    root = memory_repo
     app = app_for([root], poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         await _file_edit_in_conflict(pilot, app, root)
@@ -53,8 +57,8 @@ async def test_keep_theirs_of_a_whole_file_edit_keeps_my_other_change_and_their_
     assert git(root, "status", "--porcelain") == ""
 
 
-async def test_keep_mine_of_a_whole_file_edit_keeps_their_commit_outside_the_conflict(make_repo) -> None:
-    root = _repo(make_repo)
+async def test_keep_mine_of_a_whole_file_edit_keeps_their_commit_outside_the_conflict(memory_repo) -> None:
+    root = memory_repo
     app = app_for([root], poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         await _file_edit_in_conflict(pilot, app, root)
@@ -67,8 +71,8 @@ async def test_keep_mine_of_a_whole_file_edit_keeps_their_commit_outside_the_con
     assert "agent: - fact 2 a2" in git(root, "log", "--format=%s")
 
 
-async def test_a_resolution_refused_gives_the_whole_file_edit_back(make_repo) -> None:
-    root = _repo(make_repo)
+async def test_a_resolution_refused_gives_the_whole_file_edit_back(memory_repo) -> None:
+    root = memory_repo
     app = app_for([root], poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
         await _file_edit_in_conflict(pilot, app, root)
@@ -80,7 +84,7 @@ async def test_a_resolution_refused_gives_the_whole_file_edit_back(make_repo) ->
         await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="the file editor back")
         typed = app.screen.query_one("#file-edit-area").text
         assert "- fact 1 u1" in typed and "- fact 3 u3" in typed
-        assert any(n.title == "Someone else's uncommitted change" for n in app._notifications)
+        assert any(n.title == "Someone else's uncommitted change" for n in notes(app))
         # Quitting now asks: the text is unsaved again.
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the quit question")
@@ -90,17 +94,17 @@ async def test_a_resolution_refused_gives_the_whole_file_edit_back(make_repo) ->
     assert "- fact 1 a9" in (root / "MEMORY.md").read_text()  # the agent's uncommitted line is still there
 
 
-async def test_ctrl_q_in_the_conflict_view_of_an_entry_edit_asks_and_keeps_the_view(make_repo) -> None:
-    from tests.apphelpers import cur
+async def test_ctrl_q_in_the_conflict_view_of_an_entry_edit_asks_and_keeps_the_view(memory_repo) -> None:
 
-    root = _repo(make_repo)
+    root = memory_repo
     app = app_for([root], poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         view = app.screen.view
         view.focus()
         await pilot.press("g")
-        while cur(app).doc.lines[view.cursor_line - 1].text != "- fact 1 s0":
+        while drive.current.doc.lines[view.cursor_line - 1].text != "- fact 1 s0":
             await pilot.press("j")
         await pilot.press("e")
         inp = app.screen.query_one("#editor-input")

@@ -4,31 +4,31 @@ from __future__ import annotations
 
 import subprocess
 
-
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, cur, git, open_file, ready, screen_text, shown, wait_for
+from tests.driver import AppDriver, app_for, click_text, git, notes, screen_text, shown, tree_files, wait_for
 
 SIZE = (140, 40)
 
 
 async def saved(pilot, app, before: int):
-    await wait_for(pilot, lambda: len([n for n in app._notifications if n.title in ("Committed", "Not saved")]) > before, timeout=15, what="save")
-    assert not any(n.title == "Not saved" for n in app._notifications), [str(n.message) for n in app._notifications]
+    await wait_for(pilot, lambda: len([n for n in notes(app) if n.title in ("Committed", "Not saved")]) > before, timeout=15, what="save")
+    assert not any(n.title == "Not saved" for n in notes(app)), [str(n.message) for n in notes(app)]
 
 
 def commits(app) -> int:
-    return len([n for n in app._notifications if n.title in ("Committed", "Not saved")])
+    return len([n for n in notes(app) if n.title in ("Committed", "Not saved")])
 
 
 async def test_delete_entry_asks_then_commits(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        entry = cur(app).doc.entries[0]
-        app.screen.query_one(EntryView).go_to_line(entry.line)
+        drive = AppDriver(pilot)
+        await drive.ready()
+        entry = drive.current.doc.entries[0]
+        await drive.to_first_entry()
         await pilot.press("d")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
         n = commits(app)
@@ -42,9 +42,10 @@ async def test_move_entry_to_other_repo(demo):
     alice, bob = demo
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        entry = cur(app).doc.entries[0]
-        app.screen.query_one(EntryView).go_to_line(entry.line)
+        drive = AppDriver(pilot)
+        await drive.ready()
+        entry = drive.current.doc.entries[0]
+        await drive.to_first_entry()
         await pilot.press("m")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="choices")
         choices = app.screen.choices
@@ -64,15 +65,16 @@ async def test_rename_rewrites_links_in_one_commit(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await open_file(pilot, app, "memory-alice", "team_structure.md")
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("memory-alice", "team_structure.md")
         await pilot.press("R")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="prompt")
         app.screen.query_one("#prompt-input").value = "people/team"
         n = commits(app)
         await pilot.press("enter")
         await saved(pilot, app, n)
-        await wait_for(pilot, lambda: cur(app).path == "people/team.md", what="renamed file open")
+        await wait_for(pilot, lambda: drive.current.path == "people/team.md", what="renamed file open")
     assert not (alice / "team_structure.md").exists()
     assert "[[people/team]]" in (alice / "MEMORY.md").read_text()
     assert "[[team_structure]]" not in (alice / "MEMORY.md").read_text()
@@ -85,8 +87,9 @@ async def test_delete_file_lists_backlinks(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await open_file(pilot, app, "memory-alice", "team_structure.md")
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("memory-alice", "team_structure.md")
         await pilot.press("D")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
         await shown(pilot, app, "MEMORY.md:", "will break")
@@ -101,13 +104,13 @@ async def test_broken_link_offers_to_create_file(demo):
     bob = demo[1]
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await open_file(pilot, app, "memory-bob", "deploys.md")
-        doc = cur(app).doc
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("memory-bob", "deploys.md")
+        doc = drive.current.doc
         states = app.session.link_states("memory-bob", doc)
         broken = next(lk for lk in doc.links if states[(lk.line, lk.start)].value == "broken")
-        view = app.screen.query_one(EntryView)
-        view.go_to_line(broken.line)
+        await drive.to_line(broken.line)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="create?")
         n = commits(app)
@@ -120,9 +123,10 @@ async def test_conflict_shows_both_sides_and_keeps_choice(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        entry = cur(app).doc.entries[0]
-        app.screen.query_one(EntryView).go_to_line(entry.line)
+        drive = AppDriver(pilot)
+        await drive.ready()
+        entry = drive.current.doc.entries[0]
+        await drive.to_first_entry()
         await pilot.press("e")
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
@@ -156,15 +160,16 @@ async def test_refuses_mid_merge(demo):
     head = git(alice, "rev-parse", "HEAD")
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await open_file(pilot, app, "memory-alice", "team_structure.md")
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("memory-alice", "team_structure.md")
         await pilot.press("o")
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
         inp.value = "Something new"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any(n.title == "Not saved" for n in app._notifications), what="refusal")
-        msg = next(str(n.message) for n in app._notifications if n.title == "Not saved")
+        await wait_for(pilot, lambda: any(n.title == "Not saved" for n in notes(app)), what="refusal")
+        msg = next(str(n.message) for n in notes(app) if n.title == "Not saved")
         assert "merge" in msg.lower()
         assert "merging" in screen_text(app)  # the tree badge says so too
     assert git(alice, "rev-parse", "HEAD") == head
@@ -177,7 +182,8 @@ async def test_missing_identity_is_asked_and_set_locally(demo, monkeypatch):
     monkeypatch.setenv("EMAIL", "")
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("o")
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
@@ -191,42 +197,39 @@ async def test_missing_identity_is_asked_and_set_locally(demo, monkeypatch):
     assert "Ada Lovelace" in git(alice, "log", "-1", "--format=%an")
 
 
-async def test_draft_survives_navigation(demo):
-    app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await pilot.press("o")
-        inp = app.screen.query_one("#editor-input")
-        await wait_for(pilot, lambda: inp.has_focus, what="editor")
-        inp.value = "Half-written fact"
-        from amr_tui.screens.main.screen import Place
+async def test_draft_survives_navigation(driver):
+    app, pilot = driver.app, driver.pilot
+    await pilot.press("o")
+    inp = app.screen.query_one("#editor-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="editor")
+    inp.value = "Half-written fact"
+    from amr_tui.screens.main.screen import Place
 
-        app.screen.leave_file(lambda: app.screen.open_place(Place("memory-alice", "team_structure.md", 0)))
-        await wait_for(pilot, lambda: cur(app).path == "team_structure.md", what="navigated")
-        assert not app.screen.query_one("#editor").display
-        await open_file(pilot, app, "memory-alice", "MEMORY.md")
-        app.screen.query_one(EntryView).focus()
-        await pilot.press("e")
-        await pilot.pause(0.2)
-        assert app.screen.query_one("#editor-input").value == "Half-written fact"
+    app.screen.leave_file(lambda: app.screen.open_place(Place("memory-alice", "team_structure.md", 0)))
+    await wait_for(pilot, lambda: driver.current.path == "team_structure.md", what="navigated")
+    assert not app.screen.query_one("#editor").display
+    await driver.open("memory-alice", "MEMORY.md")
+    app.screen.query_one(EntryView).focus()
+    await pilot.press("e")
+    await pilot.pause(0.2)
+    assert app.screen.query_one("#editor-input").value == "Half-written fact"
 
 
-async def test_sql_file_is_highlighted_read_view(demo):
-    app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await open_file(pilot, app, "memory-alice", "billing/count_paying_customers.sql")
-        await pilot.pause(0.2)
-        code = app.screen.query_one("#code")
-        assert code.display and code.language == "sql"
-        assert "SELECT" in code.text.upper()
+async def test_sql_file_is_highlighted_read_view(driver):
+    app, pilot = driver.app, driver.pilot
+    await driver.open("memory-alice", "billing/count_paying_customers.sql")
+    await pilot.pause(0.2)
+    code = app.screen.query_one("#code")
+    assert code.display and code.language == "sql"
+    assert "SELECT" in code.text.upper()
 
 
 async def test_capture_asks_which_repo(demo):
     bob = demo[1]
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="prompt")
         app.screen.query_one("#prompt-input").value = "Bob prefers tabs [added: 2026-11-29]"
@@ -243,33 +246,26 @@ async def test_capture_asks_which_repo(demo):
     assert text.index("Bob prefers tabs") < text.index("## Index")
 
 
-async def test_source_link_asks_before_opening(demo):
-    app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        view = app.screen.query_one(EntryView)
-        view.go_to_line(cur(app).doc.entries[0].line)
-        view.post_message(EntryView.SourceActivated("https://example.com/sessions/101"))
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
-        await wait_for(pilot, lambda: "https://example.com/sessions/101" in screen_text(app), what="url shown")
-        await pilot.press("n")
-        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="dismissed")
-        view.post_message(EntryView.SourceActivated("file:///etc/passwd"))
-        await pilot.pause(0.2)
-        assert not isinstance(app.screen, ConfirmScreen)
-        assert any("Not a web link" in str(n.message) for n in app._notifications)
+async def test_source_link_asks_before_opening(driver):
+    app, pilot = driver.app, driver.pilot
+    view = app.screen.query_one(EntryView)
+    await driver.to_first_entry()
+    view.post_message(EntryView.SourceActivated("https://example.com/sessions/101"))
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
+    await wait_for(pilot, lambda: "https://example.com/sessions/101" in screen_text(app), what="url shown")
+    await pilot.press("n")
+    await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="dismissed")
+    view.post_message(EntryView.SourceActivated("file:///etc/passwd"))
+    await pilot.pause(0.2)
+    assert not isinstance(app.screen, ConfirmScreen)
+    assert any("Not a web link" in str(n.message) for n in notes(app))
 
 
-async def test_click_on_link_follows_it(demo):
-    app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await pilot.pause(0.2)
-        view = app.screen.query_one(EntryView)
-        line = next(ln.number for ln in cur(app).doc.lines if "[[team_structure]]" in ln.text)
-        row = view._row_starts[line - 1]
-        await pilot.click(EntryView, offset=(view.scrollable_content_region.x - view.region.x + 10, row))
-        await wait_for(pilot, lambda: cur(app).path == "team_structure.md", what="clicked link")
+async def test_click_on_link_follows_it(driver):
+    app, pilot = driver.app, driver.pilot
+    await pilot.pause(0.2)
+    assert await click_text(pilot, app, "[[team_structure]]")
+    await wait_for(pilot, lambda: driver.current.path == "team_structure.md", what="clicked link")
 
 
 async def test_the_last_file_asked_for_is_the_one_shown(make_repo):
@@ -283,18 +279,19 @@ async def test_the_last_file_asked_for_is_the_one_shown(make_repo):
                              "small.md": "- the small file\n"})
     app = app_for([repo], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         screen = app.screen
         screen.open_place(Place("mem", "big.md", 0))
         screen.open_place(Place("mem", "small.md", 0))
-        await wait_for(pilot, lambda: cur(app).path == "small.md", what="small shown")
+        await wait_for(pilot, lambda: drive.current.path == "small.md", what="small shown")
         await pilot.pause(1.0)  # the big file's worker is done by now
-        assert cur(app).path == "small.md"
+        assert drive.current.path == "small.md"
         screen.open_place(Place("mem", "big.md", 0))
         screen.action_reload()  # before big.md arrives: reload big.md, not MEMORY.md/small.md
-        await wait_for(pilot, lambda: cur(app).path == "big.md", what="big shown")
+        await wait_for(pilot, lambda: drive.current.path == "big.md", what="big shown")
         await pilot.pause(0.5)
-        assert cur(app).path == "big.md"
+        assert drive.current.path == "big.md"
 
 
 async def test_the_tree_cursor_stays_put_when_an_agent_adds_a_file(make_repo):
@@ -305,7 +302,8 @@ async def test_the_tree_cursor_stays_put_when_an_agent_adds_a_file(make_repo):
     repo = make_repo("mem", {"MEMORY.md": "# Memory\n\n## Index\n- [[a]]\n- [[b]]\n", "a.md": "- a\n", "b.md": "- b\n"})
     app = app_for([repo], poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         tree = app.screen.query_one(MemoryTree)
         # start-up puts the cursor on the open file once the tree has its lines: let it happen first
         await wait_for(pilot, lambda: tree.cursor_node is not None and tree.cursor_node.data.path == "MEMORY.md",
@@ -318,6 +316,6 @@ async def test_the_tree_cursor_stays_put_when_an_agent_adds_a_file(make_repo):
         (repo / "c.md").write_text("- c, from an agent\n")
         git(repo, "add", "--", "c.md")
         git(repo, "commit", "-q", "-m", "agent: add c")
-        await wait_for(pilot, lambda: ("mem", "c.md") in tree._file_nodes, timeout=10, what="the new file in the tree")
+        await wait_for(pilot, lambda: ("mem", "c.md") in tree_files(tree), timeout=10, what="the new file in the tree")
         await pilot.pause(0.3)
         assert tree.cursor_node is not None and tree.cursor_node.data.path == "b.md"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from textual.widgets import DataTable, OptionList
 
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
@@ -11,7 +10,7 @@ from amr_tui.screens.history import FileHistoryScreen, TimelineScreen
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.side_by_side import SideBySide
-from tests.apphelpers import app_for, cur, git, ready, screen_text, shown, wait_for
+from tests.driver import AppDriver, app_for, git, notes, screen_text, shown, wait_for
 
 SIZE = (150, 42)
 
@@ -19,7 +18,8 @@ SIZE = (150, 42)
 async def test_file_history_lists_commits_and_shows_versions(demo):
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, FileHistoryScreen), what="history screen")
         table = app.screen.query_one(DataTable)
@@ -36,14 +36,12 @@ async def test_file_history_lists_commits_and_shows_versions(demo):
 async def test_entry_timeline_and_reblame(demo):
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        from amr_tui.screens.main.screen import Place
-
-        app.screen.open_place(Place("memory-alice", "projects/website.md", 0))
-        await wait_for(pilot, lambda: cur(app).path == "projects/website.md", what="open")
-        doc = cur(app).doc
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("memory-alice", "projects/website.md")
+        doc = drive.current.doc
         edited = next(e for e in doc.entries if "sign" in e.text.lower())
-        app.screen.query_one(EntryView).go_to_line(edited.line)
+        await drive.to_line(edited.line)
         await pilot.press("H")
         await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen), what="timeline")
         events = app.screen.query_one("#timeline-events", OptionList)
@@ -51,16 +49,17 @@ async def test_entry_timeline_and_reblame(demo):
         await shown(pilot, app, "added", "reworded", "Last touched", "Update website launch sign-off")
         await pilot.press("p")
         await wait_for(pilot, lambda: "Before that" in screen_text(app) or
-                       any("first appeared" in str(n.message) for n in app._notifications), what="reblame")
+                       any("first appeared" in str(n.message) for n in notes(app)), what="reblame")
 
 
 async def test_forget_records_tombstone_and_restore_brings_back(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        entry = cur(app).doc.entries[0]
-        app.screen.query_one(EntryView).go_to_line(entry.line)
+        drive = AppDriver(pilot)
+        await drive.ready()
+        entry = drive.current.doc.entries[0]
+        await drive.to_first_entry()
         await pilot.press("x")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="forget mode")
         await pilot.press("enter")
@@ -88,7 +87,8 @@ async def test_review_accept_part_reject_rest(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("V")
         await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs")
         await shown(pilot, app, "2026-10-07-nightly")
@@ -142,13 +142,11 @@ async def test_resurrected_fact_is_marked_in_the_entry_view(make_repo):
     git(repo, "commit", "-qam", "stale session re-learns the port")
     app = app_for([repo], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await wait_for(pilot, lambda: any(n.title == "Resurrected facts" for n in app._notifications), timeout=20,
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await wait_for(pilot, lambda: any(n.title == "Resurrected facts" for n in notes(app)), timeout=20,
                        what="resurrection notice")
-        from amr_tui.screens.main.screen import Place
-
-        app.screen.open_place(Place("mem", "notes.md", 0))
-        await wait_for(pilot, lambda: cur(app).path == "notes.md", what="open")
-        await wait_for(pilot, lambda: cur(app).path == "notes.md" and 3 in app.screen.query_one(EntryView).marks,
+        await drive.open("mem", "notes.md")
+        await wait_for(pilot, lambda: drive.current.path == "notes.md" and 3 in app.screen.query_one(EntryView).marks,
                        what="resurrection marked")
         await shown(pilot, app, "AMR030")

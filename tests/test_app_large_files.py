@@ -11,7 +11,7 @@ import pytest
 
 from amr_tui.screens.main.screen import MainScreen
 from amr_tui.services.workspace import MAX_PARSE_BYTES
-from tests.apphelpers import app_for, cur, git, open_file, ready, wait_for
+from tests.driver import AppDriver, app_for, forget_notes, git, said, wait_for
 
 SIZE = (140, 40)
 LINE = "- Bulk fact about the service [source: https://example.com/b; added: 2026-10-01]\n"
@@ -35,14 +35,11 @@ def _editor(tmp_path: Path, monkeypatch, *, append: bool) -> Path:
     return log
 
 
-def _said(app, needle: str) -> bool:
-    return any(needle in str(n.message) for n in app._notifications)
-
-
 async def _open_big(pilot, app) -> None:
-    await ready(pilot, app)
-    await open_file(pilot, app, "memory", "big.md")
-    assert cur(app).read_only == "too large" and cur(app).data is None
+    drive = AppDriver(pilot)
+    await drive.ready()
+    await drive.open("memory", "big.md")
+    assert drive.current.read_only == "too large" and drive.current.data is None
 
 
 async def test_ctrl_e_opens_a_file_too_large_to_load_and_says_the_changes_are_not_committed(
@@ -53,14 +50,15 @@ async def test_ctrl_e_opens_a_file_too_large_to_load_and_says_the_changes_are_no
     head = git(repo, "rev-parse", "HEAD")
     app = app_for([repo], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
+        drive = AppDriver(pilot)
         await _open_big(pilot, app)
         await pilot.press("ctrl+e")
         await wait_for(pilot, lambda: log.exists(), timeout=10, what="the editor to run")
         assert log.read_text().strip() == str(repo / "big.md")
-        await wait_for(pilot, lambda: _said(app, "big.md is too large for amr to read or commit"), timeout=10,
+        await wait_for(pilot, lambda: said(app, "big.md is too large for amr to read or commit"), timeout=10,
                        what="the not-committed notice")
-        assert _said(app, "stay on disk") and not _said(app, "Open a Markdown memory file first")
-        assert isinstance(app.screen, MainScreen) and cur(app).path == "big.md"
+        assert said(app, "stay on disk") and not said(app, "Open a Markdown memory file first")
+        assert isinstance(app.screen, MainScreen) and drive.current.path == "big.md"
     assert git(repo, "rev-parse", "HEAD") == head  # nothing committed
     assert (repo / "big.md").read_text().endswith("- appended in the editor [source: https://example.com/e]\n")
     assert git(repo, "status", "--porcelain") == " M big.md\n"
@@ -74,7 +72,7 @@ async def test_ctrl_e_on_an_unchanged_large_file_says_nothing_is_kept(repo: Path
         await pilot.press("ctrl+e")
         await wait_for(pilot, lambda: log.exists(), timeout=10, what="the editor to run")
         await pilot.pause(0.3)
-        assert not _said(app, "too large for amr to read or commit")
+        assert not said(app, "too large for amr to read or commit")
     assert git(repo, "status", "--porcelain") == ""
 
 
@@ -84,11 +82,11 @@ async def test_E_and_e_on_a_file_too_large_to_load_say_why(repo: Path, tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await _open_big(pilot, app)
         for key in ("E", "e"):
-            app._notifications.clear()
+            forget_notes(app)
             await pilot.press(key)
-            await wait_for(pilot, lambda: _said(app, "MB: too large to load into the editor") and _said(app, "big.md is "), timeout=10,
+            await wait_for(pilot, lambda: said(app, "MB: too large to load into the editor") and said(app, "big.md is "), timeout=10,
                            what=f"why {key} cannot edit it")
-            assert _said(app, "ctrl+e") and not _said(app, "Open a Markdown memory file first")
+            assert said(app, "ctrl+e") and not said(app, "Open a Markdown memory file first")
             assert isinstance(app.screen, MainScreen)
     assert not log.exists()
 
@@ -100,6 +98,6 @@ async def test_ctrl_e_does_not_hand_a_read_only_repos_large_file_to_the_editor(
     async with app.run_test(size=SIZE) as pilot:
         await _open_big(pilot, app)
         await pilot.press("ctrl+e")
-        await wait_for(pilot, lambda: _said(app, "Read-only: the repo is mounted read-only"), timeout=10,
+        await wait_for(pilot, lambda: said(app, "Read-only: the repo is mounted read-only"), timeout=10,
                        what="the refusal")
     assert not log.exists() and git(repo, "status", "--porcelain") == ""

@@ -4,25 +4,22 @@ from __future__ import annotations
 
 import subprocess
 
-
 from amr_tui.core.model import Severity
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, cur, git, ready, shown, wait_for
+from tests.driver import AppDriver, app_for, git, shown, wait_for
 
 SIZE = (140, 40)
 
 
-async def test_palette_finds_entries(demo):
-    app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await pilot.press("ctrl+p")
-        await pilot.press(*"bun install")
-        await pilot.pause(1.0)
-        await shown(pilot, app, "tooling/bun.md")
-        await pilot.press("down", "enter")
-        await wait_for(pilot, lambda: cur(app).path == "tooling/bun.md", what="opened from palette")
+async def test_palette_finds_entries(driver):
+    app, pilot = driver.app, driver.pilot
+    await pilot.press("ctrl+p")
+    await pilot.press(*"bun install")
+    await pilot.pause(1.0)
+    await shown(pilot, app, "tooling/bun.md")
+    await pilot.press("down", "enter")
+    await wait_for(pilot, lambda: driver.current.path == "tooling/bun.md", what="opened from palette")
 
 
 async def test_palette_runs_every_action_of_the_screen(demo):
@@ -33,7 +30,8 @@ async def test_palette_runs_every_action_of_the_screen(demo):
 
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         names = [name for name, _help, _run in ActionsProvider(app.screen)._commands()]
         for wanted in ("History", "Dreams", "Find entries and files", "Help", "New entry below"):
             assert wanted in names, names
@@ -52,11 +50,9 @@ async def test_whole_file_edit_commits_and_keeps_crlf(demo):
     git(alice, "commit", "-qam", "crlf")
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        from amr_tui.screens.main.screen import Place
-
-        app.screen.open_place(Place("memory-alice", "tooling/bun.md", 0))
-        await wait_for(pilot, lambda: cur(app).path == "tooling/bun.md", what="open")
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("memory-alice", "tooling/bun.md")
         await pilot.press("E")
         await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="file editor")
         area = app.screen.query_one("#file-edit-area")
@@ -77,7 +73,8 @@ async def test_external_editor_result_is_committed(demo, tmp_path, monkeypatch):
     monkeypatch.setenv("VISUAL", str(script))
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("ctrl+e")
         await wait_for(pilot, lambda: "external editor" in git(alice, "log", "-1", "--format=%s") or "EDITOR" in git(alice, "log", "-1", "--format=%s"),
                        what="commit")
@@ -93,25 +90,21 @@ async def test_tree_shows_branch_dirty_and_ahead(demo, tmp_path):
     (clone / "team_structure.md").write_text("- dirty\n")
     app = app_for([clone], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await shown(pilot, app, "memory-alice \u25cf \u21911  main")
 
 
-async def test_lint_marks_in_gutter(demo):
-    app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        from amr_tui.screens.main.screen import Place
-
-        app.screen.open_place(Place("memory-bob", "deploys.md", 0))
-        await wait_for(pilot, lambda: cur(app).path == "deploys.md", what="open")
-        view = app.screen.query_one(EntryView)
-        assert Severity.WARNING in view.marks.values()  # the broken link (AMR010, a warning)
-        bad = next(line for line, sev in view.marks.items() if sev is Severity.WARNING)
-        view.go_to_line(bad)
-        await pilot.pause(0.2)
-        await shown(pilot, app, "AMR010")
-        await shown(pilot, app, "\u25b2")  # the warning mark
+async def test_lint_marks_in_gutter(driver):
+    app, pilot = driver.app, driver.pilot
+    await driver.open("memory-bob", "deploys.md")
+    view = app.screen.query_one(EntryView)
+    assert Severity.WARNING in view.marks.values()  # the broken link (AMR010, a warning)
+    bad = next(line for line, sev in view.marks.items() if sev is Severity.WARNING)
+    await driver.to_line(bad)
+    await pilot.pause(0.2)
+    await shown(pilot, app, "AMR010")
+    await shown(pilot, app, "\u25b2")  # the warning mark
 
 
 async def test_polling_works_while_index_lock_is_held_and_leaves_it(demo):
@@ -119,10 +112,11 @@ async def test_polling_works_while_index_lock_is_held_and_leaves_it(demo):
     lock = alice / ".git" / "index.lock"
     app = app_for(demo, poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         lock.write_bytes(b"")
         (alice / "MEMORY.md").write_text((alice / "MEMORY.md").read_text() + "- written while locked\n")
-        await wait_for(pilot, lambda: "written while locked" in cur(app).doc.text, what="reload under lock")
+        await wait_for(pilot, lambda: "written while locked" in drive.current.doc.text, what="reload under lock")
         assert lock.exists()
     assert lock.exists()
     lock.unlink()

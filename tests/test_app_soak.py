@@ -12,7 +12,7 @@ from pathlib import Path
 
 from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, wait_for
+from tests.driver import app_for, notes, wait_for
 
 AGENT_ENV = {
     "GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.test",
@@ -105,7 +105,7 @@ async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
                         f"editor {i} did not open", type(sc).__name__, app.focused, sc.query_one("#editor").display,
                         cur_of and (cur_of.path, cur_of.head, cur_of.read_only, cur_of.doc is None, cur_of.message),
                         sc.query_one(EntryView).cursor_line, dict(sc.drafts),
-                        [str(n.message)[:80] for n in app._notifications if "changed" not in str(n.message)][-5:],
+                        [str(n.message)[:80] for n in notes(app) if "changed" not in str(n.message)][-5:],
                         [(w.name, w.state.name) for w in app.workers])) from None
                 fact = f"User edit {i} [added: 2026-11-29]"
                 inp.value = fact

@@ -74,7 +74,7 @@ from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main.screen import MainScreen
 from amr_tui.services.session import editing
-from tests.apphelpers import app_for
+from tests.driver import AppDriver, app_for, wait_for
 
 SIZE = (130, 38)
 TODAY = _dt.date(2026, 11, 29)
@@ -761,9 +761,10 @@ class AppVersusAgent(RuleBasedStateMachine):
         after each one (a fast typist); then until ``until()``. Only for runs of one kind of key
         that go to the focused widget and do not move focus: plain characters, or one binding
         repeated (a binding's action and a typed character may be handled out of order)."""
+        import unicodedata
+
         from textual import events
         from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
-        import unicodedata
 
         for key in keys:
             if len(key) == 1 and not key.isalnum():
@@ -1380,7 +1381,8 @@ def test_the_machine_replays_a_conflict(name: str) -> None:
 
 
 # ------------------------------------------------------------- the bugs the machine found, by keys
-def _repo_with_facts(make_repo) -> Path:
+@pytest.fixture
+def repo_with_facts(make_repo) -> Path:
     memory = "# Memory\n\n" + "".join(fact_line(i, "s0") + "\n" for i in range(SEED_FACTS))
     return make_repo(files={"MEMORY.md": memory + "\n## Index\n- [[notes/a]]\n", "notes/a.md": "# A\n\n- note a\n"})
 
@@ -1412,13 +1414,12 @@ def _agent_sets(root: Path, fid: int, value: str | None, message: str, *, only_m
 
 
 async def _edit_fact_by_keys(pilot, app, fid: int, typed: str) -> None:
-    from tests.apphelpers import cur, ready, wait_for
-
-    await ready(pilot, app)
+    drive = AppDriver(pilot)
+    await drive.ready()
     view = app.screen.view
     view.focus()
     await pilot.press("g")
-    while cur(app).doc.lines[view.cursor_line - 1].text != fact_line(fid, "s0"):
+    while drive.current.doc.lines[view.cursor_line - 1].text != fact_line(fid, "s0"):
         await pilot.press("j")
     await pilot.press("e")
     inp = app.screen.query_one("#editor-input")
@@ -1426,10 +1427,8 @@ async def _edit_fact_by_keys(pilot, app, fid: int, typed: str) -> None:
     await pilot.press("home", "ctrl+k", *typed)
 
 
-async def test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict(make_repo) -> None:
-    from tests.apphelpers import wait_for
-
-    root = _repo_with_facts(make_repo)
+async def test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict(repo_with_facts) -> None:
+    root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
     async with app.run_test(size=SIZE) as pilot:
         await _edit_fact_by_keys(pilot, app, 1, "fact 1 u1")
@@ -1445,16 +1444,15 @@ async def test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict(make
     assert fact_line(52, "a2") in head, f"the agent's fact 52, not in conflict, was deleted by 'Keep mine':\n{head}"
 
 
-async def test_keep_mine_leaves_an_agents_uncommitted_line_out_of_the_commit(make_repo) -> None:
-    from tests.apphelpers import cur, wait_for
-
-    root = _repo_with_facts(make_repo)
+async def test_keep_mine_leaves_an_agents_uncommitted_line_out_of_the_commit(repo_with_facts) -> None:
+    root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
     async with app.run_test(size=SIZE) as pilot:
+        drive = AppDriver(pilot)
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         with open(root / "MEMORY.md", "a") as fh:  # the agent's line, not committed
             fh.write(fact_line(60, "draft") + "\n")
-        await wait_for(pilot, lambda: b"fact 60 draft" in cur(app).data, what="the live refresh")
+        await wait_for(pilot, lambda: b"fact 60 draft" in drive.current.data, what="the live refresh")
         await _edit_fact_by_keys(pilot, app, 1, "fact 1 u1")
         _agent_sets(root, 1, "a1", "agent: rewrite fact 1, only that", only_mine=True)
         agent_head = plain_git(root, "rev-parse", "HEAD").strip()
@@ -1470,9 +1468,8 @@ async def test_keep_mine_leaves_an_agents_uncommitted_line_out_of_the_commit(mak
 
 async def _whole_file_edit_in_conflict(pilot, app, root: Path) -> None:
     """E, fact 1 retyped by keys; the agent commits its own fact 1; ctrl+s: the conflict view."""
-    from tests.apphelpers import ready, wait_for
-
-    await ready(pilot, app)
+    drive = AppDriver(pilot)
+    await drive.ready()
     await pilot.press("E")
     await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="the file editor")
     await pilot.press("down", "down", "down", "end", "ctrl+u", *fact_line(1, "u1"))
@@ -1481,10 +1478,8 @@ async def _whole_file_edit_in_conflict(pilot, app, root: Path) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen), what="the conflict view")
 
 
-async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(make_repo) -> None:
-    from tests.apphelpers import wait_for
-
-    root = _repo_with_facts(make_repo)
+async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(repo_with_facts) -> None:
+    root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
     async with app.run_test(size=SIZE) as pilot:
         await _whole_file_edit_in_conflict(pilot, app, root)
@@ -1496,10 +1491,8 @@ async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(make
         assert asked or back, f"the typed text is gone and nothing asked: screen {type(app.screen).__name__}"
 
 
-async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(make_repo) -> None:
-    from tests.apphelpers import wait_for
-
-    root = _repo_with_facts(make_repo)
+async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(repo_with_facts) -> None:
+    root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
     async with app.run_test(size=SIZE) as pilot:
         await _whole_file_edit_in_conflict(pilot, app, root)
@@ -1509,10 +1502,8 @@ async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(make_
         assert app.return_code is None, "quit with the whole-file edit unsaved, and asked nothing"
 
 
-async def test_a_resolution_that_conflicts_again_shows_the_conflict_view(make_repo) -> None:
-    from tests.apphelpers import wait_for
-
-    root = _repo_with_facts(make_repo)
+async def test_a_resolution_that_conflicts_again_shows_the_conflict_view(repo_with_facts) -> None:
+    root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
     async with app.run_test(size=SIZE) as pilot:
         await _edit_fact_by_keys(pilot, app, 1, "fact 1 u1")
@@ -1529,20 +1520,19 @@ async def test_a_resolution_that_conflicts_again_shows_the_conflict_view(make_re
     assert fact_line(1, "a2") in plain_git(root, "show", "HEAD:MEMORY.md")  # nothing lost meanwhile
 
 
-async def test_editing_an_agents_uncommitted_line_keeps_a_committed_fact_it_moved(make_repo) -> None:
-    from tests.apphelpers import cur, wait_for
-
-    root = _repo_with_facts(make_repo)  # HEAD: facts 0..5
+async def test_editing_an_agents_uncommitted_line_keeps_a_committed_fact_it_moved(repo_with_facts) -> None:
+    root = repo_with_facts  # HEAD: facts 0..5
     moved = "# Memory\n\n" + "".join(fact_line(i, "s0") + "\n" for i in (0, 1, 2, 3, 5, 4))
     (root / "MEMORY.md").write_text(moved + fact_line(60, "draft") + "\n\n## Index\n- [[notes/a]]\n")  # not committed
     app = app_for([root], poll_interval=0.2, today=TODAY)
     async with app.run_test(size=SIZE) as pilot:
+        drive = AppDriver(pilot)
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None
-                       and b"fact 60 draft" in cur(app).data, what="the file as on disk")
+                       and b"fact 60 draft" in drive.current.data, what="the file as on disk")
         view = app.screen.view
         view.focus()
         await pilot.press("g")
-        while cur(app).doc.lines[view.cursor_line - 1].text != fact_line(60, "draft"):
+        while drive.current.doc.lines[view.cursor_line - 1].text != fact_line(60, "draft"):
             await pilot.press("j")
         await pilot.press("e")
         inp = app.screen.query_one("#editor-input")

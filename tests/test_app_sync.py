@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-
 from textual.widgets import SelectionList
 
+from amr_tui.screens.dialogs import PromptScreen
 from amr_tui.screens.share import ShareScreen
 from amr_tui.screens.sync_conflict import SyncConflictScreen
 from amr_tui.services.demo import build_demo
-from tests.apphelpers import app_for, git, ready, screen_text, wait_for
+from tests.driver import AppDriver, app_for, git, notes, screen_text, wait_for
 from tests.synchelpers import append, clone, commit_all, git_server, replace_line  # noqa: F401 (fixture)
 
 SIZE = (150, 42)
@@ -28,12 +28,13 @@ async def test_sync_merges_and_pushes(git_server, tmp_path):
     commit_all(mine, "me: fact")
     app = app_for([mine], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("S")
-        await wait_for(pilot, lambda: any(str(n.title).startswith("Sync:") for n in app._notifications), timeout=30,
+        await wait_for(pilot, lambda: any(str(n.title).startswith("Sync:") for n in notes(app)), timeout=30,
                        what="sync result")
-        title = next(str(n.title) for n in app._notifications if str(n.title).startswith("Sync:"))
-        assert title == "Sync: synced", [str(n.message) for n in app._notifications]
+        title = next(str(n.title) for n in notes(app) if str(n.title).startswith("Sync:"))
+        assert title == "Sync: synced", [str(n.message) for n in notes(app)]
     server_text = git_server.read("mem", "MEMORY.md")
     assert "Agent fact from another clone" in server_text and "My own fact" in server_text
 
@@ -53,7 +54,8 @@ async def test_sync_conflict_resolved_per_entry(git_server, tmp_path):
     commit_all(mine, "me: deploy day")
     app = app_for([mine], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
         await wait_for(pilot, lambda: "Wednesdays" in screen_text(app) and "Thursdays" in screen_text(app),
@@ -72,7 +74,8 @@ async def test_share_screen_partial_share_and_preview(tmp_path):
     app = app_for([vm], poll_interval=60)
     out = tmp_path / "session"
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("P")
         await wait_for(pilot, lambda: isinstance(app.screen, ShareScreen), what="share screen")
         sel = app.screen.query_one(SelectionList)
@@ -93,8 +96,6 @@ async def test_share_screen_partial_share_and_preview(tmp_path):
 
 async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_server, tmp_path):
     """The conflict's "Write the entry as it should be" prompt dropped what was typed on esc and ctrl+q."""
-    from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
-
     url = git_server.create("mem", {"MEMORY.md": BASE}, work=tmp_path)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -107,14 +108,10 @@ async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_ser
     replace_line(mine, "MEMORY.md", old, "- Deploys happen on Thursdays [source: https://e.com/s/1]")
     commit_all(mine, "me: deploy day")
 
-    async def asked(title: str) -> ConfirmScreen:
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=10, what=title)
-        assert app.screen.title_text == title, app.screen.title_text
-        return app.screen
-
     app = app_for([mine], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
         view = app.screen
@@ -130,12 +127,12 @@ async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_ser
         await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
         inp.value = "- Deploys happen on Fridays [source: https://e.com/s/1]"
         await pilot.press("escape")
-        await asked("Discard what you typed?")
+        await drive.asked("Discard what you typed?")
         await pilot.press("n")  # Keep editing
         await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
         assert "Fridays" in inp.value and inp.has_focus
         await pilot.press("ctrl+q")
-        dialog = await asked("Quit and discard 1 unsaved edit?")
+        dialog = await drive.asked("Quit and discard 1 unsaved edit?")
         assert "mem/MEMORY.md: the entry you are writing for a sync conflict" in dialog.body
         await pilot.press("n")
         await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")

@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from amr_tui.core.textsafety import make_visible
-from tests.apphelpers import app_for, ready, screen_text, wait_for
+from tests.driver import AppDriver, app_for, notes, screen_text, wait_for
 from tests.httpgitserver import PASSWORD, USER, WRONG_PASSWORD, http_git_server, store_credentials  # noqa: F401
 from tests.synchelpers import append, clone, commit_all, git
 
@@ -23,7 +23,7 @@ def _home() -> Path:
 
 
 def _sync_notes(app) -> list[tuple[str, str]]:
-    return [(str(n.title), str(n.message)) for n in app._notifications if str(n.title).startswith("Sync")]
+    return [(str(n.title), str(n.message)) for n in notes(app) if str(n.title).startswith("Sync")]
 
 
 def _status(app) -> str:
@@ -31,7 +31,8 @@ def _status(app) -> str:
 
 
 async def _press_sync(pilot, app) -> tuple[str, str]:
-    await ready(pilot, app)
+    drive = AppDriver(pilot)
+    await drive.ready()
     await pilot.press("S")
     await wait_for(pilot, lambda: _sync_notes(app), timeout=30, what="sync result")
     return _sync_notes(app)[0]
@@ -55,7 +56,7 @@ async def test_sync_with_wrong_stored_password_says_authentication_failed(http_g
                        what="status line")
         assert _status(app).startswith("appmem: authentication failed"), _status(app)
         shown = screen_text(app)
-        everything = [shown, _status(app), *(f"{n.title} {n.message}" for n in app._notifications)]
+        everything = [shown, _status(app), *(f"{n.title} {n.message}" for n in notes(app))]
         for text in everything:
             assert PASSWORD not in text and WRONG_PASSWORD not in text, text
     assert not http_git_server.reachable("appmem", mine_head)
@@ -78,7 +79,7 @@ async def test_sync_through_the_authenticated_server(http_git_server, tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         title, message = await _press_sync(pilot, app)
         assert title == "Sync: synced", (title, message)
-        for text in [screen_text(app), *(str(n.message) for n in app._notifications)]:
+        for text in [screen_text(app), *(str(n.message) for n in notes(app))]:
             assert PASSWORD not in text
     served = http_git_server.read("appok", "MEMORY.md")
     assert "Agent fact from another clone" in served and "My own fact" in served

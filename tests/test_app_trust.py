@@ -4,55 +4,49 @@ never carries someone else's uncommitted line, and U commits that line on its ow
 
 from __future__ import annotations
 
+import pytest
+
 from amr_tui.screens.conflict import ConflictScreen
-from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, cur, git, ready, wait_for
+from tests.driver import AppDriver, app_for, git, notes, wait_for
 
 SIZE = (130, 38)
 MEMORY = "# Memory\n\n- Use npm for the website [added: 2026-09-01]\n- Deploy with fly\n\n## Index\n- [[projects/website]]\n"
 WEBSITE = "# Website\n\n- Built with Next.js\n- Hosted on fly\n"
 
 
-def _repo(make_repo):
+@pytest.fixture
+def memory_repo(make_repo):
     return make_repo(files={"MEMORY.md": MEMORY, "projects/website.md": WEBSITE})
 
 
-async def _edit_first_entry(pilot, app, prefix: str) -> None:
-    view = app.screen.query_one(EntryView)
-    view.focus()
-    await pilot.press("g")
-    while cur(app).doc.entry_at(view.cursor_line) is None:
-        await pilot.press("j")
-    await pilot.press("e")
-    inp = app.screen.query_one("#editor-input")
-    await wait_for(pilot, lambda: inp.has_focus, what="editor")
-    await pilot.press("home", *prefix)
-
-
-async def test_an_edit_started_before_a_live_refresh_does_not_revert_the_agents_change(make_repo) -> None:
-    root = _repo(make_repo)
+async def test_an_edit_started_before_a_live_refresh_does_not_revert_the_agents_change(memory_repo) -> None:
+    root = memory_repo
     app = app_for([root], poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await _edit_first_entry(pilot, app, "Always ")
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.edit_first_entry()
+        await pilot.press("home", *"Always ")
         (root / "MEMORY.md").write_text(MEMORY.replace("Use npm", "Use npm and yarn"))
         git(root, "commit", "-qam", "agent: yarn too")
-        await wait_for(pilot, lambda: "yarn" in cur(app).doc.text, what="the live refresh")
+        await wait_for(pilot, lambda: "yarn" in drive.current.doc.text, what="the live refresh")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen), what="the conflict view")
     assert "npm and yarn" in git(root, "show", "HEAD:MEMORY.md")  # nothing reverted
     assert git(root, "log", "-1", "--format=%s") == "agent: yarn too\n"
 
 
-async def test_an_edit_started_before_a_live_refresh_merges_with_a_change_elsewhere(make_repo) -> None:
-    root = _repo(make_repo)
+async def test_an_edit_started_before_a_live_refresh_merges_with_a_change_elsewhere(memory_repo) -> None:
+    root = memory_repo
     app = app_for([root], poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
-        await _edit_first_entry(pilot, app, "Always ")
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.edit_first_entry()
+        await pilot.press("home", *"Always ")
         (root / "MEMORY.md").write_text(MEMORY.replace("Deploy with fly", "Deploy with fly.io"))
         git(root, "commit", "-qam", "agent: fly.io")
-        await wait_for(pilot, lambda: "fly.io" in cur(app).doc.text, what="the live refresh")
+        await wait_for(pilot, lambda: "fly.io" in drive.current.doc.text, what="the live refresh")
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Always Use npm" in git(root, "show", "HEAD:MEMORY.md"), what="the save")
     head = git(root, "show", "HEAD:MEMORY.md")
@@ -60,24 +54,23 @@ async def test_an_edit_started_before_a_live_refresh_merges_with_a_change_elsewh
     assert git(root, "status", "--porcelain") == ""
 
 
-async def test_t_never_commits_someone_elses_uncommitted_line(make_repo) -> None:
-    root = _repo(make_repo)
+async def test_t_never_commits_someone_elses_uncommitted_line(memory_repo) -> None:
+    root = memory_repo
     app = app_for([root], poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         with (root / "projects/website.md").open("a") as f:
             f.write("- Uncommitted agent line\n")
         from amr_tui.screens.main.screen import Place
 
         app.screen.open_place(Place("memory", "projects/website.md", 3))
-        await wait_for(pilot, lambda: cur(app).path == "projects/website.md"
-                       and "Uncommitted agent line" in cur(app).doc.text, what="website.md")
-        view = app.screen.query_one(EntryView)
-        view.focus()
-        view.go_to_line(3)
+        await wait_for(pilot, lambda: drive.current.path == "projects/website.md"
+                       and "Uncommitted agent line" in drive.current.doc.text, what="website.md")
+        await drive.to_line(3)
         await pilot.press("t")
         await wait_for(pilot, lambda: "added:" in git(root, "show", "HEAD:projects/website.md"), what="the commit")
-        await wait_for(pilot, lambda: any("uncommitted changes" in str(n.message) for n in app._notifications),
+        await wait_for(pilot, lambda: any("uncommitted changes" in str(n.message) for n in notes(app)),
                        what="the notice")
         committed = git(root, "show", "HEAD:projects/website.md")
         assert "Uncommitted agent line" not in committed

@@ -8,7 +8,8 @@ import pytest
 
 from amr_tui.screens.finder import FinderScreen
 from amr_tui.widgets.entry_view import EntryView
-from tests.apphelpers import app_for, screen_text, wait_for
+from tests.driver import app_for, notes, screen_text, tree_files, wait_for
+from tests.hostilehelpers import rendered
 
 PAYLOADS = [
     "\x1b]52;c;aGVsbG8=\x07 clipboard write",
@@ -37,10 +38,6 @@ def evil_repo(make_repo):
     })
 
 
-def rendered_segments(app) -> str:
-    return "".join(seg.text for strip in app.screen._compositor.render_strips() for seg in strip)
-
-
 async def test_hostile_entries_render_literally(evil_repo):
     app = app_for([evil_repo])
     async with app.run_test(size=(160, 40)) as pilot:
@@ -49,7 +46,7 @@ async def test_hostile_entries_render_literally(evil_repo):
         text = screen_text(app)
         for literal in ("[/bold]", "[@click=app.quit]click to quit[/]", "[link=https://evil.example]", "[bold red]styled?"):
             assert literal in text, literal
-        assert not ESCAPES.search(rendered_segments(app))
+        assert not ESCAPES.search(rendered(app))
         # walk the cursor over every line and click every link-ish spot: nothing runs, nothing crashes
         view = app.screen.query_one(EntryView)
         for _ in range(len(PAYLOADS) + 4):
@@ -57,7 +54,7 @@ async def test_hostile_entries_render_literally(evil_repo):
         await pilot.press("tab", "enter")
         await pilot.pause(0.3)
         assert app.is_running
-        assert not ESCAPES.search(rendered_segments(app))
+        assert not ESCAPES.search(rendered(app))
         assert view.doc is not None and app.screen.current is not None
 
 
@@ -69,20 +66,20 @@ async def test_hostile_file_names_and_finder(evil_repo):
         from amr_tui.widgets.file_tree import MemoryTree
 
         tree = app.screen.query_one(MemoryTree)
-        await wait_for(pilot, lambda: any(str(n.label) == "[@click=app.quit]x[b].md" for n in tree._file_nodes.values()),
+        await wait_for(pilot, lambda: any(str(n.label) == "[@click=app.quit]x[b].md" for n in tree_files(tree).values()),
                        what="file name shown literally")
         await pilot.press("slash")
         await pilot.press(*"click")
         await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen) and app.screen.hits, what="hits")
         await pilot.pause(0.2)
         assert "[@click=app.quit]" in screen_text(app)
-        assert not ESCAPES.search(rendered_segments(app))
+        assert not ESCAPES.search(rendered(app))
         await pilot.press("escape")
         await pilot.press("ctrl+p")
         await pilot.press(*"click to")
         await pilot.pause(0.8)
         assert app.is_running
-        assert not ESCAPES.search(rendered_segments(app))
+        assert not ESCAPES.search(rendered(app))
 
 
 async def test_notifications_show_markup_literally(evil_repo):
@@ -90,10 +87,10 @@ async def test_notifications_show_markup_literally(evil_repo):
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         (evil_repo / "[red]new[-red]\x1b[2J.md").write_text("- x\n")
-        await wait_for(pilot, lambda: any("new" in str(n.message) for n in app._notifications), what="notification")
+        await wait_for(pilot, lambda: any("new" in str(n.message) for n in notes(app)), what="notification")
         await pilot.pause(0.2)
         assert "[red]new[-red]" in screen_text(app)
-        assert not ESCAPES.search(rendered_segments(app))
+        assert not ESCAPES.search(rendered(app))
 
 
 async def test_dialog_bodies_keep_their_lines_and_show_a_line_break_inside_repo_text(evil_repo):
@@ -113,4 +110,4 @@ async def test_dialog_bodies_keep_their_lines_and_show_a_line_break_inside_repo_
         assert "\u240a" in lines[first] and "name.md [/b]" in lines[first]  # the name's own break, visible
         assert "Delete it anyway?" in lines[first + 2] and not lines[first + 1].strip(" █▌▐│")
         assert "\u240a\u240a" not in screen_text(app)
-        assert not ESCAPES.search(rendered_segments(app))
+        assert not ESCAPES.search(rendered(app))

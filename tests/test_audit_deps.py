@@ -1,5 +1,5 @@
-"""The dependency audit (issue 7, part 9): ``python scripts/audit_deps.py`` (pip-audit when its
-advisory service answers, else the checked list of advisories from the field notes)."""
+"""The dependency audit: ``python scripts/audit_deps.py`` (pip-audit when its
+advisory service answers, else the checked list of advisories kept in the script)."""
 
 from __future__ import annotations
 

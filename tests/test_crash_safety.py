@@ -1,4 +1,4 @@
-"""Crash safety (issue 7, part 4): SIGKILL during large saves leaves the old or the new bytes,
+"""Crash safety: SIGKILL during large saves leaves the old or the new bytes,
 never a torn file; the next start sweeps the leftovers; a crash at either side of the branch
 update never leaves an index that would undo a commit.
 

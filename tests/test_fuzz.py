@@ -1,4 +1,4 @@
-"""Fuzzing, the short run (issue 7, part 7). ``bench/fuzz_long.py`` is the million-input run.
+"""Fuzzing, the short run. ``bench/fuzz_long.py`` is the million-input run.
 
 Hypothesis over inputs built from the format's and hostile text's fragments (and raw bytes):
 the parser never raises and round-trips byte for byte; the merge (the merge driver's core)

@@ -1,4 +1,4 @@
-"""The injection corpus through every CLI command (issue 7, part 1): no raw ESC or C1 byte,
+"""The injection corpus through every CLI command: no raw ESC or C1 byte,
 no traceback, and option-looking refs and paths write nothing.
 
 Commands come from ``amr --help``; their invocations from ``hostilehelpers.CLI_CASES`` (one line

@@ -1,4 +1,4 @@
-"""Evil repos (issue 7, part 2): repo config that makes git run programs runs nothing under amr.
+"""Evil repos: repo config that makes git run programs runs nothing under amr.
 
 The repo from ``hostilehelpers.make_evil_repo`` wires a canary-writing program into fsmonitor,
 hooks (both core.hooksPath and .git/hooks), the pager, editors, external diff, textconv,
@@ -20,6 +20,7 @@ from amr_tui.services.session import editing
 from amr_tui.services.batch.lintrun import fix_repo
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
+from tests.driver import app_for, notes, wait_for
 from tests.hostilehelpers import (
     FORBIDDEN,
     EvilRepo,
@@ -210,8 +211,6 @@ def test_every_cli_command_runs_nothing(evil: EvilRepo, tmp_path: Path, command:
 
 
 async def test_app_on_the_evil_repo_runs_nothing(evil: EvilRepo) -> None:
-    from tests.apphelpers import app_for, wait_for
-
     app = app_for([evil.root], poll_interval=0.2)
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
@@ -225,7 +224,7 @@ async def test_app_on_the_evil_repo_runs_nothing(evil: EvilRepo) -> None:
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
         inp.value = inp.value.replace("fact", "fact (edited in the app)", 1)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any(n.title == "Committed" for n in app._notifications), what="commit")
+        await wait_for(pilot, lambda: any(n.title == "Committed" for n in notes(app)), what="commit")
         await pilot.press("ctrl+p", *"new file")
         await pilot.pause(0.5)
         await pilot.press("escape")

@@ -1,4 +1,4 @@
-"""Path safety (issue 7, part 3): links and names with .., absolute paths, symlinks out of the
+"""Path safety: links and names with .., absolute paths, symlinks out of the
 root and .git/... are never opened for reading or writing: not by the session, not by any edit
 (new file, rename target, move target, save), not by the low-level file helpers, not by the CLI,
 and not by following a link in the app."""
@@ -15,6 +15,7 @@ from amr_tui.git.worktree import UnsafePathError, atomic_write, read_file, remov
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.workspace import discover, read_bytes
+from tests.driver import app_for, notes, wait_for
 from tests.hostilehelpers import init_repo, run_amr
 
 SECRET = b"TOP-SECRET outside the memory root\n"
@@ -111,8 +112,6 @@ def test_links_out_of_the_root_are_never_followed(repo: Path) -> None:
 
 
 async def test_following_escaping_links_in_the_app_opens_nothing(repo: Path) -> None:
-    from tests.apphelpers import app_for, wait_for
-
     app = app_for([repo], poll_interval=60)
     async with app.run_test(size=(140, 36)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
@@ -124,7 +123,7 @@ async def test_following_escaping_links_in_the_app_opens_nothing(repo: Path) -> 
             if type(app.screen).__name__ == "ConfirmScreen":  # "create this missing file?": no
                 await pilot.press("n")
             assert screen.current.path == "MEMORY.md"
-        assert any("leaves the memory root" in str(n.message) for n in app._notifications)
+        assert any("leaves the memory root" in str(n.message) for n in notes(app))
         from amr_tui.screens.main.screen import Place
 
         screen.open_place(Place("memory", "out-link.md", 0))

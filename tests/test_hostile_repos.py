@@ -15,6 +15,7 @@ from amr_tui.git import GitRepo, UnsafeRepoError
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
+from tests.driver import app_for, notes, screen_text, wait_for
 from tests.hostilehelpers import check_cli_run, cli_invocations, git, init_repo, run_amr, subcommands
 
 MEMORY = "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n"
@@ -71,8 +72,6 @@ def test_cli_on_another_users_repo(tmp_path: Path, command: str) -> None:
 
 
 async def test_app_on_another_users_repo(tmp_path: Path, monkeypatch) -> None:
-    from tests.apphelpers import app_for, screen_text, wait_for
-
     repo = init_repo(tmp_path / "theirs", {"MEMORY.md": MEMORY})
     monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")
     app = app_for([repo])
@@ -80,7 +79,7 @@ async def test_app_on_another_users_repo(tmp_path: Path, monkeypatch) -> None:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         await wait_for(pilot, lambda: "another user owns it" in screen_text(app), what="the badge says why")
         await pilot.press("e")
-        await wait_for(pilot, lambda: any("another user" in str(n.message) for n in app._notifications),
+        await wait_for(pilot, lambda: any("another user" in str(n.message) for n in notes(app)),
                        what="a clear refusal")
         assert app.is_running
     assert (repo / "MEMORY.md").read_text() == MEMORY

@@ -1,4 +1,4 @@
-"""The injection corpus through every screen (issue 7, part 1).
+"""The injection corpus through every screen.
 
 The hostile repo (``hostilehelpers.make_hostile_repo``) carries every payload in entries,
 metadata, link targets, headings, file names, commit messages, author names, branch names
@@ -19,11 +19,10 @@ import pytest
 
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.main.screen import MainScreen, Place
-from tests.apphelpers import app_for, wait_for
+from tests.driver import app_for, click_text, notes, wait_for
 from tests.hostilehelpers import (
     LITERALS,
     PAYLOADS,
-    click_text,
     file_name_for,
     forbidden_in,
     make_hostile_repo,
@@ -148,7 +147,7 @@ async def _visit(pilot, app, visit: Visit, problems: list[str]) -> None:
     lines = "\n".join(screen_lines(app))
     if visit.shows and visit.shows not in lines:
         problems.append(f"{visit.name}: {visit.shows!r} is not on screen ({type(app.screen).__name__})")
-    if visit.notes and not any(visit.notes in str(n.message) for n in app._notifications):
+    if visit.notes and not any(visit.notes in str(n.message) for n in notes(app)):
         problems.append(f"{visit.name}: no notification says {visit.notes!r}")
     if visit.screen and type(app.screen).__name__ != visit.screen:
         problems.append(f"{visit.name}: expected {visit.screen} on top, found {type(app.screen).__name__}")
@@ -214,9 +213,9 @@ async def test_notifications_with_hostile_names(hostile_repo: Path, tmp_path: Pa
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, timeout=30, what="open")
         name = "[red]new[-red] \x1b]52;c;eA==\x07 \u202e.md"
         (repo / name).write_text("- arrived\n")
-        await wait_for(pilot, lambda: any("new" in str(n.message) for n in app._notifications), what="notification")
+        await wait_for(pilot, lambda: any("new" in str(n.message) for n in notes(app)), what="notification")
         await pilot.pause(0.2)
-        note = next(str(n.message) for n in app._notifications if "new" in str(n.message))
+        note = next(str(n.message) for n in notes(app) if "new" in str(n.message))
         assert "[red]new[-red] \u241b]52;c;eA==\u2407 <U+202E>.md" in note
         assert "[red]new" in "\n".join(screen_lines(app))
         assert not forbidden_in(rendered(app))

@@ -1,4 +1,4 @@
-"""Locks and odd states (issue 7, part 6), through the services and the app.
+"""Locks and odd states, through the services and the app.
 
 index.lock held for 2 s (the save waits and succeeds), a stale lock (reported, never deleted),
 polling that never creates the lock; an empty repo, a detached HEAD, a merge or a rebase in
@@ -24,7 +24,7 @@ from amr_tui.git import DetachedHeadError, GitRepo, LockedError, NoIdentityError
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
-from tests.apphelpers import app_for, screen_text, wait_for
+from tests.driver import app_for, notes, screen_text, wait_for
 from tests.hostilehelpers import detach, git, init_repo, start_merge, start_rebase
 
 MEMORY = "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n- [[odd]]\n"
@@ -112,14 +112,14 @@ async def test_app_save_waits_out_a_two_second_lock_and_reports_a_stale_one(repo
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
         inp.value = "Joe leads the platform team [source: https://example.com/1]"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any(n.title == "Committed" for n in app._notifications), what="saved")
+        await wait_for(pilot, lambda: any(n.title == "Committed" for n in notes(app)), what="saved")
         lock.write_bytes(b"")  # and now one that stays
         await pilot.press("e")
         await wait_for(pilot, lambda: inp.has_focus, what="editor again")
         inp.value = "Joe leads nothing [source: https://example.com/1]"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: any(n.title == "Not saved" for n in app._notifications), what="refusal")
-        note = next(str(n.message) for n in app._notifications if n.title == "Not saved")
+        await wait_for(pilot, lambda: any(n.title == "Not saved" for n in notes(app)), what="refusal")
+        note = next(str(n.message) for n in notes(app) if n.title == "Not saved")
         assert "never deletes lock files" in note
         assert app.is_running and lock.exists()
     assert b"platform team" in (repo / "MEMORY.md").read_bytes() and b"nothing" not in (repo / "MEMORY.md").read_bytes()
@@ -187,13 +187,13 @@ async def test_app_with_every_odd_state_mounted(tmp_path: Path) -> None:
         for name in ("detached", "merging", "rebasing"):
             app.screen.open_place(Place(name, "MEMORY.md", 0))
             await wait_for(pilot, lambda: app.screen.current.repo == name, what=name)
-            count = sum(1 for n in app._notifications if n.title == "Not saved")
+            count = sum(1 for n in notes(app) if n.title == "Not saved")
             await pilot.press("o")
             inp = app.screen.query_one("#editor-input")
             await wait_for(pilot, lambda: inp.has_focus, what="editor")
             inp.value = "a new fact"
             await pilot.press("enter")
-            await wait_for(pilot, lambda: sum(1 for n in app._notifications if n.title == "Not saved") > count,
+            await wait_for(pilot, lambda: sum(1 for n in notes(app) if n.title == "Not saved") > count,
                            what=f"{name} refused")
             await pilot.press("escape")  # the text is still in the editor: discard it
             await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="discard?")
@@ -262,7 +262,7 @@ async def test_app_odd_files_whole_file_edit_keeps_crlf_bom_and_no_final_newline
         await wait_for(pilot, lambda: area.has_focus, what="file editor")
         area.text = area.text.replace("- three", "- three, edited")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: any(n.title == "Committed" for n in app._notifications), what="saved")
+        await wait_for(pilot, lambda: any(n.title == "Committed" for n in notes(app)), what="saved")
     assert (repo / "odd" / "crlf.md").read_bytes() == ODD["odd/crlf.md"].replace(b"- three", b"- three, edited")
     assert (repo / "odd" / "latin1.md").read_bytes() == ODD["odd/latin1.md"]
 

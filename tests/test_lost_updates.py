@@ -1,4 +1,4 @@
-"""Lost updates (issue 7, part 5): editor saves interleaved with agent writes and commits.
+"""Lost updates: editor saves interleaved with agent writes and commits.
 
 A Hypothesis state machine drives a real repo: the user opens notes.md (a snapshot that goes
 stale), edits, inserts and deletes entries through ``services.editing``; an agent (plain git)

@@ -1,4 +1,4 @@
-"""The dream review in stages (issue 6, "Fast at 100,000 facts"): the run's files from git first,
+"""The dream review in stages (fast at 100,000 facts): the run's files from git first,
 the entry-level summary from the background, then the forgotten-fact marks; actions wait for the
 whole review. Real git repos, no mocks; the screen is driven with Textual's Pilot."""
 
@@ -18,7 +18,7 @@ from amr_tui.core.diff.entries import ChangeKind, diff_entries, mark_forgotten
 from amr_tui.core.tombstones import FactMatcher
 from amr_tui.screens.review.screen import RunReviewScreen
 from amr_tui.services.dreams.runs import ChangedFile, DreamService
-from tests.apphelpers import wait_for
+from tests.driver import notes, record_notes, wait_for
 from tests.historyhelpers import S, branch_commit, commit, git, new_repo
 
 PORT = "Dev server runs on port 3001 for the marketing site"
@@ -176,11 +176,12 @@ async def test_files_listed_before_the_summary_and_actions_wait(repo: Path) -> N
     run = service.run("dreams/nightly", counts=False)
     screen = Watched(service, "memory", run, False)
     app = Host()
+    record_notes(app)
     async with app.run_test(size=(130, 36)) as pilot:
         await app.push_screen(screen)
         await wait_for(pilot, lambda: screen.stage == "done", timeout=30, what="the whole review")
         await pilot.pause()
-        notes = [n.message for n in app._notifications]
+        messages = [n.message for n in notes(app)]
     assert [s[0] for s in screen.seen] == ["Files", "Summary", "Reviewed"]
     assert screen.seen[0][1] == "reading"
     # when the summary arrived, the list already showed the run's files (git's status and lines)
@@ -188,7 +189,7 @@ async def test_files_listed_before_the_summary_and_actions_wait(repo: Path) -> N
     assert stage == "files" and changes == 0
     assert [p.split()[0] for p in prompts] == ["MEMORY.md", "notes.md", "old.md", "team.md"]
     assert "deleted; +0 \u22123 lines" in prompts[2] and "added; +3 \u22120 lines" in prompts[3]
-    assert len(notes) == 5 and all(n.startswith("Still reading the run") for n in notes)
+    assert len(messages) == 5 and all(n.startswith("Still reading the run") for n in messages)
     assert screen.seen[2][1] == "summary" and screen.seen[2][2] > 0  # the summary showed before the marks
     assert git(repo, "rev-parse", "main") == main_before  # nothing was written
     service.close()

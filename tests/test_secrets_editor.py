@@ -1,4 +1,4 @@
-"""Secrets (issue 7, part 8): lint flags text that looks like a credential (AMR016) and every way
+"""Secrets: lint flags text that looks like a credential (AMR016) and every way
 of writing memory in the app asks before saving one: the entry editor, capture, whole-file
 editing and $EDITOR. Saying no saves nothing; saying yes saves exactly what was typed."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from amr_tui.core.format.edit import check_line
 from amr_tui.screens.main.screen import Place
-from tests.apphelpers import app_for, wait_for
+from tests.driver import app_for, notes, wait_for
 from tests.hostilehelpers import git, init_repo
 
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -60,7 +60,7 @@ async def test_every_way_of_writing_asks_before_saving_a_credential(repo: Path) 
     async with app.run_test(size=(140, 36)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         screen = app.screen
-        commits = lambda: sum(1 for n in app._notifications if n.title == "Committed")  # noqa: E731
+        commits = lambda: sum(1 for n in notes(app) if n.title == "Committed")  # noqa: E731
 
         # 1. the entry editor: a new entry with a token; no, then yes
         await pilot.press("o")

@@ -1,4 +1,8 @@
-"""How the main screens look, at a fixed terminal size, on the deterministic demo set."""
+"""How the main screens look, at a fixed terminal size, on the deterministic demo set.
+
+Each test's ``run_before`` presses the keys and waits with Textual's own waits (the driver's
+``settled``: no worker running, their messages handled, no animation due) before the picture.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from amr_tui.screens.finder import FinderScreen
+from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.services.demo import build_demo
-from tests.apphelpers import app_for
+from amr_tui.widgets.side_by_side import SideBySide
+from tests.driver import AppDriver, app_for
 
 SIZE = (130, 36)
 TODAY = _dt.date(2026, 11, 29)
@@ -20,128 +27,113 @@ def demo_root(tmp_path: Path) -> Path:
     return tmp_path / "vm"
 
 
-def _tree_on_file(screen) -> bool:
-    """The tree's cursor reached the open file (it moves there after the first refresh)."""
+def _app(demo_root: Path):
+    return app_for([demo_root], poll_interval=3600, today=TODAY)
+
+
+async def _quiet(pilot) -> AppDriver:
+    """Loaded, and quiet: the first file open and indexed, the tree's cursor on it (it moves there
+    after the first refresh), no worker running (the history check and the badges post their
+    results from workers); the start-up notifications cleared."""
+    drive = AppDriver(pilot)
+    await drive.settled()
+    screen = pilot.app.screen
     node = screen.query_one("#tree").cursor_node
-    return node is not None and node.data is not None and node.data.path == screen.current.path
-
-
-async def _ready(pilot) -> None:
-    """Loaded, and quiet: the file open, the tree's cursor on it, no worker running (the history
-    check and the badges post their results from workers), three checks in a row."""
-    app = pilot.app
-
-    def settled() -> bool:
-        screen = app.screen
-        return (getattr(screen, "current", None) is not None and not getattr(screen, "indexing", True)
-                and _tree_on_file(screen) and not any(w.is_running for w in app.workers))
-
-    calm = 0
-    for _ in range(300):
-        calm = calm + 1 if settled() else 0
-        if calm >= 3:
-            break
-        await pilot.pause(0.1)
-    else:
-        node = app.screen.query_one("#tree").cursor_node
-        raise AssertionError(f"the app never settled: tree cursor on {node and node.data}, "
-                             f"workers running {[w.name for w in app.workers if w.is_running]}")
-    app.clear_notifications()
+    assert screen.current is not None and not screen.indexing, "the first file is not open and indexed"
+    assert node is not None and node.data is not None and node.data.path == screen.current.path, \
+        f"the tree's cursor is on {node and node.data}, not on the open file"
+    pilot.app.clear_notifications()
     await pilot.pause(0.1)
+    return drive
 
+
+# ------------------------------------------------------------------------------ the main screen
 
 def test_main_screen(snap_compare, demo_root):
-    app = app_for([demo_root], poll_interval=3600, today=TODAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=_ready)
+    """The demo's first MEMORY.md, the tree and the side panel, as the app opens."""
+    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=_quiet)
 
 
 def test_topic_file_with_links(snap_compare, demo_root):
+    """A topic file with links and backlinks (projects/payments.md)."""
     async def go(pilot):
-        await _ready(pilot)
-        from amr_tui.screens.main.screen import Place
-
-        pilot.app.screen.open_place(Place("memory-alice", "projects/payments.md", 0))
+        drive = await _quiet(pilot)
+        await drive.open("memory-alice", "projects/payments.md")
+        await drive.settled()
         await pilot.pause(0.5)
 
-    app = app_for([demo_root], poll_interval=3600, today=TODAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=go)
-
-
-def test_finder(snap_compare, demo_root):
-    async def go(pilot):
-        await _ready(pilot)
-        await pilot.press("slash", *"launch")
-        from amr_tui.screens.finder import FinderScreen
-
-        for _ in range(200):
-            screen = pilot.app.screen
-            if isinstance(screen, FinderScreen) and screen.hits and screen.query_one("#finder-input").value == "launch":
-                break
-            await pilot.pause(0.05)
-        await pilot.pause(0.3)
-
-    app = app_for([demo_root], poll_interval=3600, today=TODAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
 
 
 def test_editing_with_diagnostics(snap_compare, demo_root):
+    """The entry editor (o) with an entry whose date is invalid, and its diagnostics."""
     async def go(pilot):
-        await _ready(pilot)
+        await _quiet(pilot)
         await pilot.press("o")
         await pilot.pause(0.2)
         pilot.app.screen.query_one("#editor-input").value = "Deploys freeze on Fridays [source: s/301; added: 2026-02-30]"
         await pilot.pause(0.3)
 
-    app = app_for([demo_root], poll_interval=3600, today=TODAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
 
+
+# ------------------------------------------------------------------------------ the finder
+
+def test_finder(snap_compare, demo_root):
+    """The finder (/) with the hits for 'launch'."""
+    async def go(pilot):
+        drive = await _quiet(pilot)
+        await pilot.press("slash", *"launch")
+        await drive.settled()
+        screen = pilot.app.screen
+        assert isinstance(screen, FinderScreen) and screen.hits and screen.query_one("#finder-input").value == "launch"
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
+
+
+# ------------------------------------------------------------------------------ the help screen
 
 def test_help_screen(snap_compare, demo_root):
+    """The help screen (?) with the key bindings."""
     async def go(pilot):
-        await _ready(pilot)
+        await _quiet(pilot)
         await pilot.press("question_mark")
         await pilot.pause(0.3)
         await pilot.wait_for_scheduled_animations()
 
-    app = app_for([demo_root], poll_interval=3600, today=TODAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
 
+
+# ------------------------------------------------------------------------------ file history
 
 def test_file_history_screen(snap_compare, demo_root):
+    """The history of the open file (h), versions side by side."""
     async def go(pilot):
-        await _ready(pilot)
+        drive = await _quiet(pilot)
         await pilot.press("h")
-        from amr_tui.widgets.side_by_side import SideBySide
-
-        for _ in range(200):
-            views = pilot.app.screen.query(SideBySide)
-            if views and views.first().rows:
-                break
-            await pilot.pause(0.05)
+        await drive.settled()
+        views = pilot.app.screen.query(SideBySide)
+        assert views and views.first().rows, "the history shows no versions"
         await pilot.pause(0.3)
 
-    app = app_for([demo_root], poll_interval=3600, today=TODAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
 
+
+# ------------------------------------------------------------------------------ dream review
 
 def test_dream_review_screen(snap_compare, demo_root):
+    """A dreaming run's review (V, then enter on the first run)."""
     async def go(pilot):
-        await _ready(pilot)
+        drive = await _quiet(pilot)
         await pilot.press("V")
-        from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
-
-        for _ in range(400):
-            if isinstance(pilot.app.screen, DreamListScreen) and pilot.app.screen.cards:
-                break
-            await pilot.pause(0.05)
+        await drive.settled()
+        assert isinstance(pilot.app.screen, DreamListScreen) and pilot.app.screen.cards, "no dreaming runs listed"
         await pilot.press("enter")
-        for _ in range(400):
-            screen = pilot.app.screen
-            if isinstance(screen, RunReviewScreen) and screen.review is not None:
-                break
-            await pilot.pause(0.05)
+        await drive.settled()
+        screen = pilot.app.screen
+        assert isinstance(screen, RunReviewScreen) and screen.review is not None, "the run's review is not shown"
         await pilot.pause(0.4)
         pilot.app.clear_notifications()
 
-    app = app_for([demo_root], poll_interval=3600, today=TODAY)
-    assert snap_compare(app, terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)

@@ -1,6 +1,6 @@
 """The first frame does not wait for git, the parser's heavy parts, the search index or dialogs.
 
-Start-up time is measured by bench/ (issue 6); what these tests pin is the structure that
+Start-up time is measured by bench/; what these tests pin is the structure that
 makes it fast: which modules the main screen needs before it can paint, that actions wait
 for the session instead of failing, and that the collector paused for start-up comes back.
 """
@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 from amr_tui.services.workspace import discover
-from tests.apphelpers import app_for, ready, wait_for
+from tests.driver import AppDriver, app_for, wait_for
 
 # Loaded by the session worker or by the first use of a feature, never before the first frame.
 NOT_BEFORE_FIRST_FRAME = (
@@ -37,12 +37,13 @@ async def test_actions_wait_for_the_session_then_work(make_repo):
     root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- Alice likes tea\n"})
     app = app_for([root])
     async with app.run_test(size=(100, 30)) as pilot:
+        drive = AppDriver(pilot)
         from amr_tui.screens.main.screen import MainScreen
 
         screen = MainScreen(discover([root]))  # not mounted: no worker has built its session yet
         assert screen.check_action("edit_entry", ()) is None  # shown greyed, not run
         assert screen.check_action("toggle_side", ()) is True
-        await ready(pilot, app)
+        await drive.ready()
         assert app.session is app.screen.session is not None
         assert app.screen.check_action("edit_entry", ()) is True
         await pilot.press("slash")
@@ -56,7 +57,8 @@ async def test_collector_paused_for_start_up_comes_back(make_repo):
     gc.disable()
     try:
         async with app.run_test(size=(100, 30)) as pilot:
-            await ready(pilot, app)
+            drive = AppDriver(pilot)
+            await drive.ready()
             assert gc.isenabled(), "the collector stays off after the first frame"
             assert app.gc_paused is False
     finally:
@@ -70,7 +72,8 @@ async def test_first_file_gets_its_lint_marks_once_the_lint_is_done(make_repo):
     root = make_repo("memory", {"MEMORY.md": memory, "notes.md": "- a note\n"})
     app = app_for([root])
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot, app)
+        drive = AppDriver(pilot)
+        await drive.ready()
         view = app.screen.view
         await wait_for(pilot, lambda: 5 in view.marks, what="the bad date marked on line 5")
         assert "AMR008" in {d.code for d in app.session.diagnostics("memory", "MEMORY.md")}

@@ -1,0 +1,231 @@
+"""The app driver: the common steps of a Pilot test, said once.
+
+A test builds the app with :func:`app_for`, runs it with ``app.run_test()`` and drives it with an
+:class:`AppDriver`: open a file, move to an entry, edit it, save, and wait, with Textual's own
+waits (``pilot.pause()``, ``app.workers.wait_for_complete()``,
+``pilot.wait_for_scheduled_animations()``) or, for what a worker thread brings in at its own
+pace, :func:`wait_for`. The ``app`` and ``driver`` fixtures in ``tests/conftest.py`` do the
+building and running for the common case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+import time
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.cells import cell_len
+from textual.app import App
+from textual.notifications import Notification
+from textual.worker import Worker, WorkerCancelled, WorkerState
+
+from amr_tui.app import AmrApp, make_app
+from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.main.place import Place
+from amr_tui.services.config import Config
+from amr_tui.widgets.entry_view import EntryView
+
+#: Every notification each app was given, oldest first (see :func:`notes`).
+_NOTES: weakref.WeakKeyDictionary[App[Any], list[Notification]] = weakref.WeakKeyDictionary()
+
+
+def app_for(paths: list[Path], **kw: Any) -> AmrApp:
+    """The app on these memory roots, with the default configuration, recording its notifications."""
+    app = make_app(paths, config=Config(), poll_interval=kw.pop("poll_interval", 0.2), **kw)
+    record_notes(app)
+    return app
+
+
+def record_notes(app: App[Any]) -> None:
+    """Keep every notification ``app`` is given (``App.notify``, which screens and widgets call
+    too), so a test reads what the app said without Textual's private store."""
+    notes: list[Notification] = []
+    _NOTES[app] = notes
+    notify = app.notify
+
+    def recording(message: str, *, title: str = "", **kw: Any) -> None:
+        notes.append(Notification(message, title, kw.get("severity", "information")))
+        notify(message, title=title, **kw)
+
+    app.notify = recording  # type: ignore[method-assign]
+
+
+def notes(app: App[Any]) -> list[Notification]:
+    """What the app notified since it was built (or since :func:`forget_notes`), oldest first."""
+    return _NOTES[app]
+
+
+def forget_notes(app: App[Any]) -> None:
+    """Start counting notifications afresh."""
+    _NOTES[app].clear()
+
+
+def said(app: App[Any], needle: str) -> bool:
+    """Some notification's message holds ``needle``."""
+    return any(needle in str(n.message) for n in notes(app))
+
+
+async def wait_for(pilot, cond: Callable[[], object], timeout: float = 30.0, what: str = "condition"):
+    """Let the app run until cond() is truthy (workers run in threads, so poll)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def screen_text(app: AmrApp) -> str:
+    """Plain text of what is on screen now, line by line (what the terminal would get)."""
+    return "\n".join("".join(seg.text for seg in strip) for strip in screen_strips(app))
+
+
+def screen_strips(app: AmrApp) -> list:
+    """The lines the screen's compositor sends to the terminal (Textual has no public call that
+    gives them as text: ``export_screenshot`` gives SVG, where control characters, which the
+    hostile-input tests look for, no longer show)."""
+    return app.screen._compositor.render_strips()
+
+
+def tree_files(tree) -> dict[tuple[str, str], Any]:
+    """The file nodes of the memory tree by (repo, path): its leaves, walked with Textual's
+    public ``TreeNode`` API (directories and repos are the nodes that expand)."""
+    found: dict[tuple[str, str], Any] = {}
+    stack = list(tree.root.children)
+    while stack:
+        node = stack.pop()
+        if node.allow_expand:
+            stack.extend(node.children)
+        else:
+            found[(node.data.repo, node.data.path)] = node
+    return found
+
+
+async def click_text(pilot, app: App[Any], needle: str) -> bool:
+    """Click the first place ``needle`` is drawn on screen; False when it is not on screen."""
+    for y, strip in enumerate(screen_strips(app)):
+        line = "".join(seg.text for seg in strip)
+        x = line.find(needle)
+        if x != -1:
+            await pilot.click(offset=(cell_len(line[:x]) + 1, y))
+            return True
+    return False
+
+
+async def settle(pilot, seconds: float = 0.3) -> None:
+    """Let the app run for ``seconds`` (for checks that something does *not* happen)."""
+    await pilot.pause(seconds)
+    await asyncio.sleep(0)
+
+
+async def shown(pilot, app: AmrApp, *needles: str, timeout: float = 30.0) -> str:
+    """Wait until every needle is on screen (rendering lags behind state under load)."""
+    await wait_for(pilot, lambda: all(n in screen_text(app) for n in needles), timeout=timeout,
+                   what="on screen: " + ", ".join(repr(n) for n in needles))
+    return screen_text(app)
+
+
+def git(root, *args: str) -> str:
+    """Plain git in a test repo (set-up, and playing an agent)."""
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+class AppDriver:
+    """The steps a person takes in the app, each pressed with keys and waited for."""
+
+    def __init__(self, pilot) -> None:
+        self.pilot = pilot
+        self.app: AmrApp = pilot.app
+
+    # -- what is there ---------------------------------------------------------------------------
+
+    @property
+    def screen(self):
+        return self.app.screen
+
+    @property
+    def current(self):
+        """The file open on the main screen."""
+        return self.app.screen.current
+
+    @property
+    def view(self) -> EntryView:
+        return self.app.screen.query_one(EntryView)
+
+    # -- waiting ---------------------------------------------------------------------------------
+
+    async def until(self, cond: Callable[[], object], what: str, timeout: float = 30.0):
+        return await wait_for(self.pilot, cond, timeout=timeout, what=what)
+
+    async def shown(self, *needles: str, timeout: float = 30.0) -> str:
+        return await shown(self.pilot, self.app, *needles, timeout=timeout)
+
+    async def ready(self) -> None:
+        """Until the first file is open and the initial indexing is done."""
+        await self.until(lambda: getattr(self.app.screen, "current", None) is not None
+                         and not self.app.screen.indexing, what="the first file open and indexed")
+
+    async def settled(self) -> None:
+        """Until no worker is pending or running, the messages they posted are handled and no
+        animation is due."""
+        def busy() -> list[Worker[Any]]:
+            return [w for w in self.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+
+        await self.pilot.pause()
+        while busy():
+            running = [w for w in busy() if w.state is WorkerState.RUNNING]
+            if running:
+                with contextlib.suppress(WorkerCancelled):
+                    await self.app.workers.wait_for_complete(running)
+            await self.pilot.pause()
+        await self.pilot.wait_for_scheduled_animations()
+
+    async def asked(self, title: str, timeout: float = 10.0) -> ConfirmScreen:
+        """Until the app asks the question ``title``; the question."""
+        await self.until(lambda: isinstance(self.app.screen, ConfirmScreen), timeout=timeout,
+                         what=f"the question {title!r}")
+        assert self.app.screen.title_text == title, self.app.screen.title_text
+        return self.app.screen
+
+    async def quits(self) -> None:
+        await self.until(lambda: self.app.return_code == 0, timeout=10, what="the app to quit")
+
+    # -- doing -----------------------------------------------------------------------------------
+
+    async def press(self, *keys: str) -> None:
+        await self.pilot.press(*keys)
+
+    async def open(self, repo: str, path: str, line: int = 0) -> None:
+        """Open ``repo``'s ``path`` (at ``line``) as following a link there would."""
+        self.app.screen.open_place(Place(repo, path, line))
+        await self.until(lambda: self.current and (self.current.repo, self.current.path) == (repo, path),
+                         what=f"{path} open")
+
+    async def to_line(self, number: int) -> None:
+        """Put the cursor on line ``number`` of the open file with keys: g, then j until there."""
+        self.view.focus()
+        await self.press("g")
+        for _ in self.current.doc.lines:
+            if self.view.cursor_line >= number:
+                break
+            await self.press("j")
+        assert self.view.cursor_line == number, f"the cursor stops on line {self.view.cursor_line}, not {number}"
+
+    async def to_first_entry(self) -> None:
+        """Put the cursor on the open file's first entry, with keys."""
+        await self.to_line(self.current.doc.entries[0].line)
+
+    async def edit_first_entry(self):
+        """Wait until ready, go to the first entry, press e; the entry editor's input, focused."""
+        await self.ready()
+        await self.to_first_entry()
+        await self.press("e")
+        inp = self.app.screen.query_one("#editor-input")
+        await self.until(lambda: inp.has_focus, what="editor focus")
+        return inp
