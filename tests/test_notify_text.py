@@ -8,6 +8,7 @@ the screens notify; the static check below keeps it so.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from textual.app import App
@@ -112,3 +113,36 @@ async def test_share_screen_grant_write_shows_the_repo_name_literally(tmp_path: 
         assert text == "[bold]x[/]\u241b[31m: write granted for the session"
         assert toast_actions(app) == []
 
+
+ROOT = Path(__file__).resolve().parent.parent
+SCANNED = [*sorted((ROOT / "amr_tui" / "screens").rglob("*.py")), *sorted((ROOT / "amr_tui" / "widgets").rglob("*.py")),
+           ROOT / "amr_tui" / "app.py"]
+
+
+def _direct_notify_uses(path: Path, root: Path = ROOT) -> list[str]:
+    """``x.notify`` anywhere in ``path`` (a call, or handed on as in ``call_from_thread(app.notify, ...)``),
+    but inside ``widgets.safe.notify_text`` itself."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    allowed: set[int] = set()
+    if path.name == "safe.py" and path.parent.name == "widgets":
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == "notify_text":
+                allowed |= {id(sub) for sub in ast.walk(node)}
+    where = path.relative_to(root)
+    lines = sorted(node.lineno for node in ast.walk(tree)
+                   if isinstance(node, ast.Attribute) and node.attr == "notify" and id(node) not in allowed)
+    return [f"{where}:{line}" for line in lines]
+
+
+def test_screens_notify_only_through_notify_text():
+    """A screen or widget shows a notification only through notify_text, so repo text in it is
+    never markup and never reaches the terminal raw."""
+    assert len(SCANNED) > 20  # the walk found the screens and widgets
+    found = [use for path in SCANNED for use in _direct_notify_uses(path)]
+    assert found == [], "call widgets.safe.notify_text instead of .notify: " + ", ".join(found)
+
+
+def test_the_static_check_sees_a_direct_notify(tmp_path: Path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f(self):\n    self.app.notify('x')\n    self.call_from_thread(self.app.notify, 'y')\n")
+    assert len(_direct_notify_uses(sample, tmp_path)) == 2
