@@ -69,6 +69,8 @@ async def test_forget_records_tombstone_and_restore_brings_back(demo):
         await wait_for(pilot, lambda: entry.text not in (alice / "MEMORY.md").read_text(), what="forgotten")
         tomb = next(alice.rglob("forgotten.md"))
         assert entry.text in tomb.read_text() and "the user asked" in tomb.read_text()
+        # F lists what the history holds: wait for the forget's commit (it follows the file write)
+        await wait_for(pilot, lambda: git(alice, "status", "--porcelain") == "", what="the forget committed")
         await pilot.press("F")
         await wait_for(pilot, lambda: isinstance(app.screen, ForgottenScreen), what="forgotten screen")
         listing = app.screen.query_one("#forgotten-list", OptionList)
@@ -110,7 +112,7 @@ async def test_review_accept_part_reject_rest(demo):
         # the merge lands in a new file, but the Index link to it is not accepted: amr says so first
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=20, what="broken-link warning")
-        assert "frontend/stack.md: new file that no file links to" in screen_text(app)
+        await shown(pilot, app, "frontend/stack.md: new file that no file links to")
         await pilot.press("n")
         await pilot.pause(0.3)
         assert git(alice, "rev-parse", "main") == main_before and merged.id in screen.accepted
