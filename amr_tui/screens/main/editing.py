@@ -33,7 +33,7 @@ from amr_tui.services import writegate
 from amr_tui.services.session import editing
 from amr_tui.services.session.external import put_back, run_editor
 from amr_tui.services.session.state import OpenFile, Session
-from amr_tui.services.workspace import is_markdown
+from amr_tui.services.workspace import MEMORY_FILE, is_markdown
 from amr_tui.services.writegate import EditRefused, Saved
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
@@ -409,7 +409,7 @@ class EditActions:
 
     def capture_into(self, repo: str, line: str) -> Saved:
         """In the save worker: the captured line goes at the top of MEMORY.md, above ## Index."""
-        of = self.session.open(repo, "MEMORY.md")
+        of = self.session.open(repo, MEMORY_FILE)
         if of.doc is None:
             raise EditRefused(of.message or "MEMORY.md cannot be read")
         index = next((ln for ln, lvl, t in of.doc.headings if lvl == 2 and t == "Index"), 0)
@@ -597,7 +597,7 @@ class EditActions:
         """In the save worker: delete the file, then show the repo's MEMORY.md."""
         saved = editing.delete_file(self.session, of.repo, of.path)
         self.app.call_from_thread(self.draft_follows, of.repo, of.path, None)
-        return Saved(saved.repo, "MEMORY.md", saved.head, saved.message, 0)
+        return Saved(saved.repo, MEMORY_FILE, saved.head, saved.message, 0)
 
     def draft_follows(self, repo: str, old: str, new: str | None) -> None:
         """A file was renamed to ``new`` (or deleted: None): the draft kept for it moves with it

@@ -24,6 +24,7 @@ from textual.widgets import Footer, Header, Input, Static, Tree
 from amr_tui.core.format.links import LinkState, link_text_for
 from amr_tui.core.model import Link
 from amr_tui.core.navigation import History
+from amr_tui.core.paths import is_markdown, with_md_suffix
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.main.place import Place
 from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFailed, SaveJob
@@ -513,7 +514,7 @@ class MainScreen(Screen[None]):
         self.query_one("#file-title", Static).update(content(title))
         self.sub_title = make_visible(f"{of.repo}/{of.path}")
         view, msg = self.view, self.query_one("#file-message", Static)
-        markdown = of.doc is not None and of.path.lower().endswith((".md", ".markdown"))
+        markdown = of.doc is not None and is_markdown(of.path)
         view.display = markdown
         code = self._code_view(create=of.data is not None and not markdown)
         if code is not None:
@@ -599,8 +600,7 @@ class MainScreen(Screen[None]):
             notify_text(self.app, "Empty link.", severity="warning")
         else:
             hint = f" Did you mean [[{suggestion}]]?" if suggestion else ""
-            target = link.target if link.target.lower().endswith(".md") or "." in link.target.rsplit("/", 1)[-1] \
-                else link.target + ".md"
+            target = with_md_suffix(link.target)
             repo = of.repo
 
             def create(yes: bool | None) -> None:
