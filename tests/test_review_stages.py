@@ -11,10 +11,10 @@ from textual.app import App
 from textual.widgets import OptionList
 
 from amr_tui.app import styles_dir
-from amr_tui.core.dreams import apply as dreamapply
 from amr_tui.core.diff import similarity as sim
 from amr_tui.core.diff.align import applied_ids
 from amr_tui.core.diff.entries import ChangeKind, diff_entries, mark_forgotten
+from amr_tui.core.dreams import apply as dreamapply
 from amr_tui.core.tombstones import FactMatcher
 from amr_tui.screens.review.screen import RunReviewScreen
 from amr_tui.services.dreams.runs import ChangedFile, DreamService
