@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 # (tests/test_startup_path.py).
 
 #: The app's actions bound on the main screen ("app.sync", ...): they wait for its session.
-_AFTER_SESSION = frozenset({"sync", "share", "file_history", "entry_timeline", "forgotten", "forget_entry",
-                            "review_dreams"})
+_AFTER_SESSION = frozenset(
+    {"sync", "share", "file_history", "entry_timeline", "forgotten", "forget_entry", "review_dreams"}
+)
 
 
 def _memory_provider() -> type[Provider]:
@@ -108,8 +109,15 @@ class AmrApp(App[int]):
         Binding("q", "quit_app", "Quit", id="app.quit"),
     ]
 
-    def __init__(self, mounts: list[Mount], config: Config | None = None, *, poll_interval: float = 1.0,
-                 problems: list[str] | None = None, today: _dt.date | None = None) -> None:
+    def __init__(
+        self,
+        mounts: list[Mount],
+        config: Config | None = None,
+        *,
+        poll_interval: float = 1.0,
+        problems: list[str] | None = None,
+        today: _dt.date | None = None,
+    ) -> None:
         super().__init__()
         self.today = today  # fixed in tests and screenshots so ages like "2mo" do not drift
         self.mounts = mounts
@@ -157,9 +165,14 @@ class AmrApp(App[int]):
             # Imported here: only the welcome screen needs the dialogs.
             from amr_tui.screens.dialogs import PromptScreen
 
-            self.push_screen(PromptScreen("Create a memory repo at", value=str(Path("~/agent-memory").expanduser()),
-                                          help_text="git init, MEMORY.md with an ## Index, one commit (as the agent skill does)."),
-                             self._init_done)
+            self.push_screen(
+                PromptScreen(
+                    "Create a memory repo at",
+                    value=str(Path("~/agent-memory").expanduser()),
+                    help_text="git init, MEMORY.md with an ## Index, one commit (as the agent skill does).",
+                ),
+                self._init_done,
+            )
             return
         if choice != "demo":
             self.exit(0)
@@ -227,8 +240,12 @@ class AmrApp(App[int]):
             if discard:
                 self.exit(0)
 
-        self._quit_question = ConfirmScreen(f"Quit and discard {n} unsaved edit{'s' if n != 1 else ''}?",
-                                            f"{listing}\n\nKeep editing goes back with the text as it is.", "Discard", "Keep editing")
+        self._quit_question = ConfirmScreen(
+            f"Quit and discard {n} unsaved edit{'s' if n != 1 else ''}?",
+            f"{listing}\n\nKeep editing goes back with the text as it is.",
+            "Discard",
+            "Keep editing",
+        )
         self.push_screen(self._quit_question, answer)
 
     def action_quit_app(self) -> None:
@@ -317,11 +334,18 @@ class AmrApp(App[int]):
         found = self._main_session()
         if found is not None:
             found[0].set_status(make_visible(f"{message.repo}: {result.message}"))
-        severity: SeverityLevel = "information" if result.ok else "warning" if result.status in ("offline", "conflict") else "error"
+        severity: SeverityLevel = (
+            "information" if result.ok else "warning" if result.status in ("offline", "conflict") else "error"
+        )
         notify_text(self, result.message, title=f"Sync: {result.status}", severity=severity)
         for path, fact in result.resurrected:
-            notify_text(self, f"{path}: brings back a deleted fact: {fact}", title="Resurrected fact",
-                        severity="warning", timeout=10)
+            notify_text(
+                self,
+                f"{path}: brings back a deleted fact: {fact}",
+                title="Resurrected fact",
+                severity="warning",
+                timeout=10,
+            )
         if found is not None:
             main, session = found
             session.poll()
@@ -341,10 +365,13 @@ class AmrApp(App[int]):
 
     def _after_resolve(self, repo: str, result: object) -> None:
         if result is None:
-            notify_text(self, "Conflicts left for later: the repo is unchanged; sync again to resolve.",
-                        severity="warning")
+            notify_text(
+                self, "Conflicts left for later: the repo is unchanged; sync again to resolve.", severity="warning"
+            )
             return
-        self.post_message(Synced(repo, cast("SyncResult", result), None))  # the conflict view gives back resolve()'s result
+        self.post_message(
+            Synced(repo, cast("SyncResult", result), None)
+        )  # the conflict view gives back resolve()'s result
 
     def action_share(self) -> None:
         found = self._main_session()
@@ -432,13 +459,20 @@ class AmrApp(App[int]):
                     return
                 self._forget(service, of.path, entry.line, reason.strip() or None, mode == "redact")
 
-            self.push_screen(PromptScreen("Why forget it? (optional)", placeholder="e.g. the user asked; out of date"),
-                             with_reason)
+            self.push_screen(
+                PromptScreen("Why forget it? (optional)", placeholder="e.g. the user asked; out of date"), with_reason
+            )
 
-        self.push_screen(ChoiceScreen(f"Forget: {entry.text[:70]}", [
-            ("keep", "Forget it and record a tombstone (agents will not bring it back)"),
-            ("redact", "Forget and redact: the tombstone keeps only a digest of the text"),
-        ]), with_mode)
+        self.push_screen(
+            ChoiceScreen(
+                f"Forget: {entry.text[:70]}",
+                [
+                    ("keep", "Forget it and record a tombstone (agents will not bring it back)"),
+                    ("redact", "Forget and redact: the tombstone keeps only a digest of the text"),
+                ],
+            ),
+            with_mode,
+        )
 
     @work(thread=True, group="forget")
     def _forget(self, service: HistoryService, path: str, line: int, reason: str | None, redact: bool) -> None:
@@ -469,8 +503,14 @@ class AmrApp(App[int]):
         self.push_screen(DreamListScreen(session, repos), self._after_change)
 
 
-def make_app(paths: list[Path] | None = None, *, read_only: set[str] | None = None, config: Config | None = None,
-             poll_interval: float = 1.0, today: _dt.date | None = None) -> AmrApp:
+def make_app(
+    paths: list[Path] | None = None,
+    *,
+    read_only: set[str] | None = None,
+    config: Config | None = None,
+    poll_interval: float = 1.0,
+    today: _dt.date | None = None,
+) -> AmrApp:
     """Build the app for these paths, else the current folder if it is a memory repo, else the config's repos."""
     cfg = config if config is not None else load_config()
     problems: list[str] = []

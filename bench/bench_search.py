@@ -255,8 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         results[n] = run_size(n, repeats, args.baseline_max)
         print(f"... {n:,} entries done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
-    print(f"Search benchmark (python {sys.version.split()[0]}, limit={LIMIT}, "
-          f"{len(SCRIPTS)} typed queries)\n")
+    print(f"Search benchmark (python {sys.version.split()[0]}, limit={LIMIT}, {len(SCRIPTS)} typed queries)\n")
     print(table(results))
     if args.json:
         Path(args.json).write_text(json.dumps({str(k): v for k, v in results.items()}, indent=2) + "\n")

@@ -182,7 +182,9 @@ class _Gen:
         if t == 11:
             return f"{p} owns the {comp} of {s}; ask in #{s} before changing it"
         if t == 12:
-            return f"Incident {self.date()}: {s} {comp} outage, root cause was {r.choice(REASONS)}; fixed in {self.sha()}"
+            return (
+                f"Incident {self.date()}: {s} {comp} outage, root cause was {r.choice(REASONS)}; fixed in {self.sha()}"
+            )
         if t == 13:
             return f"`{self.zipf(self.camel)}` is the entry point for {comp} requests in {s}"
         if t == 14:
@@ -218,7 +220,9 @@ class _Gen:
         if t == 29:
             return f"Customer {self.word().capitalize()} {self.word().capitalize()} is on the {r.choice(['enterprise', 'team', 'free', 'legacy'])} plan, renews {self.date()}"
         if t == 30:
-            return f"The {self.word()} {r.choice(['flag', 'toggle', 'experiment'])} gates {comp} in {s} ({self.ticket()})"
+            return (
+                f"The {self.word()} {r.choice(['flag', 'toggle', 'experiment'])} gates {comp} in {s} ({self.ticket()})"
+            )
         return f"{self.word().capitalize()} means {r.choice(FILLER)} {self.word()} {comp} in {self.first()}'s notes"
 
     def metadata(self, n: int) -> str:

@@ -16,11 +16,11 @@ from rows import Row, median, pct, row
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from amr_tui.core.format.parser import parse  # noqa: E402
-from amr_tui.services.workspace import discover, list_files, read_bytes  # noqa: E402
-
 # What a person types into the finder; "\b" is a backspace (the same scripts as bench_search).
 from bench_search import SCRIPTS, keystrokes  # noqa: E402
+
+from amr_tui.core.format.parser import parse  # noqa: E402
+from amr_tui.services.workspace import discover, list_files, read_bytes  # noqa: E402
 
 INDEX_LIMIT_S = 1.5
 REINDEX_LIMIT_MS = 20.0
@@ -58,6 +58,7 @@ def load_timed(root: Path):
                 return fn(*a, **k)
             finally:
                 parts[name] += time.perf_counter() - t
+
         return inner
 
     session._relint = wrap("relint", session._relint)
@@ -86,14 +87,24 @@ def indexing(root: Path, repeats: int = 2) -> tuple[list[Row], object]:
     base = median([_baseline_read(root) for _ in range(3)])
     entries = sum(len(d.entries) for s in session.repos.values() for d in s.docs.values())
     rows = [
-        row(f"Indexing: parse + search index of {entries:,} entries (Session.load without lint/git)",
-            round(best["parse_index"], 3), "s", baseline=round(base, 3),
-            baseline_what="read + split every file in Python", limit=INDEX_LIMIT_S,
+        row(
+            f"Indexing: parse + search index of {entries:,} entries (Session.load without lint/git)",
+            round(best["parse_index"], 3),
+            "s",
+            baseline=round(base, 3),
+            baseline_what="read + split every file in Python",
+            limit=INDEX_LIMIT_S,
             note=f"median of {repeats}: best shown; CPU {best['cpu']:.2f} s for the whole load; the finder "
-                 f"answers from here on (the app shows 'Search ready'), lint marks follow"),
-        row("Indexing: whole Session.load (parse, index, repo lint, git status)", round(best["total"], 3), "s",
-            baseline=round(base, 3), baseline_what="read + split every file in Python",
-            note=f"repo lint {best['relint']:.2f} s, git {best['git']:.2f} s; progress calls: {len(calls)}"),
+            f"answers from here on (the app shows 'Search ready'), lint marks follow",
+        ),
+        row(
+            "Indexing: whole Session.load (parse, index, repo lint, git status)",
+            round(best["total"], 3),
+            "s",
+            baseline=round(base, 3),
+            baseline_what="read + split every file in Python",
+            note=f"repo lint {best['relint']:.2f} s, git {best['git']:.2f} s; progress calls: {len(calls)}",
+        ),
     ]
     return rows, session
 
@@ -108,7 +119,9 @@ def reindex(session, root: Path) -> list[Row]:
     reload_ms, core_ms, poll_ms = [], [], []
     try:
         for k in range(5):
-            full.write_bytes(original + f"- edited fact number {k} [source: https://example.com/s/{k}; added: 2026-05-01]\n".encode())
+            full.write_bytes(
+                original + f"- edited fact number {k} [source: https://example.com/s/{k}; added: 2026-05-01]\n".encode()
+            )
             t = time.perf_counter()
             session.reload_file(repo, path)
             reload_ms.append((time.perf_counter() - t) * 1000)
@@ -118,7 +131,9 @@ def reindex(session, root: Path) -> list[Row]:
             doc.diagnostics  # the per-file lint (run on first use)
             session.index.set_file(repo, path, [(e.line, e.text) for e in doc.entries if e.text])
             core_ms.append((time.perf_counter() - t) * 1000)
-            full.write_bytes(original + f"- polled fact {k} [source: https://example.com/p/{k}; added: 2026-05-02]\n".encode())
+            full.write_bytes(
+                original + f"- polled fact {k} [source: https://example.com/p/{k}; added: 2026-05-02]\n".encode()
+            )
             os.utime(full, ns=(time.time_ns(), time.time_ns() + k))
             t = time.perf_counter()
             session.poll()
@@ -136,18 +151,42 @@ def reindex(session, root: Path) -> list[Row]:
         session.refresh_info(repo)
         status.append((time.perf_counter() - t) * 1000)
     return [
-        row("Re-index one changed file: Session.reload_file (what the app runs on save)", round(median(reload_ms), 1), "ms",
-            baseline=round(base, 2), baseline_what="read that file", limit=REINDEX_LIMIT_MS,
-            note="median of 5; stat, parse, per-file lint, search index (no walk, no git)"),
-        row("Re-index one changed file: Session.poll after an agent's write", round(median(poll_ms), 1), "ms",
-            baseline=round(base, 2), baseline_what="read that file", limit=REINDEX_LIMIT_MS,
+        row(
+            "Re-index one changed file: Session.reload_file (what the app runs on save)",
+            round(median(reload_ms), 1),
+            "ms",
+            baseline=round(base, 2),
+            baseline_what="read that file",
+            limit=REINDEX_LIMIT_MS,
+            note="median of 5; stat, parse, per-file lint, search index (no walk, no git)",
+        ),
+        row(
+            "Re-index one changed file: Session.poll after an agent's write",
+            round(median(poll_ms), 1),
+            "ms",
+            baseline=round(base, 2),
+            baseline_what="read that file",
+            limit=REINDEX_LIMIT_MS,
             note=f"median of 5; one walk with stats of every file (list alone {median(listing):.0f} ms), "
-                 f"a few stats under .git, then as reload_file"),
-        row("Re-index one changed file: parse + per-file lint + search index only", round(median(core_ms), 2), "ms",
-            baseline=round(base, 2), baseline_what="read that file", limit=REINDEX_LIMIT_MS, note="median of 5"),
-        row("Repo badge after a change: git status (refresh_info), run after the re-index is shown",
-            round(median(status), 1), "ms", baseline=round(base, 2), baseline_what="read that file",
-            note="median of 5; only for repos whose files or .git state changed (or every 30 s)"),
+            f"a few stats under .git, then as reload_file",
+        ),
+        row(
+            "Re-index one changed file: parse + per-file lint + search index only",
+            round(median(core_ms), 2),
+            "ms",
+            baseline=round(base, 2),
+            baseline_what="read that file",
+            limit=REINDEX_LIMIT_MS,
+            note="median of 5",
+        ),
+        row(
+            "Repo badge after a change: git status (refresh_info), run after the re-index is shown",
+            round(median(status), 1),
+            "ms",
+            baseline=round(base, 2),
+            baseline_what="read that file",
+            note="median of 5; only for repos whose files or .git state changed (or every 30 s)",
+        ),
     ]
 
 
@@ -180,9 +219,17 @@ def search(sessions: dict[int, object], baseline_keys: int) -> list[Row]:
             process.extract(q, texts, scorer=fuzz.WRatio, limit=20)
             base.append((time.perf_counter() - t) * 1000)
         limit = SEARCH_P95_LIMIT_MS if size >= 100_000 else None
-        rows.append(row(f"Search keystroke p95, {size:,} entries ({len(times)} keystrokes)", round(pct(times, 95), 2), "ms",
-                        baseline=round(pct(base, 95), 1), baseline_what=f"rapidfuzz WRatio scan, p95 of {len(sample)}",
-                        limit=limit, note=f"p50 {pct(times, 50):.2f} ms, max {max(times):.1f} ms; baseline p50 {pct(base, 50):.0f} ms"))
+        rows.append(
+            row(
+                f"Search keystroke p95, {size:,} entries ({len(times)} keystrokes)",
+                round(pct(times, 95), 2),
+                "ms",
+                baseline=round(pct(base, 95), 1),
+                baseline_what=f"rapidfuzz WRatio scan, p95 of {len(sample)}",
+                limit=limit,
+                note=f"p50 {pct(times, 50):.2f} ms, max {max(times):.1f} ms; baseline p50 {pct(base, 50):.0f} ms",
+            )
+        )
     return rows
 
 
@@ -205,11 +252,16 @@ def scrolling(entries: int = 10_000) -> list[Row]:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from gen import render
 
-    big = [f"- fact {i} about the {['api', 'cache', 'worker'][i % 3]} of service-{i % 97} see [[infra/x{i % 50}]] "
-           f"[source: https://example.com/sessions/{i}; added: 2026-0{1 + i % 9}-1{i % 9}]" for i in range(entries)]
+    big = [
+        f"- fact {i} about the {['api', 'cache', 'worker'][i % 3]} of service-{i % 97} see [[infra/x{i % 50}]] "
+        f"[source: https://example.com/sessions/{i}; added: 2026-0{1 + i % 9}-1{i % 9}]"
+        for i in range(entries)
+    ]
     data = render("big/ten-thousand.md", big).encode()
     doc = parse(data, "big/ten-thousand.md")
-    appended = parse(render("big/ten-thousand.md", [*big, "- one more fact from an agent"]).encode(), "big/ten-thousand.md")
+    appended = parse(
+        render("big/ten-thousand.md", [*big, "- one more fact from an agent"]).encode(), "big/ten-thousand.md"
+    )
     result: dict[str, object] = {}
 
     class Plain(ScrollView):
@@ -276,11 +328,16 @@ def scrolling(entries: int = 10_000) -> list[Row]:
     asyncio.run(go())
     frames, plain, press = result["frames"], result["plain"], result["press"]
     return [
-        row(f"Scrolling a {entries:,}-entry file: worst frame (a full screen of EntryView.render_line)",
-            round(max(frames), 2), "ms", baseline=round(max(plain), 2),
-            baseline_what="bare Line-API view of the same lines, worst frame", limit=FRAME_LIMIT_MS,
+        row(
+            f"Scrolling a {entries:,}-entry file: worst frame (a full screen of EntryView.render_line)",
+            round(max(frames), 2),
+            "ms",
+            baseline=round(max(plain), 2),
+            baseline_what="bare Line-API view of the same lines, worst frame",
+            limit=FRAME_LIMIT_MS,
             note=f"40 places; median frame {median(frames):.2f} ms; pagedown round trip via Pilot median "
-                 f"{median(press):.0f} ms, max {max(press):.0f} ms; "
-                 f"opening the file (set_document) {result['open_ms']:.0f} ms, again after an agent appended "
-                 f"an entry {result['reload_ms']:.0f} ms (unchanged lines keep their layout)"),
+            f"{median(press):.0f} ms, max {max(press):.0f} ms; "
+            f"opening the file (set_document) {result['open_ms']:.0f} ms, again after an agent appended "
+            f"an entry {result['reload_ms']:.0f} ms (unchanged lines keep their layout)",
+        ),
     ]

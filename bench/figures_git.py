@@ -27,9 +27,16 @@ def history(root: Path, repeats: int) -> list[Row]:
     try:
         from amr_tui.services.history.provenance import HistoryService
     except ImportError:
-        return [pending("History: an entry's timeline vs `git log -S`", "services.history not available",
-                        f"ratio <= {TIMELINE_RATIO:g}"),
-                pending("History: first page of a file's history", "services.history not available", f"< {FIRST_PAGE_MS:g} ms")]
+        return [
+            pending(
+                "History: an entry's timeline vs `git log -S`",
+                "services.history not available",
+                f"ratio <= {TIMELINE_RATIO:g}",
+            ),
+            pending(
+                "History: first page of a file's history", "services.history not available", f"< {FIRST_PAGE_MS:g} ms"
+            ),
+        ]
     service = HistoryService(root)
     try:
         line = _line_of(root, tracked["file"], tracked["text"])
@@ -40,26 +47,46 @@ def history(root: Path, repeats: int) -> list[Row]:
             tl = service.entry_timeline(tracked["file"], line)
             times.append(time.perf_counter() - t)
             events = len(getattr(tl, "events", []) or [])
-        base = median([run_process(["git", "log", "-S", tracked["text"], "--format=%H"], cwd=str(root))[0]
-                       for _ in range(repeats)])
+        base = median(
+            [
+                run_process(["git", "log", "-S", tracked["text"], "--format=%H"], cwd=str(root))[0]
+                for _ in range(repeats)
+            ]
+        )
         busiest = m["busiest_file"]
         pages = []
         for _ in range(repeats):
             t = time.perf_counter()
             page = service.file_history(busiest, limit=50)
             pages.append(time.perf_counter() - t)
-        page_base = median([run_process(["git", "log", "-n", "50", "--format=%H %an %s", "--", busiest], cwd=str(root))[0]
-                            for _ in range(repeats)])
+        page_base = median(
+            [
+                run_process(["git", "log", "-n", "50", "--format=%H %an %s", "--", busiest], cwd=str(root))[0]
+                for _ in range(repeats)
+            ]
+        )
     finally:
         service.close()
     return [
-        row("History: an entry's timeline (added, reworded, moved) on 5,000 commits", round(median(times) * 1000, 1), "ms",
-            baseline=round(base * 1000, 1), baseline_what="git log -S '<the same text>'", ratio_limit=TIMELINE_RATIO,
+        row(
+            "History: an entry's timeline (added, reworded, moved) on 5,000 commits",
+            round(median(times) * 1000, 1),
+            "ms",
+            baseline=round(base * 1000, 1),
+            baseline_what="git log -S '<the same text>'",
+            ratio_limit=TIMELINE_RATIO,
             note=f"median of {repeats}; {events} events found (added at commit {tracked['commits']['added']}, "
-                 f"reworded {tracked['commits']['reworded']}, moved {tracked['commits']['moved']})"),
-        row(f"History: first page (50) of a file with {m['busiest_commits']} commits", round(median(pages) * 1000, 1), "ms",
-            baseline=round(page_base * 1000, 1), baseline_what="git log -n 50 -- <file>", limit=FIRST_PAGE_MS,
-            note=f"median of {repeats}; {len(page.items)} items"),
+            f"reworded {tracked['commits']['reworded']}, moved {tracked['commits']['moved']})",
+        ),
+        row(
+            f"History: first page (50) of a file with {m['busiest_commits']} commits",
+            round(median(pages) * 1000, 1),
+            "ms",
+            baseline=round(page_base * 1000, 1),
+            baseline_what="git log -n 50 -- <file>",
+            limit=FIRST_PAGE_MS,
+            note=f"median of {repeats}; {len(page.items)} items",
+        ),
     ]
 
 
@@ -75,8 +102,10 @@ def review(root: Path, repeats: int) -> list[Row]:
         from amr_tui.screens.review.screen import RunReviewScreen
         from amr_tui.services.dreams.runs import DreamService
     except ImportError as exc:
-        return [pending(files_row, f"not available ({exc})", f"< {REVIEW_MS:g} ms"),
-                pending(summary_row, f"not available ({exc})")]
+        return [
+            pending(files_row, f"not available ({exc})", f"< {REVIEW_MS:g} ms"),
+            pending(summary_row, f"not available ({exc})"),
+        ]
     from textual.app import App
 
     from amr_tui.app import styles_dir
@@ -124,15 +153,28 @@ def review(root: Path, repeats: int) -> list[Row]:
 
     for _ in range(repeats):
         asyncio.run(once())
-    base = median([run_process(["git", "diff", "--stat", f"main...{branch}"], cwd=str(root))[0] for _ in range(repeats)])
+    base = median(
+        [run_process(["git", "diff", "--stat", f"main...{branch}"], cwd=str(root))[0] for _ in range(repeats)]
+    )
     return [
-        row(files_row, round(median(listed) * 1000, 1), "ms", baseline=round(base * 1000, 1),
-            baseline_what="git diff --stat main...dreams/<id>", limit=REVIEW_MS,
+        row(
+            files_row,
+            round(median(listed) * 1000, 1),
+            "ms",
+            baseline=round(base * 1000, 1),
+            baseline_what="git diff --stat main...dreams/<id>",
+            limit=REVIEW_MS,
             note=f"median of {repeats}, headless 120x36, cold service; time to the first frame with the file "
-                 f"list ({counts[-1]} files, git's status and line counts) composed"),
-        row(summary_row, round(median(filled) * 1000, 1), "ms", baseline=round(base * 1000, 1),
+            f"list ({counts[-1]} files, git's status and line counts) composed",
+        ),
+        row(
+            summary_row,
+            round(median(filled) * 1000, 1),
+            "ms",
+            baseline=round(base * 1000, 1),
             baseline_what="git diff --stat main...dreams/<id>",
             note=f"median of {repeats}, informational, time to the frame with it: entry changes and the ones main has shown after "
-                 f"{median(entries) * 1000:.0f} ms, then the forgotten-fact marks (the first walk of main's "
-                 "5,000 commits; cached per service after that); the file list stays usable meanwhile"),
+            f"{median(entries) * 1000:.0f} ms, then the forgotten-fact marks (the first walk of main's "
+            "5,000 commits; cached per service after that); the file list stays usable meanwhile",
+        ),
     ]

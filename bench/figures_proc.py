@@ -48,23 +48,57 @@ def startup(small: Path, large: Path, repeats: int) -> list[Row]:
     note = "; ".join(sorted(set(errors)))[:300]
     h, s, big = (median(x) if x else None for x in (hello, amr_small, amr_large))
     rows = [
-        row("Start-up: process start to first frame, amr on 100k entries (pty)", _ms(big), "ms", baseline=_ms(h),
-            baseline_what="hello-world Textual app (Header, Tree, Footer), same pty", ratio_limit=STARTUP_RATIO,
-            note=(f"median of {len(amr_large)}; first frame = footer text painted (the first full-screen frame of any "
-                  f"content came after {_ms(median(paint)) if paint else '—'} ms). {note}").strip()),
-        row("Start-up does not grow with the repo: amr on 100k vs amr on 1k", _ms(big), "ms", baseline=_ms(s),
-            baseline_what="amr on the 1,000-entry repo", ratio_limit=SIZE_RATIO, note=f"median of {len(amr_small)}"),
-        Row("Start-up: indexing progress visible ('Indexing n/m files…' in the status line)",
-            1.0 if progress and all(progress) else 0.0, "yes/no", target="shown", met=bool(progress and all(progress)),
-            note=f"seen in {sum(progress)} of {len(progress)} runs; index complete after "
-                 f"{median(index_done):.1f} s" if index_done else f"seen in {sum(progress)} of {len(progress)} runs"),
+        row(
+            "Start-up: process start to first frame, amr on 100k entries (pty)",
+            _ms(big),
+            "ms",
+            baseline=_ms(h),
+            baseline_what="hello-world Textual app (Header, Tree, Footer), same pty",
+            ratio_limit=STARTUP_RATIO,
+            note=(
+                f"median of {len(amr_large)}; first frame = footer text painted (the first full-screen frame of any "
+                f"content came after {_ms(median(paint)) if paint else '—'} ms). {note}"
+            ).strip(),
+        ),
+        row(
+            "Start-up does not grow with the repo: amr on 100k vs amr on 1k",
+            _ms(big),
+            "ms",
+            baseline=_ms(s),
+            baseline_what="amr on the 1,000-entry repo",
+            ratio_limit=SIZE_RATIO,
+            note=f"median of {len(amr_small)}",
+        ),
+        Row(
+            "Start-up: indexing progress visible ('Indexing n/m files…' in the status line)",
+            1.0 if progress and all(progress) else 0.0,
+            "yes/no",
+            target="shown",
+            met=bool(progress and all(progress)),
+            note=f"seen in {sum(progress)} of {len(progress)} runs; index complete after {median(index_done):.1f} s"
+            if index_done
+            else f"seen in {sum(progress)} of {len(progress)} runs",
+        ),
     ]
     if hwm:
-        rows.append(row("Peak memory of the app with 100k entries, after indexing (VmHWM)", max(hwm), "MB",
-                        baseline=hello_hwm, baseline_what="hello-world app VmHWM", limit=RSS_LIMIT_MB))
+        rows.append(
+            row(
+                "Peak memory of the app with 100k entries, after indexing (VmHWM)",
+                max(hwm),
+                "MB",
+                baseline=hello_hwm,
+                baseline_what="hello-world app VmHWM",
+                limit=RSS_LIMIT_MB,
+            )
+        )
     else:
-        rows.append(pending("Peak memory of the app with 100k entries, after indexing (VmHWM)",
-                            "the app never reported 'items indexed'", f"< {RSS_LIMIT_MB:g} MB"))
+        rows.append(
+            pending(
+                "Peak memory of the app with 100k entries, after indexing (VmHWM)",
+                "the app never reported 'items indexed'",
+                f"< {RSS_LIMIT_MB:g} MB",
+            )
+        )
     return rows
 
 
@@ -75,23 +109,37 @@ def _ms(seconds: float | None) -> float | None:
 def cli_search(repos: dict[int, Path], lines_file: dict[int, Path], repeats: int) -> list[Row]:
     fzf = shutil.which("fzf")
     if fzf is None:
-        return [skipped("`amr search` vs `fzf --filter`", "fzf is not installed (apt-get install -y fzf)",
-                        f"ratio <= {SEARCH_RATIO:g}")]
+        return [
+            skipped(
+                "`amr search` vs `fzf --filter`",
+                "fzf is not installed (apt-get install -y fzf)",
+                f"ratio <= {SEARCH_RATIO:g}",
+            )
+        ]
     rows = []
     for size, repo in repos.items():
         ours, theirs, cold = [], [], []
         for q in QUERIES:
             cold.append(run_process([AMR, "search", q, str(repo), "--limit", "20", "--no-cache"])[0])
             run_process([AMR, "search", q, str(repo), "--limit", "1"])  # the cache is written (once per repo)
-            ours.append(median([run_process([AMR, "search", q, str(repo), "--limit", "20"])[0] for _ in range(repeats)]))
+            ours.append(
+                median([run_process([AMR, "search", q, str(repo), "--limit", "20"])[0] for _ in range(repeats)])
+            )
             data = lines_file[size].read_bytes()
             theirs.append(median([run_process([fzf, "--filter", q], stdin=data)[0] for _ in range(repeats)]))
-        rows.append(row(f"`amr search` vs `fzf --filter`, {size:,} entries, process to process", _ms(sum(ours) / len(ours)), "ms",
-                        baseline=_ms(sum(theirs) / len(theirs)), baseline_what="fzf --filter on the same lines (stdin)",
-                        ratio_limit=SEARCH_RATIO if size >= 100_000 else None,
-                        note=f"mean over {len(QUERIES)} queries, median of {repeats} runs each; amr walks the repo "
-                             f"(stats) and loads its index cache; without the cache (--no-cache: parse and index "
-                             f"every file) {_ms(sum(cold) / len(cold))} ms"))
+        rows.append(
+            row(
+                f"`amr search` vs `fzf --filter`, {size:,} entries, process to process",
+                _ms(sum(ours) / len(ours)),
+                "ms",
+                baseline=_ms(sum(theirs) / len(theirs)),
+                baseline_what="fzf --filter on the same lines (stdin)",
+                ratio_limit=SEARCH_RATIO if size >= 100_000 else None,
+                note=f"mean over {len(QUERIES)} queries, median of {repeats} runs each; amr walks the repo "
+                f"(stats) and loads its index cache; without the cache (--no-cache: parse and index "
+                f"every file) {_ms(sum(cold) / len(cold))} ms",
+            )
+        )
     return rows
 
 
@@ -101,22 +149,43 @@ def cli_lint(repo: Path, repeats: int) -> list[Row]:
     run_process([AMR, "lint", str(repo)])  # the cache is written
     ours = median([run_process([AMR, "lint", str(repo)])[0] for _ in range(repeats)])
     if rg is None:
-        return [skipped("`amr lint` vs `rg`", "ripgrep is not installed (apt-get install -y ripgrep)",
-                        f"ratio <= {LINT_RATIO:g}")]
+        return [
+            skipped(
+                "`amr lint` vs `rg`",
+                "ripgrep is not installed (apt-get install -y ripgrep)",
+                f"ratio <= {LINT_RATIO:g}",
+            )
+        ]
     theirs = median([run_process([rg, "-c", "^- ", "-g", "*.md", str(repo)])[0] for _ in range(repeats)])
     nodup = median([run_process([AMR, "lint", "--no-cache", "--no-duplicates", str(repo)])[0] for _ in range(repeats)])
     one = _one_file_changed(repo, repeats)
     return [
-        row("`amr lint` over 100k entries vs `rg -c '^- '` over the same files (repo unchanged since the last lint)",
-            _ms(ours), "ms", baseline=_ms(theirs), baseline_what="rg -c '^- ' -g '*.md'", ratio_limit=LINT_RATIO,
+        row(
+            "`amr lint` over 100k entries vs `rg -c '^- '` over the same files (repo unchanged since the last lint)",
+            _ms(ours),
+            "ms",
+            baseline=_ms(theirs),
+            baseline_what="rg -c '^- ' -g '*.md'",
+            ratio_limit=LINT_RATIO,
             note=f"median of {repeats}; amr walks the repo (stats), asks git only if a .gitattributes exists, "
-                 f"and prints the findings its cache holds"),
-        row("`amr lint` over 100k entries after one file changed (the others' facts from the cache)",
-            _ms(one), "ms", baseline=_ms(theirs), baseline_what="rg -c '^- ' -g '*.md'",
-            note=f"median of {repeats}; the changed file and MEMORY.md parsed, every repo-wide check run again"),
-        row("`amr lint` over 100k entries, every file parsed (--no-cache, or a fresh clone)",
-            _ms(cold), "ms", baseline=_ms(theirs), baseline_what="rg -c '^- ' -g '*.md'",
-            note=f"median of {repeats}; --no-duplicates: {nodup * 1000:.0f} ms"),
+            f"and prints the findings its cache holds",
+        ),
+        row(
+            "`amr lint` over 100k entries after one file changed (the others' facts from the cache)",
+            _ms(one),
+            "ms",
+            baseline=_ms(theirs),
+            baseline_what="rg -c '^- ' -g '*.md'",
+            note=f"median of {repeats}; the changed file and MEMORY.md parsed, every repo-wide check run again",
+        ),
+        row(
+            "`amr lint` over 100k entries, every file parsed (--no-cache, or a fresh clone)",
+            _ms(cold),
+            "ms",
+            baseline=_ms(theirs),
+            baseline_what="rg -c '^- ' -g '*.md'",
+            note=f"median of {repeats}; --no-duplicates: {nodup * 1000:.0f} ms",
+        ),
     ]
 
 

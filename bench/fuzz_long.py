@@ -26,14 +26,78 @@ import traceback
 from pathlib import Path
 
 FRAGMENTS = [
-    b"- ", b"* ", b"+ ", b"  ", b"    ", b"\t", b"# ", b"## Index", b"Title", b"[", b"]", b"[[", b"]]", b"|",
-    b"#", b";", b":", b"source: ", b"added: 2026-01-01", b"https://x.example/a;b?c=[d]", b"`", b"``",
-    b"```", b"~~~", b"<div>", b"</div>", b"<!--", b"-->", b"> ", b"1. ", b"2) ", b"---", b"...", b"***",
-    b"\r\n", b"\n", b"\n", b"\n", b"\r", b"\xef\xbb\xbf", b"\xe9", b"\xff\xfe", b"\x00", b"\x1b]52;c;eA==\x07",
-    b"\x1b[2J", b"\xc2\x9b", b"\xe2\x80\xae", b"\xe2\x80\xa8", b"[/bold]", b"[@click=app.quit]", b"\\", b"!",
-    b"(", b")", b"word ", b"Joe leads the team ", b"[draft]", b"%3B", b"\xf0\x9f\x9a\x80", b"\xed\xa0\x80",
-    b"[source: s/1]", b"[source: a; added: 2026-13-45]", b"[[notes]]", b"[[../x]]", b"[[a#h|alias]]",
-    b"[link=x]", b"key:value", b"   ", b"\x0b", b"\x0c", b"=====", b"-----",
+    b"- ",
+    b"* ",
+    b"+ ",
+    b"  ",
+    b"    ",
+    b"\t",
+    b"# ",
+    b"## Index",
+    b"Title",
+    b"[",
+    b"]",
+    b"[[",
+    b"]]",
+    b"|",
+    b"#",
+    b";",
+    b":",
+    b"source: ",
+    b"added: 2026-01-01",
+    b"https://x.example/a;b?c=[d]",
+    b"`",
+    b"``",
+    b"```",
+    b"~~~",
+    b"<div>",
+    b"</div>",
+    b"<!--",
+    b"-->",
+    b"> ",
+    b"1. ",
+    b"2) ",
+    b"---",
+    b"...",
+    b"***",
+    b"\r\n",
+    b"\n",
+    b"\n",
+    b"\n",
+    b"\r",
+    b"\xef\xbb\xbf",
+    b"\xe9",
+    b"\xff\xfe",
+    b"\x00",
+    b"\x1b]52;c;eA==\x07",
+    b"\x1b[2J",
+    b"\xc2\x9b",
+    b"\xe2\x80\xae",
+    b"\xe2\x80\xa8",
+    b"[/bold]",
+    b"[@click=app.quit]",
+    b"\\",
+    b"!",
+    b"(",
+    b")",
+    b"word ",
+    b"Joe leads the team ",
+    b"[draft]",
+    b"%3B",
+    b"\xf0\x9f\x9a\x80",
+    b"\xed\xa0\x80",
+    b"[source: s/1]",
+    b"[source: a; added: 2026-13-45]",
+    b"[[notes]]",
+    b"[[../x]]",
+    b"[[a#h|alias]]",
+    b"[link=x]",
+    b"key:value",
+    b"   ",
+    b"\x0b",
+    b"\x0c",
+    b"=====",
+    b"-----",
 ]
 PATHS = ["MEMORY.md", "notes/a.md", "n.markdown", "q.sql", "x.txt", "MEMORY"]
 
@@ -98,8 +162,12 @@ def check_merge_structured(case: tuple) -> None:
     from amr_tui.core.merge.three_way import merge3
 
     base, ours, theirs, path = case
-    added = [ln for side in (ours, theirs) for ln in side.replace(b"\r\n", b"\n").split(b"\n")
-             if ln.startswith(b"- added by ")]  # unique lines each side inserted (and kept)
+    added = [
+        ln
+        for side in (ours, theirs)
+        for ln in side.replace(b"\r\n", b"\n").split(b"\n")
+        if ln.startswith(b"- added by ")
+    ]  # unique lines each side inserted (and kept)
     result = merge3(base, ours, theirs, path)
     merged = result.merged[3:] if result.merged.startswith(b"\xef\xbb\xbf") else result.merged  # the file's BOM
     out = set(merged.replace(b"\r\n", b"\n").split(b"\n"))
@@ -134,12 +202,22 @@ def run(inputs: int = 1_000_000, seed: int = 1, out: Path | None = None) -> dict
                 check_merge_structured(case)
                 counts["merge_structured"] += 1
         except Exception:
-            failures.append({"input": i, "case": [c.hex() if isinstance(c, bytes) else c for c in case],
-                             "error": traceback.format_exc()[-1500:]})
+            failures.append(
+                {
+                    "input": i,
+                    "case": [c.hex() if isinstance(c, bytes) else c for c in case],
+                    "error": traceback.format_exc()[-1500:],
+                }
+            )
             if len(failures) >= 20:
                 break
-    report = {"inputs": sum(counts.values()) + len(failures), **counts, "failures": len(failures),
-              "seconds": round(time.monotonic() - started, 1), "seed": seed}
+    report = {
+        "inputs": sum(counts.values()) + len(failures),
+        **counts,
+        "failures": len(failures),
+        "seconds": round(time.monotonic() - started, 1),
+        "seed": seed,
+    }
     if out is not None and failures:
         out.write_text(json.dumps(failures, indent=2))
     return {**report, "first_failures": failures[:3]}

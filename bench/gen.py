@@ -47,15 +47,26 @@ class _Stream:
         self.parts: list[bytes] = []
         self.mark = 0
 
-    def commit(self, ref: str, author: str, when: int, message: str, files: dict[str, str | None],
-               parent_mark: int | None = None) -> int:
+    def commit(
+        self,
+        ref: str,
+        author: str,
+        when: int,
+        message: str,
+        files: dict[str, str | None],
+        parent_mark: int | None = None,
+    ) -> int:
         self.mark += 1
         email = author.lower().replace(" ", ".") + "@agents.example"
         msg = message.encode()
-        out = [f"commit {ref}\nmark :{self.mark}\n".encode(),
-               f"author {author} <{email}> {when} +0000\n".encode(),
-               f"committer {author} <{email}> {when} +0000\n".encode(),
-               b"data %d\n" % len(msg), msg, b"\n"]
+        out = [
+            f"commit {ref}\nmark :{self.mark}\n".encode(),
+            f"author {author} <{email}> {when} +0000\n".encode(),
+            f"committer {author} <{email}> {when} +0000\n".encode(),
+            b"data %d\n" % len(msg),
+            msg,
+            b"\n",
+        ]
         if parent_mark is not None:
             out.append(f"from :{parent_mark}\n".encode())
         for path, text in sorted(files.items()):
@@ -103,10 +114,18 @@ def _hubs(paths: list[str]) -> dict[str, str]:
         lines = [f"# {area}", "", f"Topic files about {area}.", "", "## Files", ""]
         lines += [f"- [[{p[:-3]}]]" for p in sorted(by_area[area])]
         out[f"{area}.md"] = "\n".join(lines) + "\n"
-    index = ["# Memory", "", "What this agent remembers. Read the Index, then open the topic files you need.", "",
-             "## Index", ""]
-    index += [f"- [[{area}]]: notes about {area} [source: https://example.com/sessions/0; added: 2026-01-01]"
-              for area in sorted(by_area)]
+    index = [
+        "# Memory",
+        "",
+        "What this agent remembers. Read the Index, then open the topic files you need.",
+        "",
+        "## Index",
+        "",
+    ]
+    index += [
+        f"- [[{area}]]: notes about {area} [source: https://example.com/sessions/0; added: 2026-01-01]"
+        for area in sorted(by_area)
+    ]
     out["MEMORY.md"] = "\n".join(index) + "\n"
     return out
 
@@ -201,7 +220,9 @@ def history_repo(out: Path) -> Path:
                     if TRACKED in lines[k] or TRACKED_REWORDED in lines[k]:
                         continue
                     if roll < 0.85:
-                        lines[k] = lines[k].replace(" the ", " this ", 1) if " the " in lines[k] else lines[k] + " (confirmed)"
+                        lines[k] = (
+                            lines[k].replace(" the ", " this ", 1) if " the " in lines[k] else lines[k] + " (confirmed)"
+                        )
                         what.append("reworded a fact")
                     else:
                         lines.pop(k)
@@ -213,17 +234,27 @@ def history_repo(out: Path) -> Path:
         stream.commit("refs/heads/main", author, EPOCH + i * 3600, msg, touched)
     main_mark = stream.mark
     dream = _dream(state, r)
-    stream.commit("refs/heads/dreams/bench-run", AGENTS[3], EPOCH + HISTORY_COMMITS * 3600,
-                  "dream: merged near-duplicates, dropped stale entries, reworded for clarity\n",
-                  {p: render(p, lines) for p, lines in dream.items()}, parent_mark=main_mark)
+    stream.commit(
+        "refs/heads/dreams/bench-run",
+        AGENTS[3],
+        EPOCH + HISTORY_COMMITS * 3600,
+        "dream: merged near-duplicates, dropped stale entries, reworded for clarity\n",
+        {p: render(p, lines) for p, lines in dream.items()},
+        parent_mark=main_mark,
+    )
     stream.run(root)
     _git(root, "reset", "-q", "--hard", "main")
     counts = _git(root, "log", "--format=", "--name-only", "main").split()
     busiest = max(sorted(set(counts)), key=counts.count)
     manifest = {
         "commits": HISTORY_COMMITS,
-        "tracked": {"text": TRACKED_REWORDED, "original": TRACKED, "file": tracked_to, "from": tracked_from,
-                    "commits": marks},
+        "tracked": {
+            "text": TRACKED_REWORDED,
+            "original": TRACKED,
+            "file": tracked_to,
+            "from": tracked_from,
+            "commits": marks,
+        },
         "busiest_file": busiest,
         "busiest_commits": counts.count(busiest),
         "dream_branch": "dreams/bench-run",

@@ -48,13 +48,28 @@ def _status_mb(pid: int, key: str) -> float | None:
 
 def _env(home: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "TMUX", "AMR"))}
-    env.update(HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"), TERM="xterm-256color",
-               COLORTERM="truecolor", LINES="36", COLUMNS="120", LC_ALL="C.UTF-8")
+    env.update(
+        HOME=home,
+        XDG_CONFIG_HOME=os.path.join(home, ".config"),
+        TERM="xterm-256color",
+        COLORTERM="truecolor",
+        LINES="36",
+        COLUMNS="120",
+        LC_ALL="C.UTF-8",
+    )
     return env
 
 
-def probe(argv: list[str], footer: bytes, *, later: tuple[bytes, ...] = (), timeout: float = 120.0,
-          cols: int = 120, rows: int = 36, cwd: str | None = None) -> Probe:
+def probe(
+    argv: list[str],
+    footer: bytes,
+    *,
+    later: tuple[bytes, ...] = (),
+    timeout: float = 120.0,
+    cols: int = 120,
+    rows: int = 36,
+    cwd: str | None = None,
+) -> Probe:
     """Run ``argv`` in a pty; time the first frame (``footer`` text) and each text of ``later``.
 
     Each of ``later`` is looked for on its own (an app may never show one); the run ends when
@@ -65,8 +80,9 @@ def probe(argv: list[str], footer: bytes, *, later: tuple[bytes, ...] = (), time
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     home = tempfile.mkdtemp(prefix="amr-bench-home-")
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=_env(home), cwd=cwd,
-                            start_new_session=True, close_fds=True)
+    proc = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, env=_env(home), cwd=cwd, start_new_session=True, close_fds=True
+    )
     os.close(slave)
     buf = bytearray()
     alt_at = -1

@@ -25,8 +25,17 @@ class Row:
         return asdict(self)
 
 
-def row(figure: str, value: float | None, unit: str, *, baseline: float | None = None, baseline_what: str = "",
-        limit: float | None = None, ratio_limit: float | None = None, note: str = "") -> Row:
+def row(
+    figure: str,
+    value: float | None,
+    unit: str,
+    *,
+    baseline: float | None = None,
+    baseline_what: str = "",
+    limit: float | None = None,
+    ratio_limit: float | None = None,
+    note: str = "",
+) -> Row:
     """A row; ``limit`` is a target on the value, ``ratio_limit`` a target on value/baseline."""
     ratio = round(value / baseline, 2) if value is not None and baseline else None
     target, met = "", None

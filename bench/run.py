@@ -47,7 +47,7 @@ def machine() -> dict[str, str]:
 
     git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
     return {
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "nproc": str(os.cpu_count()),
         "cpu": cpu,
         "python": platform.python_version(),
@@ -154,12 +154,16 @@ def main(argv: list[str] | None = None) -> int:
     section("scroll", fc.scrolling)
     elapsed = time.perf_counter() - t0
     say(f"done in {elapsed:.0f} s")
-    head = (f"{info['date']} · {info['nproc']} CPUs ({info['cpu']}) · Python {info['python']} · "
-            f"Textual {info['textual']} · git {info['git']} · load average at start {info['load']}")
+    head = (
+        f"{info['date']} · {info['nproc']} CPUs ({info['cpu']}) · Python {info['python']} · "
+        f"Textual {info['textual']} · git {info['git']} · load average at start {info['load']}"
+    )
     print(f"# amr benchmarks\n\n{head}\n\n{table(rows)}\n\nNotes:\n{notes(rows)}\n")
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "results.json").write_text(json.dumps(
-        {"machine": info, "seconds": round(elapsed, 1), "rows": [r.to_json() for r in rows]}, indent=2) + "\n")
+    (args.out / "results.json").write_text(
+        json.dumps({"machine": info, "seconds": round(elapsed, 1), "rows": [r.to_json() for r in rows]}, indent=2)
+        + "\n"
+    )
     if args.write_docs:
         doc = HERE.parent / "docs" / "benchmarks.md"
         doc.write_text(_doc(info, rows, elapsed))
@@ -179,9 +183,9 @@ Index; a 5,000-commit history; a 100-file dreaming run). Rerun with:
 .venv/bin/python bench/run.py --write-docs
 ```
 
-- Date: {info['date']}
-- Machine: {info['nproc']} CPUs, {info['cpu']}; load average at start {info['load']}
-- Python {info['python']}, Textual {info['textual']}, git {info['git']}
+- Date: {info["date"]}
+- Machine: {info["nproc"]} CPUs, {info["cpu"]}; load average at start {info["load"]}
+- Python {info["python"]}, Textual {info["textual"]}, git {info["git"]}
 - Run time: {elapsed:.0f} s
 
 {table(rows)}

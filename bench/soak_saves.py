@@ -30,8 +30,12 @@ import time
 from pathlib import Path
 
 FACT = re.compile(r"^- fact (\S+) (\S+) ")
-AGENT_ENV = {"GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.test",
-             "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.test"}
+AGENT_ENV = {
+    "GIT_AUTHOR_NAME": "Agent",
+    "GIT_AUTHOR_EMAIL": "agent@example.test",
+    "GIT_COMMITTER_NAME": "Agent",
+    "GIT_COMMITTER_EMAIL": "agent@example.test",
+}
 
 
 def fact_line(fid: str, tag: str) -> str:
@@ -49,8 +53,9 @@ def facts(text: str) -> dict[str, str]:
 
 def git(root: Path, *args: str, check: bool = False) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in AGENT_ENV}
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=check,
-                          env={**env, **AGENT_ENV})
+    return subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=check, env={**env, **AGENT_ENV}
+    )
 
 
 def agent(root: Path, number: int, stop: Path, out: Path, interval: float, seed: int) -> None:
@@ -85,8 +90,10 @@ def make_repo(base: Path, agents: int) -> Path:
     root = base / "memory"
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main", check=True)
-    files = {"MEMORY.md": "# Memory\n\n## Index\n- [[notes]]\n" + "".join(f"- [[agent-{i}]]\n" for i in range(agents)),
-             "notes.md": "# Notes\n\n" + "".join(fact_line(f"n{i}", "seed") + "\n" for i in range(60))}
+    files = {
+        "MEMORY.md": "# Memory\n\n## Index\n- [[notes]]\n" + "".join(f"- [[agent-{i}]]\n" for i in range(agents)),
+        "notes.md": "# Notes\n\n" + "".join(fact_line(f"n{i}", "seed") + "\n" for i in range(60)),
+    }
     for i in range(agents):
         files[f"agent-{i}.md"] = f"# Agent {i}\n\n" + "".join(fact_line(f"s{i}-{j}", "seed") + "\n" for j in range(20))
     for rel, text in files.items():
@@ -96,8 +103,9 @@ def make_repo(base: Path, agents: int) -> Path:
     return root
 
 
-def run_soak(saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: int = 1,
-             base: Path | None = None) -> dict:
+def run_soak(
+    saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: int = 1, base: Path | None = None
+) -> dict:
     from amr_tui.git import ConflictError, DirtyFileError, RefMovedError
     from amr_tui.services.session import editing
     from amr_tui.services.session.state import Session
@@ -108,9 +116,28 @@ def run_soak(saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: in
     root = make_repo(base, agents)
     stop = base / "stop"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    procs = [subprocess.Popen([sys.executable, __file__, "--agent", str(i), "--root", str(root), "--stop", str(stop),
-                               "--out", str(base / f"agent-{i}.json"), "--interval", str(interval),
-                               "--seed", str(seed)], env=env) for i in range(agents)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--agent",
+                str(i),
+                "--root",
+                str(root),
+                "--stop",
+                str(stop),
+                "--out",
+                str(base / f"agent-{i}.json"),
+                "--interval",
+                str(interval),
+                "--seed",
+                str(seed),
+            ],
+            env=env,
+        )
+        for i in range(agents)
+    ]
     session = Session(discover([root]))
     session.load()
     name = session.names[0]
@@ -155,7 +182,10 @@ def run_soak(saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: in
         agent_commits += data["commits"]
         agent_facts += [tuple(x) for x in data["facts"]]
     lost_commits = [c for c in agent_commits if git(root, "merge-base", "--is-ancestor", c, "HEAD").returncode != 0]
-    head = {rel: facts(git(root, "show", f"HEAD:{rel}").stdout) for rel in {"notes.md", *(f"agent-{i}.md" for i in range(agents))}}
+    head = {
+        rel: facts(git(root, "show", f"HEAD:{rel}").stdout)
+        for rel in {"notes.md", *(f"agent-{i}.md" for i in range(agents))}
+    }
     lost_agent_facts = [f for f in agent_facts if f[1] not in head[f[0]]]
     lost_edits = [(rel, fid, tag) for (rel, fid), tag in mine.items() if head[rel].get(fid) != tag]
     status = git(root, "status", "--porcelain").stdout
@@ -171,8 +201,12 @@ def run_soak(saves: int = 1000, agents: int = 4, interval: float = 0.1, seed: in
         "fsck_clean": git(root, "fsck", "--no-dangling").returncode == 0,
         "status_clean": status == "",
         "seconds": round(elapsed, 1),
-        "examples": {"lost_commits": lost_commits[:3], "lost_facts": lost_agent_facts[:3], "lost_edits": lost_edits[:3],
-                     "status": status[:300]},
+        "examples": {
+            "lost_commits": lost_commits[:3],
+            "lost_facts": lost_agent_facts[:3],
+            "lost_edits": lost_edits[:3],
+            "status": status[:300],
+        },
         "root": str(root),
     }
 

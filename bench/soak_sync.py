@@ -44,8 +44,12 @@ BASE_FILES = {
 FACT = re.compile(r"^- (\S+ fact \d+) \[source: [^;\]]*; rev: (\d+)\]$")
 
 
-def _git(cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    res = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=120)
+def _git(
+    cwd: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    res = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=120
+    )
     if check and res.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)}: {res.stderr}")
     return res
@@ -103,13 +107,26 @@ def agent_main(clone: Path, name: str, seconds: float, sync_every: float, log: P
         _git(clone, "commit", "-q", "-m", message)
         commits.append(_git(clone, "rev-parse", "HEAD").stdout.strip())
         if time.monotonic() >= next_sync:
-            res = subprocess.run([*AMR, "sync", "--attempts", "8"], cwd=clone, capture_output=True, text=True, timeout=300)
+            res = subprocess.run(
+                [*AMR, "sync", "--attempts", "8"], cwd=clone, capture_output=True, text=True, timeout=300
+            )
             status = res.stdout.split(": ")[1] if res.stdout.count(": ") >= 2 else f"exit {res.returncode}"
             syncs[status] = syncs.get(status, 0) + 1
             next_sync = time.monotonic() + sync_every
         time.sleep(rng.uniform(0.05, 0.15))
-    log.write_text(json.dumps({"name": name, "added": added, "deleted": deleted, "commits": commits, "syncs": syncs,
-                               "vanished": vanished, "revs": {f: r for f, (_p, r) in alive.items()}}))
+    log.write_text(
+        json.dumps(
+            {
+                "name": name,
+                "added": added,
+                "deleted": deleted,
+                "commits": commits,
+                "syncs": syncs,
+                "vanished": vanished,
+                "revs": {f: r for f, (_p, r) in alive.items()},
+            }
+        )
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -195,22 +212,31 @@ class SoakReport:
 
     @property
     def losses(self) -> int:
-        return len(self.missing) + len(self.duplicated) + len(self.resurrected) + len(self.stale_edits) + self.unreachable_commits
+        return (
+            len(self.missing)
+            + len(self.duplicated)
+            + len(self.resurrected)
+            + len(self.stale_edits)
+            + self.unreachable_commits
+        )
 
     def summary(self) -> str:
         syncs = sum(self.syncs.values())
         by = ", ".join(f"{k} {v}" for k, v in sorted(self.syncs.items()))
-        return (f"writers {self.writers} ({self.writers - 1} agents + amr's save path) for {self.seconds:.0f} s; "
-                f"commits {self.agent_commits + self.saves} ({self.agent_commits} agent, {self.saves} saves, "
-                f"{self.save_retries} save retries); syncs {syncs} ({by}); merge commits on main {self.merges_on_server}; "
-                f"facts added {self.facts_added}, deleted {self.facts_deleted}; losses {self.losses} "
-                f"(missing {len(self.missing)}, duplicated {len(self.duplicated)}, resurrected {len(self.resurrected)}, "
-                f"stale edits {len(self.stale_edits)}, unreachable commits {self.unreachable_commits}); "
-                f"converged {self.converged}")
+        return (
+            f"writers {self.writers} ({self.writers - 1} agents + amr's save path) for {self.seconds:.0f} s; "
+            f"commits {self.agent_commits + self.saves} ({self.agent_commits} agent, {self.saves} saves, "
+            f"{self.save_retries} save retries); syncs {syncs} ({by}); merge commits on main {self.merges_on_server}; "
+            f"facts added {self.facts_added}, deleted {self.facts_deleted}; losses {self.losses} "
+            f"(missing {len(self.missing)}, duplicated {len(self.duplicated)}, resurrected {len(self.resurrected)}, "
+            f"stale edits {len(self.stale_edits)}, unreachable commits {self.unreachable_commits}); "
+            f"converged {self.converged}"
+        )
 
 
-def run_soak(work: Path, url: str, bare: Path, *, agents: int = 3, seconds: float = 20.0,
-             sync_every: float = 1.0) -> SoakReport:
+def run_soak(
+    work: Path, url: str, bare: Path, *, agents: int = 3, seconds: float = 20.0, sync_every: float = 1.0
+) -> SoakReport:
     """Run the soak against the served repo ``url`` (``bare`` is its path on disk)."""
     from amr_tui.services.sync.run import sync
 
@@ -228,9 +254,26 @@ def run_soak(work: Path, url: str, bare: Path, *, agents: int = 3, seconds: floa
     procs = []
     for i in range(agents):
         log = work / f"agent{i}.json"
-        procs.append((log, subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--agent", str(clones[i]), f"agent{i}",
-             str(seconds), str(sync_every), str(log), str(1000 + i)], env=env, cwd=ROOT)))
+        procs.append(
+            (
+                log,
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        str(Path(__file__).resolve()),
+                        "--agent",
+                        str(clones[i]),
+                        f"agent{i}",
+                        str(seconds),
+                        str(sync_every),
+                        str(log),
+                        str(1000 + i),
+                    ],
+                    env=env,
+                    cwd=ROOT,
+                ),
+            )
+        )
     saver = SaveWriter(clones[-1], seconds, sync_every * 0.7)
     saver.run()
     for _log, proc in procs:
@@ -256,8 +299,15 @@ def run_soak(work: Path, url: str, bare: Path, *, agents: int = 3, seconds: floa
     return _check(bare, logs, saver, agents + 1, seconds, syncs, converged)
 
 
-def _check(bare: Path, logs: list[dict], saver: SaveWriter, writers: int, seconds: float,
-           syncs: dict[str, int], converged: bool) -> SoakReport:
+def _check(
+    bare: Path,
+    logs: list[dict],
+    saver: SaveWriter,
+    writers: int,
+    seconds: float,
+    syncs: dict[str, int],
+    converged: bool,
+) -> SoakReport:
     files = [p for p in _git(bare, "ls-tree", "-r", "--name-only", "main").stdout.split() if p.endswith(".md")]
     seen: dict[str, list[int]] = {}
     for path in files:
@@ -279,17 +329,45 @@ def _check(bare: Path, logs: list[dict], saver: SaveWriter, writers: int, second
     unreachable = sum(1 for c in commits if c not in reachable)
     merges = len(_git(bare, "rev-list", "--merges", "main").stdout.split())
     added = sum(len(lg["added"]) for lg in logs) + len(saver.added)
-    return SoakReport(writers, seconds, sum(len(lg["commits"]) for lg in logs), saver.saves, saver.save_retries,
-                      syncs, merges, added, len(gone), missing, duplicated, resurrected, stale, unreachable, converged)
+    return SoakReport(
+        writers,
+        seconds,
+        sum(len(lg["commits"]) for lg in logs),
+        saver.saves,
+        saver.save_retries,
+        syncs,
+        merges,
+        added,
+        len(gone),
+        missing,
+        duplicated,
+        resurrected,
+        stale,
+        unreachable,
+        converged,
+    )
 
 
 def _serve(base: Path) -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen(["git", "daemon", f"--base-path={base}", "--export-all", "--enable=receive-pack",
-                             "--reuseaddr", "--listen=127.0.0.1", f"--port={port}", str(base)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            "git",
+            "daemon",
+            f"--base-path={base}",
+            "--export-all",
+            "--enable=receive-pack",
+            "--reuseaddr",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            str(base),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     for _ in range(200):
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
@@ -331,8 +409,14 @@ def main(argv: list[str] | None = None) -> int:
     bare = create_served_repo(server, work)
     proc, port = _serve(server)
     try:
-        report = run_soak(work, f"git://127.0.0.1:{port}/memory.git", bare, agents=args.agents,
-                          seconds=args.seconds, sync_every=args.sync_every)
+        report = run_soak(
+            work,
+            f"git://127.0.0.1:{port}/memory.git",
+            bare,
+            agents=args.agents,
+            seconds=args.seconds,
+            sync_every=args.sync_every,
+        )
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)

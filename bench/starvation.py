@@ -51,8 +51,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FILE = "notes.md"
 FACT = re.compile(r"^- fact (\S+) (\S+) \[source: ")
-AGENT_ENV = {"GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.test",
-             "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.test"}
+AGENT_ENV = {
+    "GIT_AUTHOR_NAME": "Agent",
+    "GIT_AUTHOR_EMAIL": "agent@example.test",
+    "GIT_COMMITTER_NAME": "Agent",
+    "GIT_COMMITTER_EMAIL": "agent@example.test",
+}
 CLONES = ("a", "b")
 SEED_EDIT = 15  # per clone: facts e-<c>-<j> whose tag amr's saves rewrite
 SEED_FORGET = 15  # per clone: facts k-<c>-<j> that amr forgets and restores
@@ -87,8 +91,14 @@ def _clean_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def git(cwd: Path, *args: str, check: bool = False, agent: bool = False) -> subprocess.CompletedProcess:
-    res = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                         env=_clean_env(AGENT_ENV if agent else None), timeout=120)
+    res = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=_clean_env(AGENT_ENV if agent else None),
+        timeout=120,
+    )
     if check and res.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)} in {cwd}: {res.stderr.strip()}")
     return res
@@ -141,10 +151,18 @@ def agent_main(root: Path, name: str, stop: Path, out: Path, interval: float, li
         for _ in range(3000):
             res = git(root, *args, agent=True)
             err = res.stderr
-            if res.returncode == 0 or "nothing to commit" in res.stdout or "nothing added to commit" in res.stdout \
-                    or "no changes added" in res.stdout:
+            if (
+                res.returncode == 0
+                or "nothing to commit" in res.stdout
+                or "nothing added to commit" in res.stdout
+                or "no changes added" in res.stdout
+            ):
                 return res
-            retries["index.lock busy" if "index.lock" in err else mask(err.splitlines()[0] if err else f"exit {res.returncode}", 80)] += 1
+            retries[
+                "index.lock busy"
+                if "index.lock" in err
+                else mask(err.splitlines()[0] if err else f"exit {res.returncode}", 80)
+            ] += 1
             time.sleep(0.005 + rng.random() * 0.02)
         return res
 
@@ -177,8 +195,12 @@ def agent_main(root: Path, name: str, stop: Path, out: Path, interval: float, li
                 log = git(root, "log", "-n", "60", "--format=%H %s", agent=True).stdout.splitlines()
                 oid = next((ln.split(" ", 1)[0] for ln in log if ln.split(" ", 1)[1:] == [subject]), None)
                 if oid is None:
-                    oid = git(root, "log", "-n", "1", "--format=%H", "--fixed-strings", f"--grep={subject}",
-                              agent=True).stdout.strip() or None
+                    oid = (
+                        git(
+                            root, "log", "-n", "1", "--format=%H", "--fixed-strings", f"--grep={subject}", agent=True
+                        ).stdout.strip()
+                        or None
+                    )
                 if oid:
                     commits.append(oid)
             head_text = git(root, "show", f"HEAD:{FILE}", agent=True).stdout
@@ -206,9 +228,20 @@ def agent_main(root: Path, name: str, stop: Path, out: Path, interval: float, li
         if stop.exists():
             break
         time.sleep(interval * (0.5 + rng.random()))
-    out.write_text(json.dumps({"name": name, "commits": commits, "facts": landed, "latencies": latencies,
-                               "vanished": vanished, "transient": transient, "retries": dict(retries),
-                               "gave_up": gave_up}))
+    out.write_text(
+        json.dumps(
+            {
+                "name": name,
+                "commits": commits,
+                "facts": landed,
+                "latencies": latencies,
+                "vanished": vanished,
+                "transient": transient,
+                "retries": dict(retries),
+                "gave_up": gave_up,
+            }
+        )
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -224,13 +257,26 @@ def make_repos(base: Path) -> tuple[Path, dict[str, Path]]:
     for c in CLONES:
         lines += [fact_line(f"e-{c}-{j}", "seed") for j in range(SEED_EDIT)]
         lines += [fact_line(f"k-{c}-{j}", "seed") for j in range(SEED_FORGET)]
-    files = {"MEMORY.md": "# Memory\n\n## Index\n- [[notes]]\n", FILE: "\n".join(lines) + "\n",
-             ".gitattributes": "*.md merge=amr\n"}
+    files = {
+        "MEMORY.md": "# Memory\n\n## Index\n- [[notes]]\n",
+        FILE: "\n".join(lines) + "\n",
+        ".gitattributes": "*.md merge=amr\n",
+    }
     for rel, text in files.items():
         (seed / rel).write_text(text)
     git(seed, "add", "--", *files, check=True)
-    git(seed, "-c", "user.name=seed", "-c", "user.email=seed@example.test", "commit", "-q", "-m",
-        "Create memory repo", check=True)
+    git(
+        seed,
+        "-c",
+        "user.name=seed",
+        "-c",
+        "user.email=seed@example.test",
+        "commit",
+        "-q",
+        "-m",
+        "Create memory repo",
+        check=True,
+    )
     git(seed, "push", "-q", str(bare), "main:main", check=True)
     clones = {}
     for c in CLONES:
@@ -281,10 +327,19 @@ class Ops:
         self.longest_wait = max(self.longest_wait, ended - self.last_landed)
 
     def summary(self) -> dict:
-        return {"count": len(self.ms), "landed": self.landed, "refused": sum(self.refused.values()),
-                "p50_ms": _r(pct(self.ms, 50)), "p95_ms": _r(pct(self.ms, 95)), "max_ms": _r(max(self.ms, default=None)),
-                "longest_wait_for_landing_s": round(self.longest_wait, 2), "longest_refusal_streak": self.longest_streak,
-                "reasons": dict(self.refused.most_common()), "statuses": dict(self.statuses), **dict(self.extra)}
+        return {
+            "count": len(self.ms),
+            "landed": self.landed,
+            "refused": sum(self.refused.values()),
+            "p50_ms": _r(pct(self.ms, 50)),
+            "p95_ms": _r(pct(self.ms, 95)),
+            "max_ms": _r(max(self.ms, default=None)),
+            "longest_wait_for_landing_s": round(self.longest_wait, 2),
+            "longest_refusal_streak": self.longest_streak,
+            "reasons": dict(self.refused.most_common()),
+            "statuses": dict(self.statuses),
+            **dict(self.extra),
+        }
 
 
 def _r(v: float | None) -> float | None:
@@ -318,12 +373,17 @@ def _watch_worktree_writes(clones: dict[str, Path], current: threading.local) ->
                 c = _WATCH["roots"].get(str(Path(getattr(repo, "root", "")).resolve()), "?")
                 kind = getattr(_WATCH["current"], "kind", None) or "?"
                 _WATCH["log"].append((c, kind, label, w0, time.time(), outcome))
+
         inner._bench_wrapped = True  # type: ignore[attr-defined]
         return inner
 
-    targets = [("amr_tui.git.gate", "_move_checked_out"), ("amr_tui.git.commit", "_write_worktree"),
-               ("amr_tui.git.merging", "advance_branch"), ("amr_tui.services.sync.run", "advance_branch"),
-               ("amr_tui.services.sync.run", "integrate")]
+    targets = [
+        ("amr_tui.git.gate", "_move_checked_out"),
+        ("amr_tui.git.commit", "_write_worktree"),
+        ("amr_tui.git.merging", "advance_branch"),
+        ("amr_tui.services.sync.run", "advance_branch"),
+        ("amr_tui.services.sync.run", "integrate"),
+    ]
     for modname, attr in targets:
         mod = importlib.import_module(modname)
         fn = getattr(mod, attr, None)
@@ -332,12 +392,20 @@ def _watch_worktree_writes(clones: dict[str, Path], current: threading.local) ->
     return _WATCH["log"]
 
 
-def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, linger: float = 0.15,
-              seed: int = 1, base: Path | None = None, log=None) -> dict:
+def run_bench(
+    seconds: float = 60.0,
+    agents: int = 3,
+    interval: float = 0.1,
+    *,
+    linger: float = 0.15,
+    seed: int = 1,
+    base: Path | None = None,
+    log=None,
+) -> dict:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from amr_tui.services.session import editing
     from amr_tui.services.history.provenance import HistoryService
+    from amr_tui.services.session import editing
     from amr_tui.services.session.state import Session
     from amr_tui.services.sync.run import sync
     from amr_tui.services.workspace import discover
@@ -346,6 +414,7 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
     # The merge driver git runs during a sync (python -m amr_tui) must be this same code.
     os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     import amr_tui
+
     rng = random.Random(seed)
     base = Path(base or tempfile.mkdtemp(prefix="amr-starve-"))
     bare, clones = make_repos(base)
@@ -355,10 +424,32 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
     for c in CLONES:
         for i in range(agents):
             name = f"{c}{i}"
-            procs.append((name, subprocess.Popen(
-                [sys.executable, str(Path(__file__).resolve()), "--agent", name, "--root", str(clones[c]),
-                 "--stop", str(stop), "--out", str(base / f"agent-{name}.json"), "--interval", str(interval),
-                 "--linger", str(linger), "--seed", str(seed * 1000 + sum(map(ord, name)))], env=env)))
+            procs.append(
+                (
+                    name,
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            str(Path(__file__).resolve()),
+                            "--agent",
+                            name,
+                            "--root",
+                            str(clones[c]),
+                            "--stop",
+                            str(stop),
+                            "--out",
+                            str(base / f"agent-{name}.json"),
+                            "--interval",
+                            str(interval),
+                            "--linger",
+                            str(linger),
+                            "--seed",
+                            str(seed * 1000 + sum(map(ord, name))),
+                        ],
+                        env=env,
+                    ),
+                )
+            )
     session = Session(discover([clones[c] for c in CLONES]))
     session.load()
     mount_of = {}
@@ -397,8 +488,11 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
 
     def do_save(c: str, k: int) -> None:
         of = session.open(mount_of[c], FILE)
-        cands = [e for e in of.doc.entries
-                 if (m := FACT.match(of.doc.lines[e.line - 1].text)) and m.group(1).startswith(f"e-{c}-")]
+        cands = [
+            e
+            for e in of.doc.entries
+            if (m := FACT.match(of.doc.lines[e.line - 1].text)) and m.group(1).startswith(f"e-{c}-")
+        ]
         entry = rng.choice(cands)
         fid = FACT.match(of.doc.lines[entry.line - 1].text).group(1)
         tag = f"u{k}"
@@ -499,8 +593,9 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
                 res = sync(clones[c])
             except Exception as exc:
                 calls.append(("sync", c, w0, time.time()))
-                syncs[c].record((time.monotonic() - t0) * 1000, False, f"raised {type(exc).__name__}: {mask(exc)}",
-                                status="raised")
+                syncs[c].record(
+                    (time.monotonic() - t0) * 1000, False, f"raised {type(exc).__name__}: {mask(exc)}", status="raised"
+                )
                 time.sleep(0.1)
                 continue
             ms = (time.monotonic() - t0) * 1000
@@ -512,8 +607,10 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
             time.sleep(0.1)
 
     say(f"bench in {base}: {agents} agents per clone x {len(CLONES)} clones, {seconds:.0f} s")
-    threads = [threading.Thread(target=write_loop, name="writes"),
-               *(threading.Thread(target=sync_loop, args=(c,), name=f"sync-{c}") for c in CLONES)]
+    threads = [
+        threading.Thread(target=write_loop, name="writes"),
+        *(threading.Thread(target=sync_loop, args=(c,), name=f"sync-{c}") for c in CLONES),
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -555,9 +652,19 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
     agents_out = {}
     for name, _p in procs:
         path = base / f"agent-{name}.json"
-        agents_out[name] = json.loads(path.read_text()) if path.exists() else {"commits": [], "facts": [], "latencies": [],
-                                                                             "vanished": [], "transient": [], "retries": {},
-                                                                             "gave_up": []}
+        agents_out[name] = (
+            json.loads(path.read_text())
+            if path.exists()
+            else {
+                "commits": [],
+                "facts": [],
+                "latencies": [],
+                "vanished": [],
+                "transient": [],
+                "retries": {},
+                "gave_up": [],
+            }
+        )
     all_facts = [f for a in agents_out.values() for f in a["facts"]]
     losses: dict[str, list] = {}
     per_clone = {}
@@ -573,20 +680,39 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
         facts_check = all_facts if converged or c == "bare" else [f for n in own for f in agents_out[n]["facts"]]
         missing = [f for f in facts_check if counts[f] == 0]
         dup = [f for f in facts_check if counts[f] > 1]
-        edits = [(fid, tag, tags.get(fid)) for fid, tag in mine.items()
-                 if (converged or c == "bare" or fid.startswith(f"e-{c}-")) and tags.get(fid) != tag]
-        fr = [(fid, st, counts[fid]) for fid, st in state.items()
-              if (converged or c == "bare" or fid.startswith(f"k-{c}-"))
-              and counts[fid] != (1 if st == "present" else 0)]
+        edits = [
+            (fid, tag, tags.get(fid))
+            for fid, tag in mine.items()
+            if (converged or c == "bare" or fid.startswith(f"e-{c}-")) and tags.get(fid) != tag
+        ]
+        fr = [
+            (fid, st, counts[fid])
+            for fid, st in state.items()
+            if (converged or c == "bare" or fid.startswith(f"k-{c}-")) and counts[fid] != (1 if st == "present" else 0)
+        ]
         fsck = git(where, "fsck", "--no-dangling")
         status = "" if c == "bare" else git(where, "status", "--porcelain").stdout
-        per_clone[c] = {"head": git(where, "rev-parse", "main").stdout.strip()[:12], "commits": len(reach),
-                        "unreachable_agent_commits": unreachable, "unreachable_amr_commits": amr_unreach,
-                        "missing_agent_facts": missing, "duplicated_agent_facts": dup, "lost_user_edits": edits,
-                        "forget_restore_wrong": fr, "fsck_clean": fsck.returncode == 0,
-                        "fsck": (fsck.stdout + fsck.stderr).strip()[:300], "status": status.strip()[:300]}
-        for key in ("unreachable_agent_commits", "unreachable_amr_commits", "missing_agent_facts",
-                    "duplicated_agent_facts", "lost_user_edits", "forget_restore_wrong"):
+        per_clone[c] = {
+            "head": git(where, "rev-parse", "main").stdout.strip()[:12],
+            "commits": len(reach),
+            "unreachable_agent_commits": unreachable,
+            "unreachable_amr_commits": amr_unreach,
+            "missing_agent_facts": missing,
+            "duplicated_agent_facts": dup,
+            "lost_user_edits": edits,
+            "forget_restore_wrong": fr,
+            "fsck_clean": fsck.returncode == 0,
+            "fsck": (fsck.stdout + fsck.stderr).strip()[:300],
+            "status": status.strip()[:300],
+        }
+        for key in (
+            "unreachable_agent_commits",
+            "unreachable_amr_commits",
+            "missing_agent_facts",
+            "duplicated_agent_facts",
+            "lost_user_edits",
+            "forget_restore_wrong",
+        ):
             if per_clone[c][key]:
                 losses.setdefault(f"{c}: {key}", per_clone[c][key])
         if not per_clone[c]["fsck_clean"]:
@@ -596,19 +722,23 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
     vanished = [dict(v, agent=n) for n, a in agents_out.items() for v in a["vanished"]]
     blamed: Counter = Counter()
     for v in vanished:  # the amr calls in the agent's clone that ran while the line went missing
-        during = sorted({k for k, c, w0, w1 in calls if c == v["agent"][0] and w0 <= v["detected"] and w1 >= v["last_seen"]})
+        during = sorted(
+            {k for k, c, w0, w1 in calls if c == v["agent"][0] and w0 <= v["detected"] and w1 >= v["last_seen"]}
+        )
         v["window_ms"] = round((v["detected"] - v["last_seen"]) * 1000)
         v["amr_calls_in_window"] = during
         v["worktree_writes_in_window"] = [
             f"{kind} {fn} {round((w0 - v['last_seen']) * 1000)}..{round((w1 - v['last_seen']) * 1000)} ms {outcome}"
             for c, kind, fn, w0, w1, outcome in list(writes)
-            if c == v["agent"][0] and w0 <= v["detected"] and w1 >= v["last_seen"]]
+            if c == v["agent"][0] and w0 <= v["detected"] and w1 >= v["last_seen"]
+        ]
         blamed["+".join(during) or "no amr call"] += 1
     if vanished:
         losses["agents: uncommitted line vanished from the work tree"] = [
             f"{v['fact']} (gone within {v['window_ms']} ms; amr calls then: {', '.join(v['amr_calls_in_window']) or 'none'}; "
             f"work-tree writes then: {'; '.join(v['worktree_writes_in_window']) or 'none'})"
-            for v in vanished]
+            for v in vanished
+        ]
     gave_up = [f for a in agents_out.values() for f in a["gave_up"]]
     if gave_up:
         losses["agents: fact never landed"] = gave_up
@@ -636,17 +766,27 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
     for a in agents_out.values():
         retries.update(a["retries"])
     result = {
-        "commit": code_version(), "amr_tui": str(Path(amr_tui.__file__).parent),
-        "seconds": seconds, "agents_per_clone": agents, "interval": interval, "linger": linger,
+        "commit": code_version(),
+        "amr_tui": str(Path(amr_tui.__file__).parent),
+        "seconds": seconds,
+        "agents_per_clone": agents,
+        "interval": interval,
+        "linger": linger,
         "ops": {k: o.summary() for k, o in ops.items()},
         "sync": {c: {**s.summary(), "ok": s.landed, "busy": s.statuses.get("busy", 0)} for c, s in syncs.items()},
-        "agents": {"count": len(procs), "commits": sum(len(a["commits"]) for a in agents_out.values()),
-                   "facts": len(all_facts), "fact_p50_ms": _r(pct(agent_lat, 50)),
-                   "fact_p95_ms": _r(pct(agent_lat, 95)), "fact_max_ms": _r(max(agent_lat, default=None)),
-                   "retries": dict(retries.most_common(8)),
-                   "lines_seen_missing_for_a_moment": sum(len(a.get("transient", [])) for a in agents_out.values()),
-                   "vanished_lines_by_amr_calls_running": dict(blamed)},
-        "final_syncs": dict(final), "converged": converged,
+        "agents": {
+            "count": len(procs),
+            "commits": sum(len(a["commits"]) for a in agents_out.values()),
+            "facts": len(all_facts),
+            "fact_p50_ms": _r(pct(agent_lat, 50)),
+            "fact_p95_ms": _r(pct(agent_lat, 95)),
+            "fact_max_ms": _r(max(agent_lat, default=None)),
+            "retries": dict(retries.most_common(8)),
+            "lines_seen_missing_for_a_moment": sum(len(a.get("transient", [])) for a in agents_out.values()),
+            "vanished_lines_by_amr_calls_running": dict(blamed),
+        },
+        "final_syncs": dict(final),
+        "converged": converged,
         "clones": per_clone,
         "losses": {k: v[:10] for k, v in losses.items()},
         "loss_count": sum(len(v) for v in losses.values()),
@@ -659,31 +799,43 @@ def run_bench(seconds: float = 60.0, agents: int = 3, interval: float = 0.1, *, 
 
 
 def table(r: dict) -> str:
-    out = [f"amr starvation bench at {r['commit']}: {r['seconds']:.0f} s, {r['agents_per_clone']} agents per clone "
-           f"x 2 clones every ~{r['interval'] * 1000:.0f} ms ({r['agents']['commits']} agent commits, "
-           f"{r['agents']['facts']} facts; agent fact p50/p95/max {r['agents']['fact_p50_ms']}/"
-           f"{r['agents']['fact_p95_ms']}/{r['agents']['fact_max_ms']} ms)",
-           f"{'op':<10}{'count':>7}{'landed':>8}{'refused':>9}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
-           f"{'max wait s':>12}{'streak':>8}"]
+    out = [
+        f"amr starvation bench at {r['commit']}: {r['seconds']:.0f} s, {r['agents_per_clone']} agents per clone "
+        f"x 2 clones every ~{r['interval'] * 1000:.0f} ms ({r['agents']['commits']} agent commits, "
+        f"{r['agents']['facts']} facts; agent fact p50/p95/max {r['agents']['fact_p50_ms']}/"
+        f"{r['agents']['fact_p95_ms']}/{r['agents']['fact_max_ms']} ms)",
+        f"{'op':<10}{'count':>7}{'landed':>8}{'refused':>9}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"
+        f"{'max wait s':>12}{'streak':>8}",
+    ]
     rows = [(k, o) for k, o in r["ops"].items()] + [(f"sync {c}", s) for c, s in r["sync"].items()]
     for name, o in rows:
-        out.append(f"{name:<10}{o['count']:>7}{o['landed']:>8}{o['refused']:>9}{o['p50_ms'] or '-':>9}"
-                   f"{o['p95_ms'] or '-':>9}{o['max_ms'] or '-':>9}{o['longest_wait_for_landing_s']:>12}"
-                   f"{o['longest_refusal_streak']:>8}")
+        out.append(
+            f"{name:<10}{o['count']:>7}{o['landed']:>8}{o['refused']:>9}{o['p50_ms'] or '-':>9}"
+            f"{o['p95_ms'] or '-':>9}{o['max_ms'] or '-':>9}{o['longest_wait_for_landing_s']:>12}"
+            f"{o['longest_refusal_streak']:>8}"
+        )
     for c, s in r["sync"].items():
-        out.append(f"sync {c}: " + ", ".join(f"{k} {v}" for k, v in sorted(s["statuses"].items()))
-                   + (f"; merges {s['merges']}" if s.get("merges") else "")
-                   + f"; rounds {s.get('rounds')}: {s.get('round_outcomes')}, tip read to branch move p50 "
-                     f"{s.get('tip_to_branch_move_p50_ms')} ms")
+        out.append(
+            f"sync {c}: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(s["statuses"].items()))
+            + (f"; merges {s['merges']}" if s.get("merges") else "")
+            + f"; rounds {s.get('rounds')}: {s.get('round_outcomes')}, tip read to branch move p50 "
+            f"{s.get('tip_to_branch_move_p50_ms')} ms"
+        )
     for name, o in rows:
         for reason, n in o["reasons"].items():
             out.append(f"  {name} refused {n}x: {reason}")
-    extras = {k: {x: v for x, v in o.items() if x.startswith(("saves_", "skipped_", "forgotten_"))} for k, o in r["ops"].items()}
+    extras = {
+        k: {x: v for x, v in o.items() if x.startswith(("saves_", "skipped_", "forgotten_"))}
+        for k, o in r["ops"].items()
+    }
     out.append("notes: " + ("; ".join(f"{k} {x}={v}" for k, d in extras.items() for x, v in d.items()) or "-"))
     out.append(f"final syncs: {r['final_syncs']}, converged {r['converged']}; agent retries: {r['agents']['retries']}")
     if r["agents"]["vanished_lines_by_amr_calls_running"]:
-        out.append(f"agent lines lost from the work tree, by the amr calls running in that clone then: "
-                   f"{r['agents']['vanished_lines_by_amr_calls_running']}")
+        out.append(
+            f"agent lines lost from the work tree, by the amr calls running in that clone then: "
+            f"{r['agents']['vanished_lines_by_amr_calls_running']}"
+        )
     fs = ", ".join(f"{c} {'clean' if v['fsck_clean'] else 'NOT CLEAN'}" for c, v in r["clones"].items())
     out.append(f"losses: {r['loss_count']} ; fsck: {fs}")
     for k, v in r["losses"].items():
@@ -701,7 +853,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--linger", type=float, default=0.15, help="share of agent lines left uncommitted 0.5-2 s")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json")
-    p.add_argument("--keep", action="store_true", help="keep the work folder (it is kept anyway when something was lost)")
+    p.add_argument(
+        "--keep", action="store_true", help="keep the work folder (it is kept anyway when something was lost)"
+    )
     p.add_argument("--agent")
     p.add_argument("--root")
     p.add_argument("--stop")
@@ -710,13 +864,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.agent is not None:
         agent_main(Path(args.root), args.agent, Path(args.stop), Path(args.out), args.interval, args.linger, args.seed)
         return 0
-    result = run_bench(args.seconds, args.agents, args.interval, linger=args.linger, seed=args.seed,
-                       log=lambda m: print(m, file=sys.stderr))
+    result = run_bench(
+        args.seconds,
+        args.agents,
+        args.interval,
+        linger=args.linger,
+        seed=args.seed,
+        log=lambda m: print(m, file=sys.stderr),
+    )
     print(table(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
-    starved = [k for k, o in result["ops"].items() if o["landed"] == 0] + \
-              [f"sync {c}" for c, s in result["sync"].items() if s["landed"] == 0]
+    starved = [k for k, o in result["ops"].items() if o["landed"] == 0] + [
+        f"sync {c}" for c, s in result["sync"].items() if s["landed"] == 0
+    ]
     if result["loss_count"] or args.keep:
         print(f"work folder kept: {result['base']}", file=sys.stderr)
     else:

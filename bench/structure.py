@@ -41,8 +41,12 @@ def local_imports(root: Path) -> list[tuple[str, str]]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                own = [n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))
-                       and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
+                own = [
+                    n
+                    for n in ast.walk(node)
+                    if isinstance(n, (ast.Import, ast.ImportFrom))
+                    and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")
+                ]
                 if own:
                     found.append((str(path), node.name))
     return found

@@ -69,15 +69,39 @@ ADVISORIES: list[tuple[str, str, str, str]] = [
 
 #: git's own advisories (field note 24), and what amr does about each.
 GIT_ADVISORIES = [
-    ("CVE-2022-24765", {"2.30": "2.30.3", "2.31": "2.31.2", "2.32": "2.32.1", "2.33": "2.33.2", "2.34": "2.34.2",
-                        "*": "2.35.2"}, "safe.directory; amr never adds safe.directory and says why git refuses"),
-    ("CVE-2024-32002", {"2.39": "2.39.4", "2.40": "2.40.2", "2.41": "2.41.1", "2.42": "2.42.2", "2.43": "2.43.4",
-                        "2.44": "2.44.1", "*": "2.45.1"}, "recursive clone with symlinked hooks; amr clones "
-                                                         "with --no-recurse-submodules and runs no hooks"),
-    ("CVE-2025-48384", {"2.43": "2.43.7", "2.44": "2.44.4", "2.45": "2.45.4", "2.46": "2.46.4", "2.47": "2.47.3",
-                        "2.48": "2.48.2", "2.49": "2.49.1", "*": "2.50.1"},
-     "CR in a submodule path; older lines depend on the distribution's backport. amr never "
-     "clones or updates submodules (submodule.recurse=false, --no-recurse-submodules)"),
+    (
+        "CVE-2022-24765",
+        {"2.30": "2.30.3", "2.31": "2.31.2", "2.32": "2.32.1", "2.33": "2.33.2", "2.34": "2.34.2", "*": "2.35.2"},
+        "safe.directory; amr never adds safe.directory and says why git refuses",
+    ),
+    (
+        "CVE-2024-32002",
+        {
+            "2.39": "2.39.4",
+            "2.40": "2.40.2",
+            "2.41": "2.41.1",
+            "2.42": "2.42.2",
+            "2.43": "2.43.4",
+            "2.44": "2.44.1",
+            "*": "2.45.1",
+        },
+        "recursive clone with symlinked hooks; amr clones with --no-recurse-submodules and runs no hooks",
+    ),
+    (
+        "CVE-2025-48384",
+        {
+            "2.43": "2.43.7",
+            "2.44": "2.44.4",
+            "2.45": "2.45.4",
+            "2.46": "2.46.4",
+            "2.47": "2.47.3",
+            "2.48": "2.48.2",
+            "2.49": "2.49.1",
+            "*": "2.50.1",
+        },
+        "CR in a submodule path; older lines depend on the distribution's backport. amr never "
+        "clones or updates submodules (submodule.recurse=false, --no-recurse-submodules)",
+    ),
 ]
 
 
@@ -128,7 +152,7 @@ def check_minimums(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
     problems = []
     text = pyproject.read_text()
     for pkg in sorted({a[0] for a in ADVISORIES}):
-        needed = max((Version(a[2]) for a in ADVISORIES if a[0] == pkg))
+        needed = max(Version(a[2]) for a in ADVISORIES if a[0] == pkg)
         for m in re.finditer(r'"([^"]+)"', text):
             try:
                 req = Requirement(m.group(1))
@@ -176,8 +200,12 @@ def pip_audit(installed: dict[str, str], timeout: float = 180) -> dict:
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("".join(f"{k}=={v}\n" for k, v in installed.items() if k != "amr-tui"))
     try:
-        res = subprocess.run([*cmd, "-r", f.name, "--no-deps", "-f", "json", "--progress-spinner", "off"],
-                             capture_output=True, text=True, timeout=timeout)
+        res = subprocess.run(
+            [*cmd, "-r", f.name, "--no-deps", "-f", "json", "--progress-spinner", "off"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         return {"ran": False, "why": f"pip-audit took longer than {timeout:g} s", "vulns": []}
     finally:
@@ -185,14 +213,28 @@ def pip_audit(installed: dict[str, str], timeout: float = 180) -> dict:
     try:
         data = json.loads(res.stdout)
     except json.JSONDecodeError:
-        return {"ran": False, "why": "advisory service not reachable: " + (res.stderr.strip().splitlines() or ["?"])[-1][:200],
-                "vulns": []}
+        return {
+            "ran": False,
+            "why": "advisory service not reachable: " + (res.stderr.strip().splitlines() or ["?"])[-1][:200],
+            "vulns": [],
+        }
     deps = data.get("dependencies", [])
     if deps and all(d.get("skip_reason") for d in deps):
-        return {"ran": False, "why": "advisory service not reachable: every package was skipped ("
-                + deps[0]["skip_reason"][:120] + ")", "vulns": []}
-    vulns = [{"package": d["name"], "version": d["version"], "advisory": v["id"], "fixed": ",".join(v.get("fix_versions", []))}
-             for d in deps for v in d.get("vulns", [])]
+        return {
+            "ran": False,
+            "why": "advisory service not reachable: every package was skipped (" + deps[0]["skip_reason"][:120] + ")",
+            "vulns": [],
+        }
+    vulns = [
+        {
+            "package": d["name"],
+            "version": d["version"],
+            "advisory": v["id"],
+            "fixed": ",".join(v.get("fix_versions", [])),
+        }
+        for d in deps
+        for v in d.get("vulns", [])
+    ]
     return {"ran": True, "why": "", "vulns": vulns}
 
 
@@ -205,9 +247,14 @@ def main() -> int:
     audit = {"ran": False, "why": "--offline", "vulns": []} if args.offline else pip_audit(deps)
     known = check_versions(deps)
     others = [v for v in check_versions(venv_packages()) if v["package"] not in deps]
-    report = {"dependencies": deps, "pip_audit": audit, "known_vulnerable": known + audit["vulns"],
-              "pyproject_minimums": check_minimums(), "git": check_git(),
-              "outside_amr_dependencies": others}
+    report = {
+        "dependencies": deps,
+        "pip_audit": audit,
+        "known_vulnerable": known + audit["vulns"],
+        "pyproject_minimums": check_minimums(),
+        "git": check_git(),
+        "outside_amr_dependencies": others,
+    }
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -224,10 +271,15 @@ def main() -> int:
         for note in report["git"]["notes"]:
             print(f"  {note}")
         for v in others:
-            print(f"  in this environment but not an amr dependency: {v['package']} {v['version']} "
-                  f"{v['advisory']} (fixed in {v['fixed']}; upgrade the environment's tooling)")
-        print("OK: no known-vulnerable version in amr's dependency set." if not report["known_vulnerable"]
-              and not report["pyproject_minimums"] else "FOUND known-vulnerable versions or minimums.")
+            print(
+                f"  in this environment but not an amr dependency: {v['package']} {v['version']} "
+                f"{v['advisory']} (fixed in {v['fixed']}; upgrade the environment's tooling)"
+            )
+        print(
+            "OK: no known-vulnerable version in amr's dependency set."
+            if not report["known_vulnerable"] and not report["pyproject_minimums"]
+            else "FOUND known-vulnerable versions or minimums."
+        )
     return 1 if report["known_vulnerable"] or report["pyproject_minimums"] else 0
 
 

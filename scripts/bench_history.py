@@ -33,14 +33,20 @@ from amr_tui.services.history.provenance import HistoryService  # noqa: E402
 
 TARGET_V1 = "The payments ledger posts entries through ledger.post_entry() only"
 TARGET_V2 = "The payments ledger posts every entry through ledger.post_entry(), never directly"
-WORDS = ("cache deploy ledger invoice staging redis bun migration schema review tailwind pricing rollback "
-         "incident pager budget token session query index cursor worker queue retry timeout").split()
+WORDS = (
+    "cache deploy ledger invoice staging redis bun migration schema review tailwind pricing rollback "
+    "incident pager budget token session query index cursor worker queue retry timeout"
+).split()
 
 
 def generate(root: Path, commits: int, nfiles: int) -> None:
     rng = random.Random(42)
     files: dict[str, list[str]] = {"MEMORY.md": ["# Memory", "", "## Index"]}
-    topics = [f"topics/t{n:03d}.md" for n in range(nfiles)] + ["projects/payments.md", "backend/ledger.md", "journal.md"]
+    topics = [f"topics/t{n:03d}.md" for n in range(nfiles)] + [
+        "projects/payments.md",
+        "backend/ledger.md",
+        "journal.md",
+    ]
     for t in topics:
         files[t] = [f"# {t}", ""]
         files["MEMORY.md"].append(f"- [[{t[:-3]}]]")
@@ -50,7 +56,9 @@ def generate(root: Path, commits: int, nfiles: int) -> None:
     def emit(i: int, changed: list[str], message: str) -> None:
         nonlocal mark
         when = 1_780_000_000 + i * 600
-        out.extend(f"commit refs/heads/main\ncommitter Agent {i % 7} <agent{i % 7}@example.test> {when} +0000\n".encode())
+        out.extend(
+            f"commit refs/heads/main\ncommitter Agent {i % 7} <agent{i % 7}@example.test> {when} +0000\n".encode()
+        )
         msg = message.encode()
         out.extend(b"data %d\n" % len(msg) + msg + b"\n")
         if i == 0:
@@ -119,14 +127,24 @@ def main() -> int:
         ledger = (root / "backend/ledger.md").read_text().splitlines()
         line = next(n for n, x in enumerate(ledger, start=1) if TARGET_V2 in x)
         env = {**os.environ, "GIT_PAGER": "cat"}
-        raw, _ = best(lambda: subprocess.run(["git", "log", "--format=%H", f"-S{TARGET_V2}"], cwd=root, env=env,
-                                             capture_output=True, check=True))
+        raw, _ = best(
+            lambda: subprocess.run(
+                ["git", "log", "--format=%H", f"-S{TARGET_V2}"], cwd=root, env=env, capture_output=True, check=True
+            )
+        )
         service = HistoryService(root)
         tl_time, timeline = best(lambda: service.entry_timeline("backend/ledger.md", line))
         kinds = [e.kind for e in timeline.events]
         page_time, page = best(lambda: service.file_history("journal.md", limit=50))
-        hot = int(subprocess.run(["git", "rev-list", "--count", "HEAD", "--", "journal.md"], cwd=root,
-                                 capture_output=True, text=True, check=True).stdout)
+        hot = int(
+            subprocess.run(
+                ["git", "rev-list", "--count", "HEAD", "--", "journal.md"],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         t0 = time.perf_counter()
         facts = service.forgotten()
         forgotten_time = time.perf_counter() - t0

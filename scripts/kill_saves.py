@@ -32,8 +32,12 @@ import time
 from pathlib import Path
 
 REL = "data/big.txt"  # not Markdown: the child spends its time saving, not parsing
-ENV = {"GIT_AUTHOR_NAME": "Saver", "GIT_AUTHOR_EMAIL": "saver@example.test",
-       "GIT_COMMITTER_NAME": "Saver", "GIT_COMMITTER_EMAIL": "saver@example.test"}
+ENV = {
+    "GIT_AUTHOR_NAME": "Saver",
+    "GIT_AUTHOR_EMAIL": "saver@example.test",
+    "GIT_COMMITTER_NAME": "Saver",
+    "GIT_COMMITTER_EMAIL": "saver@example.test",
+}
 
 
 def versions(mb: int) -> tuple[bytes, bytes]:
@@ -65,8 +69,7 @@ def child(root: str, mb: int) -> None:
 
 
 def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, check=check,
-                          env={**os.environ, **ENV})
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, check=check, env={**os.environ, **ENV})
 
 
 def make_repo(base: Path, mb: int) -> Path:
@@ -90,14 +93,30 @@ def run_kills(kills: int, mb: int = 3, seed: int = 1, base: Path | None = None, 
     base = Path(base or tempfile.mkdtemp(prefix="amr-kills-"))
     root = make_repo(base, mb)
     a, b = versions(mb)
-    stats = {"kills": 0, "torn": 0, "missing": 0, "head_torn": 0, "killed_mid_save": 0,
-             "leftover_files": 0, "not_swept": 0, "stale_index_lock": 0, "stale_ref_lock": 0, "edit_staged_not_committed": 0, "index_reverts_commit": 0,
-             "fsck_errors": 0}
+    stats = {
+        "kills": 0,
+        "torn": 0,
+        "missing": 0,
+        "head_torn": 0,
+        "killed_mid_save": 0,
+        "leftover_files": 0,
+        "not_swept": 0,
+        "stale_index_lock": 0,
+        "stale_ref_lock": 0,
+        "edit_staged_not_committed": 0,
+        "index_reverts_commit": 0,
+        "fsck_errors": 0,
+    }
     aged: list[Path] = []
     env = {**os.environ, **ENV, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     for _ in range(kills):
-        proc = subprocess.Popen([sys.executable, __file__, "--child", str(root), "--mb", str(mb)], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, __file__, "--child", str(root), "--mb", str(mb)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         assert proc.stdout is not None
         line = proc.stdout.readline()
         stats["child_errors"] = stats.get("child_errors", 0)
@@ -163,8 +182,15 @@ def main() -> int:
         return 0
     stats = run_kills(args.kills, args.mb, args.seed)
     print(json.dumps(stats, indent=2))
-    bad = (stats["torn"] + stats["missing"] + stats["head_torn"] + stats["not_swept"] + stats["fsck_errors"]
-           + stats["index_reverts_commit"] + stats["child_errors"])
+    bad = (
+        stats["torn"]
+        + stats["missing"]
+        + stats["head_torn"]
+        + stats["not_swept"]
+        + stats["fsck_errors"]
+        + stats["index_reverts_commit"]
+        + stats["child_errors"]
+    )
     return 1 if bad else 0
 
 

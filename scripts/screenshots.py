@@ -32,8 +32,11 @@ async def shoot(vm: Path) -> None:
         app = pilot.app
         for _ in range(300):
             screen = app.screen
-            if (getattr(screen, "current", None) is not None and not getattr(screen, "indexing", True)
-                    and not any(w.is_running for w in app.workers)):
+            if (
+                getattr(screen, "current", None) is not None
+                and not getattr(screen, "indexing", True)
+                and not any(w.is_running for w in app.workers)
+            ):
                 break
             await pilot.pause(0.05)
         await pilot.pause(0.4)

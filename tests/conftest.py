@@ -45,9 +45,7 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    result = subprocess.run(
-        ["git", *args], cwd=cwd, env=full_env, check=True, capture_output=True, text=True
-    )
+    result = subprocess.run(["git", *args], cwd=cwd, env=full_env, check=True, capture_output=True, text=True)
     return result.stdout
 
 

@@ -126,8 +126,12 @@ async def settle(pilot, seconds: float = 0.3) -> None:
 
 async def shown(pilot, app: AmrApp, *needles: str, timeout: float = 30.0) -> str:
     """Wait until every needle is on screen (rendering lags behind state under load)."""
-    await wait_for(pilot, lambda: all(n in screen_text(app) for n in needles), timeout=timeout,
-                   what="on screen: " + ", ".join(repr(n) for n in needles))
+    await wait_for(
+        pilot,
+        lambda: all(n in screen_text(app) for n in needles),
+        timeout=timeout,
+        what="on screen: " + ", ".join(repr(n) for n in needles),
+    )
     return screen_text(app)
 
 
@@ -168,12 +172,15 @@ class AppDriver:
 
     async def ready(self) -> None:
         """Until the first file is open and the initial indexing is done."""
-        await self.until(lambda: getattr(self.app.screen, "current", None) is not None
-                         and not self.app.screen.indexing, what="the first file open and indexed")
+        await self.until(
+            lambda: getattr(self.app.screen, "current", None) is not None and not self.app.screen.indexing,
+            what="the first file open and indexed",
+        )
 
     async def settled(self) -> None:
         """Until no worker is pending or running, the messages they posted are handled and no
         animation is due."""
+
         def busy() -> list[Worker[Any]]:
             return [w for w in self.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
 
@@ -188,8 +195,9 @@ class AppDriver:
 
     async def asked(self, title: str, timeout: float = 10.0) -> ConfirmScreen:
         """Until the app asks the question ``title``; the question."""
-        await self.until(lambda: isinstance(self.app.screen, ConfirmScreen), timeout=timeout,
-                         what=f"the question {title!r}")
+        await self.until(
+            lambda: isinstance(self.app.screen, ConfirmScreen), timeout=timeout, what=f"the question {title!r}"
+        )
         assert self.app.screen.title_text == title, self.app.screen.title_text
         return self.app.screen
 
@@ -204,8 +212,9 @@ class AppDriver:
     async def open(self, repo: str, path: str, line: int = 0) -> None:
         """Open ``repo``'s ``path`` (at ``line``) as following a link there would."""
         self.app.screen.open_place(Place(repo, path, line))
-        await self.until(lambda: self.current and (self.current.repo, self.current.path) == (repo, path),
-                         what=f"{path} open")
+        await self.until(
+            lambda: self.current and (self.current.repo, self.current.path) == (repo, path), what=f"{path} open"
+        )
 
     async def to_line(self, number: int) -> None:
         """Put the cursor on line ``number`` of the open file with keys: g, then j until there."""

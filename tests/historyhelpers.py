@@ -26,8 +26,14 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None, input: str | N
 
 def who(name: str = "Test Author", date: str = "2026-10-01T12:00:00+00:00") -> dict[str, str]:
     email = name.lower().replace(" ", ".") + "@example.test"
-    return {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": date,
-            "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email, "GIT_COMMITTER_DATE": date}
+    return {
+        "GIT_AUTHOR_NAME": name,
+        "GIT_AUTHOR_EMAIL": email,
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_NAME": name,
+        "GIT_COMMITTER_EMAIL": email,
+        "GIT_COMMITTER_DATE": date,
+    }
 
 
 def write(root: Path, files: dict[str, str | None]) -> None:
@@ -41,8 +47,14 @@ def write(root: Path, files: dict[str, str | None]) -> None:
         target.write_bytes(text.encode())
 
 
-def commit(root: Path, files: dict[str, str | None], message: str, *, name: str = "Test Author",
-           date: str = "2026-10-01T12:00:00+00:00") -> str:
+def commit(
+    root: Path,
+    files: dict[str, str | None],
+    message: str,
+    *,
+    name: str = "Test Author",
+    date: str = "2026-10-01T12:00:00+00:00",
+) -> str:
     """Write (None deletes) and commit exactly these files on the checked-out branch."""
     write(root, files)
     for rel in files:
@@ -51,11 +63,23 @@ def commit(root: Path, files: dict[str, str | None], message: str, *, name: str 
     return git(root, "rev-parse", "HEAD").strip()
 
 
-def branch_commit(root: Path, branch: str, files: dict[str, str | None], message: str, *, start: str = "main",
-                  name: str = "Dreamer", date: str = "2026-10-02T03:00:00+00:00") -> str:
+def branch_commit(
+    root: Path,
+    branch: str,
+    files: dict[str, str | None],
+    message: str,
+    *,
+    start: str = "main",
+    name: str = "Dreamer",
+    date: str = "2026-10-02T03:00:00+00:00",
+) -> str:
     """Commit on ``branch`` (created at ``start`` if missing) without touching the work tree."""
-    exists = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=root,
-                            capture_output=True).returncode == 0
+    exists = (
+        subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"], cwd=root, capture_output=True
+        ).returncode
+        == 0
+    )
     parent = git(root, "rev-parse", f"refs/heads/{branch}" if exists else start).strip()
     index = root / ".git" / f"tmp-index-{os.getpid()}"
     env = {**who(name, date), "GIT_INDEX_FILE": str(index)}
@@ -78,8 +102,11 @@ def branch_commit(root: Path, branch: str, files: dict[str, str | None], message
 
 def snapshot(folder: Path) -> dict[str, str]:
     """Every file under ``folder`` (a repo's ``.git`` left out) as text."""
-    return {p.relative_to(folder).as_posix(): p.read_text() for p in sorted(folder.rglob("*"))
-            if p.is_file() and ".git" not in p.relative_to(folder).parts}
+    return {
+        p.relative_to(folder).as_posix(): p.read_text()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(folder).parts
+    }
 
 
 def tree_at(root: Path, rev: str) -> dict[str, str]:
@@ -105,13 +132,23 @@ def devin_repo(path: Path, *, steps: bool = True) -> Path:
     if not steps:
         branch_commit(repo, DEVIN_BRANCH, {**{p: None for p in before if p not in after}, **after}, "dream: one pass")
         return repo
-    stack = {"frontend/stack.md": after["frontend/stack.md"], "landing-page.md": None,
-             "styling.md": before["styling.md"].splitlines(keepends=True)[0] + "\n" + before["styling.md"].splitlines(keepends=True)[3],
-             "bun.md": after["tooling/bun.md"]}
+    stack = {
+        "frontend/stack.md": after["frontend/stack.md"],
+        "landing-page.md": None,
+        "styling.md": before["styling.md"].splitlines(keepends=True)[0]
+        + "\n"
+        + before["styling.md"].splitlines(keepends=True)[3],
+        "bun.md": after["tooling/bun.md"],
+    }
     branch_commit(repo, DEVIN_BRANCH, stack, "dream: merge landing-page and styling into frontend/stack")
     branch_commit(repo, DEVIN_BRANCH, {"dev-port.md": None}, "dream: drop dev-port", date="2026-10-02T03:00:20+00:00")
     regroup = {p: None for p in before if p not in after}
     regroup.update(after)
-    branch_commit(repo, DEVIN_BRANCH, regroup, "dream: regroup under tooling/, frontend/ and backend/; infer conventions",
-                  date="2026-10-02T03:00:40+00:00")
+    branch_commit(
+        repo,
+        DEVIN_BRANCH,
+        regroup,
+        "dream: regroup under tooling/, frontend/ and backend/; infer conventions",
+        date="2026-10-02T03:00:40+00:00",
+    )
     return repo

@@ -69,7 +69,7 @@ FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u2
 
 def forbidden_in(text: str) -> list[str]:
     """The forbidden characters found in ``text``, each with a little context (for messages)."""
-    return [repr(text[max(0, m.start() - 15):m.end() + 15]) for m in FORBIDDEN.finditer(text)][:5]
+    return [repr(text[max(0, m.start() - 15) : m.end() + 15]) for m in FORBIDDEN.finditer(text)][:5]
 
 
 def file_name_for(name: str, payload: str) -> str:
@@ -100,8 +100,9 @@ def entry_lines() -> str:
 
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> str:
-    res = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **(env or {})}, input=input,
-                         check=True, capture_output=True)
+    res = subprocess.run(
+        ["git", *args], cwd=cwd, env={**os.environ, **(env or {})}, input=input, check=True, capture_output=True
+    )
     return res.stdout.decode("utf-8", "surrogateescape")
 
 
@@ -129,10 +130,20 @@ def raw_commit(root: Path, message: str, author: str, parent: str | None = None,
         git(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},journal.md", env=index)
         tree = git(root, "write-tree", env=index).strip()
         (root / ".git" / "hostile-index").unlink()
-    body = (f"tree {tree}\nparent {parent}\nauthor {author} <a@example.test> 1790000000 +0000\n"
-            f"committer {author} <c@example.test> 1790000000 +0000\n\n{message}\n")
-    oid = git(root, "hash-object", "-t", "commit", "-w", "--literally", "--stdin",
-              input=body.encode("utf-8", "surrogateescape")).strip()
+    body = (
+        f"tree {tree}\nparent {parent}\nauthor {author} <a@example.test> 1790000000 +0000\n"
+        f"committer {author} <c@example.test> 1790000000 +0000\n\n{message}\n"
+    )
+    oid = git(
+        root,
+        "hash-object",
+        "-t",
+        "commit",
+        "-w",
+        "--literally",
+        "--stdin",
+        input=body.encode("utf-8", "surrogateescape"),
+    ).strip()
     git(root, "update-ref", "refs/heads/main", oid)
     return oid
 
@@ -152,8 +163,12 @@ def make_hostile_repo(root: Path) -> Path:
     journal = ""
     for name, payload in PAYLOADS.items():
         journal += f"- {name} {payload}\n".replace("\x00", "")
-        raw_commit(root, f"{payload} subject\n\nbody {payload}", f"Agent {payload}".replace("<", "").replace(">", ""),
-                   journal=journal)
+        raw_commit(
+            root,
+            f"{payload} subject\n\nbody {payload}",
+            f"Agent {payload}".replace("<", "").replace(">", ""),
+            journal=journal,
+        )
     raw_commit(root, "big " + BIG_LINE, "Agent big", journal=journal + "- big\n")
     git(root, "reset", "-q", "--hard")  # the work tree gets journal.md
     head = git(root, "rev-parse", "HEAD").strip()
@@ -162,12 +177,27 @@ def make_hostile_repo(root: Path) -> Path:
     # A dreaming run whose branch name, commit message and new entries carry payloads.
     dream_text = entry_lines().replace("## Index", "- dreamt " + PAYLOADS["osc52"] + " [@click=app.quit]\n\n## Index")
     blob = git(root, "hash-object", "-w", "--stdin", input=dream_text.encode("utf-8", "surrogateescape")).strip()
-    tree = git(root, "mktree", input=git(root, "ls-tree", "HEAD").replace(
-        git(root, "rev-parse", "HEAD:MEMORY.md").strip(), blob).encode("utf-8", "surrogateescape")).strip()
-    body = (f"tree {tree}\nparent {head}\nauthor Dreamer \x1b[5m <d@example.test> 1790000000 +0000\n"
-            f"committer Dreamer <d@example.test> 1790000000 +0000\n\ndream {PAYLOADS['click']} {PAYLOADS['csi']}\n")
-    dream = git(root, "hash-object", "-t", "commit", "-w", "--literally", "--stdin",
-                input=body.encode("utf-8", "surrogateescape")).strip()
+    tree = git(
+        root,
+        "mktree",
+        input=git(root, "ls-tree", "HEAD")
+        .replace(git(root, "rev-parse", "HEAD:MEMORY.md").strip(), blob)
+        .encode("utf-8", "surrogateescape"),
+    ).strip()
+    body = (
+        f"tree {tree}\nparent {head}\nauthor Dreamer \x1b[5m <d@example.test> 1790000000 +0000\n"
+        f"committer Dreamer <d@example.test> 1790000000 +0000\n\ndream {PAYLOADS['click']} {PAYLOADS['csi']}\n"
+    )
+    dream = git(
+        root,
+        "hash-object",
+        "-t",
+        "commit",
+        "-w",
+        "--literally",
+        "--stdin",
+        input=body.encode("utf-8", "surrogateescape"),
+    ).strip()
     git(root, "update-ref", "refs/heads/dreams/evil-\u202e-run", dream)
     git(root, "symbolic-ref", "HEAD", "refs/heads/evil\u202egnp")  # the badge shows this branch
     origin = root.parent / (root.name + "-origin.git")  # so sync has a remote (whose name is hostile too)
@@ -181,12 +211,26 @@ def make_hostile_repo(root: Path) -> Path:
 # The evil repo: config that makes plain git run programs
 
 
-EVIL_HOOKS = ("pre-commit", "commit-msg", "post-commit", "prepare-commit-msg", "reference-transaction",
-              "post-index-change", "post-checkout", "pre-auto-gc", "post-merge", "pre-merge-commit",
-              "pre-push", "post-rewrite", "pre-rebase", "fsmonitor-watchman")
+EVIL_HOOKS = (
+    "pre-commit",
+    "commit-msg",
+    "post-commit",
+    "prepare-commit-msg",
+    "reference-transaction",
+    "post-index-change",
+    "post-checkout",
+    "pre-auto-gc",
+    "post-merge",
+    "pre-merge-commit",
+    "pre-push",
+    "post-rewrite",
+    "pre-rebase",
+    "fsmonitor-watchman",
+)
 
-EVIL_LINES = "".join(f"- fact {i} [source: https://example.com/f/{i}; added: 2026-09-{i % 28 + 1:02d}]\n"
-                     for i in range(40))
+EVIL_LINES = "".join(
+    f"- fact {i} [source: https://example.com/f/{i}; added: 2026-09-{i % 28 + 1:02d}]\n" for i in range(40)
+)
 
 
 @dataclass
@@ -214,33 +258,40 @@ def make_evil_repo(base: Path, name: str = "evil") -> EvilRepo:
     tools = base / f"{name}-tools"
     canaries.mkdir(parents=True)
     tools.mkdir()
-    evil = _script(tools / "evil", (
-        "#!/bin/sh\n"
-        f'kind="$1"; shift\ntouch "{canaries}/$kind"\n'
-        'case "$kind" in\n'
-        "  clean|smudge|inc-clean) cat ;;\n"
-        '  textconv) cat "$1" ;;\n'
-        "  merge) exit 0 ;;\n"
-        '  uploadpack) exec git-upload-pack "$@" ;;\n'
-        '  receivepack) exec git-receive-pack "$@" ;;\n'
-        "  *) exit 1 ;;\n"
-        "esac\n"))
+    evil = _script(
+        tools / "evil",
+        (
+            "#!/bin/sh\n"
+            f'kind="$1"; shift\ntouch "{canaries}/$kind"\n'
+            'case "$kind" in\n'
+            "  clean|smudge|inc-clean) cat ;;\n"
+            '  textconv) cat "$1" ;;\n'
+            "  merge) exit 0 ;;\n"
+            '  uploadpack) exec git-upload-pack "$@" ;;\n'
+            '  receivepack) exec git-receive-pack "$@" ;;\n'
+            "  *) exit 1 ;;\n"
+            "esac\n"
+        ),
+    )
     gpg = _script(tools / "gpg", f'#!/bin/sh\nexec "{evil}" gpg "$@"\n')
     hooks = tools / "hooks"
     hooks.mkdir()
     for hook in EVIL_HOOKS:
         _script(hooks / hook, f'#!/bin/sh\ntouch "{canaries}/hook-{hook}"\nexit 0\n')
     root = base / name
-    init_repo(root, {
-        "MEMORY.md": "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n- [[notes]]\n- [[other]]\n",
-        "notes.md": EVIL_LINES + "- Fact 1. [source: https://example.com/f/1b]\n- old plan [expires: 2020-01-01]\n",
-        "other.md": "# Other\n\n- other fact [source: https://example.com/o]\n",
-        "a.txt": "plain text\n",
-        "q.sql": "SELECT 1;\n",
-        "--output=tracked.txt": "a file whose name is an option\n",
-        ".gitattributes": "*.md filter=evil diff=evil merge=evil\n*.txt filter=inc diff=evil merge=evil\n"
-                          "*.sql filter=evilp\n",
-    })
+    init_repo(
+        root,
+        {
+            "MEMORY.md": "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n- [[notes]]\n- [[other]]\n",
+            "notes.md": EVIL_LINES + "- Fact 1. [source: https://example.com/f/1b]\n- old plan [expires: 2020-01-01]\n",
+            "other.md": "# Other\n\n- other fact [source: https://example.com/o]\n",
+            "a.txt": "plain text\n",
+            "q.sql": "SELECT 1;\n",
+            "--output=tracked.txt": "a file whose name is an option\n",
+            ".gitattributes": "*.md filter=evil diff=evil merge=evil\n*.txt filter=inc diff=evil merge=evil\n"
+            "*.sql filter=evilp\n",
+        },
+    )
     origin = base / f"{name}-origin.git"
     git(base, "init", "-q", "--bare", str(origin))
     git(root, "remote", "add", "origin", str(origin))
@@ -317,8 +368,7 @@ def start_rebase(root: Path, path: str = "MEMORY.md") -> None:
     (root / path).write_text(base + "- main line\n")
     git(root, "commit", "-q", "-am", "main")
     git(root, "checkout", "-q", "topic")
-    subprocess.run(["git", "rebase", "main"], cwd=root, capture_output=True,
-                   env={**os.environ, "GIT_EDITOR": "true"})
+    subprocess.run(["git", "rebase", "main"], cwd=root, capture_output=True, env={**os.environ, "GIT_EDITOR": "true"})
     assert (root / ".git" / "rebase-merge").is_dir() or (root / ".git" / "rebase-apply").is_dir()
 
 
@@ -341,25 +391,52 @@ def subcommands() -> list[str]:
 CLI_CASES: dict[str, list[list[str]]] = {
     "parse": [["parse", "{memory}"], ["parse", "{memory}", "--json"]],
     "lint": [["lint", "{repo}"], ["lint", "{repo}", "--json", "--severity", "info"], ["lint", "{repo}", "--fix"]],
-    "search": [["search", "click", "{repo}"], ["search", "fact", "{repo}", "--json"], ["search", "--output=x.txt", "{repo}"]],
+    "search": [
+        ["search", "click", "{repo}"],
+        ["search", "fact", "{repo}", "--json"],
+        ["search", "--output=x.txt", "{repo}"],
+    ],
     "init": [["init", "{repo}"]],
     "demo": [["demo", "--path", "{tmp}/demo", "--no-open"]],
-    "history": [["history", "{memory}"], ["history", "{memory}:3", "--blame"], ["history", "--json", "--follow", "{memory}"],
-                ["history", "{repo}/journal.md"], ["history", "{repo}/--output=x.txt"]],
+    "history": [
+        ["history", "{memory}"],
+        ["history", "{memory}:3", "--blame"],
+        ["history", "--json", "--follow", "{memory}"],
+        ["history", "{repo}/journal.md"],
+        ["history", "{repo}/--output=x.txt"],
+    ],
     "forgotten": [["forgotten", "{repo}"], ["forgotten", "{repo}", "--json"]],
     "forget": [["forget", "{memory}:3", "--reason", "\x1b]52;c;eA==\x07 [@click=app.quit]"]],
-    "dream": [["dream", "{repo}", "--today", "2026-10-01"], ["dream", "{repo}", "--run-id=--output=x.txt"],
-              ["dream", "{repo}", "--json", "--run-id", "evil-\u202e"]],
-    "dreams": [["dreams", "list", "{repo}"], ["dreams", "list", "--all", "--json", "{repo}"],
-               ["dreams", "show", "-C", "{repo}", "dreams/evil-\u202e-run"], ["dreams", "show", "-C", "{repo}", "--output=x.txt"],
-               ["dream", "{repo}", "--run-id", "r1", "--today", "2026-10-01"], ["dreams", "show", "-C", "{repo}", "r1"],
-               ["dreams", "accept", "-C", "{repo}", "r1"], ["dreams", "undo", "-C", "{repo}", "r1"],
-               ["dreams", "reject", "-C", "{repo}", "r1"], ["dreams", "accept", "-C", "{repo}", "dreams/evil-\u202e-run"]],
-    "sync": [["sync", "{repo}", "--status"], ["sync", "{repo}", "--no-push"], ["sync", "{repo}"], ["sync", "{repo}", "--json"],
-             ["sync", "{repo}", "--conflicts"], ["sync", "{repo}", "--remote=--output=x.txt"]],
+    "dream": [
+        ["dream", "{repo}", "--today", "2026-10-01"],
+        ["dream", "{repo}", "--run-id=--output=x.txt"],
+        ["dream", "{repo}", "--json", "--run-id", "evil-\u202e"],
+    ],
+    "dreams": [
+        ["dreams", "list", "{repo}"],
+        ["dreams", "list", "--all", "--json", "{repo}"],
+        ["dreams", "show", "-C", "{repo}", "dreams/evil-\u202e-run"],
+        ["dreams", "show", "-C", "{repo}", "--output=x.txt"],
+        ["dream", "{repo}", "--run-id", "r1", "--today", "2026-10-01"],
+        ["dreams", "show", "-C", "{repo}", "r1"],
+        ["dreams", "accept", "-C", "{repo}", "r1"],
+        ["dreams", "undo", "-C", "{repo}", "r1"],
+        ["dreams", "reject", "-C", "{repo}", "r1"],
+        ["dreams", "accept", "-C", "{repo}", "dreams/evil-\u202e-run"],
+    ],
+    "sync": [
+        ["sync", "{repo}", "--status"],
+        ["sync", "{repo}", "--no-push"],
+        ["sync", "{repo}"],
+        ["sync", "{repo}", "--json"],
+        ["sync", "{repo}", "--conflicts"],
+        ["sync", "{repo}", "--remote=--output=x.txt"],
+    ],
     "share": [["share", "{repo}", "--preview"], ["share", "{repo}", "--into", "{tmp}/session"]],
-    "merge-driver": [["merge-driver", "{tmp}/O", "{tmp}/A", "{tmp}/B", "7", "notes/\x1b[2J.md"],
-                     ["merge-driver", "install", "{repo}"]],
+    "merge-driver": [
+        ["merge-driver", "{tmp}/O", "{tmp}/A", "{tmp}/B", "7", "notes/\x1b[2J.md"],
+        ["merge-driver", "install", "{repo}"],
+    ],
 }
 
 
@@ -384,10 +461,20 @@ def run_amr(argv: list[str], cwd: Path, env: dict[str, str] | None = None, timeo
     """``amr ARGV`` in a real process (no terminal: output is piped, as agents and CI see it)."""
     full_env = {**os.environ, **(env or {})}
     full_env.pop("FORCE_COLOR", None)
-    res = subprocess.run([sys.executable, "-m", "amr_tui", *argv], cwd=cwd, env=full_env,
-                         stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
-    return CliRun(argv, res.returncode, res.stdout.decode("utf-8", "surrogateescape"),
-                  res.stderr.decode("utf-8", "surrogateescape"))
+    res = subprocess.run(
+        [sys.executable, "-m", "amr_tui", *argv],
+        cwd=cwd,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=timeout,
+    )
+    return CliRun(
+        argv,
+        res.returncode,
+        res.stdout.decode("utf-8", "surrogateescape"),
+        res.stderr.decode("utf-8", "surrogateescape"),
+    )
 
 
 def check_cli_run(run: CliRun) -> list[str]:

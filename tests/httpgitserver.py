@@ -41,8 +41,9 @@ def lighttpd_binary() -> str | None:
 
 def http_backend() -> str | None:
     try:
-        exec_path = subprocess.run(["git", "--exec-path"], capture_output=True, text=True, timeout=10,
-                                   check=True).stdout.strip()
+        exec_path = subprocess.run(
+            ["git", "--exec-path"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     backend = Path(exec_path) / "git-http-backend"
@@ -102,25 +103,29 @@ class HttpGitServer(GitServer):
         userfile.write_text("".join(f"{u}:{p}\n" for u, p in self.users.items()))
         userfile.chmod(0o600)
         conf = self.conf_dir / "lighttpd.conf"
-        conf.write_text("\n".join([
-            f"server.document-root = {_quote(docroot)}",
-            'server.bind = "127.0.0.1"',
-            f"server.port = {self.port}",
-            f"server.errorlog = {_quote(self.log)}",
-            'server.modules = ("mod_alias", "mod_setenv", "mod_auth", "mod_authn_file", "mod_cgi")',
-            # lighttpd waits ~1 s before answering a wrong password (against guessing): not here
-            'server.feature-flags = ("auth.delay-invalid-creds" => "disable")',
-            f'alias.url = ("/git/" => {_quote(backend + "/")})',
-            '$HTTP["url"] =~ "^/git/" {',
-            '  cgi.assign = ("" => "")',
-            f'  setenv.set-environment = ("GIT_PROJECT_ROOT" => {_quote(self.base)}, "GIT_HTTP_EXPORT_ALL" => "1")',
-            "}",
-            'auth.backend = "plain"',
-            f"auth.backend.plain.userfile = {_quote(userfile)}",
-            f'auth.require = ("/git/" => ("method" => "basic", "realm" => {_quote(REALM)}, '
-            '"require" => "valid-user"))',
-            "",
-        ]))
+        conf.write_text(
+            "\n".join(
+                [
+                    f"server.document-root = {_quote(docroot)}",
+                    'server.bind = "127.0.0.1"',
+                    f"server.port = {self.port}",
+                    f"server.errorlog = {_quote(self.log)}",
+                    'server.modules = ("mod_alias", "mod_setenv", "mod_auth", "mod_authn_file", "mod_cgi")',
+                    # lighttpd waits ~1 s before answering a wrong password (against guessing): not here
+                    'server.feature-flags = ("auth.delay-invalid-creds" => "disable")',
+                    f'alias.url = ("/git/" => {_quote(backend + "/")})',
+                    '$HTTP["url"] =~ "^/git/" {',
+                    '  cgi.assign = ("" => "")',
+                    f'  setenv.set-environment = ("GIT_PROJECT_ROOT" => {_quote(self.base)}, "GIT_HTTP_EXPORT_ALL" => "1")',
+                    "}",
+                    'auth.backend = "plain"',
+                    f"auth.backend.plain.userfile = {_quote(userfile)}",
+                    f'auth.require = ("/git/" => ("method" => "basic", "realm" => {_quote(REALM)}, '
+                    '"require" => "valid-user"))',
+                    "",
+                ]
+            )
+        )
         return conf
 
     def start(self) -> None:
@@ -132,9 +137,13 @@ class HttpGitServer(GitServer):
             check = subprocess.run([binary, "-tt", "-f", str(conf)], capture_output=True, text=True, timeout=10)
             if check.returncode != 0:
                 raise RuntimeError(f"lighttpd rejects its config:\n{check.stdout}{check.stderr}")
-            self.proc = subprocess.Popen([binary, "-D", "-f", str(conf)], stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                [binary, "-D", "-f", str(conf)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
             deadline = time.monotonic() + START_TIMEOUT
             while time.monotonic() < deadline and self.proc.poll() is None:
                 try:

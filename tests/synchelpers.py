@@ -27,8 +27,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def sh(cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool = True,
-       timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def sh(
+    cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool = True, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     """Plain git (or any program) for set-up and for playing an agent."""
     full = {**os.environ, **(env or {})}
     argv = list(args) if args[0] != "git" else ["git", *args[1:]]
@@ -66,9 +67,21 @@ class GitServer:
         for _try in range(5):
             self.port = free_port()
             self.proc = subprocess.Popen(
-                ["git", "daemon", f"--base-path={self.base}", "--export-all", "--enable=receive-pack",
-                 "--reuseaddr", "--listen=127.0.0.1", f"--port={self.port}", str(self.base)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                [
+                    "git",
+                    "daemon",
+                    f"--base-path={self.base}",
+                    "--export-all",
+                    "--enable=receive-pack",
+                    "--reuseaddr",
+                    "--listen=127.0.0.1",
+                    f"--port={self.port}",
+                    str(self.base),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
             deadline = time.monotonic() + START_TIMEOUT
             while time.monotonic() < deadline and self.proc.poll() is None:
                 try:

@@ -58,7 +58,9 @@ async def test_finder_jumps_to_entry(demo):
         await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen) and app.screen.hits, what="finder hits")
         top = app.screen.hits[0].item
         await pilot.press("enter")
-        await wait_for(pilot, lambda: getattr(app.screen, "current", None) and drive.current.path == top.path, what="jump")
+        await wait_for(
+            pilot, lambda: getattr(app.screen, "current", None) and drive.current.path == top.path, what="jump"
+        )
         if top.line:
             assert app.screen.query_one(EntryView).cursor_line == top.line
 
@@ -72,7 +74,9 @@ async def test_edit_entry_commits_one_file(demo):
         inp = await drive.edit_first_entry()
         inp.value = "Alice prefers short summaries [source: https://example.com/sessions/999; added: 2026-11-01]"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "Alice prefers short summaries" in (alice / "MEMORY.md").read_text(), what="saved")
+        await wait_for(
+            pilot, lambda: "Alice prefers short summaries" in (alice / "MEMORY.md").read_text(), what="saved"
+        )
     assert int(git(alice, "rev-list", "--count", "HEAD")) == before + 1
     assert git(alice, "show", "--name-only", "--format=", "HEAD").split() == ["MEMORY.md"]
     assert git(alice, "status", "--porcelain") == ""
@@ -267,7 +271,9 @@ async def test_new_agent_entry_becomes_searchable(demo):
     async with app.run_test(size=SIZE) as pilot:
         drive = AppDriver(pilot)
         await drive.ready()
-        (alice / "tooling" / "bun.md").write_text((alice / "tooling" / "bun.md").read_text() + "- Zanzibar cache warms at boot\n")
+        (alice / "tooling" / "bun.md").write_text(
+            (alice / "tooling" / "bun.md").read_text() + "- Zanzibar cache warms at boot\n"
+        )
         await wait_for(pilot, lambda: app.session.search("zanzibar", 5), what="indexed")
         hit = app.session.search("zanzibar", 5)[0].item
         assert (hit.repo, hit.path) == ("memory-alice", "tooling/bun.md")

@@ -53,7 +53,8 @@ async def test_keep_theirs_of_a_whole_file_edit_keeps_my_other_change_and_their_
         await wait_for(pilot, lambda: git(root, "rev-parse", "HEAD") != head, what="the resolution committed")
     committed = git(root, "show", "HEAD:MEMORY.md")
     assert committed == MEMORY.replace("fact 1 s0", "fact 1 a1").replace("fact 2 s0", "fact 2 a2").replace(
-        "fact 3 s0", "fact 3 u3")
+        "fact 3 s0", "fact 3 u3"
+    )
     assert git(root, "status", "--porcelain") == ""
 
 
@@ -67,7 +68,8 @@ async def test_keep_mine_of_a_whole_file_edit_keeps_their_commit_outside_the_con
         await wait_for(pilot, lambda: git(root, "rev-parse", "HEAD") != head, what="the resolution committed")
     committed = git(root, "show", "HEAD:MEMORY.md")
     assert committed == MEMORY.replace("fact 1 s0", "fact 1 u1").replace("fact 2 s0", "fact 2 a2").replace(
-        "fact 3 s0", "fact 3 u3")
+        "fact 3 s0", "fact 3 u3"
+    )
     assert "agent: - fact 2 a2" in git(root, "log", "--format=%s")
 
 
@@ -95,7 +97,6 @@ async def test_a_resolution_refused_gives_the_whole_file_edit_back(memory_repo) 
 
 
 async def test_ctrl_q_in_the_conflict_view_of_an_entry_edit_asks_and_keeps_the_view(memory_repo) -> None:
-
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
     async with app.run_test(size=SIZE) as pilot:

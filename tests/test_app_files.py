@@ -13,7 +13,12 @@ SIZE = (140, 40)
 
 
 async def saved(pilot, app, before: int):
-    await wait_for(pilot, lambda: len([n for n in notes(app) if n.title in ("Committed", "Not saved")]) > before, timeout=15, what="save")
+    await wait_for(
+        pilot,
+        lambda: len([n for n in notes(app) if n.title in ("Committed", "Not saved")]) > before,
+        timeout=15,
+        what="save",
+    )
     assert not any(n.title == "Not saved" for n in notes(app)), [str(n.message) for n in notes(app)]
 
 
@@ -274,9 +279,17 @@ async def test_the_last_file_asked_for_is_the_one_shown(make_repo):
     reads the file being opened, not the one on screen."""
     from amr_tui.screens.main.screen import Place
 
-    big = "".join(f"- Fact {k} about service {k % 97} [source: https://e.com/s/{k}; added: 2026-01-01]\n" for k in range(6000))
-    repo = make_repo("mem", {"MEMORY.md": "# Memory\n\n## Index\n- [[big]]\n- [[small]]\n", "big.md": big,
-                             "small.md": "- the small file\n"})
+    big = "".join(
+        f"- Fact {k} about service {k % 97} [source: https://e.com/s/{k}; added: 2026-01-01]\n" for k in range(6000)
+    )
+    repo = make_repo(
+        "mem",
+        {
+            "MEMORY.md": "# Memory\n\n## Index\n- [[big]]\n- [[small]]\n",
+            "big.md": big,
+            "small.md": "- the small file\n",
+        },
+    )
     app = app_for([repo], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
         drive = AppDriver(pilot)
@@ -306,8 +319,11 @@ async def test_the_tree_cursor_stays_put_when_an_agent_adds_a_file(make_repo):
         await drive.ready()
         tree = app.screen.query_one(MemoryTree)
         # start-up puts the cursor on the open file once the tree has its lines: let it happen first
-        await wait_for(pilot, lambda: tree.cursor_node is not None and tree.cursor_node.data.path == "MEMORY.md",
-                       what="start-up selection")
+        await wait_for(
+            pilot,
+            lambda: tree.cursor_node is not None and tree.cursor_node.data.path == "MEMORY.md",
+            what="start-up selection",
+        )
         await pilot.pause(0.3)
         tree.focus()
         tree.select_file("mem", "b.md")

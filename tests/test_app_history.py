@@ -27,8 +27,11 @@ async def test_file_history_lists_commits_and_shows_versions(demo):
         await wait_for(pilot, lambda: app.screen.query_one(SideBySide).rows, what="version rows")
         await shown(pilot, app, "Remember API rate limits")
         await pilot.press("down")
-        await wait_for(pilot, lambda: "Remember migration order" in str(app.screen.query_one("#history-version-title").render()),
-                       what="second version")
+        await wait_for(
+            pilot,
+            lambda: "Remember migration order" in str(app.screen.query_one("#history-version-title").render()),
+            what="second version",
+        )
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, FileHistoryScreen), what="closed")
 
@@ -48,8 +51,11 @@ async def test_entry_timeline_and_reblame(demo):
         await wait_for(pilot, lambda: events.option_count >= 2, what="events")
         await shown(pilot, app, "added", "reworded", "Last touched", "Update website launch sign-off")
         await pilot.press("p")
-        await wait_for(pilot, lambda: "Before that" in screen_text(app) or
-                       any("first appeared" in str(n.message) for n in notes(app)), what="reblame")
+        await wait_for(
+            pilot,
+            lambda: "Before that" in screen_text(app) or any("first appeared" in str(n.message) for n in notes(app)),
+            what="reblame",
+        )
 
 
 async def test_forget_records_tombstone_and_restore_brings_back(demo):
@@ -92,10 +98,14 @@ async def test_review_accept_part_reject_rest(demo):
         drive = AppDriver(pilot)
         await drive.ready()
         await pilot.press("V")
-        await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs"
+        )
         await shown(pilot, app, "2026-10-07-nightly")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review, timeout=20, what="review")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review, timeout=20, what="review"
+        )
         text = screen_text(app)
         for kind in ("merged", "dropped", "moved"):
             assert kind in text or any(kind in f.counts for f in app.screen.review.files), kind
@@ -119,9 +129,17 @@ async def test_review_accept_part_reject_rest(demo):
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=20, what="warning again")
         await pilot.press("y")
-        await wait_for(pilot, lambda: (alice / "frontend" / "stack.md").exists(), timeout=20, what="accepted change on main")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review and
-                       merged.id in app.screen.review.applied, timeout=20, what="reloaded review")
+        await wait_for(
+            pilot, lambda: (alice / "frontend" / "stack.md").exists(), timeout=20, what="accepted change on main"
+        )
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, RunReviewScreen)
+            and app.screen.review
+            and merged.id in app.screen.review.applied,
+            timeout=20,
+            what="reloaded review",
+        )
         await pilot.press("X")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm reject")
         await pilot.press("y")
@@ -134,10 +152,13 @@ async def test_review_accept_part_reject_rest(demo):
 
 
 async def test_resurrected_fact_is_marked_in_the_entry_view(make_repo):
-    repo = make_repo("mem", {
-        "MEMORY.md": "# Memory\n\n- Dev server runs on port 3001 [source: https://e.com/s/1]\n\n## Index\n- [[notes]]\n",
-        "notes.md": "# Notes\n",
-    })
+    repo = make_repo(
+        "mem",
+        {
+            "MEMORY.md": "# Memory\n\n- Dev server runs on port 3001 [source: https://e.com/s/1]\n\n## Index\n- [[notes]]\n",
+            "notes.md": "# Notes\n",
+        },
+    )
     (repo / "MEMORY.md").write_text("# Memory\n\n## Index\n- [[notes]]\n")
     git(repo, "commit", "-qam", "dream: drop dev-port")
     (repo / "notes.md").write_text("# Notes\n\n- Dev server runs on port 3001 [source: https://e.com/s/9]\n")
@@ -146,9 +167,16 @@ async def test_resurrected_fact_is_marked_in_the_entry_view(make_repo):
     async with app.run_test(size=SIZE) as pilot:
         drive = AppDriver(pilot)
         await drive.ready()
-        await wait_for(pilot, lambda: any(n.title == "Resurrected facts" for n in notes(app)), timeout=20,
-                       what="resurrection notice")
+        await wait_for(
+            pilot,
+            lambda: any(n.title == "Resurrected facts" for n in notes(app)),
+            timeout=20,
+            what="resurrection notice",
+        )
         await drive.open("mem", "notes.md")
-        await wait_for(pilot, lambda: drive.current.path == "notes.md" and 3 in app.screen.query_one(EntryView).marks,
-                       what="resurrection marked")
+        await wait_for(
+            pilot,
+            lambda: drive.current.path == "notes.md" and 3 in app.screen.query_one(EntryView).marks,
+            what="resurrection marked",
+        )
         await shown(pilot, app, "AMR030")

@@ -43,7 +43,8 @@ async def _open_big(pilot, app) -> None:
 
 
 async def test_ctrl_e_opens_a_file_too_large_to_load_and_says_the_changes_are_not_committed(
-        repo: Path, tmp_path: Path, monkeypatch) -> None:
+    repo: Path, tmp_path: Path, monkeypatch
+) -> None:
     """ctrl+e did nothing on it but say 'Open a Markdown memory file first' (the file's own screen
     said 'Open it with $EDITOR (ctrl+e)')."""
     log = _editor(tmp_path, monkeypatch, append=True)
@@ -55,8 +56,12 @@ async def test_ctrl_e_opens_a_file_too_large_to_load_and_says_the_changes_are_no
         await pilot.press("ctrl+e")
         await wait_for(pilot, lambda: log.exists(), timeout=10, what="the editor to run")
         assert log.read_text().strip() == str(repo / "big.md")
-        await wait_for(pilot, lambda: said(app, "big.md is too large for amr to read or commit"), timeout=10,
-                       what="the not-committed notice")
+        await wait_for(
+            pilot,
+            lambda: said(app, "big.md is too large for amr to read or commit"),
+            timeout=10,
+            what="the not-committed notice",
+        )
         assert said(app, "stay on disk") and not said(app, "Open a Markdown memory file first")
         assert isinstance(app.screen, MainScreen) and drive.current.path == "big.md"
     assert git(repo, "rev-parse", "HEAD") == head  # nothing committed
@@ -84,20 +89,26 @@ async def test_E_and_e_on_a_file_too_large_to_load_say_why(repo: Path, tmp_path:
         for key in ("E", "e"):
             forget_notes(app)
             await pilot.press(key)
-            await wait_for(pilot, lambda: said(app, "MB: too large to load into the editor") and said(app, "big.md is "), timeout=10,
-                           what=f"why {key} cannot edit it")
+            await wait_for(
+                pilot,
+                lambda: said(app, "MB: too large to load into the editor") and said(app, "big.md is "),
+                timeout=10,
+                what=f"why {key} cannot edit it",
+            )
             assert said(app, "ctrl+e") and not said(app, "Open a Markdown memory file first")
             assert isinstance(app.screen, MainScreen)
     assert not log.exists()
 
 
 async def test_ctrl_e_does_not_hand_a_read_only_repos_large_file_to_the_editor(
-        repo: Path, tmp_path: Path, monkeypatch) -> None:
+    repo: Path, tmp_path: Path, monkeypatch
+) -> None:
     log = _editor(tmp_path, monkeypatch, append=True)
     app = app_for([repo], poll_interval=60, read_only={"memory"})
     async with app.run_test(size=SIZE) as pilot:
         await _open_big(pilot, app)
         await pilot.press("ctrl+e")
-        await wait_for(pilot, lambda: said(app, "Read-only: the repo is mounted read-only"), timeout=10,
-                       what="the refusal")
+        await wait_for(
+            pilot, lambda: said(app, "Read-only: the repo is mounted read-only"), timeout=10, what="the refusal"
+        )
     assert not log.exists() and git(repo, "status", "--porcelain") == ""

@@ -40,7 +40,9 @@ async def test_palette_runs_every_action_of_the_screen(demo):
         await pilot.press(*"history")
         await pilot.pause(0.6)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, FileHistoryScreen), timeout=10, what="history from the palette")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, FileHistoryScreen), timeout=10, what="history from the palette"
+        )
 
 
 async def test_whole_file_edit_commits_and_keeps_crlf(demo):
@@ -76,8 +78,12 @@ async def test_external_editor_result_is_committed(demo, tmp_path, monkeypatch):
         drive = AppDriver(pilot)
         await drive.ready()
         await pilot.press("ctrl+e")
-        await wait_for(pilot, lambda: "external editor" in git(alice, "log", "-1", "--format=%s") or "EDITOR" in git(alice, "log", "-1", "--format=%s"),
-                       what="commit")
+        await wait_for(
+            pilot,
+            lambda: "external editor" in git(alice, "log", "-1", "--format=%s")
+            or "EDITOR" in git(alice, "log", "-1", "--format=%s"),
+            what="commit",
+        )
     assert "Written in the external editor" in (alice / "MEMORY.md").read_text()
     assert git(alice, "status", "--porcelain") == ""
 

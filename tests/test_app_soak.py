@@ -15,8 +15,10 @@ from amr_tui.widgets.entry_view import EntryView
 from tests.driver import app_for, notes, wait_for
 
 AGENT_ENV = {
-    "GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.test",
-    "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.test",
+    "GIT_AUTHOR_NAME": "Agent",
+    "GIT_AUTHOR_EMAIL": "agent@example.test",
+    "GIT_COMMITTER_NAME": "Agent",
+    "GIT_COMMITTER_EMAIL": "agent@example.test",
 }
 
 
@@ -68,8 +70,12 @@ class Agent:
         env = {**os.environ, **AGENT_ENV}
         env.pop("GIT_AUTHOR_DATE", None)
         env.pop("GIT_COMMITTER_DATE", None)
-        self.proc = subprocess.Popen([sys.executable, "-c", AGENT_SCRIPT, str(self.root), str(self.stop_file)],
-                                     env=env, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", AGENT_SCRIPT, str(self.root), str(self.stop_file)],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
 
     def finish(self) -> None:
         self.stop_file.write_text("stop")
@@ -92,7 +98,11 @@ async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
         try:
             for i in range(50):
                 view = app.screen.query_one(EntryView)
-                await wait_for(pilot, lambda: app.screen.current and app.screen.current.doc and app.screen.current.doc.entries, what="doc")
+                await wait_for(
+                    pilot,
+                    lambda: app.screen.current and app.screen.current.doc and app.screen.current.doc.entries,
+                    what="doc",
+                )
                 view.go_to_line(app.screen.current.doc.entries[0].line)
                 await pilot.press("o")
                 inp = app.screen.query_one("#editor-input")
@@ -101,20 +111,38 @@ async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
                 except AssertionError:  # seen once under 3 extra busy loops: say what the app was doing
                     sc = app.screen
                     cur_of = getattr(sc, "current", None)
-                    raise AssertionError((
-                        f"editor {i} did not open", type(sc).__name__, app.focused, sc.query_one("#editor").display,
-                        cur_of and (cur_of.path, cur_of.head, cur_of.read_only, cur_of.doc is None, cur_of.message),
-                        sc.query_one(EntryView).cursor_line, dict(sc.drafts),
-                        [str(n.message)[:80] for n in notes(app) if "changed" not in str(n.message)][-5:],
-                        [(w.name, w.state.name) for w in app.workers])) from None
+                    raise AssertionError(
+                        (
+                            f"editor {i} did not open",
+                            type(sc).__name__,
+                            app.focused,
+                            sc.query_one("#editor").display,
+                            cur_of and (cur_of.path, cur_of.head, cur_of.read_only, cur_of.doc is None, cur_of.message),
+                            sc.query_one(EntryView).cursor_line,
+                            dict(sc.drafts),
+                            [str(n.message)[:80] for n in notes(app) if "changed" not in str(n.message)][-5:],
+                            [(w.name, w.state.name) for w in app.workers],
+                        )
+                    ) from None
                 fact = f"User edit {i} [added: 2026-11-29]"
                 inp.value = fact
                 await pilot.press("enter")
                 try:
-                    await wait_for(pilot, lambda: not app.screen.query_one("#editor").display, timeout=20, what=f"save {i}")
+                    await wait_for(
+                        pilot, lambda: not app.screen.query_one("#editor").display, timeout=20, what=f"save {i}"
+                    )
                 except AssertionError:
                     ed = app.screen.query_one("#editor")
-                    raise AssertionError((repr(getattr(app.screen, "last_save_error", None)), app.focused, ed.target, app.screen.query_one("#editor-input").value, [ (w.name, w.state) for w in app.workers], app.screen.query_one("#status").render())) from None
+                    raise AssertionError(
+                        (
+                            repr(getattr(app.screen, "last_save_error", None)),
+                            app.focused,
+                            ed.target,
+                            app.screen.query_one("#editor-input").value,
+                            [(w.name, w.state) for w in app.workers],
+                            app.screen.query_one("#status").render(),
+                        )
+                    ) from None
                 user_facts.append(fact)
         finally:
             agent.finish()
@@ -122,8 +150,11 @@ async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
     missing_user = [f for f in user_facts if f not in text]
     assert not missing_user, missing_user
     assert len(agent.commits) >= 10, "the agent barely ran"
-    unreachable = [c for c in agent.commits
-                   if subprocess.run(["git", "merge-base", "--is-ancestor", c, "HEAD"], cwd=alice).returncode != 0]
+    unreachable = [
+        c
+        for c in agent.commits
+        if subprocess.run(["git", "merge-base", "--is-ancestor", c, "HEAD"], cwd=alice).returncode != 0
+    ]
     assert not unreachable
     missing_agent = [f for f in agent.facts if f not in text]
     assert not missing_agent, missing_agent

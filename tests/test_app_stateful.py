@@ -83,8 +83,10 @@ STEPS = int(os.environ.get("AMR_APP_STATEFUL_STEPS", "12"))
 REPORT = os.environ.get("AMR_APP_STATEFUL_REPORT")
 TRAILER = "Edited-with: amr"
 AGENT_ENV = {
-    "GIT_AUTHOR_NAME": "Agent", "GIT_AUTHOR_EMAIL": "agent@example.test",
-    "GIT_COMMITTER_NAME": "Agent", "GIT_COMMITTER_EMAIL": "agent@example.test",
+    "GIT_AUTHOR_NAME": "Agent",
+    "GIT_AUTHOR_EMAIL": "agent@example.test",
+    "GIT_COMMITTER_NAME": "Agent",
+    "GIT_COMMITTER_EMAIL": "agent@example.test",
 }
 FACT = re.compile(r"^- fact (\d+) (\S.*)$")
 SAVED_TITLES = ("Committed", "Nothing to commit", "Saved")
@@ -94,14 +96,43 @@ SEED_FACTS = 6
 # What each rule's action number means, by mode (the first ones come up most: Hypothesis leans
 # towards small numbers).
 USER_IDLE = ["edit", "file", "new", "edit", "delete", "date", "edit", "U", "file", "new", "move"]
-USER_ENTRY = ["enter", "agent_commits_after_a_poll_then_enter", "enter_while_the_agent_commits", "enter",
-              "enter_while_the_agent_appends", "escape_keep", "quit_keep", "agent_commits_after_a_poll_then_enter",
-              "escape_discard", "enter"]
-USER_FILE = ["ctrl+s", "ctrl+s_while_the_agent_commits", "ctrl+s", "ctrl+s_while_the_agent_appends", "escape_keep",
-             "quit_keep", "escape_discard", "ctrl+s"]
+USER_ENTRY = [
+    "enter",
+    "agent_commits_after_a_poll_then_enter",
+    "enter_while_the_agent_commits",
+    "enter",
+    "enter_while_the_agent_appends",
+    "escape_keep",
+    "quit_keep",
+    "agent_commits_after_a_poll_then_enter",
+    "escape_discard",
+    "enter",
+]
+USER_FILE = [
+    "ctrl+s",
+    "ctrl+s_while_the_agent_commits",
+    "ctrl+s",
+    "ctrl+s_while_the_agent_appends",
+    "escape_keep",
+    "quit_keep",
+    "escape_discard",
+    "ctrl+s",
+]
 USER_CONFLICT = ["ctrl+o", "ctrl+t", "ctrl+o", "escape", "ctrl+q"]
-AGENT_ACTIONS = ["rewrite", "append", "append_uncommitted", "wait_for_a_refresh", "delete", "rewrite",
-                 "commit_its_lines", "pause", "append_uncommitted", "another_file", "rename", "wait_for_a_refresh"]
+AGENT_ACTIONS = [
+    "rewrite",
+    "append",
+    "append_uncommitted",
+    "wait_for_a_refresh",
+    "delete",
+    "rewrite",
+    "commit_its_lines",
+    "pause",
+    "append_uncommitted",
+    "another_file",
+    "rename",
+    "wait_for_a_refresh",
+]
 WHEN_USER = ["now", "now", "after_refresh", "after_pause"]
 WHEN_AGENT = ["now", "now", "after_refresh", "after_poll"]
 
@@ -123,7 +154,9 @@ class Violation(AssertionError):
 
 # The editing service as amr has it; each example spies on it and puts it back (from here, so a
 # spy left by an example that failed to start is never wrapped again).
-_REAL_EDITING = {name: getattr(editing, name) for name in ("replace_entry_line", "insert_entry", "delete_entry", "write")}
+_REAL_EDITING = {
+    name: getattr(editing, name) for name in ("replace_entry_line", "insert_entry", "delete_entry", "write")
+}
 
 
 def fact_line(fid: int, value: str) -> str:
@@ -167,8 +200,7 @@ def change_between(before: dict[int, str], after: dict[int, str]) -> dict[int, s
 
 
 def plain_git(root: Path, *args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> str:
-    res = subprocess.run(["git", *args], cwd=root, capture_output=True, input=input,
-                         env={**os.environ, **(env or {})})
+    res = subprocess.run(["git", *args], cwd=root, capture_output=True, input=input, env={**os.environ, **(env or {})})
     if res.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {res.stderr.decode(errors='replace')}")
     return res.stdout.decode("utf-8", "replace")
@@ -374,8 +406,14 @@ class AppVersusAgent(RuleBasedStateMachine):
             raise AssertionError(f"the app raised {crashed!r}") from crashed
 
     async def _ready(self, pilot) -> None:
-        await wait_until(pilot, lambda: isinstance(self.app.screen, MainScreen) and self.app.screen.current is not None
-                         and not self.app.screen.indexing, 60, "the app to open MEMORY.md")
+        await wait_until(
+            pilot,
+            lambda: isinstance(self.app.screen, MainScreen)
+            and self.app.screen.current is not None
+            and not self.app.screen.indexing,
+            60,
+            "the app to open MEMORY.md",
+        )
         await self._settled(pilot, "start")
 
     # ----------------------------------------------------------------- small helpers
@@ -447,8 +485,9 @@ class AppVersusAgent(RuleBasedStateMachine):
     def agent_git(self, *args: str, input: bytes | None = None) -> str:
         last = ""
         for _ in range(400):  # like a real agent: retry while amr holds index.lock
-            res = subprocess.run(["git", *args], cwd=self.root, capture_output=True, input=input,
-                                 env={**os.environ, **AGENT_ENV})
+            res = subprocess.run(
+                ["git", *args], cwd=self.root, capture_output=True, input=input, env={**os.environ, **AGENT_ENV}
+            )
             if res.returncode == 0:
                 return res.stdout.decode()
             last = res.stderr.decode(errors="replace")
@@ -529,6 +568,7 @@ class AppVersusAgent(RuleBasedStateMachine):
     # ----------------------------------------------------------------- waiting for the app
     async def _settled(self, pilot, what: str, timeout: float = 20.0) -> None:
         """Until the file the app shows is what is on disk, read at the current HEAD."""
+
         def same() -> bool:
             of = self.current()
             try:
@@ -542,18 +582,28 @@ class AppVersusAgent(RuleBasedStateMachine):
         except TimeoutError:
             of = self.current()
             st_ = os.stat(self.root / "MEMORY.md")
-            self.violation("stale_view", f"after {what} the app still shows an old MEMORY.md after {timeout} s "
-                           f"(shown head {of and of.head}, HEAD {self.head()}, disk mtime_ns {st_.st_mtime_ns} "
-                           f"size {st_.st_size}; shown facts {facts(of and of.data)}, disk facts {facts(self.disk())})")
+            self.violation(
+                "stale_view",
+                f"after {what} the app still shows an old MEMORY.md after {timeout} s "
+                f"(shown head {of and of.head}, HEAD {self.head()}, disk mtime_ns {st_.st_mtime_ns} "
+                f"size {st_.st_size}; shown facts {facts(of and of.data)}, disk facts {facts(self.disk())})",
+            )
 
-    async def _outcome(self, pilot, n_calls: int, n_notes: int, what: str, timeout: float = 30.0) -> tuple[str, dict | None]:
+    async def _outcome(
+        self, pilot, n_calls: int, n_notes: int, what: str, timeout: float = 30.0
+    ) -> tuple[str, dict | None]:
         """What became of a save asked for by keys, as the user sees it."""
+
         def seen():
             titles = [t for t, _m, _s in self.notes[n_notes:]]
             msgs = [m for _t, m, _s in self.notes[n_notes:]]
             recs = [c for c in self.calls[n_calls:] if c["done"]]
             rec = recs[-1] if recs else None
-            if isinstance(self.app.screen, ConflictScreen) and rec is not None and isinstance(rec["error"], ConflictError):
+            if (
+                isinstance(self.app.screen, ConflictScreen)
+                and rec is not None
+                and isinstance(rec["error"], ConflictError)
+            ):
                 return "conflict", rec
             for t in titles:
                 if t in SAVED_TITLES:
@@ -572,8 +622,10 @@ class AppVersusAgent(RuleBasedStateMachine):
         try:
             return await wait_until(pilot, seen, timeout, what)
         except TimeoutError:
-            raise AssertionError(f"nothing came of {what} within {timeout} s: screen {self.screen_name()}, "
-                                 f"notes {self.notes[n_notes:]}, calls {self.calls[n_calls:]}") from None
+            raise AssertionError(
+                f"nothing came of {what} within {timeout} s: screen {self.screen_name()}, "
+                f"notes {self.notes[n_notes:]}, calls {self.calls[n_calls:]}"
+            ) from None
 
     # ----------------------------------------------------------------- the model
     def change_of(self, rec: dict) -> dict[int, str | None]:
@@ -596,10 +648,12 @@ class AppVersusAgent(RuleBasedStateMachine):
         for fid, value in change.items():
             now = self.head_model.get(fid)
             if fid not in self.pending and now != base.get(fid) and now != value:
-                self.violation("lost_without_conflict",
-                               f"fact {fid}: {self.origin.get(fid)} made it {now!r} after the save's base "
-                               f"({base.get(fid)!r}); the user's {who} to {value!r} was reported saved with no "
-                               f"conflict shown, so one of the two is lost")
+                self.violation(
+                    "lost_without_conflict",
+                    f"fact {fid}: {self.origin.get(fid)} made it {now!r} after the save's base "
+                    f"({base.get(fid)!r}); the user's {who} to {value!r} was reported saved with no "
+                    f"conflict shown, so one of the two is lost",
+                )
             self.pending.pop(fid, None)
             if value is None:
                 self.head_model.pop(fid, None)
@@ -608,8 +662,9 @@ class AppVersusAgent(RuleBasedStateMachine):
             self.origin[fid] = f"user {who} (step {self.step_no})"
         STATS["saves"] += 1
 
-    async def _after_save(self, pilot, outcome: str, rec: dict | None, who: str, what: str,
-                          lost: str = "draft_lost") -> None:
+    async def _after_save(
+        self, pilot, outcome: str, rec: dict | None, who: str, what: str, lost: str = "draft_lost"
+    ) -> None:
         """Update the model and the mode from a save's outcome; check what the user is left with
         (``lost``: the violation kind when the typed text is gone)."""
         if outcome == "saved":
@@ -629,10 +684,15 @@ class AppVersusAgent(RuleBasedStateMachine):
             mine = self.change_of(rec)
             if not any(base.get(f) != theirs.get(f) for f in mine):
                 STATS["conflicts_positional"] += 1  # no fact changed on both sides: a place both wrote at
-            self.conflict = {"rec": rec, "ours": facts(screen.ours), "theirs": theirs,
-                             "conflicting": conflicting_ids(screen.merged), "mine": mine,
-                             "from": self.mode if self.mode != "conflict" else self.conflict["from"],
-                             "edit": self.edit}
+            self.conflict = {
+                "rec": rec,
+                "ours": facts(screen.ours),
+                "theirs": theirs,
+                "conflicting": conflicting_ids(screen.merged),
+                "mine": mine,
+                "from": self.mode if self.mode != "conflict" else self.conflict["from"],
+                "edit": self.edit,
+            }
             self.mode = "conflict"
         elif outcome in ("refused", "error"):
             STATS[f"save_{outcome}"] += 1
@@ -654,18 +714,25 @@ class AppVersusAgent(RuleBasedStateMachine):
                 await wait_until(pilot, lambda: isinstance(self.app.screen, FileEditScreen), 10, "the file editor back")
             except TimeoutError:
                 self.mode, self.edit = "idle", None
-                self.violation(lost, f"{what}: the whole-file edit was not saved and its text is gone, nothing "
-                               f"asked (screen {self.screen_name()}, notes {self.notes[-3:]}); typed: {edit['text']!r}")
+                self.violation(
+                    lost,
+                    f"{what}: the whole-file edit was not saved and its text is gone, nothing "
+                    f"asked (screen {self.screen_name()}, notes {self.notes[-3:]}); typed: {edit['text']!r}",
+                )
                 return
             text = self.app.screen.query_one("#file-edit-area").text
             if text != edit["text"]:
-                self.violation("draft_lost", f"{what}: the file editor came back with other text: {text!r}, typed {edit['text']!r}")
+                self.violation(
+                    "draft_lost", f"{what}: the file editor came back with other text: {text!r}, typed {edit['text']!r}"
+                )
             self.mode = "file"
         else:
             editor = self.main.editor
             value = editor.query_one("#editor-input").value if editor.display else None
             if value != edit["typed"]:
-                self.violation("draft_lost", f"{what}: the entry editor holds {value!r}, the user typed {edit['typed']!r}")
+                self.violation(
+                    "draft_lost", f"{what}: the entry editor holds {value!r}, the user typed {edit['typed']!r}"
+                )
             self.mode = "entry"
 
     # ----------------------------------------------------------------- the invariants
@@ -709,32 +776,42 @@ class AppVersusAgent(RuleBasedStateMachine):
             removed = [ln[1:] for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
             swept = [ln for ln in added if ln in self.foreign_lines]
             if swept and body.startswith("Resolve edit conflict") and self.last_choice == "ctrl+o":
-                self.violation("keep_mine_commits_uncommitted_lines",
-                               f"'Keep mine' committed the user's whole file ({oid[:10]}), with the agent's "
-                               f"uncommitted line(s) {swept} the user saw in it")
+                self.violation(
+                    "keep_mine_commits_uncommitted_lines",
+                    f"'Keep mine' committed the user's whole file ({oid[:10]}), with the agent's "
+                    f"uncommitted line(s) {swept} the user saw in it",
+                )
             elif swept:
-                self.violation("foreign_line_committed",
-                               f"amr's commit {oid[:10]} ({body.splitlines()[0]!r}) adds the agent's uncommitted "
-                               f"line(s) {swept}")
+                self.violation(
+                    "foreign_line_committed",
+                    f"amr's commit {oid[:10]} ({body.splitlines()[0]!r}) adds the agent's uncommitted line(s) {swept}",
+                )
             touched = {int(m.group(1)) for ln in added + removed if (m := FACT.match(ln))}
             stray = touched - self.allowed
             if stray:
                 dropped = {int(m.group(1)) for ln in removed if (m := FACT.match(ln)) and int(m.group(1)) in stray}
                 edited_uncommitted = self.allowed & self.pending_at_start
                 kept_on_disk = facts(disk_text)
-                if edited_uncommitted and dropped == stray and \
-                        all(kept_on_disk.get(f) == self.head_model.get(f) for f in dropped):
-                    self.violation("edit_of_an_uncommitted_line_drops_a_committed_fact",
-                                   f"amr's commit {oid[:10]} ({body.splitlines()[0]!r}) of the user's edit of the "
-                                   f"agent's uncommitted fact(s) {sorted(edited_uncommitted)} deletes committed "
-                                   f"fact(s) {sorted(dropped)} (still in the work tree):\n{diff}")
+                if (
+                    edited_uncommitted
+                    and dropped == stray
+                    and all(kept_on_disk.get(f) == self.head_model.get(f) for f in dropped)
+                ):
+                    self.violation(
+                        "edit_of_an_uncommitted_line_drops_a_committed_fact",
+                        f"amr's commit {oid[:10]} ({body.splitlines()[0]!r}) of the user's edit of the "
+                        f"agent's uncommitted fact(s) {sorted(edited_uncommitted)} deletes committed "
+                        f"fact(s) {sorted(dropped)} (still in the work tree):\n{diff}",
+                    )
                     for f in dropped:  # what amr left: gone from HEAD, still on disk, i.e. uncommitted now
                         self.pending[f] = self.head_model.pop(f)
                         self.origin[f] = f"{self.origin.get(f)}; dropped from HEAD by amr (step {self.step_no})"
                 else:
-                    self.violation("commit_touches_other_facts",
-                                   f"amr's commit {oid[:10]} ({body.splitlines()[0]!r}) changes facts "
-                                   f"{sorted(stray)} the user's change did not touch:\n{diff}")
+                    self.violation(
+                        "commit_touches_other_facts",
+                        f"amr's commit {oid[:10]} ({body.splitlines()[0]!r}) changes facts "
+                        f"{sorted(stray)} the user's change did not touch:\n{diff}",
+                    )
         self._compare("HEAD", facts(head_text), self.head_model)
         self._compare("the work tree", facts(disk_text), {**self.head_model, **self.pending})
         self.checked |= reach
@@ -744,10 +821,17 @@ class AppVersusAgent(RuleBasedStateMachine):
         if bad:
             users = any((self.origin.get(fid) or "").startswith("user") for fid in bad)
             new = [c for c in plain_git(self.root, "rev-list", "HEAD").split() if c not in self.checked]
-            log = "".join(plain_git(self.root, "show", "--format=commit %h %s", "-U0", c, "--", "MEMORY.md") for c in new)
-            self.violation("user_save_lost" if users else "agent_change_lost", "; ".join(
-                f"fact {fid}: {where} has {got.get(fid)!r}, expected {want.get(fid)!r} (set by {self.origin.get(fid)})"
-                for fid in bad) + f"\nthe commits of this step:\n{log}")
+            log = "".join(
+                plain_git(self.root, "show", "--format=commit %h %s", "-U0", c, "--", "MEMORY.md") for c in new
+            )
+            self.violation(
+                "user_save_lost" if users else "agent_change_lost",
+                "; ".join(
+                    f"fact {fid}: {where} has {got.get(fid)!r}, expected {want.get(fid)!r} (set by {self.origin.get(fid)})"
+                    for fid in bad
+                )
+                + f"\nthe commits of this step:\n{log}",
+            )
 
     # ----------------------------------------------------------------- user: moving and keys
     async def _focus_view(self, pilot) -> None:
@@ -803,13 +887,26 @@ class AppVersusAgent(RuleBasedStateMachine):
                 steps = sum(1 for n in range(lo, hi) if lines[n - 1].text.strip())
             key = "j" if at < target else "k"
             try:
-                await self._type(pilot, [key] * max(1, steps), lambda: view.cursor_line == self.visible().get(fid),
-                                 f"the cursor onto fact {fid}")
+                await self._type(
+                    pilot,
+                    [key] * max(1, steps),
+                    lambda: view.cursor_line == self.visible().get(fid),
+                    f"the cursor onto fact {fid}",
+                )
                 return True
             except AssertionError:
                 STATS["navigation_retries"] += 1
-                NAV_DEBUG.append((at, target, steps, key, view.cursor_line, self.visible().get(fid),
-                                  [ln.text for ln in self.current().doc.lines]))
+                NAV_DEBUG.append(
+                    (
+                        at,
+                        target,
+                        steps,
+                        key,
+                        view.cursor_line,
+                        self.visible().get(fid),
+                        [ln.text for ln in self.current().doc.lines],
+                    )
+                )
                 continue
         return False
 
@@ -887,8 +984,12 @@ class AppVersusAgent(RuleBasedStateMachine):
         await self._focus_view(pilot)
         await pilot.press("U")
         if not pending:
-            await wait_until(pilot, lambda: any("no uncommitted changes" in m for _t, m, _s in self.notes[n_notes:]),
-                             10, "'no uncommitted changes'")
+            await wait_until(
+                pilot,
+                lambda: any("no uncommitted changes" in m for _t, m, _s in self.notes[n_notes:]),
+                10,
+                "'no uncommitted changes'",
+            )
             return
         await wait_until(pilot, lambda: isinstance(self.app.screen, ConfirmScreen), 10, "the U question")
         await pilot.press("y")
@@ -950,14 +1051,21 @@ class AppVersusAgent(RuleBasedStateMachine):
         try:
             await wait_until(pilot, lambda: isinstance(self.app.screen, ConfirmScreen), 10, "the question")
         except TimeoutError:
-            self.violation("draft_lost", f"esc with typed text asked nothing (screen {self.screen_name()}, "
-                           f"entry editor open: {self.main.editor.display}; typed {self.edit})")
+            self.violation(
+                "draft_lost",
+                f"esc with typed text asked nothing (screen {self.screen_name()}, "
+                f"entry editor open: {self.main.editor.display}; typed {self.edit})",
+            )
             return
         STATS["questions_asked"] += 1
         await pilot.press("y" if discard else "n")
         if discard:
-            await wait_until(pilot, lambda: isinstance(self.app.screen, MainScreen) and not self.main.editor.display,
-                             10, "the editor to close")
+            await wait_until(
+                pilot,
+                lambda: isinstance(self.app.screen, MainScreen) and not self.main.editor.display,
+                10,
+                "the editor to close",
+            )
             self.mode, self.edit = "idle", None
         else:
             await wait_until(pilot, lambda: isinstance(self.app.screen, top), 10, "back to the editor")
@@ -968,13 +1076,19 @@ class AppVersusAgent(RuleBasedStateMachine):
         top = type(self.app.screen)
         await pilot.press("ctrl+q")
         try:
-            await wait_until(pilot, lambda: isinstance(self.app.screen, ConfirmScreen) or self.app.return_code is not None,
-                             10, "the quit question")
+            await wait_until(
+                pilot,
+                lambda: isinstance(self.app.screen, ConfirmScreen) or self.app.return_code is not None,
+                10,
+                "the quit question",
+            )
         except TimeoutError:
             self.violation("draft_lost", f"ctrl+q with unsaved text: no question within 10 s ({self.edit})")
             return
         if self.app.return_code is not None:
-            raise Violation(f"[draft_lost] step {self.step_no}: ctrl+q quit with unsaved text and asked nothing: {self.edit}")
+            raise Violation(
+                f"[draft_lost] step {self.step_no}: ctrl+q quit with unsaved text and asked nothing: {self.edit}"
+            )
         STATS["questions_asked"] += 1
         await pilot.press("n")
         await wait_until(pilot, lambda: isinstance(self.app.screen, top), 10, "back to the editor")
@@ -1029,8 +1143,12 @@ class AppVersusAgent(RuleBasedStateMachine):
     # fact with, a few flag bits, a moment), and the state decides what they mean: what the app
     # does depends on timing, so a draw that depended on it (a precondition, a list of the facts on
     # screen) would make Hypothesis's replays draw differently. Each step notes what it did.
-    @rule(action=st.integers(0, 11), pick=st.integers(0, 1 << 16), flags=st.integers(0, 15),
-          when=st.sampled_from(WHEN_USER))
+    @rule(
+        action=st.integers(0, 11),
+        pick=st.integers(0, 1 << 16),
+        flags=st.integers(0, 15),
+        when=st.sampled_from(WHEN_USER),
+    )
     def user(self, action, pick, flags, when) -> None:
         """The user, by keys: what is possible in the current mode (the main screen, typing an
         entry, the whole-file editor, the conflict view)."""
@@ -1046,8 +1164,12 @@ class AppVersusAgent(RuleBasedStateMachine):
         else:
             self._user_in_the_conflict_view(what, when)
 
-    @rule(action=st.integers(0, 12), pick=st.integers(0, 1 << 16), flags=st.integers(0, 15),
-          when=st.sampled_from(WHEN_AGENT))
+    @rule(
+        action=st.integers(0, 12),
+        pick=st.integers(0, 1 << 16),
+        flags=st.integers(0, 15),
+        when=st.sampled_from(WHEN_AGENT),
+    )
     def agent(self, action, pick, flags, when) -> None:
         """The agent (plain file writes and plain git), or time passing. ``flags`` bit 0: commit
         only this change (the agent's other lines stay uncommitted); bit 1: aim at the fact the
@@ -1070,7 +1192,9 @@ class AppVersusAgent(RuleBasedStateMachine):
             self.agent_change(self.new_id(), self.tag("a"), only_mine=only_mine, what="append")
         elif what in ("rewrite", "delete"):
             editing_fid = self.edit["fid"] if self.edit and self.edit["fid"] in self.head_model else None
-            fid = editing_fid if aim and editing_fid is not None else sorted(self.head_model)[pick % len(self.head_model)]
+            fid = (
+                editing_fid if aim and editing_fid is not None else sorted(self.head_model)[pick % len(self.head_model)]
+            )
             self.agent_change(fid, self.tag("a") if what == "rewrite" else None, only_mine=only_mine, what=what)
         elif what == "append_uncommitted" or (what == "commit_its_lines" and not self.pending):
             fid, value = self.agent_append_uncommitted()
@@ -1118,6 +1242,7 @@ class AppVersusAgent(RuleBasedStateMachine):
             note(f"  pressed {keys}")
             return
         if what == "U":
+
             async def commit_others(pilot):
                 await self._when(pilot, when)
                 await self._commit_others(pilot)
@@ -1185,8 +1310,9 @@ class AppVersusAgent(RuleBasedStateMachine):
     def _user_in_the_file_editor(self, what: str, when: str) -> None:
         self.in_app(lambda pilot: self._when(pilot, when))
         if what == "ctrl+s":
-            self.in_app(lambda pilot: self._press_and_follow(pilot, ("ctrl+s",), "whole-file edit",
-                                                             "ctrl+s in the file editor"))
+            self.in_app(
+                lambda pilot: self._press_and_follow(pilot, ("ctrl+s",), "whole-file edit", "ctrl+s in the file editor")
+            )
         elif what.startswith("ctrl+s_while"):
             self.unseen = True
             self._while_saving(("ctrl+s",), commit=what.endswith("commits"))
@@ -1203,8 +1329,11 @@ class AppVersusAgent(RuleBasedStateMachine):
         # Facts where the user's whole version differs from the committed one outside the conflict
         # and outside the user's change (the agent changed them since the user's base): "Keep mine"
         # decides the conflicting entries only, so these keep what the model says HEAD holds.
-        outside = {fid: value for fid, value in change_between(c["theirs"], c["ours"]).items()
-                   if fid not in c["mine"] and fid not in c["conflicting"]}
+        outside = {
+            fid: value
+            for fid, value in change_between(c["theirs"], c["ours"]).items()
+            if fid not in c["mine"] and fid not in c["conflicting"]
+        }
 
         lost = "file_edit_conflict_drops_text" if c["from"] == "file" else "draft_lost"
 
@@ -1213,20 +1342,31 @@ class AppVersusAgent(RuleBasedStateMachine):
             if choice == "ctrl+q":  # the conflict view holds the user's text too: quitting asks first
                 if lost in KNOWN and not self.app.unsaved_edits():
                     # Known: the app would quit without asking. Said without pressing, so the run goes on.
-                    self.violation(lost, "the conflict view of a whole-file edit holds the only copy of the typed "
-                                   f"text, and the app lists nothing unsaved: ctrl+q would quit without asking "
-                                   f"(typed: {self.edit['text']!r})")
+                    self.violation(
+                        lost,
+                        "the conflict view of a whole-file edit holds the only copy of the typed "
+                        f"text, and the app lists nothing unsaved: ctrl+q would quit without asking "
+                        f"(typed: {self.edit['text']!r})",
+                    )
                     return
                 await pilot.press("ctrl+q")
-                await wait_until(pilot, lambda: isinstance(self.app.screen, ConfirmScreen) or self.app.return_code is not None,
-                                 10, "the quit question")
+                await wait_until(
+                    pilot,
+                    lambda: isinstance(self.app.screen, ConfirmScreen) or self.app.return_code is not None,
+                    10,
+                    "the quit question",
+                )
                 if self.app.return_code is not None:
                     self.failed = True
-                    raise Violation(f"[{lost}] step {self.step_no}: ctrl+q in the conflict view quit and asked "
-                                    f"nothing; the user's edit was {self.edit}")
+                    raise Violation(
+                        f"[{lost}] step {self.step_no}: ctrl+q in the conflict view quit and asked "
+                        f"nothing; the user's edit was {self.edit}"
+                    )
                 STATS["questions_asked"] += 1
                 await pilot.press("n")
-                await wait_until(pilot, lambda: isinstance(self.app.screen, ConflictScreen), 10, "back to the conflict view")
+                await wait_until(
+                    pilot, lambda: isinstance(self.app.screen, ConflictScreen), 10, "back to the conflict view"
+                )
                 return
             n_calls, n_notes = len(self.calls), len(self.notes)
             kept = {fid: (self.head_model.get(fid), self.origin.get(fid)) for fid in outside if fid not in self.pending}
@@ -1241,14 +1381,17 @@ class AppVersusAgent(RuleBasedStateMachine):
             reverted = {fid: (was, who) for fid, (was, who) in kept.items() if head.get(fid) != was}
             if outcome == "saved" and choice == "ctrl+o" and reverted:
                 STATS["keep_mine_reverted_other_facts"] += len(reverted)
-                self.violation("keep_mine_reverts_other_facts", "; ".join(
-                    f"'Keep mine' on a conflict over fact(s) {sorted(c['conflicting'] or c['mine'])} set fact {fid} "
-                    f"(not in conflict, not changed by the user) in HEAD from {was!r} ({who}) to {head.get(fid)!r}, "
-                    f"the user's whole file's {outside[fid]!r}" for fid, (was, who) in reverted.items()))
+                self.violation(
+                    "keep_mine_reverts_other_facts",
+                    "; ".join(
+                        f"'Keep mine' on a conflict over fact(s) {sorted(c['conflicting'] or c['mine'])} set fact {fid} "
+                        f"(not in conflict, not changed by the user) in HEAD from {was!r} ({who}) to {head.get(fid)!r}, "
+                        f"the user's whole file's {outside[fid]!r}"
+                        for fid, (was, who) in reverted.items()
+                    ),
+                )
 
         self.in_app(go)
-
-
 
 
 STATS_ERRORS: list[str] = []
@@ -1292,9 +1435,16 @@ def test_the_app_against_an_agent_stateful() -> None:
     started = time.monotonic()
     failure: BaseException | None = None
     try:
-        run_state_machine_as_test(AppVersusAgent, settings=settings(
-            max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, derandomize=False,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]))
+        run_state_machine_as_test(
+            AppVersusAgent,
+            settings=settings(
+                max_examples=EXAMPLES,
+                stateful_step_count=STEPS,
+                deadline=None,
+                derandomize=False,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+            ),
+        )
     except BaseException as exc:
         failure = exc
         raise
@@ -1305,11 +1455,11 @@ def test_the_app_against_an_agent_stateful() -> None:
             parts = failure.exceptions if isinstance(failure, BaseExceptionGroup) else [failure]
             summary["violations"] = len(parts)
             summary["failure"] = "\n\n".join(
-                "\n".join([f"{type(p).__name__}: {p}", *getattr(p, "__notes__", [])]) for p in parts)[:20000]
+                "\n".join([f"{type(p).__name__}: {p}", *getattr(p, "__notes__", [])]) for p in parts
+            )[:20000]
         print("\namr app stateful run:", json.dumps(summary, indent=2))
         if REPORT:
             Path(REPORT).write_text(json.dumps(summary, indent=2) + "\n")
-
 
 
 # The machine's own steps in a fixed order: the conflict view is reached in every one (a random run
@@ -1360,8 +1510,9 @@ REPLAYS = {
 def test_the_machine_replays_a_conflict(name: str) -> None:
     from hypothesis import Phase, given
 
-    @settings(max_examples=1, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=1, deadline=None, database=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck)
+    )
     @given(st.none())
     def replay(_none) -> None:
         machine = AppVersusAgent()
@@ -1389,6 +1540,7 @@ def repo_with_facts(make_repo) -> Path:
 
 def _agent_sets(root: Path, fid: int, value: str | None, message: str, *, only_mine: bool = False) -> None:
     """The agent (plain git): fact ``fid`` set to ``value`` (appended when new; None deletes it)."""
+
     def apply(text: str) -> str:
         out, found = [], False
         for ln in text.splitlines(keepends=True):
@@ -1406,7 +1558,9 @@ def _agent_sets(root: Path, fid: int, value: str | None, message: str, *, only_m
     path = root / "MEMORY.md"
     path.write_text(apply(path.read_text()))
     if only_mine:
-        oid = plain_git(root, "hash-object", "-w", "--stdin", input=apply(plain_git(root, "show", "HEAD:MEMORY.md")).encode())
+        oid = plain_git(
+            root, "hash-object", "-w", "--stdin", input=apply(plain_git(root, "show", "HEAD:MEMORY.md")).encode()
+        )
         plain_git(root, "update-index", "--cacheinfo", f"100644,{oid.strip()},MEMORY.md")
     else:
         plain_git(root, "add", "MEMORY.md")
@@ -1462,7 +1616,9 @@ async def test_keep_mine_leaves_an_agents_uncommitted_line_out_of_the_commit(rep
         await wait_for(pilot, lambda: plain_git(root, "rev-parse", "HEAD").strip() != agent_head, what="the save")
     assert fact_line(1, "u1") in plain_git(root, "show", "HEAD:MEMORY.md")
     added = plain_git(root, "show", "--format=", "HEAD", "--", "MEMORY.md")
-    assert "+" + fact_line(60, "draft") not in added.splitlines(), f"amr's commit took the agent's uncommitted line:\n{added}"
+    assert "+" + fact_line(60, "draft") not in added.splitlines(), (
+        f"amr's commit took the agent's uncommitted line:\n{added}"
+    )
     assert fact_line(60, "draft") in (root / "MEMORY.md").read_text()
 
 
@@ -1487,7 +1643,10 @@ async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(repo
         await wait_for(pilot, lambda: not isinstance(app.screen, ConflictScreen), what="the conflict view to close")
         await pilot.pause(0.5)
         asked = isinstance(app.screen, ConfirmScreen)
-        back = isinstance(app.screen, FileEditScreen) and fact_line(1, "u1") in app.screen.query_one("#file-edit-area").text
+        back = (
+            isinstance(app.screen, FileEditScreen)
+            and fact_line(1, "u1") in app.screen.query_one("#file-edit-area").text
+        )
         assert asked or back, f"the typed text is gone and nothing asked: screen {type(app.screen).__name__}"
 
 
@@ -1497,8 +1656,11 @@ async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(repo_
     async with app.run_test(size=SIZE) as pilot:
         await _whole_file_edit_in_conflict(pilot, app, root)
         await pilot.press("ctrl+q")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) or app.return_code is not None,
-                       what="the question, or quitting")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ConfirmScreen) or app.return_code is not None,
+            what="the question, or quitting",
+        )
         assert app.return_code is None, "quit with the whole-file edit unsaved, and asked nothing"
 
 
@@ -1514,9 +1676,15 @@ async def test_a_resolution_that_conflicts_again_shows_the_conflict_view(repo_wi
         _agent_sets(root, 1, "a2", "agent: rewrite fact 1 again")
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: app.screen is not first, what="the conflict view to close")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen)
-                       or "Not saved" in str(app.screen.query_one("#status").render()), what="what the app says")
-        assert isinstance(app.screen, ConflictScreen), "a second conflict is a 'Not saved' message, with no conflict view"
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, ConflictScreen)
+            or "Not saved" in str(app.screen.query_one("#status").render()),
+            what="what the app says",
+        )
+        assert isinstance(app.screen, ConflictScreen), (
+            "a second conflict is a 'Not saved' message, with no conflict view"
+        )
     assert fact_line(1, "a2") in plain_git(root, "show", "HEAD:MEMORY.md")  # nothing lost meanwhile
 
 
@@ -1527,8 +1695,11 @@ async def test_editing_an_agents_uncommitted_line_keeps_a_committed_fact_it_move
     app = app_for([root], poll_interval=0.2, today=TODAY)
     async with app.run_test(size=SIZE) as pilot:
         drive = AppDriver(pilot)
-        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None
-                       and b"fact 60 draft" in drive.current.data, what="the file as on disk")
+        await wait_for(
+            pilot,
+            lambda: getattr(app.screen, "current", None) is not None and b"fact 60 draft" in drive.current.data,
+            what="the file as on disk",
+        )
         view = app.screen.view
         view.focus()
         await pilot.press("g")

@@ -31,8 +31,9 @@ async def test_sync_merges_and_pushes(git_server, tmp_path):
         drive = AppDriver(pilot)
         await drive.ready()
         await pilot.press("S")
-        await wait_for(pilot, lambda: any(str(n.title).startswith("Sync:") for n in notes(app)), timeout=30,
-                       what="sync result")
+        await wait_for(
+            pilot, lambda: any(str(n.title).startswith("Sync:") for n in notes(app)), timeout=30, what="sync result"
+        )
         title = next(str(n.title) for n in notes(app) if str(n.title).startswith("Sync:"))
         assert title == "Sync: synced", [str(n.message) for n in notes(app)]
     server_text = git_server.read("mem", "MEMORY.md")
@@ -45,12 +46,20 @@ async def test_sync_conflict_resolved_per_entry(git_server, tmp_path):
     (tmp_path / "b").mkdir()
     mine = clone(url, tmp_path / "a" / "mem", name="Me", driver=True)
     other = clone(url, tmp_path / "b" / "mem", name="Agent", driver=True)
-    replace_line(other, "MEMORY.md", "- Deploys happen on Tuesdays [source: https://e.com/s/1]",
-                 "- Deploys happen on Wednesdays [source: https://e.com/s/1]")
+    replace_line(
+        other,
+        "MEMORY.md",
+        "- Deploys happen on Tuesdays [source: https://e.com/s/1]",
+        "- Deploys happen on Wednesdays [source: https://e.com/s/1]",
+    )
     commit_all(other, "agent: deploy day")
     git(other, "push", "-q", "origin", "main")
-    replace_line(mine, "MEMORY.md", "- Deploys happen on Tuesdays [source: https://e.com/s/1]",
-                 "- Deploys happen on Thursdays [source: https://e.com/s/1]")
+    replace_line(
+        mine,
+        "MEMORY.md",
+        "- Deploys happen on Tuesdays [source: https://e.com/s/1]",
+        "- Deploys happen on Thursdays [source: https://e.com/s/1]",
+    )
     commit_all(mine, "me: deploy day")
     app = app_for([mine], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
@@ -58,8 +67,9 @@ async def test_sync_conflict_resolved_per_entry(git_server, tmp_path):
         await drive.ready()
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
-        await wait_for(pilot, lambda: "Wednesdays" in screen_text(app) and "Thursdays" in screen_text(app),
-                       what="both sides shown")
+        await wait_for(
+            pilot, lambda: "Wednesdays" in screen_text(app) and "Thursdays" in screen_text(app), what="both sides shown"
+        )
         assert git(mine, "status", "--porcelain") == ""  # nothing half-merged while the user decides
         await pilot.press("t")
         await pilot.press("ctrl+s")

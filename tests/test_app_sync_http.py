@@ -50,10 +50,11 @@ async def test_sync_with_wrong_stored_password_says_authentication_failed(http_g
     async with app.run_test(size=SIZE) as pilot:
         title, message = await _press_sync(pilot, app)
         assert title == "Sync: auth", (title, message)
-        expected = make_visible(f"authentication failed for remote 'origin' ({url}): the server refused the credentials")
+        expected = make_visible(
+            f"authentication failed for remote 'origin' ({url}): the server refused the credentials"
+        )
         assert message.startswith(expected), message
-        await wait_for(pilot, lambda: "authentication failed for remote 'origin'" in _status(app),
-                       what="status line")
+        await wait_for(pilot, lambda: "authentication failed for remote 'origin'" in _status(app), what="status line")
         assert _status(app).startswith("appmem: authentication failed"), _status(app)
         shown = screen_text(app)
         everything = [shown, _status(app), *(f"{n.title} {n.message}" for n in notes(app))]

@@ -10,7 +10,9 @@ from amr_tui.screens.conflict import ConflictScreen
 from tests.driver import AppDriver, app_for, git, notes, wait_for
 
 SIZE = (130, 38)
-MEMORY = "# Memory\n\n- Use npm for the website [added: 2026-09-01]\n- Deploy with fly\n\n## Index\n- [[projects/website]]\n"
+MEMORY = (
+    "# Memory\n\n- Use npm for the website [added: 2026-09-01]\n- Deploy with fly\n\n## Index\n- [[projects/website]]\n"
+)
 WEBSITE = "# Website\n\n- Built with Next.js\n- Hosted on fly\n"
 
 
@@ -65,13 +67,17 @@ async def test_t_never_commits_someone_elses_uncommitted_line(memory_repo) -> No
         from amr_tui.screens.main.screen import Place
 
         app.screen.open_place(Place("memory", "projects/website.md", 3))
-        await wait_for(pilot, lambda: drive.current.path == "projects/website.md"
-                       and "Uncommitted agent line" in drive.current.doc.text, what="website.md")
+        await wait_for(
+            pilot,
+            lambda: drive.current.path == "projects/website.md" and "Uncommitted agent line" in drive.current.doc.text,
+            what="website.md",
+        )
         await drive.to_line(3)
         await pilot.press("t")
         await wait_for(pilot, lambda: "added:" in git(root, "show", "HEAD:projects/website.md"), what="the commit")
-        await wait_for(pilot, lambda: any("uncommitted changes" in str(n.message) for n in notes(app)),
-                       what="the notice")
+        await wait_for(
+            pilot, lambda: any("uncommitted changes" in str(n.message) for n in notes(app)), what="the notice"
+        )
         committed = git(root, "show", "HEAD:projects/website.md")
         assert "Uncommitted agent line" not in committed
         assert "Uncommitted agent line" in (root / "projects/website.md").read_text()
@@ -81,7 +87,10 @@ async def test_t_never_commits_someone_elses_uncommitted_line(memory_repo) -> No
         await pilot.press("U")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
         await pilot.press("y")
-        await wait_for(pilot, lambda: "Uncommitted agent line" in git(root, "show", "HEAD:projects/website.md"),
-                       what="the others' commit")
+        await wait_for(
+            pilot,
+            lambda: "Uncommitted agent line" in git(root, "show", "HEAD:projects/website.md"),
+            what="the others' commit",
+        )
     body = git(root, "log", "-1", "--format=%B")
     assert "not made in amr" in body and git(root, "status", "--porcelain") == ""

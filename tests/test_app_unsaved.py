@@ -78,7 +78,9 @@ async def test_a_draft_kept_when_switching_files_counts_when_quitting(driver):
     assert "memory-alice/MEMORY.md, line" in dialog.body and "a draft kept when you left the file" in dialog.body
     await pilot.press("n")
     await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="back")
-    assert inp.value.endswith(" and one here") and screen.drafts[("memory-alice", "MEMORY.md")][1].endswith(" draft in memory")
+    assert inp.value.endswith(" and one here") and screen.drafts[("memory-alice", "MEMORY.md")][1].endswith(
+        " draft in memory"
+    )
     # Drop the open edit (esc asks, as before); the draft alone still makes q ask.
     await pilot.press("escape")
     await driver.asked("Discard this edit?")
@@ -204,8 +206,11 @@ async def test_external_editor_changes_not_committed_stay_on_disk_and_are_said(d
         assert "are not committed" in screen_text(app)
         await pilot.press("escape")  # no answer: nothing is thrown away, and it says where the text is
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="back")
-        await wait_for(pilot, lambda: any("stay in memory-alice/MEMORY.md on disk" in str(n.message) for n in notes(app)),
-                       what="the notice")
+        await wait_for(
+            pilot,
+            lambda: any("stay in memory-alice/MEMORY.md on disk" in str(n.message) for n in notes(app)),
+            what="the notice",
+        )
     assert (alice / "MEMORY.md").read_text().count(GH) == 2
     assert git(alice, "rev-parse", "HEAD") == before
 
@@ -358,8 +363,12 @@ async def test_a_draft_follows_its_file_when_renamed_and_goes_with_it_when_delet
     await wait_for(pilot, lambda: inp.has_focus and inp.value == typed, what="the draft resumed")
     assert screen.editor.target.path == "tooling/bun-renamed.md"
     await pilot.press("enter")
-    await wait_for(pilot, lambda: "Always: Use `bun install`" in git(alice, "show", "HEAD:tooling/bun-renamed.md"),
-                   timeout=20, what="the draft saved in the renamed file")
+    await wait_for(
+        pilot,
+        lambda: "Always: Use `bun install`" in git(alice, "show", "HEAD:tooling/bun-renamed.md"),
+        timeout=20,
+        what="the draft saved in the renamed file",
+    )
     assert not (alice / "tooling" / "bun.md").exists() and not screen.drafts
     # A draft of a file that is then deleted: D says the draft goes too, and it goes.
     await wait_for(pilot, lambda: not screen.editor.display, what="editor closed")
@@ -385,8 +394,12 @@ async def _review_edit_prompt(pilot, app):
     await pilot.press("V")
     await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs")
     await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review and app.screen.changes,
-                   timeout=20, what="review")
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review and app.screen.changes,
+        timeout=20,
+        what="review",
+    )
     review = app.screen
     review.query_one("#review-changes", OptionList).focus()
     change = next(c for c in review.changes if c.new is not None)

@@ -31,11 +31,14 @@ ESCAPES = re.compile("[\x1b\x9b\x90-\x9f\x07\x00\u202e]")
 @pytest.fixture
 def evil_repo(make_repo):
     entries = "".join(f"- {p} [source: https://example.com/s/{i}]\n" for i, p in enumerate(PAYLOADS))
-    return make_repo("evil", {
-        "MEMORY.md": "# Memory [/b]\n\n" + entries + "\n## Index\n- [[weird]]\n",
-        "notes/[@click=app.quit]x[b].md": "- file name with markup [@click=app.bell]\n",
-        "weird.md": "- \x1b[6n cursor report request\n",
-    })
+    return make_repo(
+        "evil",
+        {
+            "MEMORY.md": "# Memory [/b]\n\n" + entries + "\n## Index\n- [[weird]]\n",
+            "notes/[@click=app.quit]x[b].md": "- file name with markup [@click=app.bell]\n",
+            "weird.md": "- \x1b[6n cursor report request\n",
+        },
+    )
 
 
 async def test_hostile_entries_render_literally(evil_repo):
@@ -44,7 +47,12 @@ async def test_hostile_entries_render_literally(evil_repo):
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         await pilot.pause(0.2)
         text = screen_text(app)
-        for literal in ("[/bold]", "[@click=app.quit]click to quit[/]", "[link=https://evil.example]", "[bold red]styled?"):
+        for literal in (
+            "[/bold]",
+            "[@click=app.quit]click to quit[/]",
+            "[link=https://evil.example]",
+            "[bold red]styled?",
+        ):
             assert literal in text, literal
         assert not ESCAPES.search(rendered(app))
         # walk the cursor over every line and click every link-ish spot: nothing runs, nothing crashes
@@ -66,8 +74,11 @@ async def test_hostile_file_names_and_finder(evil_repo):
         from amr_tui.widgets.file_tree import MemoryTree
 
         tree = app.screen.query_one(MemoryTree)
-        await wait_for(pilot, lambda: any(str(n.label) == "[@click=app.quit]x[b].md" for n in tree_files(tree).values()),
-                       what="file name shown literally")
+        await wait_for(
+            pilot,
+            lambda: any(str(n.label) == "[@click=app.quit]x[b].md" for n in tree_files(tree).values()),
+            what="file name shown literally",
+        )
         await pilot.press("slash")
         await pilot.press(*"click")
         await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen) and app.screen.hits, what="hits")

@@ -18,7 +18,16 @@ def test_import_contracts_kept():
 
 
 def test_core_imports_nothing_outside_the_standard_pure_set():
-    banned = ("import textual", "from textual", "import rich", "from rich", "import git\n", "from git ", "subprocess", "open(")
+    banned = (
+        "import textual",
+        "from textual",
+        "import rich",
+        "from rich",
+        "import git\n",
+        "from git ",
+        "subprocess",
+        "open(",
+    )
     for path in (ROOT / "amr_tui" / "core").rglob("*.py"):
         text = path.read_text()
         for word in banned:

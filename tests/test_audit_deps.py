@@ -32,8 +32,12 @@ def test_old_versions_and_loose_minimums_are_caught(tmp_path: Path) -> None:
 
 
 def test_the_documented_command_runs_offline() -> None:
-    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "audit_deps.py"), "--offline"],
-                         capture_output=True, text=True, timeout=60)
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "audit_deps.py"), "--offline"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     assert "no known-vulnerable version in amr's dependency set" in res.stdout
     assert "CVE-2025-48384" in res.stdout  # git's advisories are reported with amr's mitigations

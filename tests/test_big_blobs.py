@@ -23,8 +23,10 @@ from tests.historyhelpers import branch_commit, commit, git, new_repo
 from tests.hostilehelpers import run_amr
 
 S = "https://example.com/s"
-NOTES = (f"# Notes\n\n- The API runs on port 8080 [source: {S}/1; added: 2026-10-01]\n"
-         f"- Deploys happen on Fridays [source: {S}/2; added: 2026-10-01]\n")
+NOTES = (
+    f"# Notes\n\n- The API runs on port 8080 [source: {S}/1; added: 2026-10-01]\n"
+    f"- Deploys happen on Fridays [source: {S}/2; added: 2026-10-01]\n"
+)
 
 
 def big_text(size: int = MAX_PARSE_BYTES + 4096, head: str = "# Big\n\n") -> str:
@@ -42,12 +44,22 @@ def repo(tmp_path: Path) -> Path:
     """notes; an agent dumps big.md (over the limit); more notes; big.md deleted; a fact forgotten."""
     root = new_repo(tmp_path / "memory", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[notes]]\n", "notes.md": NOTES})
     commit(root, {"big.md": big_text()}, "agent dumps a huge file", date="2026-10-01T13:00:00+00:00")
-    commit(root, {"notes.md": NOTES + f"- Staging is at staging.example.com [source: {S}/3]\n"}, "more notes",
-           date="2026-10-01T14:00:00+00:00")
+    commit(
+        root,
+        {"notes.md": NOTES + f"- Staging is at staging.example.com [source: {S}/3]\n"},
+        "more notes",
+        date="2026-10-01T14:00:00+00:00",
+    )
     commit(root, {"big.md": None}, "remove the huge file", date="2026-10-01T15:00:00+00:00")
-    commit(root, {"notes.md": NOTES.replace(f"- Deploys happen on Fridays [source: {S}/2; added: 2026-10-01]\n", "")
-                  + f"- Staging is at staging.example.com [source: {S}/3]\n"}, "forget deploy day",
-           date="2026-10-01T16:00:00+00:00")
+    commit(
+        root,
+        {
+            "notes.md": NOTES.replace(f"- Deploys happen on Fridays [source: {S}/2; added: 2026-10-01]\n", "")
+            + f"- Staging is at staging.example.com [source: {S}/3]\n"
+        },
+        "forget deploy day",
+        date="2026-10-01T16:00:00+00:00",
+    )
     return root
 
 
@@ -91,12 +103,22 @@ def test_history_of_the_file_names_the_commits_it_skipped(repo: Path) -> None:
 
 
 def test_a_timeline_walks_past_big_versions_and_says_so(tmp_path: Path) -> None:
-    root = new_repo(tmp_path / "memory", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[log]]\n",
-                                          "log.md": f"# Log\n\n- Cache is redis [source: {S}/9]\n"})
-    grown = commit(root, {"log.md": f"# Log\n\n- Cache is redis [source: {S}/9]\n" + big_text(head="")}, "grow",
-                   date="2026-10-02T12:00:00+00:00")
-    commit(root, {"log.md": f"# Log\n\n- Cache is redis [source: {S}/9]\n- Queue is sqs\n"}, "shrink",
-           date="2026-10-03T12:00:00+00:00")
+    root = new_repo(
+        tmp_path / "memory",
+        {"MEMORY.md": "# Memory\n\n## Index\n\n- [[log]]\n", "log.md": f"# Log\n\n- Cache is redis [source: {S}/9]\n"},
+    )
+    grown = commit(
+        root,
+        {"log.md": f"# Log\n\n- Cache is redis [source: {S}/9]\n" + big_text(head="")},
+        "grow",
+        date="2026-10-02T12:00:00+00:00",
+    )
+    commit(
+        root,
+        {"log.md": f"# Log\n\n- Cache is redis [source: {S}/9]\n- Queue is sqs\n"},
+        "shrink",
+        date="2026-10-03T12:00:00+00:00",
+    )
     run = run_amr(["history", f"{root / 'log.md'}:3", "--json"], cwd=root)
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)
@@ -132,7 +154,9 @@ def test_the_walk_never_diffs_a_big_blob_even_when_attributes_force_a_text_diff(
     deleted = next(c for c in walked if c.entry.info.subject == "forget deploy day").files[0]
     assert deleted.removed == [f"- Deploys happen on Fridays [source: {S}/2; added: 2026-10-01]"]
     assert [(s.path, s.commit) for s in gh.skipped_blobs(walked)] == [
-        ("big.md", _oid(repo, "HEAD~2")), ("big.md", _oid(repo, "HEAD~4"))]
+        ("big.md", _oid(repo, "HEAD~2")),
+        ("big.md", _oid(repo, "HEAD~4")),
+    ]
     one = gh.commit_patch(r, _oid(repo, "HEAD~2"), max_blob=MAX_PARSE_BYTES)
     assert one is not None and [(f.path, bool(f.too_large)) for f in one.files] == [("big.md", True)]
     page = gh.log_patches(r, "HEAD", paths=("big.md",), limit=1, skip=1, max_blob=MAX_PARSE_BYTES)
@@ -159,15 +183,19 @@ def test_blob_reader_refuses_by_size_before_reading(repo: Path) -> None:
 
 
 def test_forgotten_and_resurrections_name_a_big_file_at_head(tmp_path: Path) -> None:
-    root = new_repo(tmp_path / "memory", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[notes]]\n- [[big]]\n",
-                                          "notes.md": NOTES})
+    root = new_repo(
+        tmp_path / "memory", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[notes]]\n- [[big]]\n", "notes.md": NOTES}
+    )
     commit(root, {"big.md": big_text()}, "big", date="2026-10-02T12:00:00+00:00")
     commit(root, {"notes.md": "# Notes\n\n"}, "drop notes", date="2026-10-03T12:00:00+00:00")
     service = HistoryService(root)
     try:
         assert sorted(f.text for f in service.forgotten()) == ["Deploys happen on Fridays", "The API runs on port 8080"]
         skipped = service.history_skipped()
-        assert {(s.path, s.commit) for s in skipped} == {("big.md", _oid(root, "HEAD~1")), ("big.md", _oid(root, "HEAD"))}
+        assert {(s.path, s.commit) for s in skipped} == {
+            ("big.md", _oid(root, "HEAD~1")),
+            ("big.md", _oid(root, "HEAD")),
+        }
     finally:
         service.close()
     found: list = []
@@ -197,8 +225,12 @@ def test_lint_history_names_the_big_file_it_skipped(repo: Path) -> None:
 def test_dream_review_leaves_a_big_file_out_and_names_it(repo: Path) -> None:
     commit(repo, {"huge.md": big_text()}, "a big file on main", date="2026-10-01T18:00:00+00:00")
     notes = (repo / "notes.md").read_text()
-    branch_commit(repo, "dreams/run1", {"notes.md": notes.replace("8080", "8081"),
-                                        "huge.md": big_text().replace("number 7 ", "number seven ")}, "dream: reword")
+    branch_commit(
+        repo,
+        "dreams/run1",
+        {"notes.md": notes.replace("8080", "8081"), "huge.md": big_text().replace("number 7 ", "number seven ")},
+        "dream: reword",
+    )
     service = DreamService(repo)
     try:
         review = service.review("run1")
@@ -225,9 +257,11 @@ def test_a_50_mb_blob_in_history_stays_out_of_memory(tmp_path: Path) -> None:
     git(root, "add", "big.md")
     git(root, "commit", "-q", "-m", "one giant line")
     commit(root, {"big.md": None}, "gone", date="2026-10-02T12:00:00+00:00")
-    probe = ("import resource, subprocess, sys\n"
-             "res = subprocess.run([sys.executable, '-m', 'amr_tui', 'forgotten', '--json'], capture_output=True)\n"
-             "print(res.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    probe = (
+        "import resource, subprocess, sys\n"
+        "res = subprocess.run([sys.executable, '-m', 'amr_tui', 'forgotten', '--json'], capture_output=True)\n"
+        "print(res.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
     out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=120)
     code, peak_kb = (int(x) for x in out.stdout.split())
     assert code == 0, out.stderr

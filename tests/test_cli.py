@@ -16,7 +16,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def amr(*args: str, cwd: Path | None = None, check: bool = False) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1"}
-    res = subprocess.run([sys.executable, "-m", "amr_tui", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "amr_tui", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
     if check and res.returncode != 0:
         raise AssertionError(res.stdout + res.stderr)
     return res
@@ -62,11 +64,21 @@ def test_lint_broken_fixture_codes_and_exit():
     assert res.returncode == 1
     found = {(d["path"], d["line"], d["code"]) for d in json.loads(res.stdout)["diagnostics"]}
     expected = {
-        ("MEMORY.md", 3, "AMR006"), ("MEMORY.md", 4, "AMR007"), ("MEMORY.md", 4, "AMR008"),
-        ("MEMORY.md", 5, "AMR004"), ("MEMORY.md", 7, "AMR022"), ("MEMORY.md", 8, "AMR016"),
-        ("MEMORY.md", 9, "AMR014"), ("MEMORY.md", 12, "AMR010"), ("MEMORY.md", 13, "AMR011"),
-        ("MEMORY.md", 14, "AMR012"), ("MEMORY.md", 15, "AMR010"), ("notes/ports.md", 3, "AMR008"),
-        ("notes/team.md", 0, "AMR013"), ("notes/team.md", 3, "AMR009"), ("orphan.md", 0, "AMR013"),
+        ("MEMORY.md", 3, "AMR006"),
+        ("MEMORY.md", 4, "AMR007"),
+        ("MEMORY.md", 4, "AMR008"),
+        ("MEMORY.md", 5, "AMR004"),
+        ("MEMORY.md", 7, "AMR022"),
+        ("MEMORY.md", 8, "AMR016"),
+        ("MEMORY.md", 9, "AMR014"),
+        ("MEMORY.md", 12, "AMR010"),
+        ("MEMORY.md", 13, "AMR011"),
+        ("MEMORY.md", 14, "AMR012"),
+        ("MEMORY.md", 15, "AMR010"),
+        ("notes/ports.md", 3, "AMR008"),
+        ("notes/team.md", 0, "AMR013"),
+        ("notes/team.md", 3, "AMR009"),
+        ("orphan.md", 0, "AMR013"),
     }
     assert expected <= found, expected - found
     for d in json.loads(res.stdout)["diagnostics"]:
@@ -142,8 +154,9 @@ def test_demo_builds_two_repos_and_lints(tmp_path):
     assert (tmp_path / "vm" / "memory-alice" / "MEMORY.md").is_file()
     assert (tmp_path / "vm" / "memory-bob" / "MEMORY.md").is_file()
     assert "Lint:" in res.stdout
-    branches = subprocess.run(["git", "branch", "--list", "dreams/*"], cwd=tmp_path / "vm" / "memory-alice",
-                              capture_output=True, text=True).stdout
+    branches = subprocess.run(
+        ["git", "branch", "--list", "dreams/*"], cwd=tmp_path / "vm" / "memory-alice", capture_output=True, text=True
+    ).stdout
     assert "dreams/" in branches
 
 
@@ -172,10 +185,13 @@ def test_lint_warns_about_unconfigured_merge_driver(make_repo):
 
 def test_lint_history_flags_a_resurrected_fact(make_repo):
     """The seed's case 6: a fact deleted on purpose comes back in a new file."""
-    repo = make_repo("mem", {
-        "MEMORY.md": "# Memory\n\n- Dev server runs on port 3001 [source: https://e.com/s/1]\n\n## Index\n- [[notes]]\n",
-        "notes.md": "# Notes\n",
-    })
+    repo = make_repo(
+        "mem",
+        {
+            "MEMORY.md": "# Memory\n\n- Dev server runs on port 3001 [source: https://e.com/s/1]\n\n## Index\n- [[notes]]\n",
+            "notes.md": "# Notes\n",
+        },
+    )
     (repo / "MEMORY.md").write_text("# Memory\n\n## Index\n- [[notes]]\n")
     _git(repo, "commit", "-qam", "dream: drop dev-port")
     (repo / "notes.md").write_text("# Notes\n\n- Dev server runs on port 3001 [source: https://e.com/s/9]\n")
@@ -205,13 +221,21 @@ def test_lint_fix_in_a_repo_git_refuses_does_not_say_all_clean(tmp_path):
     repo = tmp_path / "theirs"
     repo.mkdir()
     (repo / "MEMORY.md").write_text("# Memory\n\n- A fact [source: https://e.com/1]\n\n## Index\n")
-    for argv in (["init", "-q", "-b", "main"], ["add", "MEMORY.md"],
-                 ["-c", "user.name=T", "-c", "user.email=t@e.com", "commit", "-qm", "init"]):
+    for argv in (
+        ["init", "-q", "-b", "main"],
+        ["add", "MEMORY.md"],
+        ["-c", "user.name=T", "-c", "user.email=t@e.com", "commit", "-qm", "init"],
+    ):
         subprocess.run(["git", *argv], cwd=repo, check=True, capture_output=True)
     assert amr("lint", str(repo)).stderr.strip() == "All clean."
     env = {**os.environ, "NO_COLOR": "1", "GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}
-    res = subprocess.run([sys.executable, "-m", "amr_tui", "lint", "--fix", str(repo)], env=env,
-                         capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        [sys.executable, "-m", "amr_tui", "lint", "--fix", str(repo)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert res.returncode == 2
     assert "another user" in res.stderr and "wrote nothing" in res.stderr
     assert "All clean" not in res.stderr

@@ -27,8 +27,13 @@ def repos(tmp_path: Path) -> tuple[Path, Path]:
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "secret.md").write_text(f"- {SECRET} [source: https://example.com/s]\n")
     a = new_repo(tmp_path / "a", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[notes]]\n", "notes.md": NOTES})
-    b = new_repo(tmp_path / "b", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[notes]]\n",
-                                  "notes.md": f"# Notes\n\n- {SECRET} in repo b [source: https://example.com/b]\n"})
+    b = new_repo(
+        tmp_path / "b",
+        {
+            "MEMORY.md": "# Memory\n\n## Index\n\n- [[notes]]\n",
+            "notes.md": f"# Notes\n\n- {SECRET} in repo b [source: https://example.com/b]\n",
+        },
+    )
     os.symlink(tmp_path / "outside" / "secret.md", a / "passwd.md")
     os.symlink(tmp_path / "outside", a / "out-dir")
     os.symlink(a / ".git" / "config", a / "config.md")
@@ -123,16 +128,22 @@ ESCAPING_FOLDERS = ["out-dir", "b-dir", ".git"]
 
 
 @pytest.mark.parametrize("name", ESCAPING + ESCAPING_FOLDERS)
-def test_lint_search_and_share_refuse_a_path_that_leaves_its_repo(repos: tuple[Path, Path], tmp_path: Path,
-                                                                  name: str) -> None:
+def test_lint_search_and_share_refuse_a_path_that_leaves_its_repo(
+    repos: tuple[Path, Path], tmp_path: Path, name: str
+) -> None:
     """They followed the symlink: ``amr lint b-notes.md`` linted repo b's file and printed its path,
     ``amr search`` searched all of repo b, ``amr share`` shared repo b, ``amr lint out-dir`` linted
     the folder outside."""
     a, b = repos
     heads = (git(a, "rev-parse", "HEAD"), git(b, "rev-parse", "HEAD"))
     for cwd, arg in ((a, name), (a.parent, str(a / name))):
-        for argv in (["lint", arg], ["lint", arg, "--json", "--fix"], ["search", "SECRET", arg, "--json"],
-                     ["share", arg, "--preview"], ["share", arg, "--into", str(tmp_path / "session")]):
+        for argv in (
+            ["lint", arg],
+            ["lint", arg, "--json", "--fix"],
+            ["search", "SECRET", arg, "--json"],
+            ["share", arg, "--preview"],
+            ["share", arg, "--into", str(tmp_path / "session")],
+        ):
             run = run_amr(argv, cwd=cwd)
             assert run.returncode == 2, (argv, run.stdout, run.stderr)
             assert run.stdout == "" and SECRET not in run.stderr and "Traceback" not in run.stderr, argv
@@ -155,7 +166,12 @@ def test_lint_search_and_share_still_follow_paths_that_stay_inside(repos: tuple[
     assert run.returncode == 0 and "b/notes.md:3" in run.stdout
     assert run_amr(["search", "SECRET", "."], cwd=tmp_path).returncode == 0
     os.symlink(b, tmp_path / "b-link")  # a repo reached by a symlinked name, from outside any repo
-    for argv in (["search", "SECRET", "b-link/notes.md"], ["search", "SECRET", "b-link"], ["lint", "b-link"],
-                 ["lint", "b-link/notes.md"], ["share", "b-link", "--preview"]):
+    for argv in (
+        ["search", "SECRET", "b-link/notes.md"],
+        ["search", "SECRET", "b-link"],
+        ["lint", "b-link"],
+        ["lint", "b-link/notes.md"],
+        ["share", "b-link", "--preview"],
+    ):
         run = run_amr(argv, cwd=tmp_path)
         assert run.returncode == 0, (argv, run.stdout, run.stderr)

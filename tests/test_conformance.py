@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.core.format.parser import parse, serialize
 from amr_tui.core.format.jsonout import entries_json
+from amr_tui.core.format.parser import parse, serialize
 
 CASES_DIR = Path(__file__).parent / "conformance" / "cases"
 
@@ -58,8 +58,11 @@ def test_suite_is_complete() -> None:
     assert len(CASES) >= 60
     for case in CASES:
         assert case.expected.exists(), f"{case.name}: no expected .json"
-    known = {c.input.name for c in CASES} | {c.expected.name for c in CASES} | {
-        c.input.with_suffix(".path").name for c in CASES if c.input.suffix == ".input"}
+    known = (
+        {c.input.name for c in CASES}
+        | {c.expected.name for c in CASES}
+        | {c.input.with_suffix(".path").name for c in CASES if c.input.suffix == ".input"}
+    )
     stray = sorted(p.name for p in CASES_DIR.iterdir() if p.name not in known)
     assert stray == [], f"files that belong to no case: {stray}"
 

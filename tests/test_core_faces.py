@@ -43,12 +43,18 @@ def test_a_face_names_each_thing_once_and_where_it_is_defined(package):
 
 
 def test_importing_one_module_loads_no_other_module_of_its_package():
-    code = ("import sys, json; import amr_tui.core.lint.facts, amr_tui.core.format.links, amr_tui.core.search.text; "
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('amr_tui'))))")
+    code = (
+        "import sys, json; import amr_tui.core.lint.facts, amr_tui.core.format.links, amr_tui.core.search.text; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('amr_tui'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     loaded = set(json.loads(out))
-    for heavy in ("amr_tui.core.format.parser", "amr_tui.core.format.rules", "amr_tui.core.lint.repo",
-                  "amr_tui.core.search.index"):
+    for heavy in (
+        "amr_tui.core.format.parser",
+        "amr_tui.core.format.rules",
+        "amr_tui.core.lint.repo",
+        "amr_tui.core.search.index",
+    ):
         assert heavy not in loaded
 
 

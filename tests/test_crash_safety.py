@@ -36,8 +36,12 @@ def test_sigkill_during_large_saves(tmp_path: Path) -> None:
 
 def test_next_start_sweeps_old_leftovers_and_keeps_fresh_ones(tmp_path: Path) -> None:
     root = init_repo(tmp_path / "memory", {"MEMORY.md": "# M\n", "notes/a.md": "- a\n"})
-    old = [root / "notes" / ".amr-tmp-a.md-0123456789ab", root / ".amr-tmp-MEMORY.md-ffffffffffff",
-           root / ".git" / "amr-index-0123456789ab", root / ".git" / "amr-index-old-0123456789ab"]
+    old = [
+        root / "notes" / ".amr-tmp-a.md-0123456789ab",
+        root / ".amr-tmp-MEMORY.md-ffffffffffff",
+        root / ".git" / "amr-index-0123456789ab",
+        root / ".git" / "amr-index-old-0123456789ab",
+    ]
     fresh = root / "notes" / ".amr-tmp-a.md-aaaaaaaaaaaa"  # another amr process may be writing it now
     for p in [*old, fresh]:
         p.write_bytes(b"half a save")
@@ -57,8 +61,11 @@ def test_next_start_sweeps_old_leftovers_and_keeps_fresh_ones(tmp_path: Path) ->
 
 def _crash(script: str, *args: str) -> None:
     """Run ``script`` in a process that kills itself (exit 9) at the point it names."""
-    res = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
-                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    res = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+    )
     assert res.returncode == 9, res.stderr
 
 
@@ -119,10 +126,28 @@ def test_sync_crash_next_to_the_ref_update_never_stages_a_revert(tmp_path: Path,
     the merged text staged (or committed), never the old text staged over the new commit."""
     root = init_repo(tmp_path / "memory", {"MEMORY.md": "# M\n", "notes.md": "- a fact\n"})
     old = git(root, "rev-parse", "HEAD").strip()
-    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=root, input=b"- a fact\n- the agent's fact\n",
-                          capture_output=True, check=True).stdout.decode().strip()
-    tree = subprocess.run(["git", "mktree"], cwd=root, capture_output=True, check=True, input=(
-        git(root, "ls-tree", "HEAD", "MEMORY.md") + f"100644 blob {blob}\tnotes.md\n").encode()).stdout.decode().strip()
+    blob = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=root,
+            input=b"- a fact\n- the agent's fact\n",
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    tree = (
+        subprocess.run(
+            ["git", "mktree"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+            input=(git(root, "ls-tree", "HEAD", "MEMORY.md") + f"100644 blob {blob}\tnotes.md\n").encode(),
+        )
+        .stdout.decode()
+        .strip()
+    )
     new = git(root, "commit-tree", tree, "-p", old, "-m", "the agent's fact").strip()
     _crash(SYNC_CRASH, where, str(root), old, new)
     assert (root / "notes.md").read_bytes() == b"- a fact\n- the agent's fact\n"

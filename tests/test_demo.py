@@ -13,8 +13,9 @@ from amr_tui.services.demo import DREAM_BRANCH, MARKER, DemoError, DemoRefusedEr
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, env=dict(os.environ), check=True,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=dict(os.environ), check=True, capture_output=True, text=True
+    ).stdout
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +49,18 @@ def test_is_deterministic(demo: Path, tmp_path: Path, monkeypatch: pytest.Monkey
 
 def test_alice_history_and_files(demo: Path) -> None:
     repo = demo / "memory-alice"
-    for rel in ("team_structure.md", "projects/payments.md", "projects/website.md",
-                "billing/count_paying_customers.sql", "tooling/bun.md", "landing-page.md",
-                "styling.md", "dev-port.md", "backend/redis.md", "backend/migrations.md"):
+    for rel in (
+        "team_structure.md",
+        "projects/payments.md",
+        "projects/website.md",
+        "billing/count_paying_customers.sql",
+        "tooling/bun.md",
+        "landing-page.md",
+        "styling.md",
+        "dev-port.md",
+        "backend/redis.md",
+        "backend/migrations.md",
+    ):
         assert (repo / rel).is_file(), rel
     assert "SELECT COUNT(DISTINCT" in (repo / "billing/count_paying_customers.sql").read_text()
     assert "Dev server was on port 3001 this afternoon" in (repo / "dev-port.md").read_text()

@@ -25,8 +25,21 @@ def devin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return repo
 
 
-@pytest.mark.parametrize("argv", [["dream"], ["dreams"], ["dreams", "list"], ["dreams", "show"], ["dreams", "accept"],
-                                  ["dreams", "reject"], ["dreams", "undo"], ["history"], ["forgotten"], ["forget"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dream"],
+        ["dreams"],
+        ["dreams", "list"],
+        ["dreams", "show"],
+        ["dreams", "accept"],
+        ["dreams", "reject"],
+        ["dreams", "undo"],
+        ["history"],
+        ["forgotten"],
+        ["forget"],
+    ],
+)
 def test_every_command_has_help(argv: list[str], capsys) -> None:
     with pytest.raises(SystemExit) as exc:
         main([*argv, "--help"])
@@ -56,12 +69,23 @@ def test_accept_parts_reject_and_undo_from_the_command_line(devin: Path, capsys)
     _, out, _ = run(capsys, "dreams", "show", "devin-launch", "--json", "--no-history")
     changes = json.loads(out)["changes"]
     conv = next(c for c in changes if c["kind"] == "new" and not c["index_link"])
-    code, out, _ = run(capsys, "dreams", "accept", "devin-launch", "--file", "dev-port.md",
-                       "--edit", f"{conv['id']}=Ship small PRs: schema, then API, then UI [source: https://x/s/9]")
+    code, out, _ = run(
+        capsys,
+        "dreams",
+        "accept",
+        "devin-launch",
+        "--file",
+        "dev-port.md",
+        "--edit",
+        f"{conv['id']}=Ship small PRs: schema, then API, then UI [source: https://x/s/9]",
+    )
     assert code == 0 and "Accepted file dev-port.md, entry " in out
     tree = tree_at(devin, "main")
     assert "dev-port.md" not in tree
-    assert tree["workflow/conventions.md"] == "# Conventions\n\n- Ship small PRs: schema, then API, then UI [source: https://x/s/9]\n"
+    assert (
+        tree["workflow/conventions.md"]
+        == "# Conventions\n\n- Ship small PRs: schema, then API, then UI [source: https://x/s/9]\n"
+    )
     code, out, err = run(capsys, "dreams", "accept", "devin-launch", "--edit", f"{conv['id']}=bad\nline")
     assert code == 2 and "line break" in err
     code, out, _ = run(capsys, "dreams", "reject", "devin-launch")
@@ -78,16 +102,27 @@ def test_accept_parts_reject_and_undo_from_the_command_line(devin: Path, capsys)
 
 
 def test_amr_dream_builtin_and_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    repo = new_repo(tmp_path / "m", {"MEMORY.md": "# M\n\n## Index\n",
-                                     "n.md": "- Ship on Tuesdays [source: https://x/1]\n- Ship on Tuesdays [source: https://x/2]\n"})
+    repo = new_repo(
+        tmp_path / "m",
+        {
+            "MEMORY.md": "# M\n\n## Index\n",
+            "n.md": "- Ship on Tuesdays [source: https://x/1]\n- Ship on Tuesdays [source: https://x/2]\n",
+        },
+    )
     monkeypatch.chdir(repo)
     code, out, _ = run(capsys, "dream", "--today", "2026-10-08", "--json")
     data = json.loads(out)
-    assert code == 0 and data["id"] == "2026-10-08-amr" and data["summary"] == "merge 1 duplicate entry; rebuild the MEMORY.md index"
+    assert (
+        code == 0
+        and data["id"] == "2026-10-08-amr"
+        and data["summary"] == "merge 1 duplicate entry; rebuild the MEMORY.md index"
+    )
     assert git(repo, "status", "--porcelain") == ""
     script = tmp_path / "agent.py"
-    script.write_text("import subprocess\nopen('n.md','a').write('- Learned at night [source: https://x/3]\\n')\n"
-                      "subprocess.run(['git','commit','-qam','dream: one lesson'], check=True)\n")
+    script.write_text(
+        "import subprocess\nopen('n.md','a').write('- Learned at night [source: https://x/3]\\n')\n"
+        "subprocess.run(['git','commit','-qam','dream: one lesson'], check=True)\n"
+    )
     code, out, _ = run(capsys, "dream", str(repo), "--agent", f"{sys.executable} {script}", "--run-id", "night")
     assert code == 0 and "dreams/night" in out and "one lesson" in out
     code, out, err = run(capsys, "dream", "--agent", f"{sys.executable} -c pass", "--run-id", "idle")
@@ -97,9 +132,18 @@ def test_amr_dream_builtin_and_agent(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_history_forgotten_and_forget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     repo = new_repo(tmp_path / "m", {"MEMORY.md": "# M\n\n## Index\n- [[n]]\n", "n.md": "# N\n\n"})
-    commit(repo, {"n.md": "# N\n\n- Staging lives at old.example.com [source: https://x/s/1]\n- Keep me [source: https://x/s/2]\n"},
-           "Remember staging", name="Devin 1", date="2026-09-02T10:00:00+00:00")
-    commit(repo, {"n.md": "# N\n\n- Keep me [source: https://x/s/2]\n"}, "Forget staging", date="2026-09-03T10:00:00+00:00")
+    commit(
+        repo,
+        {
+            "n.md": "# N\n\n- Staging lives at old.example.com [source: https://x/s/1]\n- Keep me [source: https://x/s/2]\n"
+        },
+        "Remember staging",
+        name="Devin 1",
+        date="2026-09-02T10:00:00+00:00",
+    )
+    commit(
+        repo, {"n.md": "# N\n\n- Keep me [source: https://x/s/2]\n"}, "Forget staging", date="2026-09-03T10:00:00+00:00"
+    )
     monkeypatch.chdir(repo)
     code, out, _ = run(capsys, "history", "n.md")
     assert code == 0 and "Remember staging" in out and "    source: https://x/s/1" in out
@@ -122,8 +166,12 @@ def test_history_forgotten_and_forget(tmp_path: Path, monkeypatch: pytest.Monkey
 
 def test_untrusted_text_is_printed_safely(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     repo = new_repo(tmp_path / "m", {"MEMORY.md": "# M\n\n## Index\n- [[n]]\n", "n.md": "- plain\n"})
-    branch_commit(repo, "dreams/evil", {"n.md": "- plain\n- \x1b]52;c;cHduZWQ=\x07 clipboard \x1b[2J [source: https://x/1]\n"},
-                  "dream: \x1b[31mred\x1b[0m")
+    branch_commit(
+        repo,
+        "dreams/evil",
+        {"n.md": "- plain\n- \x1b]52;c;cHduZWQ=\x07 clipboard \x1b[2J [source: https://x/1]\n"},
+        "dream: \x1b[31mred\x1b[0m",
+    )
     monkeypatch.chdir(repo)
     for argv in (("dreams", "list"), ("dreams", "show", "evil"), ("history", "n.md")):
         code, out, err = run(capsys, *argv)

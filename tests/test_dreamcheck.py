@@ -12,21 +12,33 @@ from amr_tui.services.dreams.runs import DreamService
 from tests.historyhelpers import branch_commit, git, new_repo
 
 MEMORY = "# Memory\n\n## Index\n- [[old]]\n- [[keep]]\n- [[gone-already]]\n"
-KEEP = ("# Keep\n\n- see [[old]] for the details\n- [[old#part|alias]] again\n\n```\n- [[old]] in code does not count\n```\n")
+KEEP = "# Keep\n\n- see [[old]] for the details\n- [[old#part|alias]] again\n\n```\n- [[old]] in code does not count\n```\n"
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = new_repo(tmp_path / "memory", {
-        "MEMORY.md": MEMORY, "keep.md": KEEP, "old.md": "# Old\n\n- an old fact\n- another\n",
-    })
+    root = new_repo(
+        tmp_path / "memory",
+        {
+            "MEMORY.md": MEMORY,
+            "keep.md": KEEP,
+            "old.md": "# Old\n\n- an old fact\n- another\n",
+        },
+    )
     # the run: old.md becomes topics/new.md, MEMORY.md's Index and keep.md's links follow
-    branch_commit(root, "dreams/r1", {
-        "old.md": None,
-        "topics/new.md": "# New\n\n- an old fact\n- another\n- a fact with a link to [[nowhere-new]]\n",
-        "MEMORY.md": MEMORY.replace("[[old]]", "[[topics/new]]"),
-        "keep.md": KEEP.replace("see [[old]]", "see [[topics/new]]").replace("[[old#part|alias]]", "[[topics/new#part|alias]]"),
-    }, "dream: move old into topics/new")
+    branch_commit(
+        root,
+        "dreams/r1",
+        {
+            "old.md": None,
+            "topics/new.md": "# New\n\n- an old fact\n- another\n- a fact with a link to [[nowhere-new]]\n",
+            "MEMORY.md": MEMORY.replace("[[old]]", "[[topics/new]]"),
+            "keep.md": KEEP.replace("see [[old]]", "see [[topics/new]]").replace(
+                "[[old#part|alias]]", "[[topics/new#part|alias]]"
+            ),
+        },
+        "dream: move old into topics/new",
+    )
     return root
 
 
@@ -55,7 +67,9 @@ def test_parts_that_leave_links_and_files_behind_are_named(repo: Path) -> None:
         "topics/new.md: new file that no file links to: MEMORY.md would not reach it",
     ]
     # with the Index: reached
-    assert _problems(service, files=["topics/new.md", "MEMORY.md"]) == ["topics/new.md:5: [[nowhere-new]] would name no file"]
+    assert _problems(service, files=["topics/new.md", "MEMORY.md"]) == [
+        "topics/new.md:5: [[nowhere-new]] would name no file"
+    ]
     # the Index change alone: its new link names a file the accept does not bring
     assert "MEMORY.md:4: [[topics/new]] would name no file" in _problems(service, files=["MEMORY.md"])
     # checking wrote nothing
@@ -83,8 +97,24 @@ def test_the_command_line_checks_and_warns(repo: Path, capsys, monkeypatch) -> N
     out = capsys.readouterr().out
     assert "MEMORY.md:4: [[old]] would name no file (the accept deletes it)" in out and "would break 3" in out
     assert git(repo, "rev-parse", "main") == head  # --check commits nothing
-    assert main(["dreams", "accept", "r1", "--file", "topics/new.md", "--file", "MEMORY.md", "--file", "keep.md",
-                 "--file", "old.md"]) == 0
+    assert (
+        main(
+            [
+                "dreams",
+                "accept",
+                "r1",
+                "--file",
+                "topics/new.md",
+                "--file",
+                "MEMORY.md",
+                "--file",
+                "keep.md",
+                "--file",
+                "old.md",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "Accepted" in captured.out
     assert captured.err.strip() == "warning: topics/new.md:5: [[nowhere-new]] would name no file"

@@ -17,16 +17,16 @@ S = "https://example.com/sessions"
 def files() -> dict[str, bytes | None]:
     return {
         "MEMORY.md": (
-            "# Memory\n\n"
-            f"- Prefers short answers [source: {S}/1]\n\n"
-            "## Index\n- [[notes]]\n- [[gone]]\n- [[notes]]\n").encode(),
+            f"# Memory\n\n- Prefers short answers [source: {S}/1]\n\n## Index\n- [[notes]]\n- [[gone]]\n- [[notes]]\n"
+        ).encode(),
         "notes.md": (
             "# Notes\n\n"
             f"- Use bun install and bun run in the web repo, never npm [source: {S}/2]\n"
             f"- Dev server was on port 3001 this afternoon [source: {S}/3; expires: 2026-10-07]\n"
             f"- Staging is frozen until the launch [source: {S}/4; expires: 2026-10-08]\n"
             f"- use bun install and bun run in the web repo; never npm [source: {S}/5]\n"
-            f"- Runbooks: see [[old/place#Rollback|rollback steps]] [source: {S}/6]\n").encode(),
+            f"- Runbooks: see [[old/place#Rollback|rollback steps]] [source: {S}/6]\n"
+        ).encode(),
         "other.md": f"# Other\n\n- Use bun install and bun run in the web repo, never npm! [source: {S}/7]\n".encode(),
         "new/place.md": b"# Place\n",
         "billing/q.sql": None,
@@ -49,9 +49,12 @@ def test_steps_expire_merge_links_index() -> None:
     assert memory.endswith("## Index\n- [[notes]]\n- [[billing/q.sql]]\n- [[new/place]]\n- [[other]]\n")
     assert TOMBSTONE_PATH not in result.changes  # tombstones are never touched or indexed
     assert "forgotten" not in memory
-    assert result.steps[1].message.startswith("dream: merge 2 duplicate entries\n\n- merged notes.md:5, other.md:3 into notes.md:3")
-    assert result.summary == ("drop 1 expired entry; merge 2 duplicate entries; repair 1 link to renamed files; "
-                              "rebuild the MEMORY.md index")
+    assert result.steps[1].message.startswith(
+        "dream: merge 2 duplicate entries\n\n- merged notes.md:5, other.md:3 into notes.md:3"
+    )
+    assert result.summary == (
+        "drop 1 expired entry; merge 2 duplicate entries; repair 1 link to renamed files; rebuild the MEMORY.md index"
+    )
 
 
 def test_deterministic_and_idempotent() -> None:
@@ -63,8 +66,11 @@ def test_deterministic_and_idempotent() -> None:
 
 
 def test_keeps_bytes_it_does_not_edit() -> None:
-    crlf = {"MEMORY.md": b"# Memory\r\n\r\n## Index\r\n- [[a]]\r\n", "a.md": b"- x [source: https://x/1]\r\n- x [source: https://x/2]\r\n",
-            "b.md": b"- y"}
+    crlf = {
+        "MEMORY.md": b"# Memory\r\n\r\n## Index\r\n- [[a]]\r\n",
+        "a.md": b"- x [source: https://x/1]\r\n- x [source: https://x/2]\r\n",
+        "b.md": b"- y",
+    }
     result = dream(crlf, today=TODAY)
     assert result.changes["a.md"] == b"- x [source: https://x/1; source: https://x/2]\r\n"
     assert result.changes["MEMORY.md"] == b"# Memory\r\n\r\n## Index\r\n- [[a]]\r\n- [[b]]\r\n"
@@ -82,12 +88,15 @@ def test_follow_renames_stops_on_cycles() -> None:
 
 
 def test_amr_dream_writes_a_run_branch_and_never_touches_main(tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "memory", {
-        "MEMORY.md": "# Memory\n\n## Index\n- [[notes]]\n",
-        "notes.md": f"# Notes\n\n- Ship on Tuesdays [source: {S}/1]\n- Ship on Tuesdays [source: {S}/2]\n"
-                    f"- Freeze ends soon [source: {S}/3; expires: 2026-10-01]\n- See [[guide]] [source: {S}/4]\n",
-        "guide.md": "# Guide\n",
-    })
+    repo = new_repo(
+        tmp_path / "memory",
+        {
+            "MEMORY.md": "# Memory\n\n## Index\n- [[notes]]\n",
+            "notes.md": f"# Notes\n\n- Ship on Tuesdays [source: {S}/1]\n- Ship on Tuesdays [source: {S}/2]\n"
+            f"- Freeze ends soon [source: {S}/3; expires: 2026-10-01]\n- See [[guide]] [source: {S}/4]\n",
+            "guide.md": "# Guide\n",
+        },
+    )
     git(repo, "mv", "guide.md", "docs-guide.md")
     git(repo, "commit", "-q", "-m", "Rename the guide")
     (repo / "scratch.md").write_text("uncommitted work in progress\n")
@@ -100,11 +109,16 @@ def test_amr_dream_writes_a_run_branch_and_never_touches_main(tmp_path: Path) ->
     assert git(repo, "rev-parse", "main").strip() == main_before
     assert git(repo, "status", "--porcelain") == status_before
     subjects = git(repo, "log", "--format=%s", "main..dreams/2026-10-08-amr").splitlines()
-    assert subjects == ["dream: rebuild the MEMORY.md index", "dream: repair 1 link to renamed files",
-                        "dream: merge 1 duplicate entry", "dream: drop 1 expired entry"]
+    assert subjects == [
+        "dream: rebuild the MEMORY.md index",
+        "dream: repair 1 link to renamed files",
+        "dream: merge 1 duplicate entry",
+        "dream: drop 1 expired entry",
+    ]
     tip = tree_at(repo, "dreams/2026-10-08-amr")
-    assert tip["notes.md"] == ("# Notes\n\n"
-                               f"- Ship on Tuesdays [source: {S}/1; source: {S}/2]\n- See [[docs-guide]] [source: {S}/4]\n")
+    assert tip["notes.md"] == (
+        f"# Notes\n\n- Ship on Tuesdays [source: {S}/1; source: {S}/2]\n- See [[docs-guide]] [source: {S}/4]\n"
+    )
     assert tip["MEMORY.md"] == "# Memory\n\n## Index\n- [[notes]]\n- [[docs-guide]]\n"
     assert "Dreamed-by: amr (built-in pass)" in git(repo, "log", "-1", "--format=%B", "dreams/2026-10-08-amr")
     # a second pass on the same main gets a numbered id; with nothing to do, no branch

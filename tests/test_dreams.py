@@ -11,7 +11,17 @@ import pytest
 from amr_tui.core.diff.entries import ChangeKind
 from amr_tui.git.errors import DirtyFileError
 from amr_tui.services.dreams.runs import DreamError, DreamService
-from tests.historyhelpers import DEVIN, DEVIN_BRANCH, branch_commit, commit, devin_repo, git, new_repo, snapshot, tree_at
+from tests.historyhelpers import (
+    DEVIN,
+    DEVIN_BRANCH,
+    branch_commit,
+    commit,
+    devin_repo,
+    git,
+    new_repo,
+    snapshot,
+    tree_at,
+)
 
 RUN = "devin-launch"
 
@@ -33,8 +43,10 @@ def test_pending_run_card_and_review(devin: Path) -> None:
     service = DreamService(devin)
     (run,) = service.runs()
     assert (run.id, run.branch, run.state, len(run.commits)) == (RUN, DEVIN_BRANCH, "pending", 3)
-    assert run.summary == ("merge landing-page and styling into frontend/stack; drop dev-port; "
-                           "regroup under tooling/, frontend/ and backend/; infer conventions")
+    assert run.summary == (
+        "merge landing-page and styling into frontend/stack; drop dev-port; "
+        "regroup under tooling/, frontend/ and backend/; infer conventions"
+    )
     assert run.based_on_main and run.main_moved == 0 and run.files_changed == 14
     assert (run.entries_added, run.entries_removed) == (10, 13)
     assert service.run(DEVIN_BRANCH).tip == service.run(RUN).tip
@@ -71,16 +83,24 @@ def test_full_accept_fast_forwards_and_undo_reverts_and_reopens(devin: Path) -> 
 def test_run_behind_main_becomes_one_commit_with_trailers(devin: Path) -> None:
     service = DreamService(devin)
     memory = (devin / "MEMORY.md").read_text().replace("short bullet lists", "short bullet lists, no tables")
-    agent = commit(devin, {"rate-limits.md": "# Rate limits\n\n- 100 requests per minute per key [source: https://x/s9]\n",
-                           "MEMORY.md": memory}, "Remember rate limits", name="Agent")
+    agent = commit(
+        devin,
+        {
+            "rate-limits.md": "# Rate limits\n\n- 100 requests per minute per key [source: https://x/s9]\n",
+            "MEMORY.md": memory,
+        },
+        "Remember rate limits",
+        name="Agent",
+    )
     run = service.run(RUN)
     assert not run.based_on_main and run.main_moved == 1
     result = service.accept(RUN)
     assert result.how == "commit" and result.closed
     body = git(devin, "log", "-1", "--format=%B", "main")
     assert f"Dream-Run: {RUN}" in body and "Dream-Accepted: all" in body
-    assert [ln.split(": ")[1] for ln in body.splitlines() if ln.startswith("Dream-Commit:")] == \
-        git(devin, "rev-list", "--reverse", f"{agent}~1..{run.tip}").split()
+    assert [ln.split(": ")[1] for ln in body.splitlines() if ln.startswith("Dream-Commit:")] == git(
+        devin, "rev-list", "--reverse", f"{agent}~1..{run.tip}"
+    ).split()
     assert git(devin, "log", "--format=%s", "-2", "main").splitlines()[1] == "Remember rate limits"
     tree = tree_at(devin, "main")
     want = snapshot(DEVIN / "after")
@@ -92,8 +112,12 @@ def test_run_behind_main_becomes_one_commit_with_trailers(devin: Path) -> None:
 
 def test_a_file_main_edited_and_the_run_deleted_is_refused_as_a_whole(devin: Path) -> None:
     service = DreamService(devin)
-    commit(devin, {"bun.md": (devin / "bun.md").read_text() + "- Pin bun to 1.1 in CI [source: https://x/s9]\n"},
-           "Remember bun pin", name="Agent")
+    commit(
+        devin,
+        {"bun.md": (devin / "bun.md").read_text() + "- Pin bun to 1.1 in CI [source: https://x/s9]\n"},
+        "Remember bun pin",
+        name="Agent",
+    )
     before = git(devin, "rev-parse", "main").strip()
     with pytest.raises(DreamError, match="bun.md"):
         service.accept(RUN)
@@ -108,8 +132,10 @@ def test_partial_acceptance_then_reject_then_undo_twice(devin: Path) -> None:
     base = git(devin, "rev-parse", "main").strip()
     review = service.review(RUN)
     stack = next(c for c in review.diff.changes if c.kind is ChangeKind.MERGED and c.new.path == "frontend/stack.md")
-    edited = "- The website and its landing page use Next.js and Tailwind CSS with the `brand` preset " \
-             "[source: https://app.devin.ai/sessions/s3; source: https://app.devin.ai/sessions/s4]"
+    edited = (
+        "- The website and its landing page use Next.js and Tailwind CSS with the `brand` preset "
+        "[source: https://app.devin.ai/sessions/s3; source: https://app.devin.ai/sessions/s4]"
+    )
     service.accept(RUN, files=["dev-port.md"])
     service.accept(RUN, entries=[stack.id], edits={stack.id: edited})
     tree = tree_at(devin, "main")
@@ -167,7 +193,9 @@ def test_viewed_marks_clear_when_the_file_changes_again(devin: Path) -> None:
     assert service.viewed(service.run(RUN)) == {"frontend/stack.md": True, "MEMORY.md": True}
     assert (devin / ".git" / "amr" / "viewed.json").is_file() and git(devin, "status", "--porcelain") == ""
     after = (DEVIN / "after" / "frontend" / "stack.md").read_text()
-    branch_commit(devin, DEVIN_BRANCH, {"frontend/stack.md": after + "- One more [source: https://x/1]\n"}, "dream: more")
+    branch_commit(
+        devin, DEVIN_BRANCH, {"frontend/stack.md": after + "- One more [source: https://x/1]\n"}, "dream: more"
+    )
     marks = {f.path: f.viewed for f in service.review(RUN, history=False).files}
     assert marks["frontend/stack.md"] is False and marks["MEMORY.md"] is True
     service.mark_viewed(RUN, "MEMORY.md", viewed=False)

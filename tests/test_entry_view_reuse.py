@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from textual.app import App
 
-from amr_tui.core.format.parser import parse
 from amr_tui.core.format.links import LinkState
+from amr_tui.core.format.parser import parse
 from amr_tui.widgets.entry_view import EntryView
 
-BEFORE = ("# Notes\n\n- Redis on 6380 see [[infra/redis]] [source: https://example.com/s/1; added: 2026-01-02]\n"
-          "- Alice likes tea [source: https://example.com/s/2]\n  - nested detail\n- [[people]] and [[infra/redis]]\n")
-AFTER = ("# Notes\n\n- A new first fact [added: 2026-03-04]\n"
-         "- Redis on 6380 see [[infra/redis]] [source: https://example.com/s/1; added: 2026-01-02]\n"
-         "- Alice likes tea [source: https://example.com/s/2]\n- nested detail\n- [[people]] and [[infra/redis]]\n")
+BEFORE = (
+    "# Notes\n\n- Redis on 6380 see [[infra/redis]] [source: https://example.com/s/1; added: 2026-01-02]\n"
+    "- Alice likes tea [source: https://example.com/s/2]\n  - nested detail\n- [[people]] and [[infra/redis]]\n"
+)
+AFTER = (
+    "# Notes\n\n- A new first fact [added: 2026-03-04]\n"
+    "- Redis on 6380 see [[infra/redis]] [source: https://example.com/s/1; added: 2026-01-02]\n"
+    "- Alice likes tea [source: https://example.com/s/2]\n- nested detail\n- [[people]] and [[infra/redis]]\n"
+)
 
 
 class Host(App[None]):

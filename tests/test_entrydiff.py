@@ -16,8 +16,10 @@ def b(text: str) -> bytes:
 
 
 def devin():
-    return diff_entries({p: b(t) for p, t in snapshot(DEVIN / "before").items()},
-                        {p: b(t) for p, t in snapshot(DEVIN / "after").items()})
+    return diff_entries(
+        {p: b(t) for p, t in snapshot(DEVIN / "before").items()},
+        {p: b(t) for p, t in snapshot(DEVIN / "after").items()},
+    )
 
 
 def kinds(diff) -> dict[str, int]:
@@ -44,7 +46,9 @@ def test_devin_launch_example_is_classified_like_the_seed_describes_it() -> None
     assert [r.where for r in new.inferred_from] == ["backend/migrations.md:3", "backend/api.md:3"]
     moves = {(c.old[0].path, c.new.path) for c in diff.changes if c.kind is ChangeKind.MOVED}
     assert ("components.md", "frontend/components.md") in moves and ("api.md", "backend/api.md") in moves
-    link = next(c for c in diff.changes if c.kind is ChangeKind.MOVED and c.new.path == "backend/migrations.md" and c.reworded)
+    link = next(
+        c for c in diff.changes if c.kind is ChangeKind.MOVED and c.new.path == "backend/migrations.md" and c.reworded
+    )
     assert "[[tooling/bun]]" in link.new.text  # the link to the moved file was rewritten
 
 
@@ -52,7 +56,9 @@ def test_devin_summary_text() -> None:
     lines = summary_lines(devin(), ids=False)
     assert lines[0] == "Entries: 2 merged, 8 moved, 1 dropped, 1 new, 13 index link changes"
     text = "\n".join(lines)
-    assert 'merged      landing-page.md:3 + styling.md:3 -> frontend/stack.md:3  "The website and its landing page' in text
+    assert (
+        'merged      landing-page.md:3 + styling.md:3 -> frontend/stack.md:3  "The website and its landing page' in text
+    )
     assert "(sources kept)" in text
     assert 'dropped     dev-port.md:3  "Dev server was on port 3001 this afternoon"' in text
     assert "(inferred from backend/migrations.md:3, backend/api.md:3)" in text
@@ -69,19 +75,25 @@ def test_deterministic_ids_and_order() -> None:
 
 
 def test_reworded_metadata_unchanged_and_lost_sources() -> None:
-    old = {"notes.md": b(
-        "# Notes\n\n"
-        f"- Marco runs the website rewrite with one contractor [source: {S}/1]\n"
-        f"- Priya owns pricing [source: {S}/2; added: 2026-09-01]\n"
-        f"- Stays the same [source: {S}/3]\n"
-        f"- Alpha fact about billing invoices [source: {S}/4]\n"
-        f"- Beta fact about billing invoices and ledgers [source: {S}/5]\n")}
-    new = {"notes.md": b(
-        "# Notes\n\n"
-        f"- Marco runs the website rewrite with two contractors since mid-September [source: {S}/6]\n"
-        f"- Priya owns pricing [source: {S}/2; added: 2026-09-02]\n"
-        f"- Stays the same [source: {S}/3]\n"
-        f"- Alpha fact about billing invoices [source: {S}/4]\n")}
+    old = {
+        "notes.md": b(
+            "# Notes\n\n"
+            f"- Marco runs the website rewrite with one contractor [source: {S}/1]\n"
+            f"- Priya owns pricing [source: {S}/2; added: 2026-09-01]\n"
+            f"- Stays the same [source: {S}/3]\n"
+            f"- Alpha fact about billing invoices [source: {S}/4]\n"
+            f"- Beta fact about billing invoices and ledgers [source: {S}/5]\n"
+        )
+    }
+    new = {
+        "notes.md": b(
+            "# Notes\n\n"
+            f"- Marco runs the website rewrite with two contractors since mid-September [source: {S}/6]\n"
+            f"- Priya owns pricing [source: {S}/2; added: 2026-09-02]\n"
+            f"- Stays the same [source: {S}/3]\n"
+            f"- Alpha fact about billing invoices [source: {S}/4]\n"
+        )
+    }
     diff = diff_entries(old, new)
     by_kind = {c.kind: c for c in diff.changes}
     assert by_kind[ChangeKind.REWORDED].old[0].line == 3 and by_kind[ChangeKind.REWORDED].lost_sources == (f"{S}/1",)
@@ -91,8 +103,10 @@ def test_reworded_metadata_unchanged_and_lost_sources() -> None:
 
 
 def test_duplicate_dropped_while_a_copy_stays_is_merged_into_it() -> None:
-    old = {"a.md": b(f"- Deploys go out from main through the ship action [source: {S}/1]\n"),
-           "b.md": b(f"- Deploys go out from main through the ship action [source: {S}/2]\n- other\n")}
+    old = {
+        "a.md": b(f"- Deploys go out from main through the ship action [source: {S}/1]\n"),
+        "b.md": b(f"- Deploys go out from main through the ship action [source: {S}/2]\n- other\n"),
+    }
     new = {"a.md": old["a.md"], "b.md": b("- other\n")}
     (change,) = diff_entries(old, new).changes
     assert change.kind is ChangeKind.MERGED and change.new.path == "a.md"
@@ -111,9 +125,15 @@ def test_resurrected_new_entry_is_flagged() -> None:
 
 
 def test_alignment_pairs_entries_on_one_row() -> None:
-    old = {"n.md": b("# N\n\n- keep [source: https://x/1]\n- Marco runs the website rewrite with one contractor\n- gone\n")}
-    new = {"n.md": b("# N\n\n- keep [source: https://x/1]\n- added here\n"
-                     "- Marco runs the website rewrite with two contractors since mid-September\n")}
+    old = {
+        "n.md": b("# N\n\n- keep [source: https://x/1]\n- Marco runs the website rewrite with one contractor\n- gone\n")
+    }
+    new = {
+        "n.md": b(
+            "# N\n\n- keep [source: https://x/1]\n- added here\n"
+            "- Marco runs the website rewrite with two contractors since mid-September\n"
+        )
+    }
     diff = diff_entries(old, new)
     rows = align(diff, "n.md")
     reworded = [r for r in rows if r.kind == "reworded"]
@@ -150,8 +170,10 @@ def test_entry_of_line() -> None:
 
 
 def test_a_duplicate_merged_into_an_untouched_file_is_listed_under_its_old_file() -> None:
-    old = {"a.md": b(f"- Deploys go out from main through the ship action [source: {S}/1]\n"),
-           "b.md": b(f"- Deploys go out from main through the ship action [source: {S}/2]\n- other\n")}
+    old = {
+        "a.md": b(f"- Deploys go out from main through the ship action [source: {S}/1]\n"),
+        "b.md": b(f"- Deploys go out from main through the ship action [source: {S}/2]\n- other\n"),
+    }
     diff = diff_entries(old, {"a.md": old["a.md"], "b.md": b("- other\n")})
     text = "\n".join(summary_lines(diff, ids=False))
     assert "b.md (modified)\n  merged      b.md:1 -> a.md:1" in text and "LOST 1 source(s)" in text

@@ -33,10 +33,23 @@ def root(tmp_path: Path) -> Path:
     return r
 
 
-@pytest.mark.parametrize("bad", [
-    "../outside.txt", "notes/../../outside.txt", "/etc/passwd", ".git/config", ".git",
-    "notes/.git/x", ".GIT/config", "", ".", "a\nb.md", "a\x00b", "notes/../..",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../outside.txt",
+        "notes/../../outside.txt",
+        "/etc/passwd",
+        ".git/config",
+        ".git",
+        "notes/.git/x",
+        ".GIT/config",
+        "",
+        ".",
+        "a\nb.md",
+        "a\x00b",
+        "notes/../..",
+    ],
+)
 def test_safe_path_rejects(root: Path, bad: str) -> None:
     with pytest.raises(UnsafePathError):
         safe_path(root, bad)

@@ -24,8 +24,9 @@ fuzz_long = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fuzz_long)
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-hostile_bytes = st.one_of(st.binary(max_size=300),
-                          st.lists(st.sampled_from(fuzz_long.FRAGMENTS), max_size=60).map(b"".join))
+hostile_bytes = st.one_of(
+    st.binary(max_size=300), st.lists(st.sampled_from(fuzz_long.FRAGMENTS), max_size=60).map(b"".join)
+)
 paths = st.sampled_from(fuzz_long.PATHS)
 
 
@@ -67,8 +68,11 @@ def test_merge_driver_command_on_hostile_files(tmp_path: Path) -> None:
         names = [tmp_path / f"{i}-{n}" for n in ("O", "A", "B")]
         for p, data in zip(names, (base, ours, theirs)):
             p.write_bytes(data)
-        res = subprocess.run([sys.executable, "-m", "amr_tui", "merge-driver", *map(str, names), "7",
-                              "notes/\x1b[2J.md"], capture_output=True, timeout=60)
+        res = subprocess.run(
+            [sys.executable, "-m", "amr_tui", "merge-driver", *map(str, names), "7", "notes/\x1b[2J.md"],
+            capture_output=True,
+            timeout=60,
+        )
         assert res.returncode in (0, 1), res.stderr
         assert b"Traceback" not in res.stderr
         merged = names[1].read_bytes()

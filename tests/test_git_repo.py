@@ -31,8 +31,9 @@ from amr_tui.git.models import parse_status_v2
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     """Plain git for set-up and for playing the agent (amr code uses its own runner)."""
-    result = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **(env or {})},
-                            check=True, capture_output=True, text=True)
+    result = subprocess.run(
+        ["git", *args], cwd=cwd, env={**os.environ, **(env or {})}, check=True, capture_output=True, text=True
+    )
     return result.stdout
 
 
@@ -111,7 +112,12 @@ def test_status_parser_handles_renames_and_conflicts() -> None:
         b"# branch.oid " + b"a" * 40 + b"\0# branch.head main\0# branch.upstream origin/main\0"
         b"# branch.ab +2 -3\0"
         b"2 R. N... 100644 100644 100644 " + b"1" * 40 + b" " + b"2" * 40 + b" R100 new name.md\0old.md\0"
-        b"u UU N... 100644 100644 100644 100644 " + b"3" * 40 + b" " + b"4" * 40 + b" " + b"5" * 40
+        b"u UU N... 100644 100644 100644 100644 "
+        + b"3" * 40
+        + b" "
+        + b"4" * 40
+        + b" "
+        + b"5" * 40
         + b" c.md\0? caf\xc3\xa9.md\0"
     )
     st = parse_status_v2(raw)
@@ -126,8 +132,13 @@ def test_read_blob_ls_files_and_file_log(make_repo) -> None:
     repo = make_repo(files={"MEMORY.md": "# M\n", "notes/a b:c.md": "one\n"})
     for i in range(3):
         (repo / "notes" / "a b:c.md").write_text(f"v{i}\n")
-        git(repo, "commit", "-qam", f"Edit {i} — ünïcode",
-            env={"GIT_AUTHOR_NAME": f"Devin session {i}", "GIT_AUTHOR_EMAIL": f"d{i}@x.test"})
+        git(
+            repo,
+            "commit",
+            "-qam",
+            f"Edit {i} — ünïcode",
+            env={"GIT_AUTHOR_NAME": f"Devin session {i}", "GIT_AUTHOR_EMAIL": f"d{i}@x.test"},
+        )
     r = GitRepo(repo)
     assert r.read_blob("HEAD", "notes/a b:c.md") == b"v2\n"
     assert r.read_blob("HEAD~3", "notes/a b:c.md") == b"one\n"
@@ -140,7 +151,9 @@ def test_read_blob_ls_files_and_file_log(make_repo) -> None:
     assert log[0].oid == head_of(repo)
     assert log[0].author_date.year == 2026
     assert [c.subject for c in r.file_log("notes/a b:c.md", limit=5, skip=2)] == [
-        "Edit 0 — ünïcode", "Create memory repo"]
+        "Edit 0 — ünïcode",
+        "Create memory repo",
+    ]
     assert r.file_log("MEMORY.md")[0].subject == "Create memory repo"
 
 
@@ -215,7 +228,9 @@ def test_one_merge_base_and_changed_paths_api(make_repo) -> None:
     assert r.changed_paths(base, "side") == history.changed_paths(r, base, side) == [("A", "b.md")]
     from_empty = history.tree_changes(r, None, base)  # None: the empty tree
     assert [(c.status, c.path, c.old_mode, c.new_mode, c.old_oid) for c in from_empty] == [
-        ("A", "MEMORY.md", "000000", "100644", None), ("A", "a.md", "000000", "100644", None)]
+        ("A", "MEMORY.md", "000000", "100644", None),
+        ("A", "a.md", "000000", "100644", None),
+    ]
     with pytest.raises(ValueError):
         history.tree_changes(r, "no-such-branch", main)
 
@@ -227,10 +242,16 @@ def test_no_git_module_imports_repo() -> None:
         if module.name in ("__init__.py", "repo.py"):
             continue
         for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
-                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
             imported = [*names, *(f"{n}.{a.name}" for n in names for a in getattr(node, "names", []))]
             assert "amr_tui.git.repo" not in imported and "amr_tui.git.GitRepo" not in imported, module.name
+
 
 def test_merge_file(make_repo) -> None:
     r = GitRepo(make_repo())
@@ -254,7 +275,8 @@ def test_commit_changes_adds_edits_deletes_and_keeps_status_clean(make_repo) -> 
     base = r.head()
     new = r.commit_changes(
         {"projects/new.md": b"- a\r\n- b\r\n", "old.md": None, "tool.sh": b"#!/bin/sh\necho hi\n"},
-        "Remember things", base,
+        "Remember things",
+        base,
     )
     assert r.head() == new != base
     assert git(repo, "rev-parse", "HEAD^").strip() == base
@@ -496,8 +518,9 @@ def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
                 # Like an agent: stage, then commit; either can lose a race (index.lock, moved HEAD).
                 add = subprocess.run(["git", "add", "agent.md"], cwd=repo, capture_output=True)
                 if add.returncode == 0:
-                    res = subprocess.run(["git", "commit", "-m", f"agent {n}"], cwd=repo,
-                                         capture_output=True, text=True)
+                    res = subprocess.run(
+                        ["git", "commit", "-m", f"agent {n}"], cwd=repo, capture_output=True, text=True
+                    )
                     if res.returncode == 0:
                         # "[main 1a2b3c4] agent 7": resolve the abbreviated id git printed.
                         abbrev = res.stdout.split("]", 1)[0].split()[-1]
@@ -542,8 +565,18 @@ def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
 
 # --- a repository whose config tries to run programs ----------------------------------------
 
-EVIL_HOOKS = ("pre-commit", "commit-msg", "post-commit", "prepare-commit-msg", "reference-transaction",
-              "post-index-change", "post-checkout", "pre-auto-gc", "post-merge", "pre-merge-commit")
+EVIL_HOOKS = (
+    "pre-commit",
+    "commit-msg",
+    "post-commit",
+    "prepare-commit-msg",
+    "reference-transaction",
+    "post-index-change",
+    "post-checkout",
+    "pre-auto-gc",
+    "post-merge",
+    "pre-merge-commit",
+)
 
 
 def make_evil_repo(root: Path, canaries: Path) -> Path:
@@ -581,8 +614,7 @@ def make_evil_repo(root: Path, canaries: Path) -> Path:
         "a.txt": "plain text\n",
         "q.sql": "SELECT 1;\n",
         "plain.csv": "a,b\n",
-        ".gitattributes": "*.md filter=evil diff=evil merge=evil\n*.txt filter=inc diff=evil\n"
-                          "*.sql filter=evilp\n",
+        ".gitattributes": "*.md filter=evil diff=evil merge=evil\n*.txt filter=inc diff=evil\n*.sql filter=evilp\n",
     }
     for rel, text in files.items():
         (root / rel).write_text(text)
@@ -593,13 +625,21 @@ def make_evil_repo(root: Path, canaries: Path) -> Path:
     # A commit carrying a (bogus) signature, so log.showSignature has something to verify.
     tree = git(root, "rev-parse", "HEAD^{tree}").strip()
     parent = head_of(root)
-    obj = (f"tree {tree}\nparent {parent}\n"
-           "author Mallory <m@example.test> 1790000000 +0000\n"
-           "committer Mallory <m@example.test> 1790000000 +0000\n"
-           "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEEaaaa\n -----END PGP SIGNATURE-----\n"
-           "\nsigned commit\n")
-    signed = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=root,
-                            input=obj, capture_output=True, text=True, check=True).stdout.strip()
+    obj = (
+        f"tree {tree}\nparent {parent}\n"
+        "author Mallory <m@example.test> 1790000000 +0000\n"
+        "committer Mallory <m@example.test> 1790000000 +0000\n"
+        "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEEaaaa\n -----END PGP SIGNATURE-----\n"
+        "\nsigned commit\n"
+    )
+    signed = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+        cwd=root,
+        input=obj,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     git(root, "update-ref", "refs/heads/main", signed)
     include = tools / "include.cfg"
     include.write_text(f'[filter "inc"]\n\tclean = {evil} inc-clean\n\tsmudge = {evil} inc-smudge\n')
@@ -655,9 +695,21 @@ def test_evil_repo_really_runs_programs_under_plain_git(tmp_path: Path) -> None:
     (repo / "MEMORY.md").unlink()
     plain("checkout", "--", "MEMORY.md")
     fired = set(canaries_in(canaries))
-    expected = {"fsmonitor", "gpg", "diffext", "diffcmd", "textconv", "clean", "smudge", "process",
-                "inc-clean", "hook-pre-commit", "hook-commit-msg", "hook-post-commit",
-                "hook-reference-transaction"}
+    expected = {
+        "fsmonitor",
+        "gpg",
+        "diffext",
+        "diffcmd",
+        "textconv",
+        "clean",
+        "smudge",
+        "process",
+        "inc-clean",
+        "hook-pre-commit",
+        "hook-commit-msg",
+        "hook-post-commit",
+        "hook-reference-transaction",
+    }
     assert expected <= fired, expected - fired
 
 
@@ -678,16 +730,22 @@ def test_amr_runs_nothing_from_an_evil_repo(tmp_path: Path) -> None:
     assert b"+- fact zero" in r.diff("HEAD~2", "HEAD", "notes.md")
     assert r.diff("HEAD") == b""  # work tree vs HEAD, filters disarmed
     assert ("M", "notes.md") in r.changed_paths("HEAD~2", "HEAD")
-    for args in (["log", "-p", "--no-ext-diff", "--no-textconv", "-3"],
-                 ["show", "--no-ext-diff", "--no-textconv", "HEAD~1"]):
+    for args in (
+        ["log", "-p", "--no-ext-diff", "--no-textconv", "-3"],
+        ["show", "--no-ext-diff", "--no-textconv", "HEAD~1"],
+    ):
         r.runner.run(args)
     # Writes: a direct save, a plumbing commit by "an agent", a save that has to merge,
     # commits to filtered file types, a branch.
     base_head = r.head()
     base = r.read_blob(base_head, "notes.md")
     h1 = r.save_file("notes.md", base.replace(b"fact 1 ", b"fact one "), base, base_head, "user edit")
-    agent = r.commit_changes({"notes.md": r.read_blob(h1, "notes.md").replace(b"fact 50 ", b"fact fifty ")},
-                             "agent edit", h1, env={"GIT_AUTHOR_NAME": "Devin session 9"})
+    agent = r.commit_changes(
+        {"notes.md": r.read_blob(h1, "notes.md").replace(b"fact 50 ", b"fact fifty ")},
+        "agent edit",
+        h1,
+        env={"GIT_AUTHOR_NAME": "Devin session 9"},
+    )
     mine = base.replace(b"fact 1 ", b"fact one ").replace(b"fact 20 ", b"fact twenty ")
     h3 = r.save_file("notes.md", mine, base, base_head, "user edit 2")
     assert r.is_ancestor(agent, h3)

@@ -27,10 +27,10 @@ from amr_tui.git.runner import build_env
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     """Plain git for set-up and for playing the agent (amr code uses its own runner)."""
-    result = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **(env or {})},
-                            check=True, capture_output=True, text=True)
+    result = subprocess.run(
+        ["git", *args], cwd=cwd, env={**os.environ, **(env or {})}, check=True, capture_output=True, text=True
+    )
     return result.stdout
-
 
 
 def cfg(runner: GitRunner, key: str) -> str | None:
@@ -69,15 +69,28 @@ def test_environment_for_read_and_write_calls(monkeypatch: pytest.MonkeyPatch) -
 def test_overrides_beat_repo_config(make_repo) -> None:
     repo = make_repo()
     for key, value in [
-        ("core.fsmonitor", "/bin/evil"), ("core.hooksPath", "/tmp/evil-hooks"),
-        ("core.pager", "evil"), ("diff.external", "/bin/evil"), ("log.showSignature", "true"),
-        ("credential.helper", "evil"), ("commit.gpgSign", "true"), ("core.editor", "evil"),
+        ("core.fsmonitor", "/bin/evil"),
+        ("core.hooksPath", "/tmp/evil-hooks"),
+        ("core.pager", "evil"),
+        ("diff.external", "/bin/evil"),
+        ("log.showSignature", "true"),
+        ("credential.helper", "evil"),
+        ("commit.gpgSign", "true"),
+        ("core.editor", "evil"),
     ]:
         git(repo, "config", key, value)
     runner = GitRunner(repo)
     expected = dict(BASE_CONFIG)
-    for key in ("core.fsmonitor", "core.hooksPath", "core.pager", "diff.external",
-                "log.showSignature", "credential.helper", "commit.gpgSign", "core.editor"):
+    for key in (
+        "core.fsmonitor",
+        "core.hooksPath",
+        "core.pager",
+        "diff.external",
+        "log.showSignature",
+        "credential.helper",
+        "commit.gpgSign",
+        "core.editor",
+    ):
         assert cfg(runner, key) == expected[key], key
 
 
@@ -113,12 +126,12 @@ def test_new_filter_is_seen_after_config_changes(make_repo) -> None:
 def test_filters_from_included_config_are_blanked(make_repo, tmp_path: Path) -> None:
     repo = make_repo()
     inc = tmp_path / "included.cfg"
-    inc.write_text("[filter \"inc\"]\n\tclean = touch x\n")
+    inc.write_text('[filter "inc"]\n\tclean = touch x\n')
     git(repo, "config", "include.path", str(inc))
     runner = GitRunner(repo)
     assert cfg(runner, "filter.inc.clean") == ""
     # The included file changes without .git/config changing: still caught (no caching).
-    inc.write_text("[filter \"inc2\"]\n\tsmudge = touch x\n")
+    inc.write_text('[filter "inc2"]\n\tsmudge = touch x\n')
     assert cfg(runner, "filter.inc2.smudge") == ""
 
 

@@ -22,18 +22,45 @@ S = "https://example.com/sessions"
 
 @pytest.fixture
 def repo(make_repo) -> Path:
-    root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- [[team]]\n- [[notes]]\n",
-                                "team.md": "# Team\n\n", "notes.md": "# Notes\n\n"})
-    commit(root, {"team.md": f"# Team\n\n- Marco runs the website rewrite with one contractor [source: {S}/101]\n"
-                             f"- Priya owns pricing [source: {S}/101]\n"}, "Remember team", name="Devin 101",
-           date="2026-09-02T10:00:00+00:00")
-    commit(root, {"team.md": "# Team\n\n- Marco runs the website rewrite with two contractors since mid-September "
-                             f"[source: {S}/110]\n- Priya owns pricing [source: {S}/101]\n"}, "Update team size",
-           name="Devin 110", date="2026-09-15T10:00:00+00:00")
-    commit(root, {"team.md": f"# Team\n\n- Priya owns pricing [source: {S}/101]\n",
-                  "notes.md": "# Notes\n\n- Marco runs the website rewrite with two contractors since mid-September "
-                              f"[source: {S}/110; added: 2026-09-20]\n"}, "Move Marco to notes",
-           name="Claude Code", date="2026-09-20T10:00:00+00:00")
+    root = make_repo(
+        "memory",
+        {
+            "MEMORY.md": "# Memory\n\n## Index\n- [[team]]\n- [[notes]]\n",
+            "team.md": "# Team\n\n",
+            "notes.md": "# Notes\n\n",
+        },
+    )
+    commit(
+        root,
+        {
+            "team.md": f"# Team\n\n- Marco runs the website rewrite with one contractor [source: {S}/101]\n"
+            f"- Priya owns pricing [source: {S}/101]\n"
+        },
+        "Remember team",
+        name="Devin 101",
+        date="2026-09-02T10:00:00+00:00",
+    )
+    commit(
+        root,
+        {
+            "team.md": "# Team\n\n- Marco runs the website rewrite with two contractors since mid-September "
+            f"[source: {S}/110]\n- Priya owns pricing [source: {S}/101]\n"
+        },
+        "Update team size",
+        name="Devin 110",
+        date="2026-09-15T10:00:00+00:00",
+    )
+    commit(
+        root,
+        {
+            "team.md": f"# Team\n\n- Priya owns pricing [source: {S}/101]\n",
+            "notes.md": "# Notes\n\n- Marco runs the website rewrite with two contractors since mid-September "
+            f"[source: {S}/110; added: 2026-09-20]\n",
+        },
+        "Move Marco to notes",
+        name="Claude Code",
+        date="2026-09-20T10:00:00+00:00",
+    )
     return root
 
 
@@ -63,7 +90,10 @@ def test_entry_timeline_follows_rewording_and_moves(repo: Path) -> None:
     service = HistoryService(repo)
     timeline = service.entry_timeline("notes.md", 3)
     assert [(e.kind, e.commit.subject) for e in timeline.events] == [
-        ("moved", "Move Marco to notes"), ("reworded", "Update team size"), ("added", "Remember team")]
+        ("moved", "Move Marco to notes"),
+        ("reworded", "Update team size"),
+        ("added", "Remember team"),
+    ]
     assert timeline.events[0].from_path == "team.md" and timeline.complete
     assert timeline.added.commit.author_name == "Devin 101"
     assert "one contractor" in timeline.events[1].before
@@ -71,8 +101,13 @@ def test_entry_timeline_follows_rewording_and_moves(repo: Path) -> None:
 
 def test_blame_and_reblame_at_the_parent(repo: Path) -> None:
     service = HistoryService(repo)
-    commit(repo, {"team.md": f"# Team\n\n- Priya owns pricing [source: {S}/101; added: 2026-09-02]\n"}, "Date it",
-           name="Alice", date="2026-09-25T10:00:00+00:00")
+    commit(
+        repo,
+        {"team.md": f"# Team\n\n- Priya owns pricing [source: {S}/101; added: 2026-09-02]\n"},
+        "Date it",
+        name="Alice",
+        date="2026-09-25T10:00:00+00:00",
+    )
     blamed = service.blame("team.md", 3)
     assert blamed.summary == "Date it" and blamed.author_name == "Alice" and blamed.previous is not None
     earlier = service.reblame(blamed)
@@ -81,12 +116,18 @@ def test_blame_and_reblame_at_the_parent(repo: Path) -> None:
 
 
 def test_forgotten_lists_deletions_not_moves_rewordings_or_index_lines(repo: Path) -> None:
-    commit(repo, {"team.md": "# Team\n\n", "MEMORY.md": "# Memory\n\n## Index\n- [[notes]]\n"},
-           "Forget Priya", name="Devin 120", date="2026-09-30T10:00:00+00:00")
+    commit(
+        repo,
+        {"team.md": "# Team\n\n", "MEMORY.md": "# Memory\n\n## Index\n- [[notes]]\n"},
+        "Forget Priya",
+        name="Devin 120",
+        date="2026-09-30T10:00:00+00:00",
+    )
     service = HistoryService(repo)
     facts = service.forgotten()
     assert [(f.text, f.path, f.commit.subject, f.date) for f in facts] == [
-        ("Priya owns pricing", "team.md", "Forget Priya", "2026-09-30")]
+        ("Priya owns pricing", "team.md", "Forget Priya", "2026-09-30")
+    ]
     # restore writes it back as a new commit
     new = service.restore(facts[0])
     assert (repo / "team.md").read_text().endswith(f"- Priya owns pricing [source: {S}/101]\n")
@@ -102,8 +143,17 @@ def test_forget_writes_a_tombstone_in_one_commit(repo: Path) -> None:
     assert "Priya" not in (repo / "team.md").read_text()
     (t,) = parse_tombstones((repo / TOMBSTONE_PATH).read_bytes())
     assert (t.text, t.forgotten, t.reason, t.by, t.sources, t.file) == (
-        "Priya owns pricing", "2026-10-08", "moved on", "Alice Chen", (f"{S}/101",), "team.md")
-    assert git(repo, "log", "-1", "--format=%s", "--", TOMBSTONE_PATH).strip() == "Forget entry in team.md: Priya owns pricing"
+        "Priya owns pricing",
+        "2026-10-08",
+        "moved on",
+        "Alice Chen",
+        (f"{S}/101",),
+        "team.md",
+    )
+    assert (
+        git(repo, "log", "-1", "--format=%s", "--", TOMBSTONE_PATH).strip()
+        == "Forget entry in team.md: Priya owns pricing"
+    )
     (fact,) = service.forgotten()
     assert fact.tombstone is not None and fact.tombstone.reason == "moved on"
     service.forget("notes.md", 3, redact=True)
@@ -140,19 +190,36 @@ def test_seed_case_6_a_stale_session_brings_a_deleted_fact_back(tmp_path: Path) 
     into a new file; git merges cleanly and the fact is back. amr lint --history (AMR030) says so."""
     origin = tmp_path / "origin.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
-    seed = new_repo(tmp_path / "seed", {"MEMORY.md": "# Memory\n\n## Index\n- [[findings]]\n",
-                                        "findings.md": "# Findings\n\n- Database: queries are fast [source: https://x/s/301]\n"
-                                                       "- Cache hit rate is 93% [source: https://x/s/300]\n"})
+    seed = new_repo(
+        tmp_path / "seed",
+        {
+            "MEMORY.md": "# Memory\n\n## Index\n- [[findings]]\n",
+            "findings.md": "# Findings\n\n- Database: queries are fast [source: https://x/s/301]\n"
+            "- Cache hit rate is 93% [source: https://x/s/300]\n",
+        },
+    )
     git(seed, "push", "-q", str(origin), "main")
     a, b = tmp_path / "a", tmp_path / "b"
     git(tmp_path, "clone", "-q", str(origin), str(a))
     git(tmp_path, "clone", "-q", str(origin), str(b))
-    commit(a, {"findings.md": "# Findings\n\n- Cache hit rate is 93% [source: https://x/s/300]\n"},
-           "dream: drop the database note", name="Dreamer", date="2026-10-02T03:00:00+00:00")
+    commit(
+        a,
+        {"findings.md": "# Findings\n\n- Cache hit rate is 93% [source: https://x/s/300]\n"},
+        "dream: drop the database note",
+        name="Dreamer",
+        date="2026-10-02T03:00:00+00:00",
+    )
     git(a, "push", "-q", "origin", "main")
-    commit(b, {"db.md": "# Database\n\n- Database: queries are fast [source: https://x/s/305]\n",
-               "MEMORY.md": "# Memory\n\n## Index\n- [[findings]]\n- [[db]]\n"},
-           "Remember database speed", name="Stale session", date="2026-10-02T04:00:00+00:00")
+    commit(
+        b,
+        {
+            "db.md": "# Database\n\n- Database: queries are fast [source: https://x/s/305]\n",
+            "MEMORY.md": "# Memory\n\n## Index\n- [[findings]]\n- [[db]]\n",
+        },
+        "Remember database speed",
+        name="Stale session",
+        date="2026-10-02T04:00:00+00:00",
+    )
     git(b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
     assert "Database: queries are fast" not in (b / "findings.md").read_text()  # the merge was clean
     findings = resurrections(b)
@@ -164,10 +231,18 @@ def test_seed_case_6_a_stale_session_brings_a_deleted_fact_back(tmp_path: Path) 
 def test_resurrection_of_a_tombstoned_fact_and_no_false_alarm_for_merged_duplicates(repo: Path) -> None:
     service = HistoryService(repo)
     service.forget("team.md", 3, reason="wrong", by="Alice")
-    commit(repo, {"notes.md": (repo / "notes.md").read_text() + f"- priya owns pricing! [source: {S}/140]\n"}, "Relearn")
+    commit(
+        repo, {"notes.md": (repo / "notes.md").read_text() + f"- priya owns pricing! [source: {S}/140]\n"}, "Relearn"
+    )
     # a duplicate removed while a copy stays is a merge, not a forgetting
-    commit(repo, {"MEMORY.md": "# Memory\n\n- Ship on Tuesdays\n\n## Index\n- [[team]]\n- [[notes]]\n",
-                  "team.md": "# Team\n\n- Ship on Tuesdays\n"}, "Duplicate")
+    commit(
+        repo,
+        {
+            "MEMORY.md": "# Memory\n\n- Ship on Tuesdays\n\n## Index\n- [[team]]\n- [[notes]]\n",
+            "team.md": "# Team\n\n- Ship on Tuesdays\n",
+        },
+        "Duplicate",
+    )
     commit(repo, {"team.md": "# Team\n\n"}, "Dedupe")
     findings = resurrections(repo)
     assert [(f.path, f.diagnostic.line) for f in findings] == [("notes.md", 4)]
@@ -195,8 +270,10 @@ def test_blob_reader_uses_gitpython_lazily_and_ignores_git_dir(tmp_path: Path, m
     assert reader.read(first, "MEMORY.md") == b"# M\n- one\n"
     assert reader.read(first, "missing.md") is None and reader.read(first, "MEMORY.md") == b"# M\n- one\n"
     reader.close()
-    code = ("import sys; import amr_tui.services.history, amr_tui.services.dreams, amr_tui.cli.main; "
-            "print('git' in sys.modules)")
+    code = (
+        "import sys; import amr_tui.services.history, amr_tui.services.dreams, amr_tui.cli.main; "
+        "print('git' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -204,13 +281,21 @@ def test_blob_reader_uses_gitpython_lazily_and_ignores_git_dir(tmp_path: Path, m
 def test_hostile_names_and_text_do_not_break_history_or_review(make_repo) -> None:
     from amr_tui.services.dreams.runs import DreamService
 
-    root = make_repo("m", {"MEMORY.md": "# M\n\n## Index\n", "evil\nname.md": "- line one [source: https://x/1]\n",
-                           "ctl\x1b.md": "- \x1b[2J wipe [source: https://x/2]\n"})
+    root = make_repo(
+        "m",
+        {
+            "MEMORY.md": "# M\n\n## Index\n",
+            "evil\nname.md": "- line one [source: https://x/1]\n",
+            "ctl\x1b.md": "- \x1b[2J wipe [source: https://x/2]\n",
+        },
+    )
     commit(root, {"evil\nname.md": "- line two\n", "ctl\x1b.md": "- calm\n"}, "Edit odd files")
     git(root, "branch", "dreams/odd")
     from tests.historyhelpers import branch_commit
 
-    branch_commit(root, "dreams/odd", {"evil\nname.md": None, "ctl\x1b.md": "- \x1b]52;c;eA==\x07 back\n"}, "dream: odd")
+    branch_commit(
+        root, "dreams/odd", {"evil\nname.md": None, "ctl\x1b.md": "- \x1b]52;c;eA==\x07 back\n"}, "dream: odd"
+    )
     service = HistoryService(root)
     assert isinstance(service.forgotten(), list)
     assert resurrections(root) == [] or all(f.diagnostic.code == "AMR030" for f in resurrections(root))

@@ -43,9 +43,14 @@ def evil(tmp_path: Path) -> EvilRepo:
 
 def test_control_the_evil_repo_fires_under_plain_git(evil: EvilRepo) -> None:
     """The same repo does run programs under plain git, so the tests below mean something."""
+
     def plain(*args: str) -> None:
-        subprocess.run(["git", "-c", "filter.evilp.process=", "-c", "filter.evilp.required=false", *args],
-                       cwd=evil.root, capture_output=True, timeout=60)
+        subprocess.run(
+            ["git", "-c", "filter.evilp.process=", "-c", "filter.evilp.required=false", *args],
+            cwd=evil.root,
+            capture_output=True,
+            timeout=60,
+        )
 
     plain("status")
     plain("log", "-1")
@@ -141,8 +146,13 @@ def op_git_reads(s: Session, evil: EvilRepo) -> None:
     assert g.status().branch == "main" and g.log(5) and g.file_log("notes.md")
     assert g.identity() is not None and g.operation_in_progress() is None
     g.merge_file(b"a\nb\n", b"a\n", b"a\nc\n")
-    for args in (["diff", "--no-ext-diff", "--no-textconv", "HEAD~1", "HEAD"], ["log", "-p", "-2"],
-                 ["show", "HEAD"], ["diff", "HEAD"], ["log", "--format=%s%n%b", "-3"]):
+    for args in (
+        ["diff", "--no-ext-diff", "--no-textconv", "HEAD~1", "HEAD"],
+        ["log", "-p", "-2"],
+        ["show", "HEAD"],
+        ["diff", "HEAD"],
+        ["log", "--format=%s%n%b", "-3"],
+    ):
         out = g.runner.run(args).text
         assert not FORBIDDEN.search(out), args  # color.ui=always in the repo: no colour codes either
 
@@ -217,8 +227,11 @@ async def test_app_on_the_evil_repo_runs_nothing(evil: EvilRepo) -> None:
         await pilot.press("slash", *"fact 3")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: getattr(app.screen, "current", None) and app.screen.current.path == "notes.md",
-                       what="finder opens notes.md")
+        await wait_for(
+            pilot,
+            lambda: getattr(app.screen, "current", None) and app.screen.current.path == "notes.md",
+            what="finder opens notes.md",
+        )
         await pilot.press("e")
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")

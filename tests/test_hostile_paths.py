@@ -21,9 +21,23 @@ from tests.hostilehelpers import init_repo, run_amr
 SECRET = b"TOP-SECRET outside the memory root\n"
 
 BAD_PATHS = [
-    "../outside.md", "../../outside.md", "sub/../../outside.md", "/etc/passwd", "~/outside.md",
-    "C:/outside.md", ".git/config", ".GIT/config", ".git./config", "sub/.git/HEAD", ".git",
-    "out-link.md", "out-dir/secret.md", "git-link/config", "git-file-link", "a\x00b.md", "a\nb.md",
+    "../outside.md",
+    "../../outside.md",
+    "sub/../../outside.md",
+    "/etc/passwd",
+    "~/outside.md",
+    "C:/outside.md",
+    ".git/config",
+    ".GIT/config",
+    ".git./config",
+    "sub/.git/HEAD",
+    ".git",
+    "out-link.md",
+    "out-dir/secret.md",
+    "git-link/config",
+    "git-file-link",
+    "a\x00b.md",
+    "a\nb.md",
 ]
 
 
@@ -33,12 +47,15 @@ def repo(tmp_path: Path) -> Path:
     outside.mkdir()
     (outside / "secret.md").write_bytes(SECRET)
     (tmp_path / "outside.md").write_bytes(SECRET)
-    root = init_repo(tmp_path / "memory", {
-        "MEMORY.md": "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n- [[notes]]\n"
-                     "- [[../outside]] [[out-link]] [[out-dir/secret]] [[.git/config]] [[/etc/passwd]] [[git-link/config]]\n",
-        "notes.md": "- a fact [source: https://example.com/2]\n- another fact\n",
-        "sub/keep.md": "- kept\n",
-    })
+    root = init_repo(
+        tmp_path / "memory",
+        {
+            "MEMORY.md": "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n- [[notes]]\n"
+            "- [[../outside]] [[out-link]] [[out-dir/secret]] [[.git/config]] [[/etc/passwd]] [[git-link/config]]\n",
+            "notes.md": "- a fact [source: https://example.com/2]\n- another fact\n",
+            "sub/keep.md": "- kept\n",
+        },
+    )
     os.symlink(tmp_path / "outside.md", root / "out-link.md")
     os.symlink(outside, root / "out-dir")
     os.symlink(root / ".git", root / "git-link")
@@ -133,13 +150,19 @@ async def test_following_escaping_links_in_the_app_opens_nothing(repo: Path) -> 
 
 
 def test_cli_refuses_paths_out_of_the_root(repo: Path, tmp_path: Path) -> None:
-    for argv in (["forget", f"{repo}/../outside.md:1"], ["forget", f"{repo}/out-link.md:1"],
-                 ["forget", f"{repo}/out-dir/secret.md:1"], ["history", f"{repo}/.git/config"],
-                 ["history", f"{repo}/out-link.md"], ["forgotten", str(repo), "--restore", "x", "--to", "../outside.md"],
-                 ["share", str(repo), "--repo", "memory:../outside.md", "--into", str(tmp_path / "s1")],
-                 ["share", str(repo), "--repo", "memory:out-dir/", "--into", str(tmp_path / "s2")],
-                 ["share", str(repo), "--repo", "memory:.git/config", "--into", str(tmp_path / "s3")],
-                 ["lint", str(repo), "--fix"], ["search", "SECRET", str(repo)]):
+    for argv in (
+        ["forget", f"{repo}/../outside.md:1"],
+        ["forget", f"{repo}/out-link.md:1"],
+        ["forget", f"{repo}/out-dir/secret.md:1"],
+        ["history", f"{repo}/.git/config"],
+        ["history", f"{repo}/out-link.md"],
+        ["forgotten", str(repo), "--restore", "x", "--to", "../outside.md"],
+        ["share", str(repo), "--repo", "memory:../outside.md", "--into", str(tmp_path / "s1")],
+        ["share", str(repo), "--repo", "memory:out-dir/", "--into", str(tmp_path / "s2")],
+        ["share", str(repo), "--repo", "memory:.git/config", "--into", str(tmp_path / "s3")],
+        ["lint", str(repo), "--fix"],
+        ["search", "SECRET", str(repo)],
+    ):
         run = run_amr(argv, cwd=tmp_path)
         assert "Traceback" not in run.stderr, (argv, run.stderr)
         assert "TOP-SECRET" not in run.stdout + run.stderr, argv

@@ -79,7 +79,6 @@ async def test_app_on_another_users_repo(tmp_path: Path, monkeypatch) -> None:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         await wait_for(pilot, lambda: "another user owns it" in screen_text(app), what="the badge says why")
         await pilot.press("e")
-        await wait_for(pilot, lambda: any("another user" in str(n.message) for n in notes(app)),
-                       what="a clear refusal")
+        await wait_for(pilot, lambda: any("another user" in str(n.message) for n in notes(app)), what="a clear refusal")
         assert app.is_running
     assert (repo / "MEMORY.md").read_text() == MEMORY

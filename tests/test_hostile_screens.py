@@ -62,11 +62,25 @@ def _sync_conflict():
 
     from amr_tui.screens.sync_conflict import SyncConflictScreen
 
-    conflicts = [NS(index=i, entry=f"{name}: {p}", reason=p, ours=(f"- mine {p}",), base=(f"- base {p}",),
-                    theirs=(f"- theirs {p}",)) for i, (name, p) in enumerate(PAYLOADS.items())]
-    pending = NS(files=[NS(path="notes/\x1b[2J[@click=app.quit].md", conflicts=conflicts, whole_file=False)],
-                 remote="origin\x1b]52;c;eA==\x07", branch="main\u202e", root=Path("/nonexistent"))
+    conflicts = [
+        NS(
+            index=i,
+            entry=f"{name}: {p}",
+            reason=p,
+            ours=(f"- mine {p}",),
+            base=(f"- base {p}",),
+            theirs=(f"- theirs {p}",),
+        )
+        for i, (name, p) in enumerate(PAYLOADS.items())
+    ]
+    pending = NS(
+        files=[NS(path="notes/\x1b[2J[@click=app.quit].md", conflicts=conflicts, whole_file=False)],
+        remote="origin\x1b]52;c;eA==\x07",
+        branch="main\u202e",
+        root=Path("/nonexistent"),
+    )
     return SyncConflictScreen(pending, "m\x1b[2J")
+
 
 VISITS: list[Visit] = [
     Visit("tree-entries-side-panel", shows="AMR017 ESC in the text"),
@@ -74,8 +88,13 @@ VISITS: list[Visit] = [
     Visit("walk-tab-follow", keys=("j",) * 15 + ("tab", "tab", "enter")),
     Visit("broken-link-confirm", line=15, keys=("tab", "enter"), screen="ConfirmScreen", shows="[[\u241b[2J]]"),
     Visit("source-not-web", line=16, keys=("enter",), notes="Not a web link"),
-    Visit("source-confirm", line=17, keys=("enter",), screen="ConfirmScreen",
-          shows="https://evil.example/<U+202E>x<U+009B>2J"),
+    Visit(
+        "source-confirm",
+        line=17,
+        keys=("enter",),
+        screen="ConfirmScreen",
+        shows="https://evil.example/<U+202E>x<U+009B>2J",
+    ),
     Visit("nul-file", path="nul.md", shows="nul \u2400 byte"),
     Visit("big-line", path="big.md", keys=("j", "k", "r"), shows="AAAAAAAAAAAAAAAAAAAA"),
     Visit("big-line-editor", path="big.md", line=1, keys=("e", "home"), shows="\u258a  big AAAA"),
@@ -89,11 +108,21 @@ VISITS: list[Visit] = [
     Visit("capture-prompt", keys=("c", *"[/bold] x"), screen="TextPromptScreen", shows="[/bold] x"),
     Visit("new-file-prompt", keys=("n",), screen="PromptScreen", shows="New file in m\u241b[2J"),
     Visit("hostile-file", path=HOSTILE_NAME, shows="file named after osc52"),
-    Visit("rename-prompt", path=HOSTILE_NAME, keys=("R", "home"), screen="PromptScreen",
-          shows="names/osc52-clip \u241b]52;c;aGVsbG8=\u2407 write.md"),
+    Visit(
+        "rename-prompt",
+        path=HOSTILE_NAME,
+        keys=("R", "home"),
+        screen="PromptScreen",
+        shows="names/osc52-clip \u241b]52;c;aGVsbG8=\u2407 write.md",
+    ),
     Visit("delete-file-confirm", path=HOSTILE_NAME, keys=("D",), screen="ConfirmScreen", shows="will be deleted"),
-    Visit("file-editor-markup", path="notes/[@click=app.quit]x[b].md", keys=("E",), screen="FileEditScreen",
-          shows="file name with markup [@click=app.bell]"),
+    Visit(
+        "file-editor-markup",
+        path="notes/[@click=app.quit]x[b].md",
+        keys=("E",),
+        screen="FileEditScreen",
+        shows="file name with markup [@click=app.bell]",
+    ),
     Visit("file-editor-refuses-controls", keys=("E",), notes="control characters"),
     Visit("conflict", push=_conflict, screen="ConflictScreen", shows="- mine clip \u241b]52;c;aGVsbG8=\u2407"),
     Visit("conflict-save-refused", push=_conflict, keys=("ctrl+s",), screen="ConflictScreen", notes="stand-ins"),
@@ -104,10 +133,20 @@ VISITS: list[Visit] = [
     Visit("dream-review-open", keys=("V", "enter"), wait=0.6, shows="dreamt clip \u241b]52;c;aGVsbG8="),
     Visit("share", keys=("P",), wait=0.8, screen="ShareScreen"),
     Visit("sync", keys=("S",), wait=0.8, notes="up to date"),
-    Visit("sync-conflict", push=_sync_conflict, keys=("down", "down", "e", "home"), screen="TextPromptScreen",
-          shows="- mine \u241b[2J\u241b[31mred"),
-    Visit("sync-conflict-list", push=_sync_conflict, keys=("down",), screen="SyncConflictScreen",
-          shows="origin\u241b]52;c;eA==\u2407"),
+    Visit(
+        "sync-conflict",
+        push=_sync_conflict,
+        keys=("down", "down", "e", "home"),
+        screen="TextPromptScreen",
+        shows="- mine \u241b[2J\u241b[31mred",
+    ),
+    Visit(
+        "sync-conflict-list",
+        push=_sync_conflict,
+        keys=("down",),
+        screen="SyncConflictScreen",
+        shows="origin\u241b]52;c;eA==\u2407",
+    ),
 ]
 
 

@@ -142,8 +142,10 @@ def _state_repo(tmp_path: Path, state: str) -> Path:
     return root
 
 
-@pytest.mark.parametrize("state,error", [("detached", DetachedHeadError), ("merging", OperationInProgressError),
-                                         ("rebasing", OperationInProgressError)])
+@pytest.mark.parametrize(
+    "state,error",
+    [("detached", DetachedHeadError), ("merging", OperationInProgressError), ("rebasing", OperationInProgressError)],
+)
 def test_saves_are_refused_in_odd_states_and_change_nothing(tmp_path: Path, state: str, error) -> None:
     root = _state_repo(tmp_path, state)
     s = session(root)
@@ -180,8 +182,11 @@ async def test_app_with_every_odd_state_mounted(tmp_path: Path) -> None:
     app = app_for(roots, poll_interval=0.2)
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
-        await wait_for(pilot, lambda: all(w in screen_text(app) for w in ("(empty)", "(detached)", "(merging)",
-                                                                           "(rebasing)")), what="badges")
+        await wait_for(
+            pilot,
+            lambda: all(w in screen_text(app) for w in ("(empty)", "(detached)", "(merging)", "(rebasing)")),
+            what="badges",
+        )
         from amr_tui.screens.main.screen import Place
 
         for name in ("detached", "merging", "rebasing"):
@@ -193,8 +198,9 @@ async def test_app_with_every_odd_state_mounted(tmp_path: Path) -> None:
             await wait_for(pilot, lambda: inp.has_focus, what="editor")
             inp.value = "a new fact"
             await pilot.press("enter")
-            await wait_for(pilot, lambda: sum(1 for n in notes(app) if n.title == "Not saved") > count,
-                           what=f"{name} refused")
+            await wait_for(
+                pilot, lambda: sum(1 for n in notes(app) if n.title == "Not saved") > count, what=f"{name} refused"
+            )
             await pilot.press("escape")  # the text is still in the editor: discard it
             await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="discard?")
             await pilot.press("y")
@@ -213,7 +219,9 @@ def test_odd_files_open_read_only_and_keep_their_bytes(repo: Path) -> None:
     big.write_bytes(b"- a fact about size [source: https://example.com/h]\n" * (50 * 1024 * 1024 // 52 + 1))
     hashes = {p: sha(p) for p in [*(repo / "odd").iterdir()]}
     s = session(repo)
-    latin, binary, image, huge = (s.open("memory", f"odd/{n}") for n in ("latin1.md", "binary.md", "image.png", "huge.md"))
+    latin, binary, image, huge = (
+        s.open("memory", f"odd/{n}") for n in ("latin1.md", "binary.md", "image.png", "huge.md")
+    )
     assert latin.read_only and "UTF-8" in latin.read_only and latin.data == ODD["odd/latin1.md"]
     assert binary.read_only == "the file is binary" and image.read_only and image.data == ODD["odd/image.png"]
     assert huge.data is None and huge.read_only == "too large" and "too large to load" in huge.message
@@ -239,7 +247,9 @@ def test_crlf_bom_and_no_final_newline_round_trip_through_edits(repo: Path) -> N
     editing.delete_entry(s, s.open("memory", "odd/crlf.md"), 6)
     assert (repo / "odd" / "crlf.md").read_bytes() == after
     editing.replace_entry_line(s, s.open("memory", "odd/mixed.md"), 1, "- lf line, edited")
-    assert (repo / "odd" / "mixed.md").read_bytes() == ODD["odd/mixed.md"].replace(b"- lf line\n", b"- lf line, edited\n")
+    assert (repo / "odd" / "mixed.md").read_bytes() == ODD["odd/mixed.md"].replace(
+        b"- lf line\n", b"- lf line, edited\n"
+    )
     assert GitRepo(repo).read_blob("HEAD", "odd/mixed.md") == (repo / "odd" / "mixed.md").read_bytes()
 
 
@@ -251,8 +261,12 @@ async def test_app_odd_files_whole_file_edit_keeps_crlf_bom_and_no_final_newline
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         from amr_tui.screens.main.screen import Place
 
-        for rel, shown in (("odd/huge.md", "too large to load"), ("odd/latin1.md", "not UTF-8"),
-                           ("odd/binary.md", "binary"), ("odd/image.png", "binary")):
+        for rel, shown in (
+            ("odd/huge.md", "too large to load"),
+            ("odd/latin1.md", "not UTF-8"),
+            ("odd/binary.md", "binary"),
+            ("odd/image.png", "binary"),
+        ):
             app.screen.open_place(Place("memory", rel, 0))
             await wait_for(pilot, lambda: app.screen.current.path == rel and shown in screen_text(app), what=rel)
         app.screen.open_place(Place("memory", "odd/crlf.md", 0))
@@ -272,8 +286,12 @@ _texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_character
 
 
 @settings(max_examples=200, deadline=None)
-@given(lines=st.lists(st.tuples(_texts, _eols), min_size=1, max_size=8), bom=st.booleans(),
-       where=st.integers(0, 7), new=_texts)
+@given(
+    lines=st.lists(st.tuples(_texts, _eols), min_size=1, max_size=8),
+    bom=st.booleans(),
+    where=st.integers(0, 7),
+    new=_texts,
+)
 def test_edits_change_only_the_lines_they_name(lines, bom, where, new) -> None:
     """Byte for byte: every line but the edited one keeps its text and its own end of line."""
     body = "".join(t + (e or "\n") for t, e in lines[:-1]) + lines[-1][0] + lines[-1][1]
@@ -286,9 +304,11 @@ def test_edits_change_only_the_lines_they_name(lines, bom, where, new) -> None:
     segs = [(ln.text + ln.eol).encode() for ln in doc.lines]
     line = where % len(doc.lines) + 1
     i = line - 1
-    assert replace_line(doc, line, new) == pre + b"".join(segs[:i]) + (new + doc.lines[i].eol).encode() + b"".join(segs[line:])
+    assert replace_line(doc, line, new) == pre + b"".join(segs[:i]) + (new + doc.lines[i].eol).encode() + b"".join(
+        segs[line:]
+    )
     deleted = delete_lines(doc, line, line)
-    assert deleted.startswith(pre + b"".join(segs[:max(0, i - 1)])) and deleted.endswith(b"".join(segs[line:]))
+    assert deleted.startswith(pre + b"".join(segs[: max(0, i - 1)])) and deleted.endswith(b"".join(segs[line:]))
     inserted = insert_lines(doc, line, [new])
     assert inserted.startswith(pre + b"".join(segs[:i])) and inserted.endswith(b"".join(segs[line:]))
     assert new.encode() in inserted

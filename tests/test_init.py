@@ -19,8 +19,9 @@ from amr_tui.services.init import (
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, env=dict(os.environ), check=True,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=dict(os.environ), check=True, capture_output=True, text=True
+    ).stdout
 
 
 def test_creates_missing_path_with_parents(tmp_path: Path) -> None:
@@ -107,13 +108,21 @@ def test_unsafe_repo_becomes_init_error(make_repo, monkeypatch: pytest.MonkeyPat
 
 # -- adopting a git repo that already holds notes ------------------------------------------------
 
+
 def test_adopts_a_repo_with_tracked_notes_as_one_commit_of_memory_md(make_repo, tmp_path: Path) -> None:
     outside = tmp_path / "outside.md"
     outside.write_text("- not the repo's\n")
-    repo = make_repo("notes", files={
-        "notes.md": "- a fact\n", "projects/payments.md": "- b\n", "README.md": "readme\n",
-        "billing/q.sql": "select 1;\n", ".amr/forgotten.md": "# Forgotten facts\n", "pick[1].md": "- odd name\n",
-    })
+    repo = make_repo(
+        "notes",
+        files={
+            "notes.md": "- a fact\n",
+            "projects/payments.md": "- b\n",
+            "README.md": "readme\n",
+            "billing/q.sql": "select 1;\n",
+            ".amr/forgotten.md": "# Forgotten facts\n",
+            "pick[1].md": "- odd name\n",
+        },
+    )
     (repo / "evil.md").symlink_to(outside)  # a tracked symlink that leaves the repo
     git(repo, "add", "evil.md")
     git(repo, "commit", "-qm", "a symlink")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from amr_tui.core.format.parser import parse
-from amr_tui.core.lint.repo import RepoSnapshot, apply_edits, fix_edits, lint_repo
 from amr_tui.core.format.rules import CODES
+from amr_tui.core.lint.repo import RepoSnapshot, apply_edits, fix_edits, lint_repo
 
 INDEX = "# Memory\n\n## Index\n"
 
@@ -127,26 +127,37 @@ def test_amr013_orphan_and_non_notes_ignored():
 
 
 def test_amr014_exact_duplicate():
-    assert only({"MEMORY.md": INDEX + "- Uses bun, not npm\n- uses  Bun, not npm!\n"}, "AMR014") == [("AMR014", "MEMORY.md", 5)]
+    assert only({"MEMORY.md": INDEX + "- Uses bun, not npm\n- uses  Bun, not npm!\n"}, "AMR014") == [
+        ("AMR014", "MEMORY.md", 5)
+    ]
 
 
 def test_amr015_near_duplicate():
-    files = {"MEMORY.md": INDEX + "- [[a]]\n", "a.md": "- The staging database lives on host db-staging-2\n- The staging database lives on the host db-staging-2\n"}
+    files = {
+        "MEMORY.md": INDEX + "- [[a]]\n",
+        "a.md": "- The staging database lives on host db-staging-2\n- The staging database lives on the host db-staging-2\n",
+    }
     assert only(files, "AMR015")
 
 
 def test_amr015_different_facts_are_not_near():
-    files = {"MEMORY.md": INDEX + "- The staging database lives on host db-staging-2\n- The production cache lives in region eu-west-1\n"}
+    files = {
+        "MEMORY.md": INDEX
+        + "- The staging database lives on host db-staging-2\n- The production cache lives in region eu-west-1\n"
+    }
     assert not only(files, "AMR015")
 
 
-@pytest.mark.parametrize("secret", [
-    "AKIAIOSFODNN7EXAMPLE",
-    "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
-    "-----BEGIN RSA PRIVATE KEY-----",
-    "password: hunter2hunter2",
-    "https://bob:s3cretpass@example.com/",
-])
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "AKIAIOSFODNN7EXAMPLE",
+        "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "password: hunter2hunter2",
+        "https://bob:s3cretpass@example.com/",
+    ],
+)
 def test_amr016_credentials(secret):
     assert only({"MEMORY.md": INDEX + f"- remember {secret}\n"}, "AMR016")
 
@@ -255,17 +266,25 @@ def test_amr026_unclosed_metadata_bracket():
 
 
 # AMR031: a metadata group that is not at the end of the entry is text; say so, and move it.
-@pytest.mark.parametrize(("line", "fixed"), [
-    ("- Use bun [source: https://x.example/1; added: 2026-09-01] DRAFT",
-     "- Use bun DRAFT [source: https://x.example/1; added: 2026-09-01]"),
-    ("- Prose after [source: https://example.com/s/1] see [[related]]",
-     "- Prose after see [[related]] [source: https://example.com/s/1]"),
-    ("- [added: 2026-01-01] at the start",
-     "- at the start [added: 2026-01-01]"),
-    ("- Link after metadata [source: https://example.com/s/1] [[related]]",
-     "- Link after metadata [[related]] [source: https://example.com/s/1]"),
-    ("- a [note: x; by: joe] then words", "- a then words [note: x; by: joe]"),
-])
+@pytest.mark.parametrize(
+    ("line", "fixed"),
+    [
+        (
+            "- Use bun [source: https://x.example/1; added: 2026-09-01] DRAFT",
+            "- Use bun DRAFT [source: https://x.example/1; added: 2026-09-01]",
+        ),
+        (
+            "- Prose after [source: https://example.com/s/1] see [[related]]",
+            "- Prose after see [[related]] [source: https://example.com/s/1]",
+        ),
+        ("- [added: 2026-01-01] at the start", "- at the start [added: 2026-01-01]"),
+        (
+            "- Link after metadata [source: https://example.com/s/1] [[related]]",
+            "- Link after metadata [[related]] [source: https://example.com/s/1]",
+        ),
+        ("- a [note: x; by: joe] then words", "- a then words [note: x; by: joe]"),
+    ],
+)
 def test_amr031_metadata_not_at_the_end(line, fixed):
     files = {"MEMORY.md": INDEX + line + "\n", "related.md": "- r\n"}
     found = [f for f in lint_repo(snap(files)) if f.diagnostic.code == "AMR031"]
@@ -287,21 +306,24 @@ def test_amr031_fix_joins_metadata_already_read():
     assert not lint_repo(snap(files))
 
 
-@pytest.mark.parametrize("line", [
-    "- See [the docs](https://example.com/docs) for more",
-    "- See [[related]] and [[other|alias]] for more",
-    "- [ ] a task box is text",
-    "- [x] a ticked task box is text",
-    "- Work in progress [draft] still",
-    "- Bare URL [https://example.com/a] in text",
-    "- Space inside a key [my key: v] in text",
-    "- Prose after a key-like bracket [note: here] and more words",
-    "- Code span `[source: https://x.test/1]` is text",
-    "- Reference link [source: https://x.test/1][ref] in text",
-    "- Image ![source: https://x.test/1] in text",
-    "- A fact [source: https://example.com/s/1]",
-    "- A fact [source: https://example.com/s/1] [added: 2026-01-01]",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- See [the docs](https://example.com/docs) for more",
+        "- See [[related]] and [[other|alias]] for more",
+        "- [ ] a task box is text",
+        "- [x] a ticked task box is text",
+        "- Work in progress [draft] still",
+        "- Bare URL [https://example.com/a] in text",
+        "- Space inside a key [my key: v] in text",
+        "- Prose after a key-like bracket [note: here] and more words",
+        "- Code span `[source: https://x.test/1]` is text",
+        "- Reference link [source: https://x.test/1][ref] in text",
+        "- Image ![source: https://x.test/1] in text",
+        "- A fact [source: https://example.com/s/1]",
+        "- A fact [source: https://example.com/s/1] [added: 2026-01-01]",
+    ],
+)
 def test_amr031_reports_only_metadata_out_of_place(line):
     """Links, task boxes, tags and brackets that are not metadata-shaped are text, not AMR031."""
     memory = INDEX + line + "\n- Use bun [source: https://x.example/1; added: 2026-09-01] DRAFT\n"
@@ -311,19 +333,22 @@ def test_amr031_reports_only_metadata_out_of_place(line):
 
 # Severity by one rule (docs/format.md section 6): an error only where two careful readers would
 # read different entry text or metadata; AMR016 is the one stated exception.
-@pytest.mark.parametrize(("code", "files", "severity"), [
-    ("AMR004", {"MEMORY.md": INDEX + "- a fact\nprose right under it, a lazy continuation\n"}, "warning"),
-    ("AMR004", {"MEMORY.md": INDEX + "- a fact\n  indented continuation\n"}, "warning"),
-    ("AMR001", {"notes.md": "- a\n"}, "warning"),
-    ("AMR008", {"MEMORY.md": INDEX + "- a [added: 2026-02-30]\n"}, "warning"),
-    ("AMR010", {"MEMORY.md": INDEX + "- see [[nowhere]]\n"}, "warning"),
-    ("AMR012", {"MEMORY.md": INDEX + "- see [[../outside]]\n"}, "warning"),
-    ("AMR029", {"MEMORY.md": INDEX + "- see [[]]\n"}, "warning"),
-    ("AMR017", {"MEMORY.md": INDEX + "- a \u202e b\n"}, "error"),
-    ("AMR018", {"MEMORY.md": INDEX.encode() + b"- caf\xe9\n"}, "error"),
-    ("AMR026", {"MEMORY.md": INDEX + "- a [source: https://x.test/a[1]]\n"}, "error"),
-    ("AMR016", {"MEMORY.md": INDEX + "- remember AKIAIOSFODNN7EXAMPLE\n"}, "error"),
-])
+@pytest.mark.parametrize(
+    ("code", "files", "severity"),
+    [
+        ("AMR004", {"MEMORY.md": INDEX + "- a fact\nprose right under it, a lazy continuation\n"}, "warning"),
+        ("AMR004", {"MEMORY.md": INDEX + "- a fact\n  indented continuation\n"}, "warning"),
+        ("AMR001", {"notes.md": "- a\n"}, "warning"),
+        ("AMR008", {"MEMORY.md": INDEX + "- a [added: 2026-02-30]\n"}, "warning"),
+        ("AMR010", {"MEMORY.md": INDEX + "- see [[nowhere]]\n"}, "warning"),
+        ("AMR012", {"MEMORY.md": INDEX + "- see [[../outside]]\n"}, "warning"),
+        ("AMR029", {"MEMORY.md": INDEX + "- see [[]]\n"}, "warning"),
+        ("AMR017", {"MEMORY.md": INDEX + "- a \u202e b\n"}, "error"),
+        ("AMR018", {"MEMORY.md": INDEX.encode() + b"- caf\xe9\n"}, "error"),
+        ("AMR026", {"MEMORY.md": INDEX + "- a [source: https://x.test/a[1]]\n"}, "error"),
+        ("AMR016", {"MEMORY.md": INDEX + "- remember AKIAIOSFODNN7EXAMPLE\n"}, "error"),
+    ],
+)
 def test_severity_follows_the_rule(code, files, severity):
     found = {f.diagnostic.severity.value for f in lint_repo(snap(files)) if f.diagnostic.code == code}
     assert found == {severity}
@@ -339,7 +364,9 @@ def test_amr002_no_fix_that_cannot_take():
 
 def test_amr012_a_symlink_out_of_the_root_is_reported_not_an_orphan():
     files = {"MEMORY.md": INDEX, "evil.md": "", "lost.md": "- x\n"}
-    found = [(f.diagnostic.code, f.path, f.diagnostic.fix is not None) for f in lint_repo(snap(files, escaping={"evil.md"}))]
+    found = [
+        (f.diagnostic.code, f.path, f.diagnostic.fix is not None) for f in lint_repo(snap(files, escaping={"evil.md"}))
+    ]
     assert ("AMR012", "evil.md", False) in found and ("AMR013", "lost.md", True) in found
     assert not [c for c in found if c[1] == "evil.md" and c[0] != "AMR012"]
 

@@ -80,8 +80,18 @@ def test_a_planted_cache_is_ignored(make_repo, tmp_path):
 
     path = lintcache.probe(resolve_targets([root])[0].mount, duplicates=True, near=True).path
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps({"stamp": lintcache.diskcache.stamp(lintcache.FORMAT), "written": 0,
-                                   "stats": {}, "escaping": [], "drivers": [], "findings": Evil()}))
+    path.write_bytes(
+        pickle.dumps(
+            {
+                "stamp": lintcache.diskcache.stamp(lintcache.FORMAT),
+                "written": 0,
+                "stats": {},
+                "escaping": [],
+                "drivers": [],
+                "findings": Evil(),
+            }
+        )
+    )
     assert _lint(root, cache=True) == _lint(root, cache=False)
     assert not marker.exists()
 

@@ -16,6 +16,7 @@ def _codes(res: subprocess.CompletedProcess[str]) -> set[tuple[str, str]]:
 
 # -- item: a git repo with notes but no MEMORY.md is linted, with AMR001 -----------------------
 
+
 def test_git_repo_with_markdown_but_no_memory_md_reports_amr001_and_lints_the_rest(make_repo):
     repo = make_repo("notes", {"notes.md": "* star bullet [added: 2026-02-30]\n", "sub/more.md": "- fine\n"})
     res = amr("lint", str(repo), "--json")
@@ -56,19 +57,24 @@ def _run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None)
     import sys
 
     full = {**os.environ, "NO_COLOR": "1", "AMR_NO_CACHE": "1", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "amr_tui", *args], cwd=cwd, env=full, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "amr_tui", *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=120
+    )
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(root).parts}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(root).parts
+    }
 
 
 INDEX = "# Memory\n\n## Index\n"
 
 
 # -- item: --fix never links a file git does not track ---------------------------------------
+
 
 def test_fix_links_tracked_orphans_only(make_repo):
     repo = make_repo("mem", {"MEMORY.md": INDEX, "tracked.md": "- t\n"})
@@ -85,6 +91,7 @@ def test_fix_links_tracked_orphans_only(make_repo):
 
 # -- item: a .md symlink out of the repo is reported, never linked, followed or written ----------
 
+
 def test_fix_with_a_symlink_out_of_the_repo_ends_and_reports_it(make_repo, tmp_path: Path):
     outside = tmp_path / "somefile.md"
     outside.write_text("- outside the repo\n")
@@ -97,7 +104,8 @@ def test_fix_with_a_symlink_out_of_the_repo_ends_and_reports_it(make_repo, tmp_p
     assert "Fixed 1 finding." in res.stderr, res.stderr
     assert res.stdout.splitlines() == [
         "evil.md: AMR012 a symlink to a place outside the memory root (or inside .git); "
-        "amr never reads it or writes through it"], res.stdout
+        "amr never reads it or writes through it"
+    ], res.stdout
     (repo / "MEMORY.md").write_text(INDEX + "- [[notes]]\n- [[evil]]\n")  # linked by hand: still never followed
     again = _run("lint", "--fix", cwd=repo)
     assert "Fixed" not in again.stderr and outside.read_text() == "- outside the repo\n"
@@ -105,6 +113,7 @@ def test_fix_with_a_symlink_out_of_the_repo_ends_and_reports_it(make_repo, tmp_p
 
 
 # -- item: --fix in a repo git refuses (another user's) writes nothing and says why --------------
+
 
 def test_fix_refuses_a_repo_git_refuses(make_repo):
     repo = make_repo("mem", {"MEMORY.md": INDEX, "t.md": "* star\n"})

@@ -7,12 +7,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from amr_tui.services.batch.lintrun import fix_repo
 from amr_tui.services.workspace import discover
 from tests.conftest import git
-
 
 AGENT = r"""
 import subprocess, sys, time
@@ -39,8 +37,10 @@ def test_lint_fix_racing_three_agents_loses_nothing(make_repo) -> None:
     body = "# Memory\n\n" + "".join(f"* starred fact {i}\n" for i in range(30)) + "\n## Index\n"
     root = make_repo(files={"MEMORY.md": body})
     (mount,) = discover([root])
-    agents = [subprocess.Popen([sys.executable, "-c", AGENT, str(root), f"a{i}", "4"], stdout=subprocess.PIPE, text=True)
-              for i in range(3)]
+    agents = [
+        subprocess.Popen([sys.executable, "-c", AGENT, str(root), f"a{i}", "4"], stdout=subprocess.PIPE, text=True)
+        for i in range(3)
+    ]
     fixes = 0
     deadline = time.monotonic() + 4
     while time.monotonic() < deadline:

@@ -23,7 +23,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
@@ -163,8 +162,9 @@ class SavesVersusAgent(RuleBasedStateMachine):
     @invariant()
     def nothing_lost(self) -> None:
         head = self.rev()
-        assert subprocess.run(["git", "merge-base", "--is-ancestor", self.head, head], cwd=self.root).returncode == 0, \
+        assert subprocess.run(["git", "merge-base", "--is-ancestor", self.head, head], cwd=self.root).returncode == 0, (
             "a commit was dropped from the branch"
+        )
         self.head = head
         for f in FILES:
             assert facts(git(self.root, "show", f"HEAD:{f}")) == self.committed[f], f
@@ -173,15 +173,20 @@ class SavesVersusAgent(RuleBasedStateMachine):
 
 
 SavesVersusAgent.TestCase.settings = settings(  # AMR_STATEFUL_EXAMPLES=500 for a long local run
-    max_examples=int(os.environ.get("AMR_STATEFUL_EXAMPLES", "8")), stateful_step_count=20, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    max_examples=int(os.environ.get("AMR_STATEFUL_EXAMPLES", "8")),
+    stateful_step_count=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 TestSavesVersusAgent = SavesVersusAgent.TestCase
 
 
 def test_soak_short(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("soak_saves", Path(__file__).parent.parent / "bench" / "soak_saves.py")
+    spec = importlib.util.spec_from_file_location(
+        "soak_saves", Path(__file__).parent.parent / "bench" / "soak_saves.py"
+    )
     soak = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(soak)
     result = soak.run_soak(saves=25, agents=4, interval=0.1, seed=3, base=tmp_path)
@@ -197,7 +202,9 @@ def test_a_save_is_not_starved_by_an_agent_committing_nonstop(tmp_path: Path) ->
 
     from amr_tui.git import GitRepo
 
-    root = init_repo(tmp_path / "memory", {"MEMORY.md": "# M\n", "notes.md": "".join(line(i, "seed") + "\n" for i in range(30))})
+    root = init_repo(
+        tmp_path / "memory", {"MEMORY.md": "# M\n", "notes.md": "".join(line(i, "seed") + "\n" for i in range(30))}
+    )
     stop = threading.Event()
     agent_commits: list[str] = []
 
@@ -207,13 +214,15 @@ def test_a_save_is_not_starved_by_an_agent_committing_nonstop(tmp_path: Path) ->
             n += 1
             with open(root / "agent.md", "a") as f:
                 f.write(f"- agent note {n}\n")
-            res = subprocess.run(["git", "commit", "-q", "-m", f"agent {n}", "--", "agent.md"], cwd=root,
-                                 capture_output=True)
+            res = subprocess.run(
+                ["git", "commit", "-q", "-m", f"agent {n}", "--", "agent.md"], cwd=root, capture_output=True
+            )
             if res.returncode != 0:  # the file is new: add it first; or amr holds the lock: again
                 subprocess.run(["git", "add", "--", "agent.md"], cwd=root, capture_output=True)
                 continue
-            agent_commits.append(subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                                                text=True).stdout.strip())
+            agent_commits.append(
+                subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+            )
 
     r = GitRepo(root)
     base_head, base = r.head(), (root / "notes.md").read_bytes()

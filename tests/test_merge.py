@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from amr_tui.core.merge.linediff import diff_hunks
-from amr_tui.core.merge.three_way import merge3
 from amr_tui.core.merge.parts import DELETED_OURS, DELETED_THEIRS, EDITED_BOTH, merge_metadata
+from amr_tui.core.merge.three_way import merge3
 
 HEAD = "# Findings\n\n"
 A = "- Database: queries are fast [source: s/301]"
@@ -59,7 +59,9 @@ def test_same_entry_edited_differently_conflicts_around_that_entry_alone():
     assert (c.kind, c.reason, c.ours, c.base, c.theirs) == ("entry", EDITED_BOTH, (a2,), (A,), (a3,))
     assert c.entry == "Database: queries are fast"
     text = r.merged.decode()
-    assert text.startswith(HEAD + "<<<<<<< ours\n" + a2 + "\n||||||| base\n" + A + "\n=======\n" + a3 + "\n>>>>>>> theirs\n")
+    assert text.startswith(
+        HEAD + "<<<<<<< ours\n" + a2 + "\n||||||| base\n" + A + "\n=======\n" + a3 + "\n>>>>>>> theirs\n"
+    )
     assert text.endswith(B + "\n" + D + "\n" + C + "\n")
     assert c.line == 3
 
@@ -81,8 +83,11 @@ def test_metadata_keys_merge_key_by_key():
 
 
 def test_text_on_one_side_metadata_on_the_other_merge():
-    r = m(doc("- Port is 3001 [source: s/1]"), doc("- Port is 3002 [source: s/1]"),
-          doc("- Port is 3001 [source: s/1; added: 2026-02-02]"))
+    r = m(
+        doc("- Port is 3001 [source: s/1]"),
+        doc("- Port is 3002 [source: s/1]"),
+        doc("- Port is 3001 [source: s/1; added: 2026-02-02]"),
+    )
     assert r.merged == doc("- Port is 3002 [source: s/1; added: 2026-02-02]")
 
 
@@ -92,7 +97,9 @@ def test_same_key_changed_both_ways_conflicts():
 
 
 def test_merge_metadata_removal_and_case():
-    assert merge_metadata([("source", "a"), ("added", "1")], [("source", "a")], [("Source", "a"), ("added", "1")]) == [("source", "a")]
+    assert merge_metadata([("source", "a"), ("added", "1")], [("source", "a")], [("Source", "a"), ("added", "1")]) == [
+        ("source", "a")
+    ]
     assert merge_metadata([("k", "1")], [("k", "2")], [("k", "3")]) is None
 
 
@@ -100,7 +107,10 @@ def test_non_entry_lines_fall_back_to_an_ordinary_line_merge():
     base = b"# T\n\nIntro paragraph.\n\n- a\n"
     r = m(base, b"# T\n\nIntro, ours.\n\n- a\n", b"# T\n\nIntro, theirs.\n\n- a\n")
     assert [c.kind for c in r.conflicts] == ["text"]
-    assert r.merged == b"# T\n\n<<<<<<< ours\nIntro, ours.\n||||||| base\nIntro paragraph.\n=======\nIntro, theirs.\n>>>>>>> theirs\n\n- a\n"
+    assert (
+        r.merged
+        == b"# T\n\n<<<<<<< ours\nIntro, ours.\n||||||| base\nIntro paragraph.\n=======\nIntro, theirs.\n>>>>>>> theirs\n\n- a\n"
+    )
     clean = m(base, b"# Title\n\nIntro paragraph.\n\n- a\n", b"# T\n\nIntro paragraph.\n\n- a\n- b\n")
     assert clean.clean and clean.merged == b"# Title\n\nIntro paragraph.\n\n- a\n- b\n"
 
@@ -159,7 +169,7 @@ def test_linediff_is_minimal_and_applies():
     hunks = diff_hunks(a, b)
     out, i = [], 0
     for h in hunks:
-        out += a[i:h.a_start] + b[h.b_start:h.b_end]
+        out += a[i : h.a_start] + b[h.b_start : h.b_end]
         i = h.a_end
     assert out + a[i:] == b
     assert sum(h.a_end - h.a_start + h.b_end - h.b_start for h in hunks) == 5  # LCS is 4

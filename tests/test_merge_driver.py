@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from amr_tui.git import GitRepo
-from amr_tui.git.merging import merge_commits
 from amr_tui.git.mergedriver import amr_driver_command, configured_merge_drivers
+from amr_tui.git.merging import merge_commits
 from amr_tui.services.sync.gitattrs import attributes_with_driver, undefined_merge_drivers
 from tests.synchelpers import amr, git
 
@@ -54,11 +54,14 @@ def test_attributes_with_driver():
 
 
 def test_undefined_merge_drivers(make_repo, tmp_path):
-    root = make_repo("memory", {
-        "MEMORY.md": "# M\n",
-        ".gitattributes": "# comment merge=nope\n*.md merge=amr\n*.txt merge=union\n",
-        "sub/.gitattributes": "*.x  text  merge=custom\n",
-    })
+    root = make_repo(
+        "memory",
+        {
+            "MEMORY.md": "# M\n",
+            ".gitattributes": "# comment merge=nope\n*.md merge=amr\n*.txt merge=union\n",
+            "sub/.gitattributes": "*.x  text  merge=custom\n",
+        },
+    )
     assert undefined_merge_drivers(root) == [(".gitattributes", 2, "amr"), ("sub/.gitattributes", 1, "custom")]
     assert amr(root, "merge-driver", "install", str(root)).returncode == 0
     assert undefined_merge_drivers(root) == [("sub/.gitattributes", 1, "custom")]
@@ -71,11 +74,14 @@ def test_undefined_merge_drivers(make_repo, tmp_path):
 
 def test_amr_merges_run_its_driver_and_never_a_repo_configured_one(make_repo, tmp_path):
     marker = tmp_path / "pwned"
-    root = make_repo("memory", {
-        "MEMORY.md": "# M\n\n- a\n",
-        "q.txt": "one\n",
-        ".gitattributes": "*.md merge=amr\n*.txt merge=evil\n",
-    })
+    root = make_repo(
+        "memory",
+        {
+            "MEMORY.md": "# M\n\n- a\n",
+            "q.txt": "one\n",
+            ".gitattributes": "*.md merge=amr\n*.txt merge=evil\n",
+        },
+    )
     git(root, "config", "merge.evil.driver", f"touch {marker}; false %A")
     git(root, "config", "merge.amr.driver", f"touch {marker}; false %A")  # amr's own command wins
     base = git(root, "rev-parse", "HEAD").stdout.strip()

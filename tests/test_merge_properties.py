@@ -29,8 +29,12 @@ SETTINGS = PROFILES.get(os.environ.get("HYPOTHESIS_PROFILE", "default"), PROFILE
 
 FACTS = ["Database is fast", "Runtime GC freezes", "LB ruled out", "Use bun not npm", "Port is 3001"]
 _entry = st.builds(
-    lambda fact, n, extra: f"- {fact}" + (f" [source: s/{n}" + ("; added: 2026-01-0" + str(extra) if extra else "") + "]" if n else ""),
-    st.sampled_from(FACTS), st.integers(0, 3), st.integers(0, 3))
+    lambda fact, n, extra: f"- {fact}"
+    + (f" [source: s/{n}" + ("; added: 2026-01-0" + str(extra) if extra else "") + "]" if n else ""),
+    st.sampled_from(FACTS),
+    st.integers(0, 3),
+    st.integers(0, 3),
+)
 _text = st.sampled_from(["", "# Title", "## Index", "Some prose.", "More prose here.", "- [[notes]]", "  - nested"])
 _line = st.one_of(_entry, _entry, _text)
 _doc = st.lists(_line, max_size=12)
@@ -96,8 +100,11 @@ def test_never_drops_a_line_either_side_added(triple):
             assert entries, f"non-entry line {line!r} was dropped:\n{result.merged.decode()}"
             items = _meta(line)
             merged_text = result.merged.decode()
-            kept = entries[0].text in texts or (items and any(items <= m for m in metas)) or (
-                items and all(f"{k}: {v}" in merged_text for k, v in items))  # merged key by key
+            kept = (
+                entries[0].text in texts
+                or (items and any(items <= m for m in metas))
+                or (items and all(f"{k}: {v}" in merged_text for k, v in items))
+            )  # merged key by key
             assert kept, f"entry {line!r} was dropped:\n{merged_text}"
 
 

@@ -15,7 +15,9 @@ from amr_tui.core.format.metadata import parse_group, parse_metadata
 from amr_tui.core.model import WHITESPACE, MetaItem
 
 _WS = "[ \\t\\v\\f\\r]*"
-_PIECE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)" + _WS + r"((?:.*[^ \t\v\f\r])?)" + _WS + r"\Z", re.S)
+_PIECE = re.compile(
+    _WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)" + _WS + r"((?:.*[^ \t\v\f\r])?)" + _WS + r"\Z", re.S
+)
 
 
 def _definition(inner: str, offset: int, base: int):
@@ -46,8 +48,14 @@ _blank = st.text(alphabet=" \t\v\f\r", max_size=3)
 _key = st.from_regex(r"[A-Za-z][A-Za-z0-9_.-]{0,6}", fullmatch=True)
 _value = st.text(alphabet="ab1 :/-.\t\u00a0%", max_size=12)
 _item = st.builds(lambda a, k, b, c, v, d: f"{a}{k}{b}:{c}{v}{d}", _blank, _key, _blank, _blank, _value, _blank)
-_piece = st.one_of(_item, _blank, st.text(alphabet="ab :/;\t", max_size=8),
-                   st.builds(lambda k: f"{k}://host/x", _key), st.just("key:"), st.just("a: "))
+_piece = st.one_of(
+    _item,
+    _blank,
+    st.text(alphabet="ab :/;\t", max_size=8),
+    st.builds(lambda k: f"{k}://host/x", _key),
+    st.just("key:"),
+    st.just("a: "),
+)
 _group = st.lists(_piece, min_size=1, max_size=6).map(";".join)
 
 
@@ -59,7 +67,10 @@ def test_the_group_reader_is_the_definition(inner: str, offset: int, base: int) 
 
 def test_the_usual_groups_read_as_before() -> None:
     cases = {
-        "source: https://example.com/1; added: 2026-11-21": [("source", "https://example.com/1"), ("added", "2026-11-21")],
+        "source: https://example.com/1; added: 2026-11-21": [
+            ("source", "https://example.com/1"),
+            ("added", "2026-11-21"),
+        ],
         "source: a;b; added: x": [("source", "a;b"), ("added", "x")],  # an unescaped ";" joined back
         "note: ;; added: x;": [("note", ""), ("added", "x")],  # empty items
         " k :  v  ": [("k", "v")],
@@ -71,5 +82,8 @@ def test_the_usual_groups_read_as_before() -> None:
     assert parse_group("http://x; a: b", 0) is None  # "http:" then "/": not a key
     assert parse_group("draft", 0) is None
     meta = parse_metadata("fact [source: a;b; added: 2026-01-01]", base=2)
-    assert [(i.key, i.value, i.start, i.end) for i in meta.items] == [("source", "a;b", 8, 19), ("added", "2026-01-01", 21, 38)]
+    assert [(i.key, i.value, i.start, i.end) for i in meta.items] == [
+        ("source", "a;b", 8, 19),
+        ("added", "2026-01-01", 21, 38),
+    ]
     assert meta.joined_items == [(15, 17)]  # from the ";" to the end of "b"

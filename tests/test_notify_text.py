@@ -115,8 +115,11 @@ async def test_share_screen_grant_write_shows_the_repo_name_literally(tmp_path: 
 
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED = [*sorted((ROOT / "amr_tui" / "screens").rglob("*.py")), *sorted((ROOT / "amr_tui" / "widgets").rglob("*.py")),
-           ROOT / "amr_tui" / "app.py"]
+SCANNED = [
+    *sorted((ROOT / "amr_tui" / "screens").rglob("*.py")),
+    *sorted((ROOT / "amr_tui" / "widgets").rglob("*.py")),
+    ROOT / "amr_tui" / "app.py",
+]
 
 
 def _direct_notify_uses(path: Path, root: Path = ROOT) -> list[str]:
@@ -129,8 +132,11 @@ def _direct_notify_uses(path: Path, root: Path = ROOT) -> list[str]:
             if isinstance(node, ast.FunctionDef) and node.name == "notify_text":
                 allowed |= {id(sub) for sub in ast.walk(node)}
     where = path.relative_to(root)
-    lines = sorted(node.lineno for node in ast.walk(tree)
-                   if isinstance(node, ast.Attribute) and node.attr == "notify" and id(node) not in allowed)
+    lines = sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "notify" and id(node) not in allowed
+    )
     return [f"{where}:{line}" for line in lines]
 
 

@@ -20,7 +20,9 @@ FILES = 240  # above parallel.MIN_FILES
 def _topic(k: int) -> str:
     """Files alike enough to share facts across files, with a little of every kind of trouble."""
     lines = [f"# Topic {k}", "", "## Notes"]
-    lines.append(f"- Service {k % 17} listens on port {6000 + k % 17} [source: https://example.com/{k}; added: 2026-0{1 + k % 9}-1{k % 10}]")
+    lines.append(
+        f"- Service {k % 17} listens on port {6000 + k % 17} [source: https://example.com/{k}; added: 2026-0{1 + k % 9}-1{k % 10}]"
+    )
     lines.append(f"- Fact number {k} about [[topics/t{(k * 7) % (FILES + 5)}]] and [[missing-{k % 3}]]")
     if k % 5 == 0:
         lines.append("- Deploys need a green build [added: 2026-13-45]")  # a bad date, and a duplicate

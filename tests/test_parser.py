@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.core.format.parser import parse, serialize
 from amr_tui.core.format.jsonout import entries_json
 from amr_tui.core.format.links import find_links, split_target
 from amr_tui.core.format.metadata import format_entry, format_metadata, parse_metadata
-from amr_tui.core.model import LineKind
+from amr_tui.core.format.parser import parse, serialize
 from amr_tui.core.format.rules import CODES
+from amr_tui.core.model import LineKind
 
 
 def doc_of(text: str | bytes, path: str = "MEMORY.md"):
@@ -127,7 +127,12 @@ def test_ordered_items_are_not_entries() -> None:
 
 def test_tabs_as_indentation() -> None:
     doc = doc_of("- a\n\t- b\n-\tc\n\t- d\n")
-    assert [(e.text, e.depth, e.parent_line) for e in doc.entries] == [("a", 0, 0), ("b", 1, 1), ("c", 0, 0), ("d", 1, 3)]
+    assert [(e.text, e.depth, e.parent_line) for e in doc.entries] == [
+        ("a", 0, 0),
+        ("b", 1, 1),
+        ("c", 0, 0),
+        ("d", 1, 3),
+    ]
     assert doc.entries[1].indent == "\t"
     # A tab at the start of a line outside a list is four columns: indented code.
     assert doc_of("\t- code\n").entries == []
@@ -159,7 +164,13 @@ def test_checkbox_at_the_start_is_text() -> None:
 
 def test_nested_entries_have_depth_and_parent() -> None:
     doc = doc_of("- a\n  - b\n    - c\n  - d\n- e\n")
-    assert [(e.line, e.depth, e.parent_line) for e in doc.entries] == [(1, 0, 0), (2, 1, 1), (3, 2, 2), (4, 1, 1), (5, 0, 0)]
+    assert [(e.line, e.depth, e.parent_line) for e in doc.entries] == [
+        (1, 0, 0),
+        (2, 1, 1),
+        (3, 2, 2),
+        (4, 1, 1),
+        (5, 0, 0),
+    ]
     assert [d.code for d in doc.diagnostics] == ["AMR023"] * 3
 
 
@@ -315,8 +326,8 @@ def test_item_offsets_point_at_keys() -> None:
     line = "  - fact [source: https://x.test; added: 2026-01-01]"
     doc = doc_of("- top\n" + line + "\n")
     e = doc.entries[1]
-    assert [line[m.start:m.end] for m in e.metadata] == ["source: https://x.test", "added: 2026-01-01"]
-    assert line[e.meta_start:] == "[source: https://x.test; added: 2026-01-01]"
+    assert [line[m.start : m.end] for m in e.metadata] == ["source: https://x.test", "added: 2026-01-01"]
+    assert line[e.meta_start :] == "[source: https://x.test; added: 2026-01-01]"
     assert e.meta_groups == 1
 
 
@@ -450,9 +461,20 @@ def test_md_suffix_fix_keeps_alias() -> None:
 
 @pytest.mark.parametrize(
     ("target", "expected"),
-    [("../x", "AMR012"), ("/etc/passwd", "AMR012"), ("~/x", "AMR012"), ("C:/x", "AMR012"),
-     (".git/config", "AMR012"), ("a/.git/x", "AMR012"), ("a\\..\\..\\x", "AMR012"), ("", "AMR029"),
-     ("#only-fragment", "AMR029"), ("a.md", "AMR011"), ("a.sql", None), ("a/./b", None)],
+    [
+        ("../x", "AMR012"),
+        ("/etc/passwd", "AMR012"),
+        ("~/x", "AMR012"),
+        ("C:/x", "AMR012"),
+        (".git/config", "AMR012"),
+        ("a/.git/x", "AMR012"),
+        ("a\\..\\..\\x", "AMR012"),
+        ("", "AMR029"),
+        ("#only-fragment", "AMR029"),
+        ("a.md", "AMR011"),
+        ("a.sql", None),
+        ("a/./b", None),
+    ],
 )
 def test_unsafe_and_suspicious_link_targets(target: str, expected: str | None) -> None:
     doc = doc_of(f"- see [[{target}]]\n")
@@ -465,7 +487,10 @@ def test_unsafe_and_suspicious_link_targets(target: str, expected: str | None) -
 def test_control_characters_are_reported_once_per_line() -> None:
     doc = doc_of("- a \x1b[2J b \x00 c\n- \u202egnp.exe\n- tab\tis fine\n- line\u2028sep\n")
     assert [(d.code, d.line, d.column) for d in doc.diagnostics] == [
-        ("AMR017", 1, 5), ("AMR017", 2, 3), ("AMR017", 4, 7)]
+        ("AMR017", 1, 5),
+        ("AMR017", 2, 3),
+        ("AMR017", 4, 7),
+    ]
 
 
 def test_secrets_on_any_non_blank_line() -> None:
@@ -475,9 +500,17 @@ def test_secrets_on_any_non_blank_line() -> None:
 
 @pytest.mark.parametrize(
     ("value", "ok"),
-    [("2026-01-01", True), ("2024-02-29", True), ("2026-02-29", False), ("2026-13-01", False),
-     ("2026-1-1", False), ("20260101", False), ("2026-01-01T10:00", False), ("0000-01-01", False),
-     ("\u0662\u0660\u0662\u0666-01-01", False)],
+    [
+        ("2026-01-01", True),
+        ("2024-02-29", True),
+        ("2026-02-29", False),
+        ("2026-13-01", False),
+        ("2026-1-1", False),
+        ("20260101", False),
+        ("2026-01-01T10:00", False),
+        ("0000-01-01", False),
+        ("\u0662\u0660\u0662\u0666-01-01", False),
+    ],
 )
 def test_dates(value: str, ok: bool) -> None:
     e = only_entry(f"- a [added: {value}; expires: {value}; updated: {value}]\n")
@@ -486,8 +519,16 @@ def test_dates(value: str, ok: bool) -> None:
 
 @pytest.mark.parametrize(
     ("value", "ok"),
-    [("https://x.test/s/1", True), ("devin:session/42", True), ("urn:x", True), ("s/303", False),
-     ("session 42", False), ("https://x.test/a b", False), ("//x.test", False), ("1http://x", False)],
+    [
+        ("https://x.test/s/1", True),
+        ("devin:session/42", True),
+        ("urn:x", True),
+        ("s/303", False),
+        ("session 42", False),
+        ("https://x.test/a b", False),
+        ("//x.test", False),
+        ("1http://x", False),
+    ],
 )
 def test_source_must_be_a_uri(value: str, ok: bool) -> None:
     e = only_entry(f"- a [source: {value}]\n")

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.format.parser import parse, serialize
 from amr_tui.core.format.jsonout import entries_json
-from amr_tui.core.format.rules import check_document
 from amr_tui.core.format.metadata import escape_value, format_entry
+from amr_tui.core.format.parser import parse, serialize
+from amr_tui.core.format.rules import check_document
 from amr_tui.core.model import WHITESPACE, LineKind
 
 # Settings are applied per test, not through settings.load_profile(), so that importing this
@@ -32,7 +32,8 @@ from amr_tui.core.model import WHITESPACE, LineKind
 PROFILES = {
     "default": settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
     "long": settings(
-        max_examples=6000, deadline=None,
+        max_examples=6000,
+        deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     ),
 }
@@ -56,14 +57,79 @@ def _report_counts(request: pytest.FixtureRequest):
 # --- strategies -------------------------------------------------------------------------
 
 FRAGMENTS: list[bytes] = [
-    b"- ", b"* ", b"+ ", b"-", b"1. ", b"2) ", b"  ", b"    ", b"\t", b"> ", b">",
-    b"```", b"~~~", b"<div>", b"</div>", b"<!-- ", b" -->", b"# ", b"## Index", b"---", b"===", b"***",
-    b"fact", b"Joe leads", b"x", b" ", b"  ", b"[", b"]", b"[[", b"]]", b"[[a]]", b"[[a|b]]",
-    b"[[a#h]]", b"[[../x]]", b"[[a.md]]", b";", b":", b"; ", b": ", b"source", b"added", b"Key",
-    b"[source: https://example.com/s/1]", b"[added: 2026-01-01]", b"[draft]", b"[t](u)", b"[t][r]",
-    b"![a][b]", b"https://x.com/a;b", b"%3B", b"%5B", b"`", b"``", b"!", b"(", b")", b"\\", b"|",
-    b"\x00", b"\x1b[2J", b"\r", b"\x0b", b"\x0c", b"\xe2\x80\xa8", b"\xe2\x80\xae", b"\xef\xbb\xbf",
-    b"\xff", b"\xc3", b"\xc3\xa9", b"\xf0\x9f\x98\x80", b"\xc2\xa0", b"ghp_" + b"a" * 36,
+    b"- ",
+    b"* ",
+    b"+ ",
+    b"-",
+    b"1. ",
+    b"2) ",
+    b"  ",
+    b"    ",
+    b"\t",
+    b"> ",
+    b">",
+    b"```",
+    b"~~~",
+    b"<div>",
+    b"</div>",
+    b"<!-- ",
+    b" -->",
+    b"# ",
+    b"## Index",
+    b"---",
+    b"===",
+    b"***",
+    b"fact",
+    b"Joe leads",
+    b"x",
+    b" ",
+    b"  ",
+    b"[",
+    b"]",
+    b"[[",
+    b"]]",
+    b"[[a]]",
+    b"[[a|b]]",
+    b"[[a#h]]",
+    b"[[../x]]",
+    b"[[a.md]]",
+    b";",
+    b":",
+    b"; ",
+    b": ",
+    b"source",
+    b"added",
+    b"Key",
+    b"[source: https://example.com/s/1]",
+    b"[added: 2026-01-01]",
+    b"[draft]",
+    b"[t](u)",
+    b"[t][r]",
+    b"![a][b]",
+    b"https://x.com/a;b",
+    b"%3B",
+    b"%5B",
+    b"`",
+    b"``",
+    b"!",
+    b"(",
+    b")",
+    b"\\",
+    b"|",
+    b"\x00",
+    b"\x1b[2J",
+    b"\r",
+    b"\x0b",
+    b"\x0c",
+    b"\xe2\x80\xa8",
+    b"\xe2\x80\xae",
+    b"\xef\xbb\xbf",
+    b"\xff",
+    b"\xc3",
+    b"\xc3\xa9",
+    b"\xf0\x9f\x98\x80",
+    b"\xc2\xa0",
+    b"ghp_" + b"a" * 36,
 ]
 EOLS = [b"\n", b"\r\n", b"\r", b""]
 
@@ -91,17 +157,22 @@ def with_entries(draw: st.DrawFn) -> bytes:
     out = b"".join((b"- " + text if bullet else text) + eol for bullet, text, eol in lines)
     return (b"\xef\xbb\xbf" if draw(st.booleans()) else b"") + out + draw(st.sampled_from([b"", b"- last"]))
 
+
 KEY = st.from_regex(r"\A[A-Za-z][A-Za-z0-9_.-]{0,8}\Z")
 # Values: printable text without line breaks, including ; [ ] which format_entry escapes.
 VALUE = st.text(
     alphabet=st.characters(
-        min_codepoint=0x20, max_codepoint=0x2FF, blacklist_categories=("Cc", "Cs"),
-    ) | st.sampled_from(list(";[]:%/ ")),
+        min_codepoint=0x20,
+        max_codepoint=0x2FF,
+        blacklist_categories=("Cc", "Cs"),
+    )
+    | st.sampled_from(list(";[]:%/ ")),
     max_size=20,
 )
 TEXT = st.text(
-    alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x2FF, blacklist_categories=("Cc", "Cs"),
-                           blacklist_characters="[]"),
+    alphabet=st.characters(
+        min_codepoint=0x20, max_codepoint=0x2FF, blacklist_categories=("Cc", "Cs"), blacklist_characters="[]"
+    ),
     max_size=30,
 )
 

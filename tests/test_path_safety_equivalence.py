@@ -41,10 +41,33 @@ def test_same_answers(tmp_path: Path):
     os.symlink("notes/a.md", root / "alias.md")
     via = tmp_path / "via"
     os.symlink(root, via)
-    rels = ["notes/a.md", "notes/deep/b.md", "out/x.md", "inside/a.md", "gitlink/config", "loop1", "loop2/x",
-            "alias.md", "missing.md", "notes/../notes/a.md", "./notes/a.md", "notes//a.md", ".git/config",
-            ".GIT./x", "notes/.git", "", "/etc/passwd", "C:x", "a\0b", ".", "notes", "notes\\a.md", "x/..",
-            "\u00e9t\u00e9.md", "sp ace.md"]
+    rels = [
+        "notes/a.md",
+        "notes/deep/b.md",
+        "out/x.md",
+        "inside/a.md",
+        "gitlink/config",
+        "loop1",
+        "loop2/x",
+        "alias.md",
+        "missing.md",
+        "notes/../notes/a.md",
+        "./notes/a.md",
+        "notes//a.md",
+        ".git/config",
+        ".GIT./x",
+        "notes/.git",
+        "",
+        "/etc/passwd",
+        "C:x",
+        "a\0b",
+        ".",
+        "notes",
+        "notes\\a.md",
+        "x/..",
+        "\u00e9t\u00e9.md",
+        "sp ace.md",
+    ]
     for base in (root, via):
         for rel in rels:
             assert path_is_safe(base, rel) == _reference(base, rel), (base, rel)

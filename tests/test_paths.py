@@ -11,8 +11,26 @@ from hypothesis import strategies as st
 from amr_tui.core import paths
 
 ROOT = Path(__file__).resolve().parent.parent
-NAMES = ("a.md", "A.MD", "b.markdown", "B.Markdown", "c.txt", "MEMORY.md", "x.md.bak", "", ".md", ".hidden.md",
-         "dir.md/file", "notes", "v1.2", "a/b", ".amr/forgotten.md", ".AMR/forgotten.md", "İ.md", "notes.MD")
+NAMES = (
+    "a.md",
+    "A.MD",
+    "b.markdown",
+    "B.Markdown",
+    "c.txt",
+    "MEMORY.md",
+    "x.md.bak",
+    "",
+    ".md",
+    ".hidden.md",
+    "dir.md/file",
+    "notes",
+    "v1.2",
+    "a/b",
+    ".amr/forgotten.md",
+    ".AMR/forgotten.md",
+    "İ.md",
+    "notes.MD",
+)
 parts = st.text(alphabet=st.sampled_from("aZ.İ/-_ mMdDkK"), max_size=12)
 
 

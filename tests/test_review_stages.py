@@ -28,31 +28,53 @@ PORT = "Dev server runs on port 3001 for the marketing site"
 def repo(tmp_path: Path) -> Path:
     """main: a few facts, then one deleted on purpose. dreams/nightly: a move, a rewording, a
     merge, a new file, a deleted file, and the deleted fact coming back (a resurrection)."""
-    root = new_repo(tmp_path / "memory", {
-        "MEMORY.md": ("# Memory\n\n"
-                      f"- The landing page uses Next.js [source: {S}/1]\n"
-                      f"- The landing page is styled with Tailwind CSS [source: {S}/2]\n"
-                      f"- Marco runs the website rewrite with one contractor [source: {S}/3]\n"
-                      f"- {PORT} [source: {S}/4]\n\n## Index\n- [[notes]]\n"),
-        "notes.md": f"# Notes\n\n- Deploys go out on Tuesdays after the standup [source: {S}/5]\n",
-        "old.md": f"# Old\n\n- The staging box is called gremlin [source: {S}/6]\n",
-    })
-    commit(root, {"MEMORY.md": ("# Memory\n\n"
-                                f"- The landing page uses Next.js [source: {S}/1]\n"
-                                f"- The landing page is styled with Tailwind CSS [source: {S}/2]\n"
-                                f"- Marco runs the website rewrite with one contractor [source: {S}/3]\n"
-                                "\n## Index\n- [[notes]]\n")},
-           "forget the dev port", date="2026-09-02T12:00:00+00:00")
-    branch_commit(root, "dreams/nightly", {
-        "MEMORY.md": ("# Memory\n\n"
-                      f"- The landing page uses Next.js and is styled with Tailwind CSS [source: {S}/1] [source: {S}/2]\n"
-                      "\n## Index\n- [[notes]]\n- [[team]]\n"),
-        "team.md": (f"# Team\n\n- Marco runs the website rewrite with two contractors since mid-September "
-                    f"[source: {S}/3]\n"),
-        "notes.md": (f"# Notes\n\n- Deploys go out on Tuesdays after the standup [source: {S}/5]\n"
-                     f"- {PORT} [source: {S}/9]\n"),
-        "old.md": None,
-    }, "dream: tidy up")
+    root = new_repo(
+        tmp_path / "memory",
+        {
+            "MEMORY.md": (
+                "# Memory\n\n"
+                f"- The landing page uses Next.js [source: {S}/1]\n"
+                f"- The landing page is styled with Tailwind CSS [source: {S}/2]\n"
+                f"- Marco runs the website rewrite with one contractor [source: {S}/3]\n"
+                f"- {PORT} [source: {S}/4]\n\n## Index\n- [[notes]]\n"
+            ),
+            "notes.md": f"# Notes\n\n- Deploys go out on Tuesdays after the standup [source: {S}/5]\n",
+            "old.md": f"# Old\n\n- The staging box is called gremlin [source: {S}/6]\n",
+        },
+    )
+    commit(
+        root,
+        {
+            "MEMORY.md": (
+                "# Memory\n\n"
+                f"- The landing page uses Next.js [source: {S}/1]\n"
+                f"- The landing page is styled with Tailwind CSS [source: {S}/2]\n"
+                f"- Marco runs the website rewrite with one contractor [source: {S}/3]\n"
+                "\n## Index\n- [[notes]]\n"
+            )
+        },
+        "forget the dev port",
+        date="2026-09-02T12:00:00+00:00",
+    )
+    branch_commit(
+        root,
+        "dreams/nightly",
+        {
+            "MEMORY.md": (
+                "# Memory\n\n"
+                f"- The landing page uses Next.js and is styled with Tailwind CSS [source: {S}/1] [source: {S}/2]\n"
+                "\n## Index\n- [[notes]]\n- [[team]]\n"
+            ),
+            "team.md": (
+                f"# Team\n\n- Marco runs the website rewrite with two contractors since mid-September [source: {S}/3]\n"
+            ),
+            "notes.md": (
+                f"# Notes\n\n- Deploys go out on Tuesdays after the standup [source: {S}/5]\n- {PORT} [source: {S}/9]\n"
+            ),
+            "old.md": None,
+        },
+        "dream: tidy up",
+    )
     return root
 
 
@@ -62,9 +84,13 @@ class Host(App[None]):
 
 def _shape(review) -> tuple:
     """What a review says, in comparable form."""
-    return ([(f.path, f.status, f.counts, f.changes, f.viewed, f.rejected) for f in review.files],
-            [(c.id, c.kind, c.resurrects) for c in review.diff.changes],
-            review.applied, review.rejected, review.rejected_files)
+    return (
+        [(f.path, f.status, f.counts, f.changes, f.viewed, f.rejected) for f in review.files],
+        [(c.id, c.kind, c.resurrects) for c in review.diff.changes],
+        review.applied,
+        review.rejected,
+        review.rejected_files,
+    )
 
 
 def test_changed_files_come_from_git_alone(repo: Path) -> None:
@@ -77,8 +103,12 @@ def test_changed_files_come_from_git_alone(repo: Path) -> None:
         added, removed, path = line.split("\t")
         numstat[path] = (int(added), int(removed))
     assert [f.path for f in files] == ["MEMORY.md", "notes.md", "old.md", "team.md"]
-    assert {f.path: f.status for f in files} == {"MEMORY.md": "modified", "notes.md": "modified",
-                                                  "old.md": "deleted", "team.md": "added"}
+    assert {f.path: f.status for f in files} == {
+        "MEMORY.md": "modified",
+        "notes.md": "modified",
+        "old.md": "deleted",
+        "team.md": "added",
+    }
     assert {f.path: f.lines for f in files} == numstat
     assert not any(f.viewed for f in files)
     service.mark_viewed("nightly", "notes.md")
@@ -104,13 +134,17 @@ def test_the_summary_in_stages_is_the_whole_review(repo: Path) -> None:
 
 def test_mark_forgotten_is_diff_entries_with_forgotten() -> None:
     old = {"a.md": b"# A\n\n- The build cache lives in the shared bucket now\n- Old fact here\n"}
-    new = {"a.md": b"# A\n\n- The build cache lives in the shared bucket now\n- Staging is called gremlin again\n",
-           "b.md": b"# B\n\n- Brand new fact about the deploy window\n"}
+    new = {
+        "a.md": b"# A\n\n- The build cache lives in the shared bucket now\n- Staging is called gremlin again\n",
+        "b.md": b"# B\n\n- Brand new fact about the deploy window\n",
+    }
     matcher = FactMatcher()
     matcher.add("Staging is called gremlin again", "tombstone")
     at_once = diff_entries(old, new, forgotten=matcher)
     later = mark_forgotten(diff_entries(old, new), matcher)
-    assert [(c.id, c.kind, c.resurrects) for c in at_once.changes] == [(c.id, c.kind, c.resurrects) for c in later.changes]
+    assert [(c.id, c.kind, c.resurrects) for c in at_once.changes] == [
+        (c.id, c.kind, c.resurrects) for c in later.changes
+    ]
     assert [c.kind for c in later.changes].count(ChangeKind.RESURRECTED) == 1
 
 
@@ -121,19 +155,31 @@ def test_applied_ids_agrees_with_dreamapply(repo: Path) -> None:
         files = service._files(commit_, review.diff.changed_paths)
         one_by_one = {c.id for c in review.diff.changes if dreamapply.applied(c, {p: files.get(p) for p in c.paths})}
         assert applied_ids(review.diff, files) == one_by_one
-    assert applied_ids(review.diff, service._files(review.run.tip, review.diff.changed_paths)) == \
-        {c.id for c in review.diff.changes}
+    assert applied_ids(review.diff, service._files(review.run.tip, review.diff.changed_paths)) == {
+        c.id for c in review.diff.changes
+    }
     service.close()
 
 
 def test_same_fact_index_finds_the_first_match_in_order() -> None:
-    texts = ["", "short", "the deploy window opens at nine on tuesdays", "links only",
-             "the deploy window opens at nine on tuesday", "deploy window the opens at nine on tuesdays",
-             "something else entirely that is long enough"]
+    texts = [
+        "",
+        "short",
+        "the deploy window opens at nine on tuesdays",
+        "links only",
+        "the deploy window opens at nine on tuesday",
+        "deploy window the opens at nine on tuesdays",
+        "something else entirely that is long enough",
+    ]
     keys = [sim.normalise(t) for t in texts]
     index = sim.SameFactIndex(keys)
-    queries = ["the deploy window opens at nine on tuesdays", "the deploy window opens at 9 on tuesdays",
-               "short", "nothing like any of them at all", "something else entirely that is long enougH"]
+    queries = [
+        "the deploy window opens at nine on tuesdays",
+        "the deploy window opens at 9 on tuesdays",
+        "short",
+        "nothing like any of them at all",
+        "something else entirely that is long enougH",
+    ]
     for q in map(sim.normalise, queries):
         expected = next(((j, s) for j, k in enumerate(keys) if (s := sim.same_fact(q, k)) is not None), None)
         assert index.first(q) == expected, q
@@ -218,12 +264,17 @@ async def test_summary_fills_in_matches_the_service_and_a_resurrected_change_can
         assert screen.accepted == {res.id}
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: PORT in (repo / "notes.md").read_text(), timeout=30, what="accepted on main")
-        await wait_for(pilot, lambda: screen.review is not None and res.id in screen.review.applied, timeout=30,
-                       what="read again")
+        await wait_for(
+            pilot, lambda: screen.review is not None and res.id in screen.review.applied, timeout=30, what="read again"
+        )
         # a viewed mark, from the file list
         await pilot.press("v")
-        await wait_for(pilot, lambda: screen.review is not None and
-                       next(f for f in screen.review.files if f.path == "notes.md").viewed, timeout=30, what="viewed")
+        await wait_for(
+            pilot,
+            lambda: screen.review is not None and next(f for f in screen.review.files if f.path == "notes.md").viewed,
+            timeout=30,
+            what="viewed",
+        )
     assert "Dream-Run: nightly" in git(repo, "log", "-1", "--format=%B", "main")
     assert isinstance(service.changed_files(service.run("nightly", counts=False))[0], ChangedFile)
     service.close()

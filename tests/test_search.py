@@ -83,13 +83,15 @@ def test_scores_are_bounded_sorted_and_limit_is_respected():
 
 
 def test_exact_phrase_beats_scattered_words():
-    idx = make({
-        ("r", "a.md"): [
-            "the cache of redis was flushed on port 80",  # words present, apart
-            "redis cache is warm",  # the phrase itself
-            "rather educated discussion on caching",  # only a scattered subsequence
-        ]
-    })
+    idx = make(
+        {
+            ("r", "a.md"): [
+                "the cache of redis was flushed on port 80",  # words present, apart
+                "redis cache is warm",  # the phrase itself
+                "rather educated discussion on caching",  # only a scattered subsequence
+            ]
+        }
+    )
     assert entry_texts(idx.search("redis cache"))[0] == "redis cache is warm"
 
 
@@ -139,7 +141,12 @@ def test_camel_case_parts_are_word_starts():
 
 
 def test_file_name_items_rank_with_entries():
-    idx = make({("r", "infra/redis.md"): ["the cache", "nothing else"], ("r", "b.md"): ["we moved redis to a bigger host today"]})
+    idx = make(
+        {
+            ("r", "infra/redis.md"): ["the cache", "nothing else"],
+            ("r", "b.md"): ["we moved redis to a bigger host today"],
+        }
+    )
     hits = idx.search("redis")
     assert hits[0].item.kind == "file" and hits[0].item.path == "infra/redis.md"
     assert "we moved redis to a bigger host today" in texts(hits)
@@ -176,7 +183,10 @@ def test_typo_hits_rank_below_strict_hits():
 
 def test_large_result_sets_are_cut_to_the_best_items():
     # far more matches than are scored precisely: the short ones must still come first
-    files = {("r", f"f{i:03}.md"): [f"alpha {'filler ' * (5 + (i * 7 + j) % 40)}{i} {j}" for j in range(20)] for i in range(60)}
+    files = {
+        ("r", f"f{i:03}.md"): [f"alpha {'filler ' * (5 + (i * 7 + j) % 40)}{i} {j}" for j in range(20)]
+        for i in range(60)
+    }
     files[("r", "short.md")] = ["alpha 1", "alpha"]
     idx = make(files)
     hits = idx.search("alpha", limit=5)
@@ -290,8 +300,23 @@ HOSTILE = [
 def test_hostile_text_does_not_crash(text):
     idx = SearchIndex()
     idx.set_file("r", "h.md", [(1, text), (2, "ordinary text")])
-    queries = ["a", "clip", "x" * 70, ".*", "[(", "\\", "\x1b", "bidi evil", "\u202e", "click quit", "$^|?",
-               "ab" * 16 + "c", "a" * 30 + "b", "a" * 10 + "b" * 10 + "c", " ".join(["word"] * 500)]
+    queries = [
+        "a",
+        "clip",
+        "x" * 70,
+        ".*",
+        "[(",
+        "\\",
+        "\x1b",
+        "bidi evil",
+        "\u202e",
+        "click quit",
+        "$^|?",
+        "ab" * 16 + "c",
+        "a" * 30 + "b",
+        "a" * 10 + "b" * 10 + "c",
+        " ".join(["word"] * 500),
+    ]
     for q in queries:
         for hit in idx.search(q):
             assert all(0 <= i < len(hit.item.text) for i in hit.positions)
@@ -312,7 +337,10 @@ def test_hostile_paths_and_repo_names():
 def test_highlight_prefers_word_starts_and_contiguous_runs():
     text = "preport and port mapping"
     assert highlight_positions("port", text) == (12, 13, 14, 15)
-    assert highlight_positions("pm", "port mapping") == (0, 5) or spelled_at("port mapping", highlight_positions("pm", "port mapping")) == "pm"
+    assert (
+        highlight_positions("pm", "port mapping") == (0, 5)
+        or spelled_at("port mapping", highlight_positions("pm", "port mapping")) == "pm"
+    )
     assert highlight_positions("", text) == ()
     assert highlight_positions("x", "") == ()
 
@@ -355,8 +383,12 @@ def test_highlight_positions_spell_a_subsequence_query(text, picks):
         assert any(m.span() == (pos[0], pos[-1] + 1) for m in re.finditer(r"[^\W_]+", low))
 
 
-@given(word=st.text(_ALNUM, min_size=1, max_size=12), before=st.text(_TEXT_CHARS, max_size=15),
-       after=st.text(_TEXT_CHARS, max_size=15), picks=st.lists(st.integers(0, 11), min_size=1, max_size=5))
+@given(
+    word=st.text(_ALNUM, min_size=1, max_size=12),
+    before=st.text(_TEXT_CHARS, max_size=15),
+    after=st.text(_TEXT_CHARS, max_size=15),
+    picks=st.lists(st.integers(0, 11), min_size=1, max_size=5),
+)
 @settings(max_examples=300, deadline=None)
 def test_highlight_positions_spell_a_query_found_inside_one_word(word, before, after, picks):
     text = f"{before} {word} {after}"
@@ -391,7 +423,11 @@ _ENTRY = st.lists(_WORDS, min_size=1, max_size=6).map(" ".join)
 
 @given(
     files=st.lists(st.lists(_ENTRY, max_size=8), min_size=1, max_size=6),
-    query=st.lists(st.sampled_from(["al", "alp", "alpha", "bet", "a", "elt", "gma", "ps", "lph", "de", "zz"]), min_size=1, max_size=3).map(" ".join),
+    query=st.lists(
+        st.sampled_from(["al", "alp", "alpha", "bet", "a", "elt", "gma", "ps", "lph", "de", "zz"]),
+        min_size=1,
+        max_size=3,
+    ).map(" ".join),
 )
 @settings(max_examples=200, deadline=None)
 def test_hits_are_exactly_the_strict_matches_when_they_fit(files, query):

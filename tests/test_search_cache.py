@@ -18,8 +18,9 @@ QUERIES = ("redis port", "postgres", "alice timezone", "kubernets", "deploy", "s
 
 def _files(n: int) -> dict[str, str]:
     files = {"MEMORY.md": "# Memory\n\n## Index\n- [[notes/ops]]\n- [[people]]\n"}
-    files["notes/ops.md"] = "".join(f"- Redis port {6300 + k} on staging db {k} [source: https://x.test/{k}]\n"
-                                    for k in range(n))
+    files["notes/ops.md"] = "".join(
+        f"- Redis port {6300 + k} on staging db {k} [source: https://x.test/{k}]\n" for k in range(n)
+    )
     files["people.md"] = "- Alice timezone is CET\n- Bob deploys on Kubernetes every Friday\n"
     return files
 
@@ -90,7 +91,11 @@ def test_a_planted_cache_file_is_rebuilt_not_run(make_repo, tmp_path):
 
     path = searchcache.cache_file(mounts)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps({"stamp": searchcache.diskcache.stamp(searchcache.FORMAT), "written": 0, "stats": {}, "index": Evil()}))
+    path.write_bytes(
+        pickle.dumps(
+            {"stamp": searchcache.diskcache.stamp(searchcache.FORMAT), "written": 0, "stats": {}, "index": Evil()}
+        )
+    )
     index = build_index(mounts)
     assert not marker.exists()
     assert _answers(index) == _answers(_fresh(root))

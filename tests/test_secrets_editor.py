@@ -29,13 +29,19 @@ MEMORY = "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n##
 @pytest.mark.parametrize("kind,text", SECRETS.items())
 def test_lint_flags_credentials_as_errors(kind: str, text: str) -> None:
     _, diags = check_line(f"- {text} [source: https://example.com/s]", "MEMORY.md")
-    assert any(d.code == "AMR016" and d.severity.value == "error" and kind.split()[0].lower() in d.message.lower()
-               for d in diags), diags
+    assert any(
+        d.code == "AMR016" and d.severity.value == "error" and kind.split()[0].lower() in d.message.lower()
+        for d in diags
+    ), diags
 
 
 def test_lint_does_not_cry_wolf() -> None:
-    for text in ("commit 3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b fixed it", "the password policy is 12 characters",
-                 "see https://example.com/path?token=", "AKIA is the prefix of AWS keys"):
+    for text in (
+        "commit 3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b fixed it",
+        "the password policy is 12 characters",
+        "see https://example.com/path?token=",
+        "AKIA is the prefix of AWS keys",
+    ):
         _, diags = check_line(f"- {text}", "MEMORY.md")
         assert not any(d.code == "AMR016" for d in diags), (text, diags)
 

@@ -51,8 +51,14 @@ def _loaded_by(module: str) -> set[str]:
 def test_amr_lint_loads_neither_search_nor_the_session_nor_the_parser():
     """What ``amr lint`` answered from its cache needs: the parser and git load where a repo is linted."""
     loaded = _loaded_by("amr_tui.services.batch.lintrun")
-    for heavy in ("amr_tui.services.batch.searchrun", "amr_tui.services.session.state", "amr_tui.core.format.parser",
-                  "amr_tui.core.lint.repo", "amr_tui.git", "git"):
+    for heavy in (
+        "amr_tui.services.batch.searchrun",
+        "amr_tui.services.session.state",
+        "amr_tui.core.format.parser",
+        "amr_tui.core.lint.repo",
+        "amr_tui.git",
+        "git",
+    ):
         assert heavy not in loaded
 
 

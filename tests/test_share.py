@@ -9,7 +9,14 @@ import pytest
 
 from amr_tui.services.share.build import load_budget, preview, select, share, shareable_files
 from amr_tui.services.share.route import (
-    ASK, READ_ONLY, ROUTE, grant_write, load_manifest, route_back, session_entries, write_back,
+    ASK,
+    READ_ONLY,
+    ROUTE,
+    grant_write,
+    load_manifest,
+    route_back,
+    session_entries,
+    write_back,
 )
 from amr_tui.services.workspace import discover
 from tests.synchelpers import amr, commit_all, git, write_files
@@ -21,16 +28,24 @@ def _history(root: Path) -> None:
     """A source repo whose history mixes shared and unshared paths (every blob unique)."""
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
-    write_files(root, {
-        "MEMORY.md": "# Memory: Alice\n\n- Alice leads product [source: s/1]\n\n## Index\n- [[projects/payments]]\n- [[team]]\n- [[private/hr]]\n",
-        "projects/payments.md": "# Payments\n\n- Launch 2026-10-15 [source: s/2]\n",
-        "team.md": "# Team\n\n- Bob reviews schema PRs [source: s/3]\n",
-    })
+    write_files(
+        root,
+        {
+            "MEMORY.md": "# Memory: Alice\n\n- Alice leads product [source: s/1]\n\n## Index\n- [[projects/payments]]\n- [[team]]\n- [[private/hr]]\n",
+            "projects/payments.md": "# Payments\n\n- Launch 2026-10-15 [source: s/2]\n",
+            "team.md": "# Team\n\n- Bob reviews schema PRs [source: s/3]\n",
+        },
+    )
     commit_all(root, "Create memory")
     write_files(root, {"private/hr.md": "# HR\n\n" + SECRET})
     commit_all(root, "HR notes (private)")
-    write_files(root, {"projects/payments.md": "# Payments\n\n- Launch 2026-10-15 [source: s/2]\n- Uses Stripe [source: s/4]\n",
-                       "team.md": "# Team\n\n- Bob reviews schema PRs [source: s/3]\n- Carol on call [source: s/5]\n"})
+    write_files(
+        root,
+        {
+            "projects/payments.md": "# Payments\n\n- Launch 2026-10-15 [source: s/2]\n- Uses Stripe [source: s/4]\n",
+            "team.md": "# Team\n\n- Bob reviews schema PRs [source: s/3]\n- Carol on call [source: s/5]\n",
+        },
+    )
     commit_all(root, "Payments and team")
     git(root, "checkout", "-q", "-b", "side")
     write_files(root, {"private/hr.md": "# HR\n\n" + SECRET + "- Bonus talk in May [source: s/6]\n"})
@@ -63,10 +78,14 @@ def test_partial_share_leaks_no_object_outside_the_selection(tmp_path):
 
     by_path = _blobs_by_path(src)
     shared_blobs = set().union(*(b for p, b in by_path.items() if p == "MEMORY.md" or p.startswith("projects/")))
-    unshared_blobs = set().union(*(b for p, b in by_path.items() if not (p == "MEMORY.md" or p.startswith("projects/"))))
+    unshared_blobs = set().union(
+        *(b for p, b in by_path.items() if not (p == "MEMORY.md" or p.startswith("projects/")))
+    )
     assert unshared_blobs and not (unshared_blobs & shared_blobs)
     reachable = {line.split()[0] for line in git(dest, "rev-list", "--objects", "--all").stdout.splitlines()}
-    stored = {line.split()[0] for line in git(dest, "cat-file", "--batch-all-objects", "--batch-check").stdout.splitlines()}
+    stored = {
+        line.split()[0] for line in git(dest, "cat-file", "--batch-all-objects", "--batch-check").stdout.splitlines()
+    }
     assert not (reachable & unshared_blobs) and not (stored & unshared_blobs)  # the proof
     assert {o for o in stored if git(dest, "cat-file", "-t", o).stdout.strip() == "blob"} <= shared_blobs
     for commit in git(dest, "rev-list", "--all").stdout.split():
@@ -74,19 +93,27 @@ def test_partial_share_leaks_no_object_outside_the_selection(tmp_path):
         assert all(p == "MEMORY.md" or p.startswith("projects/") for p in paths)
     assert not (dest / ".git" / "objects" / "info" / "alternates").exists()
     assert git(dest, "remote").stdout == ""
-    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if ".git" not in p.parts and p.is_file()) == \
-        ["MEMORY.md", "projects/payments.md", "projects/website.md"]
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if ".git" not in p.parts and p.is_file()) == [
+        "MEMORY.md",
+        "projects/payments.md",
+        "projects/website.md",
+    ]
 
     fmt = "--format=%an|%ae|%ad|%cn|%cd"  # authors and dates kept; messages written from the shared change
     assert git(dest, "log", fmt).stdout == git(src, "log", fmt, "--", "MEMORY.md", "projects").stdout
     assert git(dest, "log", "--format=%s").stdout.splitlines() == [
-        "Add projects/website.md (+1 entry)", "Update projects/payments.md (+1 entry)", "Add 2 files (+5 entries)"]
+        "Add projects/website.md (+1 entry)",
+        "Update projects/payments.md (+1 entry)",
+        "Add 2 files (+5 entries)",
+    ]
     assert "HR notes" not in git(dest, "log", "--all", "--format=%B").stdout
 
     again = share([sel], tmp_path / "again")[0]
     assert again.commit == made[0].commit  # deterministic
     manifest = load_manifest(tmp_path / "session")
-    assert [(m.repo, m.kind, m.paths, m.write) for m in manifest] == [("memory-alice", "partial", ("MEMORY.md", "projects"), False)]
+    assert [(m.repo, m.kind, m.paths, m.write) for m in manifest] == [
+        ("memory-alice", "partial", ("MEMORY.md", "projects"), False)
+    ]
 
 
 def test_whole_share_is_a_clone_of_the_branch_only(tmp_path):
@@ -98,7 +125,9 @@ def test_whole_share_is_a_clone_of_the_branch_only(tmp_path):
     assert made[0].kind == "clone" and git(dest, "rev-parse", "HEAD").stdout == git(src, "rev-parse", "HEAD").stdout
     assert git(dest, "for-each-ref", "--format=%(refname)").stdout.split() == ["refs/heads/main"]  # no remote
     assert git(dest, "log", "--format=%s").stdout == git(src, "log", "--format=%s").stdout  # history as it is
-    stored = {line.split()[0] for line in git(dest, "cat-file", "--batch-all-objects", "--batch-check").stdout.splitlines()}
+    stored = {
+        line.split()[0] for line in git(dest, "cat-file", "--batch-all-objects", "--batch-check").stdout.splitlines()
+    }
     dangling = git(src, "rev-parse", "HEAD@{1}").stdout.strip()
     assert dangling not in stored
 
@@ -107,11 +136,18 @@ def test_preview_budget_reachability_and_dangling_links(tmp_path):
     src = tmp_path / "memory-alice"
     _history(src)
     long = "# Memory\n\n## Index\n- [[projects/payments]]\n- [[team]]\n- [[nowhere]]\n" + "".join(
-        f"- fact {i} [source: s/{i}]\n" for i in range(300))
+        f"- fact {i} [source: s/{i}]\n" for i in range(300)
+    )
     (src / "MEMORY.md").write_text(long)
     commit_all(src, "Long memory")
-    assert shareable_files(src) == ["MEMORY.md", "notes.txt", "private/hr.md", "projects/payments.md",
-                                    "projects/website.md", "team.md"]
+    assert shareable_files(src) == [
+        "MEMORY.md",
+        "notes.txt",
+        "private/hr.md",
+        "projects/payments.md",
+        "projects/website.md",
+        "team.md",
+    ]
     (pv,) = preview(select(discover([src]), ["memory-alice:MEMORY.md,projects/"]))
     assert (pv.loaded_lines, pv.cut_line, pv.memory_lines) == (200, 201, 306)
     assert pv.reachable == ("MEMORY.md", "projects/payments.md")
@@ -136,7 +172,11 @@ def test_grants_and_routing_back(tmp_path):
     target = session / "memory-alice" / "projects" / "payments.md"
     target.write_text(target.read_text() + "- Refunds take 5 days [source: s/9]\n")
     (entry,) = session_entries(session)
-    assert (entry.repo, entry.path, entry.text) == ("memory-alice", "projects/payments.md", "- Refunds take 5 days [source: s/9]")
+    assert (entry.repo, entry.path, entry.text) == (
+        "memory-alice",
+        "projects/payments.md",
+        "- Refunds take 5 days [source: s/9]",
+    )
     route = route_back(session, target)
     assert route.status == READ_ONLY
     with pytest.raises(ValueError):
@@ -166,8 +206,18 @@ def test_share_cli(tmp_path):
     out = amr(tmp_path, "share", str(src), "--preview", "--repo", "memory-alice:MEMORY.md,projects/")
     assert out.returncode == 0, out.stderr
     assert "dangling: MEMORY.md:7 [[team]] (not shared)" in out.stdout and "all loaded" in out.stdout
-    res = amr(tmp_path, "share", str(src), "--into", str(tmp_path / "s"), "--repo", "memory-alice:projects",
-              "--write", "memory-alice", "--json")
+    res = amr(
+        tmp_path,
+        "share",
+        str(src),
+        "--into",
+        str(tmp_path / "s"),
+        "--repo",
+        "memory-alice:projects",
+        "--write",
+        "memory-alice",
+        "--json",
+    )
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert data["shared"][0]["kind"] == "partial" and data["shared"][0]["write"] is True

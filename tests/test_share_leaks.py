@@ -19,9 +19,21 @@ CONTENT = ["LEAKCANARY-01", "LEAKCANARY-02", "LEAKCANARY-11"]
 # Canaries in commit messages and trailers of commits that touched unshared files.
 MESSAGE = ["LEAKCANARY-03", "LEAKCANARY-04", "LEAKCANARY-05", "LEAKCANARY-18"]
 # Canaries outside the shared branch: refs, tags, notes, reflog, remotes, config, other branches.
-REPO = ["LEAKCANARY-06", "LEAKCANARY-07", "LEAKCANARY-08", "LEAKCANARY-09", "LEAKCANARY-10", "LEAKCANARY-12",
-        "LEAKCANARY-13", "LEAKCANARY-14", "LEAKCANARY-15", "LEAKCANARY-16", "LEAKCANARY-17", "LEAKCANARY-19",
-        "LEAKCANARY-20"]
+REPO = [
+    "LEAKCANARY-06",
+    "LEAKCANARY-07",
+    "LEAKCANARY-08",
+    "LEAKCANARY-09",
+    "LEAKCANARY-10",
+    "LEAKCANARY-12",
+    "LEAKCANARY-13",
+    "LEAKCANARY-14",
+    "LEAKCANARY-15",
+    "LEAKCANARY-16",
+    "LEAKCANARY-17",
+    "LEAKCANARY-19",
+    "LEAKCANARY-20",
+]
 # A commit that touched only shared files, with a trailer: kept only under keep_messages.
 SHARED_ONLY = ["SHAREDONLY-1", "SHAREDONLY-2"]
 PLANS = "private/LEAKCANARY-11-plans.md"
@@ -30,32 +42,49 @@ PLANS = "private/LEAKCANARY-11-plans.md"
 def _canary_repo(root: Path) -> None:
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
-    write_files(root, {
-        "MEMORY.md": "# Memory\n\n## Index\n- [[projects/website]]\n",
-        "projects/website.md": "# Website\n\n- Ships in October [source: s/1]\n- Plan B exists [source: s/2]\n",
-        "private/hr.md": "# HR\n\n- LEAKCANARY-01 salary 123456 [source: s/3]\n",
-    })
+    write_files(
+        root,
+        {
+            "MEMORY.md": "# Memory\n\n## Index\n- [[projects/website]]\n",
+            "projects/website.md": "# Website\n\n- Ships in October [source: s/1]\n- Plan B exists [source: s/2]\n",
+            "private/hr.md": "# HR\n\n- LEAKCANARY-01 salary 123456 [source: s/3]\n",
+        },
+    )
     commit_all(root, "Create memory LEAKCANARY-03")
-    append = {"projects/website.md": "# Website\n\n- Ships in October [source: s/1]\n- Plan B exists [source: s/2]\n"
-                                     "- Uses Stripe for payments [source: s/4]\n",
-              "private/hr.md": "# HR\n\n- LEAKCANARY-01 salary 123456 [source: s/3]\n- LEAKCANARY-02 bonus [source: s/5]\n"}
+    append = {
+        "projects/website.md": "# Website\n\n- Ships in October [source: s/1]\n- Plan B exists [source: s/2]\n"
+        "- Uses Stripe for payments [source: s/4]\n",
+        "private/hr.md": "# HR\n\n- LEAKCANARY-01 salary 123456 [source: s/3]\n- LEAKCANARY-02 bonus [source: s/5]\n",
+    }
     write_files(root, append)
     git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "remember: LEAKCANARY-03 private fact; payments fact",
-        "-m", "Amr-Session: LEAKCANARY-04\nCo-authored-by: LEAKCANARY-05 <agent@example.test>")
+    git(
+        root,
+        "commit",
+        "-q",
+        "-m",
+        "remember: LEAKCANARY-03 private fact; payments fact",
+        "-m",
+        "Amr-Session: LEAKCANARY-04\nCo-authored-by: LEAKCANARY-05 <agent@example.test>",
+    )
     write_files(root, {"projects/website.md": append["projects/website.md"] + "- Dark mode ships too [source: s/6]\n"})
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "SHAREDONLY-1 website tweak", "-m", "Shared-Trailer: SHAREDONLY-2")
     # amr's own move, in its two commits: the shared side quotes the unshared file's name
     website = (root / "projects/website.md").read_text().replace("- Plan B exists [source: s/2]\n", "")
     write_files(root, {PLANS: "# Plans\n\n- Plan B exists [source: s/2]\n"})
-    commit_all(root, "Move entry to private/LEAKCANARY-11-plans.md from memory-alice/projects/website.md: Plan B exists")
+    commit_all(
+        root, "Move entry to private/LEAKCANARY-11-plans.md from memory-alice/projects/website.md: Plan B exists"
+    )
     write_files(root, {"projects/website.md": website})
-    commit_all(root, "Move entry from projects/website.md to memory-alice/private/LEAKCANARY-11-plans.md: Plan B exists")
+    commit_all(
+        root, "Move entry from projects/website.md to memory-alice/private/LEAKCANARY-11-plans.md: Plan B exists"
+    )
     # a side branch with a canary name, merged with a message quoting it
     git(root, "checkout", "-q", "-b", "LEAKCANARY-08")
-    write_files(root, {"projects/side.md": "# Side\n\n- Side fact [source: s/7]\n",
-                       "private/hr.md": "# HR\n\n- (cleared)\n"})
+    write_files(
+        root, {"projects/side.md": "# Side\n\n- Side fact [source: s/7]\n", "private/hr.md": "# HR\n\n- (cleared)\n"}
+    )
     commit_all(root, "side work")
     git(root, "checkout", "-q", "main")
     write_files(root, {"MEMORY.md": "# Memory\n\n## Index\n- [[projects/website]]\n- [[projects/side]]\n"})
@@ -81,8 +110,9 @@ def _grep_everything(session: Path, repo: Path, canaries: list[str]) -> dict[str
     """Where each canary appears: every object of ``repo`` and every file under ``session``
     (work trees, .git: refs, packed-refs, logs, config, description, index, ...)."""
     found: dict[str, list[str]] = {}
-    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, check=True,
-                             capture_output=True).stdout
+    objects = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, check=True, capture_output=True
+    ).stdout
     assert objects  # the store was read
     for c in canaries:
         if c.encode() in objects:
@@ -135,8 +165,10 @@ def test_partial_share_leaks_no_message_ref_or_name(tmp_path):
     assert subjects[3] == "Update projects/website.md (-1 entry)"
     assert "Merge" in "".join(subjects)  # the merge of a side branch that touched the selection
     fmt = "--format=%an|%ae|%ad|%cn|%ce|%cd"  # authors, committers and dates are the commits' own
-    assert git(dest, "log", "--first-parent", fmt).stdout == \
-        git(src, "log", "--first-parent", fmt, "main", "--", "MEMORY.md", "projects").stdout
+    assert (
+        git(dest, "log", "--first-parent", fmt).stdout
+        == git(src, "log", "--first-parent", fmt, "main", "--", "MEMORY.md", "projects").stdout
+    )
 
 
 def test_keep_messages_keeps_only_messages_of_commits_that_touched_only_shared_files(tmp_path):
@@ -203,9 +235,18 @@ def test_no_symlink_reaches_outside_a_partial_or_whole_share(tmp_path):
     git(w.path, "checkout", "-q", "HEAD~1")
     git(w.path, "checkout", "-q", "main")
     _nothing_resolves_outside(whole)
-    assert [(o.path, o.kind) for o in p.left_out] == [("projects/abs.md", "symlink"), ("projects/alias.md", "symlink"),
-                                                     ("projects/up.md", "symlink")]
-    assert {o.path for o in w.left_out} == {"passwd.md", "up.md", "projects/abs.md", "projects/up.md", "projects/alias.md"}
+    assert [(o.path, o.kind) for o in p.left_out] == [
+        ("projects/abs.md", "symlink"),
+        ("projects/alias.md", "symlink"),
+        ("projects/up.md", "symlink"),
+    ]
+    assert {o.path for o in w.left_out} == {
+        "passwd.md",
+        "up.md",
+        "projects/abs.md",
+        "projects/up.md",
+        "projects/alias.md",
+    }
 
 
 def test_share_cli_says_what_was_left_out_and_keeps_messages_on_request(tmp_path):
@@ -222,8 +263,9 @@ def test_share_cli_says_what_was_left_out_and_keeps_messages_on_request(tmp_path
     data = json.loads(res.stdout)
     assert {"path": "passwd.md", "kind": "symlink", "target": "/etc/passwd"} in data["shared"][0]["left_out"]
     _nothing_resolves_outside(tmp_path / "w")
-    res = amr(tmp_path, "share", str(src), "--into", str(tmp_path / "k"), "--repo", "memory-alice:projects",
-              "--keep-messages")
+    res = amr(
+        tmp_path, "share", str(src), "--into", str(tmp_path / "k"), "--repo", "memory-alice:projects", "--keep-messages"
+    )
     assert res.returncode == 0, res.stderr
     messages = git(tmp_path / "k" / "memory-alice", "log", "--format=%B").stdout
     assert "SHAREDONLY-1" in messages and "LEAKCANARY-03" not in messages
@@ -239,8 +281,10 @@ def test_the_preview_says_what_a_whole_share_does_with_a_symlink(tmp_path):
     res = amr(tmp_path, "share", str(src), "--preview")
     assert res.returncode == 0, res.stderr
     assert "left out: passwd.md" not in res.stdout
-    assert ('warning: not a symlink in the share: passwd.md -> /etc/passwd is a plain file holding the text '
-            '"/etc/passwd" (what it points at is not shared)') in res.stdout
+    assert (
+        "warning: not a symlink in the share: passwd.md -> /etc/passwd is a plain file holding the text "
+        '"/etc/passwd" (what it points at is not shared)'
+    ) in res.stdout
     res = amr(tmp_path, "share", str(src), "--into", str(tmp_path / "w"))
     assert res.returncode == 0, res.stderr
     shared = tmp_path / "w" / "memory-alice" / "passwd.md"

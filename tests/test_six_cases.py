@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.services.sync.run import sync
 from amr_tui.services.sync.resolve import pending_merge, resolve
+from amr_tui.services.sync.run import sync
 from tests.synchelpers import append, clone, commit_all, git, git_server, replace_line  # noqa: F401
 
 S = "https://example.com/sessions"
@@ -45,12 +45,30 @@ CASES = {
 }
 
 EXPECTED = {
-    "plain": {1: "CONFLICT", 2: "clean, both kept", 3: "clean", 4: "clean, stays deleted",
-              5: "CONFLICT", 6: "clean, fact is back"},
-    "driver": {1: "clean, both kept", 2: "clean, both kept", 3: "clean", 4: "clean, stays deleted",
-               5: "CONFLICT on that entry only", 6: "clean, fact is back"},
-    "sync": {1: "synced, both kept", 2: "synced, both kept", 3: "synced", 4: "synced, stays deleted",
-             5: "conflict on that entry only, resolved", 6: "synced, fact is back (flagged)"},
+    "plain": {
+        1: "CONFLICT",
+        2: "clean, both kept",
+        3: "clean",
+        4: "clean, stays deleted",
+        5: "CONFLICT",
+        6: "clean, fact is back",
+    },
+    "driver": {
+        1: "clean, both kept",
+        2: "clean, both kept",
+        3: "clean",
+        4: "clean, stays deleted",
+        5: "CONFLICT on that entry only",
+        6: "clean, fact is back",
+    },
+    "sync": {
+        1: "synced, both kept",
+        2: "synced, both kept",
+        3: "synced",
+        4: "synced, stays deleted",
+        5: "conflict on that entry only, resolved",
+        6: "synced, fact is back (flagged)",
+    },
 }
 
 

@@ -40,14 +40,16 @@ async def _quiet(pilot) -> AppDriver:
     screen = pilot.app.screen
     node = screen.query_one("#tree").cursor_node
     assert screen.current is not None and not screen.indexing, "the first file is not open and indexed"
-    assert node is not None and node.data is not None and node.data.path == screen.current.path, \
+    assert node is not None and node.data is not None and node.data.path == screen.current.path, (
         f"the tree's cursor is on {node and node.data}, not on the open file"
+    )
     pilot.app.clear_notifications()
     await pilot.pause(0.1)
     return drive
 
 
 # ------------------------------------------------------------------------------ the main screen
+
 
 def test_main_screen(snap_compare, demo_root):
     """The demo's first MEMORY.md, the tree and the side panel, as the app opens."""
@@ -56,6 +58,7 @@ def test_main_screen(snap_compare, demo_root):
 
 def test_topic_file_with_links(snap_compare, demo_root):
     """A topic file with links and backlinks (projects/payments.md)."""
+
     async def go(pilot):
         drive = await _quiet(pilot)
         await drive.open("memory-alice", "projects/payments.md")
@@ -67,11 +70,14 @@ def test_topic_file_with_links(snap_compare, demo_root):
 
 def test_editing_with_diagnostics(snap_compare, demo_root):
     """The entry editor (o) with an entry whose date is invalid, and its diagnostics."""
+
     async def go(pilot):
         await _quiet(pilot)
         await pilot.press("o")
         await pilot.pause(0.2)
-        pilot.app.screen.query_one("#editor-input").value = "Deploys freeze on Fridays [source: s/301; added: 2026-02-30]"
+        pilot.app.screen.query_one(
+            "#editor-input"
+        ).value = "Deploys freeze on Fridays [source: s/301; added: 2026-02-30]"
         await pilot.pause(0.3)
 
     assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
@@ -79,8 +85,10 @@ def test_editing_with_diagnostics(snap_compare, demo_root):
 
 # ------------------------------------------------------------------------------ the finder
 
+
 def test_finder(snap_compare, demo_root):
     """The finder (/) with the hits for 'launch'."""
+
     async def go(pilot):
         drive = await _quiet(pilot)
         await pilot.press("slash", *"launch")
@@ -94,8 +102,10 @@ def test_finder(snap_compare, demo_root):
 
 # ------------------------------------------------------------------------------ the help screen
 
+
 def test_help_screen(snap_compare, demo_root):
     """The help screen (?) with the key bindings."""
+
     async def go(pilot):
         await _quiet(pilot)
         await pilot.press("question_mark")
@@ -107,8 +117,10 @@ def test_help_screen(snap_compare, demo_root):
 
 # ------------------------------------------------------------------------------ file history
 
+
 def test_file_history_screen(snap_compare, demo_root):
     """The history of the open file (h), versions side by side."""
+
     async def go(pilot):
         drive = await _quiet(pilot)
         await pilot.press("h")
@@ -122,8 +134,10 @@ def test_file_history_screen(snap_compare, demo_root):
 
 # ------------------------------------------------------------------------------ dream review
 
+
 def test_dream_review_screen(snap_compare, demo_root):
     """A dreaming run's review (V, then enter on the first run)."""
+
     async def go(pilot):
         drive = await _quiet(pilot)
         await pilot.press("V")

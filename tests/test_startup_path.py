@@ -17,16 +17,27 @@ from tests.driver import AppDriver, app_for, wait_for
 
 # Loaded by the session worker or by the first use of a feature, never before the first frame.
 NOT_BEFORE_FIRST_FRAME = (
-    "git", "amr_tui.git", "amr_tui.services.session.state", "amr_tui.services.session.editing", "amr_tui.core.search.index",
-    "amr_tui.core.lint.repo", "amr_tui.core.format.rules", "amr_tui.screens.finder", "amr_tui.screens.dialogs",
-    "amr_tui.screens.help", "amr_tui.screens.palette", "textual.widgets._text_area", "tree_sitter",
-    "markdown_it", "amr_tui.core.format.parser", "amr_tui.core.format.metadata",
+    "git",
+    "amr_tui.git",
+    "amr_tui.services.session.state",
+    "amr_tui.services.session.editing",
+    "amr_tui.core.search.index",
+    "amr_tui.core.lint.repo",
+    "amr_tui.core.format.rules",
+    "amr_tui.screens.finder",
+    "amr_tui.screens.dialogs",
+    "amr_tui.screens.help",
+    "amr_tui.screens.palette",
+    "textual.widgets._text_area",
+    "tree_sitter",
+    "markdown_it",
+    "amr_tui.core.format.parser",
+    "amr_tui.core.format.metadata",
 )
 
 
 def test_main_screen_imports_nothing_heavy():
-    code = ("import sys, json; import amr_tui.app, amr_tui.screens.main; "
-            "print(json.dumps(sorted(sys.modules)))")
+    code = "import sys, json; import amr_tui.app, amr_tui.screens.main; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = set(json.loads(out))
     early = sorted(m for m in NOT_BEFORE_FIRST_FRAME if m in loaded)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from amr_tui.services.sync.run import sync, sync_state
 from amr_tui.services.sync.resolve import pending_merge, preview, resolve
+from amr_tui.services.sync.run import sync, sync_state
 from tests.synchelpers import amr, append, clone, commit_all, git, git_server  # noqa: F401
 
 BASE = {
@@ -99,7 +99,9 @@ def test_an_uncommitted_agent_edit_stays_uncommitted_and_sync_still_lands(git_se
 def test_conflict_cli_status_preview_and_resolve_both(git_server, tmp_path):  # noqa: F811
     a, b = _pair(git_server, tmp_path)
     for root, word in ((a, "slow"), (b, "very fast")):
-        (root / "findings.md").write_text(f"# Findings\n\n- Database: queries are {word} [source: s/1]\n- more from {root.name}\n")
+        (root / "findings.md").write_text(
+            f"# Findings\n\n- Database: queries are {word} [source: s/1]\n- more from {root.name}\n"
+        )
         commit_all(root, root.name)
     git(a, "push", "-q", "origin", "main")
     out = amr(b, "sync", "--json")
@@ -111,7 +113,12 @@ def test_conflict_cli_status_preview_and_resolve_both(git_server, tmp_path):  # 
     assert status.returncode == 1 and "conflict 0" in status.stdout
     pending = pending_merge(b)
     shown = preview(pending, "findings.md", {0: "theirs"}).decode()
-    assert "queries are slow" in shown and "very fast" not in shown and "- more from a" in shown and "- more from b" in shown
+    assert (
+        "queries are slow" in shown
+        and "very fast" not in shown
+        and "- more from a" in shown
+        and "- more from b" in shown
+    )
     done = amr(b, "sync", "--resolve", "both")
     assert done.returncode == 0, done.stdout + done.stderr
     served = git_server.read("memory", "findings.md")
@@ -147,7 +154,9 @@ def test_network_calls_use_global_credential_helpers_only(make_repo, tmp_path):
 
     marker = tmp_path / "repo-helper-ran"
     home = Path(os.environ["HOME"])
-    (home / ".gitconfig").write_text('[credential]\n\thelper = "!f() { echo username=from-global; echo password=pw; }; f"\n')
+    (home / ".gitconfig").write_text(
+        '[credential]\n\thelper = "!f() { echo username=from-global; echo password=pw; }; f"\n'
+    )
     root = make_repo("memory")
     git(root, "config", "credential.helper", f"!touch {marker}; echo username=from-repo")
     git(root, "config", "credential.https://example.com.helper", f"!touch {marker}")

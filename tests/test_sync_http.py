@@ -35,8 +35,16 @@ def home() -> Path:
 def run_amr(cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
     """``amr ARGS`` as a user would run it, but with stdin closed and no terminal to prompt on."""
     started = time.monotonic()
-    res = subprocess.run([*AMR, *args], cwd=cwd, env={**os.environ, "NO_COLOR": "1"}, stdin=subprocess.DEVNULL,
-                         capture_output=True, text=True, timeout=AMR_TIMEOUT, start_new_session=True)
+    res = subprocess.run(
+        [*AMR, *args],
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=AMR_TIMEOUT,
+        start_new_session=True,
+    )
     return res, time.monotonic() - started
 
 
@@ -56,8 +64,13 @@ def test_the_server_really_wants_credentials(http_git_server, tmp_path):  # noqa
     http_git_server.create("closed", BASE, work=tmp_path)
     empty = tmp_path / "nobody"
     empty.mkdir()
-    res = git(tmp_path, "ls-remote", http_git_server.url("closed"), check=False,
-              env={"HOME": str(empty), "XDG_CONFIG_HOME": str(empty), "GIT_TERMINAL_PROMPT": "0"})
+    res = git(
+        tmp_path,
+        "ls-remote",
+        http_git_server.url("closed"),
+        check=False,
+        env={"HOME": str(empty), "XDG_CONFIG_HOME": str(empty), "GIT_TERMINAL_PROMPT": "0"},
+    )
     assert res.returncode != 0 and "terminal prompts disabled" in res.stderr, res.stderr
     store_credentials(home(), http_git_server, USER, PASSWORD)
     assert "refs/heads/main" in git(tmp_path, "ls-remote", http_git_server.url("closed")).stdout
@@ -107,7 +120,8 @@ def test_wrong_password_is_an_auth_error_in_the_cli(http_git_server, tmp_path): 
     assert again.returncode == 2
     (data,) = json.loads(again.stdout)
     assert data["status"] == "auth" and data["message"].startswith(
-        f"authentication failed for remote 'origin' ({url}): the server wants credentials"), data
+        f"authentication failed for remote 'origin' ({url}): the server wants credentials"
+    ), data
     state = (b / ".git" / "amr" / "sync.json").read_text()
     assert json.loads(state)["last_status"] == "auth"
     assert_no_secret(res.stdout, res.stderr, again.stdout, again.stderr, state)
@@ -153,8 +167,12 @@ def test_a_password_written_into_the_remote_url_is_never_shown(http_git_server, 
 
 
 @pytest.mark.parametrize("variable", ["GIT_ASKPASS", "SSH_ASKPASS"])
-def test_an_askpass_program_from_the_environment_is_not_run(http_git_server, tmp_path, monkeypatch,  # noqa: F811
-                                                            variable):
+def test_an_askpass_program_from_the_environment_is_not_run(
+    http_git_server,
+    tmp_path,
+    monkeypatch,  # noqa: F811
+    variable,
+):
     (b,) = _repo(http_git_server, tmp_path, f"askpass-{variable.lower()}", "b")
     (home() / ".git-credentials").write_text("")
     asked = tmp_path / "asked"

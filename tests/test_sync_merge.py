@@ -45,17 +45,25 @@ def _branches(make_repo, ours: dict[str, str | None], theirs: dict[str, str | No
 
 
 CASES = {
-    "both append": ({"notes.md": START["notes.md"] + "- ours [source: s/o]\n"},
-                    {"notes.md": START["notes.md"] + "- theirs [source: s/t]\n"}),
-    "one entry edited both ways": ({"notes.md": START["notes.md"].replace("two", "two ours")},
-                                   {"notes.md": START["notes.md"].replace("two", "two theirs")}),
-    "edit and delete elsewhere": ({"notes.md": START["notes.md"].replace("- one [source: s/1]\n", "")},
-                                  {"notes.md": START["notes.md"].replace("three", "three, longer")}),
+    "both append": (
+        {"notes.md": START["notes.md"] + "- ours [source: s/o]\n"},
+        {"notes.md": START["notes.md"] + "- theirs [source: s/t]\n"},
+    ),
+    "one entry edited both ways": (
+        {"notes.md": START["notes.md"].replace("two", "two ours")},
+        {"notes.md": START["notes.md"].replace("two", "two theirs")},
+    ),
+    "edit and delete elsewhere": (
+        {"notes.md": START["notes.md"].replace("- one [source: s/1]\n", "")},
+        {"notes.md": START["notes.md"].replace("three", "three, longer")},
+    ),
     "add/add": ({"new.md": "# New\n\n- from ours\n"}, {"new.md": "# New\n\n- from theirs\n"}),
     "text file": ({"plain.txt": "zero\nalpha\nbeta\ngamma\n"}, {"plain.txt": "alpha\nbeta\ngamma\ndelta\n"}),
     "modify/delete": ({"notes.md": START["notes.md"] + "- ours\n"}, {"notes.md": None}),
-    "rename and edit": ({"notes.md": START["notes.md"] + "- ours [source: s/o]\n"},
-                        {"notes.md": None, "renamed.md": START["notes.md"] + "- theirs [source: s/t]\n"}),
+    "rename and edit": (
+        {"notes.md": START["notes.md"] + "- ours [source: s/o]\n"},
+        {"notes.md": None, "renamed.md": START["notes.md"] + "- theirs [source: s/t]\n"},
+    ),
 }
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from amr_tui.core.diff.similarity import text_digest
 from amr_tui.core.format.parser import parse
 from amr_tui.core.lint.repo import RepoSnapshot, lint_repo
-from amr_tui.core.diff.similarity import text_digest
 from amr_tui.core.tombstones import (
     TOMBSTONE_HEADER,
     TOMBSTONE_PATH,
@@ -16,12 +16,19 @@ from amr_tui.core.tombstones import (
 
 
 def test_tombstone_line_keeps_sources_and_escapes_values() -> None:
-    line = tombstone_line("Dev server was on port 3001 this afternoon", date="2026-10-08",
-                          reason="transient; [not] needed\nany more", by="Alice Chen",
-                          sources=["https://example.com/sessions/118"], file="dev-port.md")
-    assert line == ("- Dev server was on port 3001 this afternoon [forgotten: 2026-10-08; "
-                    "reason: transient%3B %5Bnot%5D needed any more; by: Alice Chen; "
-                    "source: https://example.com/sessions/118; file: dev-port.md]")
+    line = tombstone_line(
+        "Dev server was on port 3001 this afternoon",
+        date="2026-10-08",
+        reason="transient; [not] needed\nany more",
+        by="Alice Chen",
+        sources=["https://example.com/sessions/118"],
+        file="dev-port.md",
+    )
+    assert line == (
+        "- Dev server was on port 3001 this afternoon [forgotten: 2026-10-08; "
+        "reason: transient%3B %5Bnot%5D needed any more; by: Alice Chen; "
+        "source: https://example.com/sessions/118; file: dev-port.md]"
+    )
     doc = parse((line + "\n").encode(), TOMBSTONE_PATH)
     assert doc.diagnostics == []
     (t,) = parse_tombstones(doc)
@@ -32,10 +39,19 @@ def test_tombstone_line_keeps_sources_and_escapes_values() -> None:
 
 def test_redacted_tombstone_keeps_only_a_digest_of_the_normalised_text() -> None:
     fact = "Dana's home address is 12 Elm Street"
-    line = tombstone_line(fact, date="2026-10-08", reason="personal data", by="Alice Chen",
-                          sources=["https://example.com/s/9"], file="people.md", redact=True)
+    line = tombstone_line(
+        fact,
+        date="2026-10-08",
+        reason="personal data",
+        by="Alice Chen",
+        sources=["https://example.com/s/9"],
+        file="people.md",
+        redact=True,
+    )
     assert "Elm" not in line and "example.com" not in line and "people.md" not in line
-    assert line.startswith("- (redacted) [forgotten: 2026-10-08; reason: personal data; by: Alice Chen; digest: sha256:")
+    assert line.startswith(
+        "- (redacted) [forgotten: 2026-10-08; reason: personal data; by: Alice Chen; digest: sha256:"
+    )
     (t,) = parse_tombstones((line + "\n").encode())
     assert t.redacted and t.text is None and t.digest == text_digest(fact)
     # the same fact in other case and punctuation has the same digest and matches
@@ -45,8 +61,10 @@ def test_redacted_tombstone_keeps_only_a_digest_of_the_normalised_text() -> None
 
 
 def test_the_digest_in_the_format_doc_is_real() -> None:
-    assert text_digest("Dana's home address is 12 Elm Street") == \
-        "sha256:52604048170fe51b5b7a5e59607ebc6f057b4225795a430f1ba04fa061a85e3e"
+    assert (
+        text_digest("Dana's home address is 12 Elm Street")
+        == "sha256:52604048170fe51b5b7a5e59607ebc6f057b4225795a430f1ba04fa061a85e3e"
+    )
 
 
 def test_add_tombstone_creates_the_file_and_appends_keeping_line_endings() -> None:

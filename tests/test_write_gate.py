@@ -195,7 +195,9 @@ def test_deleting_a_line_the_agent_committed_after_the_user_read_it_deletes_it(m
 
 
 def _facts(ids_values) -> bytes:
-    return ("# Memory\n\n" + "".join(f"- fact {i} {v}\n" for i, v in ids_values) + "\n## Index\n- [[notes/a]]\n").encode()
+    return (
+        "# Memory\n\n" + "".join(f"- fact {i} {v}\n" for i, v in ids_values) + "\n## Index\n- [[notes/a]]\n"
+    ).encode()
 
 
 def test_editing_an_uncommitted_line_keeps_a_committed_fact_an_uncommitted_move_displaced(make_repo) -> None:
@@ -222,8 +224,9 @@ def test_editing_an_uncommitted_line_keeps_a_committed_fact_an_uncommitted_move_
 
 # ---------------------------------------------------------------- merge_change, as a property
 
-_EDITS = st.lists(st.tuples(st.sampled_from(["edit", "delete", "insert", "move"]),
-                            st.integers(0, 7), st.integers(0, 7)), max_size=3)
+_EDITS = st.lists(
+    st.tuples(st.sampled_from(["edit", "delete", "insert", "move"]), st.integers(0, 7), st.integers(0, 7)), max_size=3
+)
 
 
 def _mutate(lines: list[str], edits, tag: str, fresh: list[int]) -> list[str]:
@@ -259,10 +262,15 @@ def property_repo(tmp_path_factory) -> tuple[GitRepo, Path]:
     return GitRepo(root), root
 
 
-@settings(max_examples=int(os.environ.get("AMR_GATE_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=int(os.environ.get("AMR_GATE_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(n=st.integers(0, 7), agent_uncommitted=_EDITS, user=_EDITS, agent_committed=_EDITS)
-def test_merge_change_never_drops_a_committed_line_the_user_kept(property_repo, n, agent_uncommitted, user,
-                                                                 agent_committed) -> None:
+def test_merge_change_never_drops_a_committed_line_the_user_kept(
+    property_repo, n, agent_uncommitted, user, agent_committed
+) -> None:
     """For any committed version when the file was read, any uncommitted agent edit on top (what
     the user saw), any user change, and any agent commit since: the result (unless a conflict)
     holds every committed line the user saw and kept, every line the user wrote, and no line of
@@ -312,11 +320,16 @@ def test_cas_attempts_is_the_only_compare_and_swap_retry_loop() -> None:
             for loop in ast.walk(fn):
                 if not isinstance(loop, (ast.For, ast.While)):
                     continue
-                over_cas = isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) \
+                over_cas = (
+                    isinstance(loop, ast.For)
+                    and isinstance(loop.iter, ast.Call)
                     and ast.unparse(loop.iter.func).endswith("cas_attempts")
-                catches = any(isinstance(h, ast.ExceptHandler) and h.type is not None
-                              and "RefMovedError" in ast.unparse(h.type)
-                              for node in loop.body for h in ast.walk(node))
+                )
+                catches = any(
+                    isinstance(h, ast.ExceptHandler) and h.type is not None and "RefMovedError" in ast.unparse(h.type)
+                    for node in loop.body
+                    for h in ast.walk(node)
+                )
                 if catches and not over_cas:
                     found.append(f"{module.relative_to(root).as_posix()}:{fn.name}")
     assert found == ["services/sync/run.py:_sync_locked"]

@@ -17,24 +17,38 @@ COMMANDS = ("dream", "dreams")
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    d = sub.add_parser("dream", help="run a dreaming pass onto a new dreams/<id> branch", description=(
-        "Run amr's built-in, deterministic dreaming pass (merge duplicates keeping every source, drop "
-        "entries whose `expires` date passed, repair links to renamed files, rebuild the MEMORY.md "
-        "Index) and commit it on a new branch dreams/<run-id>, or with --agent run your own agent "
-        "command in a temporary work tree on that branch. Main, its work tree and its index are never "
-        "touched: review the run with `amr dreams show`."))
+    d = sub.add_parser(
+        "dream",
+        help="run a dreaming pass onto a new dreams/<id> branch",
+        description=(
+            "Run amr's built-in, deterministic dreaming pass (merge duplicates keeping every source, drop "
+            "entries whose `expires` date passed, repair links to renamed files, rebuild the MEMORY.md "
+            "Index) and commit it on a new branch dreams/<run-id>, or with --agent run your own agent "
+            "command in a temporary work tree on that branch. Main, its work tree and its index are never "
+            "touched: review the run with `amr dreams show`."
+        ),
+    )
     d.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
-    d.add_argument("--agent", metavar="CMD", help="run CMD (split like a shell would, but run without one) "
-                   "in a temporary git worktree on the new branch; what it commits becomes the run")
+    d.add_argument(
+        "--agent",
+        metavar="CMD",
+        help="run CMD (split like a shell would, but run without one) "
+        "in a temporary git worktree on the new branch; what it commits becomes the run",
+    )
     d.add_argument("--run-id", metavar="ID", help="the run id (default: DATE-amr or DATE-agent, numbered)")
     d.add_argument("--today", metavar="YYYY-MM-DD", help="the date to check `expires` against (default: today)")
     d.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the agent after this long")
     d.add_argument("--json", action="store_true", help="print the new run as JSON")
     d.set_defaults(func=run_dream)
 
-    p = sub.add_parser("dreams", help="review pending dreaming runs", description=(
-        "Pending dreaming runs are branches dreams/<run-id> on top of main as it was when the run "
-        "started. RUN is a run id or its branch name."))
+    p = sub.add_parser(
+        "dreams",
+        help="review pending dreaming runs",
+        description=(
+            "Pending dreaming runs are branches dreams/<run-id> on top of main as it was when the run "
+            "started. RUN is a run id or its branch name."
+        ),
+    )
     ds = p.add_subparsers(dest="dreams_command", metavar="ACTION")
     p.set_defaults(func=lambda a: _usage(p))
 
@@ -44,42 +58,74 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     ls.add_argument("--json", action="store_true", help="print a JSON array")
     ls.set_defaults(func=run_list)
 
-    sh = ds.add_parser("show", help="the entry-level changes of one run", description=(
-        "Show what a run changes, entry by entry: merged (A + B -> C, sources kept or lost), reworded, "
-        "moved (from and to), metadata only, dropped, new (and what it was inferred from), and "
-        "resurrected (a fact deleted earlier or tombstoned coming back: a warning)."))
+    sh = ds.add_parser(
+        "show",
+        help="the entry-level changes of one run",
+        description=(
+            "Show what a run changes, entry by entry: merged (A + B -> C, sources kept or lost), reworded, "
+            "moved (from and to), metadata only, dropped, new (and what it was inferred from), and "
+            "resurrected (a fact deleted earlier or tombstoned coming back: a warning)."
+        ),
+    )
     _run_args(sh)
     sh.add_argument("--json", action="store_true", help="print the changes as JSON")
     sh.add_argument("--file", metavar="PATH", help="also print this file side by side (old | new)")
     sh.add_argument("--no-history", action="store_true", help="skip the check against forgotten facts (faster)")
     sh.set_defaults(func=run_show)
 
-    ac = ds.add_parser("accept", help="accept a run, some files or some entry changes", description=(
-        "Accept the whole run (main fast-forwards when the run is based on its tip; otherwise one new "
-        "commit applies it, with Dream-Run and Dream-Commit trailers), or only --file PATH or --entry ID "
-        "(ids from `amr dreams show`). Accepting parts leaves the run pending."))
+    ac = ds.add_parser(
+        "accept",
+        help="accept a run, some files or some entry changes",
+        description=(
+            "Accept the whole run (main fast-forwards when the run is based on its tip; otherwise one new "
+            "commit applies it, with Dream-Run and Dream-Commit trailers), or only --file PATH or --entry ID "
+            "(ids from `amr dreams show`). Accepting parts leaves the run pending."
+        ),
+    )
     _run_args(ac)
-    ac.add_argument("--file", action="append", default=[], metavar="PATH", help="accept this file's changes (repeatable)")
+    ac.add_argument(
+        "--file", action="append", default=[], metavar="PATH", help="accept this file's changes (repeatable)"
+    )
     ac.add_argument("--entry", action="append", default=[], metavar="ID", help="accept this entry change (repeatable)")
-    ac.add_argument("--edit", action="append", default=[], metavar="ID=TEXT",
-                    help="accept entry change ID with this text instead of the run's (repeatable)")
-    ac.add_argument("--check", action="store_true",
-                    help="commit nothing: list the links and files the accept would break; exit 1 if any")
+    ac.add_argument(
+        "--edit",
+        action="append",
+        default=[],
+        metavar="ID=TEXT",
+        help="accept entry change ID with this text instead of the run's (repeatable)",
+    )
+    ac.add_argument(
+        "--check",
+        action="store_true",
+        help="commit nothing: list the links and files the accept would break; exit 1 if any",
+    )
     ac.set_defaults(func=run_accept)
 
-    rj = ds.add_parser("reject", help="close a run, or reject some files or entry changes", description=(
-        "Close the run: it leaves the pending list, its commits stay under refs/amr/dreams/rejected/<id> "
-        "with the decision recorded; `amr dreams undo RUN` reopens it. With --file or --entry, only mark "
-        "those parts rejected (nothing is committed): accepting the run later leaves them out."))
+    rj = ds.add_parser(
+        "reject",
+        help="close a run, or reject some files or entry changes",
+        description=(
+            "Close the run: it leaves the pending list, its commits stay under refs/amr/dreams/rejected/<id> "
+            "with the decision recorded; `amr dreams undo RUN` reopens it. With --file or --entry, only mark "
+            "those parts rejected (nothing is committed): accepting the run later leaves them out."
+        ),
+    )
     _run_args(rj)
-    rj.add_argument("--file", action="append", default=[], metavar="PATH", help="reject this file's changes (repeatable)")
+    rj.add_argument(
+        "--file", action="append", default=[], metavar="PATH", help="reject this file's changes (repeatable)"
+    )
     rj.add_argument("--entry", action="append", default=[], metavar="ID", help="reject this entry change (repeatable)")
     rj.add_argument("--clear", action="store_true", help="with --file/--entry: take those rejections back")
     rj.set_defaults(func=run_reject)
 
-    un = ds.add_parser("undo", help="undo the last decision on a run", description=(
-        "Reopen a rejected run; revert an accepted run on main with a new commit and reopen it; or "
-        "revert the parts of a pending run that were accepted. History is never rewritten."))
+    un = ds.add_parser(
+        "undo",
+        help="undo the last decision on a run",
+        description=(
+            "Reopen a rejected run; revert an accepted run on main with a new commit and reopen it; or "
+            "revert the parts of a pending run that were accepted. History is never rewritten."
+        ),
+    )
     _run_args(un)
     un.set_defaults(func=run_undo)
 
@@ -121,24 +167,44 @@ def _age(run: DreamRun) -> str:
 
 def run_json(run: DreamRun) -> dict[str, object]:
     return {
-        "id": run.id, "branch": run.branch, "state": run.state, "summary": run.summary,
-        "tip": run.tip, "base": run.base, "main": run.main, "commits": len(run.commits),
+        "id": run.id,
+        "branch": run.branch,
+        "state": run.state,
+        "summary": run.summary,
+        "tip": run.tip,
+        "base": run.base,
+        "main": run.main,
+        "commits": len(run.commits),
         "started": run.started.isoformat() if run.started else None,
-        "files_changed": run.files_changed, "entries_added": run.entries_added,
-        "entries_removed": run.entries_removed, "main_moved": run.main_moved,
-        "based_on_main": run.based_on_main, "accept_commits": run.accept_commits,
-        "decision": None if run.decision is None else {
-            "state": run.decision.state, "ref": run.decision.ref, "record": run.decision.record,
-            "date": run.decision.date.isoformat()},
+        "files_changed": run.files_changed,
+        "entries_added": run.entries_added,
+        "entries_removed": run.entries_removed,
+        "main_moved": run.main_moved,
+        "based_on_main": run.based_on_main,
+        "accept_commits": run.accept_commits,
+        "decision": None
+        if run.decision is None
+        else {
+            "state": run.decision.state,
+            "ref": run.decision.ref,
+            "record": run.decision.record,
+            "date": run.decision.date.isoformat(),
+        },
     }
 
 
 def _card(run: DreamRun, colour: bool) -> list[str]:
-    moved = "based on main's tip" if run.based_on_main else f"main moved {run.main_moved} commit{'s' if run.main_moved != 1 else ''} since"
+    moved = (
+        "based on main's tip"
+        if run.based_on_main
+        else f"main moved {run.main_moved} commit{'s' if run.main_moved != 1 else ''} since"
+    )
     n = len(run.commits)
-    head = (f"{paint(safe(run.branch), 'bold', colour)}  {run.state}  {n} commit{'s' if n != 1 else ''}, "
-            f"{run.files_changed} file{'s' if run.files_changed != 1 else ''} changed, "
-            f"+{run.entries_added} -{run.entries_removed} entries, {_age(run)}, {moved}")
+    head = (
+        f"{paint(safe(run.branch), 'bold', colour)}  {run.state}  {n} commit{'s' if n != 1 else ''}, "
+        f"{run.files_changed} file{'s' if run.files_changed != 1 else ''} changed, "
+        f"+{run.entries_added} -{run.entries_removed} entries, {_age(run)}, {moved}"
+    )
     lines = [head, f"  {safe(run.summary)}"]
     if run.accept_commits:
         n = len(run.accept_commits)
@@ -218,7 +284,11 @@ def run_accept(args: argparse.Namespace) -> int:
         if args.check:
             for problem in problems:
                 print(safe(str(problem)))
-            print(f"The accept would break {len(problems)} link(s) or file(s)." if problems else "The accept breaks no link.")
+            print(
+                f"The accept would break {len(problems)} link(s) or file(s)."
+                if problems
+                else "The accept breaks no link."
+            )
             return 1 if problems else 0
         result = service.accept(args.run, files=args.file, entries=entries, edits=edits)
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
@@ -228,7 +298,9 @@ def run_accept(args: argparse.Namespace) -> int:
     if result.how == "fast-forward":
         print(f"Accepted run {safe(result.run)}: {safe(service.main)} fast-forwarded to {(result.commit or '')[:7]}.")
     elif result.how == "commit":
-        print(f"Accepted {', '.join(safe(i) for i in result.items)} from run {safe(result.run)} as {(result.commit or '')[:7]} on {safe(service.main)}.")
+        print(
+            f"Accepted {', '.join(safe(i) for i in result.items)} from run {safe(result.run)} as {(result.commit or '')[:7]} on {safe(service.main)}."
+        )
     else:
         print(f"Nothing to do: {safe(service.main)} already has {', '.join(safe(i) for i in result.items)}.")
     if result.closed:
@@ -245,8 +317,10 @@ def run_reject(args: argparse.Namespace) -> int:
         if args.file or args.entry:
             service.reject_parts(args.run, files=args.file, changes=args.entry, rejected=not args.clear)
             what = ", ".join([*(safe(f) for f in args.file), *(safe(e) for e in args.entry)])
-            print(f"{'No longer rejected' if args.clear else 'Rejected'}: {what}. Nothing was committed; "
-                  f"accepting the run leaves rejected parts out.")
+            print(
+                f"{'No longer rejected' if args.clear else 'Rejected'}: {what}. Nothing was committed; "
+                f"accepting the run leaves rejected parts out."
+            )
             return 0
         ref = service.reject(args.run)
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
@@ -299,8 +373,12 @@ def run_dream(args: argparse.Namespace) -> int:
         emit_json(run_json(run) if run else None)
         return 0 if run else 1
     if run is None:
-        print("Nothing to dream about: no run was made." if not args.agent else
-              "The agent made no commits: no run was made.", file=sys.stderr)
+        print(
+            "Nothing to dream about: no run was made."
+            if not args.agent
+            else "The agent made no commits: no run was made.",
+            file=sys.stderr,
+        )
         return 1
     print("\n".join(_card(run, use_colour(sys.stdout))))
     print(f"Review it with: amr dreams show {safe(run.id)}")

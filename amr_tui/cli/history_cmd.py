@@ -23,30 +23,47 @@ _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    h = sub.add_parser("history", help="the commits that touched a file, or one entry's timeline", description=(
-        "FILE: the commits that touched it, newest first, with the source sessions each one added. "
-        "FILE:LINE: the timeline of the entry on that line: when it was added, each edit, each move "
-        "from another file (followed through rewording), and who last touched it (--blame)."))
+    h = sub.add_parser(
+        "history",
+        help="the commits that touched a file, or one entry's timeline",
+        description=(
+            "FILE: the commits that touched it, newest first, with the source sessions each one added. "
+            "FILE:LINE: the timeline of the entry on that line: when it was added, each edit, each move "
+            "from another file (followed through rewording), and who last touched it (--blame)."
+        ),
+    )
     h.add_argument("target", metavar="FILE[:LINE]", help="a file in a memory repo, optionally with a line")
     h.add_argument("--json", action="store_true", help="print JSON")
     h.add_argument("--limit", type=int, default=50, metavar="N", help="at most N commits (default 50)")
     h.add_argument("--follow", action="store_true", help="follow the file through renames (FILE only)")
-    h.add_argument("--blame", action="store_true", help="with FILE:LINE, also blame the line and re-blame it at each parent")
+    h.add_argument(
+        "--blame", action="store_true", help="with FILE:LINE, also blame the line and re-blame it at each parent"
+    )
     h.set_defaults(func=run_history)
 
-    f = sub.add_parser("forgotten", help="entries deleted over the repo's history", description=(
-        "Entries that commits deleted (not moved, not reworded) and that are not in the repo now, "
-        "newest deletion first, with the tombstone that explains them if any. Walks the whole history."))
+    f = sub.add_parser(
+        "forgotten",
+        help="entries deleted over the repo's history",
+        description=(
+            "Entries that commits deleted (not moved, not reworded) and that are not in the repo now, "
+            "newest deletion first, with the tombstone that explains them if any. Walks the whole history."
+        ),
+    )
     f.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
     f.add_argument("--json", action="store_true", help="print a JSON array")
     f.add_argument("--restore", metavar="ID", help="write the forgotten entry ID back, as a new commit")
     f.add_argument("--to", metavar="PATH", help="with --restore: the file to restore it into (default: where it was)")
     f.set_defaults(func=run_forgotten)
 
-    g = sub.add_parser("forget", help="remove an entry and record a tombstone", description=(
-        "Remove the entry on FILE:LINE and record in .amr/forgotten.md (not loaded by agents at session "
-        "start) that it was removed on purpose: date, reason, who. --redact keeps only a digest of the "
-        "text. One commit; see docs/format.md, \"Tombstones\"."))
+    g = sub.add_parser(
+        "forget",
+        help="remove an entry and record a tombstone",
+        description=(
+            "Remove the entry on FILE:LINE and record in .amr/forgotten.md (not loaded by agents at session "
+            "start) that it was removed on purpose: date, reason, who. --redact keeps only a digest of the "
+            'text. One commit; see docs/format.md, "Tombstones".'
+        ),
+    )
     g.add_argument("target", metavar="FILE:LINE", help="the entry to forget")
     g.add_argument("--reason", help="why (kept in the tombstone)")
     g.add_argument("--redact", action="store_true", help="keep only a sha256 digest of the text, no text or source")
@@ -81,8 +98,13 @@ def _service(root: Path) -> HistoryService:
 
 
 def _commit_json(info: CommitInfo) -> dict[str, object]:
-    return {"commit": info.oid, "author": info.author_name, "email": info.author_email,
-            "date": info.author_date.isoformat(), "subject": info.subject}
+    return {
+        "commit": info.oid,
+        "author": info.author_name,
+        "email": info.author_email,
+        "date": info.author_date.isoformat(),
+        "subject": info.subject,
+    }
 
 
 def skipped_json(skipped: Iterable[SkippedBlob]) -> list[dict[str, object]]:
@@ -96,8 +118,10 @@ def report_skipped(skipped: Iterable[SkippedBlob]) -> None:
     from amr_tui.services.workspace import MAX_PARSE_BYTES
 
     for s in dict.fromkeys(skipped):
-        error(f"skipped {s.path} in commit {s.commit[:7]}: {describe_size(s.size)}, more than the "
-              f"{describe_size(MAX_PARSE_BYTES)} amr reads from git")
+        error(
+            f"skipped {s.path} in commit {s.commit[:7]}: {describe_size(s.size)}, more than the "
+            f"{describe_size(MAX_PARSE_BYTES)} amr reads from git"
+        )
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -117,16 +141,27 @@ def run_history(args: argparse.Namespace) -> int:
         return 2
     report_skipped(page.skipped)
     if args.json:
-        emit_json([{**_commit_json(i.commit), "sources_added": list(i.sources_added),
-                    "entries_added": i.entries_added, "entries_removed": i.entries_removed,
-                    "skipped": skipped_json(i.skipped)} for i in page.items])
+        emit_json(
+            [
+                {
+                    **_commit_json(i.commit),
+                    "sources_added": list(i.sources_added),
+                    "entries_added": i.entries_added,
+                    "entries_removed": i.entries_removed,
+                    "skipped": skipped_json(i.skipped),
+                }
+                for i in page.items
+            ]
+        )
         return 0
     colour = use_colour(sys.stdout)
     for i in page.items:
         c = i.commit
         counts = f"+{i.entries_added} -{i.entries_removed}"
-        print(f"{paint(c.oid[:7], 'bold', colour)}  {c.author_date.date().isoformat()}  {safe(c.author_name)}  "
-              f"{safe(c.subject)}  ({counts})")
+        print(
+            f"{paint(c.oid[:7], 'bold', colour)}  {c.author_date.date().isoformat()}  {safe(c.author_name)}  "
+            f"{safe(c.subject)}  ({counts})"
+        )
         for s in i.sources_added:
             print(f"    source: {safe(s)}")
     if page.next is not None:
@@ -147,29 +182,58 @@ def _timeline(service: HistoryService, rel: str, line: int, args: argparse.Names
             b = service.reblame(b)
     report_skipped(timeline.skipped)
     if args.json:
-        emit_json({"path": rel, "line": line, "text": text, "complete": timeline.complete,
-                   "skipped": skipped_json(timeline.skipped),
-                   "events": [{**_commit_json(e.commit), "kind": e.kind, "path": e.path, "from_path": e.from_path,
-                               "before": e.before, "after": e.after, "score": round(e.score, 1)}
-                              for e in timeline.events],
-                   "blame": [{"commit": b.commit, "author": b.author_name, "date": b.author_date.isoformat(),
-                              "summary": b.summary, "path": b.path, "line": b.orig_line} for b in blames]})
+        emit_json(
+            {
+                "path": rel,
+                "line": line,
+                "text": text,
+                "complete": timeline.complete,
+                "skipped": skipped_json(timeline.skipped),
+                "events": [
+                    {
+                        **_commit_json(e.commit),
+                        "kind": e.kind,
+                        "path": e.path,
+                        "from_path": e.from_path,
+                        "before": e.before,
+                        "after": e.after,
+                        "score": round(e.score, 1),
+                    }
+                    for e in timeline.events
+                ],
+                "blame": [
+                    {
+                        "commit": b.commit,
+                        "author": b.author_name,
+                        "date": b.author_date.isoformat(),
+                        "summary": b.summary,
+                        "path": b.path,
+                        "line": b.orig_line,
+                    }
+                    for b in blames
+                ],
+            }
+        )
         return 0
     colour = use_colour(sys.stdout)
     print(f"{safe(rel)}:{line}  {safe(text.strip())}")
     for e in timeline.events:
         c = e.commit
         where = f" from {safe(e.from_path)}" if e.from_path else ""
-        print(f"{c.author_date.date().isoformat()}  {paint(c.oid[:7], 'bold', colour)}  {e.kind:<9} "
-              f"{safe(c.author_name)}  {safe(c.subject)}{where}")
+        print(
+            f"{c.author_date.date().isoformat()}  {paint(c.oid[:7], 'bold', colour)}  {e.kind:<9} "
+            f"{safe(c.author_name)}  {safe(c.subject)}{where}"
+        )
         if e.kind in ("reworded", "metadata", "moved") and e.before is not None:
             print(f"    was: {safe(e.before.strip())}")
     if not timeline.complete:
         print("(history does not show where this entry came from)", file=sys.stderr)
     for depth, b in enumerate(blames):
         label = "blame" if depth == 0 else "  at parent"
-        print(f"{label}: {b.commit[:7]} {b.author_date.date().isoformat()} {safe(b.author_name)}  "
-              f"{safe(b.summary)}  ({safe(b.path)}:{b.orig_line})")
+        print(
+            f"{label}: {b.commit[:7]} {b.author_date.date().isoformat()} {safe(b.author_name)}  "
+            f"{safe(b.summary)}  ({safe(b.path)}:{b.orig_line})"
+        )
     return 0
 
 
@@ -191,23 +255,41 @@ def run_forgotten(args: argparse.Namespace) -> int:
                 error(f"no forgotten entry {args.restore!r}: `amr forgotten` lists them")
                 return 2
             commit = service.restore(fact, path=args.to)
-            print(f"Restored \"{safe(fact.text)}\" to {safe(args.to or fact.path or '')} as {commit[:7]}.")
+            print(f'Restored "{safe(fact.text)}" to {safe(args.to or fact.path or "")} as {commit[:7]}.')
             return 0
     except (FileNotFoundError, LookupError, ValueError, AmrGitError) as exc:
         error(str(exc))
         return 2
     if args.json:
-        emit_json([{"id": f.id, "text": f.text, "line": f.line, "path": f.path, "date": f.date,
-                    "sources": list(f.sources), "redacted": f.redacted,
+        emit_json(
+            [
+                {
+                    "id": f.id,
+                    "text": f.text,
+                    "line": f.line,
+                    "path": f.path,
+                    "date": f.date,
+                    "sources": list(f.sources),
+                    "redacted": f.redacted,
                     "commit": _commit_json(f.commit) if f.commit else None,
-                    "tombstone": None if f.tombstone is None else {
-                        "line": f.tombstone.line, "forgotten": f.tombstone.forgotten, "reason": f.tombstone.reason,
-                        "by": f.tombstone.by, "digest": f.tombstone.digest}} for f in facts])
+                    "tombstone": None
+                    if f.tombstone is None
+                    else {
+                        "line": f.tombstone.line,
+                        "forgotten": f.tombstone.forgotten,
+                        "reason": f.tombstone.reason,
+                        "by": f.tombstone.by,
+                        "digest": f.tombstone.digest,
+                    },
+                }
+                for f in facts
+            ]
+        )
         return 0
     colour = use_colour(sys.stdout)
     for f in facts:
         commit = f"{f.commit.oid[:7]} {safe(f.commit.subject)}" if f.commit else "tombstone only"
-        print(f"{paint(f.id, 'bold', colour)}  {f.date}  {safe(f.path or '?')}  \"{safe(f.text)}\"  ({commit})")
+        print(f'{paint(f.id, "bold", colour)}  {f.date}  {safe(f.path or "?")}  "{safe(f.text)}"  ({commit})')
         if f.tombstone is not None:
             why = f", {safe(f.tombstone.reason)}" if f.tombstone.reason else ""
             who = f" by {safe(f.tombstone.by)}" if f.tombstone.by else ""

@@ -17,20 +17,37 @@ _SEVERITIES = ("error", "warning", "info")
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("lint", help="check memory repos against the format", description=(
-        "Check memory repos (or files inside them) against the Agent Memory Repo format. "
-        "Exit 0 when clean, 1 when there are findings, 2 on a usage or I/O error. "
-        "Codes are listed in docs/format.md."))
+    p = sub.add_parser(
+        "lint",
+        help="check memory repos against the format",
+        description=(
+            "Check memory repos (or files inside them) against the Agent Memory Repo format. "
+            "Exit 0 when clean, 1 when there are findings, 2 on a usage or I/O error. "
+            "Codes are listed in docs/format.md."
+        ),
+    )
     p.add_argument("paths", nargs="*", type=Path, help="memory repos, folders holding several, or files (default: .)")
-    p.add_argument("--json", action="store_true", help='print {"diagnostics": [...]} with paths relative to the repo root')
+    p.add_argument(
+        "--json", action="store_true", help='print {"diagnostics": [...]} with paths relative to the repo root'
+    )
     p.add_argument("--fix", action="store_true", help="apply the safe automatic fixes, then report what is left")
-    p.add_argument("--severity", choices=_SEVERITIES, default="warning",
-                   help="lowest severity to report (default: warning; info adds style notes)")
+    p.add_argument(
+        "--severity",
+        choices=_SEVERITIES,
+        default="warning",
+        help="lowest severity to report (default: warning; info adds style notes)",
+    )
     p.add_argument("--no-duplicates", action="store_true", help="skip the duplicate and near-duplicate checks")
-    p.add_argument("--no-cache", action="store_true", help=(
-        "do not reuse or keep the findings of unchanged repos in the user cache folder (also: AMR_NO_CACHE=1)"))
-    p.add_argument("--history", action="store_true",
-                   help="also check git history: entries that bring back a forgotten or deleted fact (AMR030)")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=("do not reuse or keep the findings of unchanged repos in the user cache folder (also: AMR_NO_CACHE=1)"),
+    )
+    p.add_argument(
+        "--history",
+        action="store_true",
+        help="also check git history: entries that bring back a forgotten or deleted fact (AMR030)",
+    )
     p.set_defaults(func=run)
 
 
@@ -56,8 +73,14 @@ def run(args: argparse.Namespace) -> int:
                 error(str(exc))
                 refused += 1
     skipped: list[SkippedBlob] = []  # files the --history walk did not read (over MAX_PARSE_BYTES)
-    results = lint_targets(targets, duplicates=not args.no_duplicates, history=args.history,
-                           near_duplicates=args.severity == "info", use_cache=not args.no_cache, skipped=skipped)
+    results = lint_targets(
+        targets,
+        duplicates=not args.no_duplicates,
+        history=args.history,
+        near_duplicates=args.severity == "info",
+        use_cache=not args.no_cache,
+        skipped=skipped,
+    )
     if skipped:
         from amr_tui.cli.history_cmd import report_skipped
 
@@ -66,11 +89,19 @@ def run(args: argparse.Namespace) -> int:
     level = {s: _SEVERITIES.index(s.value) for s in {r.finding.diagnostic.severity for r in results}}
     shown = [r for r in results if level[r.finding.diagnostic.severity] <= floor]
     if args.json:
-        emit_json({"diagnostics": [
-            {"repo": r.repo, "path": r.finding.path, **r.finding.diagnostic.to_json(),
-             "fixable": r.finding.diagnostic.fix is not None}
-            for r in shown
-        ]})
+        emit_json(
+            {
+                "diagnostics": [
+                    {
+                        "repo": r.repo,
+                        "path": r.finding.path,
+                        **r.finding.diagnostic.to_json(),
+                        "fixable": r.finding.diagnostic.fix is not None,
+                    }
+                    for r in shown
+                ]
+            }
+        )
     else:
         colour = use_colour(sys.stdout)
         lines = []
@@ -83,7 +114,9 @@ def run(args: argparse.Namespace) -> int:
             if d.line:
                 where += f":{d.line}:{max(d.column, 1)}"
             fixmark = " [*]" if d.fix is not None else ""
-            lines.append(f"{paint(where, 'path', colour)}: {paint(d.code, severity, colour)} {safe(d.message)}{fixmark}\n")
+            lines.append(
+                f"{paint(where, 'path', colour)}: {paint(d.code, severity, colour)} {safe(d.message)}{fixmark}\n"
+            )
         sys.stdout.write("".join(lines))
         sys.stdout.flush()
         summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
@@ -94,8 +127,11 @@ def run(args: argparse.Namespace) -> int:
             tail = f" ({fixable} fixable with --fix)" if fixable and not args.fix else ""
             print(f"Found {summary}{tail}.", file=sys.stderr)
         elif refused:  # the files were read, but --fix could not run there: not "clean" (exit 2)
-            print(f"No findings, but --fix was refused in {refused} repo{'s' if refused != 1 else ''} "
-                  "(said above): nothing was written there.", file=sys.stderr)
+            print(
+                f"No findings, but --fix was refused in {refused} repo{'s' if refused != 1 else ''} "
+                "(said above): nothing was written there.",
+                file=sys.stderr,
+            )
         else:
             print("All clean.", file=sys.stderr)
     return 2 if refused else 1 if shown else 0

@@ -12,12 +12,30 @@ from amr_tui import __version__
 # Each module in MODULES has add_parsers(sub); COMMAND_MODULES says which module holds each
 # sub-command, so `amr search ...` imports and builds the parser of search alone (agents call
 # these commands in loops: every module and parser not built is start-up time saved).
-MODULES = ("parse_cmd", "lint_cmd", "search_cmd", "repo_cmds", "merge_cmd", "sync_cmd", "share_cmd",
-           "dream_cmd", "history_cmd")
+MODULES = (
+    "parse_cmd",
+    "lint_cmd",
+    "search_cmd",
+    "repo_cmds",
+    "merge_cmd",
+    "sync_cmd",
+    "share_cmd",
+    "dream_cmd",
+    "history_cmd",
+)
 COMMAND_MODULES = {
-    "parse": "parse_cmd", "lint": "lint_cmd", "search": "search_cmd", "init": "repo_cmds", "demo": "repo_cmds",
-    "merge-driver": "merge_cmd", "sync": "sync_cmd", "share": "share_cmd", "dream": "dream_cmd",
-    "dreams": "dream_cmd", "history": "history_cmd", "forgotten": "history_cmd",
+    "parse": "parse_cmd",
+    "lint": "lint_cmd",
+    "search": "search_cmd",
+    "init": "repo_cmds",
+    "demo": "repo_cmds",
+    "merge-driver": "merge_cmd",
+    "sync": "sync_cmd",
+    "share": "share_cmd",
+    "dream": "dream_cmd",
+    "dreams": "dream_cmd",
+    "history": "history_cmd",
+    "forgotten": "history_cmd",
     "forget": "history_cmd",
 }
 COMMANDS = tuple(COMMAND_MODULES)

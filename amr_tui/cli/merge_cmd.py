@@ -20,10 +20,13 @@ _DESCRIPTION = (
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("merge-driver", help="entry-aware git merge driver (and `install`)",
-                       description=_DESCRIPTION,
-                       usage="amr merge-driver BASE OURS THEIRS [MARKER_SIZE [PATH]]\n"
-                             "       amr merge-driver install [REPO] [--no-commit]")
+    p = sub.add_parser(
+        "merge-driver",
+        help="entry-aware git merge driver (and `install`)",
+        description=_DESCRIPTION,
+        usage="amr merge-driver BASE OURS THEIRS [MARKER_SIZE [PATH]]\n"
+        "       amr merge-driver install [REPO] [--no-commit]",
+    )
     p.add_argument("args", nargs="*", help="%%O %%A %%B %%L %%P from git, or: install [REPO]")
     p.add_argument("--no-commit", action="store_true", help="install: write .gitattributes without committing it")
     p.set_defaults(func=run)

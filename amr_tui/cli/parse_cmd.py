@@ -14,11 +14,16 @@ from amr_tui.core.paths import MEMORY_FILE
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from amr_tui.services.workspace import MAX_PARSE_BYTES
 
-    p = sub.add_parser("parse", help="print the entries of one memory file", description=(
-        "Parse one memory file the way amr reads it (see docs/format.md) and print its entries: "
-        "line, text, metadata, links and the diagnostics of each entry's line. A file over "
-        f"{MAX_PARSE_BYTES // (1024 * 1024)} MiB is refused (exit 2), as is a file inside a memory repo "
-        "whose real location (through symlinks) is outside that repo or in its .git."))
+    p = sub.add_parser(
+        "parse",
+        help="print the entries of one memory file",
+        description=(
+            "Parse one memory file the way amr reads it (see docs/format.md) and print its entries: "
+            "line, text, metadata, links and the diagnostics of each entry's line. A file over "
+            f"{MAX_PARSE_BYTES // (1024 * 1024)} MiB is refused (exit 2), as is a file inside a memory repo "
+            "whose real location (through symlinks) is outside that repo or in its .git."
+        ),
+    )
     p.add_argument("file", type=Path, help="a Markdown memory file")
     p.add_argument("--json", action="store_true", help="print a JSON array, one object per entry")
     p.set_defaults(func=run)
@@ -54,8 +59,10 @@ def locate_in_repo(path: Path) -> tuple[Path, str] | None:
     if outer is not None and not path_is_safe(outer, root.relative_to(outer).as_posix()):
         root, rel = outer, lexical.relative_to(outer).as_posix()
     if not path_is_safe(root, rel):
-        raise LeavesRepoError(f"{path} is, or leads through a symlink, outside the memory repo {root} or into its "
-                              f".git; amr reads nothing there")
+        raise LeavesRepoError(
+            f"{path} is, or leads through a symlink, outside the memory repo {root} or into its "
+            f".git; amr reads nothing there"
+        )
     real = os.path.realpath(os.path.join(root, rel))
     return root, Path(real).relative_to(os.path.realpath(root)).as_posix()
 
@@ -90,15 +97,16 @@ def check_named_paths(paths: list[Path]) -> None:
             root = outer
         rel = lexical.relative_to(root).as_posix()
         if rel != "." and not path_is_safe(root, rel):
-            raise LeavesRepoError(f"{path} is, or leads through a symlink, outside the memory repo {root} or "
-                                  f"into its .git; amr reads nothing there")
+            raise LeavesRepoError(
+                f"{path} is, or leads through a symlink, outside the memory repo {root} or "
+                f"into its .git; amr reads nothing there"
+            )
 
 
 def _too_large(path: Path, size: int, limit: int) -> str:
     from amr_tui.git.catfile import describe_size
 
-    return (f"{path} is {describe_size(size)}, more than the {describe_size(limit)} amr parses; "
-            f"nothing was parsed")
+    return f"{path} is {describe_size(size)}, more than the {describe_size(limit)} amr parses; nothing was parsed"
 
 
 def read_input(path: Path, limit: int) -> bytes:

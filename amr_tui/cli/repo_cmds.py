@@ -11,17 +11,27 @@ from amr_tui.cli.output import error, safe
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("init", help="create a memory repo", description=(
-        "Create a memory repo the way the Agent Memory Repo skill describes: git init, a MEMORY.md "
-        "with an ## Index, and a first commit. An existing memory repo is reused; a git repo with "
-        "Markdown notes but no MEMORY.md is adopted (one commit adds MEMORY.md, its Index linking the "
-        "notes git tracks; nothing else changes); any other non-empty folder is left untouched."))
+    p = sub.add_parser(
+        "init",
+        help="create a memory repo",
+        description=(
+            "Create a memory repo the way the Agent Memory Repo skill describes: git init, a MEMORY.md "
+            "with an ## Index, and a first commit. An existing memory repo is reused; a git repo with "
+            "Markdown notes but no MEMORY.md is adopted (one commit adds MEMORY.md, its Index linking the "
+            "notes git tracks; nothing else changes); any other non-empty folder is left untouched."
+        ),
+    )
     p.add_argument("path", type=Path, nargs="?", default=Path("~/agent-memory"), help="where (default ~/agent-memory)")
     p.set_defaults(func=run_init)
 
-    d = sub.add_parser("demo", help="build a realistic two-repo demo and open it", description=(
-        "Build memory-alice and memory-bob, with agent history and a pending dreaming run, "
-        "deterministically with real git, then open them."))
+    d = sub.add_parser(
+        "demo",
+        help="build a realistic two-repo demo and open it",
+        description=(
+            "Build memory-alice and memory-bob, with agent history and a pending dreaming run, "
+            "deterministically with real git, then open them."
+        ),
+    )
     d.add_argument("--path", type=Path, default=None, help="where to build (default: a new temp folder)")
     d.add_argument("--no-open", action="store_true", help="only build and print where the repos are")
     d.set_defaults(func=run_demo)

@@ -11,15 +11,20 @@ from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("search", help="fuzzy-find entries and files", description=(
-        "Ranked fuzzy search over the entries and file names of one or more memory repos, "
-        "best first."))
+    p = sub.add_parser(
+        "search",
+        help="fuzzy-find entries and files",
+        description=("Ranked fuzzy search over the entries and file names of one or more memory repos, best first."),
+    )
     p.add_argument("query", help="what to look for (words in any order; typos tolerated)")
     p.add_argument("paths", nargs="*", type=Path, help="memory repos or folders holding several (default: .)")
     p.add_argument("--json", action="store_true", help="print a JSON array of {repo, path, line, text, score}")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
-    p.add_argument("--no-cache", action="store_true", help=(
-        "do not read or write the index cache in the user cache folder (also: AMR_NO_CACHE=1)"))
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=("do not read or write the index cache in the user cache folder (also: AMR_NO_CACHE=1)"),
+    )
     p.set_defaults(func=run)
 
 
@@ -39,11 +44,18 @@ def run(args: argparse.Namespace) -> int:
         error(str(exc))
         return 2
     if args.json:
-        emit_json([
-            {"repo": h.item.repo, "path": h.item.path, "line": h.item.line, "text": h.item.text,
-             "score": round(h.score, 2)}
-            for h in hits
-        ])
+        emit_json(
+            [
+                {
+                    "repo": h.item.repo,
+                    "path": h.item.path,
+                    "line": h.item.line,
+                    "text": h.item.text,
+                    "score": round(h.score, 2),
+                }
+                for h in hits
+            ]
+        )
         return 0
     colour = use_colour(sys.stdout)
     for h in hits:

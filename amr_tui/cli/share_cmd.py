@@ -31,11 +31,18 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p = sub.add_parser("share", help="share memory repos (or parts) with a pairing session", description=_DESCRIPTION)
     p.add_argument("paths", nargs="*", type=Path, help="memory repos to choose from (default: .)")
     p.add_argument("--into", type=Path, help="the session folder to create or fill (required unless --preview)")
-    p.add_argument("--repo", action="append", default=[], metavar="NAME[:PATH,...]", help="a repo to share, or part of one")
-    p.add_argument("--write", action="append", default=[], metavar="NAME", help="grant the session write access to NAME")
-    p.add_argument("--keep-messages", action="store_true",
-                   help="partial shares: keep the original message (and trailers) of each commit that touched only "
-                        "shared files; a commit that touched any other file still gets a message written by amr")
+    p.add_argument(
+        "--repo", action="append", default=[], metavar="NAME[:PATH,...]", help="a repo to share, or part of one"
+    )
+    p.add_argument(
+        "--write", action="append", default=[], metavar="NAME", help="grant the session write access to NAME"
+    )
+    p.add_argument(
+        "--keep-messages",
+        action="store_true",
+        help="partial shares: keep the original message (and trailers) of each commit that touched only "
+        "shared files; a commit that touched any other file still gets a message written by amr",
+    )
     p.add_argument("--preview", action="store_true", help="show what would be shared, share nothing")
     p.add_argument("--json", action="store_true", help="print the preview (and result) as JSON")
     p.set_defaults(func=run)
@@ -72,8 +79,18 @@ def run(args: argparse.Namespace) -> int:
     except (AmrGitError, OSError, ValueError) as exc:
         error(str(exc))
         return 2
-    data["shared"] = [{"name": r.name, "repo": r.repo, "path": str(r.path), "kind": r.kind, "write": r.write,
-                       "commit": r.commit, "left_out": left_out_json(r.left_out)} for r in made]
+    data["shared"] = [
+        {
+            "name": r.name,
+            "repo": r.repo,
+            "path": str(r.path),
+            "kind": r.kind,
+            "write": r.write,
+            "commit": r.commit,
+            "left_out": left_out_json(r.left_out),
+        }
+        for r in made
+    ]
     if args.json:
         emit_json(data)
     else:
@@ -90,8 +107,10 @@ def _print_preview(pv: RepoPreview) -> None:
         if pv.cut_line is None:
             print(f"  MEMORY.md: {pv.memory_lines} lines, {pv.memory_bytes} bytes: all loaded at start")
         else:
-            print(f"  MEMORY.md: {pv.memory_lines} lines, {pv.memory_bytes} bytes: lines 1-{pv.loaded_lines} "
-                  f"loaded, from line {pv.cut_line} not loaded (200 lines / 25 KB budget)")
+            print(
+                f"  MEMORY.md: {pv.memory_lines} lines, {pv.memory_bytes} bytes: lines 1-{pv.loaded_lines} "
+                f"loaded, from line {pv.cut_line} not loaded (200 lines / 25 KB budget)"
+            )
     print("  reachable from MEMORY.md: " + (", ".join(safe(p) for p in pv.reachable) or "nothing"))
     if pv.unreachable:
         print("  shared, not reachable: " + ", ".join(safe(p) for p in pv.unreachable))

@@ -31,13 +31,20 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("repos", nargs="*", type=Path, help="memory repos (default: .)")
     p.add_argument("--remote", help="remote name (default: the branch's upstream, else origin)")
     p.add_argument("--branch", help="local branch (default: the checked-out branch)")
-    p.add_argument("--attempts", type=int, default=6, help="rounds of fetch-merge-push when others push first (default 6)")
+    p.add_argument(
+        "--attempts", type=int, default=6, help="rounds of fetch-merge-push when others push first (default 6)"
+    )
     p.add_argument("--no-push", action="store_true", help="fetch and merge only")
     p.add_argument("--json", action="store_true", help="print one JSON object per repo (a list)")
-    p.add_argument("--status", action="store_true", help="show last sync, ahead/behind and pending conflicts; change nothing")
+    p.add_argument(
+        "--status", action="store_true", help="show last sync, ahead/behind and pending conflicts; change nothing"
+    )
     p.add_argument("--conflicts", action="store_true", help="show the conflicts the last sync stopped on")
-    p.add_argument("--resolve", choices=("ours", "theirs", "base", "both"),
-                   help="resolve every pending conflict this way (both: keep every side's lines), then sync")
+    p.add_argument(
+        "--resolve",
+        choices=("ours", "theirs", "base", "both"),
+        help="resolve every pending conflict this way (both: keep every side's lines), then sync",
+    )
     p.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")
     p.set_defaults(func=run)
 
@@ -79,8 +86,14 @@ def run(args: argparse.Namespace) -> int:
 def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     from amr_tui.services.sync.run import sync
 
-    res = sync(repo, remote=args.remote, branch=args.branch, attempts=args.attempts,
-               push_changes=not args.no_push, progress=_progress(args.verbose))
+    res = sync(
+        repo,
+        remote=args.remote,
+        branch=args.branch,
+        attempts=args.attempts,
+        push_changes=not args.no_push,
+        progress=_progress(args.verbose),
+    )
     if not args.json:
         _print_result(res)
     return res.exit_code, res.to_json()
@@ -104,8 +117,10 @@ def _print_result(res: SyncResult) -> None:
 def _print_pending(pending: PendingMerge) -> None:
     for f in pending.files:
         for c in f.conflicts:
-            print(f"  {safe(f.path)}:{c.line}: conflict {c.index} ({safe(c.reason)})"
-                  + (f": {safe(c.entry)}" if c.entry else ""))
+            print(
+                f"  {safe(f.path)}:{c.line}: conflict {c.index} ({safe(c.reason)})"
+                + (f": {safe(c.entry)}" if c.entry else "")
+            )
             for label, lines in (("ours", c.ours), ("base", c.base), ("theirs", c.theirs)):
                 shown = " | ".join(safe(x) for x in lines) if lines else "(absent)"
                 print(f"    {label:6} {shown}")
@@ -118,14 +133,23 @@ def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
 
     st = sync_state(repo)
     pending = pending_merge(repo) if (args.conflicts or st.pending) else None
-    data = {"repo": str(repo), "last_sync": st.last_sync, "last_attempt": st.last_attempt,
-            "last_status": st.last_status, "last_message": st.last_message,
-            "offline_since": st.offline_since, "ahead": st.ahead, "behind": st.behind,
-            "pending": pending.to_json() if pending else None}
+    data = {
+        "repo": str(repo),
+        "last_sync": st.last_sync,
+        "last_attempt": st.last_attempt,
+        "last_status": st.last_status,
+        "last_message": st.last_message,
+        "offline_since": st.offline_since,
+        "ahead": st.ahead,
+        "behind": st.behind,
+        "pending": pending.to_json() if pending else None,
+    }
     if not args.json:
-        print(f"{safe(str(repo))}: last sync {st.last_sync or 'never'}; last attempt "
-              f"{st.last_attempt or 'never'} ({safe(st.last_status or '-')}); ahead {st.ahead}, behind {st.behind}"
-              + (f"; offline since {st.offline_since}" if st.offline_since else ""))
+        print(
+            f"{safe(str(repo))}: last sync {st.last_sync or 'never'}; last attempt "
+            f"{st.last_attempt or 'never'} ({safe(st.last_status or '-')}); ahead {st.ahead}, behind {st.behind}"
+            + (f"; offline since {st.offline_since}" if st.offline_since else "")
+        )
         if pending is not None:
             _print_pending(pending)
     return (1 if pending is not None else 0), data
@@ -139,8 +163,13 @@ def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]
         if not args.json:
             print(f"{safe(str(repo))}: nothing to resolve")
         return 0, {"repo": str(repo), "status": "up-to-date", "message": "nothing to resolve"}
-    res = resolve(repo, all_choice(pending, args.resolve), push_after=not args.no_push,
-                  progress=_progress(args.verbose), pending=pending)
+    res = resolve(
+        repo,
+        all_choice(pending, args.resolve),
+        push_after=not args.no_push,
+        progress=_progress(args.verbose),
+        pending=pending,
+    )
     if not args.json:
         _print_result(res)
     return res.exit_code, res.to_json()

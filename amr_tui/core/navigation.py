@@ -27,7 +27,7 @@ class History(Generic[PlaceT]):
 
     def record(self, left: PlaceT) -> None:
         """The user went somewhere new from ``left``: back leads to ``left``; the future is dropped."""
-        del self._places[self._cursor:]
+        del self._places[self._cursor :]
         self._places.append(left)
         self._cursor += 1
 
@@ -65,7 +65,7 @@ class History(Generic[PlaceT]):
     @property
     def future(self) -> list[PlaceT]:
         """Where forward leads, nearest first."""
-        return self._places[self._cursor:]
+        return self._places[self._cursor :]
 
     def __len__(self) -> int:
         return len(self._places)

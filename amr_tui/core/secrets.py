@@ -44,11 +44,24 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 # search skips along at memchr speed. Lint runs them once per file and calls find_secrets
 # only on the lines they hit (most files: none). Keep them in step when adding a pattern
 # (tests/test_secrets_prefilter.py checks every pattern against them).
-_CASED = (re.compile(r"-----BEGIN "), re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|Iza)"), re.compile(r"glpat-"),
-          re.compile(r"xox[abposr]-"), re.compile(r"sk-"), re.compile(r"eyJ"), re.compile(r"@"))
+_CASED = (
+    re.compile(r"-----BEGIN "),
+    re.compile(r"A(?:KIA|SIA|GPA|IDA|ROA|Iza)"),
+    re.compile(r"glpat-"),
+    re.compile(r"xox[abposr]-"),
+    re.compile(r"sk-"),
+    re.compile(r"eyJ"),
+    re.compile(r"@"),
+)
 _CASED_UNDERSCORE = (re.compile(r"g(?:h[pousr]|ithub_pat)_"), re.compile(r"k_(?:live|test)_"))
-_FOLDED = (re.compile(r"passw"), re.compile(r"pwd"), re.compile(r"secret"), re.compile(r"api[_-]?key"),
-           re.compile(r"access[_-]?token"), re.compile(r"auth[_-]?token"))
+_FOLDED = (
+    re.compile(r"passw"),
+    re.compile(r"pwd"),
+    re.compile(r"secret"),
+    re.compile(r"api[_-]?key"),
+    re.compile(r"access[_-]?token"),
+    re.compile(r"auth[_-]?token"),
+)
 # Characters that match an ASCII letter case-insensitively but do not lower-case to one.
 _FOLD_TRAPS = ("\u0130", "\u0131", "\u017f", "\u212a")
 

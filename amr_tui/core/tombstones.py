@@ -35,7 +35,7 @@ TOMBSTONE_HEADER = (
     "\n"
     "Facts removed from this memory on purpose: when, why and by whom. This file is not linked\n"
     "from MEMORY.md, so agents do not load it at session start. A fact listed here that shows up\n"
-    "again elsewhere is reported by `amr lint --history` (AMR030). Format: docs/format.md, \"Tombstones\".\n"
+    'again elsewhere is reported by `amr lint --history` (AMR030). Format: docs/format.md, "Tombstones".\n'
     "\n"
 )
 
@@ -72,16 +72,18 @@ def parse_tombstones(data: Document | bytes) -> list[Tombstone]:
         digest = entry.first("digest")
         redacted = digest is not None and (entry.text in ("", REDACTED_TEXT))
         text = None if redacted else entry.text
-        out.append(Tombstone(
-            line=entry.line,
-            text=text,
-            digest=digest if redacted and digest else text_digest(entry.text),
-            forgotten=date,
-            reason=entry.first("reason"),
-            by=entry.first("by"),
-            sources=tuple(entry.meta("source")),
-            file=entry.first("file"),
-        ))
+        out.append(
+            Tombstone(
+                line=entry.line,
+                text=text,
+                digest=digest if redacted and digest else text_digest(entry.text),
+                forgotten=date,
+                reason=entry.first("reason"),
+                by=entry.first("by"),
+                sources=tuple(entry.meta("source")),
+                file=entry.first("file"),
+            )
+        )
     return out
 
 
@@ -89,7 +91,7 @@ def _one_line(value: str) -> str:
     """A metadata value: one line, no control characters, trimmed."""
     value = " ".join(value.split())
     for offset, _ch in reversed(find_controls(value)):
-        value = value[:offset] + " " + value[offset + 1:]
+        value = value[:offset] + " " + value[offset + 1 :]
     return " ".join(value.split())
 
 
@@ -194,8 +196,15 @@ class FactMatcher:
         from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
 
         if len(self._words[words[0]]) <= BLOCK_LIMIT:
-            cands = sorted({i for w in words[:3] if len(self._words[w]) <= BLOCK_LIMIT
-                            for i in self._words[w] if lo <= self._fuzzy[i][2] <= hi})
+            cands = sorted(
+                {
+                    i
+                    for w in words[:3]
+                    if len(self._words[w]) <= BLOCK_LIMIT
+                    for i in self._words[w]
+                    if lo <= self._fuzzy[i][2] <= hi
+                }
+            )
             keys = [self._fuzzy[i][0] for i in cands]
         else:  # every word is common: scan the texts of a fitting length (in rapidfuzz)
             lengths, all_keys, order = self._length_index()

@@ -55,8 +55,10 @@ class BlobTooLargeError(FileTooLargeError):
     def __init__(self, path: str | None, commit: str | None, size: int, limit: int):
         self.path, self.commit, self.size, self.limit = path, commit, size, limit
         where = f"{path} in commit {commit[:7]}" if path is not None and commit else (path or "a blob")
-        super().__init__(f"{where} is {describe_size(size)}, more than the {describe_size(limit)} "
-                         f"amr reads from git; it was not read")
+        super().__init__(
+            f"{where} is {describe_size(size)}, more than the {describe_size(limit)} "
+            f"amr reads from git; it was not read"
+        )
 
 
 def blob_sizes(repo: RepoHandle, oids: Iterable[str | None]) -> dict[str, int]:
@@ -65,8 +67,10 @@ def blob_sizes(repo: RepoHandle, oids: Iterable[str | None]) -> dict[str, int]:
     wanted = sorted({o for o in oids if o and OID.match(o)})
     if not wanted:
         return {}
-    res = repo.runner.run(["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"],
-                          input=("\n".join(wanted) + "\n").encode("ascii"))
+    res = repo.runner.run(
+        ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"],
+        input=("\n".join(wanted) + "\n").encode("ascii"),
+    )
     sizes: dict[str, int] = {}
     for line in res.stdout.split(b"\n"):
         fields = line.decode("ascii", "replace").split(" ")
@@ -107,8 +111,13 @@ class BlobReader:
         runner = self._repo.runner
         env = build_env(runner.env, runner._config_for_call(None), write=False)
         proc = subprocess.Popen(
-            [git_binary(), "cat-file", mode], cwd=str(self._repo.root), env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, shell=False,
+            [git_binary(), "cat-file", mode],
+            cwd=str(self._repo.root),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            shell=False,
         )
         return _gitpython().cmd.Git.AutoInterrupt(proc, ["git", "cat-file", mode])
 

@@ -180,8 +180,12 @@ def commit_changes(
         _write_worktree(repo, norm, before)
         staged = lock.staged_copy()
         try:
-            repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero),
-                            env={"GIT_INDEX_FILE": str(staged)}, write=True)
+            repo.runner.run(
+                ["update-index", "-z", "--index-info"],
+                input=_index_info(records, zero),
+                env={"GIT_INDEX_FILE": str(staged)},
+                write=True,
+            )
             lock.swap_in()  # before the branch moves: a crash can leave the edit staged, never reverted
             if not unchanged:
                 _update_ref(repo, ref, new, expected_head, text)
@@ -193,14 +197,21 @@ def commit_changes(
     return new
 
 
-def _make_commit(repo: RepoHandle, records: list[tuple[str, str, str]], zero: str, text: str,
-                 parent: str | None, env: Mapping[str, str] | None) -> str:
+def _make_commit(
+    repo: RepoHandle,
+    records: list[tuple[str, str, str]],
+    zero: str,
+    text: str,
+    parent: str | None,
+    env: Mapping[str, str] | None,
+) -> str:
     with tempfile.TemporaryDirectory(prefix="amr-index-") as tmp:
         idx_env = {**(env or {}), "GIT_INDEX_FILE": str(Path(tmp) / "index")}
         if parent:
             repo.runner.run(["read-tree", parent], env=idx_env, write=True)
-        repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero),
-                        env=idx_env, write=True)
+        repo.runner.run(
+            ["update-index", "-z", "--index-info"], input=_index_info(records, zero), env=idx_env, write=True
+        )
         tree = repo.runner.text(["write-tree"], env=idx_env, write=True).strip()
     parents = ["-p", parent] if parent else []
     return repo.runner.text(
@@ -214,8 +225,13 @@ def _update_ref(repo: RepoHandle, ref: str, new: str, expected: str | None, text
     swap_ref(repo, ref, new, expected, f"amr: {text.splitlines()[0][:200]}")
 
 
-def _check_worktree(repo: RepoHandle, norm: Mapping[str, bytes | None], head_oids: Mapping[str, str | None],
-                    allowed: Mapping[str, set[bytes | None]], fmt: str) -> dict[str, bytes | None]:
+def _check_worktree(
+    repo: RepoHandle,
+    norm: Mapping[str, bytes | None],
+    head_oids: Mapping[str, str | None],
+    allowed: Mapping[str, set[bytes | None]],
+    fmt: str,
+) -> dict[str, bytes | None]:
     """Refuse files or index entries holding someone else's edit; return current file contents."""
     before: dict[str, bytes | None] = {}
     for rel in norm:

@@ -58,8 +58,9 @@ def set_ref(repo: RepoHandle, ref: str, new: str | None, old: str | None, messag
     swap_ref(repo, ref, new, old, message[:200], "object")
 
 
-def make_commit(repo: RepoHandle, tree_of: str, parents: Sequence[str], message: str,
-                env: Mapping[str, str] | None = None) -> str:
+def make_commit(
+    repo: RepoHandle, tree_of: str, parents: Sequence[str], message: str, env: Mapping[str, str] | None = None
+) -> str:
     """A commit object with the tree of ``tree_of`` (a commit) and these parents. No ref moves."""
     tree = repo.resolve(tree_of, "tree")
     if tree is None:
@@ -103,8 +104,12 @@ def fast_forward(repo: RepoHandle, branch: str, new: str, expected: str) -> None
         staged = lock.staged_copy()
         try:
             if records:
-                repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero),
-                                env={"GIT_INDEX_FILE": str(staged)}, write=True)
+                repo.runner.run(
+                    ["update-index", "-z", "--index-info"],
+                    input=_index_info(records, zero),
+                    env={"GIT_INDEX_FILE": str(staged)},
+                    write=True,
+                )
             lock.swap_in()  # before the branch moves (see amr_tui.git.commit): a crash never stages a revert
             set_ref(repo, ref, new, expected, f"amr: fast-forward {branch}")
         except BaseException:
@@ -129,8 +134,9 @@ def add_worktree(repo: RepoHandle, path: str | os.PathLike[str], branch: str) ->
 def remove_worktree(repo: RepoHandle, path: str | os.PathLike[str]) -> None:
     """Remove a work tree made by :func:`add_worktree`, even with leftover changes, then prune."""
     target = Path(path).absolute()
-    res = repo.runner.run(["worktree", "remove", "--force", "--force", "--end-of-options", str(target)],
-                          write=True, check=False)
+    res = repo.runner.run(
+        ["worktree", "remove", "--force", "--force", "--end-of-options", str(target)], write=True, check=False
+    )
     if res.returncode != 0 and target.exists():
         raise GitError(res.returncode, res.stderr, res.args)
     repo.runner.run(["worktree", "prune"], write=True, check=False)
@@ -153,17 +159,29 @@ def agent_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_agent(argv: Sequence[str], cwd: str | os.PathLike[str], extra_env: Mapping[str, str] | None = None,
-              *, timeout: float | None = None, capture: bool = False) -> tuple[AgentResult, str]:
+def run_agent(
+    argv: Sequence[str],
+    cwd: str | os.PathLike[str],
+    extra_env: Mapping[str, str] | None = None,
+    *,
+    timeout: float | None = None,
+    capture: bool = False,
+) -> tuple[AgentResult, str]:
     """Run the agent command (no shell) in ``cwd``; returns its result and, with ``capture``,
     its combined output (decoded, untrusted). Standard input is closed."""
     if not argv:
         raise ValueError("empty agent command")
     try:
         proc = subprocess.run(
-            list(argv), cwd=str(cwd), env=agent_env(extra_env), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE if capture else None, stderr=subprocess.STDOUT if capture else None,
-            timeout=timeout, shell=False, check=False,
+            list(argv),
+            cwd=str(cwd),
+            env=agent_env(extra_env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE if capture else None,
+            stderr=subprocess.STDOUT if capture else None,
+            timeout=timeout,
+            shell=False,
+            check=False,
         )
     except subprocess.TimeoutExpired as exc:
         partial = exc.stdout or b""

@@ -98,8 +98,7 @@ class RepoStateError(AmrGitError):
 class OperationInProgressError(RepoStateError):
     def __init__(self, operation: str):
         super().__init__(
-            f"A git {operation} is in progress in this repository. Finish or abort it with git "
-            f"before saving from amr."
+            f"A git {operation} is in progress in this repository. Finish or abort it with git before saving from amr."
         )
         self.operation = operation
 
@@ -125,10 +124,9 @@ class NoIdentityError(RepoStateError):
     def __init__(self, where: str = "this repository", note: str = ""):
         super().__init__(
             f"Git has no author name and email for {where}, so it cannot make a commit. Set one "
-            f"for this memory repo only with `git config user.name \"Your Name\"` and "
+            f'for this memory repo only with `git config user.name "Your Name"` and '
             f"`git config user.email you@example.com` run inside it (amr can do this for you), "
-            f"or set it globally yourself. amr never changes your global git config."
-            + (f" {note}" if note else "")
+            f"or set it globally yourself. amr never changes your global git config." + (f" {note}" if note else "")
         )
         self.where = where
 

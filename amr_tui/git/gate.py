@@ -99,8 +99,9 @@ class GateResult:
     foreign: tuple[str, ...] = ()  # files whose work-tree copy keeps someone else's uncommitted edit
 
 
-def merge_bytes(repo: RepoHandle | None, rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None,
-                head: str | None) -> bytes | None:
+def merge_bytes(
+    repo: RepoHandle | None, rel: str, base: bytes | None, ours: bytes | None, theirs: bytes | None, head: str | None
+) -> bytes | None:
     """Three-way merge of one file (entry-aware for Markdown); ConflictError when it does not merge."""
 
     def conflict(merged: bytes | None) -> ConflictError:
@@ -144,8 +145,7 @@ def merge_change(repo: RepoHandle, rel: str, ch: Change, committed: bytes | None
     try:
         return merge_bytes(repo, rel, ch.base, ch.want, committed, head)
     except ConflictError as exc:
-        if ch.base_commit is None or ch.base is None or ch.want is None or committed is None \
-                or not is_markdown(rel):
+        if ch.base_commit is None or ch.base is None or ch.want is None or committed is None or not is_markdown(rel):
             raise
         resolved = _resolve_over_uncommitted(repo, rel, ch, committed)
         if resolved is None:
@@ -215,8 +215,9 @@ def _resolve_over_uncommitted(repo: RepoHandle, rel: str, ch: Change, committed:
     return merged
 
 
-def cas_attempts(repo: RepoHandle, *, max_attempts: int = MAX_ATTEMPTS, escalate: bool = True,
-                 escalate_after: int = ESCALATE_AFTER) -> Iterator[IndexLock | None]:
+def cas_attempts(
+    repo: RepoHandle, *, max_attempts: int = MAX_ATTEMPTS, escalate: bool = True, escalate_after: int = ESCALATE_AFTER
+) -> Iterator[IndexLock | None]:
     """The one compare-and-swap retry loop: yields once per attempt (the caller ``continue``-s on
     :class:`RefMovedError` and returns on success). From attempt ``escalate_after`` on it yields
     a held ``index.lock`` the caller works under; it is released when the loop ends (or by the
@@ -233,9 +234,16 @@ def cas_attempts(repo: RepoHandle, *, max_attempts: int = MAX_ATTEMPTS, escalate
             held.release()
 
 
-def commit_files(repo: RepoHandle, changes: Sequence[Change], message: str, *,
-                 env: Mapping[str, str] | None = None, branch: str | None = None,
-                 probe: Probe | None = None, max_attempts: int = MAX_ATTEMPTS) -> GateResult:
+def commit_files(
+    repo: RepoHandle,
+    changes: Sequence[Change],
+    message: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    branch: str | None = None,
+    probe: Probe | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
+) -> GateResult:
     """Commit ``changes`` on ``branch`` (default: the checked-out one) through the gate.
 
     Raises ConflictError (the change and a commit made since its base overlap; nothing written),
@@ -267,7 +275,11 @@ def commit_files(repo: RepoHandle, changes: Sequence[Change], message: str, *,
         step("head")
         committed = _committed(repo, head, list(norm))
         content = {rel: merge_change(repo, rel, ch, committed[rel], head) for rel, ch in norm.items()}
-        merged = tuple(rel for rel, ch in norm.items() if content[rel] != ch.want and _changed_since(repo, rel, ch, committed[rel], head))
+        merged = tuple(
+            rel
+            for rel, ch in norm.items()
+            if content[rel] != ch.want and _changed_since(repo, rel, ch, committed[rel], head)
+        )
         step("merged")
         unchanged = all(content[rel] == committed[rel] for rel in norm)
         new = head
@@ -285,9 +297,17 @@ def commit_files(repo: RepoHandle, changes: Sequence[Change], message: str, *,
             # The work tree takes the writer's change as made (on the bytes it saw); the index
             # goes from the committed version to the new one.
             foreign = _move_checked_out(
-                repo, ref, head, new,
+                repo,
+                ref,
+                head,
+                new,
                 {rel: (committed[rel], content[rel], norm[rel].base, norm[rel].want) for rel in norm},
-                text, zero, fmt, held, step)
+                text,
+                zero,
+                fmt,
+                held,
+                step,
+            )
         except RefMovedError as exc:
             last = exc
             continue
@@ -296,9 +316,17 @@ def commit_files(repo: RepoHandle, changes: Sequence[Change], message: str, *,
     raise last
 
 
-def advance(repo: RepoHandle, branch: str, old: str | None, new: str, message: str,
-            files: Mapping[str, tuple[bytes | None, bytes | None]], *, probe: Probe | None = None,
-            held: IndexLock | None = None) -> tuple[str, ...]:
+def advance(
+    repo: RepoHandle,
+    branch: str,
+    old: str | None,
+    new: str,
+    message: str,
+    files: Mapping[str, tuple[bytes | None, bytes | None]],
+    *,
+    probe: Probe | None = None,
+    held: IndexLock | None = None,
+) -> tuple[str, ...]:
     """Move the checked-out ``branch`` from ``old`` to the ready commit ``new`` (compare-and-swap),
     bringing each of ``files`` (path -> (bytes at old, bytes at new)) forward in the work tree and
     index by merging, so uncommitted edits stay. Returns the files that keep a foreign edit.
@@ -307,9 +335,18 @@ def advance(repo: RepoHandle, branch: str, old: str | None, new: str, message: s
     fmt = repo.object_format
     zero = repo.zero_oid()
     text = _clean_message(message)
-    return _move_checked_out(repo, f"refs/heads/{branch}", old, new,
-                             {rel: (was, now, was, now) for rel, (was, now) in files.items()},
-                             text, zero, fmt, held, probe or (lambda _name: None))
+    return _move_checked_out(
+        repo,
+        f"refs/heads/{branch}",
+        old,
+        new,
+        {rel: (was, now, was, now) for rel, (was, now) in files.items()},
+        text,
+        zero,
+        fmt,
+        held,
+        probe or (lambda _name: None),
+    )
 
 
 # ------------------------------------------------------------------------------ internals
@@ -334,8 +371,13 @@ def _committed(repo: RepoHandle, head: str | None, rels: list[str]) -> dict[str,
     return {rel: (repo.read_blob_or_none(head, rel) if head and rel in entries else None) for rel in rels}
 
 
-def _records(repo: RepoHandle, content: Mapping[str, bytes | None], committed: Mapping[str, bytes | None],
-             head: str | None, zero: str) -> list[tuple[str, str, str]]:
+def _records(
+    repo: RepoHandle,
+    content: Mapping[str, bytes | None],
+    committed: Mapping[str, bytes | None],
+    head: str | None,
+    zero: str,
+) -> list[tuple[str, str, str]]:
     entries = repo.tree_entries(head, list(content)) if head else {}
     records: list[tuple[str, str, str]] = []
     for rel, data in content.items():
@@ -356,9 +398,18 @@ def _write_blob(repo: RepoHandle, data: bytes) -> str:
     return repo.runner.text(["hash-object", "-w", "--no-filters", "--stdin"], input=data, write=True).strip()
 
 
-def _move_checked_out(repo: RepoHandle, ref: str, old: str | None, new: str | None,
-                      files: dict[str, tuple[bytes | None, bytes | None, bytes | None, bytes | None]],
-                      text: str, zero: str, fmt: str, held: IndexLock | None, step: Probe) -> tuple[str, ...]:
+def _move_checked_out(
+    repo: RepoHandle,
+    ref: str,
+    old: str | None,
+    new: str | None,
+    files: dict[str, tuple[bytes | None, bytes | None, bytes | None, bytes | None]],
+    text: str,
+    zero: str,
+    fmt: str,
+    held: IndexLock | None,
+    step: Probe,
+) -> tuple[str, ...]:
     """Steps 3-4 under ``index.lock``; returns the files that keep someone else's edit.
     ``files``: path -> (committed before, committed after, work-tree base, work-tree want).
     ``new == old`` moves no ref (the change was already committed; the work tree still takes it)."""
@@ -383,8 +434,12 @@ def _move_checked_out(repo: RepoHandle, ref: str, old: str | None, new: str | No
                 if idx_foreign or wrote != now:
                     foreign.append(rel)
             if stage:
-                repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(stage, zero),
-                                env={"GIT_INDEX_FILE": str(staged)}, write=True)
+                repo.runner.run(
+                    ["update-index", "-z", "--index-info"],
+                    input=_index_info(stage, zero),
+                    env={"GIT_INDEX_FILE": str(staged)},
+                    write=True,
+                )
             lock.swap_in()  # before the branch moves: a crash can leave the change staged, never reverted
             step("staged")
             if new != old:
@@ -401,8 +456,16 @@ def _move_checked_out(repo: RepoHandle, ref: str, old: str | None, new: str | No
     return tuple(foreign)
 
 
-def _index_target(repo: RepoHandle, rel: str, was: bytes | None, now: bytes | None, wt_base: bytes | None,
-                  wt_want: bytes | None, fmt: str, zero: str) -> tuple[tuple[str, str, str] | None, bool]:
+def _index_target(
+    repo: RepoHandle,
+    rel: str,
+    was: bytes | None,
+    now: bytes | None,
+    wt_base: bytes | None,
+    wt_want: bytes | None,
+    fmt: str,
+    zero: str,
+) -> tuple[tuple[str, str, str] | None, bool]:
     """The index record that brings ``rel`` forward, and whether it keeps a foreign staged edit.
     ``was -> now`` is the committed change; ``wt_base -> wt_want`` the writer's change as made."""
     idx = repo.index_entry(rel)
@@ -437,8 +500,9 @@ def _index_target(repo: RepoHandle, rel: str, was: bytes | None, now: bytes | No
     return record(target), target != now
 
 
-def apply_in_worktree(root: str | os.PathLike[str], changes: Sequence[Change], repo: RepoHandle | None = None,
-                      probe: Probe | None = None) -> list[str]:
+def apply_in_worktree(
+    root: str | os.PathLike[str], changes: Sequence[Change], repo: RepoHandle | None = None, probe: Probe | None = None
+) -> list[str]:
     """Apply each change (``base -> want``) to the file as it is on disk now, committing nothing:
     bytes written since the change's base was read stay. Returns the files written. Raises
     ForeignConflictError (that file is left as it was) when the file changed in the same place."""
@@ -455,9 +519,15 @@ def apply_in_worktree(root: str | os.PathLike[str], changes: Sequence[Change], r
     return written
 
 
-def _bring_forward(repo: RepoHandle | None, rel: str, was: bytes | None, now: bytes | None,
-                   step: Probe, root: str | os.PathLike[str] | None = None,
-                   watch: list[Displaced] | None = None) -> tuple[bytes | None, bytes | None]:
+def _bring_forward(
+    repo: RepoHandle | None,
+    rel: str,
+    was: bytes | None,
+    now: bytes | None,
+    step: Probe,
+    root: str | os.PathLike[str] | None = None,
+    watch: list[Displaced] | None = None,
+) -> tuple[bytes | None, bytes | None]:
     """Apply the change ``was -> now`` to the work-tree file, keeping whatever else it holds.
     Returns ``(before, wrote)``; ``wrote is before`` when nothing was written."""
     if root is None:
@@ -497,8 +567,15 @@ def _settle(repo: RepoHandle | None, root: str | os.PathLike[str], watch: list[D
                 _bring_forward(repo, rel, seen, now, lambda _n: None, root, watch)
 
 
-def _put(repo: RepoHandle | None, rel: str, target: bytes | None, expected: bytes | None,
-         step: Probe, root: str | os.PathLike[str] | None = None, watch: list[Displaced] | None = None) -> bytes | None:
+def _put(
+    repo: RepoHandle | None,
+    rel: str,
+    target: bytes | None,
+    expected: bytes | None,
+    step: Probe,
+    root: str | os.PathLike[str] | None = None,
+    watch: list[Displaced] | None = None,
+) -> bytes | None:
     """Replace ``expected`` by ``target``; a write that lands meanwhile is merged back in.
     Returns the final bytes written, or None when the file no longer held ``expected`` (the
     caller reads it again)."""
@@ -541,5 +618,14 @@ def _undo(repo: RepoHandle, undo: list[tuple[str, bytes | None, bytes | None]]) 
                 _put(repo, rel, back, disk, lambda _n: None)
 
 
-__all__ = ["Change", "ForeignConflictError", "GateResult", "STEPS", "advance", "apply_in_worktree", "cas_attempts",
-           "commit_files", "merge_bytes"]
+__all__ = [
+    "Change",
+    "ForeignConflictError",
+    "GateResult",
+    "STEPS",
+    "advance",
+    "apply_in_worktree",
+    "cas_attempts",
+    "commit_files",
+    "merge_bytes",
+]

@@ -49,7 +49,7 @@ def _owns_worktree(root: Path, git_dir: Path) -> bool:
         if dot.is_file():
             text = dot.read_bytes()[:4096].decode("utf-8", "replace")
             if text.startswith("gitdir:"):
-                target = Path(text[len("gitdir:"):].strip())
+                target = Path(text[len("gitdir:") :].strip())
                 return (target if target.is_absolute() else root / target).resolve() == git_dir.resolve()
     except OSError:
         return False
@@ -79,8 +79,9 @@ class RepoHandle:
             raise NotARepoError(-1, "", [], message=f"{start} is not a folder")
 
         def runner_in(cwd: Path) -> GitRunner:
-            return GitRunner(cwd, env=env, config=config, merge_drivers=merge_drivers, timeout=timeout,
-                             lock_timeout=lock_timeout)
+            return GitRunner(
+                cwd, env=env, config=config, merge_drivers=merge_drivers, timeout=timeout, lock_timeout=lock_timeout
+            )
 
         out = runner_in(start).text(["rev-parse", "--show-toplevel", "--absolute-git-dir"]).splitlines()
         if len(out) < 2:
@@ -89,10 +90,14 @@ class RepoHandle:
         self.git_dir = Path(out[1])
         if not _owns_worktree(self.root, self.git_dir):
             raise UnsafeRepoError(
-                -1, "", ["rev-parse", "--show-toplevel"],
-                message=(f"The git config in {self.git_dir} points its work tree at {self.root} "
-                         f"(core.worktree), outside the repo's own folder. amr will not read or write "
-                         f"there. If you did not set it, remove it: git config --unset core.worktree"),
+                -1,
+                "",
+                ["rev-parse", "--show-toplevel"],
+                message=(
+                    f"The git config in {self.git_dir} points its work tree at {self.root} "
+                    f"(core.worktree), outside the repo's own folder. amr will not read or write "
+                    f"there. If you did not set it, remove it: git config --unset core.worktree"
+                ),
             )
         self.runner = runner_in(self.root)
         self._object_format: str | None = None
@@ -118,8 +123,9 @@ class RepoHandle:
         runner = GitRunner(target)
         check_branch_name(runner, initial_branch)
         runner.run(["init", "-q", f"--initial-branch={initial_branch}", str(target)], write=True)
-        return cls(target, env=env, config=config, merge_drivers=merge_drivers, timeout=timeout,
-                   lock_timeout=lock_timeout)
+        return cls(
+            target, env=env, config=config, merge_drivers=merge_drivers, timeout=timeout, lock_timeout=lock_timeout
+        )
 
     # -- objects and refs -----------------------------------------------------------------
     @property
@@ -152,23 +158,28 @@ class RepoHandle:
         ref = res.text.strip()
         if res.returncode != 0 or not ref.startswith("refs/heads/"):
             return None
-        return ref[len("refs/heads/"):]
+        return ref[len("refs/heads/") :]
 
     def check_branch_name(self, name: str) -> str:
         """Return ``name`` if it is a valid branch name, else raise ValueError."""
         return check_branch_name(self.runner, name)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        res = self.runner.run(
-            ["merge-base", "--is-ancestor", *end_of_options(ancestor, descendant)], ok=(0, 1)
-        )
+        res = self.runner.run(["merge-base", "--is-ancestor", *end_of_options(ancestor, descendant)], ok=(0, 1))
         return res.returncode == 0
 
     # -- reading ----------------------------------------------------------------------------
     def status(self) -> RepoStatus:
         raw = self.runner.run(
-            ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all",
-             "--ignore-submodules=all", "--no-renames"]
+            [
+                "status",
+                "--porcelain=v2",
+                "--branch",
+                "-z",
+                "--untracked-files=all",
+                "--ignore-submodules=all",
+                "--no-renames",
+            ]
         ).stdout
         return parse_status_v2(raw)
 
@@ -270,8 +281,7 @@ class RepoHandle:
                 f.write_bytes(data)
                 files.append(str(f))
             res = self.runner.run(
-                ["merge-file", "-p", "--diff3",
-                 "-L", labels[0], "-L", labels[1], "-L", labels[2], "--", *files],
+                ["merge-file", "-p", "--diff3", "-L", labels[0], "-L", labels[1], "-L", labels[2], "--", *files],
                 check=False,
             )
         if res.returncode < 0 or res.returncode >= 128:
@@ -290,14 +300,17 @@ def check_ref(repo: RepoHandle, ref: str, expected: str | None, kind: str = "com
         raise RefMovedError(1, "", ["update-ref", ref], ref=ref, expected=expected, current=current)
 
 
-def swap_ref(repo: RepoHandle, ref: str, new: str | None, old: str | None, message: str,
-             kind: str = "commit") -> None:
+def swap_ref(repo: RepoHandle, ref: str, new: str | None, old: str | None, message: str, kind: str = "commit") -> None:
     """``git update-ref -m MESSAGE REF NEW OLD``: move ``ref`` to ``new`` (None: delete it) only if
     it still points at ``old`` (None: it must not exist). RefMovedError when it no longer does;
     other failures (LockedError, timeouts...) are raised as they are."""
     zero = repo.zero_oid()
-    args: Sequence[str] = ["update-ref", "-m", message, *(["-d", ref, old or zero] if new is None
-                                                         else [ref, new, old or zero])]
+    args: Sequence[str] = [
+        "update-ref",
+        "-m",
+        message,
+        *(["-d", ref, old or zero] if new is None else [ref, new, old or zero]),
+    ]
     try:
         repo.runner.run(args, write=True)
     except GitError as exc:
@@ -306,8 +319,7 @@ def swap_ref(repo: RepoHandle, ref: str, new: str | None, old: str | None, messa
         now = repo.resolve(ref, kind)
         if now == old:
             raise
-        raise RefMovedError(exc.returncode, exc.stderr, exc.argv, ref=ref, expected=old,
-                            current=now) from None
+        raise RefMovedError(exc.returncode, exc.stderr, exc.argv, ref=ref, expected=old, current=now) from None
 
 
 __all__ = ["OID", "RepoHandle", "check_branch_name", "check_ref", "swap_ref"]

@@ -36,8 +36,18 @@ _SEP = b"\x00\x01" + _MARK.encode() + b"\x00"
 _FORMAT = f"--format=%x00%x01{_MARK}%x00%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%s%x00"
 _BODY_FORMAT = f"--format=%x00%x01{_MARK}%x00%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%s%x00%B"
 _NFIELDS = 9
-_DIFF_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", "--src-prefix=a/",
-               "--dst-prefix=b/", "-U0", "--no-relative", "--root", "--no-show-signature")
+_DIFF_FLAGS = (
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--no-renames",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "-U0",
+    "--no-relative",
+    "--root",
+    "--no-show-signature",
+)
 _RAW_FLAGS = tuple(f for f in _DIFF_FLAGS if f != "-U0")  # -U implies -p
 _PRE = ("-c", "log.follow=false", "-c", "diff.noprefix=false", "-c", "core.quotePath=true")
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -168,16 +178,31 @@ def _parse_raw(rest: bytes) -> list[TreeChange]:
         else:
             old_path = None if status[:1] == "A" else first
             new_path = None if status[:1] == "D" else first
-        out.append(TreeChange(status[:1], old_path, new_path,
-                              None if _NULL_OID.match(old_oid) else old_oid,
-                              None if _NULL_OID.match(new_oid) else new_oid,
-                              old_mode, new_mode))
+        out.append(
+            TreeChange(
+                status[:1],
+                old_path,
+                new_path,
+                None if _NULL_OID.match(old_oid) else old_oid,
+                None if _NULL_OID.match(new_oid) else new_oid,
+                old_mode,
+                new_mode,
+            )
+        )
     return out
 
 
-def _bounded_patches(repo: RepoHandle, cmd: list[str], walk_opts: list[str], tail: list[str], paths: list[str],
-                     keep: Keep,
-                     max_blob: int | None, *, follow: bool = False) -> list[tuple[LogEntry, tuple[FileDiff, ...]]]:
+def _bounded_patches(
+    repo: RepoHandle,
+    cmd: list[str],
+    walk_opts: list[str],
+    tail: list[str],
+    paths: list[str],
+    keep: Keep,
+    max_blob: int | None,
+    *,
+    follow: bool = False,
+) -> list[tuple[LogEntry, tuple[FileDiff, ...]]]:
     """``git <cmd> <walk_opts> -p <tail>`` as (entry, files), no blob over ``max_blob`` ever diffed.
 
     ``cmd`` is ``[*_PRE, "log" or "show", ...]``, ``walk_opts`` what picks the commits (limit,
@@ -187,15 +212,17 @@ def _bounded_patches(repo: RepoHandle, cmd: list[str], walk_opts: list[str], tai
     commit group (``--no-walk``), each group's paths being its files that are not."""
     spec = ["--", *paths]
 
-    def patch_run(extra: list[str], revs: list[str], pathspec: list[str],
-                  stdin: bytes | None = None) -> list[tuple[LogEntry, tuple[FileDiff, ...]]]:
+    def patch_run(
+        extra: list[str], revs: list[str], pathspec: list[str], stdin: bytes | None = None
+    ) -> list[tuple[LogEntry, tuple[FileDiff, ...]]]:
         out = repo.runner.run([*cmd, _FORMAT, "-p", *_DIFF_FLAGS, *extra, *revs, *pathspec], input=stdin).stdout
         return [(e, _kept(parse_patch(patch), keep)) for e, patch in _parse_records(out)]
 
     if max_blob is None:
         return patch_run(walk_opts, tail, spec)
-    listed = repo.runner.run([*cmd, _FORMAT, "--raw", "--no-abbrev", "-z", *_RAW_FLAGS, *walk_opts, *tail,
-                              *spec]).stdout
+    listed = repo.runner.run(
+        [*cmd, _FORMAT, "--raw", "--no-abbrev", "-z", *_RAW_FLAGS, *walk_opts, *tail, *spec]
+    ).stdout
     walk = [(e, _parse_raw(rest)) for e, rest in _parse_records(listed)]
     wanted = {o for _, changes in walk for c in changes if not c.gitlink for o in (c.old_oid, c.new_oid) if o}
     big = {o: n for o, n in blob_sizes(repo, wanted).items() if n > max_blob}
@@ -253,8 +280,17 @@ def unquote_path(raw: bytes) -> str:
     if not (raw.startswith(b'"') and raw.endswith(b'"') and len(raw) >= 2):
         return _dec(raw)
     body, out, i = raw[1:-1], bytearray(), 0
-    simple = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12, ord("r"): 13,
-              ord('"'): 34, ord("\\"): 92}
+    simple = {
+        ord("a"): 7,
+        ord("b"): 8,
+        ord("t"): 9,
+        ord("n"): 10,
+        ord("v"): 11,
+        ord("f"): 12,
+        ord("r"): 13,
+        ord('"'): 34,
+        ord("\\"): 92,
+    }
     while i < len(body):
         c = body[i]
         if c == 92 and i + 1 < len(body):
@@ -264,7 +300,7 @@ def unquote_path(raw: bytes) -> str:
                 i += 2
                 continue
             if 48 <= nxt <= 55 and i + 3 < len(body) + 1:
-                out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+                out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
                 i += 4
                 continue
         out.append(c)
@@ -277,7 +313,7 @@ def _header_path(line: bytes, prefix: bytes) -> str | None:
     if rest == b"/dev/null":
         return None
     path = unquote_path(rest)
-    return path[len(prefix):] if path.startswith(prefix.decode()) else path
+    return path[len(prefix) :] if path.startswith(prefix.decode()) else path
 
 
 def parse_patch(raw: bytes) -> tuple[FileDiff, ...]:
@@ -358,8 +394,9 @@ def _parse_records(raw: bytes, *, body: bool = False) -> list[tuple[LogEntry, by
         if not OID.match(oid):
             continue
         try:
-            info = CommitInfo(oid, f[2], f[3], datetime.fromisoformat(f[4]), f[5], f[6],
-                              datetime.fromisoformat(f[7]), f[8])
+            info = CommitInfo(
+                oid, f[2], f[3], datetime.fromisoformat(f[4]), f[5], f[6], datetime.fromisoformat(f[7]), f[8]
+            )
         except ValueError:
             continue
         entry = LogEntry(info, tuple(f[1].split()), _dec(rest).rstrip("\n") if body else "")
@@ -371,9 +408,19 @@ def _start(repo: RepoHandle, rev: str) -> str | None:
     return rev if OID.match(rev) else repo.resolve(rev)
 
 
-def log_entries(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
-                skip: int = 0, exclude: tuple[str, ...] = (), follow: bool = False, body: bool = False,
-                first_parent: bool = False, grep: str | None = None) -> list[LogEntry]:
+def log_entries(
+    repo: RepoHandle,
+    rev: str = "HEAD",
+    *,
+    paths: tuple[str, ...] = (),
+    limit: int | None = None,
+    skip: int = 0,
+    exclude: tuple[str, ...] = (),
+    follow: bool = False,
+    body: bool = False,
+    first_parent: bool = False,
+    grep: str | None = None,
+) -> list[LogEntry]:
     """Commits reachable from ``rev`` (and not from ``exclude``), newest first.
 
     ``grep``: only commits whose message holds this fixed string."""
@@ -396,9 +443,18 @@ def log_entries(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] =
     return [e for e, _ in _parse_records(out, body=body)]
 
 
-def log_patches(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None,
-                skip: int = 0, exclude: tuple[str, ...] = (), follow: bool = False,
-                keep: Keep = None, max_blob: int | None = None) -> list[CommitDiff]:
+def log_patches(
+    repo: RepoHandle,
+    rev: str = "HEAD",
+    *,
+    paths: tuple[str, ...] = (),
+    limit: int | None = None,
+    skip: int = 0,
+    exclude: tuple[str, ...] = (),
+    follow: bool = False,
+    keep: Keep = None,
+    max_blob: int | None = None,
+) -> list[CommitDiff]:
     """Like :func:`log_entries`, with each commit's ``-U0`` patch (merges show none).
 
     ``keep(path) -> bool`` filters the files kept from each patch (e.g. Markdown only).
@@ -415,8 +471,16 @@ def log_patches(repo: RepoHandle, rev: str = "HEAD", *, paths: tuple[str, ...] =
         walk.append(f"--skip={int(skip)}")
     if follow and len(paths) == 1:
         walk.append("--follow")
-    found = _bounded_patches(repo, [*_PRE, "log"], walk, ["--end-of-options", start, *excl],
-                             [normalize_rel(p) for p in paths], keep, max_blob, follow=follow and len(paths) == 1)
+    found = _bounded_patches(
+        repo,
+        [*_PRE, "log"],
+        walk,
+        ["--end-of-options", start, *excl],
+        [normalize_rel(p) for p in paths],
+        keep,
+        max_blob,
+        follow=follow and len(paths) == 1,
+    )
     return [CommitDiff(entry, files) for entry, files in found]
 
 
@@ -426,15 +490,17 @@ def commit_patch(repo: RepoHandle, commit: str, keep: Keep = None, max_blob: int
     oid = _start(repo, commit)
     if oid is None:
         return None
-    found = _bounded_patches(repo, [*_PRE, "show", "--diff-merges=first-parent"], [], ["--end-of-options", oid], [],
-                             keep, max_blob)
+    found = _bounded_patches(
+        repo, [*_PRE, "show", "--diff-merges=first-parent"], [], ["--end-of-options", oid], [], keep, max_blob
+    )
     if not found:
         return None
     return CommitDiff(found[0][0], found[0][1])
 
 
-def pickaxe(repo: RepoHandle, text: str, rev: str = "HEAD", *, paths: tuple[str, ...] = (),
-            limit: int | None = None) -> list[LogEntry]:
+def pickaxe(
+    repo: RepoHandle, text: str, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None
+) -> list[LogEntry]:
     """Commits that changed how many times ``text`` occurs (``git log -S``), newest first."""
     if "\0" in text or not text:
         raise ValueError("pickaxe text must be non-empty and hold no NUL")
@@ -453,8 +519,21 @@ def diff_text(repo: RepoHandle, old: str, new: str, path: str | None = None, *, 
     a, b = _start(repo, old), _start(repo, new)
     if a is None or b is None:
         raise ValueError("unknown commit")
-    args = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames", "--src-prefix=a/",
-            "--dst-prefix=b/", f"-U{int(context)}", "--no-relative", "--end-of-options", a, b, "--"]
+    args = [
+        "diff",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-color",
+        "--no-renames",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        f"-U{int(context)}",
+        "--no-relative",
+        "--end-of-options",
+        a,
+        b,
+        "--",
+    ]
     if path is not None:
         args.append(normalize_rel(path))
     return repo.runner.run([*_PRE, *args]).text
@@ -465,12 +544,27 @@ def _diff_between(repo: RepoHandle, old: str, new: str, form: str) -> bytes:
     a, b = _start(repo, old), _start(repo, new)
     if a is None or b is None:
         raise ValueError("unknown commit")
-    return repo.runner.run(["diff", form, "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
-                            "--no-relative", "--end-of-options", a, b, "--"]).stdout
+    return repo.runner.run(
+        [
+            "diff",
+            form,
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-relative",
+            "--end-of-options",
+            a,
+            b,
+            "--",
+        ]
+    ).stdout
 
 
-EMPTY_TREE = {"sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
-              "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
+EMPTY_TREE = {
+    "sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+}
 
 
 def tree_changes(repo: RepoHandle, old: str | None, new: str) -> list[TreeChange]:
@@ -481,8 +575,9 @@ def tree_changes(repo: RepoHandle, old: str | None, new: str) -> list[TreeChange
     b = _start(repo, new)
     if a is None or b is None:
         raise ValueError("unknown commit")
-    out = repo.runner.run(["diff-tree", "-r", "-z", "--raw", "--no-abbrev", "--no-renames", "--no-commit-id",
-                           "--end-of-options", a, b]).stdout
+    out = repo.runner.run(
+        ["diff-tree", "-r", "-z", "--raw", "--no-abbrev", "--no-renames", "--no-commit-id", "--end-of-options", a, b]
+    ).stdout
     return _parse_raw(out)
 
 
@@ -525,8 +620,21 @@ def blame_line(repo: RepoHandle, rev: str, path: str, line: int) -> BlameLine | 
     oid = _start(repo, rev)
     if oid is None or line < 1:
         return None
-    res = repo.runner.run(["-c", "blame.ignoreRevsFile=", "blame", "--porcelain", "--no-progress",
-                           "-L", f"{int(line)},{int(line)}", oid, "--", normalize_rel(path)], check=False)
+    res = repo.runner.run(
+        [
+            "-c",
+            "blame.ignoreRevsFile=",
+            "blame",
+            "--porcelain",
+            "--no-progress",
+            "-L",
+            f"{int(line)},{int(line)}",
+            oid,
+            "--",
+            normalize_rel(path),
+        ],
+        check=False,
+    )
     if res.returncode != 0:
         return None
     lines = res.stdout.split(b"\n")
@@ -548,8 +656,17 @@ def blame_line(repo: RepoHandle, rev: str, path: str, line: int) -> BlameLine | 
         else:
             fields[key] = value
     when = _epoch_date(fields.get("author-time", "0"), fields.get("author-tz", "+0000"))
-    return BlameLine(_dec(head[0]), fields.get("author", ""), fields.get("author-mail", "").strip("<>"), when,
-                     fields.get("summary", ""), fields.get("filename", path), int(head[1]), previous, boundary)
+    return BlameLine(
+        _dec(head[0]),
+        fields.get("author", ""),
+        fields.get("author-mail", "").strip("<>"),
+        when,
+        fields.get("summary", ""),
+        fields.get("filename", path),
+        int(head[1]),
+        previous,
+        boundary,
+    )
 
 
 def _epoch_date(seconds: str, tz: str) -> datetime:
@@ -566,9 +683,22 @@ def renames(repo: RepoHandle, rev: str = "HEAD") -> list[tuple[str, str, str]]:
     start = _start(repo, rev)
     if start is None:
         return []
-    out = repo.runner.run([*_PRE, "log", f"--format=%x00%x01{_MARK}%x00%H%x00", "--name-status", "-z",
-                           "--diff-filter=R", "-M", "--no-ext-diff", "--no-textconv",
-                           "--end-of-options", start, "--"]).stdout
+    out = repo.runner.run(
+        [
+            *_PRE,
+            "log",
+            f"--format=%x00%x01{_MARK}%x00%H%x00",
+            "--name-status",
+            "-z",
+            "--diff-filter=R",
+            "-M",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--end-of-options",
+            start,
+            "--",
+        ]
+    ).stdout
     found: list[tuple[str, str, str]] = []
     for rec in out.split(_SEP)[1:]:
         parts = [p.strip(b"\n") for p in rec.split(b"\x00")]
@@ -594,10 +724,11 @@ def grep_fixed(repo: RepoHandle, commit: str, *texts: str) -> list[str]:
     if oid is None or not wanted:
         return []
     patterns = [arg for t in wanted for arg in ("-e", t)]
-    res = repo.runner.run(["grep", "-F", "-I", "-l", "-z", "--no-color", "--no-textconv", *patterns, oid, "--"],
-                          ok=(0, 1))
+    res = repo.runner.run(
+        ["grep", "-F", "-I", "-l", "-z", "--no-color", "--no-textconv", *patterns, oid, "--"], ok=(0, 1)
+    )
     prefix = oid + ":"
-    return [_dec(p)[len(prefix):] if _dec(p).startswith(prefix) else _dec(p) for p in res.stdout.split(b"\0") if p]
+    return [_dec(p)[len(prefix) :] if _dec(p).startswith(prefix) else _dec(p) for p in res.stdout.split(b"\0") if p]
 
 
 def merge_bases(repo: RepoHandle, a: str, b: str, *, every: bool = True) -> list[str]:

@@ -50,7 +50,9 @@ class IndexLock:
             except FileExistsError:
                 if time.monotonic() >= deadline:
                     raise LockedError(
-                        -1, "", ["index.lock"],
+                        -1,
+                        "",
+                        ["index.lock"],
                         message=(
                             f"Another git process holds {self.lock}. amr waited and gave up; it never "
                             f"deletes lock files. If no git process is running, remove that file yourself."

@@ -34,8 +34,7 @@ def amr_driver_command(python: str | None = None) -> str:
 
 def text_merge_command() -> str:
     """git's own line merge as a driver: edits ``%A`` in place, exits non-zero on conflicts."""
-    return (f"{shlex.quote(git_binary())} merge-file --marker-size=%L "
-            f"-L ours -L base -L theirs %A %O %B")
+    return f"{shlex.quote(git_binary())} merge-file --marker-size=%L -L ours -L base -L theirs %A %O %B"
 
 
 def _config_records(runner: GitRunner, pattern: str) -> list[tuple[str, str, str]]:
@@ -55,7 +54,7 @@ def configured_merge_drivers(runner: GitRunner) -> dict[str, str]:
     """Driver name -> command for every ``merge.<name>.driver`` set in a config file."""
     out: dict[str, str] = {}
     for _scope, key, value in _config_records(runner, r"^merge\..*\.driver$"):
-        name = key[len("merge."):-len(".driver")]
+        name = key[len("merge.") : -len(".driver")]
         if value.strip():
             out[name] = value
     return out
@@ -69,7 +68,7 @@ def merge_drivers_for_merging(runner: GitRunner, amr_command: str | None = None)
         key = rec.decode("utf-8", "surrogateescape")
         first, last = key.find("."), key.rfind(".")
         if 0 < first < last:
-            names.add(key[first + 1:last])
+            names.add(key[first + 1 : last])
     text = text_merge_command()
     drivers = {name: text for name in sorted(names - BUILTIN_DRIVERS)}
     drivers[AMR_MERGE_DRIVER] = amr_command or amr_driver_command()
@@ -89,8 +88,7 @@ def install_driver_config(runner: GitRunner, command: str | None = None) -> bool
     Returns True when something changed. Never touches global config.
     """
     wanted = {"name": DRIVER_LABEL, "driver": command or amr_driver_command()}
-    local = {key.lower(): value for scope, key, value in _config_records(runner, r"^merge\.amr\.")
-             if scope == "local"}
+    local = {key.lower(): value for scope, key, value in _config_records(runner, r"^merge\.amr\.") if scope == "local"}
     changed = False
     for field, value in wanted.items():
         key = f"merge.{AMR_MERGE_DRIVER}.{field}"

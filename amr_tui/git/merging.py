@@ -40,7 +40,8 @@ class WorktreeBusyError(RepoStateError):
     def __init__(self, detail: str):
         super().__init__(
             "Files the merge would update have uncommitted changes (an agent may be writing). "
-            "Nothing was changed; sync again once they are committed." + (f" git said: {detail}" if detail else ""))
+            "Nothing was changed; sync again once they are committed." + (f" git said: {detail}" if detail else "")
+        )
         self.detail = detail
 
 
@@ -68,9 +69,14 @@ class TreeMerge:
 
 def merging_runner(repo: RepoHandle, amr_command: str | None = None) -> GitRunner:
     base = repo.runner
-    return GitRunner(base.cwd, env=base.env, config=base.config,
-                     merge_drivers=merge_drivers_for_merging(base, amr_command),
-                     timeout=base.timeout, lock_timeout=base.lock_timeout)
+    return GitRunner(
+        base.cwd,
+        env=base.env,
+        config=base.config,
+        merge_drivers=merge_drivers_for_merging(base, amr_command),
+        timeout=base.timeout,
+        lock_timeout=base.lock_timeout,
+    )
 
 
 merge_bases = history.merge_bases  # re-exported: the sync passes the bases it found to merge_commits
@@ -82,8 +88,15 @@ def deferred_runner(repo: RepoHandle) -> GitRunner:
     return merging_runner(repo, _DEFERRED)
 
 
-def merge_commits(repo: RepoHandle, ours: str, theirs: str, *, amr_command: str | None = None,
-                  bases: list[str] | None = None, runner: GitRunner | None = None) -> TreeMerge:
+def merge_commits(
+    repo: RepoHandle,
+    ours: str,
+    theirs: str,
+    *,
+    amr_command: str | None = None,
+    bases: list[str] | None = None,
+    runner: GitRunner | None = None,
+) -> TreeMerge:
     """Merge commit ``theirs`` into ``ours`` (both oids) without touching the work tree.
 
     With one merge base, amr's driver runs in this process (:func:`_merge_in_process`: the same
@@ -100,8 +113,11 @@ def merge_commits(repo: RepoHandle, ours: str, theirs: str, *, amr_command: str 
             if fast is not None:
                 return fast
     runner = merging_runner(repo, amr_command)
-    res = runner.run(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories",
-                      *end_of_options(ours, theirs)], ok=(0, 1), write=True)
+    res = runner.run(
+        ["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories", *end_of_options(ours, theirs)],
+        ok=(0, 1),
+        write=True,
+    )
     tree, conflicts = _parse_merge_tree(res.stdout)
     if res.returncode == 1 and not conflicts:
         raise GitError(1, res.stderr, res.args, message="git merge-tree reported a conflict it did not name")
@@ -117,8 +133,11 @@ def _merge_in_process(repo: RepoHandle, ours: str, theirs: str, runner: GitRunne
     merge of each such file here, exactly as ``amr merge-driver %O %A %B`` would have done it.
     None when git reported anything for those files but a plain content (or add/add) merge."""
     runner = runner or deferred_runner(repo)
-    res = runner.run(["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories",
-                      *end_of_options(ours, theirs)], ok=(0, 1), write=True)
+    res = runner.run(
+        ["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories", *end_of_options(ours, theirs)],
+        ok=(0, 1),
+        write=True,
+    )
     tree, conflicts = _parse_merge_tree(res.stdout)
     if res.returncode == 1 and not conflicts:
         raise GitError(1, res.stderr, res.args, message="git merge-tree reported a conflict it did not name")
@@ -130,10 +149,18 @@ def _merge_in_process(repo: RepoHandle, ours: str, theirs: str, runner: GitRunne
         return TreeMerge(ours, theirs, tree, conflicts)
     for cp in ours_driver:
         modes = {mode for mode, _oid in cp.stages.values()}
-        plain = {f"Auto-merging {cp.path}", f"CONFLICT (content): Merge conflict in {cp.path}",
-                 f"CONFLICT (add/add): Merge conflict in {cp.path}"}
-        if 2 not in cp.stages or 3 not in cp.stages or len(modes) != 1 or not modes <= {"100644", "100755"} \
-                or not set(cp.messages) <= plain:
+        plain = {
+            f"Auto-merging {cp.path}",
+            f"CONFLICT (content): Merge conflict in {cp.path}",
+            f"CONFLICT (add/add): Merge conflict in {cp.path}",
+        }
+        if (
+            2 not in cp.stages
+            or 3 not in cp.stages
+            or len(modes) != 1
+            or not modes <= {"100644", "100755"}
+            or not set(cp.messages) <= plain
+        ):
             return None  # a rename, a mode change, a delete...: git runs the driver, as before
     blobs = _read_blobs(repo, {oid for cp in ours_driver for _mode, oid in cp.stages.values()})
     if any(len(data) > IN_PROCESS_MAX_BYTES for data in blobs.values()):
@@ -171,7 +198,7 @@ def _read_blobs(repo: RepoHandle, oids: set[str]) -> dict[str, bytes]:
         if len(fields) != 3 or fields[1] != b"blob":
             raise GitError(1, "", ["cat-file", "--batch"], message=f"{oid} is not a blob")
         size = int(fields[2])
-        blobs[oid] = out[end + 1:end + 1 + size]
+        blobs[oid] = out[end + 1 : end + 1 + size]
         pos = end + 1 + size + 1
     return blobs
 
@@ -193,7 +220,7 @@ def _parse_merge_tree(out: bytes) -> tuple[str, tuple[ConflictedPath, ...]]:
             count = int(records[i])
         except ValueError:
             break
-        paths = [p.decode("utf-8", "surrogateescape") for p in records[i + 1:i + 1 + count]]
+        paths = [p.decode("utf-8", "surrogateescape") for p in records[i + 1 : i + 1 + count]]
         text = records[i + 2 + count].decode("utf-8", "replace") if i + 2 + count < len(records) else ""
         for p in paths:
             messages.setdefault(p, []).append(text.strip())
@@ -201,8 +228,9 @@ def _parse_merge_tree(out: bytes) -> tuple[str, tuple[ConflictedPath, ...]]:
     return tree, tuple(ConflictedPath(p, s, tuple(messages.get(p, ()))) for p, s in sorted(stages.items()))
 
 
-def commit_tree(repo: RepoHandle, tree: str, parents: list[str], message: str,
-                env: Mapping[str, str] | None = None) -> str:
+def commit_tree(
+    repo: RepoHandle, tree: str, parents: list[str], message: str, env: Mapping[str, str] | None = None
+) -> str:
     args = ["commit-tree", "--no-gpg-sign"]
     for p in parents:
         args += ["-p", p]
@@ -234,8 +262,9 @@ def tree_with_files(repo: RepoHandle, tree: str, changes: Mapping[str, bytes | N
 def _tree_modes(repo: RepoHandle, tree: str, paths: list[str]) -> dict[str, str]:
     if not paths:
         return {}
-    out = repo.runner.run(["ls-tree", "-z", "--full-tree", *end_of_options(tree), "--",
-                           *[normalize_rel(p) for p in paths]]).stdout
+    out = repo.runner.run(
+        ["ls-tree", "-z", "--full-tree", *end_of_options(tree), "--", *[normalize_rel(p) for p in paths]]
+    ).stdout
     modes: dict[str, str] = {}
     for rec in out.split(b"\0"):
         meta, _, name = rec.partition(b"\t")
@@ -248,8 +277,9 @@ def empty_tree(repo: RepoHandle) -> str:
     return repo.runner.text(["mktree", "-z"], input=b"", write=True).strip()
 
 
-def advance_branch(repo: RepoHandle, branch: str, old: str | None, new: str, message: str, *,
-                   held: IndexLock | None = None) -> None:
+def advance_branch(
+    repo: RepoHandle, branch: str, old: str | None, new: str, message: str, *, held: IndexLock | None = None
+) -> None:
     """Move ``refs/heads/<branch>`` from ``old`` to ``new`` (compare-and-swap), updating the index
     and work tree when the branch is checked out.
 
@@ -285,8 +315,7 @@ def advance_branch(repo: RepoHandle, branch: str, old: str | None, new: str, mes
         # An index entry staged by plumbing has no stat data: refresh it, or read-tree would call
         # an unchanged file "not uptodate". (Exit 1 only means some file really is modified.)
         repo.runner.run(["update-index", "-q", "--refresh"], env=env, write=True, ok=(0, 1))
-        res = repo.runner.run(["read-tree", "-m", "-u", *end_of_options(start, new)], env=env,
-                              write=True, check=False)
+        res = repo.runner.run(["read-tree", "-m", "-u", *end_of_options(start, new)], env=env, write=True, check=False)
         if res.returncode != 0:
             raise WorktreeBusyError(" ".join(res.stderr.strip().splitlines()[:3])[:300])
         try:
@@ -318,8 +347,12 @@ def _put_worktree_back(repo: RepoHandle, lock: IndexLock, staged: Path, new: str
     staged index at ``new`` (or, once it was swapped in, a scratch copy: ``index.lock`` is ours)."""
     scratch = staged if staged.exists() else lock.scratch_copy()
     try:
-        repo.runner.run(["read-tree", "-m", "-u", *end_of_options(new, start)],
-                        env={"GIT_INDEX_FILE": str(scratch)}, write=True, check=False)
+        repo.runner.run(
+            ["read-tree", "-m", "-u", *end_of_options(new, start)],
+            env={"GIT_INDEX_FILE": str(scratch)},
+            write=True,
+            check=False,
+        )
     finally:
         scratch.unlink(missing_ok=True)
 

@@ -69,8 +69,10 @@ FORCED_FLAGS: dict[str, tuple[str, ...]] = {
     "ls-remote": ("--upload-pack=git-upload-pack",),
     "clone": ("--upload-pack=git-upload-pack",),
     "push": ("--receive-pack=git-receive-pack",),
-    **{cmd: _NO_DIFF_PROGRAMS for cmd in ("diff", "log", "show", "diff-tree", "diff-index", "diff-files",
-                                          "whatchanged")},
+    **{
+        cmd: _NO_DIFF_PROGRAMS
+        for cmd in ("diff", "log", "show", "diff-tree", "diff-index", "diff-files", "whatchanged")
+    },
     "blame": ("--no-textconv",),
     "grep": ("--no-textconv",),
 }
@@ -140,8 +142,12 @@ def repo_overrides(
     merge_drivers = dict(merge_drivers or {})
     out: list[tuple[str, str]] = []
     for name in sorted(filters):
-        out += [(f"filter.{name}.clean", ""), (f"filter.{name}.smudge", ""),
-                (f"filter.{name}.process", ""), (f"filter.{name}.required", "false")]
+        out += [
+            (f"filter.{name}.clean", ""),
+            (f"filter.{name}.smudge", ""),
+            (f"filter.{name}.process", ""),
+            (f"filter.{name}.required", "false"),
+        ]
     for name in sorted(diffs):
         out += [(f"diff.{name}.textconv", ""), (f"diff.{name}.command", "")]
     for name in sorted(merges | set(merge_drivers)):
@@ -176,14 +182,22 @@ class _OverrideCache:
                 out.append((str(p), None))
         return tuple(out)
 
-    def get(self, info: RepoInfo, env: Mapping[str, str], load: Callable[[], tuple[list[tuple[str, str]], bool]],
-            variant: tuple[object, ...] = ()) -> list[tuple[str, str]]:
+    def get(
+        self,
+        info: RepoInfo,
+        env: Mapping[str, str],
+        load: Callable[[], tuple[list[tuple[str, str]], bool]],
+        variant: tuple[object, ...] = (),
+    ) -> list[tuple[str, str]]:
         home = env.get("HOME", "")
         xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
         files = [
-            info.common_dir / "config", info.git_dir / "config.worktree",
-            info.common_dir / "config.worktree", Path(home) / ".gitconfig",
-            Path(xdg) / "git" / "config", info.toplevel / ".gitattributes",
+            info.common_dir / "config",
+            info.git_dir / "config.worktree",
+            info.common_dir / "config.worktree",
+            Path(home) / ".gitconfig",
+            Path(xdg) / "git" / "config",
+            info.toplevel / ".gitattributes",
             info.common_dir / "info" / "attributes",
         ]
         if env.get("GIT_CONFIG_GLOBAL"):
@@ -201,5 +215,3 @@ class _OverrideCache:
 
 
 CACHE = _OverrideCache()
-
-

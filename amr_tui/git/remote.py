@@ -35,8 +35,7 @@ _OFFLINE = re.compile(
     re.IGNORECASE,
 )
 # Why the remote would not let us in, most specific first: each has its own advice.
-_AUTH_NONE = re.compile(r"could not read Username|could not read Password|terminal prompts disabled",
-                        re.IGNORECASE)
+_AUTH_NONE = re.compile(r"could not read Username|could not read Password|terminal prompts disabled", re.IGNORECASE)
 _AUTH_HOSTKEY = re.compile(r"Host key verification failed", re.IGNORECASE)
 _AUTH = re.compile(
     r"Authentication failed|Permission denied \(|HTTP Basic: Access denied|"
@@ -88,25 +87,34 @@ def classify_network_error(exc: GitError, url: str = "", remote: str = "") -> Gi
     if isinstance(exc, GitTimeoutError) or _OFFLINE.search(text):
         return OfflineError(exc.returncode, text, exc.argv, message=f"offline: cannot reach the remote{where}")
     if _AUTH_NONE.search(text):
-        detail = ("the server wants credentials and git's credential helpers gave none; amr never "
-                  "prompts: store them with git (for example `git config --global credential.helper "
-                  "store`, then one `git fetch` in a terminal)")
+        detail = (
+            "the server wants credentials and git's credential helpers gave none; amr never "
+            "prompts: store them with git (for example `git config --global credential.helper "
+            "store`, then one `git fetch` in a terminal)"
+        )
     elif _AUTH_HOSTKEY.search(text):
-        detail = ("ssh could not verify the server's host key; amr never prompts: check the key and "
-                  "add it to ~/.ssh/known_hosts yourself")
+        detail = (
+            "ssh could not verify the server's host key; amr never prompts: check the key and "
+            "add it to ~/.ssh/known_hosts yourself"
+        )
     elif _AUTH.search(text):
-        detail = ("the server refused the credentials git gave it (from your credential helper or the "
-                  "remote URL: a wrong or expired password or token?); amr never prompts: update them "
-                  "with git")
+        detail = (
+            "the server refused the credentials git gave it (from your credential helper or the "
+            "remote URL: a wrong or expired password or token?); amr never prompts: update them "
+            "with git"
+        )
     else:
         return exc
-    return AuthError(exc.returncode, text, exc.argv,
-                     message=f"authentication failed for {'remote' if remote else 'the remote'}{where}: {detail}")
+    return AuthError(
+        exc.returncode,
+        text,
+        exc.argv,
+        message=f"authentication failed for {'remote' if remote else 'the remote'}{where}: {detail}",
+    )
 
 
 def _global_credential_config(runner: GitRunner) -> list[tuple[str, str]]:
-    res = runner.run(["config", "-z", "--global", "--includes", "--get-regexp", r"^credential\."],
-                     ok=(0, 1))
+    res = runner.run(["config", "-z", "--global", "--includes", "--get-regexp", r"^credential\."], ok=(0, 1))
     out: list[tuple[str, str]] = []
     for rec in res.stdout.split(b"\0"):
         key, _, value = rec.decode("utf-8", "surrogateescape").partition("\n")
@@ -126,10 +134,20 @@ def network_runner(repo: RepoHandle, timeout: float = NETWORK_TIMEOUT) -> GitRun
     base = repo.runner
     config: list[tuple[str, str]] = [(k, "") for k in _helper_keys(base)]  # reset every helper list
     config += _global_credential_config(base)
-    config += [("transfer.fsckObjects", "true"), ("fetch.recurseSubmodules", "false"),
-               ("push.recurseSubmodules", "no"), ("protocol.ext.allow", "never")]
-    return GitRunner(base.cwd, env=base.env, config=(*base.config, *config),
-                     merge_drivers=base.merge_drivers, timeout=timeout, lock_timeout=base.lock_timeout)
+    config += [
+        ("transfer.fsckObjects", "true"),
+        ("fetch.recurseSubmodules", "false"),
+        ("push.recurseSubmodules", "no"),
+        ("protocol.ext.allow", "never"),
+    ]
+    return GitRunner(
+        base.cwd,
+        env=base.env,
+        config=(*base.config, *config),
+        merge_drivers=base.merge_drivers,
+        timeout=timeout,
+        lock_timeout=base.lock_timeout,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,9 +190,18 @@ def fetch(repo: RepoHandle, remote: str, branch: str, timeout: float = NETWORK_T
     before = repo.resolve(tracking)
     runner = network_runner(repo, timeout)
     try:
-        res = runner.run(["fetch", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
-                          "--prune", *end_of_options(remote, f"+refs/heads/{branch}:{tracking}")],
-                         write=True, check=False)
+        res = runner.run(
+            [
+                "fetch",
+                "--no-tags",
+                "--no-recurse-submodules",
+                "--no-write-fetch-head",
+                "--prune",
+                *end_of_options(remote, f"+refs/heads/{branch}:{tracking}"),
+            ],
+            write=True,
+            check=False,
+        )
     except GitTimeoutError as exc:
         raise classify_network_error(exc, url, remote) from None
     if res.returncode != 0:
@@ -192,16 +219,18 @@ class PushResult:
     up_to_date: bool
 
 
-def push(repo: RepoHandle, remote: str, branch: str, commit: str,
-         timeout: float = NETWORK_TIMEOUT) -> PushResult:
+def push(repo: RepoHandle, remote: str, branch: str, commit: str, timeout: float = NETWORK_TIMEOUT) -> PushResult:
     """Push ``commit`` to ``branch`` on ``remote``: a fast-forward or nothing. Never forced."""
     url = _check_remote(repo, remote)
     repo.check_branch_name(branch)
     runner = network_runner(repo, timeout)
     refspec = f"{commit}:refs/heads/{branch}"
     try:
-        res = runner.run(["push", "--porcelain", "--no-verify", "--no-signed",
-                          *end_of_options(remote, refspec)], write=True, check=False)
+        res = runner.run(
+            ["push", "--porcelain", "--no-verify", "--no-signed", *end_of_options(remote, refspec)],
+            write=True,
+            check=False,
+        )
     except GitTimeoutError as exc:
         raise classify_network_error(exc, url, remote) from None
     status = _porcelain_status(res.text, f"refs/heads/{branch}")
@@ -212,8 +241,18 @@ def push(repo: RepoHandle, remote: str, branch: str, commit: str,
     if status and status[0] == "!":
         reason = status[1]
         # "failed to lock" / "cannot lock ref": another push updated the branch at the same moment
-        nff = any(w in reason for w in ("non-fast-forward", "fetch first", "stale info", "failed to lock",
-                                         "cannot lock ref", "failed to update ref", "incorrect old value"))
+        nff = any(
+            w in reason
+            for w in (
+                "non-fast-forward",
+                "fetch first",
+                "stale info",
+                "failed to lock",
+                "cannot lock ref",
+                "failed to update ref",
+                "incorrect old value",
+            )
+        )
         raise PushRejectedError(res.returncode, res.stderr, res.args, non_fast_forward=nff, reason=reason)
     raise classify_network_error(GitError(res.returncode, res.stderr, res.args), url, remote)
 
@@ -238,8 +277,14 @@ def ahead_behind(repo: RepoHandle, local: str, upstream: str) -> tuple[int, int]
     return int(out[0]), int(out[1])
 
 
-def clone(source: str, dest: str | os.PathLike[str], *, bare: bool = False, branch: str | None = None,
-          timeout: float = NETWORK_TIMEOUT) -> Path:
+def clone(
+    source: str,
+    dest: str | os.PathLike[str],
+    *,
+    bare: bool = False,
+    branch: str | None = None,
+    timeout: float = NETWORK_TIMEOUT,
+) -> Path:
     """Clone ``source`` (a URL or a local path) into the new folder ``dest``.
 
     ``--no-recurse-submodules``, ``transfer.fsckObjects=true``, ``protocol.ext.allow=never``, no
@@ -251,12 +296,27 @@ def clone(source: str, dest: str | os.PathLike[str], *, bare: bool = False, bran
     if target.exists() and any(target.iterdir()):
         raise FileExistsError(f"{target} exists and is not empty")
     target.parent.mkdir(parents=True, exist_ok=True)
-    runner = GitRunner(target.parent, timeout=timeout, config=(
-        ("transfer.fsckObjects", "true"), ("protocol.ext.allow", "never"),
-        ("fetch.recurseSubmodules", "false")))
+    runner = GitRunner(
+        target.parent,
+        timeout=timeout,
+        config=(
+            ("transfer.fsckObjects", "true"),
+            ("protocol.ext.allow", "never"),
+            ("fetch.recurseSubmodules", "false"),
+        ),
+    )
     # The two -c settings are also written into the clone's config: later fetches check objects too.
-    args = ["clone", "--no-recurse-submodules", "--no-local", "--no-hardlinks", "--quiet",
-            "-c", "transfer.fsckObjects=true", "-c", "protocol.ext.allow=never"]
+    args = [
+        "clone",
+        "--no-recurse-submodules",
+        "--no-local",
+        "--no-hardlinks",
+        "--quiet",
+        "-c",
+        "transfer.fsckObjects=true",
+        "-c",
+        "protocol.ext.allow=never",
+    ]
     if bare:
         args.append("--bare")
     if branch:

@@ -49,13 +49,11 @@ class GitRepo(RepoHandle):
     # -- refs -------------------------------------------------------------------------------
     def branches(self, prefix: str = "") -> dict[str, str]:
         """Local branch name -> commit oid, optionally only those starting with ``prefix``."""
-        out = self.runner.run(
-            ["for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/"]
-        ).text
+        out = self.runner.run(["for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/"]).text
         result: dict[str, str] = {}
         for line in out.splitlines():
             oid, _, ref = line.partition(" ")
-            name = ref[len("refs/heads/"):]
+            name = ref[len("refs/heads/") :]
             if name.startswith(prefix):
                 result[name] = oid
         return result
@@ -85,9 +83,19 @@ class GitRepo(RepoHandle):
         if commit is None:
             return []
         out = self.runner.run(
-            ["log", "-z", f"--format={LOG_FORMAT}", "--no-ext-diff", "--no-textconv",
-             "--no-show-signature", f"--max-count={int(limit)}", f"--skip={int(skip)}",
-             *end_of_options(commit), "--", rel]
+            [
+                "log",
+                "-z",
+                f"--format={LOG_FORMAT}",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-show-signature",
+                f"--max-count={int(limit)}",
+                f"--skip={int(skip)}",
+                *end_of_options(commit),
+                "--",
+                rel,
+            ]
         ).stdout
         return parse_log(out)
 
@@ -97,8 +105,16 @@ class GitRepo(RepoHandle):
         if commit is None:
             return []
         out = self.runner.run(
-            ["log", "-z", f"--format={LOG_FORMAT}", "--no-show-signature",
-             f"--max-count={int(limit)}", f"--skip={int(skip)}", *end_of_options(commit), "--"]
+            [
+                "log",
+                "-z",
+                f"--format={LOG_FORMAT}",
+                "--no-show-signature",
+                f"--max-count={int(limit)}",
+                f"--skip={int(skip)}",
+                *end_of_options(commit),
+                "--",
+            ]
         ).stdout
         return parse_log(out)
 
@@ -112,8 +128,16 @@ class GitRepo(RepoHandle):
         revs = [old] if new is None else [old, new]
         spec = ["--", normalize_rel(path)] if path else ["--"]
         return self.runner.run(
-            ["diff", "--no-ext-diff", "--no-textconv", "--no-color", "--no-renames",
-             f"-U{int(context)}", *end_of_options(*revs), *spec]
+            [
+                "diff",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-color",
+                "--no-renames",
+                f"-U{int(context)}",
+                *end_of_options(*revs),
+                *spec,
+            ]
         ).stdout
 
     def changed_paths(self, old: str, new: str) -> list[tuple[str, str]]:
@@ -141,17 +165,33 @@ class GitRepo(RepoHandle):
         allow_in_worktree: Mapping[str, Collection[bytes | None]] | None = None,
         allow_empty: bool = False,
     ) -> str:
-        return _commit.commit_changes(self, changes, message, expected_head, branch, env=env,
-                                      allow_in_worktree=allow_in_worktree, allow_empty=allow_empty)
+        return _commit.commit_changes(
+            self,
+            changes,
+            message,
+            expected_head,
+            branch,
+            env=env,
+            allow_in_worktree=allow_in_worktree,
+            allow_empty=allow_empty,
+        )
 
     commit_changes.__doc__ = _commit.commit_changes.__doc__
 
-    def write_files(self, changes: Sequence[_gate.Change], message: str, *,
-                    env: Mapping[str, str] | None = None, branch: str | None = None,
-                    probe: _gate.Probe | None = None, max_attempts: int = _gate.MAX_ATTEMPTS) -> _gate.GateResult:
+    def write_files(
+        self,
+        changes: Sequence[_gate.Change],
+        message: str,
+        *,
+        env: Mapping[str, str] | None = None,
+        branch: str | None = None,
+        probe: _gate.Probe | None = None,
+        max_attempts: int = _gate.MAX_ATTEMPTS,
+    ) -> _gate.GateResult:
         """Commit changes through the write gate (see :func:`amr_tui.git.gate.commit_files`)."""
-        return _gate.commit_files(self, changes, message, env=env, branch=branch, probe=probe,
-                                  max_attempts=max_attempts)
+        return _gate.commit_files(
+            self, changes, message, env=env, branch=branch, probe=probe, max_attempts=max_attempts
+        )
 
     def save_file(
         self,
@@ -168,8 +208,10 @@ class GitRepo(RepoHandle):
     ) -> str:
         """One file through the write gate: ``base_bytes`` is what the edit started from."""
         change = _gate.Change(path, base_bytes, new_bytes, base_head)
-        return self.write_files([change], message, env=env, branch=branch, probe=probe,
-                                max_attempts=max_attempts).head or ""
+        return (
+            self.write_files([change], message, env=env, branch=branch, probe=probe, max_attempts=max_attempts).head
+            or ""
+        )
 
 
 __all__ = ["GitRepo", "RepoStateError", "is_memory_repo"]

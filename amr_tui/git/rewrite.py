@@ -52,8 +52,12 @@ _REFLOG_MESSAGE = "amr share"
 MAX_COUNTED_BYTES = 4 * 1024 * 1024  # larger files are named in a message, their lines not counted
 MAX_TARGET_CHARS = 300
 # The new repository's fetch: objects checked, no reflog written, no other transport, no submodules.
-_PUBLISH_CONFIG = (("core.logAllRefUpdates", "false"), ("transfer.fsckObjects", "true"),
-                   ("protocol.ext.allow", "never"), ("fetch.recurseSubmodules", "false"))
+_PUBLISH_CONFIG = (
+    ("core.logAllRefUpdates", "false"),
+    ("transfer.fsckObjects", "true"),
+    ("protocol.ext.allow", "never"),
+    ("fetch.recurseSubmodules", "false"),
+)
 
 
 @dataclass(frozen=True)
@@ -140,8 +144,9 @@ def _commit_meta(repo: RepoHandle, oid: str) -> tuple[dict[str, str], bytes]:
     return env, message
 
 
-def _filtered_tree(repo: RepoHandle, oid: str, paths: Sequence[str], keep: Callable[[str], bool],
-                   tmp: Path, cache: dict[_TreeKey, str]) -> tuple[str, dict[str, tuple[str, str]]]:
+def _filtered_tree(
+    repo: RepoHandle, oid: str, paths: Sequence[str], keep: Callable[[str], bool], tmp: Path, cache: dict[_TreeKey, str]
+) -> tuple[str, dict[str, tuple[str, str]]]:
     files = {p: mo for p, mo in list_tree(repo, oid, paths).items() if keep(p)}
     key = tuple(sorted((p, m, o) for p, (m, o) in files.items()))
     if key in cache:
@@ -197,8 +202,13 @@ def _counts_text(counts: Mapping[str, tuple[int, int]]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def describe(old: Mapping[str, tuple[str, str]], new: Mapping[str, tuple[str, str]],
-             read: Callable[[str], bytes | None], *, merge: bool = False) -> bytes:
+def describe(
+    old: Mapping[str, tuple[str, str]],
+    new: Mapping[str, tuple[str, str]],
+    read: Callable[[str], bytes | None],
+    *,
+    merge: bool = False,
+) -> bytes:
     """A commit message for the change from tree ``old`` to tree ``new`` (``{path: (mode, oid)}``
     of regular files), written from those trees alone: which files were added, updated, deleted or
     renamed, and how many entries (lines, outside Markdown) each gained and lost."""
@@ -263,9 +273,16 @@ def _touched_only(repo: RepoHandle, oid: str, parents: Sequence[str], keep: Call
 # ---------------------------------------------------------------------------------------------
 
 
-def rewrite_history(source: RepoHandle, rev: str, paths: Sequence[str], dest: str | os.PathLike[str],
-                    branch: str = SHARE_BRANCH, progress: Callable[[int, int], None] | None = None, *,
-                    keep_messages: bool = False) -> RewriteResult:
+def rewrite_history(
+    source: RepoHandle,
+    rev: str,
+    paths: Sequence[str],
+    dest: str | os.PathLike[str],
+    branch: str = SHARE_BRANCH,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    keep_messages: bool = False,
+) -> RewriteResult:
     """Create the repository ``dest`` holding only ``paths`` (files or folders) of ``rev``'s history.
 
     Messages are written from the shared change (:func:`describe`); ``keep_messages`` keeps the
@@ -284,8 +301,9 @@ def rewrite_history(source: RepoHandle, rev: str, paths: Sequence[str], dest: st
         work = _borrowing_repo(source, tmp / "work")
         reader = BlobReader(work)
         try:
-            order = work.runner.text(["rev-list", "--topo-order", "--reverse", "--parents",
-                                      *end_of_options(tip_src)]).splitlines()
+            order = work.runner.text(
+                ["rev-list", "--topo-order", "--reverse", "--parents", *end_of_options(tip_src)]
+            ).splitlines()
             mapped: dict[str, str | None] = {}
             trees: dict[str, str] = {}
             files: dict[str, dict[str, tuple[str, str]]] = {}  # new commit -> its shared files
@@ -300,10 +318,13 @@ def rewrite_history(source: RepoHandle, rev: str, paths: Sequence[str], dest: st
                     if m is not None and m not in new_parents:
                         new_parents.append(m)
                 if len(new_parents) > 1:  # a side branch that never touched the selection: no merge left
-                    independent = set(work.runner.text(["merge-base", "--independent",
-                                                        *end_of_options(*new_parents)]).split())
+                    independent = set(
+                        work.runner.text(["merge-base", "--independent", *end_of_options(*new_parents)]).split()
+                    )
                     new_parents = [p for p in new_parents if p in independent]
-                if len(new_parents) <= 1 and tree == (trees[new_parents[0]] if new_parents else _empty(work, cache, tmp)):
+                if len(new_parents) <= 1 and tree == (
+                    trees[new_parents[0]] if new_parents else _empty(work, cache, tmp)
+                ):
                     mapped[oid] = new_parents[0] if new_parents else None
                     dropped += 1
                 else:
@@ -331,7 +352,9 @@ def rewrite_history(source: RepoHandle, rev: str, paths: Sequence[str], dest: st
     return RewriteResult(target, branch, tip, kept, dropped, originals)
 
 
-def copy_branch(source: RepoHandle, rev: str, dest: str | os.PathLike[str], branch: str = SHARE_BRANCH) -> RewriteResult:
+def copy_branch(
+    source: RepoHandle, rev: str, dest: str | os.PathLike[str], branch: str = SHARE_BRANCH
+) -> RewriteResult:
     """Create the repository ``dest`` holding ``rev`` and its history, as they are, and nothing else:
     no other branch, tag, note, remote, config or reflog of ``source``; the branch is ``branch``."""
     target = Path(dest).absolute()
@@ -355,8 +378,20 @@ def _publish(work: RepoHandle, tip: str | None, target: Path, branch: str) -> No
         return
     work.runner.run(["update-ref", "-m", _REFLOG_MESSAGE, _SCRATCH_REF, tip], write=True)
     runner = GitRunner(target, config=_PUBLISH_CONFIG)
-    runner.run(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--update-head-ok",
-                "--no-recurse-submodules", "--", str(work.root), f"+{_SCRATCH_REF}:refs/heads/{branch}"], write=True)
+    runner.run(
+        [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--update-head-ok",
+            "--no-recurse-submodules",
+            "--",
+            str(work.root),
+            f"+{_SCRATCH_REF}:refs/heads/{branch}",
+        ],
+        write=True,
+    )
     runner.run(["read-tree", "--reset", "-u", "HEAD"], write=True)
 
 

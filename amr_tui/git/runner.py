@@ -62,13 +62,32 @@ DEFAULT_LOCK_TIMEOUT = 3.0
 # Environment variables that could redirect git to another repo, index, program or config.
 _STRIPPED_ENV = frozenset(
     {
-        "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX",
-        "GIT_EXTERNAL_DIFF", "GIT_DIFF_OPTS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER",
-        "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH",
-        "GIT_TEMPLATE_DIR", "GIT_QUARANTINE_PATH", "GIT_SHALLOW_FILE", "GIT_GRAFT_FILE",
-        "GIT_REPLACE_REF_BASE", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
-        "GIT_ICASE_PATHSPECS", "GIT_REFLOG_ACTION",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_NAMESPACE",
+        "GIT_PREFIX",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_DIFF_OPTS",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_PAGER",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_EXEC_PATH",
+        "GIT_TEMPLATE_DIR",
+        "GIT_QUARANTINE_PATH",
+        "GIT_SHALLOW_FILE",
+        "GIT_GRAFT_FILE",
+        "GIT_REPLACE_REF_BASE",
+        "GIT_GLOB_PATHSPECS",
+        "GIT_NOGLOB_PATHSPECS",
+        "GIT_ICASE_PATHSPECS",
+        "GIT_REFLOG_ACTION",
     }
 )
 _STRIPPED_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
@@ -126,11 +145,7 @@ def build_env(
     *,
     write: bool,
 ) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in _STRIPPED_ENV and not k.startswith(_STRIPPED_PREFIXES)
-    }
+    env = {k: v for k, v in os.environ.items() if k not in _STRIPPED_ENV and not k.startswith(_STRIPPED_PREFIXES)}
     if extra_env:
         env.update(extra_env)
     env.update(
@@ -177,10 +192,12 @@ def _is_lock_error(stderr: str) -> bool:
 def classify_error(returncode: int, stderr: str, args: Sequence[str], cwd: Path) -> GitError:
     if "detected dubious ownership" in stderr:
         return UnsafeRepoError(
-            returncode, stderr, args,
+            returncode,
+            stderr,
+            args,
             message=(
                 f"Git refuses to work in {cwd}: the repository belongs to another user "
-                f"(\"dubious ownership\"). amr will not override that. If you trust this "
+                f'("dubious ownership"). amr will not override that. If you trust this '
                 f"repository, mark it safe yourself with git's safe.directory setting, or work "
                 f"on a copy you own."
             ),
@@ -191,7 +208,9 @@ def classify_error(returncode: int, stderr: str, args: Sequence[str], cwd: Path)
         lock = re.search(r"Unable to create '([^']*\.lock)'", stderr)
         where = lock.group(1) if lock else "a lock file"
         return LockedError(
-            returncode, stderr, args,
+            returncode,
+            stderr,
+            args,
             message=(
                 f"Another git process holds {where}. amr waited and gave up; it never deletes "
                 f"lock files. If no git process is running, remove that file yourself."
@@ -251,27 +270,32 @@ class GitRunner:
         return self._info
 
     def _load_overrides(self, info: RepoInfo, env: dict[str, str]) -> tuple[list[tuple[str, str]], bool]:
-        args = ["config", "-z", "--get-regexp",
-                r"^(filter|diff|merge|include|includeif)\.|^core\.(sshcommand|askpass|alternaterefscommand)$"]
+        args = [
+            "config",
+            "-z",
+            "--get-regexp",
+            r"^(filter|diff|merge|include|includeif)\.|^core\.(sshcommand|askpass|alternaterefscommand)$",
+        ]
         res = self._exec(args, None, env, self.timeout)
         if res.returncode not in (0, 1):
             raise classify_error(res.returncode, res.stderr, args, self.cwd)
         trusted: dict[str, str] = {}
         keys = {rec.split(b"\n", 1)[0].decode("utf-8", "replace").lower() for rec in res.stdout.split(b"\0")}
         if keys & set(TRUSTED_SCOPE_KEYS):  # the user's own (global) value is the one to keep
-            glob = self._exec(["config", "-z", "--global", "--includes", "--get-regexp",
-                               r"^core\.(sshcommand|askpass)$"], None, env, self.timeout)
+            glob = self._exec(
+                ["config", "-z", "--global", "--includes", "--get-regexp", r"^core\.(sshcommand|askpass)$"],
+                None,
+                env,
+                self.timeout,
+            )
             for rec in glob.stdout.split(b"\0") if glob.returncode == 0 else []:
                 key, _, value = rec.decode("utf-8", "surrogateescape").partition("\n")
                 if key:
                     trusted[key.lower()] = value
         uses_include = any(
-            rec.split(b"\n", 1)[0].lower().startswith((b"include.", b"includeif."))
-            for rec in res.stdout.split(b"\0")
+            rec.split(b"\n", 1)[0].lower().startswith((b"include.", b"includeif.")) for rec in res.stdout.split(b"\0")
         )
-        names = attribute_driver_names(
-            [info.toplevel / ".gitattributes", info.common_dir / "info" / "attributes"]
-        )
+        names = attribute_driver_names([info.toplevel / ".gitattributes", info.common_dir / "info" / "attributes"])
         return repo_overrides(res.stdout, names, self.merge_drivers, trusted), not uses_include
 
     def _config_for_call(self, extra_env: Mapping[str, str] | None) -> list[tuple[str, str]]:
@@ -280,8 +304,9 @@ class GitRunner:
         info = self._repo_info(probe_env)
         if info is None:
             return base
-        per_repo = CACHE.get(info, probe_env, lambda: self._load_overrides(info, probe_env),
-                             tuple(sorted(self.merge_drivers.items())))
+        per_repo = CACHE.get(
+            info, probe_env, lambda: self._load_overrides(info, probe_env), tuple(sorted(self.merge_drivers.items()))
+        )
         return base + per_repo
 
     # -- execution ------------------------------------------------------------------------

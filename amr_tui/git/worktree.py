@@ -108,8 +108,9 @@ def read_file(
         os.close(fd)
 
 
-def read_file_or_none(root: str | os.PathLike[str], rel: str | os.PathLike[str],
-                      max_bytes: int | None = DEFAULT_MAX_BYTES) -> bytes | None:
+def read_file_or_none(
+    root: str | os.PathLike[str], rel: str | os.PathLike[str], max_bytes: int | None = DEFAULT_MAX_BYTES
+) -> bytes | None:
     """Like :func:`read_file` but returns None when the file does not exist."""
     try:
         return read_file(root, rel, max_bytes)
@@ -260,7 +261,7 @@ def _write_temp(folder: Path, name: str, data: bytes, mode: int | None) -> Path:
             os.fchmod(fd, mode)
         view = memoryview(bytes(data))
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     except BaseException:
         os.close(fd)
@@ -320,8 +321,13 @@ def late_writes(watch: list[Displaced]) -> list[tuple[Path, bytes, bytes]]:
     return late
 
 
-def replace_checked(root: str | os.PathLike[str], rel: str | os.PathLike[str], data: bytes | None,
-                    expected: bytes | None, watch: list[Displaced] | None = None) -> tuple[bool, bytes | None]:
+def replace_checked(
+    root: str | os.PathLike[str],
+    rel: str | os.PathLike[str],
+    data: bytes | None,
+    expected: bytes | None,
+    watch: list[Displaced] | None = None,
+) -> tuple[bool, bytes | None]:
     """Put ``data`` at ``root/rel`` (None removes the file) if the file still holds ``expected``
     (None: the file must not exist), without ever losing bytes someone wrote meanwhile.
 

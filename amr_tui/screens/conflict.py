@@ -43,8 +43,16 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
         Binding("ctrl+s", "merged", "Save edited", id="conflict.save"),
     ]
 
-    def __init__(self, path: str, ours: bytes | None, base: bytes | None, theirs: bytes | None, merged: bytes | None,
-                 *, repo: str = "") -> None:
+    def __init__(
+        self,
+        path: str,
+        ours: bytes | None,
+        base: bytes | None,
+        theirs: bytes | None,
+        merged: bytes | None,
+        *,
+        repo: str = "",
+    ) -> None:
         super().__init__()
         self.path, self.ours, self.base, self.theirs, self.merged = path, ours, base, theirs, merged
         self.repo = repo
@@ -56,8 +64,11 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="conflict-box"):
-            yield Static(make_visible(f"Your edit of {self.path} conflicts with a change committed meanwhile."),
-                         id="conflict-title", markup=False)
+            yield Static(
+                make_visible(f"Your edit of {self.path} conflicts with a change committed meanwhile."),
+                id="conflict-title",
+                markup=False,
+            )
             with Horizontal(id="conflict-sides"):
                 with Vertical():
                     yield Static("Yours", classes="side-title", markup=False)
@@ -65,8 +76,12 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
                 with Vertical():
                     yield Static("Theirs (committed)", classes="side-title", markup=False)
                     yield TextArea(_show(self.theirs), read_only=True, id="conflict-theirs", language="markdown")
-            yield Static("Result (edit it, then save). Keep mine / theirs decide only the entries between markers: "
-                         "other changes on both sides are kept", classes="side-title", markup=False)
+            yield Static(
+                "Result (edit it, then save). Keep mine / theirs decide only the entries between markers: "
+                "other changes on both sides are kept",
+                classes="side-title",
+                markup=False,
+            )
             yield TextArea(_show(self.merged), id="conflict-merged", language="markdown")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Keep mine (ctrl+o)", id="ours")
@@ -90,8 +105,12 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
             notify_text(self.app, "Remove the conflict markers first.", severity="warning")
             return
         if _shown_differently(self.ours, self.theirs, self.merged):
-            notify_text(self.app, "This file holds control characters or bytes that are not UTF-8, shown here as "
-                        "stand-ins: keep mine or theirs, then fix it with $EDITOR.", severity="warning")
+            notify_text(
+                self.app,
+                "This file holds control characters or bytes that are not UTF-8, shown here as "
+                "stand-ins: keep mine or theirs, then fix it with $EDITOR.",
+                severity="warning",
+            )
             return
         if b"\r\n" in (self.merged or self.ours or self.theirs or b""):  # keep the file's CRLF
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")

@@ -78,8 +78,16 @@ class TextPromptScreen(PromptScreen):
     typed, and the app's quit question lists it (``unsaved_edits``, the HoldsUnsavedText protocol
     of ``AmrApp.request_quit``)."""
 
-    def __init__(self, title: str, value: str = "", placeholder: str = "", help_text: str = "", *,
-                 what: str = "the text you are writing", edits_value: bool = False) -> None:
+    def __init__(
+        self,
+        title: str,
+        value: str = "",
+        placeholder: str = "",
+        help_text: str = "",
+        *,
+        what: str = "the text you are writing",
+        edits_value: bool = False,
+    ) -> None:
         """``edits_value``: ``value`` is text being edited (an entry), so only a change of it is
         unsaved (clearing it too); otherwise any text in the prompt is (a capture given back)."""
         super().__init__(title, value, placeholder, help_text)
@@ -112,8 +120,15 @@ class TextPromptScreen(PromptScreen):
             else:
                 self.query_one(Input).focus()
 
-        self.app.push_screen(ConfirmScreen("Discard what you typed?", f"{self.what[:1].upper()}{self.what[1:]} is not saved.",
-                                           "Discard", "Keep editing"), answer)
+        self.app.push_screen(
+            ConfirmScreen(
+                "Discard what you typed?",
+                f"{self.what[:1].upper()}{self.what[1:]} is not saved.",
+                "Discard",
+                "Keep editing",
+            ),
+            answer,
+        )
 
 
 class ChoiceScreen(ModalScreen[str | None]):

@@ -32,9 +32,15 @@ class FileEditScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="file-edit-box"):
-            yield Static(make_visible(f"Editing {self.path}: ctrl+s saves and commits, esc closes"), id="file-edit-title", markup=False)
+            yield Static(
+                make_visible(f"Editing {self.path}: ctrl+s saves and commits, esc closes"),
+                id="file-edit-title",
+                markup=False,
+            )
             language = "markdown" if is_markdown(self.path) else None
-            yield TextArea(self.start_text, language=language, id="file-edit-area", show_line_numbers=True, soft_wrap=True)
+            yield TextArea(
+                self.start_text, language=language, id="file-edit-area", show_line_numbers=True, soft_wrap=True
+            )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -67,5 +73,9 @@ class FileEditScreen(ModalScreen[str | None]):
             if discard:
                 self.dismiss(None)
 
-        self.app.push_screen(ConfirmScreen("Discard changes?", make_visible(f"Your edits to {self.path} are not saved."),
-                                           "Discard", "Keep editing"), answer)
+        self.app.push_screen(
+            ConfirmScreen(
+                "Discard changes?", make_visible(f"Your edits to {self.path} are not saved."), "Discard", "Keep editing"
+            ),
+            answer,
+        )

@@ -46,7 +46,9 @@ def hit_content(hit: SearchHit, width: int = 200) -> Content:
         pieces.append(content("".join(run), "bold $accent underline" if run_hit else ""))
     where = f"{item.repo}/{item.path}" + (f":{item.line}" if item.line else "")
     icon = "\u2022 " if item.kind == "entry" else "\u25a1 "
-    return Content.assemble(content(icon, "$text-muted"), *pieces, content("  " + make_visible(where), "$text-muted italic"))
+    return Content.assemble(
+        content(icon, "$text-muted"), *pieces, content("  " + make_visible(where), "$text-muted italic")
+    )
 
 
 class FinderScreen(ModalScreen[FinderResult | None]):
@@ -79,7 +81,9 @@ class FinderScreen(ModalScreen[FinderResult | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="finder-box"):
-            yield SafeInput(value=self.initial, placeholder="Find entries and files in every mounted repo", id="finder-input")
+            yield SafeInput(
+                value=self.initial, placeholder="Find entries and files in every mounted repo", id="finder-input"
+            )
             yield Static("", id="finder-status", markup=False)
             yield OptionList(id="finder-results")
 
@@ -117,7 +121,8 @@ class FinderScreen(ModalScreen[FinderResult | None]):
             options.highlighted = 0
         n = len(message.hits)
         self.query_one("#finder-status", Static).update(
-            f"{n}{'+' if n >= 200 else ''} match{'es' if n != 1 else ''}" if n else "no matches")
+            f"{n}{'+' if n >= 200 else ''} match{'es' if n != 1 else ''}" if n else "no matches"
+        )
 
     @on(Input.Submitted, "#finder-input")
     def _submitted(self, event: Input.Submitted) -> None:

@@ -80,16 +80,25 @@ class ForgottenScreen(Screen[bool]):
             status.update(content(f"Could not read the history: {message.error}"))
             return
         self.facts = message.facts
-        status.update(f"{len(self.facts)} forgotten fact{'s' if len(self.facts) != 1 else ''}.  r restores one as a new commit.")
+        status.update(
+            f"{len(self.facts)} forgotten fact{'s' if len(self.facts) != 1 else ''}.  r restores one as a new commit."
+        )
         options = self.query_one(OptionList)
         options.clear_options()
         for fact in self.facts:
             when = fact.commit.author_date.strftime("%Y-%m-%d") if fact.commit else "tombstone"
             who = f"{fact.commit.author_name}: {fact.commit.subject}" if fact.commit else ""
             tomb = "  [forgotten on purpose]" if fact.tombstone is not None else ""
-            options.add_option(Option(Content.assemble(
-                content(fact.text, "bold"), content(tomb, "$warning"),
-                NL, content(f"    {when}  {fact.path or ''}  {who}", "$text-muted"))))
+            options.add_option(
+                Option(
+                    Content.assemble(
+                        content(fact.text, "bold"),
+                        content(tomb, "$warning"),
+                        NL,
+                        content(f"    {when}  {fact.path or ''}  {who}", "$text-muted"),
+                    )
+                )
+            )
         options.focus()
 
     def action_restore(self) -> None:
@@ -108,7 +117,14 @@ class ForgottenScreen(Screen[bool]):
             if yes:
                 self.restore(fact)
 
-        self.app.push_screen(ConfirmScreen("Restore this fact?", make_visible(fact.text) + "\n\n" + make_visible(f"into {fact.path} as a new commit"), "Restore"), go)
+        self.app.push_screen(
+            ConfirmScreen(
+                "Restore this fact?",
+                make_visible(fact.text) + "\n\n" + make_visible(f"into {fact.path} as a new commit"),
+                "Restore",
+            ),
+            go,
+        )
 
     @work(thread=True, group="restore")
     def restore(self, fact: ForgottenFact) -> None:

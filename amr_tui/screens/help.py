@@ -32,7 +32,9 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-body"):
             yield Static("amr \u2014 keys", id="help-title", markup=False)
             yield Static(INTRO, id="help-intro", markup=False)
-            table: DataTable[object] = DataTable(id="help-table", show_header=True, zebra_stripes=True, cursor_type="row")
+            table: DataTable[object] = DataTable(
+                id="help-table", show_header=True, zebra_stripes=True, cursor_type="row"
+            )
             table.add_columns("Where", "Key", "Does")
             for group, rows in self.groups:
                 for key, desc in rows:

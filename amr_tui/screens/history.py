@@ -89,8 +89,11 @@ class FileHistoryScreen(Screen[None]):
                 table.add_column(label, width=width)
             yield table
             with Vertical(id="history-right"):
-                yield Static("Select a commit to see the file as it left it (old left, new right).",
-                             id="history-version-title", markup=False)
+                yield Static(
+                    "Select a commit to see the file as it left it (old left, new right).",
+                    id="history-version-title",
+                    markup=False,
+                )
                 yield SideBySide(id="history-diff")
         yield Footer()
 
@@ -115,8 +118,13 @@ class FileHistoryScreen(Screen[None]):
             info = item.commit
             self.items.append(item)
             counts = f"+{item.entries_added} \u2212{item.entries_removed}"
-            table.add_row(rich_text(when(info.author_date)), rich_text(info.author_name), rich_text(info.subject),
-                          rich_text(counts), rich_text(", ".join(s.rsplit("/", 1)[-1] for s in item.sources_added)[:40]))
+            table.add_row(
+                rich_text(when(info.author_date)),
+                rich_text(info.author_name),
+                rich_text(info.subject),
+                rich_text(counts),
+                rich_text(", ".join(s.rsplit("/", 1)[-1] for s in item.sources_added)[:40]),
+            )
         if message.first:
             table.focus()
             if self.items:
@@ -164,10 +172,16 @@ class FileHistoryScreen(Screen[None]):
         else:
             old = (version.old or b"").decode("utf-8", "replace").split("\n")
             new = (version.new or b"").decode("utf-8", "replace").split("\n")
-            rows = [Row(i + 1 if i < len(old) else None, i + 1 if i < len(new) else None,
-                        old[i] if i < len(old) else None, new[i] if i < len(new) else None,
-                        "context" if i < len(old) and i < len(new) and old[i] == new[i] else "reworded")
-                    for i in range(max(len(old), len(new)))]
+            rows = [
+                Row(
+                    i + 1 if i < len(old) else None,
+                    i + 1 if i < len(new) else None,
+                    old[i] if i < len(old) else None,
+                    new[i] if i < len(new) else None,
+                    "context" if i < len(old) and i < len(new) and old[i] == new[i] else "reworded",
+                )
+                for i in range(max(len(old), len(new)))
+            ]
             view.set_rows(rows)
 
 
@@ -233,13 +247,20 @@ class TimelineScreen(Screen[None]):
     def on_timeline_screen_loaded(self, message: Loaded) -> None:
         self._show_blame(message.blame)
         events = self.query_one(OptionList)
-        labels = {"added": "added", "reworded": "reworded", "metadata": "metadata changed", "moved": "moved",
-                  "removed": "removed"}
+        labels = {
+            "added": "added",
+            "reworded": "reworded",
+            "metadata": "metadata changed",
+            "moved": "moved",
+            "removed": "removed",
+        }
         for ev in message.timeline.events:
             info = ev.commit
-            parts = [content(f"{when(info.author_date)}  ", "$text-muted"),
-                     content(f"{labels.get(ev.kind, ev.kind):<16}", "bold"),
-                     content(f"{info.author_name}: {info.subject}")]
+            parts = [
+                content(f"{when(info.author_date)}  ", "$text-muted"),
+                content(f"{labels.get(ev.kind, ev.kind):<16}", "bold"),
+                content(f"{info.author_name}: {info.subject}"),
+            ]
             if ev.kind == "moved" and ev.from_path:
                 parts += [NL, content(f"    from {ev.from_path} to {ev.path}", "$text-muted")]
             if ev.before is not None and ev.kind != "added":
@@ -248,7 +269,9 @@ class TimelineScreen(Screen[None]):
                 parts += [NL, content(f"    now: {ev.after.strip()}")]
             events.add_option(Option(Content.assemble(*parts)))
         if not message.timeline.complete:
-            events.add_option(Option(content("(history walk stopped before the entry's first appearance)", "$text-muted")))
+            events.add_option(
+                Option(content("(history walk stopped before the entry's first appearance)", "$text-muted"))
+            )
         events.focus()
 
     def _show_blame(self, blame: BlameLine | None) -> None:
@@ -259,8 +282,12 @@ class TimelineScreen(Screen[None]):
         self.blames.append(blame)
         depth = len(self.blames) - 1
         prefix = "Last touched" if depth == 0 else f"Before that ({depth} back)"
-        widget.update(content(f"{prefix}: {blame.commit[:8]} by {blame.author_name} on {when(blame.author_date)}: "
-                              f"{blame.summary}  ({blame.path}:{blame.orig_line})   p: blame the parent"))
+        widget.update(
+            content(
+                f"{prefix}: {blame.commit[:8]} by {blame.author_name} on {when(blame.author_date)}: "
+                f"{blame.summary}  ({blame.path}:{blame.orig_line})   p: blame the parent"
+            )
+        )
 
     def action_reblame(self) -> None:
         if not self.blames:

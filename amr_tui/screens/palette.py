@@ -75,8 +75,14 @@ class ActionsProvider(Provider):
         seen: set[str] = set()
         for active in self.screen.active_bindings.values():
             binding = active.binding
-            if (not active.enabled or not binding.description or not binding.id or binding.action in self.SKIP
-                    or binding.action.split("(")[0] in self.MOVES or binding.action in seen):
+            if (
+                not active.enabled
+                or not binding.description
+                or not binding.id
+                or binding.action in self.SKIP
+                or binding.action.split("(")[0] in self.MOVES
+                or binding.action in seen
+            ):
                 continue  # amr's own bindings (they have ids), once each
             seen.add(binding.action)
             name, help_text = self.NAMES.get(binding.action, (binding.description, ""))

@@ -18,9 +18,16 @@ def new_secrets(before: str, after: str) -> list[str]:
     return sorted({m.kind for line in after.splitlines() if line not in old for m in find_secrets(line)})
 
 
-def ask_before_saving_secrets(app: App[Any], before: str, after: str, save: Callable[[], object], *,
-                              declined: Callable[[], object] | None = None, no: str = "Keep editing",
-                              holds: str | None = None) -> None:
+def ask_before_saving_secrets(
+    app: App[Any],
+    before: str,
+    after: str,
+    save: Callable[[], object],
+    *,
+    declined: Callable[[], object] | None = None,
+    no: str = "Keep editing",
+    holds: str | None = None,
+) -> None:
     """Call ``save`` now, or after the person confirms when ``after`` adds a credential;
     ``declined`` (if given) when they say no. ``holds``: the unsaved text waiting on the
     question when no screen under it holds it any more (the quit question lists it)."""
@@ -35,8 +42,14 @@ def ask_before_saving_secrets(app: App[Any], before: str, after: str, save: Call
         elif declined is not None:
             declined()
 
-    app.push_screen(ConfirmScreen(
-        "This looks like a credential",
-        f"The text holds what looks like {', '.join(kinds)}. Memory must not hold credentials: "
-        f"agents load it at every session start, and it is committed and shared.\n\nSave it anyway?",
-        "Save anyway", no, holds=holds), answer)
+    app.push_screen(
+        ConfirmScreen(
+            "This looks like a credential",
+            f"The text holds what looks like {', '.join(kinds)}. Memory must not hold credentials: "
+            f"agents load it at every session start, and it is committed and shared.\n\nSave it anyway?",
+            "Save anyway",
+            no,
+            holds=holds,
+        ),
+        answer,
+    )

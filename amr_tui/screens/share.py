@@ -62,7 +62,9 @@ def preview_content(previews: list[RepoPreview]) -> Content:
         if p.memory is None:
             parts += [content("  no MEMORY.md shared: an agent has no entry point", "$error"), NL]
         else:
-            budget = f"  MEMORY.md: {p.memory_lines} lines, {p.memory_bytes} bytes; an agent loads {p.loaded_lines} lines"
+            budget = (
+                f"  MEMORY.md: {p.memory_lines} lines, {p.memory_bytes} bytes; an agent loads {p.loaded_lines} lines"
+            )
             parts.append(content(budget, "$warning" if p.cut_line else "$text-muted"))
             if p.cut_line:
                 parts.append(content(f" (stops before line {p.cut_line})", "$warning"))
@@ -112,12 +114,17 @@ class ShareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Share memory with a pairing session: pick repos, folders or files (space), "
-                     "w grants write to the highlighted repo, ctrl+s shares.", id="share-title", markup=False)
+        yield Static(
+            "Share memory with a pairing session: pick repos, folders or files (space), "
+            "w grants write to the highlighted repo, ctrl+s shares.",
+            id="share-title",
+            markup=False,
+        )
         with Horizontal(id="share-panes"):
             with Vertical(id="share-left"):
-                yield SelectionList[str](*[Choice(content(label), value) for value, label in choice_items(self.session)],
-                                         id="share-choices")
+                yield SelectionList[str](
+                    *[Choice(content(label), value) for value, label in choice_items(self.session)], id="share-choices"
+                )
                 yield Static("Into folder:", classes="side-title", markup=False)
                 yield Input(value=self.default_dir, id="share-dir")
             with VerticalScroll(id="share-right"):
@@ -131,7 +138,11 @@ class ShareScreen(Screen[None]):
     def _selections(self) -> list[Selection]:
         mounts = [self.session.mount(n) for n in self.session.names]
         texts = selection_texts(list(self.query_one(SelectionList).selected))
-        return select(mounts, texts, write=[w for w in self.write if any(t.split(":")[0] == w for t in texts)]) if texts else []
+        return (
+            select(mounts, texts, write=[w for w in self.write if any(t.split(":")[0] == w for t in texts)])
+            if texts
+            else []
+        )
 
     @on(SelectionList.SelectedChanged)
     def _changed(self) -> None:

@@ -67,9 +67,13 @@ class SyncConflictScreen(Screen[object]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"{self.repo}: sync stopped on {len(self.items)} conflict(s) with "
-                             f"{self.pending.remote}/{self.pending.branch}. Nothing is half-merged; choose for each."),
-                     id="sync-conflict-title")
+        yield Static(
+            content(
+                f"{self.repo}: sync stopped on {len(self.items)} conflict(s) with "
+                f"{self.pending.remote}/{self.pending.branch}. Nothing is half-merged; choose for each."
+            ),
+            id="sync-conflict-title",
+        )
         with Horizontal(id="sync-conflict-panes"):
             yield OptionList(id="sync-conflicts")
             with Vertical(id="sync-conflict-sides"):
@@ -90,9 +94,15 @@ class SyncConflictScreen(Screen[object]):
             chosen = self.choices.get(f.path, {}).get(c.index)
             mark = "edited" if isinstance(chosen, list) else LABELS.get(str(chosen), "") if chosen is not None else "?"
             title = getattr(c, "entry", "") or c.reason
-            options.add_option(Option(Content.assemble(
-                content(f"[{mark:>6}] ", "$success" if chosen is not None else "$warning"),
-                content(f"{f.path}  ", "bold"), content(title))))
+            options.add_option(
+                Option(
+                    Content.assemble(
+                        content(f"[{mark:>6}] ", "$success" if chosen is not None else "$warning"),
+                        content(f"{f.path}  ", "bold"),
+                        content(title),
+                    )
+                )
+            )
         if self.items:
             options.highlighted = min(keep, len(self.items) - 1)
             self.show(options.highlighted)
@@ -119,7 +129,9 @@ class SyncConflictScreen(Screen[object]):
             return
         f, c = current
         if f.whole_file and how == "both":
-            notify_text(self.app, "This file cannot be merged line by line: choose mine, theirs or base.", severity="warning")
+            notify_text(
+                self.app, "This file cannot be merged line by line: choose mine, theirs or base.", severity="warning"
+            )
             return
         self.choices.setdefault(f.path, {})[c.index] = how
         self._advance()
@@ -137,9 +149,15 @@ class SyncConflictScreen(Screen[object]):
                 self._advance()
 
         # esc and quitting ask before dropping a changed entry (TextPromptScreen)
-        self.app.push_screen(TextPromptScreen("Write the entry as it should be (empty removes it)", value=start,
-                                              what=f"{self.repo}/{f.path}: the entry you are writing for a sync conflict",
-                                              edits_value=True), done)
+        self.app.push_screen(
+            TextPromptScreen(
+                "Write the entry as it should be (empty removes it)",
+                value=start,
+                what=f"{self.repo}/{f.path}: the entry you are writing for a sync conflict",
+                edits_value=True,
+            ),
+            done,
+        )
 
     def _advance(self) -> None:
         options = self.query_one(OptionList)

@@ -1,11 +1,11 @@
 """The user's config: a TOML file in the user's config folder.
 
-    repos = ["~/agent-memory", "~/team/memory-team"]
-    read_only = ["memory-team"]
-    theme = "textual-dark"
+repos = ["~/agent-memory", "~/team/memory-team"]
+read_only = ["memory-team"]
+theme = "textual-dark"
 
-    [keys]
-    "main.find" = "slash,ctrl+f"
+[keys]
+"main.find" = "slash,ctrl+f"
 """
 
 from __future__ import annotations

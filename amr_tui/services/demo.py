@@ -66,13 +66,23 @@ class _Builder:
         self.files: dict[str, str] = {}
         self.head: str | None = None
 
-    def commit(self, who: tuple[str, str], when: str, message: str,
-               changes: Mapping[str, str | None], branch: str | None = None,
-               parent: str | None = None) -> str:
+    def commit(
+        self,
+        who: tuple[str, str],
+        when: str,
+        message: str,
+        changes: Mapping[str, str | None],
+        branch: str | None = None,
+        parent: str | None = None,
+    ) -> str:
         name, email = who
         env = {
-            "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": when,
-            "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email, "GIT_COMMITTER_DATE": when,
+            "GIT_AUTHOR_NAME": name,
+            "GIT_AUTHOR_EMAIL": email,
+            "GIT_AUTHOR_DATE": when,
+            "GIT_COMMITTER_NAME": name,
+            "GIT_COMMITTER_EMAIL": email,
+            "GIT_COMMITTER_DATE": when,
         }
         expected = self.head if branch is None else parent
         data = {p: (None if c is None else c.encode()) for p, c in changes.items()}
@@ -114,106 +124,169 @@ class _Builder:
 
 def _alice(repo: GitRepo) -> None:
     b = _Builder(repo)
-    d101, d102, d104, d107, d110, d114, d118, d121 = (
-        _devin(n) for n in (101, 102, 104, 107, 110, 114, 118, 121)
-    )
+    d101, d102, d104, d107, d110, d114, d118, d121 = (_devin(n) for n in (101, 102, 104, 107, 110, 114, 118, 121))
     claude, cursor = AGENTS["claude"], AGENTS["cursor"]
-    b.commit(AGENTS["alice"], "2026-09-01T08:30:00+00:00", "Create memory repo",
-             {"MEMORY.md": "# Memory\n\n## Index\n"})
-    b.commit(d101, "2026-09-01T09:14:00+00:00", "Remember team structure", {
-        "MEMORY.md": "# Memory: Alice\n\n"
-        f"- Alice leads the payments team and wants summaries as short bullet lists {_src(101, '2026-09-01')}\n"
-        "\n## Index\n- [[team_structure]]\n",
-        "team_structure.md": "# Team structure\n\n"
-        f"- Alice leads the payments team and reviews every billing PR {_src(101, '2026-09-01')}\n"
-        f"- Priya owns pricing for the billing launch {_src(101, '2026-09-01')}\n"
-        f"- Marco runs the website rewrite with one contractor {_src(101, '2026-09-01')}\n"
-        f"- Support escalations go to Dana before engineering {_src(101, '2026-09-01')}\n",
-    })
-    b.commit(d102, "2026-09-02T14:05:00+00:00", "Remember payments project", {
-        "projects/payments.md": "# Payments\n\n"
-        f"- The billing launch moves invoicing from Stripe Billing to our own ledger service {_src(102, '2026-09-02')}\n"
-        f"- Ledger writes go through `ledger.post_entry()`; never update balances directly {_src(102, '2026-09-02')}\n"
-        f"- Priya decides pricing questions; see [[team_structure]] {_src(102, '2026-09-02')}\n",
-        "MEMORY.md": b.link("projects/payments"),
-    })
+    b.commit(
+        AGENTS["alice"], "2026-09-01T08:30:00+00:00", "Create memory repo", {"MEMORY.md": "# Memory\n\n## Index\n"}
+    )
+    b.commit(
+        d101,
+        "2026-09-01T09:14:00+00:00",
+        "Remember team structure",
+        {
+            "MEMORY.md": "# Memory: Alice\n\n"
+            f"- Alice leads the payments team and wants summaries as short bullet lists {_src(101, '2026-09-01')}\n"
+            "\n## Index\n- [[team_structure]]\n",
+            "team_structure.md": "# Team structure\n\n"
+            f"- Alice leads the payments team and reviews every billing PR {_src(101, '2026-09-01')}\n"
+            f"- Priya owns pricing for the billing launch {_src(101, '2026-09-01')}\n"
+            f"- Marco runs the website rewrite with one contractor {_src(101, '2026-09-01')}\n"
+            f"- Support escalations go to Dana before engineering {_src(101, '2026-09-01')}\n",
+        },
+    )
+    b.commit(
+        d102,
+        "2026-09-02T14:05:00+00:00",
+        "Remember payments project",
+        {
+            "projects/payments.md": "# Payments\n\n"
+            f"- The billing launch moves invoicing from Stripe Billing to our own ledger service {_src(102, '2026-09-02')}\n"
+            f"- Ledger writes go through `ledger.post_entry()`; never update balances directly {_src(102, '2026-09-02')}\n"
+            f"- Priya decides pricing questions; see [[team_structure]] {_src(102, '2026-09-02')}\n",
+            "MEMORY.md": b.link("projects/payments"),
+        },
+    )
     website_src = "claude-code/7f3a2c"
-    b.commit(claude, "2026-09-03T10:20:00+00:00", "Remember website project and launch date", {
-        "projects/website.md": "# Website\n\n"
-        f"- The marketing site is being rebuilt as a Next.js app in the `web/` folder {_src(website_src, '2026-09-03')}\n"
-        f"- Staging lives at https://staging-old.example.com until the cutover {_src(website_src, '2026-09-03')}\n"
-        f"- Launch copy needs sign-off from Marco; see [[team_structure]] {_src(website_src, '2026-09-03')}\n",
-        "MEMORY.md": b.add_line(
-            "MEMORY.md",
-            f"- Payments and website share a 2026-10-15 launch deadline {_src(website_src, '2026-09-03')}",
-            before="## Index",
-        ).rstrip("\n") + "\n- [[projects/website]]\n",
-    })
-    b.commit(d104, "2026-09-05T16:45:00+00:00", "Save the paying-customers query", {
-        "billing/count_paying_customers.sql":
-        "-- Paying customers: at least one paid invoice in the last 30 days,\n"
-        "-- excluding internal and test accounts.\n"
-        "-- source: https://example.com/sessions/104 (added 2026-09-05)\n"
-        "SELECT COUNT(DISTINCT c.id) AS paying_customers\n"
-        "FROM customers AS c\n"
-        "JOIN invoices AS i ON i.customer_id = c.id\n"
-        "WHERE i.status = 'paid'\n"
-        "  AND i.paid_at >= CURRENT_DATE - INTERVAL '30 days'\n"
-        "  AND c.is_internal = FALSE\n"
-        "  AND c.email NOT LIKE '%@example.test';\n",
-        "projects/payments.md": b.add_line(
-            "projects/payments.md",
-            f"- Count paying customers with [[billing/count_paying_customers.sql]] {_src(104, '2026-09-05')}"),
-        "MEMORY.md": b.link("billing/count_paying_customers.sql"),
-    })
+    b.commit(
+        claude,
+        "2026-09-03T10:20:00+00:00",
+        "Remember website project and launch date",
+        {
+            "projects/website.md": "# Website\n\n"
+            f"- The marketing site is being rebuilt as a Next.js app in the `web/` folder {_src(website_src, '2026-09-03')}\n"
+            f"- Staging lives at https://staging-old.example.com until the cutover {_src(website_src, '2026-09-03')}\n"
+            f"- Launch copy needs sign-off from Marco; see [[team_structure]] {_src(website_src, '2026-09-03')}\n",
+            "MEMORY.md": b.add_line(
+                "MEMORY.md",
+                f"- Payments and website share a 2026-10-15 launch deadline {_src(website_src, '2026-09-03')}",
+                before="## Index",
+            ).rstrip("\n")
+            + "\n- [[projects/website]]\n",
+        },
+    )
+    b.commit(
+        d104,
+        "2026-09-05T16:45:00+00:00",
+        "Save the paying-customers query",
+        {
+            "billing/count_paying_customers.sql": "-- Paying customers: at least one paid invoice in the last 30 days,\n"
+            "-- excluding internal and test accounts.\n"
+            "-- source: https://example.com/sessions/104 (added 2026-09-05)\n"
+            "SELECT COUNT(DISTINCT c.id) AS paying_customers\n"
+            "FROM customers AS c\n"
+            "JOIN invoices AS i ON i.customer_id = c.id\n"
+            "WHERE i.status = 'paid'\n"
+            "  AND i.paid_at >= CURRENT_DATE - INTERVAL '30 days'\n"
+            "  AND c.is_internal = FALSE\n"
+            "  AND c.email NOT LIKE '%@example.test';\n",
+            "projects/payments.md": b.add_line(
+                "projects/payments.md",
+                f"- Count paying customers with [[billing/count_paying_customers.sql]] {_src(104, '2026-09-05')}",
+            ),
+            "MEMORY.md": b.link("billing/count_paying_customers.sql"),
+        },
+    )
     bun_src = "claude-code/91be07"
-    b.commit(claude, "2026-09-08T11:02:00+00:00", "Remember bun conventions", {
-        "tooling/bun.md": "# Bun\n\n"
-        f"- Use `bun install` and `bun run` in the web repo, never npm {_src(bun_src, '2026-09-08')}\n"
-        f"- `bun test` needs `--preload ./test/setup.ts` for the DOM shims {_src(bun_src, '2026-09-08')}\n",
-        "MEMORY.md": b.link("tooling/bun"),
-    })
-    b.commit(d107, "2026-09-10T13:30:00+00:00", "Remember landing page stack", {
-        "landing-page.md": "# Landing page\n\n"
-        f"- The landing page is built with Next.js and Tailwind CSS {_src(107, '2026-09-10')}\n"
-        f"- Hero images are served from `public/hero/` as AVIF {_src(107, '2026-09-10')}\n",
-        "projects/website.md": b.add_line(
-            "projects/website.md", f"- Landing page notes are in [[landing-page]] {_src(107, '2026-09-10')}"),
-        "MEMORY.md": b.link("landing-page"),
-    })
+    b.commit(
+        claude,
+        "2026-09-08T11:02:00+00:00",
+        "Remember bun conventions",
+        {
+            "tooling/bun.md": "# Bun\n\n"
+            f"- Use `bun install` and `bun run` in the web repo, never npm {_src(bun_src, '2026-09-08')}\n"
+            f"- `bun test` needs `--preload ./test/setup.ts` for the DOM shims {_src(bun_src, '2026-09-08')}\n",
+            "MEMORY.md": b.link("tooling/bun"),
+        },
+    )
+    b.commit(
+        d107,
+        "2026-09-10T13:30:00+00:00",
+        "Remember landing page stack",
+        {
+            "landing-page.md": "# Landing page\n\n"
+            f"- The landing page is built with Next.js and Tailwind CSS {_src(107, '2026-09-10')}\n"
+            f"- Hero images are served from `public/hero/` as AVIF {_src(107, '2026-09-10')}\n",
+            "projects/website.md": b.add_line(
+                "projects/website.md", f"- Landing page notes are in [[landing-page]] {_src(107, '2026-09-10')}"
+            ),
+            "MEMORY.md": b.link("landing-page"),
+        },
+    )
     style_src = "cursor/5d81e0"
-    b.commit(cursor, "2026-09-12T15:10:00+00:00", "Remember styling rules", {
-        "styling.md": "# Styling\n\n"
-        f"- The website uses Tailwind CSS with the shared `brand` preset {_src(style_src, '2026-09-12')}\n"
-        f"- Use shadcn/ui components instead of writing new buttons and dialogs {_src(style_src, '2026-09-12')}\n",
-        "MEMORY.md": b.link("styling"),
-    })
-    b.commit(d110, "2026-09-15T09:40:00+00:00", "Update website team size", {
-        "team_structure.md": b.replace_line(
-            "team_structure.md", "- Marco runs the website rewrite",
-            f"- Marco runs the website rewrite with two contractors since mid-September {_src(110, '2026-09-15')}"),
-    })
+    b.commit(
+        cursor,
+        "2026-09-12T15:10:00+00:00",
+        "Remember styling rules",
+        {
+            "styling.md": "# Styling\n\n"
+            f"- The website uses Tailwind CSS with the shared `brand` preset {_src(style_src, '2026-09-12')}\n"
+            f"- Use shadcn/ui components instead of writing new buttons and dialogs {_src(style_src, '2026-09-12')}\n",
+            "MEMORY.md": b.link("styling"),
+        },
+    )
+    b.commit(
+        d110,
+        "2026-09-15T09:40:00+00:00",
+        "Update website team size",
+        {
+            "team_structure.md": b.replace_line(
+                "team_structure.md",
+                "- Marco runs the website rewrite",
+                f"- Marco runs the website rewrite with two contractors since mid-September {_src(110, '2026-09-15')}",
+            ),
+        },
+    )
     redis_src = "claude-code/c04d19"
-    b.commit(claude, "2026-09-18T17:25:00+00:00", "Remember redis client rules", {
-        "backend/redis.md": "# Redis\n\n"
-        f"- Use the shared client in `lib/redis.ts`; do not open a connection per request {_src(redis_src, '2026-09-18')}\n"
-        f"- Session keys expire after 24 hours (`SESSION_TTL=86400`) {_src(redis_src, '2026-09-18')}\n",
-        "MEMORY.md": b.link("backend/redis"),
-    })
-    b.commit(d114, "2026-09-22T12:00:00+00:00", "Forget the old staging URL", {
-        "projects/website.md": b.replace_line("projects/website.md", "- Staging lives at", None),
-    })
-    b.commit(d118, "2026-10-06T15:55:00+00:00", "Remember dev port", {
-        "dev-port.md": f"# Dev port\n\n- Dev server was on port 3001 this afternoon {_src(118, '2026-10-06')}\n",
-        "MEMORY.md": b.link("dev-port"),
-    })
+    b.commit(
+        claude,
+        "2026-09-18T17:25:00+00:00",
+        "Remember redis client rules",
+        {
+            "backend/redis.md": "# Redis\n\n"
+            f"- Use the shared client in `lib/redis.ts`; do not open a connection per request {_src(redis_src, '2026-09-18')}\n"
+            f"- Session keys expire after 24 hours (`SESSION_TTL=86400`) {_src(redis_src, '2026-09-18')}\n",
+            "MEMORY.md": b.link("backend/redis"),
+        },
+    )
+    b.commit(
+        d114,
+        "2026-09-22T12:00:00+00:00",
+        "Forget the old staging URL",
+        {
+            "projects/website.md": b.replace_line("projects/website.md", "- Staging lives at", None),
+        },
+    )
+    b.commit(
+        d118,
+        "2026-10-06T15:55:00+00:00",
+        "Remember dev port",
+        {
+            "dev-port.md": f"# Dev port\n\n- Dev server was on port 3001 this afternoon {_src(118, '2026-10-06')}\n",
+            "MEMORY.md": b.link("dev-port"),
+        },
+    )
     mig_src = "claude-code/e5a7b2"
-    base = b.commit(claude, "2026-10-06T18:20:00+00:00", "Remember migration order", {
-        "backend/migrations.md": "# Migrations\n\n"
-        f"- Ship a schema migration in its own PR before the API change that uses it {_src(mig_src, '2026-10-06')}\n"
-        f"- Run migrations with `bun run db:migrate`; see [[tooling/bun]] {_src(mig_src, '2026-10-06')}\n",
-        "MEMORY.md": b.link("backend/migrations"),
-    })
+    base = b.commit(
+        claude,
+        "2026-10-06T18:20:00+00:00",
+        "Remember migration order",
+        {
+            "backend/migrations.md": "# Migrations\n\n"
+            f"- Ship a schema migration in its own PR before the API change that uses it {_src(mig_src, '2026-10-06')}\n"
+            f"- Run migrations with `bun run db:migrate`; see [[tooling/bun]] {_src(mig_src, '2026-10-06')}\n",
+            "MEMORY.md": b.link("backend/migrations"),
+        },
+    )
 
     # The nightly dreaming run starts from `base` on its own branch.
     repo.create_branch(DREAM_BRANCH, base)
@@ -227,74 +300,127 @@ def _alice(repo: GitRepo) -> None:
         f"- Use shadcn/ui components instead of writing new buttons and dialogs {_src(style_src, '2026-09-12')}\n"
     )
     memory = b.files["MEMORY.md"]
-    index_old = memory[memory.index("## Index"):]
+    index_old = memory[memory.index("## Index") :]
     merged_index = index_old.replace("- [[landing-page]]\n", "- [[frontend/stack]]\n").replace("- [[styling]]\n", "")
-    d1 = b.commit(dream, "2026-10-07T03:00:00+00:00",
-                  "dream: merge landing-page and styling into frontend/stack", {
-                      "frontend/stack.md": stack, "landing-page.md": None, "styling.md": None,
-                      "projects/website.md": b.files["projects/website.md"].replace(
-                          "[[landing-page]]", "[[frontend/stack]]"),
-                      "MEMORY.md": memory.replace(index_old, merged_index),
-                  }, branch=DREAM_BRANCH, parent=base)
+    d1 = b.commit(
+        dream,
+        "2026-10-07T03:00:00+00:00",
+        "dream: merge landing-page and styling into frontend/stack",
+        {
+            "frontend/stack.md": stack,
+            "landing-page.md": None,
+            "styling.md": None,
+            "projects/website.md": b.files["projects/website.md"].replace("[[landing-page]]", "[[frontend/stack]]"),
+            "MEMORY.md": memory.replace(index_old, merged_index),
+        },
+        branch=DREAM_BRANCH,
+        parent=base,
+    )
     after_merge = memory.replace(index_old, merged_index)
     no_port = after_merge.replace("- [[dev-port]]\n", "")
-    d2 = b.commit(dream, "2026-10-07T03:00:20+00:00", "dream: drop dev-port", {
-        "dev-port.md": None, "MEMORY.md": no_port}, branch=DREAM_BRANCH, parent=d1)
+    d2 = b.commit(
+        dream,
+        "2026-10-07T03:00:20+00:00",
+        "dream: drop dev-port",
+        {"dev-port.md": None, "MEMORY.md": no_port},
+        branch=DREAM_BRANCH,
+        parent=d1,
+    )
     top = no_port[: no_port.index("## Index")]
-    b.commit(dream, "2026-10-07T03:00:40+00:00", "dream: rewrite index", {
-        "MEMORY.md": top + "## Index\n"
-        "- [[team_structure]]\n- [[projects/payments]]\n- [[projects/website]]\n"
-        "- [[billing/count_paying_customers.sql]]\n- [[frontend/stack]]\n"
-        "- [[backend/migrations]]\n- [[backend/redis]]\n- [[tooling/bun]]\n",
-    }, branch=DREAM_BRANCH, parent=d2)
+    b.commit(
+        dream,
+        "2026-10-07T03:00:40+00:00",
+        "dream: rewrite index",
+        {
+            "MEMORY.md": top + "## Index\n"
+            "- [[team_structure]]\n- [[projects/payments]]\n- [[projects/website]]\n"
+            "- [[billing/count_paying_customers.sql]]\n- [[frontend/stack]]\n"
+            "- [[backend/migrations]]\n- [[backend/redis]]\n- [[tooling/bun]]\n",
+        },
+        branch=DREAM_BRANCH,
+        parent=d2,
+    )
 
     # Meanwhile, main moves on.
-    b.commit(d121, "2026-10-07T09:12:00+00:00", "Remember API rate limits", {
-        "backend/rate-limits.md": "# Rate limits\n\n"
-        f"- The public API allows 100 requests per minute per key; see [[backend/redis]] {_src(121, '2026-10-07')}\n"
-        f"- Rate-limit middleware lives in `middleware/rate-limit.ts` {_src(121, '2026-10-07')}\n",
-        "MEMORY.md": b.link("backend/rate-limits"),
-    })
-    b.commit(claude, "2026-10-07T10:40:00+00:00", "Update website launch sign-off", {
-        "projects/website.md": b.replace_line(
-            "projects/website.md", "- Launch copy needs sign-off",
-            f"- Marco signed off the launch copy on 2026-10-06; see [[team_structure]] {_src('claude-code/3a9f41', '2026-10-07')}"),
-    })
+    b.commit(
+        d121,
+        "2026-10-07T09:12:00+00:00",
+        "Remember API rate limits",
+        {
+            "backend/rate-limits.md": "# Rate limits\n\n"
+            f"- The public API allows 100 requests per minute per key; see [[backend/redis]] {_src(121, '2026-10-07')}\n"
+            f"- Rate-limit middleware lives in `middleware/rate-limit.ts` {_src(121, '2026-10-07')}\n",
+            "MEMORY.md": b.link("backend/rate-limits"),
+        },
+    )
+    b.commit(
+        claude,
+        "2026-10-07T10:40:00+00:00",
+        "Update website launch sign-off",
+        {
+            "projects/website.md": b.replace_line(
+                "projects/website.md",
+                "- Launch copy needs sign-off",
+                f"- Marco signed off the launch copy on 2026-10-06; see [[team_structure]] {_src('claude-code/3a9f41', '2026-10-07')}",
+            ),
+        },
+    )
 
 
 def _bob(repo: GitRepo) -> None:
     b = _Builder(repo)
     claude = AGENTS["claude"]
-    b.commit(AGENTS["bob"], "2026-09-20T08:00:00+00:00", "Create memory repo",
-             {"MEMORY.md": "# Memory\n\n## Index\n"})
+    b.commit(AGENTS["bob"], "2026-09-20T08:00:00+00:00", "Create memory repo", {"MEMORY.md": "# Memory\n\n## Index\n"})
     oncall_src = "claude-code/b1c2d3"
-    b.commit(claude, "2026-09-21T10:00:00+00:00", "Remember on-call rotation", {
-        "MEMORY.md": "# Memory: Bob\n\n"
-        f"- Bob is on call the first week of every month {_src(oncall_src, '2026-09-21')}\n"
-        "\n## Index\n- [[oncall]]\n",
-        "oncall.md": "# On-call\n\n"
-        f"- Pages go to the #payments-oncall channel first, then PagerDuty {_src(oncall_src, '2026-09-21')}\n"
-        f"- Hand over open incidents in the Monday standup {_src(oncall_src, '2026-09-21')}\n",
-    })
-    b.commit(_devin(201), "2026-09-23T14:30:00+00:00", "Remember deploy process", {
-        "deploys.md": "# Deploys\n\n"
-        f"- Deploys go out from `main` through the `ship` GitHub Action {_src(201, '2026-09-23')}\n"
-        f"- Roll back with the steps in [[runbooks/rollback]] {_src(201, '2026-09-23')}\n"
-        f"- Do not deploy on Fridays after 14:00 {_src(201, '2026-09-23')}\n",
-        "MEMORY.md": b.link("deploys"),
-    })
-    b.commit(_devin(202), "2026-09-25T11:15:00+00:00", "Remember Datadog MCP usage", {
-        "using_datadog_mcp.md": "# Using the Datadog MCP\n\n"
-        f"- Query logs with service:payments-api and a 15 minute window first {_src(202, '2026-09-25')}\n"
-        f"- The MCP token is read-only; dashboards cannot be edited from it {_src(202, '2026-09-25')}\n"
-        f"- Error budgets for deploys are tracked there; see [[deploys]] {_src(202, '2026-09-25')}\n",
-        "MEMORY.md": b.link("using_datadog_mcp"),
-    })
-    b.commit(claude, "2026-09-28T16:40:00+00:00", "Remember summary preference", {
-        "MEMORY.md": b.add_line(
-            "MEMORY.md", f"- Prefers summaries as short bullet lists {_src('claude-code/f00d42', '2026-09-28')}",
-            before="## Index"),
-    })
+    b.commit(
+        claude,
+        "2026-09-21T10:00:00+00:00",
+        "Remember on-call rotation",
+        {
+            "MEMORY.md": "# Memory: Bob\n\n"
+            f"- Bob is on call the first week of every month {_src(oncall_src, '2026-09-21')}\n"
+            "\n## Index\n- [[oncall]]\n",
+            "oncall.md": "# On-call\n\n"
+            f"- Pages go to the #payments-oncall channel first, then PagerDuty {_src(oncall_src, '2026-09-21')}\n"
+            f"- Hand over open incidents in the Monday standup {_src(oncall_src, '2026-09-21')}\n",
+        },
+    )
+    b.commit(
+        _devin(201),
+        "2026-09-23T14:30:00+00:00",
+        "Remember deploy process",
+        {
+            "deploys.md": "# Deploys\n\n"
+            f"- Deploys go out from `main` through the `ship` GitHub Action {_src(201, '2026-09-23')}\n"
+            f"- Roll back with the steps in [[runbooks/rollback]] {_src(201, '2026-09-23')}\n"
+            f"- Do not deploy on Fridays after 14:00 {_src(201, '2026-09-23')}\n",
+            "MEMORY.md": b.link("deploys"),
+        },
+    )
+    b.commit(
+        _devin(202),
+        "2026-09-25T11:15:00+00:00",
+        "Remember Datadog MCP usage",
+        {
+            "using_datadog_mcp.md": "# Using the Datadog MCP\n\n"
+            f"- Query logs with service:payments-api and a 15 minute window first {_src(202, '2026-09-25')}\n"
+            f"- The MCP token is read-only; dashboards cannot be edited from it {_src(202, '2026-09-25')}\n"
+            f"- Error budgets for deploys are tracked there; see [[deploys]] {_src(202, '2026-09-25')}\n",
+            "MEMORY.md": b.link("using_datadog_mcp"),
+        },
+    )
+    b.commit(
+        claude,
+        "2026-09-28T16:40:00+00:00",
+        "Remember summary preference",
+        {
+            "MEMORY.md": b.add_line(
+                "MEMORY.md",
+                f"- Prefers summaries as short bullet lists {_src('claude-code/f00d42', '2026-09-28')}",
+                before="## Index",
+            ),
+        },
+    )
 
 
 def _is_intact_demo(dest: Path) -> bool:
@@ -323,8 +449,7 @@ def _build(dest: Path, rebuild: bool) -> list[Path]:
     if dest.is_dir() and any(dest.iterdir()):
         if not (dest / MARKER).is_file():
             raise DemoRefusedError(
-                f"{dest} is not empty and is not an amr demo folder; amr changed nothing. "
-                f"Pick a new or empty folder."
+                f"{dest} is not empty and is not an amr demo folder; amr changed nothing. Pick a new or empty folder."
             )
         if not rebuild and _is_intact_demo(dest):
             return paths

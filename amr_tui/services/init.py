@@ -53,7 +53,7 @@ class InitNoIdentityError(InitError, NoIdentityError):
             self,
             f"Git has no author name and email, so amr cannot make the first commit of a memory "
             f"repo at {target}. Nothing was created. Set an identity yourself, for example with "
-            f"`git config --global user.name \"Your Name\"` and "
+            f'`git config --global user.name "Your Name"` and '
             f"`git config --global user.email you@example.com` (or the GIT_AUTHOR_NAME, "
             f"GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL environment variables), "
             f"then run this again. amr never changes your global git config itself.",
@@ -91,11 +91,14 @@ def _init(path: str | os.PathLike[str], initial_branch: str) -> InitResult:
         if is_memory_repo(target):
             repo = GitRepo(target)
             status = repo.status()
-            note = "" if status.is_clean else (
-                " It has uncommitted changes: you can read it, but resolve them before writing."
+            note = (
+                ""
+                if status.is_clean
+                else (" It has uncommitted changes: you can read it, but resolve them before writing.")
             )
-            return InitResult(target, False, repo.head(), status.is_clean,
-                              f"{target} is already a memory repo; reusing it.{note}")
+            return InitResult(
+                target, False, repo.head(), status.is_clean, f"{target} is already a memory repo; reusing it.{note}"
+            )
         adopted = _adopt(target)
         if adopted is not None:
             return adopted
@@ -144,10 +147,15 @@ def _adopt(target: Path) -> InitResult | None:
     count = f"{len(notes)} note{'s' if len(notes) != 1 else ''}"
     clean = repo.status().is_clean
     note = "" if clean else " Uncommitted changes and untracked files were left as they were."
-    return InitResult(target, True, new_head, clean,
-                      f"Adopted {target} as a memory repo: committed MEMORY.md with an ## Index linking the "
-                      f"{count} git tracks here ({', '.join(path for path, _ in notes[:5])}"
-                      f"{', ...' if len(notes) > 5 else ''}). Nothing else was changed.{note}")
+    return InitResult(
+        target,
+        True,
+        new_head,
+        clean,
+        f"Adopted {target} as a memory repo: committed MEMORY.md with an ## Index linking the "
+        f"{count} git tracks here ({', '.join(path for path, _ in notes[:5])}"
+        f"{', ...' if len(notes) > 5 else ''}). Nothing else was changed.{note}",
+    )
 
 
 def adoptable_notes(repo: GitRepo) -> list[tuple[str, str]]:

@@ -173,7 +173,7 @@ def path_is_safe(root: Path, rel: str) -> bool:
     prefix = root_real if root_real.endswith(os.sep) else root_real + os.sep
     if real == root_real or not real.startswith(prefix):
         return False
-    return not any(p.rstrip(" .").casefold() == ".git" for p in real[len(prefix):].split(os.sep))
+    return not any(p.rstrip(" .").casefold() == ".git" for p in real[len(prefix) :].split(os.sep))
 
 
 @overload
@@ -197,8 +197,9 @@ def _resolve(path: str, *, loop_ok: bool) -> str | None:
     return real
 
 
-def read_bytes(root: Path, rel: str, max_bytes: int = MAX_PARSE_BYTES, *,
-               checked_dirs: dict[str, bool] | None = None) -> bytes | None:
+def read_bytes(
+    root: Path, rel: str, max_bytes: int = MAX_PARSE_BYTES, *, checked_dirs: dict[str, bool] | None = None
+) -> bytes | None:
     """Read a file inside the root without following symlinks; None when too large or unsafe.
 
     ``checked_dirs`` (folder -> safe), shared across the reads of one load, checks each folder

@@ -81,9 +81,18 @@ def with_trailers(message: str, *trailers: str) -> str:
     return message.rstrip() + ("\n\n" + "\n".join(lines) if lines else "")
 
 
-def write(session: WriteTarget, repo: str, changes: Sequence[Change], message: str, *, line: int = 0,
-          path: str | None = None, trailers: Sequence[str] = (TRAILER,), env: Mapping[str, str] | None = None,
-          reload: bool = True) -> Saved:
+def write(
+    session: WriteTarget,
+    repo: str,
+    changes: Sequence[Change],
+    message: str,
+    *,
+    line: int = 0,
+    path: str | None = None,
+    trailers: Sequence[str] = (TRAILER,),
+    env: Mapping[str, str] | None = None,
+    reload: bool = True,
+) -> Saved:
     """Commit ``changes`` to ``repo`` as one commit through the gate; returns what happened.
 
     Raises EditRefused, ConflictError (nothing saved; the conflict view resolves it),
@@ -105,8 +114,9 @@ def write(session: WriteTarget, repo: str, changes: Sequence[Change], message: s
     return Saved(repo, shown, result.head, message, line, True, result.foreign, result.merged)
 
 
-def _write_without_git(session: WriteTarget, repo: str, changes: Sequence[Change], message: str, line: int,
-                       shown: str, reload: bool) -> Saved:
+def _write_without_git(
+    session: WriteTarget, repo: str, changes: Sequence[Change], message: str, line: int, shown: str, reload: bool
+) -> Saved:
     """A plain folder: each file is still merged with what is on disk and written atomically."""
     root = session.mount(repo).root
     for ch in changes:
@@ -155,8 +165,16 @@ def commit_foreign(session: WriteTarget, repo: str, paths: Sequence[str] | None 
     if not changes:
         raise EditRefused("those files hold no uncommitted change any more")
     names = ", ".join(ch.path for ch in changes[:5]) + (f" and {len(changes) - 5} more" if len(changes) > 5 else "")
-    return write(session, repo, changes, f"Commit uncommitted changes found in {names}",
-                 trailers=(FOREIGN_TRAILER,))
+    return write(session, repo, changes, f"Commit uncommitted changes found in {names}", trailers=(FOREIGN_TRAILER,))
 
 
-__all__ = ["EditRefused", "Change", "Saved", "WriteTarget", "check_writable", "commit_foreign", "foreign_changes", "write"]
+__all__ = [
+    "EditRefused",
+    "Change",
+    "Saved",
+    "WriteTarget",
+    "check_writable",
+    "commit_foreign",
+    "foreign_changes",
+    "write",
+]

@@ -11,9 +11,23 @@ from textual.widgets import TextArea
 
 from amr_tui.core.textsafety import make_visible
 
-LANGUAGES = {".sql": "sql", ".py": "python", ".sh": "bash", ".json": "json", ".yaml": "yaml", ".yml": "yaml",
-             ".toml": "toml", ".js": "javascript", ".ts": "javascript", ".html": "html", ".css": "css",
-             ".rs": "rust", ".go": "go", ".java": "java", ".xml": "xml"}
+LANGUAGES = {
+    ".sql": "sql",
+    ".py": "python",
+    ".sh": "bash",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".js": "javascript",
+    ".ts": "javascript",
+    ".html": "html",
+    ".css": "css",
+    ".rs": "rust",
+    ".go": "go",
+    ".java": "java",
+    ".xml": "xml",
+}
 
 
 def make_visible_keep_lines(data: bytes) -> str:

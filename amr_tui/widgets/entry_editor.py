@@ -79,7 +79,9 @@ class EntryEditor(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-title", markup=False)
         # The cursor starts at the end of the entry with nothing selected: a key adds to the fact.
-        yield SafeInput(id="editor-input", placeholder="fact [source: https://...; added: YYYY-MM-DD]", select_on_focus=False)
+        yield SafeInput(
+            id="editor-input", placeholder="fact [source: https://...; added: YYYY-MM-DD]", select_on_focus=False
+        )
         yield Static("", id="editor-diagnostics")
 
     def start(self, target: EditTarget, where: str) -> None:
@@ -137,7 +139,7 @@ class EntryEditor(Vertical):
         if entry is None:
             return
         new_line = set_metadata(line, entry, "added", today_iso())
-        inp.value = new_line[len(self.target.prefix):]
+        inp.value = new_line[len(self.target.prefix) :]
         inp.cursor_position = len(inp.value)
 
     def close(self) -> None:

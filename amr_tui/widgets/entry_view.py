@@ -32,7 +32,11 @@ if TYPE_CHECKING:  # the parser is not needed to draw: kept off the first frame'
     from amr_tui.core.format.parser import Document
 
 GUTTER = 7
-_MARKS = {Severity.ERROR: ("\u25cf", "error"), Severity.WARNING: ("\u25b2", "warning"), Severity.INFO: ("\u00b7", "info")}
+_MARKS = {
+    Severity.ERROR: ("\u25cf", "error"),
+    Severity.WARNING: ("\u25b2", "warning"),
+    Severity.INFO: ("\u00b7", "info"),
+}
 
 
 def wrap_points(disp: LineDisplay, width: int) -> list[int]:
@@ -62,11 +66,24 @@ class EntryView(ScrollView, can_focus=True):
     """The open file. Cursor on lines; tab cycles the links of the cursor line."""
 
     COMPONENT_CLASSES = {
-        "entry-view--text", "entry-view--heading", "entry-view--code", "entry-view--quote",
-        "entry-view--bullet", "entry-view--link", "entry-view--link-broken", "entry-view--source",
-        "entry-view--added", "entry-view--meta-key", "entry-view--meta-value", "entry-view--gutter",
-        "entry-view--cursor", "entry-view--link-focus", "entry-view--error", "entry-view--warning",
-        "entry-view--info", "entry-view--editing",
+        "entry-view--text",
+        "entry-view--heading",
+        "entry-view--code",
+        "entry-view--quote",
+        "entry-view--bullet",
+        "entry-view--link",
+        "entry-view--link-broken",
+        "entry-view--source",
+        "entry-view--added",
+        "entry-view--meta-key",
+        "entry-view--meta-value",
+        "entry-view--gutter",
+        "entry-view--cursor",
+        "entry-view--link-focus",
+        "entry-view--error",
+        "entry-view--warning",
+        "entry-view--info",
+        "entry-view--editing",
     }
 
     BINDINGS = [
@@ -116,7 +133,9 @@ class EntryView(ScrollView, can_focus=True):
         self.today = _dt.date.today()
         self.link_focus = -1  # index into the cursor line's links
         self._displays: dict[int, LineDisplay] = {}
-        self._reuse: dict[tuple[object, ...], LineDisplay] = {}  # the previous document's displays, while a new one is laid out
+        self._reuse: dict[
+            tuple[object, ...], LineDisplay
+        ] = {}  # the previous document's displays, while a new one is laid out
         self._strips: dict[int, Strip] = {}
         self._row_starts: list[int] = []  # first row of each line (0-based line index)
         self._breaks: dict[int, list[int]] = {}  # cell offsets where each row of a wrapped line starts
@@ -126,8 +145,14 @@ class EntryView(ScrollView, can_focus=True):
         self._links: dict[int, list[tuple[int, Link]]] = {}
 
     # ----------------------------------------------------------------- data
-    def set_document(self, doc: Document | None, link_states: dict[tuple[int, int], LinkState],
-                     marks: dict[int, Severity], *, keep_cursor: bool = False) -> None:
+    def set_document(
+        self,
+        doc: Document | None,
+        link_states: dict[tuple[int, int], LinkState],
+        marks: dict[int, Severity],
+        *,
+        keep_cursor: bool = False,
+    ) -> None:
         old_cursor = self.cursor_line
         old_text = self._line_text(old_cursor)
         # A reload (an agent appended a line) keeps the layout of every line that reads the same:
@@ -218,8 +243,14 @@ class EntryView(ScrollView, can_focus=True):
                 disp = self._reuse.get(self._display_key(idx))
             if disp is None:
                 line = self.doc.lines[idx]
-                disp = build_line(line, self._entries.get(line.number), self._links.get(line.number, []),
-                                  self.link_states, raw=self.raw, today=self.today)
+                disp = build_line(
+                    line,
+                    self._entries.get(line.number),
+                    self._links.get(line.number, []),
+                    self.link_states,
+                    raw=self.raw,
+                    today=self.today,
+                )
             self._displays[idx] = disp
         return disp
 
@@ -229,10 +260,16 @@ class EntryView(ScrollView, can_focus=True):
         line = self.doc.lines[idx]
         entry = self._entries.get(line.number)
         links = self._links.get(line.number)
-        return (line.text, line.kind, self.raw, self.today,
-                None if entry is None else (entry.depth, entry.indent, entry.content_start, entry.meta_start),
-                None if not links else tuple((i, lk.start, lk.end, self.link_states.get((lk.line, lk.start)))
-                                             for i, lk in links))
+        return (
+            line.text,
+            line.kind,
+            self.raw,
+            self.today,
+            None if entry is None else (entry.depth, entry.indent, entry.content_start, entry.meta_start),
+            None
+            if not links
+            else tuple((i, lk.start, lk.end, self.link_states.get((lk.line, lk.start))) for i, lk in links),
+        )
 
     def _text_width(self) -> int:
         return max(10, self.scrollable_content_region.width - GUTTER)
@@ -409,7 +446,9 @@ class EntryView(ScrollView, can_focus=True):
                 self.cursor_line = after[0] if step > 0 else after[-1]
                 self.link_focus = 0
             return
-        self.link_focus = (self.link_focus + step) % len(links) if self.link_focus >= 0 else (0 if step > 0 else len(links) - 1)
+        self.link_focus = (
+            (self.link_focus + step) % len(links) if self.link_focus >= 0 else (0 if step > 0 else len(links) - 1)
+        )
         self._strips.pop(self.cursor_line - 1, None)
         self.refresh()
 

@@ -98,7 +98,9 @@ class MemoryTree(Tree[FileRef]):
             cur[parts[-1]] = None
         self._add_tree(node, badge.name, "", tree, expanded, problems)
         if keep is not None:  # a rebuilt subtree keeps the cursor where it was
-            found = self._file_nodes.get((keep.repo, keep.path)) or next((n for n in self._walk(node) if n.data == keep), None)
+            found = self._file_nodes.get((keep.repo, keep.path)) or next(
+                (n for n in self._walk(node) if n.data == keep), None
+            )
             if found is not None:
                 self._place_cursor(found)
 
@@ -109,8 +111,15 @@ class MemoryTree(Tree[FileRef]):
         self.get_node_at_line(0)
         self.move_cursor(node, animate=False)
 
-    def _add_tree(self, parent: TreeNode[FileRef], repo: str, prefix: str, tree: FolderTree,
-                  expanded: set[str], problems: dict[str, str]) -> None:
+    def _add_tree(
+        self,
+        parent: TreeNode[FileRef],
+        repo: str,
+        prefix: str,
+        tree: FolderTree,
+        expanded: set[str],
+        problems: dict[str, str],
+    ) -> None:
         for name in sorted(tree, key=lambda n: (0 if n == MEMORY_FILE else 1 if n.endswith("/") else 2, n.lower())):
             sub = tree[name]
             path = prefix + name
@@ -122,8 +131,11 @@ class MemoryTree(Tree[FileRef]):
                     label.append(" " + problems[path], "red")
                 self._file_nodes[(repo, path)] = parent.add_leaf(label, FileRef(repo, path))
             else:
-                child = parent.add(Text(clean(name), "bold dim", no_wrap=True, end=""), FileRef(repo, path),
-                                   expand=path in expanded or not expanded)
+                child = parent.add(
+                    Text(clean(name), "bold dim", no_wrap=True, end=""),
+                    FileRef(repo, path),
+                    expand=path in expanded or not expanded,
+                )
                 self._add_tree(child, repo, path, sub, expanded, problems)
 
     def _walk(self, node: TreeNode[FileRef]) -> Iterator[TreeNode[FileRef]]:

@@ -59,7 +59,9 @@ def age(added: str, today: _dt.date) -> str | None:
     return f"{days // 365}y"
 
 
-_PLAIN_URL = re.compile(r"(?i:https?)://([^/?#\[\]\s\x00-\x1f\x7f]+)([^?#\[\]\s\x00-\x1f\x7f]*)[^\[\]\s\x00-\x1f\x7f]*\Z")
+_PLAIN_URL = re.compile(
+    r"(?i:https?)://([^/?#\[\]\s\x00-\x1f\x7f]+)([^?#\[\]\s\x00-\x1f\x7f]*)[^\[\]\s\x00-\x1f\x7f]*\Z"
+)
 
 
 def short_source(value: str) -> str:
@@ -109,8 +111,15 @@ def links_by_line(doc: Document) -> dict[int, list[tuple[int, Link]]]:
     return out
 
 
-def build_line(line: Line, entry: Entry | None, line_links: list[tuple[int, Link]],
-               link_states: dict[tuple[int, int], LinkState], *, raw: bool, today: _dt.date) -> LineDisplay:
+def build_line(
+    line: Line,
+    entry: Entry | None,
+    line_links: list[tuple[int, Link]],
+    link_states: dict[tuple[int, int], LinkState],
+    *,
+    raw: bool,
+    today: _dt.date,
+) -> LineDisplay:
     b = _Builder()
     text = line.text
     if line.kind is LineKind.HEADING:
@@ -145,17 +154,24 @@ def build_line(line: Line, entry: Entry | None, line_links: list[tuple[int, Link
     return b.done()
 
 
-def _add_with_links(b: _Builder, number: int, text: str, start: int, end: int,
-                    line_links: list[tuple[int, Link]], link_states: dict[tuple[int, int], LinkState],
-                    comp: str) -> None:
+def _add_with_links(
+    b: _Builder,
+    number: int,
+    text: str,
+    start: int,
+    end: int,
+    line_links: list[tuple[int, Link]],
+    link_states: dict[tuple[int, int], LinkState],
+    comp: str,
+) -> None:
     pos = start
     for idx, link in line_links:
         if not start <= link.start < end:
             continue
-        b.add(text[pos:link.start], comp)
+        b.add(text[pos : link.start], comp)
         state = link_states.get((number, link.start), LinkState.BROKEN)
         style = "link" if state is LinkState.OK else "link-broken"
-        s, e = b.add(text[link.start:link.end], style)
+        s, e = b.add(text[link.start : link.end], style)
         b.hotspots.append(Hotspot(s, e, "link", idx))
         pos = link.end
     b.add(text[pos:end].rstrip() if end >= len(text) else text[pos:end], comp)

@@ -22,8 +22,17 @@ from amr_tui.core.diff.align import Row
 from amr_tui.core.textsafety import make_visible
 
 KIND_LABEL = {
-    "unchanged": " ", "context": " ", "metadata": "~", "reworded": "\u270e", "moved": "\u2192", "merged": "\u2a01",
-    "dropped": "\u2212", "new": "+", "resurrected": "!", "removed": "\u2212", "added": "+",
+    "unchanged": " ",
+    "context": " ",
+    "metadata": "~",
+    "reworded": "\u270e",
+    "moved": "\u2192",
+    "merged": "\u2a01",
+    "dropped": "\u2212",
+    "new": "+",
+    "resurrected": "!",
+    "removed": "\u2212",
+    "added": "+",
 }
 
 
@@ -45,8 +54,14 @@ class SideBySide(ScrollView, can_focus=True):
     """Aligned rows; ``cursor`` is a row index. Decisions (accepted/rejected ids) tint rows."""
 
     COMPONENT_CLASSES = {
-        "side-by-side--context", "side-by-side--old", "side-by-side--new", "side-by-side--changed",
-        "side-by-side--warning", "side-by-side--cursor", "side-by-side--gutter", "side-by-side--accepted",
+        "side-by-side--context",
+        "side-by-side--old",
+        "side-by-side--new",
+        "side-by-side--changed",
+        "side-by-side--warning",
+        "side-by-side--cursor",
+        "side-by-side--gutter",
+        "side-by-side--accepted",
         "side-by-side--rejected",
     }
     BINDINGS = [
@@ -104,7 +119,11 @@ class SideBySide(ScrollView, can_focus=True):
         changed = kind not in ("unchanged", "context")
         warn = kind in ("resurrected",)
         old_style = self._style("old") if changed and row.old_text is not None else self._style("context")
-        new_style = self._style("warning" if warn else "new") if changed and row.new_text is not None else self._style("context")
+        new_style = (
+            self._style("warning" if warn else "new")
+            if changed and row.new_text is not None
+            else self._style("context")
+        )
         mark = KIND_LABEL.get(kind, "?")
         segs = [
             Segment(_fit(row.old_text or "", half), old_style),

@@ -83,9 +83,12 @@ class SidePanel(Vertical):
         back = self.query_one("#backlinks", OptionList)
         back.clear_options()
         self._back = [Target(b.path, b.line) for b in backlinks]
-        back.add_options([
-            Option(Content.assemble(content(f"{b.path}:{b.line} ", "$text-muted"), content(b.text))) for b in backlinks
-        ])
+        back.add_options(
+            [
+                Option(Content.assemble(content(f"{b.path}:{b.line} ", "$text-muted"), content(b.text)))
+                for b in backlinks
+            ]
+        )
         self.query_one("#backlinks-title", Static).update(f"Backlinks ({len(backlinks)})")
         out = self.query_one("#outgoing", OptionList)
         out.clear_options()
@@ -93,8 +96,20 @@ class SidePanel(Vertical):
         opts = []
         for link, state, _path in outgoing:
             style = "" if state is LinkState.OK else "$error strike" if state is LinkState.BROKEN else "$error"
-            note = {LinkState.BROKEN: "  (missing)", LinkState.ESCAPES: "  (outside the repo)", LinkState.EMPTY: "  (empty)"}.get(state, "")
-            opts.append(Option(Content.assemble(content(f"{link.line}: ", "$text-muted"), content(f"[[{link.raw}]]", style), content(note, "$text-muted"))))
+            note = {
+                LinkState.BROKEN: "  (missing)",
+                LinkState.ESCAPES: "  (outside the repo)",
+                LinkState.EMPTY: "  (empty)",
+            }.get(state, "")
+            opts.append(
+                Option(
+                    Content.assemble(
+                        content(f"{link.line}: ", "$text-muted"),
+                        content(f"[[{link.raw}]]", style),
+                        content(note, "$text-muted"),
+                    )
+                )
+            )
         out.add_options(opts)
         self.query_one("#outgoing-title", Static).update(f"Links from this file ({len(outgoing)})")
 

@@ -63,14 +63,29 @@ __all__ = [
     "text_digest",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "align": ("FileSummary", "Row", "applied_ids", "entry_line_counts", "file_summaries"),
-    "entries": (
-        "ChangeKind", "EntryChange", "EntryDiff", "EntryRef", "diff_entries", "entry_of_line", "mark_forgotten",
-    ),
-    "similarity": (
-        "SAME_FACT_MIN_CHARS", "SAME_FACT_THRESHOLD", "SameFactIndex", "best_pairs", "contained_score",
-        "reword_score", "same_fact", "text_digest",
-    ),
-    "text": ("describe", "diff_json", "summary_lines"),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "align": ("FileSummary", "Row", "applied_ids", "entry_line_counts", "file_summaries"),
+        "entries": (
+            "ChangeKind",
+            "EntryChange",
+            "EntryDiff",
+            "EntryRef",
+            "diff_entries",
+            "entry_of_line",
+            "mark_forgotten",
+        ),
+        "similarity": (
+            "SAME_FACT_MIN_CHARS",
+            "SAME_FACT_THRESHOLD",
+            "SameFactIndex",
+            "best_pairs",
+            "contained_score",
+            "reword_score",
+            "same_fact",
+            "text_digest",
+        ),
+        "text": ("describe", "diff_json", "summary_lines"),
+    },
+)

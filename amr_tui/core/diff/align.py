@@ -37,7 +37,9 @@ class Row:
     change: str | None = None  # the change id, for entry lines
 
 
-def _line_roles(diff: EntryDiff, path: str) -> tuple[dict[int, tuple[str, EntryChange]], dict[int, tuple[str, EntryChange]]]:
+def _line_roles(
+    diff: EntryDiff, path: str
+) -> tuple[dict[int, tuple[str, EntryChange]], dict[int, tuple[str, EntryChange]]]:
     old_roles: dict[int, tuple[str, EntryChange]] = {}
     new_roles: dict[int, tuple[str, EntryChange]] = {}
     for c in [*diff.changes, *diff.unchanged]:
@@ -84,8 +86,16 @@ def align(diff: EntryDiff, path: str) -> list[Row]:
             for a, b in zip(range(a0, a1), range(b0, b1), strict=True):  # an "equal" run: as long on both sides
                 role = old_roles.get(old_lines[a].number)
                 kind = role[1].kind.value if role else "context"
-                rows.append(Row(old_lines[a].number, new_lines[b].number, old_lines[a].text, new_lines[b].text,
-                                kind, role[1].id if role else None))
+                rows.append(
+                    Row(
+                        old_lines[a].number,
+                        new_lines[b].number,
+                        old_lines[a].text,
+                        new_lines[b].text,
+                        kind,
+                        role[1].id if role else None,
+                    )
+                )
             continue
         rows.extend(old_row(a) for a in range(a0, a1))
         rows.extend(new_row(b) for b in range(b0, b1))
@@ -115,8 +125,11 @@ def file_summaries(diff: EntryDiff) -> list[FileSummary]:
 def entry_line_counts(diff: EntryDiff) -> tuple[int, int]:
     """(entry lines added, entry lines removed): lines not present verbatim on the other side."""
     changed = set(diff.changed_paths)
-    added = sum(1 for c in diff.changes
-                if c.new is not None and c.new.path in changed and all(o.raw != c.new.raw for o in c.old))
+    added = sum(
+        1
+        for c in diff.changes
+        if c.new is not None and c.new.path in changed and all(o.raw != c.new.raw for o in c.old)
+    )
     removed = sum(1 for c in diff.changes for o in c.old if c.new is None or o.raw != c.new.raw)
     return added, removed
 
@@ -139,7 +152,9 @@ def applied_ids(diff: EntryDiff, files: Mapping[str, bytes | None]) -> set[str]:
     for c in diff.changes:
         if c.new is not None and c.new.raw not in lines_of(c.new.path):
             continue
-        if all(c.new is not None and o.raw == c.new.raw and o.path == c.new.path or o.raw not in lines_of(o.path)
-               for o in c.old):
+        if all(
+            c.new is not None and o.raw == c.new.raw and o.path == c.new.path or o.raw not in lines_of(o.path)
+            for o in c.old
+        ):
             done.add(c.id)
     return done

@@ -155,8 +155,18 @@ def refs_of(doc: Document) -> list[EntryRef]:
         for link in find_links(entry.text, 0):
             rest = rest.replace(link.raw, "")
         links_only = bool(entry.links) and not rest.replace("[[]]", "").strip(" \t,;.-")
-        out.append(EntryRef(doc.path, entry.line, raw, entry.text, key, tuple(entry.meta("source")), links_only,
-                            raw[entry.meta_start:].strip()))
+        out.append(
+            EntryRef(
+                doc.path,
+                entry.line,
+                raw,
+                entry.text,
+                key,
+                tuple(entry.meta("source")),
+                links_only,
+                raw[entry.meta_start :].strip(),
+            )
+        )
     return out
 
 
@@ -167,9 +177,13 @@ def _change_id(kind: ChangeKind, old: tuple[EntryRef, ...], new: EntryRef | None
         kind = ChangeKind.NEW
     h = hashlib.sha1(kind.value.encode())
     for ref in old:
-        h.update(b"\0o" + ref.path.encode("utf-8", "surrogateescape") + b"\0" + ref.raw.encode("utf-8", "surrogateescape"))
+        h.update(
+            b"\0o" + ref.path.encode("utf-8", "surrogateescape") + b"\0" + ref.raw.encode("utf-8", "surrogateescape")
+        )
     if new is not None:
-        h.update(b"\0n" + new.path.encode("utf-8", "surrogateescape") + b"\0" + new.raw.encode("utf-8", "surrogateescape"))
+        h.update(
+            b"\0n" + new.path.encode("utf-8", "surrogateescape") + b"\0" + new.raw.encode("utf-8", "surrogateescape")
+        )
     return "e" + h.hexdigest()[:8]
 
 
@@ -406,9 +420,10 @@ class _Pairing:
             out.append(replace(c, id=cid))
         return out
 
-
     @staticmethod
-    def _inferred(new: EntryRef, by_source: dict[str, list[EntryRef]], now: dict[EntryRef, EntryRef]) -> tuple[EntryRef, ...]:
+    def _inferred(
+        new: EntryRef, by_source: dict[str, list[EntryRef]], now: dict[EntryRef, EntryRef]
+    ) -> tuple[EntryRef, ...]:
         """Up to three entries that share a source with ``new`` and some of its words."""
         if new.links_only:
             return ()

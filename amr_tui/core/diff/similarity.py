@@ -93,8 +93,9 @@ def best_pairs(olds: list[str], news: list[str], threshold: float) -> list[tuple
         for i, a in enumerate(olds):
             if not a:
                 continue
-            for _choice, score, j in process.extract(a, news, scorer=fuzz.token_sort_ratio,
-                                                      score_cutoff=threshold, limit=None):
+            for _choice, score, j in process.extract(
+                a, news, scorer=fuzz.token_sort_ratio, score_cutoff=threshold, limit=None
+            ):
                 if news[j]:
                     found.append((i, j, float(score)))
     else:
@@ -140,9 +141,12 @@ class SameFactIndex:
                 from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
 
                 query = " ".join(sorted(a.split()))
-                cands += [self._index[lo + k] for _c, _s, k in
-                          process.extract(query, self._keys[lo:hi], scorer=fuzz.ratio,
-                                          score_cutoff=SAME_FACT_THRESHOLD - 1, limit=None)]
+                cands += [
+                    self._index[lo + k]
+                    for _c, _s, k in process.extract(
+                        query, self._keys[lo:hi], scorer=fuzz.ratio, score_cutoff=SAME_FACT_THRESHOLD - 1, limit=None
+                    )
+                ]
         for j in sorted(set(cands)):
             score = same_fact(a, self.texts[j])
             if score is not None:

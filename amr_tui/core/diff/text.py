@@ -44,7 +44,7 @@ def describe(change: EntryChange, width: int = TEXT_WIDTH) -> str:
     if change.resurrects:
         notes.append("WARNING: " + change.resurrects)
     tail = f" ({'; '.join(notes)})" if notes else ""
-    return f"{kind:<11} {where}  \"{text}\"{tail}"
+    return f'{kind:<11} {where}  "{text}"{tail}'
 
 
 def counts(diff: EntryDiff) -> dict[str, int]:
@@ -63,9 +63,14 @@ def summary_line(diff: EntryDiff) -> str:
     return ", ".join(parts) if parts else "no entry changes"
 
 
-def summary_lines(diff: EntryDiff, width: int = TEXT_WIDTH, *, ids: bool = True,
-                  applied: set[str] | frozenset[str] = frozenset(),
-                  rejected: set[str] | frozenset[str] = frozenset()) -> list[str]:
+def summary_lines(
+    diff: EntryDiff,
+    width: int = TEXT_WIDTH,
+    *,
+    ids: bool = True,
+    applied: set[str] | frozenset[str] = frozenset(),
+    rejected: set[str] | frozenset[str] = frozenset(),
+) -> list[str]:
     """Per file (in path order): its status, then each change whose result lands in it.
 
     Index lines (nothing but ``[[links]]``) are folded into one line per file. With ``ids`` each
@@ -76,8 +81,11 @@ def summary_lines(diff: EntryDiff, width: int = TEXT_WIDTH, *, ids: bool = True,
     changed = set(diff.changed_paths)
     for fs in file_summaries(diff):
         # a change lands in its new entry's file; one merged into an unchanged file, in its old one
-        mine = [c for c in diff.changes if c.primary_path == fs.path
-                or (c.primary_path not in changed and c.old and c.old[0].path == fs.path)]
+        mine = [
+            c
+            for c in diff.changes
+            if c.primary_path == fs.path or (c.primary_path not in changed and c.old and c.old[0].path == fs.path)
+        ]
         out.append(f"{fs.path} ({fs.status})")
         for c in mine:
             if not c.links_only:
@@ -85,8 +93,11 @@ def summary_lines(diff: EntryDiff, width: int = TEXT_WIDTH, *, ids: bool = True,
                 tag = f"  [{c.id}{notes}]" if ids else ""
                 out.append("  " + describe(c, width) + tag)
         links = [c for c in mine if c.links_only]
-        added = [c.new.text for c in links if c.new is not None and c.kind is not ChangeKind.UNCHANGED and
-                 (not c.old or c.old[0].path != c.new.path)]
+        added = [
+            c.new.text
+            for c in links
+            if c.new is not None and c.kind is not ChangeKind.UNCHANGED and (not c.old or c.old[0].path != c.new.path)
+        ]
         removed = [c.old[0].text for c in links if c.new is None]
         if added or removed:
             bits = []
@@ -128,7 +139,9 @@ def diff_json(diff: EntryDiff) -> dict[str, object]:
     return {
         "summary": summary_line(diff),
         "counts": counts(diff),
-        "files": [{"path": f.path, "status": f.status, "counts": f.counts, "changes": list(f.changes)}
-                  for f in file_summaries(diff)],
+        "files": [
+            {"path": f.path, "status": f.status, "counts": f.counts, "changes": list(f.changes)}
+            for f in file_summaries(diff)
+        ],
         "changes": [change_json(c) for c in diff.changes],
     }

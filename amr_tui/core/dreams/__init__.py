@@ -24,7 +24,10 @@ __all__ = [
     "follow_renames",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "apply": ("EditError", "applied", "apply_change"),
-    "clean": ("DreamResult", "DreamStep", "dream", "follow_renames"),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "apply": ("EditError", "applied", "apply_change"),
+        "clean": ("DreamResult", "DreamStep", "dream", "follow_renames"),
+    },
+)

@@ -97,8 +97,9 @@ def _apply(doc: Document, replace: Mapping[int, str], delete: set[int]) -> bytes
     return ((BOM if doc.bom else "") + "".join(t + e for t, e in out)).encode("utf-8", "surrogateescape")
 
 
-def _step(state: _State, name: str, edits: dict[str, tuple[dict[int, str], set[int]]], actions: list[str],
-          message: str) -> DreamStep | None:
+def _step(
+    state: _State, name: str, edits: dict[str, tuple[dict[int, str], set[int]]], actions: list[str], message: str
+) -> DreamStep | None:
     changes: dict[str, bytes | None] = {}
     for path in sorted(edits):
         doc = state.doc(path)
@@ -135,8 +136,13 @@ def expire(state: _State, today: _dt.date) -> DreamStep | None:
             first, last = entry_span(doc, entry)
             edits.setdefault(path, ({}, set()))[1].update(range(first, last + 1))
             actions.append(f"dropped {path}:{entry.line} (expired {value}): {summarise(entry.text)}")
-    return _step(state, "expire", edits, actions, f"dream: drop {_plural(len(actions), 'expired entry')}"
-                 .replace("entrys", "entries"))
+    return _step(
+        state,
+        "expire",
+        edits,
+        actions,
+        f"dream: drop {_plural(len(actions), 'expired entry')}".replace("entrys", "entries"),
+    )
 
 
 def _candidates(state: _State) -> list[tuple[str, int, str, int]]:
@@ -238,12 +244,20 @@ def merge_duplicates(state: _State) -> DreamStep | None:
         if added:
             doc = state.doc(kpath)
             assert doc is not None
-            edits.setdefault(kpath, ({}, set()))[0][keeper.line] = rebuild_line(doc.lines[keeper.line - 1].text, keeper, items)
+            edits.setdefault(kpath, ({}, set()))[0][keeper.line] = rebuild_line(
+                doc.lines[keeper.line - 1].text, keeper, items
+            )
         others = ", ".join(f"{p}:{e.line}" for k, (p, e) in enumerate(entries) if k != keep_at)
         kept = f"{len(have)} source{'s' if len(have) != 1 else ''} kept"
         actions.append(f"merged {others} into {kpath}:{keeper.line} ({kept}): {summarise(keeper.text)}")
         merged += len(entries) - 1
-    return _step(state, "merge", edits, actions, f"dream: merge {_plural(merged, 'duplicate entry')}".replace("entrys", "entries"))
+    return _step(
+        state,
+        "merge",
+        edits,
+        actions,
+        f"dream: merge {_plural(merged, 'duplicate entry')}".replace("entrys", "entries"),
+    )
 
 
 def follow_renames(path: str, renames: Mapping[str, str]) -> str | None:
@@ -274,7 +288,7 @@ def repair_links(state: _State, renames: Mapping[str, str]) -> DreamStep | None:
                 continue
             base = normalise(link.target)
             target = None
-            for cand in ([base] if has_md_suffix(base) else [base + ".md", base]):
+            for cand in [base] if has_md_suffix(base) else [base + ".md", base]:
                 found = follow_renames(cand, renames)
                 if found is not None and found in files:
                     target = found
@@ -284,8 +298,8 @@ def repair_links(state: _State, renames: Mapping[str, str]) -> DreamStep | None:
         for number, fixes in by_line.items():
             text = doc.lines[number - 1].text
             for link, target in sorted(fixes, key=lambda t: -t[0].start):
-                tail = link.raw[len(link.raw.split("|")[0].split("#")[0].rstrip()):]
-                text = text[:link.start] + "[[" + link_text_for(target) + tail + "]]" + text[link.end:]
+                tail = link.raw[len(link.raw.split("|")[0].split("#")[0].rstrip()) :]
+                text = text[: link.start] + "[[" + link_text_for(target) + tail + "]]" + text[link.end :]
                 actions.append(f"{path}:{number}: [[{link.target}]] -> [[{link_text_for(target)}]] (renamed)")
             edits.setdefault(path, ({}, set()))[0][number] = text
     return _step(state, "links", edits, actions, f"dream: repair {_plural(len(actions), 'link')} to renamed files")
@@ -332,8 +346,9 @@ def rebuild_index(state: _State) -> DreamStep | None:
             actions.append(f"removed repeated Index line {entry.text}")
             continue
         listed |= paths
-    wanted = sorted(p for p in files if p != MEMORY_FILE and is_memory_note(p) and not is_tombstone_path(p)
-                    and p not in listed)
+    wanted = sorted(
+        p for p in files if p != MEMORY_FILE and is_memory_note(p) and not is_tombstone_path(p) and p not in listed
+    )
     new_lines = [(f"- [[{link_text_for(p)}]]", eol) for p in wanted]
     actions.extend(f"listed [[{link_text_for(p)}]]" for p in wanted)
     if not actions:
@@ -353,17 +368,26 @@ def rebuild_index(state: _State) -> DreamStep | None:
     if data == state.files[MEMORY_FILE]:
         return None
     state.set(MEMORY_FILE, data)
-    return DreamStep("index", "dream: rebuild the MEMORY.md index\n\n" + "\n".join(f"- {a}" for a in actions) + "\n",
-                     {MEMORY_FILE: data}, actions)
+    return DreamStep(
+        "index",
+        "dream: rebuild the MEMORY.md index\n\n" + "\n".join(f"- {a}" for a in actions) + "\n",
+        {MEMORY_FILE: data},
+        actions,
+    )
 
 
-def dream(files: Mapping[str, bytes | None], *, today: _dt.date, renames: Mapping[str, str] | None = None) -> DreamResult:
+def dream(
+    files: Mapping[str, bytes | None], *, today: _dt.date, renames: Mapping[str, str] | None = None
+) -> DreamResult:
     """Run every step in order over ``files``; see the module docstring."""
     state = _State(files)
     result = DreamResult()
     steps: tuple[Callable[[], DreamStep | None], ...] = (
-        lambda: expire(state, today), lambda: merge_duplicates(state),
-        lambda: repair_links(state, renames or {}), lambda: rebuild_index(state))
+        lambda: expire(state, today),
+        lambda: merge_duplicates(state),
+        lambda: repair_links(state, renames or {}),
+        lambda: rebuild_index(state),
+    )
     for run in steps:
         step = run()
         if step is not None:

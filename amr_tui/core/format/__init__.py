@@ -88,17 +88,35 @@ __all__ = [
     "unsafe_reason",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "edit": (
-        "check_line", "delete_lines", "entry_span", "insert_lines", "new_entry_line", "replace_line",
-        "set_metadata", "summarise", "today_iso",
-    ),
-    "jsonout": ("entries_json",),
-    "links": (
-        "LinkState", "Resolution", "find_links", "index_link", "link_text_for", "normalise", "resolve",
-        "rewrite_links", "split_target", "unsafe_reason",
-    ),
-    "metadata": ("MetaParse", "escape_value", "format_entry", "format_metadata", "parse_group", "parse_metadata"),
-    "parser": ("BOM", "Document", "parse", "serialize"),
-    "rules": ("CODES", "check_document", "diag", "is_real_date", "rebuild_line"),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "edit": (
+            "check_line",
+            "delete_lines",
+            "entry_span",
+            "insert_lines",
+            "new_entry_line",
+            "replace_line",
+            "set_metadata",
+            "summarise",
+            "today_iso",
+        ),
+        "jsonout": ("entries_json",),
+        "links": (
+            "LinkState",
+            "Resolution",
+            "find_links",
+            "index_link",
+            "link_text_for",
+            "normalise",
+            "resolve",
+            "rewrite_links",
+            "split_target",
+            "unsafe_reason",
+        ),
+        "metadata": ("MetaParse", "escape_value", "format_entry", "format_metadata", "parse_group", "parse_metadata"),
+        "parser": ("BOM", "Document", "parse", "serialize"),
+        "rules": ("CODES", "check_document", "diag", "is_real_date", "rebuild_line"),
+    },
+)

@@ -65,7 +65,7 @@ def delete_lines(doc: Document, first: int, last: int | None = None) -> bytes:
     if not 1 <= first <= last <= len(pairs):
         raise IndexError(f"lines {first}..{last} are outside the file")
     had_final_eol = pairs[-1][1] != ""
-    del pairs[first - 1:last]
+    del pairs[first - 1 : last]
     if pairs and last == len(_pairs(doc)) and not had_final_eol:
         pairs[-1] = (pairs[-1][0], "")
     return _encode(doc, pairs)
@@ -74,7 +74,7 @@ def delete_lines(doc: Document, first: int, last: int | None = None) -> bytes:
 def entry_span(doc: Document, entry: Entry) -> tuple[int, int]:
     """First and last line of an entry with its nested sub-entries and continuation lines."""
     last = entry.line
-    for ln in doc.lines[entry.line:]:
+    for ln in doc.lines[entry.line :]:
         if ln.kind.value in ("continuation",):
             last = ln.number
             continue

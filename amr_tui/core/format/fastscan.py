@@ -23,7 +23,12 @@ _HEADING = re.compile(r"(#{1,6})(?:[ \t]|$)")
 _UNSAFE_CHARS = ("\v", "\f", "\x00")
 
 ENTRY, CONTINUATION, HEADING, TEXT, BLANK = (
-    LineKind.ENTRY, LineKind.CONTINUATION, LineKind.HEADING, LineKind.TEXT, LineKind.BLANK)
+    LineKind.ENTRY,
+    LineKind.CONTINUATION,
+    LineKind.HEADING,
+    LineKind.TEXT,
+    LineKind.BLANK,
+)
 
 Pending = list[tuple[int, int, int, int]]  # (first line, end line, depth, parent line), 0-based
 

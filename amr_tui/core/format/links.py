@@ -27,7 +27,7 @@ def code_spans(text: str) -> list[tuple[int, int]]:
             return spans
         run = m.group(0)
         close = text.find(run, m.end())
-        while close != -1 and (text[close + len(run):close + len(run) + 1] == "`"):
+        while close != -1 and (text[close + len(run) : close + len(run) + 1] == "`"):
             nxt = close
             while nxt < len(text) and text[nxt] == "`":
                 nxt += 1
@@ -130,9 +130,14 @@ def index_link(path: str) -> str | None:
     characters, whitespace around a segment, empty segments, or a path that is not safe to follow.
     """
     text = link_text_for(path)
-    if (not text or not text.isprintable() or any(ch in text for ch in "[]|#`\\")
-            or unsafe_reason(text) is not None or normalise(text) != text
-            or any(part != part.strip(WHITESPACE) for part in text.split("/"))):
+    if (
+        not text
+        or not text.isprintable()
+        or any(ch in text for ch in "[]|#`\\")
+        or unsafe_reason(text) is not None
+        or normalise(text) != text
+        or any(part != part.strip(WHITESPACE) for part in text.split("/"))
+    ):
         return None
     return f"[[{text}]]"
 
@@ -163,8 +168,8 @@ def rewrite_links(text: str, old_path: str, new_path: str, files: set[str] | fro
     for link in find_links(text, 0):
         res = resolve(link.target, files | {old_path})
         if res.state is LinkState.OK and res.path == old_path:
-            tail = link.raw[len(link.raw.split("|")[0].split("#")[0].rstrip()):] if link.raw else ""
-            out.append(text[pos:link.start])
+            tail = link.raw[len(link.raw.split("|")[0].split("#")[0].rstrip()) :] if link.raw else ""
+            out.append(text[pos : link.start])
             out.append("[[" + link_text_for(new_path) + tail + "]]")
             pos = link.end
     out.append(text[pos:])

@@ -30,11 +30,15 @@ from amr_tui.core.model import WHITESPACE, MetaItem
 _WS = "[ \\t\\v\\f\\r]*"
 KEY_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)")
 # KEY_RE, then the value trimmed of WHITESPACE (group 2), for a whole ";"-separated piece.
-_KEY_VALUE_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)" + _WS + r"((?:.*[^ \t\v\f\r])?)" + _WS + r"\Z", re.S)
+_KEY_VALUE_RE = re.compile(
+    _WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)" + _WS + r"((?:.*[^ \t\v\f\r])?)" + _WS + r"\Z", re.S
+)
 # One item: KEY_RE, then the rest of its ";"-separated piece (group 2, still to be trimmed).
 _ITEM_RE = re.compile(_WS + r"([A-Za-z][A-Za-z0-9_.-]*)" + _WS + ":(?!/)" + _WS + r"([^;]*)")
 _LOOKS_LIKE_META = re.compile(r"\[" + _WS + r"[A-Za-z][A-Za-z0-9_.-]*" + _WS + ":(?!/)")
-_ONLY_GROUPS = re.compile(r"(?:[ \t\v\f\r]*!?\[[^\[\]]*\]|[ \t\v\f\r]*\[\[[^\[\]]*\]\]|[ \t\v\f\r]*\([^()]*\))+[ \t\v\f\r]*")
+_ONLY_GROUPS = re.compile(
+    r"(?:[ \t\v\f\r]*!?\[[^\[\]]*\]|[ \t\v\f\r]*\[\[[^\[\]]*\]\]|[ \t\v\f\r]*\([^()]*\))+[ \t\v\f\r]*"
+)
 
 # Why a metadata-looking group was not read (MetaParse.unparsable_reason).
 VALUE_BRACKETS = "value"  # "[source: https://x/[1]]": a bracket inside a value
@@ -58,7 +62,9 @@ class MetaParse:
     unparsable_at: int = 0  # offset of its "["
 
 
-def parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem], list[tuple[int, int]], list[tuple[int, int]]] | None:
+def parse_group(
+    inner: str, offset: int, base: int = 0
+) -> tuple[list[MetaItem], list[tuple[int, int]], list[tuple[int, int]]] | None:
     """Parse the inside of one bracket group; ``offset`` is the position of ``inner[0]``.
 
     The group is read as ``;``-separated pieces: a piece ``key: value`` is an item; a blank
@@ -82,10 +88,11 @@ def parse_group(inner: str, offset: int, base: int = 0) -> tuple[list[MetaItem],
             if value:
                 end = m.start(2) + len(value)
             else:  # "key:" with nothing after it: the item ends after the last non-blank
-                end = len(inner[:m.end(2)].rstrip(WHITESPACE))
+                end = len(inner[: m.end(2)].rstrip(WHITESPACE))
             # keys and short values (dates, levels) repeat across entries: keep one copy of each
-            items.append(MetaItem(intern(m.group(1)), intern(value) if len(value) <= 16 else value,
-                                  at + m.start(1), at + end))
+            items.append(
+                MetaItem(intern(m.group(1)), intern(value) if len(value) <= 16 else value, at + m.start(1), at + end)
+            )
             stop = m.end()
         else:  # a piece that is not "key: value": blank, or the rest of the previous value
             stop = inner.find(";", pos)
@@ -118,9 +125,9 @@ def _group_at_end(content: str, pos: int) -> tuple[int, str] | None:
     if pos <= 0 or content[pos - 1] != "]":
         return None
     start = content.rfind("[", 0, pos - 1)
-    if start == -1 or "]" in content[start + 1:pos - 1]:
+    if start == -1 or "]" in content[start + 1 : pos - 1]:
         return None
-    return start, content[start + 1:pos - 1]
+    return start, content[start + 1 : pos - 1]
 
 
 def _rstrip_at(content: str, pos: int) -> int:
@@ -138,8 +145,8 @@ def parse_metadata(content: str, *, base: int = 0) -> MetaParse:
         return MetaParse([], len(content), [], [], [], None, False)
     # The common shape, "text [key: value; key: value]", read directly; anything else below.
     start = content.rfind("[", 0, body_end - 1)
-    if start > 0 and content[start - 1] in WHITESPACE and "]" not in content[start + 1:body_end - 1]:
-        parsed = parse_group(content[start + 1:body_end - 1], start + 1, base)
+    if start > 0 and content[start - 1] in WHITESPACE and "]" not in content[start + 1 : body_end - 1]:
+        parsed = parse_group(content[start + 1 : body_end - 1], start + 1, base)
         if parsed is not None:
             text_end = len(content[:start].rstrip(WHITESPACE))
             if not text_end or content[text_end - 1] != "]":
@@ -218,7 +225,7 @@ def _stranded(content: str, text_end: int) -> tuple[str, int]:
                 break
     if close == -1 or close == text_end - 1:
         return VALUE_BRACKETS, at
-    rest = text[close + 1:]
+    rest = text[close + 1 :]
     if rest.strip("]" + WHITESPACE) == "":
         return VALUE_BRACKETS, at
     if _ONLY_GROUPS.fullmatch(rest):

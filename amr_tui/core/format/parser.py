@@ -158,8 +158,13 @@ def parse(data: bytes, path: str = MEMORY_FILE, *, check: bool = True) -> Docume
 
 def _clean_meta(meta: MetaParse) -> bool:
     """Nothing for the line-local lint to report from this metadata read but its group count."""
-    return (len(meta.groups) <= 1 and not meta.joined_items and not meta.empty_items
-            and meta.trailing_non_meta is None and not meta.unparsable)
+    return (
+        len(meta.groups) <= 1
+        and not meta.joined_items
+        and not meta.empty_items
+        and meta.trailing_non_meta is None
+        and not meta.unparsable
+    )
 
 
 def _mark(lines: list[Line], start: int, end: int, kind: LineKind) -> None:
@@ -308,7 +313,9 @@ def _build_entries(doc: Document, pending: list[tuple[int, int, int, int]], *, n
             while k < len(entry_spans) and entry_spans[k][0] < end:
                 inner.update(range(entry_spans[k][0], entry_spans[k][1]))
                 k += 1
-            multiline = any(idx not in inner and lines[idx].text.strip(WHITESPACE) for idx in range(start + 1, min(end, n)))
+            multiline = any(
+                idx not in inner and lines[idx].text.strip(WHITESPACE) for idx in range(start + 1, min(end, n))
+            )
         else:
             multiline = True  # the fast path's items end at their last (non-blank) lazy line
         h = bisect_right(heading_lines, start)  # headings on lines 1..start, i.e. above the entry
@@ -319,10 +326,23 @@ def _build_entries(doc: Document, pending: list[tuple[int, int, int, int]], *, n
         # line, indent, marker, content_start, text, metadata (a list of its own: line positions),
         # links, section, section_level, depth, parent_line, meta_start, meta_groups, multiline,
         # diagnostics.
-        entries.append(Entry(
-            start + 1, indent, marker, content_start, text, meta.items,
-            [lk for lk in line_links if lk.start < meta_start] if line_links else EMPTY,
-            section, level, depth, parent + 1 if parent >= 0 else 0, meta_start, len(meta.groups), multiline,
-            EMPTY,
-        ))
+        entries.append(
+            Entry(
+                start + 1,
+                indent,
+                marker,
+                content_start,
+                text,
+                meta.items,
+                [lk for lk in line_links if lk.start < meta_start] if line_links else EMPTY,
+                section,
+                level,
+                depth,
+                parent + 1 if parent >= 0 else 0,
+                meta_start,
+                len(meta.groups),
+                multiline,
+                EMPTY,
+            )
+        )
     return metas

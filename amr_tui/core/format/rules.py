@@ -84,7 +84,9 @@ _UNPARSABLE = {
 }
 
 
-def diag(code: str, message: str, line: int, column: int = 0, fix: Fix | None = None, end_column: int = 0) -> Diagnostic:
+def diag(
+    code: str, message: str, line: int, column: int = 0, fix: Fix | None = None, end_column: int = 0
+) -> Diagnostic:
     return Diagnostic(code, CODES[code][0], message, line, column, fix, end_column)
 
 
@@ -102,7 +104,9 @@ _real_date = lru_cache(maxsize=8192)(is_real_date)  # dates repeat: a few hundre
 _LOWER_KEYS = frozenset(("source", "added", "expires", "updated", "confidence", "author", "session"))
 
 
-def rebuild_line(line_text: str, entry: Entry, items: list[tuple[str, str]] | None = None, *, marker: str | None = None) -> str:
+def rebuild_line(
+    line_text: str, entry: Entry, items: list[tuple[str, str]] | None = None, *, marker: str | None = None
+) -> str:
     """The entry's line with its metadata rewritten as one canonical group."""
     head = line_text[: entry.meta_start].rstrip(WHITESPACE)
     if items is None:
@@ -110,12 +114,13 @@ def rebuild_line(line_text: str, entry: Entry, items: list[tuple[str, str]] | No
     meta = format_metadata(items)
     new = f"{head} {meta}" if meta else head
     if marker is not None:
-        new = entry.indent + marker + new[len(entry.indent) + 1:]
+        new = entry.indent + marker + new[len(entry.indent) + 1 :]
     return new
 
 
-def check_document(doc: ParsedFile, metas: dict[int, MetaParse] | None = None, text: str | None = None, *,
-                   problems_only: bool = False) -> list[Diagnostic]:
+def check_document(
+    doc: ParsedFile, metas: dict[int, MetaParse] | None = None, text: str | None = None, *, problems_only: bool = False
+) -> list[Diagnostic]:
     """Every line-local finding of a parsed file (a ``core.format.parser.Document``).
 
     ``metas`` (each entry's metadata parse, by line) and ``text`` (the decoded file) are what
@@ -126,7 +131,9 @@ def check_document(doc: ParsedFile, metas: dict[int, MetaParse] | None = None, t
     if not doc.utf8:
         out.append(diag("AMR018", "file is not valid UTF-8; amr opens it read-only and keeps its bytes", 0))
     if doc.front_matter:
-        out.append(diag("AMR028", "YAML front matter is not part of the Agent Memory Repo format", doc.front_matter[0], 1))
+        out.append(
+            diag("AMR028", "YAML front matter is not part of the Agent Memory Repo format", doc.front_matter[0], 1)
+        )
     for line in doc.lines:
         if line.text.isprintable():
             continue
@@ -141,9 +148,16 @@ def check_document(doc: ParsedFile, metas: dict[int, MetaParse] | None = None, t
         elif has_md_suffix(link.target):
             line_text = doc.lines[link.line - 1].text
             new_raw = link.raw.replace(link.target, link.target[:-3], 1)
-            fixed = line_text[: link.start] + "[[" + new_raw + "]]" + line_text[link.end:]
-            out.append(diag("AMR011", f"write [[{link.target[:-3]}]]: omit .md for Markdown files", link.line, link.column,
-                            Fix("drop .md", (LineEdit(link.line, fixed),))))
+            fixed = line_text[: link.start] + "[[" + new_raw + "]]" + line_text[link.end :]
+            out.append(
+                diag(
+                    "AMR011",
+                    f"write [[{link.target[:-3]}]]: omit .md for Markdown files",
+                    link.line,
+                    link.column,
+                    Fix("drop .md", (LineEdit(link.line, fixed),)),
+                )
+            )
     lines = doc.lines
     for entry in doc.entries:
         meta = metas.get(entry.line) if metas is not None else None
@@ -159,7 +173,14 @@ def check_document(doc: ParsedFile, metas: dict[int, MetaParse] | None = None, t
         if line.kind is not LineKind.BLANK:
             for m in find_secrets(line.text):
                 article = "an" if m.kind[:1] in "AEIOU" else "a"
-                out.append(diag("AMR016", f"looks like {article} {m.kind}; memory must not hold credentials", line.number, m.start + 1))
+                out.append(
+                    diag(
+                        "AMR016",
+                        f"looks like {article} {m.kind}; memory must not hold credentials",
+                        line.number,
+                        m.start + 1,
+                    )
+                )
     out.sort(key=lambda d: (d.line, d.column, d.code))
     return out
 
@@ -179,20 +200,36 @@ def _secret_lines(lines: list[Line], text: str) -> list[Line]:
 def _check_entry(line_text: str, entry: Entry, meta: MetaParse | None = None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     n = entry.line
-    content = line_text[entry.content_start:]
+    content = line_text[entry.content_start :]
     if meta is None:
         meta = parse_metadata(content)
     base = entry.content_start
     if entry.multiline:
-        out.append(diag("AMR004", "entry continues on the next lines; an entry is one line (the rest is not part of it)", n, 1))
+        out.append(
+            diag("AMR004", "entry continues on the next lines; an entry is one line (the rest is not part of it)", n, 1)
+        )
     if not entry.text:
         out.append(diag("AMR019", "entry has no text" if entry.metadata else "empty entry", n, 1))
     if entry.depth > 0:
-        out.append(diag("AMR023", f"indented bullet: read as its own entry under line {entry.parent_line}", n, len(entry.indent) + 1))
+        out.append(
+            diag(
+                "AMR023",
+                f"indented bullet: read as its own entry under line {entry.parent_line}",
+                n,
+                len(entry.indent) + 1,
+            )
+        )
     if entry.marker in "*+":
-        fixed = entry.indent + "-" + line_text[len(entry.indent) + 1:]
-        out.append(diag("AMR024", f"use '-' for entries, not '{entry.marker}'", n, len(entry.indent) + 1,
-                        Fix("use '-'", (LineEdit(n, fixed),))))
+        fixed = entry.indent + "-" + line_text[len(entry.indent) + 1 :]
+        out.append(
+            diag(
+                "AMR024",
+                f"use '-' for entries, not '{entry.marker}'",
+                n,
+                len(entry.indent) + 1,
+                Fix("use '-'", (LineEdit(n, fixed),)),
+            )
+        )
     if meta.trailing_non_meta:
         a, _ = meta.trailing_non_meta
         out.append(diag("AMR020", "trailing bracket has no 'key: value', so it is part of the text", n, base + a + 1))
@@ -205,15 +242,36 @@ def _check_entry(line_text: str, entry: Entry, meta: MetaParse | None = None) ->
     if "[" in text and ":" in text:
         out.extend(_misplaced_metadata(line_text, entry, meta))
     if len(meta.groups) > 1:
-        out.append(diag("AMR006", f"{len(meta.groups)} metadata brackets; amr reads them as one list", n, base + meta.groups[1][0] + 1,
-                        Fix("merge into one bracket", (LineEdit(n, rebuild_line(line_text, entry)),))))
+        out.append(
+            diag(
+                "AMR006",
+                f"{len(meta.groups)} metadata brackets; amr reads them as one list",
+                n,
+                base + meta.groups[1][0] + 1,
+                Fix("merge into one bracket", (LineEdit(n, rebuild_line(line_text, entry)),)),
+            )
+        )
     for a, _ in meta.joined_items:
         fixed_items = [(m.key, m.value) for m in entry.metadata]
-        out.append(diag("AMR007", "';' inside a value splits it; write it as %3B", n, base + a + 1,
-                        Fix("escape ';' as %3B", (LineEdit(n, rebuild_line(line_text, entry, fixed_items)),))))
+        out.append(
+            diag(
+                "AMR007",
+                "';' inside a value splits it; write it as %3B",
+                n,
+                base + a + 1,
+                Fix("escape ';' as %3B", (LineEdit(n, rebuild_line(line_text, entry, fixed_items)),)),
+            )
+        )
     for a, _ in meta.empty_items:
-        out.append(diag("AMR005", "empty item between ';' separators", n, base + a + 1,
-                        Fix("remove the empty item", (LineEdit(n, rebuild_line(line_text, entry)),))))
+        out.append(
+            diag(
+                "AMR005",
+                "empty item between ';' separators",
+                n,
+                base + a + 1,
+                Fix("remove the empty item", (LineEdit(n, rebuild_line(line_text, entry)),)),
+            )
+        )
     seen: set[str] = set()
     for item in entry.metadata:
         col = item.start + 1
@@ -221,8 +279,15 @@ def _check_entry(line_text: str, entry: Entry, meta: MetaParse | None = None) ->
         lower = key if key in _LOWER_KEYS else key.lower()
         if key != lower:
             items = [(m.key.lower() if m is item else m.key, m.value) for m in entry.metadata]
-            out.append(diag("AMR022", f"key '{item.key}' is read as '{lower}'; write keys in lower case", n, col,
-                            Fix("lower-case the key", (LineEdit(n, rebuild_line(line_text, entry, items)),))))
+            out.append(
+                diag(
+                    "AMR022",
+                    f"key '{item.key}' is read as '{lower}'; write keys in lower case",
+                    n,
+                    col,
+                    Fix("lower-case the key", (LineEdit(n, rebuild_line(line_text, entry, items)),)),
+                )
+            )
         if lower in SINGLE_KEYS and lower in seen:
             out.append(diag("AMR021", f"'{lower}' given more than once", n, col))
         seen.add(lower)
@@ -232,7 +297,9 @@ def _check_entry(line_text: str, entry: Entry, meta: MetaParse | None = None) ->
         if lower in DATE_KEYS and not _real_date(item.value):
             out.append(diag("AMR008", f"{lower}: '{item.value}' is not a real YYYY-MM-DD date", n, col))
         if lower == "source" and not _URI_RE.match(item.value.replace("%3B", ";")):
-            out.append(diag("AMR009", f"source '{item.value}' is not a link (expected a URL such as https://...)", n, col))
+            out.append(
+                diag("AMR009", f"source '{item.value}' is not a link (expected a URL such as https://...)", n, col)
+            )
     return out
 
 
@@ -261,7 +328,7 @@ def _misplaced_metadata(line_text: str, entry: Entry, meta: MetaParse) -> list[D
             continue
         if a > 0 and body[a - 1] in "!]":  # an image, or the label of a reference link
             continue
-        after = body[b:b + 1]
+        after = body[b : b + 1]
         if after == "(" or (after == "[" and not body.startswith("[[", b)):  # link text: [t](u), [t][r]
             continue
         items = read_group(m.group(1))
@@ -273,9 +340,19 @@ def _misplaced_metadata(line_text: str, entry: Entry, meta: MetaParse) -> list[D
     if not found:
         return []
     # One fix for the line: every such group moves, in its order, in front of the metadata that is read.
-    fix = Fix("move the metadata to the end", (LineEdit(entry.line, _moved(line_text, entry, [(a, b) for a, b, _ in found])),))
-    return [diag("AMR031", f"metadata must end the entry: with {what} after it, it is read as text; move it to the end",
-                 entry.line, cs + a + 1, fix) for a, _b, what in found]
+    fix = Fix(
+        "move the metadata to the end", (LineEdit(entry.line, _moved(line_text, entry, [(a, b) for a, b, _ in found])),)
+    )
+    return [
+        diag(
+            "AMR031",
+            f"metadata must end the entry: with {what} after it, it is read as text; move it to the end",
+            entry.line,
+            cs + a + 1,
+            fix,
+        )
+        for a, _b, what in found
+    ]
 
 
 def _moved(line_text: str, entry: Entry, spans: list[tuple[int, int]]) -> str:

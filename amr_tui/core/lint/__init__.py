@@ -60,11 +60,23 @@ __all__ = [
     "without_untracked_links",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "facts": ("FileFacts", "facts_of", "normalise_text", "pack", "pack_diagnostic", "unpack", "unpack_diagnostic"),
-    "repo": (
-        "INDEX_HEADING", "LOAD_BUDGET_BYTES", "LOAD_BUDGET_LINES", "NEAR_DUPLICATE_MIN_CHARS",
-        "NEAR_DUPLICATE_THRESHOLD", "RepoSnapshot", "apply_edits", "fix_edits", "is_memory_note", "lint_file",
-        "lint_repo", "without_untracked_links",
-    ),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "facts": ("FileFacts", "facts_of", "normalise_text", "pack", "pack_diagnostic", "unpack", "unpack_diagnostic"),
+        "repo": (
+            "INDEX_HEADING",
+            "LOAD_BUDGET_BYTES",
+            "LOAD_BUDGET_LINES",
+            "NEAR_DUPLICATE_MIN_CHARS",
+            "NEAR_DUPLICATE_THRESHOLD",
+            "RepoSnapshot",
+            "apply_edits",
+            "fix_edits",
+            "is_memory_note",
+            "lint_file",
+            "lint_repo",
+            "without_untracked_links",
+        ),
+    },
+)

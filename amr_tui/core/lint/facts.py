@@ -23,9 +23,13 @@ _SEVERITY = {s.value: s for s in Severity}
 
 # The plain data a cache keeps (``pack``): tuples of strings and ints only.
 PackedFix = tuple[str, tuple[tuple[int, str], ...], str | None]  # description, (line, new text) edits, path
-PackedDiagnostic = tuple[str, str, str, int, int, int, PackedFix | None]  # code, severity, message, line, column, end column, fix
+PackedDiagnostic = tuple[
+    str, str, str, int, int, int, PackedFix | None
+]  # code, severity, message, line, column, end column, fix
 PackedLink = tuple[str, str, int, int, int]  # target, raw, line, start, end
-PackedFacts = tuple[tuple[PackedDiagnostic, ...], tuple[PackedLink, ...], tuple[tuple[int, str], ...], tuple[tuple[str, int], ...]]
+PackedFacts = tuple[
+    tuple[PackedDiagnostic, ...], tuple[PackedLink, ...], tuple[tuple[int, str], ...], tuple[tuple[str, int], ...]
+]
 
 
 def normalise_text(text: str) -> str:
@@ -80,5 +84,9 @@ def pack(f: FileFacts) -> PackedFacts:
 
 def unpack(t: PackedFacts) -> FileFacts:
     diags, links, link_lines, entries = t
-    return FileFacts([unpack_diagnostic(d) for d in diags], [Link(*k) for k in links], dict(link_lines),
-                     [(n, ln) for n, ln in entries])
+    return FileFacts(
+        [unpack_diagnostic(d) for d in diags],
+        [Link(*k) for k in links],
+        dict(link_lines),
+        [(n, ln) for n, ln in entries],
+    )

@@ -118,9 +118,18 @@ def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: b
     if duplicates:
         findings.extend(_duplicates(repo, near=near_duplicates))
     for path, line, driver in repo.undefined_merge_drivers:
-        findings.append(Finding(path, diag(
-            "AMR027", f"merge={driver} is named here but merge.{driver}.driver is not configured in this clone; "
-            "git silently falls back to a text merge (run: amr merge-driver install)", line, 1)))
+        findings.append(
+            Finding(
+                path,
+                diag(
+                    "AMR027",
+                    f"merge={driver} is named here but merge.{driver}.driver is not configured in this clone; "
+                    "git silently falls back to a text merge (run: amr merge-driver install)",
+                    line,
+                    1,
+                ),
+            )
+        )
     findings.sort(key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
     return findings
 
@@ -145,15 +154,31 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
             if doc.lines:
                 tail = doc.lines[-1].text
                 edit = LineEdit(last, tail + ("\n\n" if tail.strip() else "\n") + "## Index")
-                if _has_index(parse(apply_edits(doc, [edit]), MEMORY_FILE, check=False)):  # not inside an open code block
+                if _has_index(
+                    parse(apply_edits(doc, [edit]), MEMORY_FILE, check=False)
+                ):  # not inside an open code block
                     fix = Fix("add an ## Index heading", (edit,), path=MEMORY_FILE)
-            out.append(Finding(MEMORY_FILE, diag("AMR002", "MEMORY.md has no '## Index' heading for links to topic files", 0, fix=fix)))
+            out.append(
+                Finding(
+                    MEMORY_FILE,
+                    diag("AMR002", "MEMORY.md has no '## Index' heading for links to topic files", 0, fix=fix),
+                )
+            )
     size = repo.sizes.get(MEMORY_FILE, len(doc.to_bytes()))
     if len(doc.lines) > LOAD_BUDGET_LINES or size > LOAD_BUDGET_BYTES:
         cut = LOAD_BUDGET_LINES + 1 if len(doc.lines) > LOAD_BUDGET_LINES else 0
-        out.append(Finding(MEMORY_FILE, diag(
-            "AMR003", f"MEMORY.md has {len(doc.lines)} lines and {size} bytes; agents load only the first "
-            f"{LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB", cut, 1)))
+        out.append(
+            Finding(
+                MEMORY_FILE,
+                diag(
+                    "AMR003",
+                    f"MEMORY.md has {len(doc.lines)} lines and {size} bytes; agents load only the first "
+                    f"{LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB",
+                    cut,
+                    1,
+                ),
+            )
+        )
     return out
 
 
@@ -178,13 +203,23 @@ def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
 
 def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
     out: list[Finding] = []
-    for path in ([only] if only is not None else repo.markdown_paths()):
+    for path in [only] if only is not None else repo.markdown_paths():
         links, line_text = repo.links_of(path)
         for link in links:
             res = repo.resolve(link.target)
             if res.state is LinkState.OK:
                 if res.path in repo.escaping:
-                    out.append(Finding(path, diag("AMR012", f"[[{link.target}]] is a symlink that points outside the memory root; amr never opens it", link.line, link.column)))
+                    out.append(
+                        Finding(
+                            path,
+                            diag(
+                                "AMR012",
+                                f"[[{link.target}]] is a symlink that points outside the memory root; amr never opens it",
+                                link.line,
+                                link.column,
+                            ),
+                        )
+                    )
                 continue
             if res.state is not LinkState.BROKEN:
                 continue  # AMR012 / AMR029 come from the line rules
@@ -195,7 +230,10 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
                 assert line_text is not None  # a file with links has the text of their lines
                 text = line_text(link.line)
                 new_raw = link.raw.replace(link.target, res.suggestion, 1)
-                fix = Fix(f"link to [[{res.suggestion}]]", (LineEdit(link.line, text[: link.start] + "[[" + new_raw + "]]" + text[link.end:]),))
+                fix = Fix(
+                    f"link to [[{res.suggestion}]]",
+                    (LineEdit(link.line, text[: link.start] + "[[" + new_raw + "]]" + text[link.end :]),),
+                )
             out.append(Finding(path, diag("AMR010", msg, link.line, link.column, fix)))
     return out
 
@@ -235,20 +273,42 @@ def _orphans(repo: RepoSnapshot) -> list[Finding]:
         if anchor is not None and link is not None:
             line = memory.lines[anchor - 1]
             fix = Fix("link it from the Index", (LineEdit(anchor, line.text + "\n" + f"- {link}"),), path=MEMORY_FILE)
-        out.append(Finding(path, diag("AMR013", f"not reachable from MEMORY.md; link it as [[{link_text_for(path)}]] from the Index or a linked file", 0, fix=fix)))
+        out.append(
+            Finding(
+                path,
+                diag(
+                    "AMR013",
+                    f"not reachable from MEMORY.md; link it as [[{link_text_for(path)}]] from the Index or a linked file",
+                    0,
+                    fix=fix,
+                ),
+            )
+        )
     return out
 
 
 def _escaping_files(repo: RepoSnapshot) -> list[Finding]:
     """AMR012 for each file or folder that is a symlink out of the root (or into .git): never read."""
-    return [Finding(path, diag("AMR012", "a symlink to a place outside the memory root (or inside .git); "
-                               "amr never reads it or writes through it", 0)) for path in sorted(repo.escaping)]
+    return [
+        Finding(
+            path,
+            diag(
+                "AMR012",
+                "a symlink to a place outside the memory root (or inside .git); "
+                "amr never reads it or writes through it",
+                0,
+            ),
+        )
+        for path in sorted(repo.escaping)
+    ]
 
 
 UNTRACKED = "git does not track it, so --fix does not link it (git add it first)"
 
 
-def without_untracked_links(findings: list[Finding], tracked: set[str] | frozenset[str], why: str = UNTRACKED) -> list[Finding]:
+def without_untracked_links(
+    findings: list[Finding], tracked: set[str] | frozenset[str], why: str = UNTRACKED
+) -> list[Finding]:
     """The findings, with no fix that would link a file git does not track into the Index.
 
     ``tracked``: the repo's tracked paths (from git; the caller asks). An unreachable file that
@@ -321,16 +381,23 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
                 continue
             # every earlier member at or above the threshold; the first one in block order wins
             # (extract, not extract_iter: its generator holds a cycle that outlives a paused gc)
-            matches = process.extract(texts[a_pos], texts[:a_pos], scorer=fuzz.ratio,
-                                      score_cutoff=NEAR_DUPLICATE_THRESHOLD, limit=None)
+            matches = process.extract(
+                texts[a_pos], texts[:a_pos], scorer=fuzz.ratio, score_cutoff=NEAR_DUPLICATE_THRESHOLD, limit=None
+            )
             if not matches:
                 continue
             _choice, score, k = min(matches, key=lambda m: m[2])
             b = members[k]
             first_path, first_line = paths[b], lines[b]
             where = "above" if first_path == paths[a] else f"in {first_path}"
-            out.append(Finding(paths[a], diag(
-                "AMR015", f"nearly the same fact as line {first_line} {where} ({score:.0f}% alike)", lines[a], 1)))
+            out.append(
+                Finding(
+                    paths[a],
+                    diag(
+                        "AMR015", f"nearly the same fact as line {first_line} {where} ({score:.0f}% alike)", lines[a], 1
+                    ),
+                )
+            )
             reported.add(a)
     return out
 

@@ -57,12 +57,27 @@ __all__ = [
     "resolved_bytes",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "linediff": ("Hunk", "diff_hunks"),
-    "parts": (
-        "ADDED_BOTH", "BASE", "BOTH", "CHOICES", "Choice", "Conflict", "ConflictPiece", "DELETED_OURS",
-        "DELETED_THEIRS", "EDITED_BOTH", "OURS", "THEIRS", "MergeResult", "merge_metadata",
-    ),
-    "resolution": ("EDITED", "ConflictChoice", "resolved_bytes"),
-    "three_way": ("entry_facts", "merge3"),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "linediff": ("Hunk", "diff_hunks"),
+        "parts": (
+            "ADDED_BOTH",
+            "BASE",
+            "BOTH",
+            "CHOICES",
+            "Choice",
+            "Conflict",
+            "ConflictPiece",
+            "DELETED_OURS",
+            "DELETED_THEIRS",
+            "EDITED_BOTH",
+            "OURS",
+            "THEIRS",
+            "MergeResult",
+            "merge_metadata",
+        ),
+        "resolution": ("EDITED", "ConflictChoice", "resolved_bytes"),
+        "three_way": ("entry_facts", "merge3"),
+    },
+)

@@ -49,9 +49,16 @@ class Conflict:
     entry: str = ""
 
     def to_json(self) -> dict[str, object]:
-        return {"index": self.index, "kind": self.kind, "reason": self.reason, "line": self.line,
-                "entry": self.entry, "ours": list(self.ours), "base": list(self.base),
-                "theirs": list(self.theirs)}
+        return {
+            "index": self.index,
+            "kind": self.kind,
+            "reason": self.reason,
+            "line": self.line,
+            "entry": self.entry,
+            "ours": list(self.ours),
+            "base": list(self.base),
+            "theirs": list(self.theirs),
+        }
 
 
 @dataclass(slots=True)
@@ -121,8 +128,9 @@ def _chosen(piece: ConflictPiece, choice: Choice, eol: str) -> list[Pair]:
     return [(text, eol) for text in choice]
 
 
-def render(pieces: Sequence[list[Pair] | ConflictPiece], layout: Layout,
-           choices: Mapping[int, Choice] | None = None) -> tuple[bytes, list[Conflict]]:
+def render(
+    pieces: Sequence[list[Pair] | ConflictPiece], layout: Layout, choices: Mapping[int, Choice] | None = None
+) -> tuple[bytes, list[Conflict]]:
     """Bytes of the merged file (markers for conflicts without a choice) and the conflicts."""
     out: list[Pair] = []
     conflicts: list[Conflict] = []
@@ -137,9 +145,18 @@ def render(pieces: Sequence[list[Pair] | ConflictPiece], layout: Layout,
         if choices is not None and index in choices:
             out.extend(_chosen(piece, choices[index], eol))
             continue
-        conflicts.append(Conflict(index, piece.kind, piece.reason, tuple(t for t, _ in piece.ours),
-                                  tuple(t for t, _ in piece.base), tuple(t for t, _ in piece.theirs),
-                                  len(out) + 1, piece.entry))
+        conflicts.append(
+            Conflict(
+                index,
+                piece.kind,
+                piece.reason,
+                tuple(t for t, _ in piece.ours),
+                tuple(t for t, _ in piece.base),
+                tuple(t for t, _ in piece.theirs),
+                len(out) + 1,
+                piece.entry,
+            )
+        )
         size = layout.marker_size
         ours_l, base_l, theirs_l = layout.labels
         out.append(("<" * size + " " + ours_l, eol))
@@ -183,8 +200,9 @@ def _by_key(items: list[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def merge_metadata(base: list[tuple[str, str]], ours: list[tuple[str, str]],
-                   theirs: list[tuple[str, str]]) -> list[tuple[str, str]] | None:
+def merge_metadata(
+    base: list[tuple[str, str]], ours: list[tuple[str, str]], theirs: list[tuple[str, str]]
+) -> list[tuple[str, str]] | None:
     """Key-by-key three-way merge of metadata items; ``None`` when one key changed both ways.
 
     Keys compare case-insensitively; a repeated key is one value (its list of values). The
@@ -199,7 +217,9 @@ def merge_metadata(base: list[tuple[str, str]], ours: list[tuple[str, str]],
             return None
         if chosen is None:
             continue
-        source = o.get(key) if chosen == _vals(o.get(key)) else t.get(key) if chosen == _vals(t.get(key)) else b.get(key)
+        source = (
+            o.get(key) if chosen == _vals(o.get(key)) else t.get(key) if chosen == _vals(t.get(key)) else b.get(key)
+        )
         result.extend(source or [])
     return result
 
@@ -212,8 +232,7 @@ def _head(line: str, entry: Entry) -> str:
     return line[: entry.meta_start].rstrip(WHITESPACE)
 
 
-def merge_entry_line(base: str, ours: str, theirs: str,
-                     eb: Entry, eo: Entry, et: Entry) -> str | None:
+def merge_entry_line(base: str, ours: str, theirs: str, eb: Entry, eo: Entry, et: Entry) -> str | None:
     """Merge one entry edited on both sides, part by part; ``None`` when it conflicts.
 
     The text (with indent and marker) is one part; each metadata key is another. An entry whose

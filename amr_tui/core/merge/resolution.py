@@ -32,8 +32,9 @@ class ConflictChoice:
             raise ValueError(f"unknown conflict choice {self.side!r}")
 
 
-def resolved_bytes(path: str, base: bytes | None, ours: bytes | None, theirs: bytes | None,
-                   choice: ConflictChoice) -> bytes | None:
+def resolved_bytes(
+    path: str, base: bytes | None, ours: bytes | None, theirs: bytes | None, choice: ConflictChoice
+) -> bytes | None:
     """The file as ``choice`` resolves the conflict between ``ours`` and ``theirs`` (both from
     ``base``); None deletes the file. A side that deleted the file, or was deleted by the other,
     is taken whole: there are no entries to pick between."""

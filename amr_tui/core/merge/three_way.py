@@ -233,20 +233,24 @@ class _Merger:
                 merged = merge_entry_line(self.b.pairs[i][0], o_text, t_text, entry, eo, et)
                 if merged is not None:
                     return self.lines([(merged, ours.pairs[jo][1])])
-            return self.conflict(ConflictPiece(kind, EDITED_BOTH, [ours.pairs[jo]], base_pair,
-                                               [theirs.pairs[jt]], entry.text if entry else ""))
+            return self.conflict(
+                ConflictPiece(
+                    kind, EDITED_BOTH, [ours.pairs[jo]], base_pair, [theirs.pairs[jt]], entry.text if entry else ""
+                )
+            )
         if fo == DEL:
-            return self.conflict(ConflictPiece(kind, DELETED_OURS, [], base_pair, [theirs.pairs[jt]],
-                                               entry.text if entry else ""))
-        return self.conflict(ConflictPiece(kind, DELETED_THEIRS, [ours.pairs[jo]], base_pair, [],
-                                           entry.text if entry else ""))
+            return self.conflict(
+                ConflictPiece(kind, DELETED_OURS, [], base_pair, [theirs.pairs[jt]], entry.text if entry else "")
+            )
+        return self.conflict(
+            ConflictPiece(kind, DELETED_THEIRS, [ours.pairs[jo]], base_pair, [], entry.text if entry else "")
+        )
 
     # -- one slot (lines inserted between two base lines) ------------------------------------------
     def slot(self, s: int) -> None:
         ours, theirs = self.o.v, self.t.v
         io = self.o.slots.get(s, [])
-        it = [j for j in self.t.slots.get(s, [])
-              if not (j in theirs.entries and theirs.pairs[j][0] in self.ours_added)]
+        it = [j for j in self.t.slots.get(s, []) if not (j in theirs.entries and theirs.pairs[j][0] in self.ours_added)]
         po = [ours.pairs[j] for j in io]
         pt = [theirs.pairs[j] for j in it]
         if not pt or not po:
@@ -294,8 +298,9 @@ class _Merger:
             self.slot(n)
 
     def _chunks(self) -> list[tuple[int, int, list[Hunk], list[Hunk]]]:
-        tagged = sorted([(h.a_start, h.a_end, 0, h) for h in self.o.hunks]
-                        + [(h.a_start, h.a_end, 1, h) for h in self.t.hunks])
+        tagged = sorted(
+            [(h.a_start, h.a_end, 0, h) for h in self.o.hunks] + [(h.a_start, h.a_end, 1, h) for h in self.t.hunks]
+        )
         chunks: list[tuple[int, int, list[Hunk], list[Hunk]]] = []
         for a1, a2, side, h in tagged:
             if chunks and a1 <= chunks[-1][1]:
@@ -312,7 +317,7 @@ class _Merger:
             first = self.pieces[start]
             assert isinstance(first, list)
             del first[keep:]
-            del self.pieces[start + 1:]
+            del self.pieces[start + 1 :]
         else:
             del self.pieces[start:]
         o = self._side_range(self.o, ho, c1, c2)
@@ -325,10 +330,10 @@ class _Merger:
         while tail < min(len(o), len(t)) - head and o[-1 - tail][0] == t[-1 - tail][0]:
             tail += 1
         self.lines(o[:head])
-        mid_o, mid_t = o[head:len(o) - tail], t[head:len(t) - tail]
+        mid_o, mid_t = o[head : len(o) - tail], t[head : len(t) - tail]
         if mid_o or mid_t:
             self.pieces.append(ConflictPiece("text", TEXT if base else ADDED_BOTH, mid_o, base, mid_t))
-        self.lines(o[len(o) - tail:])
+        self.lines(o[len(o) - tail :])
 
     @staticmethod
     def _side_range(side: _Side, hunks: list[Hunk], c1: int, c2: int) -> list[Pair]:
@@ -347,8 +352,15 @@ def _final_newline(b: bool | None, o: bool | None, t: bool | None) -> bool:
     return t if o == b else o
 
 
-def merge3(base: bytes | None, ours: bytes, theirs: bytes, path: str = MEMORY_FILE, *,
-           labels: tuple[str, str, str] = ("ours", "base", "theirs"), marker_size: int = 7) -> MergeResult:
+def merge3(
+    base: bytes | None,
+    ours: bytes,
+    theirs: bytes,
+    path: str = MEMORY_FILE,
+    *,
+    labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+    marker_size: int = 7,
+) -> MergeResult:
     """Merge ``ours`` and ``theirs``, both descended from ``base`` (None or b"" when the file was
     added on both sides). ``path`` decides whether lines can be entries (Markdown files only)."""
     b = _load(base or b"", path)

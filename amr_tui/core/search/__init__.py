@@ -28,8 +28,11 @@ __all__ = [
     "tokens_of",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "index": ("SearchIndex", "SearchSession"),
-    "items": ("SearchHit", "SearchItem"),
-    "text": ("fold", "highlight_positions", "tokens_of"),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "index": ("SearchIndex", "SearchSession"),
+        "items": ("SearchHit", "SearchItem"),
+        "text": ("fold", "highlight_positions", "tokens_of"),
+    },
+)

@@ -97,7 +97,7 @@ class SearchIndex(PostingStore):
         slots = self._add(batch)
         at = 0
         for key, n in spans:
-            self._files[key] = slots[at:at + n]
+            self._files[key] = slots[at : at + n]
             at += n
         self.generation += len(spans)
 
@@ -159,15 +159,11 @@ class SearchIndex(PostingStore):
 
     # ------------------------------------------------------------------ searching
 
-    def search(
-        self, query: str, limit: int = 50, *, repos: Collection[str] | None = None
-    ) -> list[SearchHit]:
+    def search(self, query: str, limit: int = 50, *, repos: Collection[str] | None = None) -> list[SearchHit]:
         """The best ``limit`` hits for ``query``, best first. An empty query gives []."""
         return self._search(query, limit, repos, Resolver(self))
 
-    def _search(
-        self, query: str, limit: int, repos: Collection[str] | None, resolver: Resolver
-    ) -> list[SearchHit]:
+    def _search(self, query: str, limit: int, repos: Collection[str] | None, resolver: Resolver) -> list[SearchHit]:
         q = parse_query(query)
         if not q.atoms or limit <= 0:
             return []
@@ -258,9 +254,7 @@ class SearchSession:
         self._resolver = Resolver(index, remember=True)
         self._results: dict[tuple[str, int, frozenset[str] | None], list[SearchHit]] = {}
 
-    def search(
-        self, query: str, limit: int = 50, *, repos: Collection[str] | None = None
-    ) -> list[SearchHit]:
+    def search(self, query: str, limit: int = 50, *, repos: Collection[str] | None = None) -> list[SearchHit]:
         idx = self._index
         if idx.generation != self._generation:
             self._generation = idx.generation

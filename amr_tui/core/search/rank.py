@@ -234,8 +234,7 @@ def score_slots(
     items, lower = index.items, index.lower
     nbytes = (len(items) >> 3) + 1
     levels = [
-        (am.text, _max_level(am.text), am.level_bytes(nbytes, _max_level(am.text) if fuzzy else 2))
-        for am in atoms
+        (am.text, _max_level(am.text), am.level_bytes(nbytes, _max_level(am.text) if fuzzy else 2)) for am in atoms
     ]
     rx_cache: dict[str, re.Pattern[str]] = {}
     n = len(atoms)

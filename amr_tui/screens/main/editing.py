@@ -114,8 +114,12 @@ class EditActions:
             return None
         of = self.host.current
         if of is None or of.doc is None:  # not loaded: say why (too large, missing, ...) when known
-            notify_text(self.app, of.message if of is not None and of.message else "Open a Markdown memory file first.",
-                        severity="warning", timeout=8)
+            notify_text(
+                self.app,
+                of.message if of is not None and of.message else "Open a Markdown memory file first.",
+                severity="warning",
+                timeout=8,
+            )
             return None
         if of.read_only:
             notify_text(self.app, f"Read-only: {of.read_only}. Nothing was changed.", severity="error")
@@ -141,8 +145,13 @@ class EditActions:
             job, of = message.job, message.of
             self.ask_identity(lambda: self.host.run_save(job, of, back), self.repo_at(err.where), back)
         elif isinstance(err, DirtyFileError):
-            notify_text(self.app, f"{err} Your text is still in the editor.",
-                        title="Someone else's uncommitted change", severity="error", timeout=10)
+            notify_text(
+                self.app,
+                f"{err} Your text is still in the editor.",
+                title="Someone else's uncommitted change",
+                severity="error",
+                timeout=10,
+            )
             if back is not None:
                 back()
         else:
@@ -170,8 +179,9 @@ class EditActions:
         current = self.host.current
         return current.repo if current else None
 
-    def ask_identity(self, retry: Callable[[], None] | None, repo: str | None = None,
-                     back: Callable[[], None] | None = None) -> None:
+    def ask_identity(
+        self, retry: Callable[[], None] | None, repo: str | None = None, back: Callable[[], None] | None = None
+    ) -> None:
         current = self.host.current
         target = repo or (current.repo if current else None)
 
@@ -190,15 +200,25 @@ class EditActions:
                 if retry:
                     retry()
 
-        self.app.push_screen(PromptScreen(f"Git needs a name and email to commit in {make_visible(target or 'this repo')}",
-                                          placeholder="Your Name <you@example.com>",
-                                          help_text="Saved in this repo's own config (never your global config)."), got)
+        self.app.push_screen(
+            PromptScreen(
+                f"Git needs a name and email to commit in {make_visible(target or 'this repo')}",
+                placeholder="Your Name <you@example.com>",
+                help_text="Saved in this repo's own config (never your global config).",
+            ),
+            got,
+        )
 
-    def resolve_conflict(self, repo: str, err: ConflictError, choice: ConflictChoice | None,
-                         back: Callable[[], None] | None = None) -> None:
+    def resolve_conflict(
+        self, repo: str, err: ConflictError, choice: ConflictChoice | None, back: Callable[[], None] | None = None
+    ) -> None:
         if choice is None:
-            notify_text(self.app, "Conflict left unresolved; nothing was saved."
-                        + (" Your text is back in the editor." if back is not None else ""), severity="warning")
+            notify_text(
+                self.app,
+                "Conflict left unresolved; nothing was saved."
+                + (" Your text is back in the editor." if back is not None else ""),
+                severity="warning",
+            )
             if back is not None:
                 back()
             return
@@ -220,17 +240,24 @@ class EditActions:
             notify_text(self.app, f"{repo} has no uncommitted changes.")
             return
         listing = "\n".join(make_visible(f"  {p}") for p in paths[:10]) + (
-            f"\n  … and {len(paths) - 10} more" if len(paths) > 10 else "")
+            f"\n  … and {len(paths) - 10} more" if len(paths) > 10 else ""
+        )
 
         def go(yes: bool | None) -> None:
             if yes:
                 self.host.run_save(lambda: writegate.commit_foreign(session, repo, paths))
 
-        self.app.push_screen(ConfirmScreen(
-            "Commit others' uncommitted changes?",
-            f"These files hold changes nobody committed (agents often leave them):\n{listing}\n\n"
-            "They will be committed exactly as they are on disk, in a commit of their own labelled as "
-            "not made in amr.", "Commit them", "Cancel"), go)
+        self.app.push_screen(
+            ConfirmScreen(
+                "Commit others' uncommitted changes?",
+                f"These files hold changes nobody committed (agents often leave them):\n{listing}\n\n"
+                "They will be committed exactly as they are on disk, in a commit of their own labelled as "
+                "not made in amr.",
+                "Commit them",
+                "Cancel",
+            ),
+            go,
+        )
 
     # ------------------------------------------------------- entry edits
     def edit_entry(self) -> None:
@@ -243,13 +270,14 @@ class EditActions:
         text = of.doc.lines[line - 1].text
         entry = of.doc.entry_at(line)
         if entry is not None:
-            prefix, value = text[: entry.content_start], text[entry.content_start:]
+            prefix, value = text[: entry.content_start], text[entry.content_start :]
             if not prefix.endswith((" ", "\t")):
                 prefix += " "
         else:
             prefix, value = "", text
-        self.start_edit(EditTarget(of.repo, of.path, line, "edit", prefix, value, of),
-                        f"Editing line {line} of {of.repo}/{of.path}")
+        self.start_edit(
+            EditTarget(of.repo, of.path, line, "edit", prefix, value, of), f"Editing line {line} of {of.repo}/{of.path}"
+        )
 
     def new_entry(self, where: str) -> None:
         of = self.writable()
@@ -261,8 +289,10 @@ class EditActions:
         after = line if where == "below" else max(0, line - 1)
         if entry is not None and where == "below":
             after = entry_span(of.doc, entry)[1]
-        self.start_edit(EditTarget(of.repo, of.path, after, where, prefix, "", of),
-                        f"New entry {'below' if where == 'below' else 'above'} line {line} in {of.repo}/{of.path}")
+        self.start_edit(
+            EditTarget(of.repo, of.path, after, where, prefix, "", of),
+            f"New entry {'below' if where == 'below' else 'above'} line {line} in {of.repo}/{of.path}",
+        )
 
     def start_edit(self, target: EditTarget, where: str) -> None:
         editor = self.host.editor
@@ -270,8 +300,12 @@ class EditActions:
         if draft is not None:
             old_target, value = draft
             target, where = old_target, where + " (restored draft)"
-            editor.start(EditTarget(target.repo, target.path, target.line, target.mode, target.prefix, target.original,
-                                    target.base), where)
+            editor.start(
+                EditTarget(
+                    target.repo, target.path, target.line, target.mode, target.prefix, target.original, target.base
+                ),
+                where,
+            )
             editor.query_one(Input).value = value
         else:
             editor.start(target, where)
@@ -280,17 +314,22 @@ class EditActions:
     def submitted(self, message: EntryEditor.Submitted) -> None:
         target, line_text = message.target, message.line_text
         errors = [d for d in message.diagnostics if d.severity is Severity.ERROR]
-        if target.mode != "edit" and not line_text[len(target.prefix):].strip():
+        if target.mode != "edit" and not line_text[len(target.prefix) :].strip():
             notify_text(self.app, "Empty entry: nothing to save.", severity="warning")
             return
         if errors:
+
             def confirmed(yes: bool | None) -> None:
                 if yes:
                     self.save_entry(target, line_text)
 
             lines = "\n".join(make_visible(f"{d.code} {d.message}") for d in errors[:5])
-            self.app.push_screen(ConfirmScreen("This entry breaks the format", f"{lines}\n\nSave it anyway?",
-                                               "Save anyway", "Keep editing"), confirmed)
+            self.app.push_screen(
+                ConfirmScreen(
+                    "This entry breaks the format", f"{lines}\n\nSave it anyway?", "Save anyway", "Keep editing"
+                ),
+                confirmed,
+            )
             return
         self.save_entry(target, line_text)
 
@@ -302,11 +341,14 @@ class EditActions:
         of = base if isinstance(base, OpenFile) and base.doc is not None else session.open(target.repo, target.path)
         job: SaveJob
         if target.mode == "edit":
+
             def job() -> Saved:
                 return editing.replace_entry_line(session, of, target.line, line_text)
         else:
+
             def job() -> Saved:
                 return editing.insert_entry(session, of, target.line, line_text)
+
         self.host.run_save(job, of)
 
     def cancelled(self, message: EntryEditor.Cancelled) -> None:
@@ -319,8 +361,12 @@ class EditActions:
                 host.view.focus()
 
         if message.changed:
-            self.app.push_screen(ConfirmScreen("Discard this edit?", "Your changes to this entry are not saved.",
-                                               "Discard", "Keep editing"), drop)
+            self.app.push_screen(
+                ConfirmScreen(
+                    "Discard this edit?", "Your changes to this entry are not saved.", "Discard", "Keep editing"
+                ),
+                drop,
+            )
         else:
             drop(True)
 
@@ -335,8 +381,9 @@ class EditActions:
             if yes:
                 self.host.run_save(lambda: editing.delete_entry(session, of, line), of)
 
-        self.app.push_screen(ConfirmScreen("Delete entry?", f"{make_visible(entry.text)}\n\nIt stays in git history.",
-                                           "Delete"), go)
+        self.app.push_screen(
+            ConfirmScreen("Delete entry?", f"{make_visible(entry.text)}\n\nIt stays in git history.", "Delete"), go
+        )
 
     def stamp_added(self) -> None:
         found = self.writable_entry()
@@ -380,9 +427,16 @@ class EditActions:
             return
 
         def prompt(value: str = "") -> None:  # esc and quitting ask before dropping what was typed
-            self.app.push_screen(TextPromptScreen("Remember…", value, placeholder="fact [source: https://...]",
-                                                  help_text="Goes to the top of MEMORY.md, above ## Index.",
-                                                  what="the fact you are capturing"), with_text)
+            self.app.push_screen(
+                TextPromptScreen(
+                    "Remember…",
+                    value,
+                    placeholder="fact [source: https://...]",
+                    help_text="Goes to the top of MEMORY.md, above ## Index.",
+                    what="the fact you are capturing",
+                ),
+                with_text,
+            )
 
         def with_text(text: str | None) -> None:
             if not text or not text.strip():
@@ -399,11 +453,16 @@ class EditActions:
                 if len(writable) == 1:
                     to_repo(writable[0])
                 else:
-                    self.app.push_screen(ChoiceScreen("Which memory is this for?", [(r, r) for r in writable],
-                                                      holds="the fact you are capturing"), to_repo)
+                    self.app.push_screen(
+                        ChoiceScreen(
+                            "Which memory is this for?", [(r, r) for r in writable], holds="the fact you are capturing"
+                        ),
+                        to_repo,
+                    )
 
-            ask_before_saving_secrets(self.app, "", line, choose, declined=lambda: prompt(text),
-                                      holds="the fact you are capturing")
+            ask_before_saving_secrets(
+                self.app, "", line, choose, declined=lambda: prompt(text), holds="the fact you are capturing"
+            )
 
         prompt()
 
@@ -429,8 +488,12 @@ class EditActions:
         if bom:
             plain = plain[1:]
         if find_controls(plain.replace("\n", "")):
-            notify_text(self.app, "This file holds control characters; edit it with $EDITOR (ctrl+e) so nothing "
-                        "reaches the terminal.", severity="warning", timeout=8)
+            notify_text(
+                self.app,
+                "This file holds control characters; edit it with $EDITOR (ctrl+e) so nothing reaches the terminal.",
+                severity="warning",
+                timeout=8,
+            )
             return
         self.open_file_editor(of, plain, crlf, bom, None)
 
@@ -447,8 +510,11 @@ class EditActions:
                 return
             body = new_text.replace("\n", "\r\n") if crlf else new_text
             data = (("\ufeff" if bom else "") + body).encode("utf-8")
-            self.host.run_save(lambda: editing.write(session, of, data, f"Edit {of.path}"), of,
-                               back=lambda: self.open_file_editor(of, plain, crlf, bom, new_text))
+            self.host.run_save(
+                lambda: editing.write(session, of, data, f"Edit {of.path}"),
+                of,
+                back=lambda: self.open_file_editor(of, plain, crlf, bom, new_text),
+            )
 
         self.app.push_screen(FileEditScreen(of.path, plain, edited=edited, repo=of.repo), done)
 
@@ -478,16 +544,25 @@ class EditActions:
             notify_text(self.app, error, severity="error")
             return
         if data is None:
-            notify_text(self.app, f"{of.repo}/{of.path} cannot be read after $EDITOR (gone, or too large): "
-                        "nothing was committed.", severity="warning", timeout=8)
+            notify_text(
+                self.app,
+                f"{of.repo}/{of.path} cannot be read after $EDITOR (gone, or too large): nothing was committed.",
+                severity="warning",
+                timeout=8,
+            )
             return
         if data == of.data:
             return
         left = data
         before = of.data.decode("utf-8", "replace") if of.data is not None else ""
-        ask_before_saving_secrets(self.app, before, left.decode("utf-8", "replace"),
-                                  lambda: self.commit_external(of, left), no="Do not commit",
-                                  declined=lambda: self.external_not_committed(of, left))
+        ask_before_saving_secrets(
+            self.app,
+            before,
+            left.decode("utf-8", "replace"),
+            lambda: self.commit_external(of, left),
+            no="Do not commit",
+            declined=lambda: self.external_not_committed(of, left),
+        )
 
     def commit_external(self, of: OpenFile, data: bytes) -> None:
         session = self.session
@@ -502,12 +577,18 @@ class EditActions:
         self.host.run_save(job, of)
 
     def external_left_on_disk(self, of: OpenFile) -> None:
-        notify_text(self.app, f"Not committed: your $EDITOR changes stay in {of.repo}/{of.path} on disk, "
-                    "not in git (git diff shows them). amr's saves leave them out; U commits them.",
-                    title="$EDITOR changes kept on disk", severity="warning", timeout=12)
+        notify_text(
+            self.app,
+            f"Not committed: your $EDITOR changes stay in {of.repo}/{of.path} on disk, "
+            "not in git (git diff shows them). amr's saves leave them out; U commits them.",
+            title="$EDITOR changes kept on disk",
+            severity="warning",
+            timeout=12,
+        )
 
     def external_not_committed(self, of: OpenFile, data: bytes) -> None:
         """The user would not commit what $EDITOR left: edit again, leave it on disk, or put the file back."""
+
         def chosen(choice: str | None) -> None:
             if choice == "again":
                 self.host.call_after_refresh(self.run_external_editor, of)
@@ -520,20 +601,33 @@ class EditActions:
                     notify_text(self.app, f"Could not put {of.path} back: {exc}", severity="error")
                     restored = False
                 if restored:
-                    notify_text(self.app, f"{of.repo}/{of.path} is back as it was; your $EDITOR changes are discarded.",
-                                timeout=6)
+                    notify_text(
+                        self.app,
+                        f"{of.repo}/{of.path} is back as it was; your $EDITOR changes are discarded.",
+                        timeout=6,
+                    )
                 else:
-                    notify_text(self.app, f"{of.path} changed again meanwhile: left as it is on disk.",
-                                severity="warning", timeout=8)
+                    notify_text(
+                        self.app,
+                        f"{of.path} changed again meanwhile: left as it is on disk.",
+                        severity="warning",
+                        timeout=8,
+                    )
             else:  # "keep", or esc: nothing is thrown away
                 self.external_left_on_disk(of)
             self.host.action_reload()
 
-        self.app.push_screen(ChoiceScreen(make_visible(f"Your $EDITOR changes to {of.repo}/{of.path} are not committed"), [
-            ("again", "Edit again in $EDITOR"),
-            ("keep", "Leave them on disk, not committed (git diff shows them)"),
-            ("restore", "Put the file back as it was before $EDITOR (your changes are discarded)"),
-        ]), chosen)
+        self.app.push_screen(
+            ChoiceScreen(
+                make_visible(f"Your $EDITOR changes to {of.repo}/{of.path} are not committed"),
+                [
+                    ("again", "Edit again in $EDITOR"),
+                    ("keep", "Leave them on disk, not committed (git diff shows them)"),
+                    ("restore", "Put the file back as it was before $EDITOR (your changes are discarded)"),
+                ],
+            ),
+            chosen,
+        )
 
     def new_file(self) -> None:
         if self.host.entry_edit_pending():
@@ -547,7 +641,9 @@ class EditActions:
             if path:
                 self.create_file_at(repo, path)
 
-        self.app.push_screen(PromptScreen(f"New file in {repo}", placeholder="topic or folder/topic (.md added)"), named)
+        self.app.push_screen(
+            PromptScreen(f"New file in {repo}", placeholder="topic or folder/topic (.md added)"), named
+        )
 
     def create_file_at(self, repo: str, path: str) -> None:
         session = self.session
@@ -562,6 +658,7 @@ class EditActions:
 
         def named(new: str | None) -> None:
             if new and new != of.path:
+
                 def job() -> Saved:
                     saved, _rewritten = editing.rename_file(session, of.repo, of.path, new)
                     self.app.call_from_thread(self.draft_follows, of.repo, of.path, saved.path)
@@ -569,9 +666,14 @@ class EditActions:
 
                 self.host.run_save(job)
 
-        self.app.push_screen(PromptScreen(f"Rename or move {of.path}", value=of.path,
-                                          help_text=f"{backlinks} link(s) to it will be rewritten in the same commit."),
-                             named)
+        self.app.push_screen(
+            PromptScreen(
+                f"Rename or move {of.path}",
+                value=of.path,
+                help_text=f"{backlinks} link(s) to it will be rewritten in the same commit.",
+            ),
+            named,
+        )
 
     def delete_file(self) -> None:
         of = self.writable()

@@ -30,7 +30,12 @@ def edit_unread(app: App[Any], session: Session, of: OpenFile, reload: Callable[
     if error:
         notify_text(app, error, severity="error")
     elif changed:
-        notify_text(app, f"Not committed: {of.repo}/{of.path} is too large for amr to read or commit. Your "
-                    "$EDITOR changes stay on disk (git diff shows them); commit them with git.",
-                    title="$EDITOR changes kept on disk", severity="warning", timeout=12)
+        notify_text(
+            app,
+            f"Not committed: {of.repo}/{of.path} is too large for amr to read or commit. Your "
+            "$EDITOR changes stay on disk (git diff shows them); commit them with git.",
+            title="$EDITOR changes kept on disk",
+            severity="warning",
+            timeout=12,
+        )
     reload()

@@ -233,7 +233,9 @@ class MainScreen(Screen[None]):
         self.indexing = False
         self.refresh_tree()
         total = len(session.index)
-        self.set_status(f"{len(session.names)} repo{'s' if len(session.names) != 1 else ''} mounted, {total} items indexed.")
+        self.set_status(
+            f"{len(session.names)} repo{'s' if len(session.names) != 1 else ''} mounted, {total} items indexed."
+        )
         cur = self.current
         if cur is not None:  # opened at Indexed, before the tree had its files
             self.call_after_refresh(self.query_one(MemoryTree).select_file, cur.repo, cur.path)  # once its lines exist
@@ -263,9 +265,13 @@ class MainScreen(Screen[None]):
                 continue
         if found:
             self.post_message(self.Polled([], done=False, badges=True))
-            self.app.call_from_thread(notify_text, self.app, f"{found} entr{'ies' if found != 1 else 'y'} bring back a "
-                                      "fact that was deleted on purpose (AMR030).", title="Resurrected facts",
-                                      severity="warning")
+            self.app.call_from_thread(
+                notify_text,
+                self.app,
+                f"{found} entr{'ies' if found != 1 else 'y'} bring back a fact that was deleted on purpose (AMR030).",
+                title="Resurrected facts",
+                severity="warning",
+            )
             self.app.call_from_thread(self.action_reload)
 
     def _tick(self) -> None:
@@ -298,8 +304,11 @@ class MainScreen(Screen[None]):
         cur = self.current
         for change in message.changes:
             notify_text(self.app, change.describe(), title="Memory changed", timeout=4)
-            if cur and change.repo == cur.repo and (cur.path in change.changed or cur.path in change.removed
-                                                    or change.head_moved):
+            if (
+                cur
+                and change.repo == cur.repo
+                and (cur.path in change.changed or cur.path in change.removed or change.head_moved)
+            ):
                 self.open_place(Place(cur.repo, cur.path, self.view.cursor_line), keep_cursor=True, record=False)
 
     @work(thread=True, group="open")
@@ -343,11 +352,15 @@ class MainScreen(Screen[None]):
         notify_text(self.app, note, title=title, timeout=4)
         if saved.foreign:
             self.foreign_repo = saved.repo
-            notify_text(self.app,
-                        ", ".join(saved.foreign) + " also holds uncommitted changes that were not made in amr. "
-                        "They were left out of this commit and are still in the file. Press U to commit them as a "
-                        "commit of their own.", title="Others' uncommitted changes kept", severity="warning",
-                        timeout=10)
+            notify_text(
+                self.app,
+                ", ".join(saved.foreign) + " also holds uncommitted changes that were not made in amr. "
+                "They were left out of this commit and are still in the file. Press U to commit them as a "
+                "commit of their own.",
+                title="Others' uncommitted changes kept",
+                severity="warning",
+                timeout=10,
+            )
         self.refresh_tree()
         self.open_place(Place(saved.repo, saved.path, saved.line), record=False)
 
@@ -386,8 +399,9 @@ class MainScreen(Screen[None]):
         """True (and says so) when an entry edit is unsaved: another write would close the editor."""
         if self._unsaved_entry_value() is None:
             return False
-        notify_text(self.app, "Finish the entry you are editing first: enter saves it, esc discards it.",
-                    severity="warning")
+        notify_text(
+            self.app, "Finish the entry you are editing first: enter saves it, esc discards it.", severity="warning"
+        )
         self.editor.query_one(Input).focus()
         return True
 
@@ -400,7 +414,11 @@ class MainScreen(Screen[None]):
         edits = []
         target = self.editor.target
         if value is not None and target is not None:
-            what = f"line {target.line}: the entry you are editing" if target.mode == "edit" else "the new entry you are writing"
+            what = (
+                f"line {target.line}: the entry you are editing"
+                if target.mode == "edit"
+                else "the new entry you are writing"
+            )
             edits.append(f"{target.repo}/{target.path}, {what}")
         for (repo, path), (kept, _value) in self.drafts.items():
             line = f", line {kept.line}" if kept.mode == "edit" else ""
@@ -414,8 +432,12 @@ class MainScreen(Screen[None]):
             value = editor.query_one(Input).value
             if value != editor.target.original:
                 self.drafts[(editor.target.repo, editor.target.path)] = (editor.target, value)
-                notify_text(self.app, f"Unsaved edit of {editor.target.repo}/{editor.target.path} kept as a draft; "
-                            "press e in that file to resume. Quitting asks first.", timeout=5)
+                notify_text(
+                    self.app,
+                    f"Unsaved edit of {editor.target.repo}/{editor.target.path} kept as a draft; "
+                    "press e in that file to resume. Quitting asks first.",
+                    timeout=5,
+                )
             editor.close()
             self.view.editing = False
         then()
@@ -525,8 +547,9 @@ class MainScreen(Screen[None]):
             msg.update(content(of.message or "Nothing to show."))
             return
         if markdown and of.doc is not None:
-            view.set_document(of.doc, session.link_states(of.repo, of.doc), session.marks(of.repo, of.path),
-                              keep_cursor=keep_cursor)
+            view.set_document(
+                of.doc, session.link_states(of.repo, of.doc), session.marks(of.repo, of.path), keep_cursor=keep_cursor
+            )
             if line and not keep_cursor:
                 view.go_to_line(line)
             if not self.editor.display:
@@ -613,8 +636,16 @@ class MainScreen(Screen[None]):
             # Imported here: the dialogs are not needed for the first frame.
             from amr_tui.screens.dialogs import ConfirmScreen
 
-            self.app.push_screen(ConfirmScreen("Missing file", make_visible(f"[[{link.target}]] names no file in {of.repo}.{hint}") +
-                                               "\n\n" + make_visible(f"Create {target}?"), "Create"), create)
+            self.app.push_screen(
+                ConfirmScreen(
+                    "Missing file",
+                    make_visible(f"[[{link.target}]] names no file in {of.repo}.{hint}")
+                    + "\n\n"
+                    + make_visible(f"Create {target}?"),
+                    "Create",
+                ),
+                create,
+            )
 
     def on_entry_view_source_activated(self, message: EntryView.SourceActivated) -> None:
         url = message.url.replace("%3B", ";").replace("%5B", "[").replace("%5D", "]")
@@ -633,7 +664,9 @@ class MainScreen(Screen[None]):
         # Imported here: the dialogs are not needed for the first frame.
         from amr_tui.screens.dialogs import ConfirmScreen
 
-        self.app.push_screen(ConfirmScreen("Open source?", f"Open this link in your web browser?\n\n{make_visible(url)}", "Open"), go)
+        self.app.push_screen(
+            ConfirmScreen("Open source?", f"Open this link in your web browser?\n\n{make_visible(url)}", "Open"), go
+        )
 
     def on_side_panel_open(self, message: SidePanel.Open) -> None:
         of = self.current

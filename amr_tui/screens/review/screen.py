@@ -82,12 +82,26 @@ class DreamListScreen(Screen[bool]):
         options = self.query_one(OptionList)
         options.clear_options()
         for repo, run in self.cards:
-            moved = "based on main's tip" if run.based_on_main else f"main moved {run.main_moved} commit(s) since it started"
-            options.add_option(Option(Content.assemble(
-                content(f"{repo} \u00b7 {run.id}", "bold"), content(f"   {age(run.started)}", "$text-muted"),
-                NL, content(f"  {run.summary}"),
-                NL, content(f"  {run.files_changed} files \u00b7 +{run.entries_added} \u2212{run.entries_removed} entry lines \u00b7 {moved}",
-                        "$text-muted"))))
+            moved = (
+                "based on main's tip"
+                if run.based_on_main
+                else f"main moved {run.main_moved} commit(s) since it started"
+            )
+            options.add_option(
+                Option(
+                    Content.assemble(
+                        content(f"{repo} \u00b7 {run.id}", "bold"),
+                        content(f"   {age(run.started)}", "$text-muted"),
+                        NL,
+                        content(f"  {run.summary}"),
+                        NL,
+                        content(
+                            f"  {run.files_changed} files \u00b7 +{run.entries_added} \u2212{run.entries_removed} entry lines \u00b7 {moved}",
+                            "$text-muted",
+                        ),
+                    )
+                )
+            )
         if not self.cards:
             options.add_option(Option(content("No pending dreaming runs. `amr dream` makes one.", "$text-muted")))
         for err in message.errors:
@@ -178,7 +192,9 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         self.service, self.repo, self.run, self.read_only = service, repo, run, read_only
         self.review: RunReview | None = None  # the whole review: what deciding and accepting need
         self.summary: RunReview | None = None  # the review shown: the whole one, or the one without forgotten marks
-        self.files: list[ChangedFile] | list[FileReview] = []  # the file list's rows: ChangedFile (first stage) or FileReview
+        self.files: (
+            list[ChangedFile] | list[FileReview]
+        ) = []  # the file list's rows: ChangedFile (first stage) or FileReview
         self.stage = "reading"
         self.path: str | None = None
         self.changes: list[EntryChange] = []
@@ -241,16 +257,19 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         self.show_files()
         added = sum(f.lines[0] for f in self.files if f.lines)
         removed = sum(f.lines[1] for f in self.files if f.lines)
-        self._status(f"{len(self.files)} files changed (+{added} \u2212{removed} lines). "
-                     "Reading the entry-level changes\u2026")
+        self._status(
+            f"{len(self.files)} files changed (+{added} \u2212{removed} lines). Reading the entry-level changes\u2026"
+        )
 
     def on_run_review_screen_summary(self, message: Summary) -> None:
         if message.token != self._token:
             return
         self.stage, self.summary, self.files = "summary", message.review, message.review.files
         self.show_files()
-        self._status(f"{len(self.summary.diff.changes)} entry changes; {len(self.summary.applied)} already on main. "
-                     "Checking new entries against forgotten facts\u2026")
+        self._status(
+            f"{len(self.summary.diff.changes)} entry changes; {len(self.summary.applied)} already on main. "
+            "Checking new entries against forgotten facts\u2026"
+        )
 
     def on_run_review_screen_reviewed(self, message: Reviewed) -> None:
         if message.token != self._token:
@@ -266,8 +285,10 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         self.show_files()
         total = len(review.diff.changes)
         done = len(review.applied)
-        self._status(f"{total} entry changes; {done} already on main.  a/r decide a change, A a file, "
-                     "ctrl+s applies the accepted ones, X rejects the rest of the run.")
+        self._status(
+            f"{total} entry changes; {done} already on main.  a/r decide a change, A a file, "
+            "ctrl+s applies the accepted ones, X rejects the rest of the run."
+        )
 
     def show_files(self) -> None:
         """The file list from ``files``, the highlighted file kept (by path)."""
@@ -305,8 +326,15 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         options.clear_options()
         applied: set[str] = self.summary.applied if self.summary else set()
         for change in self.changes:
-            state = ("\u2714 " if change.id in self.accepted else "\u2718 " if change.id in self.rejected else
-                     "= " if change.id in applied else "  ")
+            state = (
+                "\u2714 "
+                if change.id in self.accepted
+                else "\u2718 "
+                if change.id in self.rejected
+                else "= "
+                if change.id in applied
+                else "  "
+            )
             options.add_option(Option(Content.assemble(content(state, "$success"), describe_change(change))))
         if self.changes:
             options.highlighted = min(keep, len(self.changes) - 1)
@@ -324,8 +352,12 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
     def _ready(self) -> bool:
         """Whether the whole review is in; says so politely when not."""
         if self.review is None:
-            notify_text(self.app, "Still reading the run\u2026 (the entry-level summary is not complete yet)",
-                        title="Dream review", severity="warning")
+            notify_text(
+                self.app,
+                "Still reading the run\u2026 (the entry-level summary is not complete yet)",
+                title="Dream review",
+                severity="warning",
+            )
             return False
         return True
 
@@ -375,9 +407,15 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
                 self.refresh_changes()
 
         # esc and quitting ask before dropping a change typed into the entry (TextPromptScreen)
-        self.app.push_screen(TextPromptScreen("Edit the entry, then accept it", value=self.edits.get(change.id, change.new.raw),
-                                              what=f"{self.repo}/{self.path}: the dream entry you are editing",
-                                              edits_value=True), edited)
+        self.app.push_screen(
+            TextPromptScreen(
+                "Edit the entry, then accept it",
+                value=self.edits.get(change.id, change.new.raw),
+                what=f"{self.repo}/{self.path}: the dream entry you are editing",
+                edits_value=True,
+            ),
+            edited,
+        )
 
     def action_toggle_viewed(self) -> None:
         f = next((f for f in self.files if f.path == self.path), None)

@@ -30,8 +30,12 @@ def describe_change(change: EntryChange) -> Content:
     new = change.new.text if change.new else None
     if kind == "merged":
         parts.append(content(" + ".join(olds) + f"  \u2192  {new}"))
-        parts.append(content("  (sources kept)" if change.sources_kept else f"  (LOST sources: {', '.join(change.lost_sources)})",
-                             "$text-muted" if change.sources_kept else "$error"))
+        parts.append(
+            content(
+                "  (sources kept)" if change.sources_kept else f"  (LOST sources: {', '.join(change.lost_sources)})",
+                "$text-muted" if change.sources_kept else "$error",
+            )
+        )
     elif kind == "moved" and change.new is not None:
         src = change.old[0].path if change.old else "?"
         parts.append(content(f"{new}  ({src} \u2192 {change.new.path})"))
@@ -56,4 +60,6 @@ def file_line(f: ChangedFile | FileReview) -> Content:
         return Content.assemble(mark, content(f.path, "bold"), content(f"  {f.status}; {what}", "$text-muted"))
     counted = cast("ChangedFile", f).lines
     lines = "binary" if counted is None else f"+{counted[0]} \u2212{counted[1]} lines"
-    return Content.assemble(mark, content(f.path, "bold"), content(f"  {f.status}; {lines}; entries\u2026", "$text-muted"))
+    return Content.assemble(
+        mark, content(f.path, "bold"), content(f"  {f.status}; {lines}; entries\u2026", "$text-muted")
+    )

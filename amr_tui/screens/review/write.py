@@ -44,6 +44,7 @@ class ReviewWriteMixin(_Screen):
     changed: bool
 
     if TYPE_CHECKING:
+
         def load(self) -> None: ...
 
         def _ready(self) -> bool: ...
@@ -107,9 +108,15 @@ class ReviewWriteMixin(_Screen):
             if yes:
                 self._write(lambda: self.service.reject(self.run.branch), close=True)
 
-        self.app.push_screen(ConfirmScreen("Reject the rest of this run?",
-                                           f"{note}The run leaves the pending list; its commits stay findable and the "
-                                           "decision can be undone (u, or amr dreams undo).", "Reject"), go)
+        self.app.push_screen(
+            ConfirmScreen(
+                "Reject the rest of this run?",
+                f"{note}The run leaves the pending list; its commits stay findable and the "
+                "decision can be undone (u, or amr dreams undo).",
+                "Reject",
+            ),
+            go,
+        )
 
     def action_undo(self) -> None:
         if self._guard():
@@ -139,8 +146,9 @@ class ReviewWriteMixin(_Screen):
             return
         shown = "\n".join(make_visible(str(p)) for p in message.problems[:8])  # a path may hold a line break
         more = len(message.problems) - 8
-        body = (f"{shown}\n… and {more} more" if more > 0 else shown) + \
-            "\n\nAccept the Index and link changes too (or fix the links after, amr lint lists them)."
+        body = (
+            f"{shown}\n… and {more} more" if more > 0 else shown
+        ) + "\n\nAccept the Index and link changes too (or fix the links after, amr lint lists them)."
 
         def go(yes: bool | None) -> None:
             if yes:
@@ -148,8 +156,14 @@ class ReviewWriteMixin(_Screen):
             else:
                 self.query_one("#review-status", Static).update("Nothing applied.")
 
-        self.app.push_screen(ConfirmScreen(f"This accept would leave {len(message.problems)} broken link(s) "
-                                           "or unreachable file(s). Apply anyway?", body, "Apply anyway"), go)
+        self.app.push_screen(
+            ConfirmScreen(
+                f"This accept would leave {len(message.problems)} broken link(s) or unreachable file(s). Apply anyway?",
+                body,
+                "Apply anyway",
+            ),
+            go,
+        )
 
     def _write(self, job: Job, close: bool) -> None:
         self.query_one("#review-status", Static).update("Writing…")

@@ -43,10 +43,19 @@ __all__ = [
     "search_paths",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "lintrun": (
-        "FixRefusedError", "LintResult", "LintTarget", "fix_repo", "git_tracked", "lint_targets", "notes_root",
-        "resolve_targets",
-    ),
-    "searchrun": ("build_index", "index_mount", "search_paths"),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "lintrun": (
+            "FixRefusedError",
+            "LintResult",
+            "LintTarget",
+            "fix_repo",
+            "git_tracked",
+            "lint_targets",
+            "notes_root",
+            "resolve_targets",
+        ),
+        "searchrun": ("build_index", "index_mount", "search_paths"),
+    },
+)

@@ -41,8 +41,14 @@ def probe(mount: Mount, *, duplicates: bool, near: bool) -> Probe:
     """The repo's files now (``drivers`` is the caller's to fill in: it asks git)."""
     files, escaping, stats = scan_files(mount.root)
     root = os.fspath(mount.root.resolve())
-    return Probe(diskcache.cache_path("lint", ["lint", root, mount.name, duplicates, near]),
-                 diskcache.cache_path("lint", ["facts", root, mount.name]), files, stats, escaping, [])
+    return Probe(
+        diskcache.cache_path("lint", ["lint", root, mount.name, duplicates, near]),
+        diskcache.cache_path("lint", ["facts", root, mount.name]),
+        files,
+        stats,
+        escaping,
+        [],
+    )
 
 
 def lookup(p: Probe) -> list[Finding] | None:
@@ -60,8 +66,16 @@ def lookup(p: Probe) -> list[Finding] | None:
 
 
 def store(p: Probe, findings: list[Finding]) -> None:
-    diskcache.save(p.path, FORMAT, {"stats": p.stats, "escaping": sorted(p.escaping), "drivers": p.drivers,
-                                    "findings": [_pack(f) for f in findings]})
+    diskcache.save(
+        p.path,
+        FORMAT,
+        {
+            "stats": p.stats,
+            "escaping": sorted(p.escaping),
+            "drivers": p.drivers,
+            "findings": [_pack(f) for f in findings],
+        },
+    )
 
 
 # Findings travel as plain tuples (the cache holds data only; see diskcache).
@@ -89,5 +103,11 @@ def cached_facts(p: Probe) -> dict[str, FileFacts]:
 
 
 def store_facts(p: Probe, facts: dict[str, FileFacts]) -> None:
-    diskcache.save(p.facts_path, FORMAT, {"stats": {path: p.stats[path] for path in facts if path in p.stats},
-                                          "facts": {path: pack(f) for path, f in facts.items()}})
+    diskcache.save(
+        p.facts_path,
+        FORMAT,
+        {
+            "stats": {path: p.stats[path] for path in facts if path in p.stats},
+            "facts": {path: pack(f) for path, f in facts.items()},
+        },
+    )

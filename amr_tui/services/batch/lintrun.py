@@ -81,8 +81,10 @@ def notes_root(path: Path, *, explicit: bool) -> Path | None:
 
 
 def _no_memory_repo(path: Path) -> FileNotFoundError:
-    return FileNotFoundError(f"{path} is not inside a memory repo: no MEMORY.md, and no git work tree or "
-                             f"named folder with Markdown files to lint")
+    return FileNotFoundError(
+        f"{path} is not inside a memory repo: no MEMORY.md, and no git work tree or "
+        f"named folder with Markdown files to lint"
+    )
 
 
 def resolve_targets(paths: list[Path], *, explicit: bool = True) -> list[LintTarget]:
@@ -97,8 +99,10 @@ def resolve_targets(paths: list[Path], *, explicit: bool = True) -> list[LintTar
             else:
                 root = notes_root(path, explicit=explicit) if is_markdown(path.name) else None
                 if root is None:
-                    raise FileNotFoundError(f"{path} is not inside a memory repo (no MEMORY.md above it, "
-                                            f"and not a Markdown file in a git work tree)")
+                    raise FileNotFoundError(
+                        f"{path} is not inside a memory repo (no MEMORY.md above it, "
+                        f"and not a Markdown file in a git work tree)"
+                    )
                 mount = Mount(root.name, root)
             rel = path.resolve().relative_to(root).as_posix()
             prev = targets.get(root)
@@ -126,9 +130,15 @@ def resolve_targets(paths: list[Path], *, explicit: bool = True) -> list[LintTar
     ]
 
 
-def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history: bool = False,
-                 near_duplicates: bool = True, use_cache: bool = False,
-                 skipped: list[SkippedBlob] | None = None) -> list[LintResult]:
+def lint_targets(
+    targets: list[LintTarget],
+    *,
+    duplicates: bool = True,
+    history: bool = False,
+    near_duplicates: bool = True,
+    use_cache: bool = False,
+    skipped: list[SkippedBlob] | None = None,
+) -> list[LintResult]:
     """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown.
     ``use_cache``: reuse the findings of a repo that did not change (services.batch.lintcache).
     ``skipped``, when given, gets the files the ``history`` walk did not read (over
@@ -140,11 +150,15 @@ def lint_targets(targets: list[LintTarget], *, duplicates: bool = True, history:
             from amr_tui.services.history import resurrections  # lazy: see the top of the module
 
             walked: list[SkippedBlob] = []
-            findings = sorted([*findings, *resurrections(target.mount, walked)],
-                              key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
+            findings = sorted(
+                [*findings, *resurrections(target.mount, walked)],
+                key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code),
+            )
             if skipped is not None:
-                skipped.extend(replace(s, path=f"{target.display_root}/{s.path}" if target.display_root else s.path)
-                               for s in dict.fromkeys(walked))
+                skipped.extend(
+                    replace(s, path=f"{target.display_root}/{s.path}" if target.display_root else s.path)
+                    for s in dict.fromkeys(walked)
+                )
         if any(f.diagnostic.code == "AMR013" and f.diagnostic.fix is not None for f in findings):
             findings = _tracked_links_only(findings, target.mount.root)
         for finding in findings:
@@ -169,7 +183,7 @@ def git_tracked(root: Path) -> set[str] | None:
         return None
     here, top = root.resolve(), repo.root.resolve()
     prefix = "" if here == top else here.relative_to(top).as_posix() + "/"
-    return {p[len(prefix):] for p in repo.ls_files() if p.startswith(prefix)}
+    return {p[len(prefix) :] for p in repo.ls_files() if p.startswith(prefix)}
 
 
 def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
@@ -180,15 +194,20 @@ def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
     try:
         tracked = git_tracked(root)
     except AmrGitError:  # e.g. another user's repo: git will not say, so --fix links nothing
-        return without_untracked_links(findings, set(), "git will not say whether it tracks it, so --fix does not link it")
+        return without_untracked_links(
+            findings, set(), "git will not say whether it tracks it, so --fix does not link it"
+        )
     return findings if tracked is None else without_untracked_links(findings, tracked)
 
 
 def _merge_drivers(root: Path, files: Iterable[str]) -> list[tuple[str, int, str]]:
     """AMR027's facts from git; without any gitattributes file there is nothing to ask git."""
     dot_git = root / ".git"
-    if (not any(p == ".gitattributes" or p.endswith("/.gitattributes") for p in files)
-            and dot_git.is_dir() and not (dot_git / "info" / "attributes").exists()):
+    if (
+        not any(p == ".gitattributes" or p.endswith("/.gitattributes") for p in files)
+        and dot_git.is_dir()
+        and not (dot_git / "info" / "attributes").exists()
+    ):
         return []
     from amr_tui.services.sync.gitattrs import lint_merge_drivers  # loads git: see the top of the module
 
@@ -220,8 +239,9 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
     return findings
 
 
-def _snapshot(mount: Mount, files: list[str], escaping: set[str], stats: dict[str, tuple[int, int]],
-              kept: dict[str, FileFacts]) -> RepoSnapshot:
+def _snapshot(
+    mount: Mount, files: list[str], escaping: set[str], stats: dict[str, tuple[int, int]], kept: dict[str, FileFacts]
+) -> RepoSnapshot:
     """The repo for lint. Files whose facts were ``kept`` (by the cache) are not read again; the
     others are parsed, on every core when there are many (services.batch.parallel). MEMORY.md is
     always parsed here: the checks of the entry point read its document."""
@@ -284,8 +304,11 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
         if not edits:
             break
         chosen = {id(e) for line_edits in edits.values() for e in line_edits}
-        tried.update(_fix_key(f, snapshot) for f in findings
-                     if f.diagnostic.fix is not None and any(id(e) in chosen for e in f.diagnostic.fix.edits))
+        tried.update(
+            _fix_key(f, snapshot)
+            for f in findings
+            if f.diagnostic.fix is not None and any(id(e) in chosen for e in f.diagnostic.fix.edits)
+        )
         changed = False
         for path, line_edits in edits.items():
             doc = snapshot.documents.get(path)

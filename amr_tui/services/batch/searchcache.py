@@ -45,5 +45,6 @@ def save(path: Path, index: SearchIndex, stats: Stats) -> None:
     searchcolumns.materialize(index)
     index.vocab_text()  # the joined vocabulary, made once here rather than by every search
     state = {k: v for k, v in index.__dict__.items() if k not in ("_items", "_lower")}
-    diskcache.save(path, FORMAT, {"stats": stats, "state": state,
-                                  "columns": searchcolumns.to_columns(index._items, index._lower)})
+    diskcache.save(
+        path, FORMAT, {"stats": stats, "state": state, "columns": searchcolumns.to_columns(index._items, index._lower)}
+    )

@@ -46,9 +46,18 @@ def to_columns(items: Sequence[SearchItem | None], lower: Sequence[str | None]) 
         texts.append(item.text)
         lows.append(cast(str, lower[slot]))  # a live slot's folded text
     return {
-        "n": len(items), "repos": list(repos), "paths": list(paths), "repo_ix": repo_ix.tobytes(),
-        "path_ix": path_ix.tobytes(), "lines": lines.tobytes(), "kinds": bytes(kinds), "dead": bytes(dead),
-        "text": "".join(texts), "text_off": _offsets(texts), "low": "".join(lows), "low_off": _offsets(lows),
+        "n": len(items),
+        "repos": list(repos),
+        "paths": list(paths),
+        "repo_ix": repo_ix.tobytes(),
+        "path_ix": path_ix.tobytes(),
+        "lines": lines.tobytes(),
+        "kinds": bytes(kinds),
+        "dead": bytes(dead),
+        "text": "".join(texts),
+        "text_off": _offsets(texts),
+        "low": "".join(lows),
+        "low_off": _offsets(lows),
     }
 
 
@@ -68,8 +77,20 @@ def _array(code: str, data: bytes) -> array[int]:
 
 
 class _Columns:
-    __slots__ = ("n", "repos", "paths", "repo_ix", "path_ix", "lines", "kinds", "dead", "text", "text_off",
-                 "low", "low_off")
+    __slots__ = (
+        "n",
+        "repos",
+        "paths",
+        "repo_ix",
+        "path_ix",
+        "lines",
+        "kinds",
+        "dead",
+        "text",
+        "text_off",
+        "low",
+        "low_off",
+    )
 
     def __init__(self, c: dict[str, Any]) -> None:
         self.n = int(c["n"])
@@ -100,8 +121,13 @@ class LazyItems:
         c = self._c
         if c.dead[slot]:
             return None
-        return SearchItem(c.repos[c.repo_ix[slot]], c.paths[c.path_ix[slot]], c.lines[slot],
-                          c.text[c.text_off[slot]:c.text_off[slot + 1]], KINDS[c.kinds[slot]])
+        return SearchItem(
+            c.repos[c.repo_ix[slot]],
+            c.paths[c.path_ix[slot]],
+            c.lines[slot],
+            c.text[c.text_off[slot] : c.text_off[slot + 1]],
+            KINDS[c.kinds[slot]],
+        )
 
 
 class LazyLower:
@@ -119,7 +145,7 @@ class LazyLower:
         c = self._c
         if c.dead[slot]:
             return None
-        return c.low[c.low_off[slot]:c.low_off[slot + 1]]
+        return c.low[c.low_off[slot] : c.low_off[slot + 1]]
 
 
 def attach(index: SearchIndex, columns: dict[str, Any]) -> None:
@@ -133,5 +159,6 @@ def materialize(index: SearchIndex) -> None:
     items, lower = index._items, index._lower
     if isinstance(items, LazyItems) and isinstance(lower, LazyLower):
         index._items = [items[i] for i in range(len(items))]
-        index._lower = [None if it is None else (it.text if lower[i] == it.text else lower[i])
-                        for i, it in enumerate(index._items)]
+        index._lower = [
+            None if it is None else (it.text if lower[i] == it.text else lower[i]) for i, it in enumerate(index._items)
+        ]

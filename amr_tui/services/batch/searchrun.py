@@ -56,8 +56,9 @@ def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
 _KEPT: list[SearchIndex] = []  # `amr search` leaves its index to the end of the process (see cli.main.FAST_EXIT)
 
 
-def search_paths(paths: list[Path], query: str, limit: int, *, use_cache: bool = True,
-                 keep: bool = False) -> list[SearchHit]:
+def search_paths(
+    paths: list[Path], query: str, limit: int, *, use_cache: bool = True, keep: bool = False
+) -> list[SearchHit]:
     with paused_gc():
         index = build_index(discover(paths), use_cache=use_cache)
     if keep:

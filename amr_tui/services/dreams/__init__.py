@@ -51,13 +51,24 @@ __all__ = [
     "run_id_of",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "model": (
-        "BRANCH_PREFIX", "ChangedFile", "DECISION_PREFIX", "Decision", "DreamError", "DreamRun", "FileReview",
-        "RunReview", "RunSource", "run_id_of",
-    ),
-    "write": ("Accepted",),
-    "check": ("Problem",),
-    "make": ("AgentDream",),
-    "runs": ("DreamService",),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "model": (
+            "BRANCH_PREFIX",
+            "ChangedFile",
+            "DECISION_PREFIX",
+            "Decision",
+            "DreamError",
+            "DreamRun",
+            "FileReview",
+            "RunReview",
+            "RunSource",
+            "run_id_of",
+        ),
+        "write": ("Accepted",),
+        "check": ("Problem",),
+        "make": ("AgentDream",),
+        "runs": ("DreamService",),
+    },
+)

@@ -51,8 +51,14 @@ class _Files:
         return res.path if res.state is LinkState.OK else None
 
 
-def accept_problems(service: RunSource, name: str, *, files: list[str] | tuple[str, ...] = (),
-                    entries: list[str] | tuple[str, ...] = (), edits: dict[str, str] | None = None) -> list[Problem]:
+def accept_problems(
+    service: RunSource,
+    name: str,
+    *,
+    files: list[str] | tuple[str, ...] = (),
+    entries: list[str] | tuple[str, ...] = (),
+    edits: dict[str, str] | None = None,
+) -> list[Problem]:
     """The links and files that ``service.accept(name, files=..., entries=..., edits=...)`` would
     break if it ran now (nothing is written)."""
     p = plan(service, name, files=list(files), entries=list(entries))
@@ -83,12 +89,18 @@ def problems_of(service: RunSource, main: str, changes: dict[str, bytes | None])
             elif link.target not in already_broken:
                 problems.append(Problem(path, link.line, f"[[{link.raw}]] would name no file"))
 
-    new_notes = [p for p, data in changes.items()
-                 if data is not None and p not in before.paths and is_markdown(p) and p != MEMORY_FILE and is_memory_note(p)]
+    new_notes = [
+        p
+        for p, data in changes.items()
+        if data is not None and p not in before.paths and is_markdown(p) and p != MEMORY_FILE and is_memory_note(p)
+    ]
     # Untouched files that may link to a deleted file, or to a new one: one git grep for all names.
     looked_up = [link_text_for(p) for p in [*sorted(removed), *sorted(p for p in new_notes if p not in reached)]]
-    unchanged = {p for p in gh.grep_fixed(service.repo, main, *looked_up[:MAX_NAMES])
-                 if p not in changes and is_markdown(p)} if looked_up else set()
+    unchanged = (
+        {p for p in gh.grep_fixed(service.repo, main, *looked_up[:MAX_NAMES]) if p not in changes and is_markdown(p)}
+        if looked_up
+        else set()
+    )
     for path in sorted(unchanged):
         data = service.blobs.read(main, path)
         if data is None:

@@ -65,8 +65,9 @@ def _start_branch(service: RunSource, run_id: str | None, stem: str) -> tuple[st
     return rid, branch, main
 
 
-def builtin_dream(service: RunSource, *, today: _dt.date | None = None, run_id: str | None = None,
-                  env: dict[str, str] | None = None) -> DreamRun | None:
+def builtin_dream(
+    service: RunSource, *, today: _dt.date | None = None, run_id: str | None = None, env: dict[str, str] | None = None
+) -> DreamRun | None:
     """Run amr's dreaming pass over main; returns the new pending run, or None when there is
     nothing to change (then no branch is made)."""
     today = today or _dt.date.today()
@@ -104,8 +105,15 @@ class AgentDream:
     output: str  # the agent's output, when captured (untrusted text)
 
 
-def agent_dream(service: RunSource, argv: list[str], *, run_id: str | None = None, timeout: float | None = None,
-                capture: bool = False, today: _dt.date | None = None) -> AgentDream:
+def agent_dream(
+    service: RunSource,
+    argv: list[str],
+    *,
+    run_id: str | None = None,
+    timeout: float | None = None,
+    capture: bool = False,
+    today: _dt.date | None = None,
+) -> AgentDream:
     """Run ``argv`` in a temporary work tree on a fresh run branch (see the module docstring)."""
     today = today or _dt.date.today()
     rid, branch, main = _start_branch(service, run_id, f"{today.isoformat()}-agent")

@@ -86,8 +86,6 @@ class ChangedFile:
     viewed: bool
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class FileReview:
     path: str
@@ -116,8 +114,8 @@ def run_id_of(name: str) -> str:
     """``dreams/x`` or ``x`` -> ``x``."""
     name = name.strip()
     if name.startswith("refs/heads/"):
-        name = name[len("refs/heads/"):]
-    return name[len(BRANCH_PREFIX):] if name.startswith(BRANCH_PREFIX) else name
+        name = name[len("refs/heads/") :]
+    return name[len(BRANCH_PREFIX) :] if name.startswith(BRANCH_PREFIX) else name
 
 
 def trailer_values(body: str, key: str) -> list[str]:

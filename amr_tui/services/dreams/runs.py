@@ -102,7 +102,7 @@ class DreamService:
             for ref, record in sorted(list_refs(self.repo, DECISION_PREFIX).items()):
                 decision = self._decision(ref, record)
                 if decision is not None:
-                    rid = ref[len(DECISION_PREFIX) + len(decision.state) + 1:]
+                    rid = ref[len(DECISION_PREFIX) + len(decision.state) + 1 :]
                     out.append(self._run(rid, decision.tip, main, decision))
         out.sort(key=lambda r: (r.started.timestamp() if r.started else 0.0, r.id))
         return out
@@ -131,12 +131,21 @@ class DreamService:
                     return self._run(rid, decision.tip, main, decision, counts=counts)
         raise DreamError(f"no dreaming run {rid!r}: `amr dreams list` shows the pending ones")
 
-    def _run(self, rid: str, tip: str, main: str | None, decision: Decision | None = None, *,
-             counts: bool = True) -> DreamRun:
+    def _run(
+        self, rid: str, tip: str, main: str | None, decision: Decision | None = None, *, counts: bool = True
+    ) -> DreamRun:
         base = gh.merge_base(self.repo, main, tip) if main else None
         commits = gh.log_entries(self.repo, tip, exclude=(base,) if base else (), body=True)
-        run = DreamRun(rid, BRANCH_PREFIX + rid, decision.state if decision else "pending", tip, base, main,
-                       commits, decision=decision)
+        run = DreamRun(
+            rid,
+            BRANCH_PREFIX + rid,
+            decision.state if decision else "pending",
+            tip,
+            base,
+            main,
+            commits,
+            decision=decision,
+        )
         if base is not None:
             key = (base, tip)
             with self._lock:
@@ -159,8 +168,11 @@ class DreamService:
         for e in gh.log_entries(self.repo, main, exclude=(base,), body=True, grep=f"{TRAILER_UNDO}: {rid}"):
             if rid in trailer_values(e.body, TRAILER_UNDO):
                 undone.update(trailer_values(e.body, "Dream-Reverted"))
-        return [e.oid for e in gh.log_entries(self.repo, main, exclude=(base,), body=True, grep=f"{TRAILER_RUN}: {rid}")
-                if rid in trailer_values(e.body, TRAILER_RUN) and e.oid not in undone]
+        return [
+            e.oid
+            for e in gh.log_entries(self.repo, main, exclude=(base,), body=True, grep=f"{TRAILER_RUN}: {rid}")
+            if rid in trailer_values(e.body, TRAILER_RUN) and e.oid not in undone
+        ]
 
     def _decision(self, ref: str, record: str) -> Decision | None:
         entries = gh.log_entries(self.repo, record, limit=1, body=True)
@@ -172,8 +184,16 @@ class DreamService:
             return None
         before = next(iter(trailer_values(e.body, "Dream-Main-Before")), None)
         after = next(iter(trailer_values(e.body, "Dream-Main-After")), None)
-        return Decision(state, ref, record, e.parents[0], before, after,
-                        tuple(trailer_values(e.body, "Dream-Accept-Commit")), e.info.committer_date)
+        return Decision(
+            state,
+            ref,
+            record,
+            e.parents[0],
+            before,
+            after,
+            tuple(trailer_values(e.body, "Dream-Accept-Commit")),
+            e.info.committer_date,
+        )
 
     # -- reviewing ------------------------------------------------------------------------------
     def _files(self, commit: str, paths: list[str], skipped: list[gh.SkippedBlob] | None = None) -> dict[str, bytes]:
@@ -235,8 +255,9 @@ class DreamService:
             service = self._history
         for fact in service.forgotten():
             if fact.commit is not None and fact.line is not None:
-                matcher.add(fact.text, f"deleted on {fact.date} in {fact.commit.oid[:7]} "
-                            f"\"{fact.commit.subject}\" ({fact.path})")
+                matcher.add(
+                    fact.text, f'deleted on {fact.date} in {fact.commit.oid[:7]} "{fact.commit.subject}" ({fact.path})'
+                )
         with self._lock:
             self._matcher = (key, matcher)
         return matcher
@@ -247,8 +268,10 @@ class DreamService:
             raise DreamError(f"{run.branch} shares no history with {self.main}")
         lines = gh.line_counts(self.repo, run.base, run.tip)
         viewed = self.viewed(run)
-        return [ChangedFile(p, GIT_STATUS.get(st, "modified"), lines.get(p), viewed.get(p, False))
-                for st, p in gh.changed_paths(self.repo, run.base, run.tip)]
+        return [
+            ChangedFile(p, GIT_STATUS.get(st, "modified"), lines.get(p), viewed.get(p, False))
+            for st, p in gh.changed_paths(self.repo, run.base, run.tip)
+        ]
 
     def review(self, name: str | DreamRun, *, history: bool = True) -> RunReview:
         """The entry-level review of a run (by name, or a :class:`DreamRun` just read)."""
@@ -262,13 +285,22 @@ class DreamService:
         """``review`` (made with ``history=False``) with the new entries that match forgotten
         facts marked ``resurrected``: the same as ``review(..., history=True)``."""
         diff = mark_forgotten(review.diff, self._forgotten_matcher())
-        files = [FileReview(f.path, f.status, s.counts, s.changes, f.viewed, f.rejected)
-                 for f, s in zip(review.files, file_summaries(diff), strict=True)]
+        files = [
+            FileReview(f.path, f.status, s.counts, s.changes, f.viewed, f.rejected)
+            for f, s in zip(review.files, file_summaries(diff), strict=True)
+        ]
         with self._lock:
             history = self._history
         walked = history.history_skipped() if history is not None else []
-        return RunReview(review.run, diff, files, set(review.applied), set(review.rejected), set(review.rejected_files),
-                         list(dict.fromkeys([*review.skipped, *walked])))
+        return RunReview(
+            review.run,
+            diff,
+            files,
+            set(review.applied),
+            set(review.rejected),
+            set(review.rejected_files),
+            list(dict.fromkeys([*review.skipped, *walked])),
+        )
 
     def _review(self, run: DreamRun) -> RunReview:
         assert run.base is not None  # review() refuses a run that shares no history with main
@@ -277,13 +309,16 @@ class DreamService:
         marks = self.rejections(run.id)
         bad_files = set(marks["files"]) & set(diff.changed_paths)
         rejected = {c.id for c in diff.changes if c.id in marks["changes"] or bad_files & set(c.paths)}
-        files = [FileReview(f.path, f.status, f.counts, f.changes, viewed.get(f.path, False), f.path in bad_files)
-                 for f in file_summaries(diff)]
+        files = [
+            FileReview(f.path, f.status, f.counts, f.changes, viewed.get(f.path, False), f.path in bad_files)
+            for f in file_summaries(diff)
+        ]
         with self._lock:
             skipped = list(self._skipped.get((run.base, run.tip), []))
         main_files = self._files(run.main, diff.changed_paths, skipped) if run.main else {}
-        return RunReview(run, diff, files, applied_ids(diff, main_files), rejected, bad_files,
-                         list(dict.fromkeys(skipped)))
+        return RunReview(
+            run, diff, files, applied_ids(diff, main_files), rejected, bad_files, list(dict.fromkeys(skipped))
+        )
 
     def rows(self, name: str, path: str) -> list[Row]:
         """``path`` in the run side by side (base left, tip right), entries aligned."""
@@ -349,8 +384,14 @@ class DreamService:
             return {"files": [], "changes": []}
         return {"files": list(marks.get("files", [])), "changes": list(marks.get("changes", []))}
 
-    def reject_parts(self, name: str, *, files: list[str] | tuple[str, ...] = (),
-                     changes: list[str] | tuple[str, ...] = (), rejected: bool = True) -> None:
+    def reject_parts(
+        self,
+        name: str,
+        *,
+        files: list[str] | tuple[str, ...] = (),
+        changes: list[str] | tuple[str, ...] = (),
+        rejected: bool = True,
+    ) -> None:
         """Reject (or un-reject) files or entry changes of a pending run: they stay out of main
         when the rest of the run is accepted. Nothing is committed."""
         run = self.run(name)
@@ -370,16 +411,28 @@ class DreamService:
             self._save(REJECTED_FILE, data)
 
     # -- writing (.write, .check, .make) ---------------------------------------------------------
-    def accept(self, name: str, *, files: list[str] | tuple[str, ...] = (), entries: list[str] | tuple[str, ...] = (),
-               edits: dict[str, str] | None = None) -> Accepted:
+    def accept(
+        self,
+        name: str,
+        *,
+        files: list[str] | tuple[str, ...] = (),
+        entries: list[str] | tuple[str, ...] = (),
+        edits: dict[str, str] | None = None,
+    ) -> Accepted:
         """Accept the whole run, or some files, or some entry changes (``edits``: id -> new text).
 
         A whole run based on main's tip fast-forwards main; anything else is one new commit on
         main with ``Dream-Run`` / ``Dream-Commit`` trailers."""
         return accept(self, name, files=list(files), entries=list(entries), edits=edits or {})
 
-    def check_accept(self, name: str, *, files: list[str] | tuple[str, ...] = (),
-                     entries: list[str] | tuple[str, ...] = (), edits: dict[str, str] | None = None) -> list[Problem]:
+    def check_accept(
+        self,
+        name: str,
+        *,
+        files: list[str] | tuple[str, ...] = (),
+        entries: list[str] | tuple[str, ...] = (),
+        edits: dict[str, str] | None = None,
+    ) -> list[Problem]:
         """What ``accept`` with the same arguments would break (links, unreachable new files),
         without writing anything."""
         return accept_problems(self, name, files=files, entries=entries, edits=edits)
@@ -392,12 +445,20 @@ class DreamService:
         """Undo the last decision on a run (see docs/dreams.md). Returns what was done."""
         return undo(self, name)
 
-    def dream(self, *, today: _dt.date | None = None, run_id: str | None = None,
-              env: dict[str, str] | None = None) -> DreamRun | None:
+    def dream(
+        self, *, today: _dt.date | None = None, run_id: str | None = None, env: dict[str, str] | None = None
+    ) -> DreamRun | None:
         """The built-in dreaming pass onto a new ``dreams/<id>`` branch (None: nothing to change)."""
         return builtin_dream(self, today=today, run_id=run_id, env=env)
 
-    def dream_agent(self, argv: list[str], *, run_id: str | None = None, timeout: float | None = None,
-                    capture: bool = False, today: _dt.date | None = None) -> AgentDream:
+    def dream_agent(
+        self,
+        argv: list[str],
+        *,
+        run_id: str | None = None,
+        timeout: float | None = None,
+        capture: bool = False,
+        today: _dt.date | None = None,
+    ) -> AgentDream:
         """Run an external agent in a temporary work tree on a new run branch."""
         return agent_dream(self, argv, run_id=run_id, timeout=timeout, capture=capture, today=today)

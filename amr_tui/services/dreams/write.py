@@ -57,8 +57,9 @@ class Accepted:
     items: tuple[str, ...]  # "all", "file <path>", "entry <id>"
 
 
-def _three_way(service: RunSource, path: str, ours: bytes | None, base: bytes | None,
-               theirs: bytes | None) -> bytes | None:
+def _three_way(
+    service: RunSource, path: str, ours: bytes | None, base: bytes | None, theirs: bytes | None
+) -> bytes | None:
     if theirs == base or theirs == ours:
         return ours
     if ours == base:
@@ -70,8 +71,10 @@ def _three_way(service: RunSource, path: str, ours: bytes | None, base: bytes | 
     except GitError:
         conflicted = True
     if conflicted:
-        raise DreamError(f"{path}: the run and main changed the same lines; accept it entry by entry or "
-                         f"ask the agent for a new run on the current main")
+        raise DreamError(
+            f"{path}: the run and main changed the same lines; accept it entry by entry or "
+            f"ask the agent for a new run on the current main"
+        )
     return merged
 
 
@@ -86,8 +89,9 @@ def _file_changes(service: RunSource, run: DreamRun, main: str, paths: list[str]
     return out
 
 
-def _entry_changes(service: RunSource, run: DreamRun, main: str, ids: list[str],
-                   edits: dict[str, str], start: dict[str, bytes | None]) -> dict[str, bytes | None]:
+def _entry_changes(
+    service: RunSource, run: DreamRun, main: str, ids: list[str], edits: dict[str, str], start: dict[str, bytes | None]
+) -> dict[str, bytes | None]:
     """``start`` (file-level results) with the entry changes replayed on top; only what differs
     from main is returned."""
     review = service.review(run.id, history=False)
@@ -150,7 +154,9 @@ def plan(service: RunSource, name: str, *, files: list[str], entries: list[str])
     review = service.review(run.id, history=False)
     if whole and (review.rejected or review.rejected_files):
         # The rest of the run: untouched files three-way, files with rejected parts entry by entry.
-        blocked = set(review.rejected_files) | {p for c in review.diff.changes if c.id in review.rejected for p in c.paths}
+        blocked = set(review.rejected_files) | {
+            p for c in review.diff.changes if c.id in review.rejected for p in c.paths
+        }
         files = [p for p in review.diff.changed_paths if p not in blocked]
         entries = [c.id for c in review.diff.changes if c.id not in review.rejected and blocked & set(c.paths)]
         partial_whole = True
@@ -163,8 +169,7 @@ def plan(service: RunSource, name: str, *, files: list[str], entries: list[str])
     return Plan(run, review, list(files), list(entries), whole, partial_whole, changed)
 
 
-def accept(service: RunSource, name: str, *, files: list[str], entries: list[str],
-           edits: dict[str, str]) -> Accepted:
+def accept(service: RunSource, name: str, *, files: list[str], entries: list[str], edits: dict[str, str]) -> Accepted:
     p = plan(service, name, files=files, entries=entries)
     run, review, files, entries, whole = p.run, p.review, p.files, p.entries, p.whole
     assert run.base is not None and run.main is not None  # plan() refuses a run without them
@@ -177,8 +182,9 @@ def accept(service: RunSource, name: str, *, files: list[str], entries: list[str
     else:
         items = [f"file {f}" for f in files] + [f"entry {e}" for e in entries]
     if whole:
-        rejected = [f"rejected file {p}" for p in sorted(review.rejected_files)] + \
-            [f"rejected {describe(c)}" for c in review.diff.changes if c.id in review.rejected]
+        rejected = [f"rejected file {p}" for p in sorted(review.rejected_files)] + [
+            f"rejected {describe(c)}" for c in review.diff.changes if c.id in review.rejected
+        ]
         title, lines = f"Accept dreaming run {run.id}: {run.summary}", rejected
     else:
         lines = list(files) + [describe(c) if (c := review.change(e)) else e for e in entries]
@@ -203,10 +209,16 @@ def accept(service: RunSource, name: str, *, files: list[str], entries: list[str
     return Accepted(run.id, how, new, closed, tuple(items))
 
 
-def _close(service: RunSource, run: DreamRun, state: str, before: str | None, after: str | None,
-           accept_commits: list[str]) -> bool:
-    lines = [f"amr: dreaming run {run.id} {state}", "", f"{TRAILER_RUN}: {run.id}", f"Dream-Decision: {state}",
-             f"Dream-Tip: {run.tip}"]
+def _close(
+    service: RunSource, run: DreamRun, state: str, before: str | None, after: str | None, accept_commits: list[str]
+) -> bool:
+    lines = [
+        f"amr: dreaming run {run.id} {state}",
+        "",
+        f"{TRAILER_RUN}: {run.id}",
+        f"Dream-Decision: {state}",
+        f"Dream-Tip: {run.tip}",
+    ]
     if before:
         lines.append(f"Dream-Main-Before: {before}")
     if after:
@@ -250,8 +262,9 @@ def _revert(service: RunSource, pairs: Sequence[tuple[str, str, str | None]], ri
         for _, path in gh.changed_paths(service.repo, before, after):
             if path not in current:
                 current[path] = original[path] = service.blobs.read(main, path)
-            current[path] = _three_way(service, path, current[path], service.blobs.read(after, path),
-                                       service.blobs.read(before, path))
+            current[path] = _three_way(
+                service, path, current[path], service.blobs.read(after, path), service.blobs.read(before, path)
+            )
     changes = {p: d for p, d in current.items() if d != original[p]}
     if not changes:
         return main
@@ -265,8 +278,10 @@ def _through_gate(service: RunSource, main: str, changes: dict[str, bytes | None
     try:
         return service.repo.write_files(gate_changes, message, branch=service.main).head
     except ConflictError as exc:
-        raise DreamError(f"{exc.path} changed on {service.main} in the same place meanwhile; nothing was "
-                         f"written. Review the run again.") from None
+        raise DreamError(
+            f"{exc.path} changed on {service.main} in the same place meanwhile; nothing was "
+            f"written. Review the run again."
+        ) from None
 
 
 def undo(service: RunSource, name: str) -> str:
@@ -278,8 +293,10 @@ def undo(service: RunSource, name: str) -> str:
             raise DreamError(f"run {rid} is pending and none of it was accepted: nothing to undo")
         pairs = [(_parent(service, c), c, c) for c in run.accept_commits]
         reverted = _revert(service, pairs, rid)
-        return f"reverted {len(pairs)} accepted part{'s' if len(pairs) != 1 else ''} of run {rid} on " \
-               f"{service.main} ({reverted[:7]}); the run is still pending"
+        return (
+            f"reverted {len(pairs)} accepted part{'s' if len(pairs) != 1 else ''} of run {rid} on "
+            f"{service.main} ({reverted[:7]}); the run is still pending"
+        )
     decision = run.decision
     assert decision is not None
     note = ""
@@ -296,8 +313,14 @@ def undo(service: RunSource, name: str) -> str:
         if not decision.accept_commits and new and new != before_undo:
             # A fast-forwarded run's commits are in main's history now: reopen it as one commit on
             # top of the undo that puts its changes back, so it can be reviewed again.
-            subjects = [e.info.subject.removeprefix("dream: ") for e in reversed(gh.log_entries(
-                service.repo, decision.tip, exclude=(decision.main_before,) if decision.main_before else ()))]
+            subjects = [
+                e.info.subject.removeprefix("dream: ")
+                for e in reversed(
+                    gh.log_entries(
+                        service.repo, decision.tip, exclude=(decision.main_before,) if decision.main_before else ()
+                    )
+                )
+            ]
             text = f"dream: {'; '.join(subjects) or rid} (reopened)\n\nDream-Reopened-From: {decision.tip}"
             tip = make_commit(service.repo, _parent(service, new), [new], text)
             set_ref(service.repo, branch_ref, tip, None, "amr: dream undo")

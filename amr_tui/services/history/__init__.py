@@ -44,10 +44,19 @@ __all__ = [
     "resurrections",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "forgotten": ("DeletionLog", "ForgottenFact", "HistorySource", "forget", "restore"),
-    "provenance": (
-        "FileVersion", "HistoryCursor", "HistoryItem", "HistoryPage", "HistoryService", "Timeline", "TimelineEvent",
-        "resurrections",
-    ),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "forgotten": ("DeletionLog", "ForgottenFact", "HistorySource", "forget", "restore"),
+        "provenance": (
+            "FileVersion",
+            "HistoryCursor",
+            "HistoryItem",
+            "HistoryPage",
+            "HistoryService",
+            "Timeline",
+            "TimelineEvent",
+            "resurrections",
+        ),
+    },
+)

@@ -67,6 +67,7 @@ class HistorySource(Protocol):
         """Reads blobs up to ``MAX_PARSE_BYTES``."""
         ...
 
+
 RESTORED_TRAILER = "Restored-from"
 
 
@@ -226,7 +227,9 @@ class DeletionLog:
             tomb = tombs[int(hit)] if hit is not None else None
             if hit is not None:
                 used.add(int(hit))
-            fid = hashlib.sha1(f"{r.commit.oid}\0{r.path}\0{r.line}".encode("utf-8", "surrogateescape")).hexdigest()[:10]
+            fid = hashlib.sha1(f"{r.commit.oid}\0{r.path}\0{r.line}".encode("utf-8", "surrogateescape")).hexdigest()[
+                :10
+            ]
             if tomb is not None and tomb.redacted:
                 out.append(ForgottenFact(fid, "(redacted)", None, r.path, r.commit, (), tomb))
             else:
@@ -270,9 +273,18 @@ class DeletionLog:
                     verdict[i] = self._really_forgotten(removals[i], restored)
                 if verdict[i]:
                     r = removals[i]
-                    findings.append(Finding(path, diag(
-                        "AMR030", f"resurrected fact: deleted on {r.commit.author_date.date().isoformat()} in "
-                        f"{r.commit.oid[:7]} \"{r.commit.subject}\" ({r.path}) and written again", entry.line, 1)))
+                    findings.append(
+                        Finding(
+                            path,
+                            diag(
+                                "AMR030",
+                                f"resurrected fact: deleted on {r.commit.author_date.date().isoformat()} in "
+                                f'{r.commit.oid[:7]} "{r.commit.subject}" ({r.path}) and written again',
+                                entry.line,
+                                1,
+                            ),
+                        )
+                    )
         return findings
 
     def _restored(self) -> set[str]:
@@ -283,7 +295,7 @@ class DeletionLog:
             for e in gh.log_entries(self.repo, "HEAD", body=True, grep=marker):
                 for line in e.body.splitlines():
                     if line.startswith(marker):
-                        out.add(line[len(marker):].strip().rstrip(".").split(",")[0].strip())
+                        out.add(line[len(marker) :].strip().rstrip(".").split(",")[0].strip())
         return out
 
     def _really_forgotten(self, r: Removal, restored: set[str]) -> bool:
@@ -297,8 +309,9 @@ class DeletionLog:
 # Writing: forget and restore
 
 
-def _commit_with_retries(service: HistorySource, build: Callable[[str | None], Mapping[str, bytes | None]],
-                         message: str) -> str:
+def _commit_with_retries(
+    service: HistorySource, build: Callable[[str | None], Mapping[str, bytes | None]], message: str
+) -> str:
     """``build(head) -> changes`` (path -> wanted bytes), made from HEAD's versions; committed
     through the write gate, which merges it onto anything committed meanwhile (no rebuild, no
     retry loop of its own) and keeps anyone's uncommitted edit out of the commit."""
@@ -312,8 +325,16 @@ def _commit_with_retries(service: HistorySource, build: Callable[[str | None], M
     return result.head or ""
 
 
-def forget(service: HistorySource, path: str, line: int, *, reason: str | None = None, redact: bool = False,
-           by: str | None = None, today: _dt.date | None = None) -> str:
+def forget(
+    service: HistorySource,
+    path: str,
+    line: int,
+    *,
+    reason: str | None = None,
+    redact: bool = False,
+    by: str | None = None,
+    today: _dt.date | None = None,
+) -> str:
     """Remove the entry on ``line`` of ``path`` and record a tombstone, in one commit.
 
     ``redact`` keeps only the fact's digest in the tombstone and leaves the text and the reason
@@ -336,14 +357,24 @@ def forget(service: HistorySource, path: str, line: int, *, reason: str | None =
     else:
         ident = service.repo.identity()
         who = ident.name if ident else None
-    stone = tombstone_line(entry0.text, date=(today or _dt.date.today()).isoformat(), reason=reason, by=who,
-                           sources=entry0.meta("source"), file=path, redact=redact)
+    stone = tombstone_line(
+        entry0.text,
+        date=(today or _dt.date.today()).isoformat(),
+        reason=reason,
+        by=who,
+        sources=entry0.meta("source"),
+        file=path,
+        redact=redact,
+    )
 
     def build(head: str | None) -> dict[str, bytes | None]:
         data = service.blobs.read(head, path) if head else None
         doc = parse(data or b"", path)
-        where = line if line <= len(doc.lines) and doc.lines[line - 1].text == raw else \
-            next((ln.number for ln in doc.lines if ln.text == raw), None)
+        where = (
+            line
+            if line <= len(doc.lines) and doc.lines[line - 1].text == raw
+            else next((ln.number for ln in doc.lines if ln.text == raw), None)
+        )
         entry = doc.entry_at(where) if where else None
         if entry is None:
             raise LookupError(f"the entry at {path}:{line} changed before it could be forgotten; nothing was written")

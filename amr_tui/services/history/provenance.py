@@ -133,15 +133,17 @@ class HistoryService:
         self.blobs.close()
 
     # -- file history -------------------------------------------------------------------------
-    def file_history(self, path: str, *, limit: int = 50, cursor: HistoryCursor | None = None,
-                     follow: bool = False) -> HistoryPage:
+    def file_history(
+        self, path: str, *, limit: int = 50, cursor: HistoryCursor | None = None, follow: bool = False
+    ) -> HistoryPage:
         """A page of the commits that touched ``path``, newest first, with the sessions they added."""
         start = cursor.start if cursor else self.repo.head()
         if start is None:
             return HistoryPage(path, [], None)
         skip = cursor.skip if cursor else 0
-        patches = gh.log_patches(self.repo, start, paths=(path,), limit=limit + 1, skip=skip, follow=follow,
-                                 max_blob=MAX_PARSE_BYTES)
+        patches = gh.log_patches(
+            self.repo, start, paths=(path,), limit=limit + 1, skip=skip, follow=follow, max_blob=MAX_PARSE_BYTES
+        )
         items: list[HistoryItem] = []
         for cd in patches[:limit]:
             mine = [f for f in cd.files if path in (f.old_path, f.new_path)] or list(cd.files)
@@ -151,8 +153,11 @@ class HistoryService:
                 s, a, r = _sources_and_counts(f)
                 sources.update(dict.fromkeys(s))
                 added, removed = added + a, removed + r
-            items.append(HistoryItem(cd.entry.info, cd.entry.parents, tuple(sources), added, removed,
-                                     tuple(gh.skipped_blobs([cd]))))
+            items.append(
+                HistoryItem(
+                    cd.entry.info, cd.entry.parents, tuple(sources), added, removed, tuple(gh.skipped_blobs([cd]))
+                )
+            )
         nxt = HistoryCursor(start, skip + limit) if len(patches) > limit else None
         return HistoryPage(path, items, nxt)
 
@@ -222,8 +227,9 @@ class HistoryService:
             if line in hunk.removed or line in diff.removed:
                 continue  # the same line moved inside the file
             mine = entry_of_line(line)
-            prev = self._best_match(mine, list(hunk.removed), sim.TIMELINE_REWORD_THRESHOLD) \
-                or self._best_match(mine, diff.removed, sim.REWORD_THRESHOLD)
+            prev = self._best_match(mine, list(hunk.removed), sim.TIMELINE_REWORD_THRESHOLD) or self._best_match(
+                mine, diff.removed, sim.REWORD_THRESHOLD
+            )
             if prev is not None:
                 before, score = prev
                 other = entry_of_line(before)
@@ -258,12 +264,14 @@ class HistoryService:
                 best = (cand, score)
         return best
 
-    def _moved_from(self, commit: str, path: str, mine: LineEntry | None,
-                    timeline: Timeline) -> tuple[str, str, float] | None:
+    def _moved_from(
+        self, commit: str, path: str, mine: LineEntry | None, timeline: Timeline
+    ) -> tuple[str, str, float] | None:
         if mine is None:
             return None
-        cd = gh.commit_patch(self.repo, commit, keep=lambda p: is_markdown(p) and not is_tombstone_path(p),
-                             max_blob=MAX_PARSE_BYTES)
+        cd = gh.commit_patch(
+            self.repo, commit, keep=lambda p: is_markdown(p) and not is_tombstone_path(p), max_blob=MAX_PARSE_BYTES
+        )
         if cd is None:
             return None
         timeline.skipped.extend(s for s in gh.skipped_blobs([cd]) if s not in timeline.skipped)
@@ -307,8 +315,16 @@ class HistoryService:
         ``MAX_PARSE_BYTES``), oldest walk first: for a notice."""
         return self._log().skipped
 
-    def forget(self, path: str, line: int, *, reason: str | None = None, redact: bool = False,
-               by: str | None = None, today: _dt.date | None = None) -> str:
+    def forget(
+        self,
+        path: str,
+        line: int,
+        *,
+        reason: str | None = None,
+        redact: bool = False,
+        by: str | None = None,
+        today: _dt.date | None = None,
+    ) -> str:
         return forget(self, path, line, reason=reason, redact=redact, by=by, today=today)
 
     def restore(self, fact: ForgottenFact, *, path: str | None = None) -> str:

@@ -39,8 +39,11 @@ __all__ = [
     "run_editor_unread",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "state": ("Backlink", "LockedSearch", "OpenFile", "Session"),
-    "watch": ("Change", "RepoInfo", "RepoState", "WatchMixin"),
-    "external": ("put_back", "run_editor", "run_editor_unread"),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "state": ("Backlink", "LockedSearch", "OpenFile", "Session"),
+        "watch": ("Change", "RepoInfo", "RepoState", "WatchMixin"),
+        "external": ("put_back", "run_editor", "run_editor_unread"),
+    },
+)

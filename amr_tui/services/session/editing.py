@@ -58,7 +58,9 @@ def insert_entry(session: Session, of: OpenFile, after: int, new_text: str) -> S
     assert of.doc is not None
     doc = parse((new_text + "\n").encode(), of.path)
     what = summarise(doc.entries[0].text) if doc.entries else summarise(new_text)
-    return write(session, of, insert_lines(of.doc, after, [new_text]), f"Add entry to {of.path}: {what}", line=after + 1)
+    return write(
+        session, of, insert_lines(of.doc, after, [new_text]), f"Add entry to {of.path}: {what}", line=after + 1
+    )
 
 
 def delete_entry(session: Session, of: OpenFile, line: int) -> Saved:
@@ -69,7 +71,9 @@ def delete_entry(session: Session, of: OpenFile, line: int) -> Saved:
     first, last = entry_span(of.doc, entry)
     data = delete_lines(of.doc, first, last)
     extra = f" (and {last - first} nested line{'s' if last - first != 1 else ''})" if last > first else ""
-    return write(session, of, data, f"Remove entry from {of.path}: {summarise(entry.text)}{extra}", line=max(1, first - 1))
+    return write(
+        session, of, data, f"Remove entry from {of.path}: {summarise(entry.text)}{extra}", line=max(1, first - 1)
+    )
 
 
 def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_path: str) -> tuple[Saved, Saved]:
@@ -96,12 +100,22 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
         dest = OpenFile(dest_repo, dest_path, None, parse(b"", dest_path), dest.head)
     assert dest.doc is not None
     after = len(dest.doc.lines)
-    added = write(session, dest, insert_lines(dest.doc, after, lines),
-                  f"Move entry to {dest_path} from {of.repo}/{of.path}: {what}", line=after + 1)
+    added = write(
+        session,
+        dest,
+        insert_lines(dest.doc, after, lines),
+        f"Move entry to {dest_path} from {of.repo}/{of.path}: {what}",
+        line=after + 1,
+    )
     # The removal is based on the version the user moved it from: the gate merges it onto
     # whatever an agent committed since, so only this entry goes.
-    removed = write(session, of, delete_lines(of.doc, first, last),
-                    f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}", line=max(1, first - 1))
+    removed = write(
+        session,
+        of,
+        delete_lines(of.doc, first, last),
+        f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}",
+        line=max(1, first - 1),
+    )
     return added, removed
 
 
@@ -178,7 +192,9 @@ def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved,
             else:
                 changes.append(Change(path, src, body, head))
     changes.append(Change(new, None, new_data))
-    message = f"Rename {old} to {new}" + (f" ({rewritten} link line{'s' if rewritten != 1 else ''} updated)" if rewritten else "")
+    message = f"Rename {old} to {new}" + (
+        f" ({rewritten} link line{'s' if rewritten != 1 else ''} updated)" if rewritten else ""
+    )
     saved = writegate.write(session, repo, changes, message, line=1, path=new)
     return saved, rewritten
 
@@ -202,6 +218,19 @@ def link_to(path: str) -> str:
 
 
 __all__ = [
-    "AmrGitError", "ConflictChoice", "ConflictError", "EditRefused", "Saved", "create_file", "delete_entry", "delete_file",
-    "insert_entry", "link_to", "move_entry", "rename_file", "replace_entry_line", "resolve_conflict", "write",
+    "AmrGitError",
+    "ConflictChoice",
+    "ConflictError",
+    "EditRefused",
+    "Saved",
+    "create_file",
+    "delete_entry",
+    "delete_file",
+    "insert_entry",
+    "link_to",
+    "move_entry",
+    "rename_file",
+    "replace_entry_line",
+    "resolve_conflict",
+    "write",
 ]

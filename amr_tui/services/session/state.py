@@ -78,8 +78,9 @@ class Session(WatchMixin):
     def mount(self, repo: str) -> Mount:
         return self.repos[repo].mount
 
-    def load(self, progress: Callable[[int, int], None] | None = None,
-             indexed: Callable[[], None] | None = None) -> None:
+    def load(
+        self, progress: Callable[[int, int], None] | None = None, indexed: Callable[[], None] | None = None
+    ) -> None:
         """Read every repo: files, documents and the search index (then ``indexed()``), then the
         lint findings and each repo's badge."""
         total_files = 0
@@ -104,8 +105,10 @@ class Session(WatchMixin):
                     state.stats.update(stats)
                 for at in range(0, len(files), LOAD_BATCH):
                     docs: dict[str, Document] = {}
-                    batch = [(rel, self._parse_entries(state, rel, stats.get(rel), checked_dirs, docs))
-                             for rel in files[at:at + LOAD_BATCH]]
+                    batch = [
+                        (rel, self._parse_entries(state, rel, stats.get(rel), checked_dirs, docs))
+                        for rel in files[at : at + LOAD_BATCH]
+                    ]
                     with self.lock:
                         state.docs.update(docs)
                         self.index.set_files(name, batch)
@@ -148,8 +151,13 @@ class Session(WatchMixin):
         return entries
 
     @staticmethod
-    def _parse_entries(state: RepoState, rel: str, st: tuple[int, int] | None,
-                       checked_dirs: dict[str, bool] | None, docs: dict[str, Document]) -> list[tuple[int, str]]:
+    def _parse_entries(
+        state: RepoState,
+        rel: str,
+        st: tuple[int, int] | None,
+        checked_dirs: dict[str, bool] | None,
+        docs: dict[str, Document],
+    ) -> list[tuple[int, str]]:
         """Parse one Markdown file into ``docs``; its entries for the index (no lock taken)."""
         if rel in state.escaping or not is_markdown(rel) or st is None or st[1] > MAX_PARSE_BYTES:
             return []
@@ -161,8 +169,13 @@ class Session(WatchMixin):
 
     def _relint(self, state: RepoState) -> None:
         with self.lock:
-            snap = RepoSnapshot(state.mount.name, set(state.files), dict(state.docs), set(state.escaping),
-                                {p: s[1] for p, s in state.stats.items()})
+            snap = RepoSnapshot(
+                state.mount.name,
+                set(state.files),
+                dict(state.docs),
+                set(state.escaping),
+                {p: s[1] for p, s in state.stats.items()},
+            )
         if state.git is not None and state.mount.name not in self.refusals:
             snap.undefined_merge_drivers = lint_merge_drivers(state.mount.root)
         by_file: dict[str, list[Finding]] = {}
@@ -180,8 +193,13 @@ class Session(WatchMixin):
             self._relint(state)
             return
         with self.lock:
-            snap = RepoSnapshot(state.mount.name, set(state.files), dict(state.docs), set(state.escaping),
-                                {p: s[1] for p, s in state.stats.items()})
+            snap = RepoSnapshot(
+                state.mount.name,
+                set(state.files),
+                dict(state.docs),
+                set(state.escaping),
+                {p: s[1] for p, s in state.stats.items()},
+            )
         fresh = {p: lint_file(snap, p) for p in paths if p in snap.documents}
         with self.lock:
             for p in paths:
@@ -220,9 +238,16 @@ class Session(WatchMixin):
         """Read a file for display or editing, with the HEAD it was read at."""
         state = self.repos[repo]
         if path in state.escaping or not path_is_safe(state.mount.root, path):
-            return OpenFile(repo, path, None, None, None, "outside the repo",
-                            f"{path} is outside the memory root (.., an absolute path, .git or a symlink that "
-                            f"leaves it); amr does not open it.")
+            return OpenFile(
+                repo,
+                path,
+                None,
+                None,
+                None,
+                "outside the repo",
+                f"{path} is outside the memory root (.., an absolute path, .git or a symlink that "
+                f"leaves it); amr does not open it.",
+            )
         head = None
         if state.git is not None:
             try:
@@ -233,8 +258,15 @@ class Session(WatchMixin):
         if st is None:
             return OpenFile(repo, path, None, None, head, "missing", f"{path} does not exist (yet).")
         if st[1] > LARGE_FILE_BYTES:
-            return OpenFile(repo, path, None, None, head, "too large",
-                            f"{path} is {st[1] / 1e6:.1f} MB: too large to load into the editor. Open it with $EDITOR (ctrl+e).")
+            return OpenFile(
+                repo,
+                path,
+                None,
+                None,
+                head,
+                "too large",
+                f"{path} is {st[1] / 1e6:.1f} MB: too large to load into the editor. Open it with $EDITOR (ctrl+e).",
+            )
         data = read_bytes(state.mount.root, path, LARGE_FILE_BYTES)
         if data is None:
             return OpenFile(repo, path, None, None, head, "unreadable", f"{path} cannot be read.")

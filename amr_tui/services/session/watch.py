@@ -26,8 +26,14 @@ from amr_tui.services.sync.state import load_state
 from amr_tui.services.workspace import Mount, path_is_safe, scan_files
 
 INFO_MAX_AGE_S = 30.0  # repo badges are re-read at least this often, changed or not
-_OP_NOTES = {"merge": "merging", "rebase": "rebasing", "am": "applying patches", "cherry-pick": "cherry-picking",
-             "revert": "reverting", "bisect": "bisecting"}
+_OP_NOTES = {
+    "merge": "merging",
+    "rebase": "rebasing",
+    "am": "applying patches",
+    "cherry-pick": "cherry-picking",
+    "revert": "reverting",
+    "bisect": "bisecting",
+}
 
 
 @dataclass(slots=True)
@@ -83,7 +89,6 @@ class RepoState:
     info_at: float = 0.0  # time.monotonic() of the last badge read
     head_sig: tuple[object, ...] | None = None  # amr_tui.git.watch signatures at the last look
     git_sig: tuple[object, ...] | None = None
-
 
 
 class WatchMixin:
@@ -237,4 +242,6 @@ class WatchMixin:
         why = self.refusals.get(repo, "")
         if not why:
             return ""
-        return "git refuses it: " + ("another user owns it" if "another user" in why else "its config points git elsewhere")
+        return "git refuses it: " + (
+            "another user owns it" if "another user" in why else "its config points git elsewhere"
+        )

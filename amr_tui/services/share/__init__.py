@@ -72,13 +72,36 @@ __all__ = [
     "write_back",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "build": (
-        "Dangling", "RepoPreview", "Selection", "SharedRepo", "folder_name", "left_out_json", "left_out_text",
-        "load_budget", "parse_choice", "preview", "select", "share", "shareable_files",
-    ),
-    "route": (
-        "ManifestRepo", "Route", "SessionEntry", "SharedRecord", "grant_write", "load_manifest", "owner_grant",
-        "record_share", "route_back", "session_entries", "write_back",
-    ),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "build": (
+            "Dangling",
+            "RepoPreview",
+            "Selection",
+            "SharedRepo",
+            "folder_name",
+            "left_out_json",
+            "left_out_text",
+            "load_budget",
+            "parse_choice",
+            "preview",
+            "select",
+            "share",
+            "shareable_files",
+        ),
+        "route": (
+            "ManifestRepo",
+            "Route",
+            "SessionEntry",
+            "SharedRecord",
+            "grant_write",
+            "load_manifest",
+            "owner_grant",
+            "record_share",
+            "route_back",
+            "session_entries",
+            "write_back",
+        ),
+    },
+)

@@ -128,13 +128,24 @@ class RepoPreview:
     left_out: tuple[LeftOut, ...] = ()  # symlinks and submodules not shared as they are
 
     def to_json(self) -> dict[str, object]:
-        return {"repo": self.repo, "whole": self.whole, "write": self.write, "commit": self.commit,
-                "files": list(self.files), "memory_lines": self.memory_lines, "memory_bytes": self.memory_bytes,
-                "loaded_lines": self.loaded_lines, "cut_line": self.cut_line, "reachable": list(self.reachable),
-                "unreachable": list(self.unreachable), "warnings": list(self.warnings),
-                "left_out": left_out_json(self.left_out),
-                "dangling": [{"path": d.path, "line": d.line, "target": d.target, "reason": d.reason}
-                             for d in self.dangling]}
+        return {
+            "repo": self.repo,
+            "whole": self.whole,
+            "write": self.write,
+            "commit": self.commit,
+            "files": list(self.files),
+            "memory_lines": self.memory_lines,
+            "memory_bytes": self.memory_bytes,
+            "loaded_lines": self.loaded_lines,
+            "cut_line": self.cut_line,
+            "reachable": list(self.reachable),
+            "unreachable": list(self.unreachable),
+            "warnings": list(self.warnings),
+            "left_out": left_out_json(self.left_out),
+            "dangling": [
+                {"path": d.path, "line": d.line, "target": d.target, "reason": d.reason} for d in self.dangling
+            ],
+        }
 
 
 def load_budget(data: bytes) -> tuple[int, int | None]:
@@ -160,8 +171,10 @@ def left_out_text(item: LeftOut, whole: bool) -> str:
     whole share a symlink is checked out as a plain file holding its target path, and says so."""
     if item.kind == "symlink":
         if whole:
-            return (f"not a symlink in the share: {item.path} -> {item.target} is a plain file holding "
-                    f"the text \"{item.target}\" (what it points at is not shared)")
+            return (
+                f"not a symlink in the share: {item.path} -> {item.target} is a plain file holding "
+                f'the text "{item.target}" (what it points at is not shared)'
+            )
         return f"left out: {item.path} -> {item.target} (symlink, not shared)"
     return f"left out: {item.path} (submodule {item.target[:12]}, not shared)"
 
@@ -223,9 +236,23 @@ def _preview_one(sel: Selection) -> RepoPreview:
     unreachable = tuple(sorted(shared - set(reachable)))
     skipped = _left_out(repo, head, sel)
     warnings += [left_out_text(o, sel.whole) for o in skipped]
-    return RepoPreview(sel.repo, sel.whole, sel.write, head, tuple(sorted(shared)), memory, n_lines,
-                       len(memory or b""), loaded, cut, tuple(reachable), unreachable,
-                       tuple(sorted(dangling, key=lambda d: (d.path, d.line, d.target))), tuple(warnings), skipped)
+    return RepoPreview(
+        sel.repo,
+        sel.whole,
+        sel.write,
+        head,
+        tuple(sorted(shared)),
+        memory,
+        n_lines,
+        len(memory or b""),
+        loaded,
+        cut,
+        tuple(reachable),
+        unreachable,
+        tuple(sorted(dangling, key=lambda d: (d.path, d.line, d.target))),
+        tuple(warnings),
+        skipped,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,8 +284,13 @@ def folder_name(repo: str) -> str:
     return name or "memory"
 
 
-def share(selections: Iterable[Selection], into: str | os.PathLike[str], *,
-          progress: Callable[[str, int, int], None] | None = None, keep_messages: bool = False) -> list[SharedRepo]:
+def share(
+    selections: Iterable[Selection],
+    into: str | os.PathLike[str],
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+    keep_messages: bool = False,
+) -> list[SharedRepo]:
     """Build the session folder ``into`` (created if needed; each repo's folder must be new).
 
     Each shared repo has one branch, ``main``. A partial share's commit messages are written from
@@ -283,12 +315,30 @@ def share(selections: Iterable[Selection], into: str | os.PathLike[str], *,
                 copy_branch(src, "HEAD", target, branch=SHARE_BRANCH)
                 kind = "clone"
             else:
-                rewrite_history(src, "HEAD", sel.paths or (), target, branch=SHARE_BRANCH,
-                                progress=_progress_of(progress, sel.repo),
-                                keep_messages=keep_messages)
+                rewrite_history(
+                    src,
+                    "HEAD",
+                    sel.paths or (),
+                    target,
+                    branch=SHARE_BRANCH,
+                    progress=_progress_of(progress, sel.repo),
+                    keep_messages=keep_messages,
+                )
                 kind = "partial"
-            made.append(SharedRepo(name, sel.repo, target, src.root, kind, sel.paths, sel.write,
-                                   GitRepo(target).head(), head, _left_out(src, head, sel)))
+            made.append(
+                SharedRepo(
+                    name,
+                    sel.repo,
+                    target,
+                    src.root,
+                    kind,
+                    sel.paths,
+                    sel.write,
+                    GitRepo(target).head(),
+                    head,
+                    _left_out(src, head, sel),
+                )
+            )
     except BaseException:
         for repo in made:
             remove_tree(repo.path)

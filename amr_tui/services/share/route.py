@@ -94,18 +94,35 @@ def _owner_path(source: Path) -> Path:
 def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
     r"""Write the manifest and each owner's record (``repos``: the ``SharedRepo``\ s a share made)."""
     when = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    manifest = {"version": 1, "created": when, "repos": [
-        {"name": r.name, "repo": r.repo, "source": str(r.source), "kind": r.kind,
-         "paths": list(r.paths) if r.paths is not None else None, "write": r.write,
-         "commit": r.commit, "source_commit": r.source_commit} for r in repos]}
+    manifest = {
+        "version": 1,
+        "created": when,
+        "repos": [
+            {
+                "name": r.name,
+                "repo": r.repo,
+                "source": str(r.source),
+                "kind": r.kind,
+                "paths": list(r.paths) if r.paths is not None else None,
+                "write": r.write,
+                "commit": r.commit,
+                "source_commit": r.source_commit,
+            }
+            for r in repos
+        ],
+    }
     _write_json(share_dir / MANIFEST, manifest)
     for r in repos:
         path = _owner_path(r.source)
         data = _read_json(path)
         found = data.get("shares")
         shares: dict[str, Any] = found if isinstance(found, dict) else {}
-        shares[str(share_dir.resolve())] = {"name": r.name, "paths": list(r.paths) if r.paths is not None else None,
-                                            "write": r.write, "created": when}
+        shares[str(share_dir.resolve())] = {
+            "name": r.name,
+            "paths": list(r.paths) if r.paths is not None else None,
+            "write": r.write,
+            "created": when,
+        }
         _write_json(path, {"version": 1, "shares": shares})
 
 
@@ -115,8 +132,18 @@ def load_manifest(share_dir: str | os.PathLike[str]) -> list[ManifestRepo]:
     for r in data.get("repos", []) if isinstance(data.get("repos"), list) else []:
         try:
             paths = tuple(r["paths"]) if r.get("paths") is not None else None
-            out.append(ManifestRepo(str(r["name"]), str(r["repo"]), Path(r["source"]), str(r["kind"]), paths,
-                                    bool(r.get("write")), r.get("commit"), r.get("source_commit")))
+            out.append(
+                ManifestRepo(
+                    str(r["name"]),
+                    str(r["repo"]),
+                    Path(r["source"]),
+                    str(r["kind"]),
+                    paths,
+                    bool(r.get("write")),
+                    r.get("commit"),
+                    r.get("source_commit"),
+                )
+            )
         except (KeyError, TypeError):
             continue
     return out
@@ -178,20 +205,32 @@ def route_back(share_dir: str | os.PathLike[str], file: str | os.PathLike[str], 
     if home is None:
         chosen = next((r for r in repos if repo in (r.repo, r.name)), None) if repo else None
         if chosen is None:
-            return Route(ASK, "this file is not inside any shared repo: which memory does it belong to?",
-                         candidates=writable)
+            return Route(
+                ASK, "this file is not inside any shared repo: which memory does it belong to?", candidates=writable
+            )
         home, inner = chosen, normalize_rel(rel.split("/", 1)[-1] if "/" in rel else rel)
     else:
-        inner = normalize_rel(rel[len(home.name) + 1:])
+        inner = normalize_rel(rel[len(home.name) + 1 :])
     grant = owner_grant(home.source, share_dir)
     if not grant or not grant.get("write"):
-        return Route(READ_ONLY, f"{home.repo} was shared read-only: the owner has not granted write",
-                     home.repo, home.source, inner)
+        return Route(
+            READ_ONLY,
+            f"{home.repo} was shared read-only: the owner has not granted write",
+            home.repo,
+            home.source,
+            inner,
+        )
     if home.paths is not None and not selection_filter(home.paths)(inner) and repo is None:
         source_files = set(list_tree(GitRepo(home.source), "HEAD"))
         if inner in source_files:
-            return Route(ASK, f"{inner} exists in {home.repo} but was not shared: write there anyway?",
-                         home.repo, home.source, inner, writable)
+            return Route(
+                ASK,
+                f"{inner} exists in {home.repo} but was not shared: write there anyway?",
+                home.repo,
+                home.source,
+                inner,
+                writable,
+            )
     return Route(ROUTE, f"goes back to {home.repo}/{inner}", home.repo, home.source, inner)
 
 
@@ -220,7 +259,11 @@ def session_entries(share_dir: str | os.PathLike[str]) -> list[SessionEntry]:
                 rel = full.relative_to(root).as_posix()
                 if not is_markdown(rel) or full.is_symlink() or full.stat().st_size > MAX_SESSION_FILE:
                     continue
-                before = {e.text for e in parse(git.read_blob_or_none(r.commit, rel) or b"", rel).entries} if r.commit else set()
+                before = (
+                    {e.text for e in parse(git.read_blob_or_none(r.commit, rel) or b"", rel).entries}
+                    if r.commit
+                    else set()
+                )
                 doc = parse(full.read_bytes(), rel)
                 for e in doc.entries:
                     if e.text and e.text not in before:
@@ -228,7 +271,9 @@ def session_entries(share_dir: str | os.PathLike[str]) -> list[SessionEntry]:
     return out
 
 
-def write_back(share_dir: str | os.PathLike[str], route: Route, lines: list[str], message: str | None = None) -> str | None:
+def write_back(
+    share_dir: str | os.PathLike[str], route: Route, lines: list[str], message: str | None = None
+) -> str | None:
     """Append entry ``lines`` to the routed file in the owner's repo as one commit (CAS, retried).
     Lines already there are skipped; returns the new commit (None when nothing was new)."""
     if route.status != ROUTE or route.source is None or route.path is None:

@@ -47,12 +47,18 @@ __all__ = [
     "update_state",
 ]
 
-__getattr__, __dir__ = face(__name__, {
-    "state": ("FileConflict", "SyncState", "load_state", "update_state"),
-    "run": ("EXIT_CODES", "PendingMerge", "SyncProgress", "SyncResult", "sync", "sync_state"),
-    "resolve": ("all_choice", "pending_merge"),  # resolve() itself: from .resolve (the module has its name)
-    "gitattrs": (
-        "InstallResult", "attributes_with_driver", "install_merge_driver", "lint_merge_drivers",
-        "undefined_merge_drivers",
-    ),
-})
+__getattr__, __dir__ = face(
+    __name__,
+    {
+        "state": ("FileConflict", "SyncState", "load_state", "update_state"),
+        "run": ("EXIT_CODES", "PendingMerge", "SyncProgress", "SyncResult", "sync", "sync_state"),
+        "resolve": ("all_choice", "pending_merge"),  # resolve() itself: from .resolve (the module has its name)
+        "gitattrs": (
+            "InstallResult",
+            "attributes_with_driver",
+            "install_merge_driver",
+            "lint_merge_drivers",
+            "undefined_merge_drivers",
+        ),
+    },
+)

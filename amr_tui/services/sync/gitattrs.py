@@ -37,7 +37,7 @@ def _merge_names(data: bytes) -> list[tuple[int, str]]:
             continue
         for token in line.split()[1:]:
             if token.startswith("merge="):
-                name = token[len("merge="):]
+                name = token[len("merge=") :]
                 if name:
                     out.append((number, name))
     return out
@@ -128,8 +128,9 @@ class InstallResult:
         return self.attributes_changed or self.config_changed
 
 
-def install_merge_driver(root: str | os.PathLike[str], *, commit: bool = True,
-                         command: str | None = None) -> InstallResult:
+def install_merge_driver(
+    root: str | os.PathLike[str], *, commit: bool = True, command: str | None = None
+) -> InstallResult:
     """Write ``*.md merge=amr`` into ``.gitattributes`` and ``merge.amr.*`` into the repo's config.
 
     Idempotent. With ``commit`` (the default) a changed ``.gitattributes`` is committed on its own
@@ -144,15 +145,22 @@ def install_merge_driver(root: str | os.PathLike[str], *, commit: bool = True,
     committed = repo.read_blob_or_none(head, ATTRIBUTES) if head else None
     current = read_file_or_none(repo.root, ATTRIBUTES)
     new = attributes_with_driver(current)
-    if new is None and commit and current != committed and current is not None and head is not None \
-            and attributes_with_driver(committed) is not None:
+    if (
+        new is None
+        and commit
+        and current != committed
+        and current is not None
+        and head is not None
+        and attributes_with_driver(committed) is not None
+    ):
         new = current  # present in the work tree only: commit it
     if new is not None and not commit:
         atomic_write(repo.root, ATTRIBUTES, new)
         changed = True
     elif new is not None:
         # Through the write gate, based on the file as it is now (the user's own .gitattributes).
-        made = repo.write_files([Change(ATTRIBUTES, current, new, head)],
-                                "Use amr's entry-aware merge driver for memory files").head
+        made = repo.write_files(
+            [Change(ATTRIBUTES, current, new, head)], "Use amr's entry-aware merge driver for memory files"
+        ).head
         changed = True
     return InstallResult(repo.root, changed, config_changed, made)

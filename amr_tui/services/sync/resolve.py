@@ -48,12 +48,16 @@ def pending_merge(root: str | os.PathLike[str]) -> PendingMerge | None:
     if repo.resolve(ours) is None or repo.resolve(theirs) is None:
         return None
     tm = merge_commits(repo, ours, theirs)
-    files = tuple(f for f in (describe_path(repo, cp) for cp in tm.conflicts)
-                  if f.whole_file or f.result is None or not f.result.clean)
+    files = tuple(
+        f
+        for f in (describe_path(repo, cp) for cp in tm.conflicts)
+        if f.whole_file or f.result is None or not f.result.clean
+    )
     if not files:
         return None
-    return PendingMerge(repo.root, str(rec.get("remote", "origin")), str(rec.get("branch", "")),
-                        ours, theirs, tm.tree, files)
+    return PendingMerge(
+        repo.root, str(rec.get("remote", "origin")), str(rec.get("branch", "")), ours, theirs, tm.tree, files
+    )
 
 
 def all_choice(pending: PendingMerge, choice: str) -> dict[str, dict[int, Choice]]:
@@ -80,8 +84,14 @@ def preview(pending: PendingMerge, path: str, choices: Mapping[int, Choice]) -> 
     raise KeyError(path)
 
 
-def resolve(root: str | os.PathLike[str], choices: Choices, *, push_after: bool = True,
-            progress: Progress | None = None, pending: PendingMerge | None = None) -> SyncResult:
+def resolve(
+    root: str | os.PathLike[str],
+    choices: Choices,
+    *,
+    push_after: bool = True,
+    progress: Progress | None = None,
+    pending: PendingMerge | None = None,
+) -> SyncResult:
     """Commit the pending merge with ``choices`` for every conflict, then sync (push).
 
     Raises ValueError when a conflict has no choice or a choice is invalid; returns a
@@ -97,8 +107,12 @@ def resolve(root: str | os.PathLike[str], choices: Choices, *, push_after: bool 
     with repo_lock(repo):
         tree = tree_with_files(repo, pending.tree, changes)
         label = f"{pending.remote}/{pending.branch}"
-        merge = commit_tree(repo, tree, [pending.ours, pending.theirs],
-                            f"Merge {label} into {pending.branch} (amr sync, conflicts resolved)")
+        merge = commit_tree(
+            repo,
+            tree,
+            [pending.ours, pending.theirs],
+            f"Merge {label} into {pending.branch} (amr sync, conflicts resolved)",
+        )
         for _held in cas_attempts(repo, max_attempts=RESOLVE_ATTEMPTS, escalate=False):  # integrate escalates
             try:
                 outcome, head, again, _risen, _auto = integrate(repo, pending.branch, merge, "the resolved merge")
@@ -109,13 +123,29 @@ def resolve(root: str | os.PathLike[str], choices: Choices, *, push_after: bool 
             return SyncResult(ERROR, "the branch kept moving; try resolving again", Path(repo.root))
         if outcome == "conflict":
             assert again is not None
-            update_state(repo, pending={"ours": again.ours, "theirs": again.theirs, "remote": pending.remote,
-                                        "branch": pending.branch, "recorded": now_iso(),
-                                        "paths": [f.path for f in again.files]})
-            fresh = PendingMerge(repo.root, pending.remote, pending.branch, again.ours, again.theirs,
-                                 again.tree, again.files)
-            return SyncResult(CONFLICT, "a newer local commit conflicts with the resolution", repo.root,
-                              pending.remote, pending.branch, head, pending=fresh)
+            update_state(
+                repo,
+                pending={
+                    "ours": again.ours,
+                    "theirs": again.theirs,
+                    "remote": pending.remote,
+                    "branch": pending.branch,
+                    "recorded": now_iso(),
+                    "paths": [f.path for f in again.files],
+                },
+            )
+            fresh = PendingMerge(
+                repo.root, pending.remote, pending.branch, again.ours, again.theirs, again.tree, again.files
+            )
+            return SyncResult(
+                CONFLICT,
+                "a newer local commit conflicts with the resolution",
+                repo.root,
+                pending.remote,
+                pending.branch,
+                head,
+                pending=fresh,
+            )
         update_state(repo, pending=None)
     if not push_after:
         return SyncResult("synced", "resolved (not pushed)", repo.root, pending.remote, pending.branch, head)

@@ -111,8 +111,13 @@ class PendingMerge:
     files: tuple[FileConflict, ...]
 
     def to_json(self) -> dict[str, object]:
-        return {"remote": self.remote, "branch": self.branch, "ours": self.ours, "theirs": self.theirs,
-                "files": [f.to_json() for f in self.files]}
+        return {
+            "remote": self.remote,
+            "branch": self.branch,
+            "ours": self.ours,
+            "theirs": self.theirs,
+            "files": [f.to_json() for f in self.files],
+        }
 
 
 @dataclass(frozen=True)
@@ -142,12 +147,23 @@ class SyncResult:
         return EXIT_CODES.get(self.status, 2)
 
     def to_json(self) -> dict[str, object]:
-        return {"status": self.status, "message": self.message, "repo": str(self.root),
-                "remote": self.remote, "branch": self.branch, "head": self.head, "pushed": self.pushed,
-                "merges": self.merges, "attempts": self.attempts, "ahead": self.ahead, "behind": self.behind,
-                "last_sync": self.last_sync, "auto_resolved": list(self.auto_resolved),
-                "resurrected": [{"path": p, "fact": f} for p, f in self.resurrected],
-                "pending": self.pending.to_json() if self.pending else None}
+        return {
+            "status": self.status,
+            "message": self.message,
+            "repo": str(self.root),
+            "remote": self.remote,
+            "branch": self.branch,
+            "head": self.head,
+            "pushed": self.pushed,
+            "merges": self.merges,
+            "attempts": self.attempts,
+            "ahead": self.ahead,
+            "behind": self.behind,
+            "last_sync": self.last_sync,
+            "auto_resolved": list(self.auto_resolved),
+            "resurrected": [{"path": p, "fact": f} for p, f in self.resurrected],
+            "pending": self.pending.to_json() if self.pending else None,
+        }
 
 
 Progress = Callable[[SyncProgress], None]
@@ -191,7 +207,7 @@ def target(repo: GitRepo, remote: str | None, branch: str | None) -> tuple[str, 
     up_merge = cfg(f"branch.{local}.merge")
     remote_branch = local
     if up_merge and up_merge.startswith("refs/heads/") and (remote is None or remote == up_remote):
-        remote_branch = up_merge[len("refs/heads/"):]
+        remote_branch = up_merge[len("refs/heads/") :]
     return remote or up_remote or "origin", local, remote_branch
 
 
@@ -206,9 +222,16 @@ def sync_state(root: str | os.PathLike[str]) -> SyncState:
             ahead, behind = ahead_behind(repo, f"refs/heads/{local}", f"refs/remotes/{remote}/{rbranch}")
     except (AmrGitError, ValueError):
         pass
-    return SyncState(st.get("last_sync"), st.get("last_attempt"), st.get("last_status"),
-                     st.get("last_message", ""), st.get("offline_since"), bool(st.get("pending")),
-                     ahead, behind)
+    return SyncState(
+        st.get("last_sync"),
+        st.get("last_attempt"),
+        st.get("last_status"),
+        st.get("last_message", ""),
+        st.get("offline_since"),
+        bool(st.get("pending")),
+        ahead,
+        behind,
+    )
 
 
 def _emit(progress: Progress | None, stage: str, message: str, attempt: int) -> None:
@@ -220,10 +243,18 @@ def _sleep_for(attempt: int, backoff: float) -> float:
     return float(min(MAX_BACKOFF, backoff * (2 ** (attempt - 1))) * (0.5 + random.random()))
 
 
-def merge_commit(repo: GitRepo, local: str, head: str, theirs: str, label: str, *,
-                 amr_command: str | None = None, bases: list[str] | None = None,
-                 runner: GitRunner | None = None, identity_checked: bool = False,
-                 ) -> tuple[str | None, PendingMerge | None, list[str]]:
+def merge_commit(
+    repo: GitRepo,
+    local: str,
+    head: str,
+    theirs: str,
+    label: str,
+    *,
+    amr_command: str | None = None,
+    bases: list[str] | None = None,
+    runner: GitRunner | None = None,
+    identity_checked: bool = False,
+) -> tuple[str | None, PendingMerge | None, list[str]]:
     """The merge commit of ``theirs`` into ``head`` (no ref, index or work tree touched):
     ``(merge, None, auto_resolved)``, or ``(None, pending, [])`` when it conflicts."""
     if not identity_checked and repo.identity() is None:
@@ -242,9 +273,15 @@ def merge_commit(repo: GitRepo, local: str, head: str, theirs: str, label: str, 
     return commit_tree(repo, tree, [head, theirs], f"Merge {label} into {local} (amr sync)"), None, auto
 
 
-def integrate(repo: GitRepo, local: str, theirs: str, label: str, *,
-              amr_command: str | None = None, max_attempts: int = INTEGRATE_ATTEMPTS,
-              ) -> tuple[str, str, PendingMerge | None, list[tuple[str, str]], list[str]]:
+def integrate(
+    repo: GitRepo,
+    local: str,
+    theirs: str,
+    label: str,
+    *,
+    amr_command: str | None = None,
+    max_attempts: int = INTEGRATE_ATTEMPTS,
+) -> tuple[str, str, PendingMerge | None, list[tuple[str, str]], list[str]]:
     """Bring commit ``theirs`` into branch ``local``: fast-forward or merge.
 
     Returns ``(outcome, head, pending, resurrected, auto_resolved)`` with outcome ``"same"``,
@@ -278,18 +315,30 @@ def integrate(repo: GitRepo, local: str, theirs: str, label: str, *,
 
 
 def _conflict(finish: Callable[..., SyncResult], pending: PendingMerge, remote: str, attempt: int) -> SyncResult:
-    pending = PendingMerge(pending.root, remote, pending.branch, pending.ours, pending.theirs, pending.tree,
-                           pending.files)
+    pending = PendingMerge(
+        pending.root, remote, pending.branch, pending.ours, pending.theirs, pending.tree, pending.files
+    )
     n = sum(len(f.conflicts) for f in pending.files)
-    return finish(CONFLICT, f"{n} conflict{'s' if n != 1 else ''} in "
-                  f"{', '.join(f.path for f in pending.files)}: resolve them, then sync again",
-                  attempt=attempt, pending=pending)
+    return finish(
+        CONFLICT,
+        f"{n} conflict{'s' if n != 1 else ''} in "
+        f"{', '.join(f.path for f in pending.files)}: resolve them, then sync again",
+        attempt=attempt,
+        pending=pending,
+    )
 
 
-def sync(root: str | os.PathLike[str], *, remote: str | None = None, branch: str | None = None,
-         progress: Progress | None = None, attempts: int = DEFAULT_ATTEMPTS,
-         backoff: float = DEFAULT_BACKOFF, push_changes: bool = True,
-         amr_command: str | None = None) -> SyncResult:
+def sync(
+    root: str | os.PathLike[str],
+    *,
+    remote: str | None = None,
+    branch: str | None = None,
+    progress: Progress | None = None,
+    attempts: int = DEFAULT_ATTEMPTS,
+    backoff: float = DEFAULT_BACKOFF,
+    push_changes: bool = True,
+    amr_command: str | None = None,
+) -> SyncResult:
     """Fetch, merge and push one repository. Never raises for offline, auth, conflicts or
     rejections: the result's ``status`` says what happened (and ``exit_code`` for the CLI)."""
     try:
@@ -300,8 +349,16 @@ def sync(root: str | os.PathLike[str], *, remote: str | None = None, branch: str
         return _sync_locked(repo, remote, branch, progress, max(1, attempts), backoff, push_changes, amr_command)
 
 
-def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress: Progress | None,
-                 attempts: int, backoff: float, push_changes: bool, amr_command: str | None) -> SyncResult:
+def _sync_locked(
+    repo: GitRepo,
+    remote: str | None,
+    branch: str | None,
+    progress: Progress | None,
+    attempts: int,
+    backoff: float,
+    push_changes: bool,
+    amr_command: str | None,
+) -> SyncResult:
     started = now_iso()
     remote_name, local, rbranch = remote or "origin", branch or "", branch or ""
     merges = 0
@@ -309,27 +366,53 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
     risen: list[tuple[str, str]] = []
     auto: list[str] = []
 
-    def finish(status: str, message: str, *, pushed: bool = False, attempt: int = 0,
-               pending: PendingMerge | None = None) -> SyncResult:
-        state: dict[str, object] = {"last_attempt": started, "last_status": status, "last_message": message,
-                                    "remote": remote_name, "branch": local}
+    def finish(
+        status: str, message: str, *, pushed: bool = False, attempt: int = 0, pending: PendingMerge | None = None
+    ) -> SyncResult:
+        state: dict[str, object] = {
+            "last_attempt": started,
+            "last_status": status,
+            "last_message": message,
+            "remote": remote_name,
+            "branch": local,
+        }
         if status in (SYNCED, UP_TO_DATE):
             state.update(last_sync=now_iso(), offline_since=None, pending=None)
         elif status == OFFLINE:
             prev = load_state(repo).get("offline_since")
             state["offline_since"] = prev or started
         if pending is not None:
-            state["pending"] = {"ours": pending.ours, "theirs": pending.theirs, "remote": pending.remote,
-                                "branch": pending.branch, "recorded": started,
-                                "paths": [f.path for f in pending.files]}
+            state["pending"] = {
+                "ours": pending.ours,
+                "theirs": pending.theirs,
+                "remote": pending.remote,
+                "branch": pending.branch,
+                "recorded": started,
+                "paths": [f.path for f in pending.files],
+            }
         saved = update_state(repo, **state)
         head = repo.resolve(f"refs/heads/{local}") if local else None
         ahead = behind = None
         if local and repo.resolve(f"refs/remotes/{remote_name}/{rbranch}"):
             ahead, behind = ahead_behind(repo, f"refs/heads/{local}", f"refs/remotes/{remote_name}/{rbranch}")
         _emit(progress, "done", message, attempt)
-        return SyncResult(status, message, repo.root, remote_name, local, head, pushed, merges, attempt,
-                          ahead, behind, pending, tuple(sorted(set(risen))), saved.get("last_sync"), tuple(auto))
+        return SyncResult(
+            status,
+            message,
+            repo.root,
+            remote_name,
+            local,
+            head,
+            pushed,
+            merges,
+            attempt,
+            ahead,
+            behind,
+            pending,
+            tuple(sorted(set(risen))),
+            saved.get("last_sync"),
+            tuple(auto),
+        )
 
     try:
         remote_name, local, rbranch = target(repo, remote, branch)
@@ -358,8 +441,17 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
                     raise NoIdentityError(str(repo.root), "A merge commit needs an author.")
                 identity_checked = True
                 merger = merger or deferred_runner(repo)
-                merge, pending, resolved = merge_commit(repo, local, head, tip, label, amr_command=amr_command,
-                                                        bases=bases, runner=merger, identity_checked=True)
+                merge, pending, resolved = merge_commit(
+                    repo,
+                    local,
+                    head,
+                    tip,
+                    label,
+                    amr_command=amr_command,
+                    bases=bases,
+                    runner=merger,
+                    identity_checked=True,
+                )
                 if merge is None:
                     assert pending is not None
                     return _conflict(finish, pending, remote_name, attempt)
@@ -370,8 +462,9 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
                 except PushRejectedError as exc:
                     if not exc.non_fast_forward:
                         refused = exc  # the merge still lands here; the push is reported refused
-                    elif attempt < attempts or (attempt < attempts + PUSH_RACE_EXTRA
-                                                and time.monotonic() - clock < PUSH_RACE_SECONDS):
+                    elif attempt < attempts or (
+                        attempt < attempts + PUSH_RACE_EXTRA and time.monotonic() - clock < PUSH_RACE_SECONDS
+                    ):
                         # Someone pushed first; nothing changed here. Go again at once (a
                         # moment's jitter only, and a few extra rounds while the sync is young):
                         # backing off would hand the remote to the clone that won, which
@@ -388,18 +481,27 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
                 tip = merge
             if tip is not None:
                 try:
-                    outcome, _head, pending, found, resolved = integrate(repo, local, tip, label,
-                                                                         amr_command=amr_command)
+                    outcome, _head, pending, found, resolved = integrate(
+                        repo, local, tip, label, amr_command=amr_command
+                    )
                 except (RefMovedError, WorktreeBusyError) as exc:
                     if pushed_merge is not None or refused is not None or gave_up:
                         if pushed_merge is None:
-                            return finish(BUSY, f"the push was refused and the branch kept changing ({exc}); "
-                                          f"sync again", attempt=attempt)
-                        return finish(SYNCED, f"pushed to {label}; this clone's branch kept moving, it takes "
-                                      f"the merge at the next sync", pushed=True, attempt=attempt)
+                            return finish(
+                                BUSY,
+                                f"the push was refused and the branch kept changing ({exc}); sync again",
+                                attempt=attempt,
+                            )
+                        return finish(
+                            SYNCED,
+                            f"pushed to {label}; this clone's branch kept moving, it takes the merge at the next sync",
+                            pushed=True,
+                            attempt=attempt,
+                        )
                     if attempt >= attempts:
-                        return finish(BUSY, f"the branch or work tree kept changing ({exc}); sync again",
-                                      attempt=attempt)
+                        return finish(
+                            BUSY, f"the branch or work tree kept changing ({exc}); sync again", attempt=attempt
+                        )
                     _emit(progress, "retry", str(exc), attempt)
                     time.sleep(_sleep_for(attempt, backoff))
                     continue
@@ -415,14 +517,19 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
             if refused is not None:
                 return finish(REJECTED, str(refused), attempt=attempt)
             if gave_up:
-                return finish(BUSY, f"someone kept pushing first; gave up after {attempt} tries (their commits "
-                              f"are merged here; sync again to push)", attempt=attempt)
+                return finish(
+                    BUSY,
+                    f"someone kept pushing first; gave up after {attempt} tries (their commits "
+                    f"are merged here; sync again to push)",
+                    attempt=attempt,
+                )
             if pushed_merge is not None:
                 return finish(SYNCED, f"pushed to {label}", pushed=True, attempt=attempt)
             head = repo.resolve(ref)
             if head is None or head == tip or not push_changes:
-                return finish(SYNCED if pulled else UP_TO_DATE,
-                              f"brought in {label}" if pulled else "up to date", attempt=attempt)
+                return finish(
+                    SYNCED if pulled else UP_TO_DATE, f"brought in {label}" if pulled else "up to date", attempt=attempt
+                )
             _emit(progress, "push", f"pushing to {label}", attempt)
             try:
                 push(repo, remote_name, rbranch, head)
@@ -431,8 +538,9 @@ def _sync_locked(repo: GitRepo, remote: str | None, branch: str | None, progress
                 if not exc.non_fast_forward:
                     return finish(REJECTED, str(exc), attempt=attempt)
                 if attempt >= attempts:
-                    return finish(BUSY, f"someone kept pushing first; gave up after {attempt} tries (sync again)",
-                                  attempt=attempt)
+                    return finish(
+                        BUSY, f"someone kept pushing first; gave up after {attempt} tries (sync again)", attempt=attempt
+                    )
                 _emit(progress, "retry", "someone pushed first: fetching and merging again", attempt)
                 time.sleep(_sleep_for(attempt, backoff))
     except OfflineError as exc:

@@ -121,10 +121,16 @@ class FileConflict:
         return data
 
     def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "whole_file": self.whole_file,
-                "absent": [side for side, data in (("base", self.base), ("ours", self.ours),
-                                                   ("theirs", self.theirs)) if data is None],
-                "conflicts": [c.to_json() for c in self.conflicts]}
+        return {
+            "path": self.path,
+            "whole_file": self.whole_file,
+            "absent": [
+                side
+                for side, data in (("base", self.base), ("ours", self.ours), ("theirs", self.theirs))
+                if data is None
+            ],
+            "conflicts": [c.to_json() for c in self.conflicts],
+        }
 
 
 def _blob(repo: GitRepo, stage: tuple[str, str] | None) -> bytes | None:
