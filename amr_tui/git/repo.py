@@ -79,28 +79,14 @@ class GitRepo(RepoHandle):
     def file_log(self, path: str, limit: int = 50, skip: int = 0, rev: str = "HEAD") -> list[CommitInfo]:
         """Commits reachable from ``rev`` that touched ``path``, newest first."""
         rel = normalize_rel(path)
-        commit = self.resolve(rev)
-        if commit is None:
-            return []
-        out = self.runner.run(
-            [
-                "log",
-                "-z",
-                f"--format={LOG_FORMAT}",
-                "--no-ext-diff",
-                "--no-textconv",
-                "--no-show-signature",
-                f"--max-count={int(limit)}",
-                f"--skip={int(skip)}",
-                *end_of_options(commit),
-                "--",
-                rel,
-            ]
-        ).stdout
-        return parse_log(out)
+        return self._log(rev, limit, skip, ("--no-ext-diff", "--no-textconv"), (rel,))
 
     def log(self, limit: int = 50, skip: int = 0, rev: str = "HEAD") -> list[CommitInfo]:
         """Commits reachable from ``rev``, newest first."""
+        return self._log(rev, limit, skip, (), ())
+
+    def _log(self, rev: str, limit: int, skip: int, flags: tuple[str, ...], paths: tuple[str, ...]) -> list[CommitInfo]:
+        """``git log`` of ``rev`` with ``flags``, limited to ``paths`` (none: every path); [] when ``rev`` is not a commit."""
         commit = self.resolve(rev)
         if commit is None:
             return []
@@ -109,11 +95,13 @@ class GitRepo(RepoHandle):
                 "log",
                 "-z",
                 f"--format={LOG_FORMAT}",
+                *flags,
                 "--no-show-signature",
                 f"--max-count={int(limit)}",
                 f"--skip={int(skip)}",
                 *end_of_options(commit),
                 "--",
+                *paths,
             ]
         ).stdout
         return parse_log(out)
