@@ -113,14 +113,7 @@ def merge_commits(
             if fast is not None:
                 return fast
     runner = merging_runner(repo, amr_command)
-    res = runner.run(
-        ["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories", *end_of_options(ours, theirs)],
-        ok=(0, 1),
-        write=True,
-    )
-    tree, conflicts = _parse_merge_tree(res.stdout)
-    if res.returncode == 1 and not conflicts:
-        raise GitError(1, res.stderr, res.args, message="git merge-tree reported a conflict it did not name")
+    tree, conflicts = _run_merge_tree(runner, ours, theirs)
     return TreeMerge(ours, theirs, tree, conflicts)
 
 
@@ -133,14 +126,7 @@ def _merge_in_process(repo: RepoHandle, ours: str, theirs: str, runner: GitRunne
     merge of each such file here, exactly as ``amr merge-driver %O %A %B`` would have done it.
     None when git reported anything for those files but a plain content (or add/add) merge."""
     runner = runner or deferred_runner(repo)
-    res = runner.run(
-        ["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories", *end_of_options(ours, theirs)],
-        ok=(0, 1),
-        write=True,
-    )
-    tree, conflicts = _parse_merge_tree(res.stdout)
-    if res.returncode == 1 and not conflicts:
-        raise GitError(1, res.stderr, res.args, message="git merge-tree reported a conflict it did not name")
+    tree, conflicts = _run_merge_tree(runner, ours, theirs)
     if not conflicts:
         return TreeMerge(ours, theirs, tree)
     attrs = _merge_attributes(repo, [cp.path for cp in conflicts])
@@ -201,6 +187,19 @@ def _read_blobs(repo: RepoHandle, oids: set[str]) -> dict[str, bytes]:
         blobs[oid] = out[end + 1 : end + 1 + size]
         pos = end + 1 + size + 1
     return blobs
+
+
+def _run_merge_tree(runner: GitRunner, ours: str, theirs: str) -> tuple[str, tuple[ConflictedPath, ...]]:
+    """``git merge-tree --write-tree`` of ``ours`` and ``theirs``: the merged tree and its conflicted paths."""
+    res = runner.run(
+        ["merge-tree", "--write-tree", "-z", "--allow-unrelated-histories", *end_of_options(ours, theirs)],
+        ok=(0, 1),
+        write=True,
+    )
+    tree, conflicts = _parse_merge_tree(res.stdout)
+    if res.returncode == 1 and not conflicts:
+        raise GitError(1, res.stderr, res.args, message="git merge-tree reported a conflict it did not name")
+    return tree, conflicts
 
 
 def _parse_merge_tree(out: bytes) -> tuple[str, tuple[ConflictedPath, ...]]:
