@@ -151,3 +151,44 @@ async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_ser
         await wait_for(pilot, lambda: app.screen is view, what="back in the conflict view")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: "Fridays" in git_server.read("mem", "MEMORY.md"), timeout=30, what="pushed")
+
+
+async def test_leaving_the_sync_conflict_view_asks_before_dropping_an_entry_written_there(git_server, tmp_path):
+    """esc ("Leave for later") dropped the entries written with e without asking; ctrl+q did not count them."""
+    url = git_server.create("mem", {"MEMORY.md": BASE}, work=tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    mine = clone(url, tmp_path / "a" / "mem", name="Me", driver=True)
+    other = clone(url, tmp_path / "b" / "mem", name="Agent", driver=True)
+    old = "- Deploys happen on Tuesdays [source: https://e.com/s/1]"
+    replace_line(other, "MEMORY.md", old, "- Deploys happen on Wednesdays [source: https://e.com/s/1]")
+    commit_all(other, "agent: deploy day")
+    git(other, "push", "-q", "origin", "main")
+    replace_line(mine, "MEMORY.md", old, "- Deploys happen on Thursdays [source: https://e.com/s/1]")
+    commit_all(mine, "me: deploy day")
+
+    app = app_for([mine], poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
+        view = app.screen
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt")
+        inp = app.screen.query_one("#prompt-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+        inp.value = "- Deploys happen on Fridays [source: https://e.com/s/1]"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is view, what="back in the conflict view")
+        await pilot.press("escape")
+        await drive.asked("Leave for later and discard what you wrote?")
+        await pilot.press("n")  # Keep resolving
+        await wait_for(pilot, lambda: app.screen is view, what="still in the conflict view")
+        await pilot.press("ctrl+q")
+        dialog = await drive.asked("Quit and discard 1 unsaved edit?")
+        assert "mem/MEMORY.md: an entry you wrote for a sync conflict" in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is view, what="back in the conflict view")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "Fridays" in git_server.read("mem", "MEMORY.md"), timeout=30, what="pushed")

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.merge.parts import Choice, Conflict
-from amr_tui.screens.dialogs import TextPromptScreen
+from amr_tui.screens.dialogs import ConfirmScreen, TextPromptScreen
 from amr_tui.services.sync.resolve import resolve
 from amr_tui.widgets.safe import content, notify_text
 
@@ -64,6 +64,7 @@ class SyncConflictScreen(Screen[object]):
         self.pending, self.repo = pending, repo
         self.items: list[tuple[FileConflict, Conflict]] = [(f, c) for f in pending.files for c in f.conflicts]
         self.choices: dict[str, dict[int, Choice]] = {}
+        self.written: set[tuple[str, int]] = set()  # (path, conflict) the user wrote with e: typed text
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -134,6 +135,7 @@ class SyncConflictScreen(Screen[object]):
             )
             return
         self.choices.setdefault(f.path, {})[c.index] = how
+        self.written.discard((f.path, c.index))
         self._advance()
 
     def action_edit(self) -> None:
@@ -146,6 +148,7 @@ class SyncConflictScreen(Screen[object]):
         def done(value: str | None) -> None:
             if value is not None:
                 self.choices.setdefault(f.path, {})[c.index] = [value] if value.strip() else []
+                self.written.add((f.path, c.index))
                 self._advance()
 
         # esc and quitting ask before dropping a changed entry (TextPromptScreen)
@@ -186,5 +189,28 @@ class SyncConflictScreen(Screen[object]):
             return
         self.dismiss(message.result)
 
+    def unsaved_edits(self) -> list[str]:
+        """The entries written with ``e`` and not yet resolved, named for the quit question."""
+        return [f"{self.repo}/{path}: an entry you wrote for a sync conflict" for path, _ in sorted(self.written)]
+
     def action_close(self) -> None:
-        self.dismiss(None)
+        """Leave for later; entries written with ``e`` are typed text, so ask before dropping them."""
+        if not self.written:
+            self.dismiss(None)
+            return
+        n = len(self.written)
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self.dismiss(None)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Leave for later and discard what you wrote?",
+                f"{n} entr{'y' if n == 1 else 'ies'} you wrote here will be lost, with the other choices made "
+                "here. The sync stays stopped until its conflicts are resolved.",
+                yes="Discard and leave",
+                no="Keep resolving",
+            ),
+            answered,
+        )
