@@ -1,4 +1,4 @@
-"""services.workspace keeps its own copies of two core names (so `amr` starts without the parser)."""
+"""services.workspace reads the path rules from core.paths, as the parser and lint do: the same answers."""
 
 from amr_tui.core.format import parser as fmt
 from amr_tui.core.lint import repo as lint
