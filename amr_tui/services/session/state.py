@@ -167,15 +167,19 @@ class Session(WatchMixin):
         doc = docs[rel] = parse(data, rel)
         return [(e.line, e.text) for e in doc.entries if e.text]
 
-    def _relint(self, state: RepoState) -> None:
+    def _snapshot(self, state: RepoState) -> RepoSnapshot:
+        """A copy of ``state``'s files, documents and sizes for the linter, taken under the lock."""
         with self.lock:
-            snap = RepoSnapshot(
+            return RepoSnapshot(
                 state.mount.name,
                 set(state.files),
                 dict(state.docs),
                 set(state.escaping),
                 {p: s[1] for p, s in state.stats.items()},
             )
+
+    def _relint(self, state: RepoState) -> None:
+        snap = self._snapshot(state)
         if state.git is not None and state.mount.name not in self.refusals:
             snap.undefined_merge_drivers = lint_merge_drivers(state.mount.root)
         by_file: dict[str, list[Finding]] = {}
@@ -192,14 +196,7 @@ class Session(WatchMixin):
         if len(state.docs) <= FULL_RELINT_MAX_DOCS:
             self._relint(state)
             return
-        with self.lock:
-            snap = RepoSnapshot(
-                state.mount.name,
-                set(state.files),
-                dict(state.docs),
-                set(state.escaping),
-                {p: s[1] for p, s in state.stats.items()},
-            )
+        snap = self._snapshot(state)
         fresh = {p: lint_file(snap, p) for p in paths if p in snap.documents}
         with self.lock:
             for p in paths:
