@@ -408,6 +408,28 @@ def _start(repo: RepoHandle, rev: str) -> str | None:
     return rev if OID.match(rev) else repo.resolve(rev)
 
 
+def _revs(repo: RepoHandle, rev: str, exclude: tuple[str, ...]) -> list[str] | None:
+    """A log's revisions: ``--end-of-options``, ``rev``'s commit, then ``^`` each of ``exclude``'s
+    that exists. None when ``rev`` is not a commit."""
+    start = _start(repo, rev)
+    if start is None:
+        return None
+    excl = [f"^{o}" for o in (_start(repo, e) for e in exclude) if o]
+    return ["--end-of-options", start, *excl]
+
+
+def _walk(limit: int | None, skip: int, follow: bool, paths: tuple[str, ...]) -> list[str]:
+    """A log's walk options: ``limit``, ``skip``, and ``--follow`` when asked for one path."""
+    walk: list[str] = []
+    if limit is not None:
+        walk.append(f"--max-count={int(limit)}")
+    if skip:
+        walk.append(f"--skip={int(skip)}")
+    if follow and len(paths) == 1:
+        walk.append("--follow")
+    return walk
+
+
 def log_entries(
     repo: RepoHandle,
     rev: str = "HEAD",
@@ -424,22 +446,15 @@ def log_entries(
     """Commits reachable from ``rev`` (and not from ``exclude``), newest first.
 
     ``grep``: only commits whose message holds this fixed string."""
-    start = _start(repo, rev)
-    if start is None:
+    revs = _revs(repo, rev, exclude)
+    if revs is None:
         return []
-    excl = [f"^{o}" for o in (_start(repo, e) for e in exclude) if o]
-    args = [*_PRE, "log", _BODY_FORMAT if body else _FORMAT, "--no-show-signature"]
-    if limit is not None:
-        args.append(f"--max-count={int(limit)}")
-    if skip:
-        args.append(f"--skip={int(skip)}")
-    if follow and len(paths) == 1:
-        args.append("--follow")
+    args = [*_PRE, "log", _BODY_FORMAT if body else _FORMAT, "--no-show-signature", *_walk(limit, skip, follow, paths)]
     if first_parent:
         args.append("--first-parent")
     if grep is not None:
         args += ["-F", f"--grep={grep}"]
-    out = repo.runner.run([*args, "--end-of-options", start, *excl, "--", *(normalize_rel(p) for p in paths)]).stdout
+    out = repo.runner.run([*args, *revs, "--", *(normalize_rel(p) for p in paths)]).stdout
     return [e for e, _ in _parse_records(out, body=body)]
 
 
@@ -460,22 +475,14 @@ def log_patches(
     ``keep(path) -> bool`` filters the files kept from each patch (e.g. Markdown only).
     ``max_blob``: a kept file with a blob over this many bytes is not diffed (``FileDiff.too_large``).
     """
-    start = _start(repo, rev)
-    if start is None:
+    revs = _revs(repo, rev, exclude)
+    if revs is None:
         return []
-    excl = [f"^{o}" for o in (_start(repo, e) for e in exclude) if o]
-    walk: list[str] = []
-    if limit is not None:
-        walk.append(f"--max-count={int(limit)}")
-    if skip:
-        walk.append(f"--skip={int(skip)}")
-    if follow and len(paths) == 1:
-        walk.append("--follow")
     found = _bounded_patches(
         repo,
         [*_PRE, "log"],
-        walk,
-        ["--end-of-options", start, *excl],
+        _walk(limit, skip, follow, paths),
+        revs,
         [normalize_rel(p) for p in paths],
         keep,
         max_blob,
