@@ -13,7 +13,16 @@ from textual.widgets.option_list import Option
 from amr_tui.widgets.safe import SafeInput, content, content_lines
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class _HoldsText:
+    """A dialog that unsaved text (``holds``, its prompt gone) waits on: the quit question names it."""
+
+    holds: str | None
+
+    def unsaved_edits(self) -> list[str]:
+        return [self.holds] if self.holds else []
+
+
+class ConfirmScreen(ModalScreen[bool], _HoldsText):
     BINDINGS = [
         Binding("escape,n", "answer(False)", "No", id="confirm.no"),
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
@@ -24,9 +33,6 @@ class ConfirmScreen(ModalScreen[bool]):
         super().__init__(classes="dialog")
         self.title_text, self.body, self.yes, self.no = title, body, yes, no
         self.holds = holds
-
-    def unsaved_edits(self) -> list[str]:
-        return [self.holds] if self.holds else []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
@@ -131,7 +137,7 @@ class TextPromptScreen(PromptScreen):
         )
 
 
-class ChoiceScreen(ModalScreen[str | None]):
+class ChoiceScreen(ModalScreen[str | None], _HoldsText):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]], *, holds: str | None = None) -> None:
@@ -140,9 +146,6 @@ class ChoiceScreen(ModalScreen[str | None]):
         self.title_text = title
         self.choices = choices
         self.holds = holds
-
-    def unsaved_edits(self) -> list[str]:
-        return [self.holds] if self.holds else []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
