@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import SelectionList
 
 from amr_tui.screens.dialogs import PromptScreen
@@ -104,8 +106,8 @@ async def test_share_screen_partial_share_and_preview(tmp_path):
     assert "team_structure.md" not in objects and "dev-port.md" not in objects
 
 
-async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_server, tmp_path):
-    """The conflict's "Write the entry as it should be" prompt dropped what was typed on esc and ctrl+q."""
+def _deploy_day_conflict(git_server, tmp_path: Path) -> Path:
+    """Two clones of one repo; the agent pushed Wednesday and my clone committed Thursday: S stops on it."""
     url = git_server.create("mem", {"MEMORY.md": BASE}, work=tmp_path)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -117,7 +119,12 @@ async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_ser
     git(other, "push", "-q", "origin", "main")
     replace_line(mine, "MEMORY.md", old, "- Deploys happen on Thursdays [source: https://e.com/s/1]")
     commit_all(mine, "me: deploy day")
+    return mine
 
+
+async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_server, tmp_path):
+    """The conflict's "Write the entry as it should be" prompt dropped what was typed on esc and ctrl+q."""
+    mine = _deploy_day_conflict(git_server, tmp_path)
     app = app_for([mine], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
         drive = AppDriver(pilot)
@@ -155,18 +162,7 @@ async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_ser
 
 async def test_leaving_the_sync_conflict_view_asks_before_dropping_an_entry_written_there(git_server, tmp_path):
     """esc ("Leave for later") dropped the entries written with e without asking; ctrl+q did not count them."""
-    url = git_server.create("mem", {"MEMORY.md": BASE}, work=tmp_path)
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    mine = clone(url, tmp_path / "a" / "mem", name="Me", driver=True)
-    other = clone(url, tmp_path / "b" / "mem", name="Agent", driver=True)
-    old = "- Deploys happen on Tuesdays [source: https://e.com/s/1]"
-    replace_line(other, "MEMORY.md", old, "- Deploys happen on Wednesdays [source: https://e.com/s/1]")
-    commit_all(other, "agent: deploy day")
-    git(other, "push", "-q", "origin", "main")
-    replace_line(mine, "MEMORY.md", old, "- Deploys happen on Thursdays [source: https://e.com/s/1]")
-    commit_all(mine, "me: deploy day")
-
+    mine = _deploy_day_conflict(git_server, tmp_path)
     app = app_for([mine], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
         drive = AppDriver(pilot)
