@@ -501,3 +501,35 @@ async def test_ctrl_q_on_the_credential_question_of_a_capture_counts_the_fact(de
         await pilot.press("y")
         await drive.quits()
     assert all(GH not in git(r, "show", "HEAD:MEMORY.md") for r in demo)
+
+
+async def test_ctrl_q_on_the_identity_question_of_a_capture_counts_the_fact(demo, monkeypatch):
+    """A capture whose repo has no git identity asks for one; the prompt holding the fact is gone
+    then, and ctrl+q on the identity question quit without a word about it."""
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("EMAIL", "")
+    app = app_for(demo, poll_interval=60, read_only={"memory-bob"})
+    async with app.run_test(size=SIZE) as pilot:
+        drive = AppDriver(pilot)
+        await drive.ready()
+        _, inp = await _capture_prompt(pilot, app)
+        inp.value = "Fact waiting on an identity"
+        await pilot.press("enter")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, PromptScreen) and "Git needs a name" in app.screen.title_text,
+            what="the identity question",
+        )
+        question = app.screen
+        await pilot.press("ctrl+q")
+        dialog = await drive.asked("Quit and discard 1 unsaved edit?")
+        assert "the text waiting on this save" in dialog.body
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is question, what="back at the identity question")
+        app.screen.query_one("#prompt-input").value = "Ada Lovelace <ada@example.test>"
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: "Fact waiting on an identity" in git(demo[0], "show", "HEAD:MEMORY.md"), what="saved"
+        )
+    assert app.return_code is None

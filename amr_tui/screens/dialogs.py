@@ -57,9 +57,16 @@ class ConfirmScreen(ModalScreen[bool], _HoldsText):
 class PromptScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
 
-    def __init__(self, title: str, value: str = "", placeholder: str = "", help_text: str = "") -> None:
+    def __init__(
+        self, title: str, value: str = "", placeholder: str = "", help_text: str = "", *, holds: str | None = None
+    ) -> None:
+        """``holds``: unsaved text waiting on the answer (its prompt is gone), for the quit question."""
         super().__init__(classes="dialog")
         self.title_text, self.value, self.placeholder, self.help_text = title, value, placeholder, help_text
+        self.holds = holds
+
+    def unsaved_edits(self) -> list[str]:
+        return [self.holds] if self.holds else []
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):

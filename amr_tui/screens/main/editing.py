@@ -205,6 +205,7 @@ class EditActions:
                 f"Git needs a name and email to commit in {make_visible(target or 'this repo')}",
                 placeholder="Your Name <you@example.com>",
                 help_text="Saved in this repo's own config (never your global config).",
+                holds="the text waiting on this save" if back is not None else None,
             ),
             got,
         )
