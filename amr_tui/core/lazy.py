@@ -5,7 +5,7 @@ modules must not load the others: the lint cache reads ``lint.facts`` without th
 and the rules, and ``amr search`` answers from its cache without the Markdown parser. So a
 face lists where each of its names lives and resolves a name when it is first read
 (PEP 562 ``__getattr__``, as ``textual.widgets`` does); type checkers read the same names
-from the face's ``if TYPE_CHECKING:`` imports. ``tests/test_core_faces.py`` checks that
+from the face's ``if TYPE_CHECKING:`` imports. ``tests/test_faces.py`` checks that
 both lists agree.
 """
 
