@@ -2,6 +2,7 @@
 
 repos = ["~/agent-memory", "~/team/memory-team"]
 read_only = ["memory-team"]
+review = ["memory-team"]   # or: review = true (every repo). Agent writes through `amr mcp` wait for review
 theme = "textual-dark"
 
 [keys]
@@ -21,6 +22,8 @@ from platformdirs import user_config_dir
 class Config:
     repos: list[Path] = field(default_factory=list)
     read_only: set[str] = field(default_factory=set)
+    review: set[str] = field(default_factory=set)  # repos whose agent writes land on a pending branch
+    review_all: bool = False  # review = true: every repo
     theme: str | None = None
     keys: dict[str, str] = field(default_factory=dict)
     path: Path | None = None
@@ -47,6 +50,11 @@ def load_config(path: Path | None = None) -> Config:
     ro = data.get("read_only", [])
     if isinstance(ro, list):
         cfg.read_only = {str(r) for r in ro}
+    review = data.get("review", [])
+    if review is True:
+        cfg.review_all = True
+    elif isinstance(review, list):
+        cfg.review = {str(r) for r in review}
     if isinstance(data.get("theme"), str):
         cfg.theme = data["theme"]
     keys = data.get("keys", {})

@@ -92,8 +92,13 @@ def write(
     trailers: Sequence[str] = (TRAILER,),
     env: Mapping[str, str] | None = None,
     reload: bool = True,
+    branch: str | None = None,
 ) -> Saved:
     """Commit ``changes`` to ``repo`` as one commit through the gate; returns what happened.
+
+    ``branch`` names a branch that is not checked out (the agent interface's pending review
+    branch): the change is merged onto that branch's tip and only its ref moves; the work tree,
+    the index and the session's files are left as they are.
 
     Raises EditRefused, ConflictError (nothing saved; the conflict view resolves it),
     ForeignConflictError, NoIdentityError, OperationInProgressError, DetachedHeadError, LockedError.
@@ -105,9 +110,11 @@ def write(
     shown = path or changes[0].path
     git = session.git(repo)
     if git is None:
+        if branch is not None:
+            raise EditRefused(f"{repo} is not a git repo: there is no branch to write to")
         return _write_without_git(session, repo, changes, message, line, shown, reload)
-    result = git.write_files(list(changes), with_trailers(message, *trailers), env=env)
-    if reload:
+    result = git.write_files(list(changes), with_trailers(message, *trailers), env=env, branch=branch)
+    if reload and branch is None:
         session.reload_files(repo, [ch.path for ch in changes])
     if not result.committed:
         return Saved(repo, shown, result.head, "No change: it was already there", line, False, result.foreign)

@@ -310,7 +310,10 @@ class DeletionLog:
 
 
 def _commit_with_retries(
-    service: HistorySource, build: Callable[[str | None], Mapping[str, bytes | None]], message: str
+    service: HistorySource,
+    build: Callable[[str | None], Mapping[str, bytes | None]],
+    message: str,
+    env: Mapping[str, str] | None = None,
 ) -> str:
     """``build(head) -> changes`` (path -> wanted bytes), made from HEAD's versions; committed
     through the write gate, which merges it onto anything committed meanwhile (no rebuild, no
@@ -319,13 +322,24 @@ def _commit_with_retries(
     changes = build(head)
     gate_changes = [Change(p, service.blobs.read(head, p) if head else None, data, head) for p, data in changes.items()]
     try:
-        result = service.repo.write_files(gate_changes, message)
+        result = service.repo.write_files(gate_changes, message, env=env)
     except ConflictError as exc:
         raise LookupError(f"{exc.path} changed in the same place meanwhile; nothing was written") from None
     return result.head or ""
 
 
-def forget(
+@dataclass(frozen=True, slots=True)
+class ForgetPlan:
+    """What forgetting one entry writes: ``build(rev)`` gives the changed files (the entry's
+    lines removed, its tombstone added) made from that commit's versions, and ``message`` the
+    commit message. ``forget`` commits it; the agent interface's review mode puts it on a
+    pending branch instead."""
+
+    build: Callable[[str | None], dict[str, bytes | None]]
+    message: str
+
+
+def plan_forget(
     service: HistorySource,
     path: str,
     line: int,
@@ -334,12 +348,11 @@ def forget(
     redact: bool = False,
     by: str | None = None,
     today: _dt.date | None = None,
-) -> str:
-    """Remove the entry on ``line`` of ``path`` and record a tombstone, in one commit.
+) -> ForgetPlan:
+    """Plan forgetting the entry on ``line`` of ``path`` as committed at HEAD.
 
-    ``redact`` keeps only the fact's digest in the tombstone and leaves the text and the reason
-    out of the commit message. Returns the new commit. Raises ValueError when ``line`` holds no
-    entry, LookupError when the entry changed before it could be committed.
+    Raises ValueError when ``line`` holds no entry, FileNotFoundError when ``path`` is not
+    committed; ``build`` raises LookupError when the entry is no longer in the version it reads.
     """
     if not _keep(path):
         raise ValueError(f"{path} is not a Markdown memory file")
@@ -387,7 +400,32 @@ def forget(
     else:
         why = f"\n\nReason: {make_visible(' '.join(reason.split()))}" if reason and reason.strip() else ""
         message = f"Forget entry in {path}: {make_visible(summarise(entry0.text))}{why}\n\nForgotten-with: amr"
-    return _commit_with_retries(service, build, message)
+    return ForgetPlan(build, message)
+
+
+def forget(
+    service: HistorySource,
+    path: str,
+    line: int,
+    *,
+    reason: str | None = None,
+    redact: bool = False,
+    by: str | None = None,
+    today: _dt.date | None = None,
+    trailers: tuple[str, ...] = (),
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """Remove the entry on ``line`` of ``path`` and record a tombstone, in one commit.
+
+    ``redact`` keeps only the fact's digest in the tombstone and leaves the text and the reason
+    out of the commit message. ``trailers`` are added to the message (the agent interface's
+    ``Session:``), ``env`` goes to the commit (an agent's author). Returns the new commit.
+    Raises ValueError when ``line`` holds no entry, LookupError when the entry changed before
+    it could be committed.
+    """
+    plan = plan_forget(service, path, line, reason=reason, redact=redact, by=by, today=today)
+    message = plan.message + "".join(f"\n{t}" for t in trailers if t)
+    return _commit_with_retries(service, plan.build, message, env)
 
 
 def restore(service: HistorySource, fact: ForgottenFact, *, path: str | None = None) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -324,8 +325,10 @@ class HistoryService:
         redact: bool = False,
         by: str | None = None,
         today: _dt.date | None = None,
+        trailers: tuple[str, ...] = (),
+        env: Mapping[str, str] | None = None,
     ) -> str:
-        return forget(self, path, line, reason=reason, redact=redact, by=by, today=today)
+        return forget(self, path, line, reason=reason, redact=redact, by=by, today=today, trailers=trailers, env=env)
 
     def restore(self, fact: ForgottenFact, *, path: str | None = None) -> str:
         return restore(self, fact, path=path)
