@@ -22,6 +22,7 @@ MODULES = (
     "share_cmd",
     "dream_cmd",
     "history_cmd",
+    "mcp_cmd",
 )
 COMMAND_MODULES = {
     "parse": "parse_cmd",
@@ -37,6 +38,7 @@ COMMAND_MODULES = {
     "history": "history_cmd",
     "forgotten": "history_cmd",
     "forget": "history_cmd",
+    "mcp": "mcp_cmd",
 }
 COMMANDS = tuple(COMMAND_MODULES)
 

@@ -1,0 +1,94 @@
+"""amr mcp [PATH...] [--read-only NAME]... [--review NAME]... [--session ID] [--author "NAME <EMAIL>"]
+
+Serves the mounted memory repos to an agent over the Model Context Protocol (stdio), with the
+official Python SDK's high-level server (``mcp.server.mcpserver.MCPServer``). The tools are thin:
+each one asks :class:`amr_tui.services.agent.AgentMemory` and returns its frozen dataclass, from
+which the SDK derives the tool's output schema and its structured result. A request amr cannot
+answer (an unknown repo, a line that holds no entry) is an error result whose text says what
+exists instead; a write amr will not make is a result with ``status`` and ``message``; the
+server stays up either way. The SDK is imported only by this command (start-up of ``amr``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+
+from amr_tui.cli.output import error
+
+COMMANDS = ("mcp",)
+SESSION_ENV = "AMR_SESSION_ID"
+
+_DESCRIPTION = (
+    "Serve memory repos to an agent over MCP (stdio). PATHs are memory repos or folders holding "
+    "several (default: the current folder if it is one, else the config's repos). Tools: memory_load, "
+    "memory_search, memory_read, memory_remember, memory_edit, memory_forget, memory_move, "
+    "memory_history. Every write is one commit through amr's write gate; entries are named by line "
+    "and text hash, so a stale write changes nothing. --read-only NAME refuses writes to NAME; "
+    "--review NAME puts NAME's writes on a pending branch dreams/inbox-<date> for a person to accept "
+    "in the review screen or with amr dreams (config: review = [...] or review = true)."
+)
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("mcp", help="serve memory repos to an agent over MCP (stdio)", description=_DESCRIPTION)
+    p.add_argument("paths", nargs="*", type=Path, help="memory repos, or folders holding several")
+    p.add_argument("--read-only", action="append", default=[], metavar="NAME", help="refuse writes to repo NAME")
+    p.add_argument("--review", action="append", default=[], metavar="NAME", help="repo NAME's writes wait for review")
+    p.add_argument(
+        "--session", metavar="ID", help=f"the agent session, written as a Session: trailer (default: ${SESSION_ENV})"
+    )
+    p.add_argument(
+        "--author", metavar="'NAME <EMAIL>'", help="the author of agent commits (default: the client's name)"
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from amr_tui.services.agent import Writer
+    from amr_tui.services.config import load_config
+    from amr_tui.services.workspace import discover, looks_like_memory_root
+
+    cfg = load_config()
+    paths: list[Path] = list(args.paths)
+    if not paths:
+        cwd = Path.cwd()
+        paths = [cwd] if looks_like_memory_root(cwd) else [p for p in cfg.repos if p.exists()]
+    if not paths:
+        error("no memory repo here: name one (amr mcp PATH), or list repos in the config")
+        return 2
+    read_only = set(args.read_only) | cfg.read_only
+    try:
+        mounts = discover(paths, read_only)
+    except FileNotFoundError as exc:
+        error(str(exc))
+        return 2
+    names = {m.name for m in mounts}
+    unknown = sorted((set(args.read_only) | set(args.review)) - names)
+    if unknown:
+        error(f"no mounted repo is named {', '.join(unknown)}; the repos are: {', '.join(sorted(names))}")
+        return 2
+    review = set(args.review) | (names if cfg.review_all else cfg.review & names)
+    author_name = author_email = None
+    if args.author:
+        m = re.fullmatch(r"\s*(.*?)\s*<([^<>\s]+)>\s*", args.author)
+        if not m or not m.group(1):
+            error("--author takes 'NAME <EMAIL>'")
+            return 2
+        author_name, author_email = m.group(1), m.group(2)
+    base = Writer(None, args.session or os.environ.get(SESSION_ENV) or None, author_name, author_email)
+
+    from amr_tui.services.agent import AgentMemory
+
+    memory = AgentMemory(mounts, review=review, load=False)
+    memory.start_loading()
+    from amr_tui.cli.mcp_server import build_server
+
+    server = build_server(memory, base)
+    try:
+        server.run("stdio")
+    finally:
+        memory.close()
+    return 0
