@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FACES = [("core", p) for p in ("format", "lint", "search", "merge", "diff", "dreams")] + [
-    ("services", p) for p in ("session", "dreams", "sync", "share", "history", "batch")
+    ("services", p) for p in ("session", "dreams", "sync", "share", "history", "batch", "agent")
 ]
 
 
@@ -90,3 +90,13 @@ def test_amr_lint_loads_neither_search_nor_the_session_nor_the_parser():
 def test_one_module_of_the_session_does_not_load_the_session():
     loaded = _loaded_by("import amr_tui.services.session.external")
     assert "amr_tui.services.session.state" not in loaded and "git" not in loaded
+
+
+def test_the_mcp_sdk_loads_only_for_amr_mcp():
+    """pydantic and the SDK cost every other command start-up time: the agent interface and the
+    command line's parser do not load them; the server module does."""
+    loaded = _loaded_by(
+        "import amr_tui.services.agent.memory, amr_tui.cli.main as m; m.build_parser(); m.build_parser('mcp')"
+    )
+    assert not {"mcp", "pydantic"} & loaded
+    assert "mcp" in _loaded_by("import amr_tui.cli.mcp_server")

@@ -33,6 +33,9 @@ NOT_BEFORE_FIRST_FRAME = (
     "markdown_it",
     "amr_tui.core.format.parser",
     "amr_tui.core.format.metadata",
+    "mcp",
+    "pydantic",
+    "amr_tui.services.agent.memory",
 )
 
 

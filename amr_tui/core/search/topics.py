@@ -29,15 +29,21 @@ K1 = 1.2
 B = 0.75
 MIN_SCORE = 0.5  # below this no topic matches: the fact goes to the inbox
 _WORD = re.compile(r"[^\W_]+")
-_SUFFIXES = ("ings", "ing", "ies", "ied", "es", "ed", "s")
+_SUFFIXES = ("ings", "ing", "ies", "ied", "sses", "shes", "ches", "xes", "ed", "s")
 
 
 def stem(word: str) -> str:
-    """A light stem so "deploys", "deployed" and "deploying" meet "deploy"; short words stay."""
+    """A light stem so "deploys", "deployed" and "deploying" meet "deploy", and "decides" meets
+    "decide": a plural or verb ending goes, then a final "e" of a long word. Short words stay."""
     for suffix in _SUFFIXES:
-        if len(word) - len(suffix) >= 4 and word.endswith(suffix):
-            base = word[: -len(suffix)]
-            return base + "y" if suffix in ("ies", "ied") else base
+        cut = 2 if suffix in ("sses", "shes", "ches", "xes") else len(suffix)
+        if word.endswith(suffix) and len(word) - cut >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                break
+            word = word[:-cut] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    if len(word) >= 5 and word.endswith("e"):
+        word = word[:-1]
     return word
 
 
@@ -80,7 +86,8 @@ def rank_topics(fact: str, topics: Iterable[Topic]) -> list[TopicScore]:
     wanted = set(query)
     for topic in topics:
         counts: Counter[str] = Counter()
-        titles = (topic.path.replace("/", " ").replace("-", " "), *topic.title_texts)
+        stem_of_path = topic.path[:-3] if topic.path.endswith(".md") else topic.path
+        titles = (stem_of_path.replace("/", " ").replace("-", " "), *topic.title_texts)
         for text in (*topic.texts, *titles):
             found = terms(text)
             n_texts += 1
@@ -93,13 +100,15 @@ def rank_topics(fact: str, topics: Iterable[Topic]) -> list[TopicScore]:
     if not docs:
         return []
     avg = sum(length for _p, _c, length in docs) / len(docs) or 1.0
+    # A word every topic holds cannot choose between them.
+    everywhere = {t for t in query if len(docs) > 1 and all(t in counts for _p, counts, _n in docs)}
     out: list[TopicScore] = []
     for path, counts, length in docs:
         score = 0.0
         matched = []
         for t in query:
             tf = counts.get(t, 0)
-            if not tf:
+            if not tf or t in everywhere:
                 continue
             idf = math.log(1 + (n_texts - df[t] + 0.5) / (df[t] + 0.5))
             score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))

@@ -1,7 +1,8 @@
 """The agent interface: what an agent may read and write in the mounted memory repos, and how.
 
 ``amr mcp`` (``cli/mcp_cmd.py``) serves it over the Model Context Protocol. Inside, imports go
-one way: :mod:`.model` (the plain results) <- :mod:`.memory` (``AgentMemory``). It may import
+one way: :mod:`.model` (the plain results) <- :mod:`.lines` (pure helpers: the entry lines a
+write is made of, finding an entry again by its hash) <- :mod:`.memory` (``AgentMemory``). It may import
 the session, the write gate, history and dreams (and ``amr_tui.git``, ``amr_tui.core``).
 
 Names load on first use (``amr_tui.core.lazy``, as core's faces do).
@@ -14,7 +15,8 @@ from typing import TYPE_CHECKING
 from amr_tui.core.lazy import face
 
 if TYPE_CHECKING:  # the names as a type checker reads them; at run time the map below is used
-    from amr_tui.services.agent.memory import INBOX_FILE, AgentError, AgentMemory, Writer
+    from amr_tui.services.agent.lines import INBOX_FILE
+    from amr_tui.services.agent.memory import AgentError, AgentMemory, Writer
     from amr_tui.services.agent.model import (
         DiagnosticOut,
         EntryOut,
@@ -54,7 +56,8 @@ __all__ = [
 __getattr__, __dir__ = face(
     __name__,
     {
-        "memory": ("INBOX_FILE", "AgentError", "AgentMemory", "Writer"),
+        "lines": ("INBOX_FILE",),
+        "memory": ("AgentError", "AgentMemory", "Writer"),
         "model": (
             "DiagnosticOut",
             "EntryOut",

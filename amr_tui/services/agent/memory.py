@@ -36,15 +36,13 @@ from amr_tui.core.format.edit import (
     delete_lines,
     entry_span,
     insert_lines,
-    new_entry_line,
     replace_line,
     summarise,
 )
 from amr_tui.core.format.links import LinkState, normalise, unsafe_reason
-from amr_tui.core.format.metadata import parse_metadata
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.lint.repo import INDEX_HEADING, LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES
-from amr_tui.core.model import Diagnostic, Entry, Severity
+from amr_tui.core.model import Diagnostic, Severity
 from amr_tui.core.paths import MEMORY_FILE, with_md_suffix
 from amr_tui.core.search.topics import Topic, rank_topics
 from amr_tui.core.secrets import find_secrets
@@ -54,6 +52,18 @@ from amr_tui.git.commit import blob_oid
 from amr_tui.git.errors import AmrGitError, ConflictError, NoIdentityError, RefMovedError
 from amr_tui.git.gate import Change, ForeignConflictError
 from amr_tui.services import writegate
+from amr_tui.services.agent.lines import (
+    INBOX_FILE,
+    INBOX_HEADING,
+    append_point,
+    budget_cut,
+    edited_line,
+    locate,
+    new_line,
+    refused_by_lint,
+    title_of,
+    with_index_link,
+)
 from amr_tui.services.agent.model import (
     DiagnosticOut,
     EntryOut,
@@ -66,16 +76,12 @@ from amr_tui.services.agent.model import (
     SearchResults,
     TimelineEventOut,
     WriteResult,
-    entry_hash,
 )
 from amr_tui.services.dreams import BRANCH_PREFIX, DECISION_PREFIX, run_id_of
 from amr_tui.services.session import OpenFile, Session
 from amr_tui.services.workspace import Mount
 from amr_tui.services.writegate import EditRefused, Saved
 
-INBOX_FILE = "inbox.md"  # where a fact goes when no Index topic matches it
-INBOX_HEADING = "# Inbox"
-INBOX_INDEX_LINE = "- [[inbox]]: facts agents remembered that no topic matched yet; file them into topics"
 INBOX_STEM = "inbox-"  # review mode's pending branch: dreams/inbox-<date>[-n]
 WRITTEN_WITH = "Written-with: amr mcp"
 DEFAULT_AGENT_EMAIL = "agent@amr.invalid"
@@ -214,7 +220,7 @@ class AgentMemory:
             for repo in self.session.names:
                 of = self.session.open(repo, MEMORY_FILE)
                 doc = of.doc or parse(b"", MEMORY_FILE)
-                cut = _budget_cut(doc, len(of.data or b""))
+                cut = budget_cut(doc, len(of.data or b""))
                 entries = [EntryOut.of(e, doc.lines[e.line - 1].text) for e in doc.entries]
                 shown = [e for e in entries if not cut or e.line < cut]
                 out.append(
@@ -349,9 +355,9 @@ class AgentMemory:
             refused = self._refuse_read_only(repo)
             if refused:
                 return refused
-            line, entry, diags = self._new_line(text, source, path or INBOX_FILE)
+            line, entry, diags = new_line(text, source, path or INBOX_FILE, self.today)
             if entry is None or any(d.severity is Severity.ERROR for d in diags):
-                return _refused_by_lint(repo, path or "", diags, "the fact was not written")
+                return refused_by_lint(repo, path or "", diags, "the fact was not written")
             secrets = find_secrets(line)
             if secrets:
                 kinds = ", ".join(sorted({s.kind for s in secrets}))
@@ -382,11 +388,11 @@ class AgentMemory:
             new_file = of.doc is None
             doc = of.doc if of.doc is not None else parse(b"", target)
             if new_file:
-                title = INBOX_HEADING if target == INBOX_FILE else "# " + _title_of(target)
+                title = INBOX_HEADING if target == INBOX_FILE else "# " + title_of(target)
                 data = f"{title}\n\n{line}\n".encode()
                 at = 3
             else:
-                at = _append_point(doc)
+                at = append_point(doc)
                 data = insert_lines(doc, at, [line])
                 at += 1
             changes.append(Change(target, of.data, data, of.head))
@@ -394,7 +400,7 @@ class AgentMemory:
             if new_file and target != MEMORY_FILE:
                 memory = self._open(repo, MEMORY_FILE)
                 if memory.doc is not None and not self._index_links_to(repo, memory.doc, target):
-                    changes.append(Change(MEMORY_FILE, memory.data, _with_index_link(memory.doc, target), memory.head))
+                    changes.append(Change(MEMORY_FILE, memory.data, with_index_link(memory.doc, target), memory.head))
                     linked = " and linked it from MEMORY.md's Index"
             message = f"Remember in {target}: {make_visible(summarise(entry.text))}"
             result = self._commit(repo, changes, message, who, target)
@@ -413,14 +419,14 @@ class AgentMemory:
             if refused:
                 return refused
             of = self._open(repo, path)
-            found = _locate(of, line, hash)
+            found = locate(of, line, hash)
             if isinstance(found, WriteResult):
                 return found
             entry, raw = found
             assert of.doc is not None
-            new_raw, diags = _edited_line(raw, entry, text, path)
+            new_raw, diags = edited_line(raw, entry, text, path)
             if new_raw is None or any(d.severity is Severity.ERROR for d in diags):
-                return _refused_by_lint(repo, path, diags, "the entry was not changed")
+                return refused_by_lint(repo, path, diags, "the entry was not changed")
             if find_secrets(new_raw):
                 return WriteResult(
                     "refused", "The new text looks like it holds a credential; nothing was written.", repo, path
@@ -451,7 +457,7 @@ class AgentMemory:
             if git is None:
                 raise AgentError(f"{repo} is not a git repo: forgetting needs history for its tombstone")
             of = self._open(repo, path)
-            found = _locate(of, line, hash)
+            found = locate(of, line, hash)
             if isinstance(found, WriteResult):
                 return found
             entry, raw = found
@@ -499,7 +505,7 @@ class AgentMemory:
             if (repo, path) == (to_repo, to_path):
                 return WriteResult("unchanged", "The entry is already in that file.", repo, path)
             of = self._open(repo, path)
-            found = _locate(of, line, hash)
+            found = locate(of, line, hash)
             if isinstance(found, WriteResult):
                 return found
             entry, raw = found
@@ -510,10 +516,10 @@ class AgentMemory:
             lines = [ln[indent:] if ln[:indent].strip() == "" else ln for ln in lines]
             dest = self._open(to_repo, to_path)
             if dest.doc is None:
-                add = f"# {_title_of(to_path)}\n\n" + "\n".join(lines) + "\n"
+                add = f"# {title_of(to_path)}\n\n" + "\n".join(lines) + "\n"
                 dest_data = add.encode()
             else:
-                dest_data = insert_lines(dest.doc, _append_point(dest.doc), lines)
+                dest_data = insert_lines(dest.doc, append_point(dest.doc), lines)
             removed = delete_lines(of.doc, first, last)
             what = make_visible(summarise(entry.text))
             if repo == to_repo:
@@ -562,26 +568,6 @@ class AgentMemory:
             return None
         why = self.session.refusals.get(repo) or f"{repo} is mounted read-only"
         return WriteResult("refused", f"{why}: nothing was written.", repo)
-
-    def _new_line(self, text: str, source: str | None, path: str) -> tuple[str, Entry | None, list[Diagnostic]]:
-        """The entry line for ``text``: one line, a ``- `` marker, ``added`` filled, ``source`` set."""
-        body = " ".join(text.split())
-        if body[:2] in ("- ", "* ", "+ "):
-            body = body[2:].strip()
-        parsed = parse_metadata(body)
-        items = [(m.key, m.value) for m in parsed.items] if parsed.items else []
-        plain = body[: parsed.meta_start].strip() if parsed.items else body
-        if source and not any(k.lower() == "source" for k, _ in items):
-            items.append(("source", " ".join(source.split())))
-        if not any(k.lower() == "added" for k, _ in items):
-            items.append(("added", self.today.isoformat()))
-        line = new_entry_line(plain, items)
-        doc = parse((line + "\n").encode("utf-8", "surrogateescape"), path)
-        entry = doc.entries[0] if doc.entries else None
-        diags = [d for d in doc.diagnostics if d.code != "AMR023"]
-        if entry is not None and not entry.text:
-            diags.append(Diagnostic("AMR000", Severity.ERROR, "the fact is empty", 1, 1))
-        return line, entry, diags
 
     def _duplicate(self, repo: str, text: str) -> WriteResult | None:
         """An exact or near duplicate of ``text`` already in ``repo`` (its own records aside)."""
@@ -805,49 +791,6 @@ class AgentMemory:
         )
 
 
-# ---------------------------------------------------------------------- pure helpers
-def _budget_cut(doc: Document, size: int) -> int:
-    """The first line agents do not load (200 lines or 25 KB), 0 when the file fits."""
-    if len(doc.lines) <= LOAD_BUDGET_LINES and size <= LOAD_BUDGET_BYTES:
-        return 0
-    total = 0
-    for ln in doc.lines:
-        total += len(ln.text.encode("utf-8", "surrogateescape")) + len(ln.eol)
-        if ln.number > LOAD_BUDGET_LINES or total > LOAD_BUDGET_BYTES:
-            return ln.number
-    return 0
-
-
-def _locate(of: OpenFile, line: int, hash: str) -> tuple[Entry, str] | WriteResult:
-    """The entry on ``line`` whose text has ``hash``; else the one entry in the file with that
-    hash (lines were inserted above it); else a "stale" reply with the entry there now."""
-    doc = of.doc
-    if doc is None:
-        return WriteResult("stale", f"{of.path} does not exist any more; nothing was written.", of.repo, of.path)
-    if 1 <= line <= len(doc.lines):
-        entry = doc.entry_at(line)
-        if entry is not None and entry.line == line and entry_hash(doc.lines[line - 1].text) == hash:
-            return entry, doc.lines[line - 1].text
-    same = [e for e in doc.entries if entry_hash(doc.lines[e.line - 1].text) == hash]
-    if len(same) == 1:
-        return same[0], doc.lines[same[0].line - 1].text
-    current = None
-    if 1 <= line <= len(doc.lines):
-        entry = doc.entry_at(line)
-        if entry is not None:
-            current = EntryOut.of(entry, doc.lines[entry.line - 1].text)
-    now = f"it now reads {current.raw!r}" if current else "there is no entry on that line now"
-    many = f" ({len(same)} entries have that hash; name the line)" if same else ""
-    return WriteResult(
-        "stale",
-        f"The entry at {of.path}:{line} changed since it was read ({now}){many}; nothing was written. "
-        "Read it again and retry with the current hash.",
-        of.repo,
-        of.path,
-        current=current,
-    )
-
-
 def _with_current(result: WriteResult, memory: AgentMemory, repo: str, path: str, line: int) -> WriteResult:
     """A conflict reply carries the entry as it is now."""
     if result.status != "conflict":
@@ -861,73 +804,4 @@ def _with_current(result: WriteResult, memory: AgentMemory, repo: str, path: str
     return WriteResult(result.status, result.message, result.repo, result.path, current=current)
 
 
-def _edited_line(raw: str, entry: Entry, text: str, path: str) -> tuple[str | None, list[Diagnostic]]:
-    """The entry's line with ``text`` as its fact: metadata given in ``text`` replaces the
-    entry's, else the entry keeps its own; the marker and indentation stay."""
-    body = " ".join(text.split())
-    if body[:2] in ("- ", "* ", "+ "):
-        body = body[2:].strip()
-    parsed = parse_metadata(body)
-    if parsed.items:
-        items = [(m.key, m.value) for m in parsed.items]
-        plain = body[: parsed.meta_start].strip()
-    else:
-        items = [(m.key, m.value) for m in entry.metadata]
-        plain = body
-    new = new_entry_line(plain, items, like=entry)
-    doc = parse((new.lstrip() + "\n").encode("utf-8", "surrogateescape"), path)
-    diags = [d for d in doc.diagnostics if d.code != "AMR023"]
-    if not doc.entries or not doc.entries[0].text:
-        return None, [*diags, Diagnostic("AMR000", Severity.ERROR, "the fact is empty", 1, 1)]
-    del raw
-    return new, diags
-
-
-def _refused_by_lint(repo: str, path: str, diags: list[Diagnostic], what: str) -> WriteResult:
-    errors = [d for d in diags if d.severity is Severity.ERROR] or diags
-    said = "; ".join(f"{d.code} {d.message}" for d in errors[:5]) or "it is not one entry line"
-    return WriteResult(
-        "refused",
-        f"The linter refused it ({said}): {what}.",
-        repo,
-        path,
-        diagnostics=[DiagnosticOut.of(d) for d in diags],
-    )
-
-
-def _append_point(doc: Document) -> int:
-    """The line after which a new top-level entry goes: after the last entry's block (its
-    nested lines included), else after the last non-blank line."""
-    tops = [e for e in doc.entries if e.depth == 0]
-    if tops:
-        return entry_span(doc, max(tops, key=lambda e: e.line))[1]
-    for ln in reversed(doc.lines):
-        if ln.text.strip():
-            return ln.number
-    return 0
-
-
-def _title_of(path: str) -> str:
-    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return " ".join(stem.replace("_", " ").replace("-", " ").split()).capitalize() or "Notes"
-
-
-def _with_index_link(memory: Document, path: str) -> bytes:
-    """MEMORY.md with a link to ``path`` at the end of its Index (an Index made if it has none)."""
-    target = path[:-3] if path.endswith(".md") else path
-    line = INBOX_INDEX_LINE if path == INBOX_FILE else f"- [[{target}]]"
-    start = next((ln for ln, lvl, t in memory.headings if lvl == 2 and t == INDEX_HEADING), None)
-    if start is None:
-        tail = "\n" if memory.lines and memory.lines[-1].text.strip() else ""
-        return memory.to_bytes() + f"{tail}\n## {INDEX_HEADING}\n\n{line}\n".encode()
-    end = next((ln for ln, lvl, _t in memory.headings if ln > start and lvl <= 2), len(memory.lines) + 1)
-    after = start
-    for e in memory.entries:
-        if start < e.line < end and e.depth == 0:
-            after = entry_span(memory, e)[1]
-    if after == start:
-        return insert_lines(memory, start, ["", line])
-    return insert_lines(memory, after, [line])
-
-
-__all__ = ["INBOX_FILE", "AgentError", "AgentMemory", "Writer"]
+__all__ = ["AgentError", "AgentMemory", "Writer"]
