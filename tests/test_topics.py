@@ -60,3 +60,9 @@ def test_ranking_any_text_is_total_and_sorted(text):
     assert [r.score for r in ranked] == sorted((r.score for r in ranked), reverse=True)
     assert all(r.matched for r in ranked)
     assert {r.path for r in ranked} <= {t.path for t in TOPICS}
+
+
+def test_a_small_repo_still_files_a_fact_under_its_topic_name():
+    one = [Topic("deploy.md", ["[[deploy]]: how we deploy", "Deploys go through ArgoCD"], ["Deploy"])]
+    assert [r.path for r in rank_topics("Production deploys need two approvals", one)] == ["deploy.md"]
+    assert rank_topics("Staging is reset every Sunday", one) == []

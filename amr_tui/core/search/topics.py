@@ -4,7 +4,9 @@ An agent that remembers a fact without naming a file gets it filed where a perso
 for it: the Index's topic whose words (its path, headings, entries and the Index line that links
 it) best match the fact's words. Rare words weigh more than common ones (BM25's idf), a word
 counts once per topic however often the topic repeats it beyond saturation (k1), and long topics
-do not win by length alone (b). Words like "the", "who" or "uses" carry nothing. Pure: the
+do not win by length alone (b). A word of the topic's name (its path, headings, Index line)
+weighs at least ``TITLE_IDF``: in a small repo the name is in most of the topic's texts, which
+would make it common. Words like "the", "who" or "uses" carry nothing. Pure: the
 caller gives the topics' text.
 """
 
@@ -28,6 +30,7 @@ STOPWORDS = frozenset(
 K1 = 1.2
 B = 0.75
 MIN_SCORE = 0.5  # below this no topic matches: the fact goes to the inbox
+TITLE_IDF = 1.0  # a word of a topic's name weighs at least this, however many texts hold it
 _WORD = re.compile(r"[^\W_]+")
 _SUFFIXES = ("ings", "ing", "ies", "ied", "sses", "shes", "ches", "xes", "ed", "s")
 
@@ -62,8 +65,8 @@ class Topic:
     """One candidate file: its path and every text that says what it is about."""
 
     path: str
-    texts: Sequence[str]  # the Index line linking it, its headings, its entries
-    title_texts: Sequence[str] = ()  # its headings: each word here (and in its path) counts three times
+    texts: Sequence[str]  # its entries
+    title_texts: Sequence[str] = ()  # its name: the Index line linking it, its headings (with its path, x3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +83,7 @@ def rank_topics(fact: str, topics: Iterable[Topic]) -> list[TopicScore]:
         return []
     # Rarity is counted over texts (entries, headings, Index lines), not topics: a word in 3 of
     # 500 entries is rare even when a repo has two topic files.
-    docs: list[tuple[str, Counter[str], int]] = []
+    docs: list[tuple[str, Counter[str], int, set[str]]] = []
     df: Counter[str] = Counter()
     n_texts = 0
     wanted = set(query)
@@ -93,17 +96,19 @@ def rank_topics(fact: str, topics: Iterable[Topic]) -> list[TopicScore]:
             n_texts += 1
             df.update(wanted.intersection(found))
             counts.update(found)
+        named: set[str] = set()
         for text in titles:
             for t in terms(text):
                 counts[t] += 2  # with the count above: a title word counts three times
-        docs.append((topic.path, counts, sum(counts.values())))
+                named.add(t)
+        docs.append((topic.path, counts, sum(counts.values()), named))
     if not docs:
         return []
-    avg = sum(length for _p, _c, length in docs) / len(docs) or 1.0
+    avg = sum(length for _p, _c, length, _t in docs) / len(docs) or 1.0
     # A word every topic holds cannot choose between them.
-    everywhere = {t for t in query if len(docs) > 1 and all(t in counts for _p, counts, _n in docs)}
+    everywhere = {t for t in query if len(docs) > 1 and all(t in counts for _p, counts, _n, _t in docs)}
     out: list[TopicScore] = []
-    for path, counts, length in docs:
+    for path, counts, length, named in docs:
         score = 0.0
         matched = []
         for t in query:
@@ -111,6 +116,8 @@ def rank_topics(fact: str, topics: Iterable[Topic]) -> list[TopicScore]:
             if not tf or t in everywhere:
                 continue
             idf = math.log(1 + (n_texts - df[t] + 0.5) / (df[t] + 0.5))
+            if t in named:  # in a small repo the topic's own name is in most of its texts
+                idf = max(idf, TITLE_IDF)
             score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
             matched.append(t)
         if score >= MIN_SCORE:

@@ -635,9 +635,9 @@ class AgentMemory:
             if target.path is None or target.path in (MEMORY_FILE, INBOX_FILE) or not is_markdown(target.path):
                 continue
             doc = self.session.document(repo, target.path)
-            texts = [target.text] + ([e.text for e in doc.entries] if doc else [])
-            headings = [t for _ln, _lvl, t in doc.headings] if doc else []
-            topics.append(Topic(target.path, texts, headings))
+            texts = [e.text for e in doc.entries] if doc else []
+            names = [target.text] + ([t for _ln, _lvl, t in doc.headings] if doc else [])
+            topics.append(Topic(target.path, texts, names))
         ranked = rank_topics(text, topics)
         if not ranked:
             return INBOX_FILE, "no Index topic matched its words: the inbox"
