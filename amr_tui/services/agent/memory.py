@@ -585,7 +585,7 @@ class AgentMemory:
             cached = self._matchers[repo] = (key, matcher)
         hit = cached[1].match(text)
         if hit is None:
-            return None
+            return self._pending_duplicate(repo, text) if repo in self.review else None
         p, _, ln = hit.partition("\0")
         doc = self.session.document(repo, p)
         entry = doc.entry_at(int(ln)) if doc else None
@@ -602,6 +602,44 @@ class AgentMemory:
             existing,
             matches=[f"{p}:{entry.line}"],
         )
+
+    def _pending_duplicate(self, repo: str, text: str) -> WriteResult | None:
+        """In review mode: the same fact already waiting on the pending review branch."""
+        git = self.session.git(repo)
+        main = self.session.dreams(repo).main_tip() if git is not None else None
+        if git is None or main is None:
+            return None
+        stem = f"{INBOX_STEM}{self.today.isoformat()}"
+        for branch, tip in git.branches(BRANCH_PREFIX).items():
+            if not run_id_of(branch).startswith(stem):
+                continue
+            base = git.merge_base(main, tip) or main
+            matcher = FactMatcher()
+            docs: dict[str, Document] = {}
+            for status, p in git.changed_paths(base, tip):
+                if status == "D" or not is_markdown(p) or p.startswith(".amr/"):
+                    continue
+                doc = docs[p] = parse(git.read_blob_or_none(tip, p) or b"", p)
+                for e in doc.entries:
+                    matcher.add(e.text, f"{p}\0{e.line}")
+            hit = matcher.match(text)
+            if hit is None:
+                continue
+            p, _, ln = hit.partition("\0")
+            entry = docs[p].entry_at(int(ln))
+            if entry is None:
+                continue
+            return WriteResult(
+                "duplicate",
+                f"That fact is already waiting for review in {p}:{entry.line} on {branch}; nothing was written.",
+                repo,
+                p,
+                EntryOut.of(entry, docs[p].lines[entry.line - 1].text),
+                branch=branch,
+                review_run=run_id_of(branch),
+                matches=[f"{branch}:{p}:{entry.line}"],
+            )
+        return None
 
     def _forgotten_match(self, repo: str, text: str) -> str | None:
         git = self.session.git(repo)
