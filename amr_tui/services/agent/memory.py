@@ -42,7 +42,7 @@ from amr_tui.core.format.edit import (
 from amr_tui.core.format.links import LinkState, normalise, unsafe_reason
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.lint.repo import INDEX_HEADING, LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES
-from amr_tui.core.model import Diagnostic, Severity
+from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.core.paths import MEMORY_FILE, with_md_suffix
 from amr_tui.core.search.topics import Topic, rank_topics
 from amr_tui.core.secrets import find_secrets
@@ -137,7 +137,7 @@ class AgentMemory:
         self._today = today
         self._lock = threading.RLock()
         self._loaded = threading.Event()
-        self._matchers: dict[str, tuple[object, FactMatcher]] = {}
+        self._matchers: dict[str, FactMatcher] = {}  # repo -> every entry's fact, grown as files change
         self._forgotten: dict[str, tuple[str | None, FactMatcher]] = {}
         if load:
             self.load_now()
@@ -161,7 +161,8 @@ class AgentMemory:
     def _fresh(self) -> None:
         """Wait for the first load, then pick up what changed on disk or in git since."""
         self._loaded.wait()
-        self.session.poll()
+        for change in self.session.poll():
+            self._grow_matcher(change.repo, [*change.added, *change.changed])
 
     @property
     def today(self) -> _dt.date:
@@ -569,28 +570,37 @@ class AgentMemory:
         why = self.session.refusals.get(repo) or f"{repo} is mounted read-only"
         return WriteResult("refused", f"{why}: nothing was written.", repo)
 
+    def _matcher(self, repo: str) -> FactMatcher:
+        matcher = self._matchers.get(repo)
+        if matcher is None:
+            matcher = self._matchers[repo] = FactMatcher()
+            self._grow_matcher(repo, self.session.files(repo))
+        return matcher
+
+    def _grow_matcher(self, repo: str, paths: Sequence[str]) -> None:
+        """Add the entries of these files to the repo's duplicate matcher. It only grows (a
+        write rebuilds nothing): a hit is checked against the file as it is now."""
+        matcher = self._matchers.get(repo)
+        if matcher is None:
+            return
+        for p in paths:
+            doc = self.session.document(repo, p)
+            if doc is None or p.startswith(".amr/"):
+                continue  # amr's own records (tombstones) repeat facts on purpose
+            for e in doc.entries:
+                matcher.add(e.text, p)
+
     def _duplicate(self, repo: str, text: str) -> WriteResult | None:
         """An exact or near duplicate of ``text`` already in ``repo`` (its own records aside)."""
-        state = self.session.repos[repo]
-        key = tuple(sorted(state.stats.items()))
-        cached = self._matchers.get(repo)
-        if cached is None or cached[0] != key:
-            matcher = FactMatcher()
-            for p in self.session.files(repo):
-                doc = self.session.document(repo, p)
-                if doc is None or p.startswith(".amr/"):
-                    continue
-                for e in doc.entries:
-                    matcher.add(e.text, f"{p}\0{e.line}")
-            cached = self._matchers[repo] = (key, matcher)
-        hit = cached[1].match(text)
-        if hit is None:
+        p = self._matcher(repo).match(text)
+        found = self._in_file(repo, p, text) if p is not None else None
+        if p is not None and found is None:  # that file no longer says it: start the matcher afresh
+            self._matchers.pop(repo, None)
+            p = self._matcher(repo).match(text)
+            found = self._in_file(repo, p, text) if p is not None else None
+        if found is None or p is None:
             return self._pending_duplicate(repo, text) if repo in self.review else None
-        p, _, ln = hit.partition("\0")
-        doc = self.session.document(repo, p)
-        entry = doc.entry_at(int(ln)) if doc else None
-        if doc is None or entry is None:
-            return None
+        doc, entry = found
         existing = EntryOut.of(entry, doc.lines[entry.line - 1].text)
         same = " ".join(existing.text.lower().split()) == " ".join(text.lower().split())
         return WriteResult(
@@ -602,6 +612,17 @@ class AgentMemory:
             existing,
             matches=[f"{p}:{entry.line}"],
         )
+
+    def _in_file(self, repo: str, path: str, text: str) -> tuple[Document, Entry] | None:
+        """The entry of ``path`` (as the session holds it now) that states ``text``."""
+        doc = self.session.document(repo, path)
+        if doc is None:
+            return None
+        one = FactMatcher()
+        for k, e in enumerate(doc.entries):
+            one.add(e.text, str(k))
+        hit = one.match(text)
+        return (doc, doc.entries[int(hit)]) if hit is not None else None
 
     def _pending_duplicate(self, repo: str, text: str) -> WriteResult | None:
         """In review mode: the same fact already waiting on the pending review branch."""
@@ -740,7 +761,8 @@ class AgentMemory:
             )
         except (EditRefused, AmrGitError, OSError) as exc:
             return WriteResult("refused", f"{exc}", repo, path)
-        self._matchers.pop(repo, None)
+        if branch is None:
+            self._grow_matcher(repo, [ch.path for ch in changes])
         return saved, branch, run
 
     def _inbox_branch(self, repo: str) -> tuple[str, str]:
