@@ -146,6 +146,14 @@ async def amr_mcp(
             async with ClientSession(read, write, client_info=info, read_timeout_seconds=60) as session:
                 await session.initialize()
                 yield McpClient(session)
+    except BaseExceptionGroup as group:
+        # The SDK's task groups wrap a failing assert of the test body: raise it as itself.
+        leaf: BaseException = group
+        while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+            leaf = leaf.exceptions[0]
+        if leaf is group:
+            raise
+        raise leaf from None
     finally:
         errlog.close()
 
