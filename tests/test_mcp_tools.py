@@ -143,10 +143,24 @@ async def test_load_search_read_and_history(tmp_path: Path) -> None:
     big_lines = "".join(f"- big fact number {i} about widgets\n" for i in range(206))
     big = memory_repo(tmp_path / "big", {"MEMORY.md": "# Big\n\n## Index\n\n" + big_lines})
     assert len((big / "MEMORY.md").read_text().splitlines()) == 210
-    async with amr_mcp(repo, big, home=tmp_path / "home") as client:
+    # 60 long lines: under 200 lines but over 25 KB, so the byte budget cuts it.
+    wide_lines = ["# Wide", "", "## Index", ""] + [f"- wide fact {i:02d} " + "x" * 480 for i in range(60)]
+    wide = memory_repo(tmp_path / "wide", {"MEMORY.md": "\n".join(wide_lines) + "\n"})
+    total, wide_cut = 0, 0
+    for number, text in enumerate(wide_lines, 1):
+        total += len(text) + 1
+        if total > 25 * 1024:
+            wide_cut = number
+            break
+    assert 4 < wide_cut < len(wide_lines)
+    async with amr_mcp(repo, big, wide, home=tmp_path / "home") as client:
         load = await client.ok("memory_load")
         repos = {r["repo"]: r for r in load["repos"]}
-        assert set(repos) == {"memory", "big"}
+        assert set(repos) == {"memory", "big", "wide"}
+        w = repos["wide"]
+        assert w["cut_line"] == wide_cut and w["bytes"] == (wide / "MEMORY.md").stat().st_size
+        assert w["entries_past_cut"] == len(wide_lines) - wide_cut + 1
+        assert max(e["line"] for e in w["entries"]) == wide_cut - 1
         mem = repos["memory"]
         assert mem["writable"] is True and mem["review"] is False
         assert [e["text"] for e in mem["entries"]] == [
@@ -198,7 +212,7 @@ async def test_load_search_read_and_history(tmp_path: Path) -> None:
         only_mem = await client.ok("memory_search", {"query": "deploy", "repo": "memory"})
         assert only_mem["results"] and {r["repo"] for r in only_mem["results"]} == {"memory"}
         is_error, text = await client.call("memory_search", {"query": "deploy", "repo": "nope"})
-        assert is_error and "nope" in text and "memory" in text and "big" in text
+        assert is_error and "nope" in text and "memory" in text and "big" in text and "wide" in text
 
         # memory_history: the entry's "added" event with the set-up commit's author.
         hist = await client.ok("memory_history", {"repo": "memory", "path": "deploy.md", "line": 3})
@@ -585,6 +599,12 @@ async def test_read_only_mount_and_review_mode(tmp_path: Path) -> None:
         assert commit_count(alpha, branch) == commit_count(alpha, "main") + 2
         assert "- alpha fact gets a sibling" in "\n".join(git(alpha, "show", f"{branch}:notes.md").splitlines())
         assert (alpha / "notes.md").read_text() == "# Notes\n\n- alpha fact\n"
+        # The same fact again, while it waits for review, is a duplicate, not a second line.
+        tip = head(alpha, branch)
+        dup = await client.ok("memory_remember", {"text": "the release train leaves on thursdays"})
+        assert dup["status"] == "duplicate", dup
+        assert head(alpha, branch) == tip
+        assert git(alpha, "show", f"{branch}:inbox.md").count("release train") == 1
         await still_up(client)
 
     listed = subprocess.run(
