@@ -7,10 +7,11 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
+from amr_tui.widgets.lists import KeyTable
 from amr_tui.widgets.safe import rich_text
 
 INTRO = (
@@ -29,18 +30,20 @@ class HelpScreen(ModalScreen[None]):
         self.groups = groups
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-body"):
+        # The table is the part that scrolls (j/k, arrows, page keys, g/G), under a title that stays.
+        with Vertical(id="help-body"):
             yield Static("amr \u2014 keys", id="help-title", markup=False)
             yield Static(INTRO, id="help-intro", markup=False)
-            table: DataTable[object] = DataTable(
-                id="help-table", show_header=True, zebra_stripes=True, cursor_type="row"
-            )
+            table = KeyTable(id="help-table", show_header=True, zebra_stripes=True, cursor_type="row")
             table.add_columns("Where", "Key", "Does")
             for group, rows in self.groups:
                 for key, desc in rows:
                     table.add_row(rich_text(group, "bold"), rich_text(key), rich_text(desc))
             yield table
-            yield Static("esc closes this screen", id="help-footer", markup=False)
+            yield Static("j/k, arrows, pgup/pgdn scroll \u00b7 esc closes this screen", id="help-footer", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(KeyTable).focus()
 
 
 def collect_bindings(app: App[Any], screen: Screen[Any]) -> list[tuple[str, list[tuple[str, str]]]]:
