@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 from mcp.client.session import DEFAULT_CLIENT_INFO
 
 from tests.mcp_client import (
@@ -724,12 +723,6 @@ async def test_malformed_requests_are_errors_and_the_server_stays_up(tmp_path: P
 
 
 # ---------------------------------------------------------------------- known bugs (memory.py)
-@pytest.mark.xfail(
-    strict=True,
-    reason="AgentMemory._path strips a leading './' with str.lstrip('./'), which strips a set of characters: "
-    "'./.amr/forgotten.md' becomes 'amr/forgotten.md' and './../escape.md' becomes 'escape.md' (written, "
-    "while '../escape.md' is refused)",
-)
 async def test_dot_slash_paths_name_the_file_they_say(tmp_path: Path) -> None:
     repo = memory_repo(
         tmp_path / "memory",
@@ -748,11 +741,6 @@ async def test_dot_slash_paths_name_the_file_they_say(tmp_path: Path) -> None:
         assert read["path"] == ".amr/forgotten.md"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review mode: a second edit of an entry already edited on the pending branch gets status conflict "
-    "whose `current` is the entry as on main (the very hash sent), so 'retry with the new hash' cannot work",
-)
 async def test_review_mode_conflict_carries_the_pending_version(tmp_path: Path) -> None:
     repo = memory_repo(
         tmp_path / "memory", {"MEMORY.md": DEFAULT_MEMORY_WITH_NOTES, "notes.md": "# Notes\n\n- a fact\n"}

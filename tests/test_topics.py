@@ -66,3 +66,11 @@ def test_a_small_repo_still_files_a_fact_under_its_topic_name():
     one = [Topic("deploy.md", ["[[deploy]]: how we deploy", "Deploys go through ArgoCD"], ["Deploy"])]
     assert [r.path for r in rank_topics("Production deploys need two approvals", one)] == ["deploy.md"]
     assert rank_topics("Staging is reset every Sunday", one) == []
+
+
+def test_a_topic_named_by_the_fact_beats_one_sharing_a_detail_word():
+    topics = [
+        Topic("deploy.md", ["Production deploys run at noon", "Deploys go through ArgoCD"], ["Deploy"]),
+        Topic("topics/python.md", ["We use uv for environments"], ["Python"]),
+    ]
+    assert rank_topics("pytest runs the python test suite with xdist", topics)[0].path == "topics/python.md"

@@ -119,6 +119,8 @@ def rank_topics(fact: str, topics: Iterable[Topic]) -> list[TopicScore]:
             if t in named:  # in a small repo the topic's own name is in most of its texts
                 idf = max(idf, TITLE_IDF)
             score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
+            if t in named:  # the fact names what the topic is about: that outweighs a shared detail
+                score += idf
             matched.append(t)
         if score >= MIN_SCORE:
             out.append(TopicScore(path, score, tuple(matched)))

@@ -43,7 +43,7 @@ def new_line(text: str, source: str | None, path: str, today: _dt.date) -> tuple
     doc = parse((line + "\n").encode("utf-8", "surrogateescape"), path)
     entry = doc.entries[0] if doc.entries else None
     diags = [d for d in doc.diagnostics if d.code != "AMR023"]
-    if entry is not None and not entry.text:
+    if entry is not None and not entry.text.strip(" -*+"):
         diags.append(Diagnostic("AMR000", Severity.ERROR, "the fact is empty", 1, 1))
     return line, entry, diags
 

@@ -197,20 +197,49 @@ class AgentMemory:
             )
         raise AgentError(f"name the repo to write to: one of {', '.join(writable)}")
 
-    def _path(self, path: str) -> str:
-        path = path.strip().lstrip("./") if path.strip().startswith("./") else path.strip()
+    def _path(self, path: str, *, write: bool = False) -> str:
+        path = path.strip()
+        while path.startswith("./"):
+            path = path[2:]
         why = unsafe_reason(path)
         if why:
             raise AgentError(f"{path!r}: {why}")
         if not is_markdown(path):
             raise AgentError(f"{path!r} is not a Markdown memory file (.md)")
+        if write and path.split("/", 1)[0] == ".amr":
+            raise AgentError(f"{path!r} is one of amr's own records (.amr/): facts go in memory files")
         return path
 
     def _open(self, repo: str, path: str) -> OpenFile:
+        """The file as the agent works on it: the work tree, or in review mode the version on the
+        pending review branch (the agent's own pending writes included) when it holds the file."""
+        pending = self._pending_branch(repo)
+        if pending is not None:
+            git = self.session.git(repo)
+            tip = git.resolve(f"refs/heads/{pending}") if git else None
+            data = git.read_blob_or_none(tip, path) if git and tip else None
+            if data is not None:
+                return OpenFile(repo, path, data, parse(data, path), tip)
         of = self.session.open(repo, path)
         if of.doc is None and of.read_only != "missing":
             raise AgentError(of.message or f"{path} cannot be read")
         return of
+
+    def _pending_branch(self, repo: str) -> str | None:
+        """Today's pending review branch of a review-mode repo, if there is one."""
+        if repo not in self.review:
+            return None
+        git = self.session.git(repo)
+        if git is None:
+            return None
+        stem = f"{INBOX_STEM}{self.today.isoformat()}"
+        pattern = re.compile(re.escape(stem) + r"(?:-(\d+))?$")
+        found = sorted(
+            (int(m.group(1) or 1), b)
+            for b in git.branches(BRANCH_PREFIX)
+            if (m := pattern.match(run_id_of(b))) is not None
+        )
+        return found[-1][1] if found else None
 
     # ------------------------------------------------------------------ reading
     def load(self) -> LoadResult:
@@ -310,7 +339,15 @@ class AgentMemory:
                 entries,
                 [ln.text for ln in doc.lines],
                 self.writable(repo) and not of.read_only,
+                self._pending_branch(repo) if of.head and of.head != self._head(repo) else None,
             )
+
+    def _head(self, repo: str) -> str | None:
+        git = self.session.git(repo)
+        try:
+            return git.head() if git is not None else None
+        except AmrGitError:
+            return None
 
     def history(self, repo: str, path: str, line: int) -> HistoryResult:
         with self._lock:
@@ -383,7 +420,9 @@ class AgentMemory:
                         path or "",
                         matches=[forgotten],
                     )
-            target, why = (self._path(path), "the path given") if path else self._topic_for(repo, entry.text)
+            target, why = (
+                (self._path(path, write=True), "the path given") if path else self._topic_for(repo, entry.text)
+            )
             of = self._open(repo, target)
             changes: list[Change] = []
             new_file = of.doc is None
@@ -415,7 +454,7 @@ class AgentMemory:
     def edit(self, repo: str, path: str, line: int, hash: str, text: str, who: Writer) -> WriteResult:
         with self._lock:
             self._fresh()
-            repo, path = self._repo(repo), self._path(path)
+            repo, path = self._repo(repo), self._path(path, write=True)
             refused = self._refuse_read_only(repo)
             if refused:
                 return refused
@@ -450,7 +489,7 @@ class AgentMemory:
     ) -> WriteResult:
         with self._lock:
             self._fresh()
-            repo, path = self._repo(repo), self._path(path)
+            repo, path = self._repo(repo), self._path(path, write=True)
             refused = self._refuse_read_only(repo)
             if refused:
                 return refused
@@ -497,8 +536,8 @@ class AgentMemory:
     def move(self, repo: str, path: str, line: int, hash: str, to_repo: str, to_path: str, who: Writer) -> WriteResult:
         with self._lock:
             self._fresh()
-            repo, path = self._repo(repo), self._path(path)
-            to_repo, to_path = self._repo(to_repo), self._path(with_md_suffix(to_path))
+            repo, path = self._repo(repo), self._path(path, write=True)
+            to_repo, to_path = self._repo(to_repo), self._path(with_md_suffix(to_path), write=True)
             for r in dict.fromkeys((repo, to_repo)):
                 refused = self._refuse_read_only(r)
                 if refused:
@@ -771,21 +810,10 @@ class AgentMemory:
         git = self.session.git(repo)
         if git is None:
             raise AgentError(f"{repo} is not a git repo: review mode needs a branch")
+        found = self._pending_branch(repo)
+        if found is not None:
+            return found, run_id_of(found)
         stem = f"{INBOX_STEM}{self.today.isoformat()}"
-        pattern = re.compile(re.escape(stem) + r"(?:-(\d+))?$")
-
-        def pending() -> list[tuple[int, str]]:
-            out = []
-            for branch in git.branches(BRANCH_PREFIX):
-                m = pattern.match(run_id_of(branch))
-                if m:
-                    out.append((int(m.group(1) or 1), branch))
-            return sorted(out)
-
-        found = pending()
-        if found:
-            branch = found[-1][1]
-            return branch, run_id_of(branch)
         from amr_tui.git.dreamrefs import list_refs
 
         closed = {ref.rsplit("/", 1)[-1] for ref in list_refs(git, DECISION_PREFIX)}
@@ -799,10 +827,10 @@ class AgentMemory:
         try:
             git.create_branch(BRANCH_PREFIX + rid, main)
         except AmrGitError:
-            found = pending()  # another server made it a moment ago
-            if not found:
+            found = self._pending_branch(repo)  # another server made it a moment ago
+            if found is None:
                 raise
-            return found[-1][1], run_id_of(found[-1][1])
+            return found, run_id_of(found)
         return BRANCH_PREFIX + rid, rid
 
     def _find_line(self, repo: str, path: str, raw: str, branch: str | None) -> EntryOut | None:
@@ -855,7 +883,7 @@ def _with_current(result: WriteResult, memory: AgentMemory, repo: str, path: str
     """A conflict reply carries the entry as it is now."""
     if result.status != "conflict":
         return result
-    of = memory.session.open(repo, path)
+    of = memory._open(repo, path)
     current = None
     if of.doc is not None and 1 <= line <= len(of.doc.lines):
         entry = of.doc.entry_at(line)

@@ -127,6 +127,9 @@ class FileRead:
     entries: list[EntryOut]
     lines: list[str]  # every line of the file, as data
     writable: bool
+    # review mode: the pending review branch this version is read from (the agent's writes
+    # that wait for review included); None: the work tree of the branch everyone reads
+    pending_branch: str | None = None
 
 
 @dataclass(frozen=True)
