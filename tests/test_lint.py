@@ -221,6 +221,12 @@ def test_amr029_empty_link():
     assert only({"MEMORY.md": INDEX + "- see [[]]\n"}, "AMR029")
 
 
+def test_amr032_heading_link_to_a_missing_heading():
+    """Obsidian heading links: a heading that is there is no finding (tests/test_heading_links.py)."""
+    files = {"MEMORY.md": INDEX + "- [[#Index|top]] [[#Nowhere]]\n- [[t#Gone]] [[t#Here]]\n", "t.md": "## Here\n"}
+    assert only(files, "AMR032") == [("AMR032", "MEMORY.md", 4), ("AMR032", "MEMORY.md", 5)]
+
+
 def test_every_code_is_tested_here():
     """A new code without a test here fails this test."""
     import pathlib

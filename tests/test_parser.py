@@ -470,7 +470,7 @@ def test_md_suffix_fix_keeps_alias() -> None:
         ("a/.git/x", "AMR012"),
         ("a\\..\\..\\x", "AMR012"),
         ("", "AMR029"),
-        ("#only-fragment", "AMR029"),
+        ("#only-fragment", "AMR032"),  # a heading link to a heading this file does not have
         ("a.md", "AMR011"),
         ("a.sql", None),
         ("a/./b", None),

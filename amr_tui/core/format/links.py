@@ -7,6 +7,7 @@ root). Checking symlinks on disk is the caller's job (amr_tui.services).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -54,6 +55,43 @@ def split_target(raw: str) -> str:
         if cut != -1:
             raw = raw[:cut]
     return raw.strip(WHITESPACE)
+
+
+def split_heading(raw: str) -> str | None:
+    """The heading part of a link: ``a/b#Some Heading|alias`` -> ``Some Heading``; None without ``#``.
+
+    Obsidian's nested form ``a#Top#Sub`` names its last heading; a block reference (``a#^id``)
+    is kept as written (``^id``)."""
+    raw = raw.split("|", 1)[0]
+    cut = raw.find("#")
+    if cut == -1:
+        return None
+    parts = [p.strip(WHITESPACE) for p in raw[cut + 1 :].split("#")]
+    named = [p for p in parts if p]
+    return named[-1] if named else ""
+
+
+def _heading_key(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def heading_line(heading: str, headings: Sequence[tuple[int, int, str]]) -> int | None:
+    """The line of the heading a link's ``#heading`` names (Obsidian matches it ignoring case and
+    runs of spaces), or None."""
+    key = _heading_key(heading)
+    for line, _level, text in headings:
+        if _heading_key(text) == key:
+            return line
+    return None
+
+
+def heading_known(heading: str, texts: Iterable[str]) -> bool:
+    """Whether ``heading`` (a link's ``#heading``) names one of ``texts``; a block reference
+    (``^id``) is not checked and counts as known."""
+    if heading.startswith("^"):
+        return True
+    key = _heading_key(heading)
+    return any(_heading_key(t) == key for t in texts)
 
 
 def find_links(text: str, line: int) -> list[Link]:

@@ -10,7 +10,7 @@ import datetime as _dt
 import re
 from functools import lru_cache
 
-from amr_tui.core.format.links import code_spans, link_spans, unsafe_reason
+from amr_tui.core.format.links import code_spans, heading_known, link_spans, split_heading, unsafe_reason
 from amr_tui.core.format.metadata import (
     AFTER_BANG,
     AFTER_BRACKET,
@@ -67,6 +67,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "AMR029": (W, "empty link"),
     "AMR030": (W, "resurrected fact"),
     "AMR031": (W, "metadata is not at the end of the entry"),
+    "AMR032": (W, "link names no heading of its file"),
 }
 
 DATE_KEYS = ("added", "expires", "updated")
@@ -142,7 +143,13 @@ def check_document(
                 out.append(diag("AMR017", f"{describe(ch)} in the text", line.number, offset + 1))
     for link in doc.links:
         if not link.target.strip(WHITESPACE):
-            out.append(diag("AMR029", f"[[{link.raw}]] names no file", link.line, link.column))
+            heading = split_heading(link.raw)
+            if not heading:
+                out.append(diag("AMR029", f"[[{link.raw}]] names no file", link.line, link.column))
+            elif not heading_known(heading, [t for _ln, _lvl, t in doc.headings]):
+                out.append(
+                    diag("AMR032", f"[[{link.raw}]]: this file has no heading '{heading}'", link.line, link.column)
+                )
         elif (why := unsafe_reason(link.target)) is not None:
             out.append(diag("AMR012", f"[[{link.target}]]: {why}; amr never opens it", link.line, link.column))
         elif has_md_suffix(link.target):

@@ -1,8 +1,8 @@
 """What the repo-wide lint needs of one file, without the file: its facts.
 
 ``lint_repo`` reads each Markdown file's line-local diagnostics, its ``[[links]]`` (with the
-text of their lines, for the fix of a broken link) and the normalised text of its entries
-(for duplicates). ``facts_of`` takes them from a parsed ``Document``; ``pack``/``unpack``
+text of their lines, for the fix of a broken link), the normalised text of its entries
+(for duplicates) and its headings (for ``[[file#heading]]`` links). ``facts_of`` takes them from a parsed ``Document``; ``pack``/``unpack``
 turn them into plain data and back, so a cache can keep them for files that did not change
 and the repo can be linted again after one file changed without parsing the others.
 MEMORY.md is always parsed: its headings and lines feed the checks of the entry point.
@@ -28,7 +28,11 @@ PackedDiagnostic = tuple[
 ]  # code, severity, message, line, column, end column, fix
 PackedLink = tuple[str, str, int, int, int]  # target, raw, line, start, end
 PackedFacts = tuple[
-    tuple[PackedDiagnostic, ...], tuple[PackedLink, ...], tuple[tuple[int, str], ...], tuple[tuple[str, int], ...]
+    tuple[PackedDiagnostic, ...],
+    tuple[PackedLink, ...],
+    tuple[tuple[int, str], ...],
+    tuple[tuple[str, int], ...],
+    tuple[str, ...],
 ]
 
 
@@ -45,6 +49,7 @@ class FileFacts:
     links: list[Link]  # every [[link]] that counts (not in code or HTML)
     link_lines: dict[int, str]  # text of each line that holds a link
     entries: list[tuple[str, int]]  # (normalised text, line) of each entry with text, in order
+    headings: list[str]  # the text of each heading, in order (what a [[file#heading]] link names)
 
 
 def facts_of(doc: ParsedFile) -> FileFacts:
@@ -56,7 +61,7 @@ def facts_of(doc: ParsedFile) -> FileFacts:
         norm = normalise_text(entry.text)
         if norm:
             entries.append((norm, entry.line))
-    return FileFacts(doc.diagnostics, list(doc.links), link_lines, entries)
+    return FileFacts(doc.diagnostics, list(doc.links), link_lines, entries, [t for _ln, _lvl, t in doc.headings])
 
 
 def pack_diagnostic(d: Diagnostic) -> PackedDiagnostic:
@@ -79,14 +84,21 @@ def unpack_diagnostic(t: PackedDiagnostic) -> Diagnostic:
 def pack(f: FileFacts) -> PackedFacts:
     """Plain tuples, strings and ints (what a cache may hold)."""
     links = tuple((k.target, k.raw, k.line, k.start, k.end) for k in f.links)
-    return tuple(map(pack_diagnostic, f.diagnostics)), links, tuple(f.link_lines.items()), tuple(f.entries)
+    return (
+        tuple(map(pack_diagnostic, f.diagnostics)),
+        links,
+        tuple(f.link_lines.items()),
+        tuple(f.entries),
+        tuple(f.headings),
+    )
 
 
 def unpack(t: PackedFacts) -> FileFacts:
-    diags, links, link_lines, entries = t
+    diags, links, link_lines, entries, headings = t
     return FileFacts(
         [unpack_diagnostic(d) for d in diags],
         [Link(*k) for k in links],
         dict(link_lines),
         [(n, ln) for n, ln in entries],
+        list(headings),
     )

@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
 
-from amr_tui.core.format.links import LinkState, Resolution, index_link, link_text_for, resolve
+from amr_tui.core.format.links import (
+    LinkState,
+    Resolution,
+    heading_known,
+    index_link,
+    link_text_for,
+    resolve,
+    split_heading,
+)
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag
 from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text
@@ -84,6 +92,14 @@ class RepoSnapshot:
         if facts is None:
             return (), None
         return facts.links, facts.link_lines.__getitem__
+
+    def headings_of(self, path: str) -> list[str] | None:
+        """The heading texts of a Markdown file, or None when it is not one amr parsed."""
+        doc = self.documents.get(path)
+        if doc is not None:
+            return [t for _ln, _lvl, t in doc.headings]
+        facts = self.facts.get(path)
+        return facts.headings if facts is not None else None
 
     def entries_of(self, path: str) -> Iterator[tuple[str, int]]:
         """``(normalised text, line)`` of each entry with text, in order."""
@@ -220,9 +236,14 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
                             ),
                         )
                     )
+                elif (heading := split_heading(link.raw)) and res.path is not None:
+                    texts = repo.headings_of(res.path)
+                    if texts is not None and not heading_known(heading, texts):
+                        msg = f"[[{link.raw}]]: {res.path} has no heading '{heading}'"
+                        out.append(Finding(path, diag("AMR032", msg, link.line, link.column)))
                 continue
             if res.state is not LinkState.BROKEN:
-                continue  # AMR012 / AMR029 come from the line rules
+                continue  # AMR012 / AMR029 / AMR032 in the same file come from the line rules
             fix = None
             msg = f"[[{link.target}]] names no file in this repo"
             if res.suggestion:

@@ -613,9 +613,17 @@ class MainScreen(Screen[None]):
         if of is None:
             return
         session = self.loaded
-        state, path, suggestion = session.resolve_link(of.repo, link)
+        state, path, suggestion = session.resolve_link(of.repo, link, of.path)
         if state is LinkState.OK and path:
-            place = Place(of.repo, path, 0)
+            line = session.link_line(of.repo, path, link)  # [[file#Heading]]: that heading's line
+            if line is None:
+                notify_text(self.app, f"[[{link.raw}]]: {path} has no such heading.", severity="warning")
+            if path == of.path:  # [[#Heading]]: a heading of this file
+                if line:
+                    self.places.record(Place(of.repo, of.path, self.view.cursor_line))
+                    self.view.go_to_line(line)
+                return
+            place = Place(of.repo, path, line or 0)
             self.leave_file(lambda: self.open_place(place))
         elif state is LinkState.ESCAPES:
             notify_text(self.app, f"[[{link.target}]] leaves the memory root; amr never opens it.", severity="error")

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from amr_tui.core.format.links import LinkState, resolve
+from amr_tui.core.format.links import LinkState, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.lint.repo import Finding, RepoSnapshot, lint_file, lint_repo
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
@@ -291,9 +291,14 @@ class Session(WatchMixin):
                 out[d.line] = d.severity
         return out
 
-    def resolve_link(self, repo: str, link: Link) -> tuple[LinkState, str | None, str | None]:
-        """(state, resolved path, suggestion). Links start at the root of the repo that holds them."""
+    def resolve_link(
+        self, repo: str, link: Link, from_path: str | None = None
+    ) -> tuple[LinkState, str | None, str | None]:
+        """(state, resolved path, suggestion). Links start at the root of the repo that holds them;
+        a heading link with no file (``[[#Heading]]``) names ``from_path``, the file holding it."""
         state = self.repos[repo]
+        if from_path is not None and not link.target.strip() and split_heading(link.raw):
+            return LinkState.OK, from_path, None
         with self.lock:
             files = set(state.files)
             escaping = set(state.escaping)
@@ -310,10 +315,25 @@ class Session(WatchMixin):
         lower = {f.lower(): f for f in files}
         out: dict[tuple[int, int], LinkState] = {}
         for link in doc.links:
+            if not link.target.strip() and (heading := split_heading(link.raw)):  # [[#Heading]]: this file
+                known = heading_line(heading, doc.headings) is not None or heading.startswith("^")
+                out[(link.line, link.start)] = LinkState.OK if known else LinkState.BROKEN
+                continue
             res = resolve(link.target, files, lower)
             st = LinkState.ESCAPES if res.state is LinkState.OK and res.path in escaping else res.state
             out[(link.line, link.start)] = st
         return out
+
+    def link_line(self, repo: str, path: str, link: Link) -> int | None:
+        """The line of the heading ``link`` names in ``path`` (a parsed Markdown file): 0 when
+        the link names no heading, None when the file has no such heading."""
+        heading = split_heading(link.raw)
+        if not heading or heading.startswith("^"):
+            return 0
+        doc = self.document(repo, path)
+        if doc is None:
+            return 0
+        return heading_line(heading, doc.headings)
 
     def backlinks(self, repo: str, path: str) -> list[Backlink]:
         state = self.repos[repo]
@@ -339,7 +359,7 @@ class Session(WatchMixin):
             st = states[(link.line, link.start)]
             path = None
             if st is LinkState.OK:
-                path = resolve(link.target, set(self.files(repo))).path
+                path = resolve(link.target, set(self.files(repo))).path if link.target.strip() else doc.path
             out.append((link, st, path))
         return out
 
