@@ -117,8 +117,10 @@ class AmrApp(App[int]):
         poll_interval: float = 1.0,
         problems: list[str] | None = None,
         today: _dt.date | None = None,
+        open_at: tuple[str, str, int] | None = None,
     ) -> None:
         super().__init__()
+        self.open_at = open_at  # (repo, path, line) the main screen opens first, instead of MEMORY.md
         self.today = today  # fixed in tests and screenshots so ages like "2mo" do not drift
         self.mounts = mounts
         self.config = config or Config()
@@ -154,7 +156,8 @@ class AmrApp(App[int]):
     def start_session(self, mounts: list[Mount]) -> None:
         """Show the main screen now; it builds the session (git, index) in its load worker."""
         self.session = None
-        self.push_screen(MainScreen(mounts, self.poll_interval))
+        first, self.open_at = self.open_at, None  # the command line's file: at start only
+        self.push_screen(MainScreen(mounts, self.poll_interval, first=first))
 
     def session_ready(self, session: Session | None) -> None:
         """Called by the main screen once its session exists (before indexing is finished)."""
@@ -510,8 +513,11 @@ def make_app(
     config: Config | None = None,
     poll_interval: float = 1.0,
     today: _dt.date | None = None,
+    open_at: tuple[Path, int] | None = None,
 ) -> AmrApp:
-    """Build the app for these paths, else the current folder if it is a memory repo, else the config's repos."""
+    """Build the app for these paths, else the current folder if it is a memory repo, else the config's repos.
+
+    ``open_at``: a file of a mounted repo and a line (0: the top) to open first, not MEMORY.md."""
     cfg = config if config is not None else load_config()
     problems: list[str] = []
     if cfg.error:
@@ -531,4 +537,12 @@ def make_app(
             mounts.extend(discover([path], ro))
         except FileNotFoundError as exc:
             problems.append(str(exc))
-    return AmrApp(mounts, cfg, poll_interval=poll_interval, problems=problems, today=today)
+    first: tuple[str, str, int] | None = None
+    if open_at is not None:
+        target = open_at[0].expanduser().resolve()
+        mount = next((m for m in mounts if target.is_relative_to(m.root.resolve())), None)
+        if mount is None:
+            problems.append(f"{open_at[0]} is not in a mounted repo; not opened")
+        else:
+            first = (mount.name, target.relative_to(mount.root.resolve()).as_posix(), open_at[1])
+    return AmrApp(mounts, cfg, poll_interval=poll_interval, problems=problems, today=today, open_at=first)

@@ -137,8 +137,11 @@ class MainScreen(Screen[None]):
         ticket: int = 0
         """Which open this is: only the latest one asked for is shown."""
 
-    def __init__(self, mounts: list[Mount], poll_interval: float = 1.0) -> None:
+    def __init__(
+        self, mounts: list[Mount], poll_interval: float = 1.0, first: tuple[str, str, int] | None = None
+    ) -> None:
         super().__init__()
+        self.first = first  # (repo, path, line) to open first instead of the first repo's MEMORY.md
         self.mounts = mounts
         self.session: Session | None = None  # built by the load worker
         self.poll_interval = poll_interval
@@ -251,7 +254,8 @@ class MainScreen(Screen[None]):
         session = self.loaded
         if self.current is None and not self._first_opened and session.names:
             self._first_opened = True
-            self.open_place(Place(session.names[0], MEMORY_FILE, 0))
+            first = self.first if self.first is not None and self.first[0] in session.names else None
+            self.open_place(Place(*first) if first else Place(session.names[0], MEMORY_FILE, 0))
 
     @work(thread=True, exclusive=True, group="history-lint")
     def check_history(self) -> None:
