@@ -33,12 +33,17 @@ Design (figures: ``bench/bench_search.py``):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import fnmatch
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import Protocol
 
 from amr_tui.core.search.items import SearchHit, SearchItem
-from amr_tui.core.search.rank import Resolver, score_slots, typo_candidates
+from amr_tui.core.search.query import STOPWORDS, Filter, Parsed, parse
+from amr_tui.core.search.rank import Atom, Resolver, idf, score_slots, typo_candidates
 from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import (
+    Query,
     bits_of,
     highlight_positions,
     ids_of,
@@ -47,7 +52,15 @@ from amr_tui.core.search.text import (
     strip_metadata,
 )
 
-__all__ = ["SearchItem", "SearchHit", "SearchIndex", "SearchSession", "highlight_positions"]
+__all__ = [
+    "QueryError",
+    "SearchContext",
+    "SearchHit",
+    "SearchIndex",
+    "SearchItem",
+    "SearchSession",
+    "highlight_positions",
+]
 
 
 class SearchIndex(PostingStore):
@@ -159,18 +172,51 @@ class SearchIndex(PostingStore):
 
     # ------------------------------------------------------------------ searching
 
-    def search(self, query: str, limit: int = 50, *, repos: Collection[str] | None = None) -> list[SearchHit]:
-        """The best ``limit`` hits for ``query``, best first. An empty query gives []."""
-        return self._search(query, limit, repos, Resolver(self))
+    def search(
+        self,
+        query: str,
+        limit: int = 50,
+        *,
+        repos: Collection[str] | None = None,
+        context: SearchContext | None = None,
+    ) -> list[SearchHit]:
+        """The best ``limit`` hits for ``query``, best first. An empty query gives [].
 
-    def _search(self, query: str, limit: int, repos: Collection[str] | None, resolver: Resolver) -> list[SearchHit]:
-        q = parse_query(query)
-        if not q.atoms or limit <= 0:
+        ``context`` answers the filters the index cannot (metadata, broken links, orphans);
+        without it those filters match nothing. A malformed filter raises QueryError."""
+        return self._search(query, limit, repos, Resolver(self), context)
+
+    def _search(
+        self,
+        query: str,
+        limit: int,
+        repos: Collection[str] | None,
+        resolver: Resolver,
+        context: SearchContext | None = None,
+    ) -> list[SearchHit]:
+        parsed = parse(query, context.keys if context else frozenset())
+        if parsed.error:
+            raise QueryError(parsed.error)
+        full = parse_query(parsed.text)
+        if (not full.atoms and not parsed.filters) or limit <= 0:
             return []
         live = self._live(repos)
+        if live and parsed.filters:
+            live &= self._cheap_filters(parsed.filters)
+        if live and parsed.excluded:
+            live &= ~self._holding(parsed.excluded, live, resolver)
         if not live:
             return []
-        atoms = [resolver.atom(a) for a in q.atoms]
+        keep = _Keep(self, parsed, context) if (parsed.phrases or _needs_context(parsed.filters)) else None
+        if not full.atoms:  # filters only: every entry that passes, in file order
+            slots = sorted(ids_of(keep.bits(live & self._entry_bits()) if keep else live & self._entry_bits()))
+            first = sorted(slots, key=lambda s: _order(self._items[s]))[:limit]
+            return [SearchHit(self._items[s], 50.0, ()) for s in first]  # type: ignore[arg-type]  # live slots
+        required = [a for a in full.atoms if a not in STOPWORDS] or list(full.atoms)
+        q = Query(full.raw, full.words, tuple(required), full.phrase, full.cased_words)
+        atoms = [resolver.group(a) for a in required]
+        n_live = max(1, live.bit_count())
+        weights = [idf((am.upto(1) & live).bit_count(), n_live) for am in atoms]
         cap = _cap(limit)
         tiers: list[int] = []  # tiers[L]: live slots where every atom matches at class <= L
 
@@ -181,6 +227,8 @@ class SearchIndex(PostingStore):
                     bits &= am.upto(len(tiers))
                     if not bits:
                         break
+                if keep is not None and bits:
+                    bits = keep.bits(bits)
                 tiers.append(bits)
             return tiers[level]
 
@@ -220,20 +268,220 @@ class SearchIndex(PostingStore):
         fuzzy: list[int] = []
         if not overflow and taken < limit:
             fuzzy = typo_candidates(self, atoms, live, tier(3), cap - taken, resolver)
+            if keep is not None and fuzzy:
+                fuzzy = ids_of(keep.bits(bits_of(fuzzy)))
         strict = ids_of(chosen) + picked
-        if not strict and not fuzzy:
+        partial: list[int] = []
+        if len(strict) + len(fuzzy) < limit and len(atoms) >= 2:
+            partial = self._partial(atoms, weights, live, tier(3) | bits_of(fuzzy), cap - taken, keep)
+        if not strict and not fuzzy and not partial:
             return []
-        ranked = score_slots(self, q, atoms, strict, fuzzy)
+        ranked = score_slots(self, q, atoms, strict, fuzzy, partial, weights)
         ranked.sort()
         out: list[SearchHit] = []
-        for neg, _repo, _path, _line, slot in ranked[:limit]:
+        for group, neg, _repo, _path, _line, slot in ranked[:limit]:
             item = self._items[slot]
             assert item is not None
-            out.append(SearchHit(item, round(-neg, 3), positions_for(q, item.text)))
+            missing = (
+                tuple(a for a, am in zip(required, atoms, strict=True) if not (am.upto(3) >> slot) & 1) if group else ()
+            )
+            out.append(SearchHit(item, round(-neg, 3), positions_for(full, item.text), missing))
+        return out
+
+    def _partial(
+        self, atoms: list[Atom], weights: list[float], live: int, taken: int, room: int, keep: _Keep | None
+    ) -> list[int]:
+        """Items holding most of the atoms (at least half, the rarest weighing most), for a
+        query no item answers in full: those lacking one atom first, then two, ..."""
+        if room <= 0:
+            return []
+        bits = [am.upto(3) & live for am in atoms]
+        n = len(atoms)
+        need = (n + 1) // 2
+        out: list[int] = []
+        seen = taken
+        for missing in range(1, n - need + 1):
+            union = 0
+            combos = 0
+            for leave in combinations(range(n), missing):
+                if combos >= _MAX_COMBOS:
+                    break
+                combos += 1
+                if sum(weights[k] for k in leave) > 0.75 * sum(weights):
+                    continue  # the rarest words are what the query is about: they may not all be missing
+                acc = live
+                for k in range(n):
+                    if k not in leave:
+                        acc &= bits[k]
+                        if not acc:
+                            break
+                union |= acc
+            union &= ~seen
+            if keep is not None and union:
+                union = keep.bits(union)
+            if union:
+                got = self.take_best(union, room - len(out))
+                out += got
+                seen |= union
+                if len(out) >= room:
+                    break
+        return out
+
+    def _entry_bits(self) -> int:
+        live = self._live(None)
+        return live & ~self.bits_for_files()
+
+    def bits_for_files(self) -> int:
+        """Slots of file-name items (the first slot of each file)."""
+        return bits_of([slots[0] for slots in self._files.values() if slots])
+
+    def _cheap_filters(self, filters: Sequence[Filter]) -> int:
+        """The slots that pass the path: and repo: filters (all slots when there are none)."""
+        bits = -1
+        for f in filters:
+            if f.key == "repo":
+                mask = 0
+                for name in {k[0] for k in self._files}:
+                    if f.value in name.lower():
+                        mask |= self._live([name])
+                bits &= mask
+            elif f.key == "path":
+                mask = 0
+                for (_repo, path), slots in self._files.items():
+                    low = path.lower()
+                    if (fnmatch.fnmatchcase(low, f.value) if f.op == "glob" else f.value in low) and slots:
+                        mask |= bits_of(slots)
+                bits &= mask
+        return bits
+
+    def _holding(self, excluded: Sequence[str], live: int, resolver: Resolver) -> int:
+        """Live slots holding any excluded word (as a word or a word's start) or phrase."""
+        out = 0
+        for phrase in excluded:
+            toks = parse_query(phrase).atoms
+            if not toks:
+                continue
+            bits = live
+            for t in toks:
+                bits &= resolver.atom(t).upto(1)
+            if len(toks) > 1 and bits:
+                lower = self._lower
+                bits = bits_of([s for s in ids_of(bits) if phrase in lower[s]])  # type: ignore[operator]  # live
+            out |= bits
         return out
 
 
+class QueryError(ValueError):
+    """A query amr cannot run as typed; the message says what the operator takes."""
+
+
+class SearchContext(Protocol):
+    """What the index cannot know itself, for the filters that need it (the session or the
+    command line answers from the parsed files and the lint findings)."""
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """Metadata keys in use, beyond ``source`` and ``added`` (for KEY:VALUE filters)."""
+        ...
+
+    def metadata(self, item: SearchItem) -> Mapping[str, Sequence[str]] | None:
+        """The entry's metadata: lower-case key -> values; None when unknown."""
+        ...
+
+    def broken(self, item: SearchItem) -> bool:
+        """The entry holds a [[link]] that resolves to no file."""
+        ...
+
+    def orphan(self, repo: str, path: str) -> bool:
+        """Nothing links to the file (it is not reachable from MEMORY.md)."""
+        ...
+
+
+def _needs_context(filters: Sequence[Filter]) -> bool:
+    return any(f.key not in ("path", "repo") for f in filters)
+
+
+def _order(item: SearchItem | None) -> tuple[str, str, int]:
+    assert item is not None
+    return (item.repo, item.path, item.line)
+
+
+class _Keep:
+    """The expensive conditions of a query (phrases, metadata, is:), applied to a bitset."""
+
+    def __init__(self, index: SearchIndex, parsed: Parsed, context: SearchContext | None) -> None:
+        self._index = index
+        self._phrases = parsed.phrases
+        self._filters = [f for f in parsed.filters if f.key not in ("path", "repo")]
+        self._context = context
+        self._memo: dict[int, bool] = {}
+
+    def bits(self, bits: int) -> int:
+        items, lower = self._index.items, self._index.lower
+        memo = self._memo
+        keep = []
+        for slot in ids_of(bits):
+            ok = memo.get(slot)
+            if ok is None:
+                item, low = items[slot], lower[slot]
+                assert item is not None and low is not None
+                ok = memo[slot] = self._passes(item, low)
+            if ok:
+                keep.append(slot)
+        return bits_of(keep)
+
+    def _passes(self, item: SearchItem, low: str) -> bool:
+        if any(p not in low for p in self._phrases):
+            return False
+        if not self._filters:
+            return True
+        if item.kind != "entry" or self._context is None:
+            return False
+        ctx = self._context
+        meta: Mapping[str, Sequence[str]] | None = None
+        for f in self._filters:
+            if f.key == "is":
+                if f.value == "broken" and not ctx.broken(item):
+                    return False
+                if f.value == "orphan" and not ctx.orphan(item.repo, item.path):
+                    return False
+                continue
+            if meta is None:
+                meta = ctx.metadata(item) or {}
+            if f.key == "has":
+                if not meta.get(f.value):
+                    return False
+            elif f.key == "no":
+                if meta.get(f.value):
+                    return False
+            elif f.key == "added":
+                values = meta.get("added") or ()
+                if not any(_date_passes(v, f.op, f.value) for v in values):
+                    return False
+            else:
+                values = meta.get(f.key) or ()
+                if not any(f.value in " ".join(v.lower().split()) for v in values):
+                    return False
+        return True
+
+
+def _date_passes(value: str, op: str, want: str) -> bool:
+    value = value.strip()[: len(want)] if op == "=" else value.strip()[:10]
+    if op == "=":
+        return value == want
+    cut = want if len(want) == 10 else want  # a month or a year compares as its prefix
+    head = value[: len(cut)]
+    if op == ">=":
+        return head >= cut
+    if op == ">":
+        return head > cut
+    if op == "<=":
+        return head <= cut
+    return head < cut
+
+
 _PHRASE_SCAN = 40_000  # scan at most this many candidates for the typed phrase
+_MAX_COMBOS = 64  # subsets of atoms tried per number of missing atoms
 
 
 def _cap(limit: int) -> int:
@@ -254,17 +502,26 @@ class SearchSession:
         self._resolver = Resolver(index, remember=True)
         self._results: dict[tuple[str, int, frozenset[str] | None], list[SearchHit]] = {}
 
-    def search(self, query: str, limit: int = 50, *, repos: Collection[str] | None = None) -> list[SearchHit]:
+    def search(
+        self,
+        query: str,
+        limit: int = 50,
+        *,
+        repos: Collection[str] | None = None,
+        context: SearchContext | None = None,
+    ) -> list[SearchHit]:
         idx = self._index
         if idx.generation != self._generation:
             self._generation = idx.generation
             self._resolver = Resolver(idx, remember=True)
             self._results.clear()
         key = (query, limit, None if repos is None else frozenset(repos))
+        if context is not None and "is:" in query:  # broken links and orphans change without a new generation
+            return idx._search(query, limit, repos, self._resolver, context)
         hit = self._results.get(key)
         if hit is not None:
             return list(hit)
-        out = idx._search(query, limit, repos, self._resolver)
+        out = idx._search(query, limit, repos, self._resolver, context)
         if len(self._results) >= 64:
             self._results.pop(next(iter(self._results)))
         self._results[key] = out

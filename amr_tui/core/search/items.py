@@ -27,3 +27,4 @@ class SearchHit:
     item: SearchItem
     score: float  # 0..100, higher is better
     positions: tuple[int, ...]  # indices into item.text of matched characters
+    missing: tuple[str, ...] = ()  # a partial match: the query words it does not hold

@@ -10,15 +10,20 @@ Match classes of an atom against a token, best first: 0 EXACT (the token), 1 PRE
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 
+from amr_tui.core.search.abbrev import forms_of
 from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import Query, is_subsequence, subseq_pattern
 
 CLASS_SCORE = (1.0, 0.84, 0.62, 0.45)
 FUZZY = 4
 FUZZY_SCORE = 0.3
+MISSING = 5  # a partial match: the item does not hold this atom at all
+PARTIAL_FACTOR = 0.8  # a partial match's score is scaled down (and it ranks below every full match)
 _BIT = tuple(1 << k for k in range(8))
 _MAX_NARROW = 5000  # narrow from a previous atom only while its token list is this short
 
@@ -61,6 +66,54 @@ class AtomMatch:
 
     def all_tokens(self) -> list[str]:
         return [t for group in self.tokens for t in group]
+
+
+class AtomAny:
+    """One query word that also matches its other forms (``abbrev.py``: "db" and "database"):
+    the slots of each level are the union of the forms' slots. Reads like an ``AtomMatch``."""
+
+    __slots__ = ("text", "forms", "_up", "_bytes")
+
+    def __init__(self, text: str, forms: Sequence[AtomMatch]) -> None:
+        self.text = text
+        self.forms = tuple(forms)
+        self._up: list[int] = []
+        self._bytes: list[bytes] = []
+
+    @property
+    def tokens(self) -> tuple[list[str], ...]:
+        return tuple([t for f in self.forms for t in f.tokens[k]] for k in range(4))
+
+    def upto(self, level: int) -> int:
+        level = min(level, _max_level(self.text))
+        up = self._up
+        while len(up) <= level:
+            lv = len(up)
+            bits = 0
+            for f in self.forms:
+                bits |= f.upto(lv)
+            up.append(bits)
+        return up[level]
+
+    def level_bytes(self, nbytes: int, level: int) -> list[bytes]:
+        level = min(level, _max_level(self.text))
+        have = self._bytes
+        if have and len(have[0]) != nbytes:
+            have.clear()
+        while len(have) <= level:
+            have.append(self.upto(len(have)).to_bytes(nbytes, "little"))
+        return have[: level + 1]
+
+    def all_tokens(self) -> list[str]:
+        return [t for f in self.forms for t in f.all_tokens()]
+
+
+Atom = AtomMatch | AtomAny
+
+
+def idf(df: int, n: int) -> float:
+    """BM25's inverse document frequency: a word in few entries weighs more than a common one."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
 def classify_fresh(index: PostingStore, atom: str) -> tuple[list[str], ...]:
@@ -149,6 +202,13 @@ class Resolver:
                     best = am
         return best
 
+    def group(self, text: str) -> Atom:
+        """``atom(text)``, or the union with its other forms when it has some (``abbrev.py``)."""
+        forms = forms_of(text)
+        if not forms:
+            return self.atom(text)
+        return AtomAny(text, [self.atom(text), *(self.atom(f) for f in forms)])
+
     def fuzzy_bits(self, atom: str) -> int:
         """Slots holding a token one or two typos away from ``atom`` (or two run together)."""
         known = self._fuzzy.get(atom)
@@ -188,7 +248,7 @@ def fuzzy_bits(index: PostingStore, atom: str) -> int:
 
 
 def typo_candidates(
-    index: PostingStore, atoms: list[AtomMatch], live: int, strict_bits: int, room: int, resolver: Resolver
+    index: PostingStore, atoms: Sequence[Atom], live: int, strict_bits: int, room: int, resolver: Resolver
 ) -> list[int]:
     """Up to ``room`` slots matching every atom strictly or with a typo, minus ``strict_bits``."""
     if room <= 0:
@@ -224,12 +284,20 @@ def _word_start(low: str, i: int) -> bool:
 def score_slots(
     index: PostingStore,
     q: Query,
-    atoms: list[AtomMatch],
+    atoms: Sequence[Atom],
     strict: list[int],
     fuzzy: list[int],
-) -> list[tuple[float, str, str, int, int]]:
-    """``(-score, repo, path, line, slot)`` for every slot given; sort it for the ranking."""
-    slots = strict + fuzzy
+    partial: Sequence[int] = (),
+    weights: Sequence[float] | None = None,
+) -> list[tuple[int, float, str, str, int, int]]:
+    """``(group, -score, repo, path, line, slot)`` for every slot given; sort it for the ranking.
+
+    ``group`` is 0 for an item holding every atom (strictly or with a typo), 1 for a
+    ``partial`` one (it lacks some atoms: they score nothing). ``weights``: one per atom (its
+    rarity); the atoms' class scores are averaged with them."""
+    slots = strict + fuzzy + list(partial)
+    w = list(weights) if weights is not None else [1.0] * len(atoms)
+    w_total = sum(w) or 1.0
     # Each atom's class bitsets as bytes: testing a slot is then one byte lookup.
     items, lower = index.items, index.lower
     nbytes = (len(items) >> 3) + 1
@@ -241,36 +309,40 @@ def score_slots(
     first = q.atoms[0]
     plain = n == 1 and q.phrase == first
     fuzzy_set = set(fuzzy)
-    partial = None
+    partial_set = set(partial)
+    ratio = None
     if fuzzy:
         from rapidfuzz import fuzz  # on first use: rapidfuzz costs `amr` start-up time
 
-        partial = fuzz.partial_ratio
-    out: list[tuple[float, str, str, int, int]] = []
+        ratio = fuzz.partial_ratio
+    out: list[tuple[int, float, str, str, int, int]] = []
     for slot in slots:
         item = items[slot]
         low = lower[slot]
         assert item is not None and low is not None
         is_fuzzy = slot in fuzzy_set
+        is_partial = slot in partial_set
         total = 0.0
         worst = 0
         byte, bit = slot >> 3, _BIT[slot & 7]
-        for atom, top, bufs in levels:
+        for k, (atom, top, bufs) in enumerate(levels):
             for lv, buf in enumerate(bufs):  # noqa: B007 (lv is the class found, read after the loop)
                 if buf[byte] & bit:
                     break
             else:
-                lv = FUZZY if is_fuzzy else top
+                lv = MISSING if is_partial else FUZZY if is_fuzzy else top
+            if lv == MISSING:
+                continue
             if lv == 3:  # a subsequence inside a word: tighter and at a word start is better
-                total += CLASS_SCORE[3] + _subseq_quality(rx_cache, atom, low)
+                total += w[k] * (CLASS_SCORE[3] + _subseq_quality(rx_cache, atom, low))
             else:
-                total += FUZZY_SCORE if lv == FUZZY else CLASS_SCORE[lv]
+                total += w[k] * (FUZZY_SCORE if lv == FUZZY else CLASS_SCORE[lv])
             worst = max(worst, lv)
-        base = total / n
+        base = total / w_total
         pos = low.find(first)
         if is_fuzzy:
-            assert partial is not None
-            f_phrase = 0.8 * partial(q.phrase, low) / 100.0
+            assert ratio is not None
+            f_phrase = 0.8 * ratio(q.phrase, low) / 100.0
         elif plain:
             f_phrase = 1.0 if worst <= 1 else 0.7 if worst == 2 else 0.0
         else:
@@ -295,6 +367,8 @@ def score_slots(
             base_name = low[low.rfind("/") + 1 :]
             adj = 0.04 if all(a in base_name for a in q.atoms) else -0.03
         score = 0.76 * base + 0.1 * f_phrase + 0.05 * f_pos + 0.05 * f_len + 0.02 * f_order + 0.02 * f_case + adj
+        if is_partial:
+            score *= PARTIAL_FACTOR
         score = round(100.0 * min(1.0, max(0.0, score)), 3)
-        out.append((-score, item.repo, item.path, item.line, slot))
+        out.append((1 if is_partial else 0, -score, item.repo, item.path, item.line, slot))
     return out

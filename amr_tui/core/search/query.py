@@ -1,0 +1,161 @@
+"""What a person types into the finder or ``amr search``: words, phrases, exclusions, filters.
+
+``parse`` splits a query into
+
+* **words**: everything else; their tokens are the atoms the index matches. Words like "who",
+  "the" or "does" (``STOPWORDS``) never exclude a result: they only help rank;
+* **phrases**: ``"exact phrase"``: the entry must hold the words together, in that order (an
+  unclosed quote runs to the end of the query, as while it is being typed);
+* **exclusions**: ``-word`` or ``-"a phrase"``: entries holding it are left out;
+* **filters**: ``path:deploy`` (a path containing it, or a glob such as ``path:ops/*.md``),
+  ``repo:NAME``, ``source:wiki`` (a source holding it), ``added:>=2026-10-01`` (also ``>``,
+  ``<``, ``<=``, ``=``, and a month or a year: ``added:2026-10``), ``has:KEY`` / ``no:KEY`` (the
+  entry has / lacks that metadata key), ``KEY:VALUE`` for any other metadata key the index has
+  seen, ``is:broken`` (an entry with a broken ``[[link]]``) and ``is:orphan`` (an entry in a file
+  nothing links to).
+
+A malformed filter (``added:soon``, ``is:nice``) is reported in ``Parsed.error`` with what it
+takes; the rest of the query still runs. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+STOPWORDS = frozenset(
+    """a an the and or of in on at to for from by with as is are was were be been do does did has have
+    had it its this that these those there here we you they he she i me my our your their them us not
+    no so than too very can could should would will shall may might must about into over after before
+    when where who whom whose which what why how all any each every some such only also just""".split()
+)
+OPERATORS = ("path", "repo", "source", "added", "has", "no", "is")
+IS_VALUES = ("broken", "orphan")
+_DATE = re.compile(r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?")
+_TOKEN = re.compile(r'-?"[^"]*(?:"|$)|\S+')
+_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*):(.*)", re.S)
+_COMPARE = re.compile(r"(>=|<=|>|<|=)?(.*)", re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    key: str  # path, repo, source, added, has, no, is, or a metadata key
+    op: str  # "~" (holds), "glob", ">=", "<=", ">", "<", "=" (equal or a date prefix)
+    value: str  # folded
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    words: tuple[str, ...]  # the free words as typed (phrases' words included)
+    phrases: tuple[str, ...]  # folded, single-spaced
+    excluded: tuple[str, ...]  # folded words or phrases to leave out
+    filters: tuple[Filter, ...]
+    error: str | None = None
+    notes: tuple[str, ...] = field(default=())  # what was understood, for a status line
+
+    @property
+    def text(self) -> str:
+        """The free words as one query string (what the ranking sees)."""
+        return " ".join(self.words)
+
+    @property
+    def has_operators(self) -> bool:
+        return bool(self.phrases or self.excluded or self.filters)
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _pad_date(value: str) -> str:
+    """2026-1-5 -> 2026-01-05 (ISO dates compare as strings)."""
+    parts = value.split("-")
+    return "-".join([parts[0], *(p.zfill(2) for p in parts[1:])])
+
+
+def parse(query: str, metadata_keys: frozenset[str] = frozenset()) -> Parsed:
+    """Split ``query`` into words, phrases, exclusions and filters (see the module docstring).
+
+    ``metadata_keys``: keys the index has seen, usable as ``KEY:VALUE`` filters."""
+    words: list[str] = []
+    phrases: list[str] = []
+    excluded: list[str] = []
+    filters: list[Filter] = []
+    errors: list[str] = []
+    for m in _TOKEN.finditer(query):
+        tok = m.group(0)
+        negate = tok.startswith("-") and len(tok) > 1
+        body = tok[1:] if negate else tok
+        if body.startswith('"'):
+            inner = body[1:-1] if len(body) > 1 and body.endswith('"') else body[1:]
+            inner = _fold(inner)
+            if not inner:
+                continue
+            if negate:
+                excluded.append(inner)
+            else:
+                phrases.append(inner)
+                words.extend(inner.split())
+            continue
+        km = _KEY.fullmatch(body)
+        if km and not negate:
+            key, value = km.group(1).lower(), km.group(2)
+            if key in OPERATORS or key in metadata_keys:
+                if not value:
+                    if key in OPERATORS:
+                        errors.append(f"{key}: needs a value, e.g. {_example(key)}")
+                    continue
+                made = _filter(key, value)
+                if isinstance(made, str):
+                    errors.append(made)
+                else:
+                    filters.append(made)
+                continue
+        if negate:
+            if body.strip("-"):
+                excluded.append(_fold(body))
+            continue
+        words.append(tok)
+    return Parsed(tuple(words), tuple(phrases), tuple(excluded), tuple(filters), "; ".join(errors) or None)
+
+
+def _example(key: str) -> str:
+    return {
+        "path": "path:deploy or path:ops/*.md",
+        "repo": "repo:memory-team",
+        "source": "source:wiki",
+        "added": "added:>=2026-10-01",
+        "has": "has:source",
+        "no": "no:added",
+        "is": "is:broken or is:orphan",
+    }.get(key, f"{key}:value")
+
+
+def _filter(key: str, value: str) -> Filter | str:
+    if key == "added":
+        cm = _COMPARE.fullmatch(value)
+        assert cm is not None
+        op, date = cm.group(1) or "=", cm.group(2)
+        if not _DATE.fullmatch(date):
+            return f"added: takes a date such as added:>=2026-10-01 or added:2026-10, not {value!r}"
+        return Filter("added", op, _pad_date(date))
+    if key == "is":
+        v = value.lower()
+        if v not in IS_VALUES:
+            return f"is: takes {' or '.join(IS_VALUES)}, not {value!r}"
+        return Filter("is", "=", v)
+    if key in ("has", "no"):
+        return Filter(key, "=", value.lower())
+    if key == "path":
+        v = value.lower()
+        return Filter("path", "glob" if any(c in v for c in "*?[") else "~", v)
+    if key == "repo":
+        return Filter("repo", "~", value.lower())
+    return Filter(key, "~", _fold(value))
+
+
+def is_stopword(atom: str) -> bool:
+    return atom in STOPWORDS
+
+
+__all__ = ["IS_VALUES", "OPERATORS", "STOPWORDS", "Filter", "Parsed", "is_stopword", "parse"]
