@@ -40,3 +40,99 @@ async def test_help_scrolls_to_every_binding(demo):
             await pilot.press("down")
         await pilot.pause()
         assert last in screen_text(app)
+
+
+async def test_every_list_moves_with_j_k_g_G_and_filters_as_typed(driver):
+    """The tree, the side panel's lists, the move target list, the dream list and the share list
+    all take j/k/g/G; typing narrows a list (the tree and the share list jump to the row starting
+    with it), esc clears what was typed without leaving the screen."""
+    from amr_tui.screens.dialogs import ChoiceScreen
+    from amr_tui.widgets.file_tree import MemoryTree
+    from amr_tui.widgets.lists import FilterList
+
+    app, press = driver.app, driver.press
+    tree = app.screen.query_one(MemoryTree)
+    await press("1")
+    assert tree.has_focus
+    await press("G")
+    assert tree.cursor_line == tree.last_line > 3
+    await press("k")
+    assert tree.cursor_line == tree.last_line - 1
+    await press("g", "j")
+    assert tree.cursor_line == 1
+    await press("l", "a")  # l is no key of the main screen: it starts a jump
+    assert tree.cursor_node.data.path == "landing-page.md"
+    await pilot_wait(driver, 1.1)
+    await press("u", "s")
+    assert tree.cursor_node.data.path == "using_datadog_mcp.md"
+    await press("escape")
+
+    # the side panel: links from MEMORY.md, narrowed to one, and enter follows that one
+    await driver.open("memory-alice", "MEMORY.md")
+    out = app.screen.query_one("#outgoing", FilterList)
+    await driver.until(lambda: out.option_count > 3, what="MEMORY.md's links")
+    await driver.settled()
+    total = out.option_count
+    await press("4")
+    assert out.has_focus, app.focused
+    await press("G")
+    assert out.highlighted == total - 1
+    await press("g", "j")
+    assert out.highlighted == 1
+    await press(*"landing")
+    assert out.option_count == 1 and "landing-page" in str(out.get_option_at_index(0).prompt)
+    await press("escape")
+    assert out.option_count == total and isinstance(app.screen, type(driver.screen))
+    await press(*"landing", "enter")
+    await driver.until(lambda: driver.current.path == "landing-page.md", what="the filtered link followed")
+
+    # the move target list
+    await driver.open("memory-alice", "styling.md")
+    await driver.to_first_entry()
+    await press("m")
+    await driver.until(lambda: isinstance(app.screen, ChoiceScreen), what="the move targets")
+    targets = app.screen.query_one(FilterList)
+    everything = targets.option_count
+    await press("j", "j", "k")
+    assert targets.highlighted == 1
+    await press(*"redis")
+    assert 1 <= targets.option_count < everything
+    assert all("redis" in str(targets.get_option_at_index(i).prompt) for i in range(targets.option_count))
+    await press("escape")
+    assert isinstance(app.screen, ChoiceScreen) and targets.option_count == everything
+    await press("escape")
+
+    # the dream list
+    await press("V")
+    await driver.until(lambda: app.screen.query("#dreams-list"), what="the dream list")
+    dreams = app.screen.query_one("#dreams-list", FilterList)
+    await driver.until(lambda: app.screen.cards, what="the pending dreams")
+    await press(*"zzzz")
+    assert dreams.option_count == 0
+    await press("escape")
+    assert dreams.option_count == len(app.screen.cards) and app.screen.query("#dreams-list")
+    await press("G")
+    assert dreams.highlighted == dreams.option_count - 1
+    await press("escape")
+
+    # the share list
+    await driver.until(lambda: not app.screen.query("#dreams-list"), what="back on the main screen")
+    await press("P")
+    await driver.until(lambda: app.screen.query("#share-choices"), what="the share screen")
+    picks = app.screen.query_one("#share-choices")
+    await press("j")
+    assert picks.highlighted == 1
+    await press("G")
+    assert picks.highlighted == picks.option_count - 1
+    await press("g")
+    assert picks.highlighted == 0
+    await press("l", "a")
+    assert "landing-page.md" in str(picks.get_option_at_index(picks.highlighted).prompt)
+
+
+async def pilot_wait(driver, seconds: float) -> None:
+    """Let a typed jump's pause run out."""
+    import asyncio
+
+    await asyncio.sleep(seconds)
+    await driver.pilot.pause()

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import SafeInput, content, content_lines
 
 
@@ -157,7 +158,7 @@ class ChoiceScreen(ModalScreen[str | None], _HoldsText):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
             yield Static(content(self.title_text), classes="dialog-title")
-            yield OptionList(*[Option(content(label), id=cid) for cid, label in self.choices], id="choice-list")
+            yield FilterList(*[Option(content(label), id=cid) for cid, label in self.choices], id="choice-list")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, notify_text
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class ForgottenScreen(Screen[bool]):
         yield Header()
         yield Static(content(f"Forgotten facts of {self.repo}: entries deleted over its history"), id="forgotten-title")
         yield Static("Walking the history (the first time can take a moment)…", id="forgotten-status", markup=False)
-        yield OptionList(id="forgotten-list")
+        yield FilterList(id="forgotten-list")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -102,7 +103,7 @@ class ForgottenScreen(Screen[bool]):
         options.focus()
 
     def action_restore(self) -> None:
-        idx = self.query_one(OptionList).highlighted
+        idx = self.query_one(FilterList).source_highlighted
         if idx is None or idx >= len(self.facts):
             return
         fact = self.facts[idx]

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.diff.align import Row
 from amr_tui.core.textsafety import make_visible
+from amr_tui.widgets.lists import JumpList, KeyTable
 from amr_tui.widgets.safe import content, notify_text, rich_text
 from amr_tui.widgets.side_by_side import SideBySide
 
@@ -84,7 +85,7 @@ class FileHistoryScreen(Screen[None]):
         yield Header()
         yield Static(content(f"History of {self.repo}/{self.path}"), id="history-title")
         with Horizontal(id="history-panes"):
-            table: DataTable[object] = DataTable(id="history-commits", cursor_type="row", zebra_stripes=True)
+            table: DataTable[object] = KeyTable(id="history-commits", cursor_type="row", zebra_stripes=True)
             for label, width in (("When", 16), ("Who", 18), ("What", 34), ("Entries", 7), ("Sessions", 18)):
                 table.add_column(label, width=width)
             yield table
@@ -225,7 +226,7 @@ class TimelineScreen(Screen[None]):
         yield Header()
         yield Static(content(f"{self.repo}/{self.path}:{self.line}  {self.text}"), id="timeline-title")
         yield Static("Reading history…", id="timeline-blame", markup=False)
-        yield OptionList(id="timeline-events")
+        yield JumpList(id="timeline-events")
         yield Footer()
 
     def on_mount(self) -> None:

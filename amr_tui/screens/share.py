@@ -17,6 +17,7 @@ from textual.widgets import Footer, Header, Input, SelectionList, Static
 from textual.widgets.selection_list import Selection as Choice
 
 from amr_tui.services.share.build import RepoPreview, Selection, SharedRepo, preview, select, share
+from amr_tui.widgets.lists import PickList
 from amr_tui.widgets.safe import content, notify_text
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ class ShareScreen(Screen[None]):
         )
         with Horizontal(id="share-panes"):
             with Vertical(id="share-left"):
-                yield SelectionList[str](
+                yield PickList(
                     *[Choice(content(label), value) for value, label in choice_items(self.session)], id="share-choices"
                 )
                 yield Static("Into folder:", classes="side-title", markup=False)

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from amr_tui.core.merge.parts import Choice, Conflict
 from amr_tui.screens.dialogs import ConfirmScreen, TextPromptScreen
 from amr_tui.services.sync.resolve import resolve
+from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.safe import content, notify_text
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ class SyncConflictScreen(Screen[object]):
             id="sync-conflict-title",
         )
         with Horizontal(id="sync-conflict-panes"):
-            yield OptionList(id="sync-conflicts")
+            yield JumpList(id="sync-conflicts")
             with Vertical(id="sync-conflict-sides"):
                 yield Static("", id="sync-ours")
                 yield Static("", id="sync-base")

@@ -13,6 +13,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from amr_tui.core.paths import MEMORY_FILE
+from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys
 from amr_tui.widgets.safe import clean
 
 if TYPE_CHECKING:  # the services are imported after the first frame
@@ -57,12 +58,34 @@ def sort_key(path: str) -> tuple[int, str]:
     return (0 if name == MEMORY_FILE else 1, name.lower())
 
 
-class MemoryTree(Tree[FileRef]):
-    """Repos and their files. Selecting a file posts Tree.NodeSelected with a FileRef."""
+class MemoryTree(ListKeys, Tree[FileRef]):
+    """Repos and their files. Selecting a file posts Tree.NodeSelected with a FileRef.
 
+    j/k/g/G move; typing a name jumps to the next row starting with it (ListKeys)."""
+
+    HELP_TITLE = "File tree"
     BINDINGS = [
         Binding("enter", "select_cursor", "Open", show=False, id="tree.open"),
+        *LIST_BINDINGS,
     ]
+    narrows = False
+
+    def action_list_first(self) -> None:
+        self.action_scroll_home()
+
+    def action_list_last(self) -> None:
+        self.action_scroll_end()
+
+    def jump_rows(self) -> tuple[list[str], int]:
+        rows: list[str] = []
+        for line in range(self.last_line + 1):
+            node = self.get_node_at_line(line)
+            rows.append(str(node.label) if node is not None else "")
+        return rows, max(self.cursor_line, 0)
+
+    def jump_go(self, row: int) -> None:
+        self.cursor_line = row
+        self.scroll_to_line(row)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Text("memory"), id=id)

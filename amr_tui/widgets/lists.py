@@ -168,6 +168,20 @@ class FilterList(ListKeys, OptionList):
         return self.source_index(self.highlighted)
 
 
+class JumpList(ListKeys, OptionList):
+    """An option list whose rows the screen follows as they are highlighted (a review's files and
+    changes): typing jumps to the next row starting with the text, the rows stay as they are."""
+
+    BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
+    narrows = False
+
+    def jump_rows(self) -> tuple[list[str], int]:
+        return [str(self.get_option_at_index(i).prompt) for i in range(self.option_count)], self.highlighted or 0
+
+    def jump_go(self, row: int) -> None:
+        self.highlighted = row
+
+
 class PickList(ListKeys, SelectionList[str]):
     """A selection list (rows the user ticks): typing jumps to the next row starting with the text."""
 

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Diagnostic, Entry, Link
+from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content
 
 if TYPE_CHECKING:
@@ -72,9 +73,9 @@ class SidePanel(Vertical):
         with VerticalScroll(id="entry-box"):
             yield Static("", id="entry-details")
         yield Static("Backlinks", classes="side-title", id="backlinks-title", markup=False)
-        yield OptionList(id="backlinks")
+        yield FilterList(id="backlinks")
         yield Static("Links from this file", classes="side-title", id="outgoing-title", markup=False)
-        yield OptionList(id="outgoing")
+        yield FilterList(id="outgoing")
 
     def show_entry(self, entry: Entry | None, line_text: str, diags: list[Diagnostic]) -> None:
         self.query_one("#entry-details", Static).update(entry_details(entry, line_text, diags))
@@ -116,5 +117,7 @@ class SidePanel(Vertical):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         targets = self._back if event.option_list.id == "backlinks" else self._out
-        if 0 <= event.option_index < len(targets):
-            self.post_message(self.Open(targets[event.option_index]))
+        lst = event.option_list
+        index = lst.source_index(event.option_index) if isinstance(lst, FilterList) else event.option_index
+        if index is not None and 0 <= index < len(targets):
+            self.post_message(self.Open(targets[index]))

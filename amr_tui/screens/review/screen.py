@@ -21,6 +21,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import TextPromptScreen
 from amr_tui.screens.review.text import age, describe_change, file_line
 from amr_tui.screens.review.write import ReviewWriteMixin
+from amr_tui.widgets.lists import FilterList, JumpList
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
 
@@ -58,7 +59,7 @@ class DreamListScreen(Screen[bool]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Pending dreaming runs (branches dreams/<run-id>)", id="dreams-title", markup=False)
-        yield OptionList(id="dreams-list")
+        yield FilterList(id="dreams-list")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -115,7 +116,7 @@ class DreamListScreen(Screen[bool]):
         self.action_open_run()
 
     def action_open_run(self) -> None:
-        idx = self.query_one(OptionList).highlighted
+        idx = self.query_one(FilterList).source_highlighted
         if idx is None or idx >= len(self.cards):
             return
         repo, run = self.cards[idx]
@@ -210,9 +211,9 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         with Horizontal(id="review-panes"):
             with Vertical(id="review-left"):
                 yield Static("Files", classes="side-title", markup=False)
-                yield OptionList(id="review-files")
+                yield JumpList(id="review-files")
                 yield Static("Entry changes in this file", classes="side-title", markup=False)
-                yield OptionList(id="review-changes")
+                yield JumpList(id="review-changes")
             with Vertical(id="review-right"):
                 yield Static("Reading the run…", id="review-status", markup=False)
                 yield SideBySide(id="review-diff")
