@@ -16,7 +16,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="fuzzy-find entries and files",
         description=("Ranked fuzzy search over the entries and file names of one or more memory repos, best first."),
     )
-    p.add_argument("query", help="what to look for (words in any order; typos tolerated)")
+    p.add_argument(
+        "query",
+        help=(
+            'what to look for: words in any order (typos and abbreviations tolerated), "exact phrase", '
+            "-word, path:, repo:, source:, added:>=2026-10-01, has:KEY, no:KEY, KEY:VALUE, is:broken, is:orphan"
+        ),
+    )
     p.add_argument("paths", nargs="*", type=Path, help="memory repos or folders holding several (default: .)")
     p.add_argument("--json", action="store_true", help="print a JSON array of {repo, path, line, text, score}")
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N results (default 20)")
@@ -36,12 +42,16 @@ def run(args: argparse.Namespace) -> int:
         error("--limit must be at least 1")
         return 2
     from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
+    from amr_tui.core.search.index import QueryError
 
     try:
         check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does
         hits = search_paths(args.paths or [Path(".")], args.query, args.limit, use_cache=not args.no_cache, keep=True)
     except (FileNotFoundError, NotADirectoryError, LeavesRepoError) as exc:
         error(str(exc))
+        return 2
+    except QueryError as exc:
+        error(f"the query cannot run as typed: {exc}")
         return 2
     if args.json:
         emit_json(
@@ -52,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
                     "line": h.item.line,
                     "text": h.item.text,
                     "score": round(h.score, 2),
+                    **({"missing": list(h.missing)} if h.missing else {}),
                 }
                 for h in hits
             ]
@@ -60,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     colour = use_colour(sys.stdout)
     for h in hits:
         where = f"{safe(h.item.repo)}/{safe(h.item.path)}" + (f":{h.item.line}" if h.item.line else "")
-        print(f"{paint(where, 'path', colour)}  {safe(h.item.text)}")
+        lacks = f"  (missing: {safe(' '.join(h.missing))})" if h.missing else ""
+        print(f"{paint(where, 'path', colour)}  {safe(h.item.text)}{lacks}")
     if not hits:
         print("No matches.", file=sys.stderr)
         return 1

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from amr_tui.core.search.index import SearchHit
+from amr_tui.core.search.index import QueryError, SearchHit
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.safe import SafeInput, content
 
@@ -46,8 +46,9 @@ def hit_content(hit: SearchHit, width: int = 200) -> Content:
         pieces.append(content("".join(run), "bold $accent underline" if run_hit else ""))
     where = f"{item.repo}/{item.path}" + (f":{item.line}" if item.line else "")
     icon = "\u2022 " if item.kind == "entry" else "\u25a1 "
+    lacks = [content("  missing: " + make_visible(" ".join(hit.missing)), "$warning italic")] if hit.missing else []
     return Content.assemble(
-        content(icon, "$text-muted"), *pieces, content("  " + make_visible(where), "$text-muted italic")
+        content(icon, "$text-muted"), *pieces, content("  " + make_visible(where), "$text-muted italic"), *lacks
     )
 
 
@@ -71,6 +72,8 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         """What was searched for."""
         hits: list[SearchHit]
         """The best matches, best first."""
+        error: str | None = None
+        """Why the query cannot run as typed (a malformed filter), or None."""
 
     def __init__(self, searcher: Callable[[str, int], list[SearchHit]], query: str = "") -> None:
         super().__init__()
@@ -107,7 +110,11 @@ class FinderScreen(ModalScreen[FinderResult | None]):
 
     @work(thread=True, exclusive=True, group="finder")
     def search(self, serial: int, query: str) -> None:
-        hits = self.searcher(query, 200)
+        try:
+            hits = self.searcher(query, 200)
+        except QueryError as exc:
+            self.post_message(self.Results(serial, query, [], str(exc)))
+            return
         self.post_message(self.Results(serial, query, hits))
 
     def on_finder_screen_results(self, message: Results) -> None:
@@ -120,9 +127,17 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         if message.hits:
             options.highlighted = 0
         n = len(message.hits)
-        self.query_one("#finder-status", Static).update(
-            f"{n}{'+' if n >= 200 else ''} match{'es' if n != 1 else ''}" if n else "no matches"
-        )
+        partial = sum(1 for h in message.hits if h.missing)
+        status = self.query_one("#finder-status", Static)
+        status.set_class(message.error is not None, "-error")
+        if message.error is not None:
+            status.update(make_visible(message.error))
+        elif not n:
+            status.update("no matches")
+        else:
+            more = "+" if n >= 200 else ""
+            part = f" ({partial} holding only some of the words, below)" if partial else ""
+            status.update(f"{n}{more} match{'es' if n != 1 else ''}{part}")
 
     @on(Input.Submitted, "#finder-input")
     def _submitted(self, event: Input.Submitted) -> None:

@@ -300,7 +300,12 @@ class AgentMemory:
             if repo is not None:
                 repo = self._repo(repo)
             limit = max(1, min(int(limit), MAX_LIMIT))
-            hits = self.session.index.search(query, limit * 2 + 10, repos=[repo] if repo else None)
+            from amr_tui.core.search.index import QueryError
+
+            try:
+                hits = self.session.search(query, limit * 2 + 10, repos=[repo] if repo else None)
+            except QueryError as exc:
+                raise AgentError(f"the query cannot run as typed: {exc}") from None
             out: list[SearchResult] = []
             for hit in hits:
                 item = hit.item
@@ -313,12 +318,23 @@ class AgentMemory:
                 raw = doc.lines[item.line - 1].text
                 e = EntryOut.of(entry, raw)
                 out.append(
-                    SearchResult(item.repo, item.path, item.line, e.text, e.metadata, e.hash, round(hit.score, 2))
+                    SearchResult(
+                        item.repo,
+                        item.path,
+                        item.line,
+                        e.text,
+                        e.metadata,
+                        e.hash,
+                        round(hit.score, 2),
+                        list(hit.missing),
+                    )
                 )
                 if len(out) >= limit:
                     break
             files = sum(len(self.session.files(n)) for n in ([repo] if repo else self.session.names))
-            note = "" if out else "No entry matches every word of the query; try fewer or other words."
+            note = "" if out else "No entry matches the query; try fewer or other words."
+            if any(r.missing for r in out):
+                note = "Results with `missing` hold only some of the query's words; they rank below the others."
             return SearchResults(query, out, files, note)
 
     def read(self, repo: str, path: str) -> FileRead:

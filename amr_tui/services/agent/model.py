@@ -108,6 +108,7 @@ class SearchResult:
     metadata: dict[str, str]
     hash: str
     score: float
+    missing: list[str] = field(default_factory=list)  # query words this entry does not hold (a partial match)
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from amr_tui.core.search.index import SearchHit, SearchIndex
+from amr_tui.core.search.items import SearchItem
 from amr_tui.services.batch import diskcache, searchcache, searchcolumns
 from amr_tui.services.batch.parallel import entry_texts, map_files
-from amr_tui.services.workspace import Mount, discover, paused_gc, scan_files
+from amr_tui.services.workspace import Mount, discover, paused_gc, read_bytes, scan_files
+
+if TYPE_CHECKING:
+    from amr_tui.core.format.parser import Document
+    from amr_tui.core.lint.repo import RepoSnapshot
 
 
 def _entries(mount: Mount, rels: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
@@ -56,11 +63,73 @@ def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
 _KEPT: list[SearchIndex] = []  # `amr search` leaves its index to the end of the process (see cli.main.FAST_EXIT)
 
 
+class DiskSearchContext:
+    """The filters the index cannot answer (metadata, broken links, orphans), for ``amr search``:
+    only the files of candidate entries are parsed, on first use; the repo's link graph is read
+    only for ``is:orphan``."""
+
+    def __init__(self, mounts: Sequence[Mount]) -> None:
+        self._mounts = {m.name: m for m in mounts}
+        self._docs: dict[tuple[str, str], Document | None] = {}
+        self._snapshots: dict[str, RepoSnapshot] = {}
+        self._reachable: dict[str, set[str]] = {}
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset({"source", "added", "by", "status", "owner", "expires", "confidence", "reason"})
+
+    def _doc(self, repo: str, path: str) -> Document | None:
+        key = (repo, path)
+        if key not in self._docs:
+            from amr_tui.core.format.parser import parse
+
+            mount = self._mounts.get(repo)
+            data = read_bytes(mount.root, path) if mount is not None else None
+            self._docs[key] = parse(data, path) if data is not None else None
+        return self._docs[key]
+
+    def metadata(self, item: SearchItem) -> Mapping[str, Sequence[str]] | None:
+        doc = self._doc(item.repo, item.path)
+        entry = doc.entry_at(item.line) if doc else None
+        if entry is None:
+            return None
+        out: dict[str, list[str]] = {}
+        for m in entry.metadata:
+            out.setdefault(m.key.lower(), []).append(m.value)
+        return out
+
+    def _snapshot(self, repo: str) -> RepoSnapshot:
+        if repo not in self._snapshots:
+            from amr_tui.services.workspace import load_snapshot
+
+            self._snapshots[repo] = load_snapshot(self._mounts[repo])
+        return self._snapshots[repo]
+
+    def broken(self, item: SearchItem) -> bool:
+        from amr_tui.core.format.links import LinkState
+
+        doc = self._doc(item.repo, item.path)
+        entry = doc.entry_at(item.line) if doc else None
+        if entry is None or not entry.links:
+            return False
+        snap = self._snapshot(item.repo)
+        return any(snap.resolve(link.target).state is LinkState.BROKEN for link in entry.links)
+
+    def orphan(self, repo: str, path: str) -> bool:
+        if repo not in self._reachable:
+            from amr_tui.core.lint.repo import reachable
+
+            self._reachable[repo] = reachable(self._snapshot(repo))
+        return path not in self._reachable[repo]
+
+
 def search_paths(
     paths: list[Path], query: str, limit: int, *, use_cache: bool = True, keep: bool = False
 ) -> list[SearchHit]:
+    """Raises QueryError for a malformed filter."""
+    mounts = discover(paths)
     with paused_gc():
-        index = build_index(discover(paths), use_cache=use_cache)
+        index = build_index(mounts, use_cache=use_cache)
     if keep:
         _KEPT[:] = [index]
-    return index.search(query, limit)
+    return index.search(query, limit, context=DiskSearchContext(mounts))

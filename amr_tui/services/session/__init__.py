@@ -7,7 +7,8 @@ $EDITOR; :mod:`.fs` is the face of the safe file access in ``amr_tui.git.worktre
 
 It is the top of ``amr_tui.services``: it may import the workspace, the write gate, sync,
 history and dreams (and ``amr_tui.git``, ``amr_tui.core``), never the CLI's batch plumbing
-(``services.batch``), and nothing in services imports it. The app imports it once its first
+(``services.batch``), and nothing in services imports it but the agent interface
+(``services.agent``, which serves a session to agents). The app imports it once its first
 frame is up (tests/test_startup_path.py).
 
 Names load on first use (``amr_tui.core.lazy``, as core's faces do): importing one module of

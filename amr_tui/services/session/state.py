@@ -23,6 +23,7 @@ from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
 from amr_tui.services.dreams import DreamService
 from amr_tui.services.history import HistoryService
+from amr_tui.services.session.searchctx import SessionSearchContext
 from amr_tui.services.session.watch import Change, RepoInfo, RepoState, WatchMixin
 from amr_tui.services.sync.gitattrs import lint_merge_drivers
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files
@@ -60,6 +61,7 @@ class Session(WatchMixin):
         self.refusals: dict[str, str] = {}  # repo -> why git refuses it (another owner...): read-only
         self._history: dict[str, HistoryService] = {}  # one per repo, made on first use
         self._dreams: dict[str, DreamService] = {}
+        self._search_context: SessionSearchContext | None = None
         for mount in mounts:
             try:
                 git = GitRepo(mount.root)
@@ -367,9 +369,17 @@ class Session(WatchMixin):
         doc = self.document(repo, path)
         return doc.entry_at(line) if doc else None
 
-    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+    def search(self, query: str, limit: int = 50, *, repos: list[str] | None = None) -> list[SearchHit]:
+        """The finder's search; raises QueryError for a malformed filter."""
         with self.lock:
-            return self.index.search(query, limit)
+            return self.index.search(query, limit, repos=repos, context=self.search_context)
+
+    @property
+    def search_context(self) -> SessionSearchContext:
+        with self.lock:
+            if self._search_context is None:
+                self._search_context = SessionSearchContext(self)
+            return self._search_context
 
     def search_session(self) -> LockedSearch:
         return LockedSearch(self)
@@ -414,4 +424,4 @@ class LockedSearch:
 
     def __call__(self, query: str, limit: int = 50) -> list[SearchHit]:
         with self.session.lock:
-            return self._search.search(query, limit)
+            return self._search.search(query, limit, context=self.session.search_context)

@@ -1,0 +1,69 @@
+"""What the search index cannot know itself, answered from the session's parsed files.
+
+The finder's (and the agent interface's) metadata filters (``source:``, ``added:>=``,
+``has:``, ``no:``, ``KEY:VALUE``) read the entry's metadata from the session's documents,
+``is:broken`` resolves its links against the repo's files, and ``is:orphan`` reads the lint
+findings (AMR013: not reachable from MEMORY.md). See ``core.search.index.SearchContext``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from amr_tui.core.format.links import LinkState
+from amr_tui.core.search.items import SearchItem
+
+if TYPE_CHECKING:
+    from amr_tui.services.session.state import Session
+
+ORPHAN = "AMR013"
+
+
+class SessionSearchContext:
+    """A ``SearchContext`` over a session (read under its lock by the index's caller)."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self._keys: tuple[int, frozenset[str]] = (-1, frozenset())
+
+    @property
+    def keys(self) -> frozenset[str]:
+        """Every metadata key of the session's entries (read again when the index changed)."""
+        generation = self._session.index.generation
+        if self._keys[0] != generation:
+            keys: set[str] = set()
+            for state in self._session.repos.values():
+                for doc in state.docs.values():
+                    for e in doc.entries:
+                        keys.update(m.key.lower() for m in e.metadata)
+            self._keys = (generation, frozenset(keys))
+        return self._keys[1]
+
+    def metadata(self, item: SearchItem) -> Mapping[str, Sequence[str]] | None:
+        state = self._session.repos.get(item.repo)
+        doc = state.docs.get(item.path) if state else None
+        entry = doc.entry_at(item.line) if doc else None
+        if entry is None:
+            return None
+        out: dict[str, list[str]] = {}
+        for m in entry.metadata:
+            out.setdefault(m.key.lower(), []).append(m.value)
+        return out
+
+    def broken(self, item: SearchItem) -> bool:
+        state = self._session.repos.get(item.repo)
+        doc = state.docs.get(item.path) if state else None
+        entry = doc.entry_at(item.line) if doc else None
+        if entry is None:
+            return False
+        return any(self._session.resolve_link(item.repo, link)[0] is LinkState.BROKEN for link in entry.links)
+
+    def orphan(self, repo: str, path: str) -> bool:
+        state = self._session.repos.get(repo)
+        if state is None:
+            return False
+        return any(f.diagnostic.code == ORPHAN for f in state.findings.get(path, ()))
+
+
+__all__ = ["SessionSearchContext"]
