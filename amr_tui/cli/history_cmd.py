@@ -1,4 +1,4 @@
-"""amr history FILE[:LINE], amr forgotten [REPO], amr forget FILE:LINE"""
+"""amr history FILE[:LINE], amr forgotten [REPO|FOLDER], amr forget FILE:LINE"""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from amr_tui.core.paths import MEMORY_FILE
 if TYPE_CHECKING:  # annotations only: each command imports what it runs when it runs (start-up of `amr`)
     from amr_tui.git.history import BlameLine, SkippedBlob
     from amr_tui.git.models import CommitInfo
-    from amr_tui.services.history import HistoryService
+    from amr_tui.services.history import ForgottenFact, HistoryService
 
 COMMANDS = ("history", "forgotten", "forget")
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
@@ -49,7 +49,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
             "newest deletion first, with the tombstone that explains them if any. Walks the whole history."
         ),
     )
-    f.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
+    f.add_argument(
+        "repo", nargs="?", type=Path, default=Path("."), help="the memory repo, or a folder of them (default: .)"
+    )
     f.add_argument("--json", action="store_true", help="print a JSON array")
     f.add_argument("--restore", metavar="ID", help="write the forgotten entry ID back, as a new commit")
     f.add_argument("--to", metavar="PATH", help="with --restore: the file to restore it into (default: where it was)")
@@ -237,26 +239,52 @@ def _timeline(service: HistoryService, rel: str, line: int, args: argparse.Names
     return 0
 
 
+def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
+    """(name, root) of each repo with git that ``path`` names: the repo it is in, or each memory
+    repo in the folder (as ``amr lint FOLDER`` finds them)."""
+    from amr_tui.services.workspace import discover, find_repo_root
+
+    root = find_repo_root(path)
+    if root is not None and (root / ".git").exists():
+        return [(root.name, root)]
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} is not inside a memory repo with git")
+    try:
+        mounts = discover([path])
+    except FileNotFoundError:
+        mounts = []
+    found = [(m.name, m.root) for m in mounts if (m.root / ".git").exists()]
+    if not found:
+        raise FileNotFoundError(f"{path} is not inside a memory repo with git, nor a folder of them")
+    return found
+
+
 def run_forgotten(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.workspace import find_repo_root
 
-    root = find_repo_root(args.repo)
-    if root is None or not (root / ".git").exists():
-        error(f"{args.repo} is not inside a memory repo with git")
-        return 2
     try:
-        service = _service(root)
-        facts = service.forgotten()
-        report_skipped(service.history_skipped())
+        roots = _forgotten_roots(args.repo)
+    except FileNotFoundError as exc:
+        error(str(exc))
+        return 2
+    listed: list[tuple[str, ForgottenFact]] = []
+    try:
+        for name, root in roots:
+            service = _service(root)
+            facts = service.forgotten()
+            report_skipped(service.history_skipped())
+            if args.restore:
+                fact = next((f for f in facts if f.id == args.restore), None)
+                if fact is None:
+                    continue
+                commit = service.restore(fact, path=args.to)
+                where = f"{name}/" if len(roots) > 1 else ""
+                print(f'Restored "{safe(fact.text)}" to {safe(where + (args.to or fact.path or ""))} as {commit[:7]}.')
+                return 0
+            listed.extend((name, f) for f in facts)
         if args.restore:
-            fact = next((f for f in facts if f.id == args.restore), None)
-            if fact is None:
-                error(f"no forgotten entry {args.restore!r}: `amr forgotten` lists them")
-                return 2
-            commit = service.restore(fact, path=args.to)
-            print(f'Restored "{safe(fact.text)}" to {safe(args.to or fact.path or "")} as {commit[:7]}.')
-            return 0
+            error(f"no forgotten entry {args.restore!r}: `amr forgotten` lists them")
+            return 2
     except (FileNotFoundError, LookupError, ValueError, AmrGitError) as exc:
         error(str(exc))
         return 2
@@ -265,6 +293,7 @@ def run_forgotten(args: argparse.Namespace) -> int:
             [
                 {
                     "id": f.id,
+                    "repo": name,
                     "text": f.text,
                     "line": f.line,
                     "path": f.path,
@@ -282,19 +311,20 @@ def run_forgotten(args: argparse.Namespace) -> int:
                         "digest": f.tombstone.digest,
                     },
                 }
-                for f in facts
+                for name, f in listed
             ]
         )
         return 0
     colour = use_colour(sys.stdout)
-    for f in facts:
+    for name, f in listed:
         commit = f"{f.commit.oid[:7]} {safe(f.commit.subject)}" if f.commit else "tombstone only"
-        print(f'{paint(f.id, "bold", colour)}  {f.date}  {safe(f.path or "?")}  "{safe(f.text)}"  ({commit})')
+        where = f"{name}/{f.path or '?'}" if len(roots) > 1 else (f.path or "?")
+        print(f'{paint(f.id, "bold", colour)}  {f.date}  {safe(where)}  "{safe(f.text)}"  ({commit})')
         if f.tombstone is not None:
             why = f", {safe(f.tombstone.reason)}" if f.tombstone.reason else ""
             who = f" by {safe(f.tombstone.by)}" if f.tombstone.by else ""
             print(f"    forgotten on purpose{who}{why}")
-    if not facts:
+    if not listed:
         print("Nothing was forgotten.", file=sys.stderr)
     return 0
 
