@@ -78,6 +78,7 @@ from amr_tui.services.agent.model import (
     WriteResult,
 )
 from amr_tui.services.dreams import BRANCH_PREFIX, DECISION_PREFIX, run_id_of
+from amr_tui.services.history import MOVED_TRAILER
 from amr_tui.services.session import OpenFile, Session
 from amr_tui.services.workspace import Mount
 from amr_tui.services.writegate import EditRefused, Saved
@@ -599,9 +600,11 @@ class AgentMemory:
                 result = self._commit(
                     repo,
                     [Change(path, of.data, removed, of.head)],
-                    f"Move entry from {path} to {to_repo}/{to_path}: {what}",
+                    # Moved-to: a move, not forgetting (services.history)
+                    f"Move entry from {path} to {to_repo}/{to_path}: {what}\n\n{MOVED_TRAILER}: {to_repo}/{to_path}",
                     who,
                     path,
+                    merge_trailers=True,
                 )
                 if isinstance(result, WriteResult):
                     return WriteResult(

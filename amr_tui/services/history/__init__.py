@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 from amr_tui.core.lazy import face
 
 if TYPE_CHECKING:  # the names as a type checker reads them; at run time the map below is used
-    from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact, HistorySource, forget, restore
+    from amr_tui.services.history.forgotten import (
+        MOVED_TRAILER,
+        DeletionLog,
+        ForgottenFact,
+        HistorySource,
+        forget,
+        restore,
+    )
     from amr_tui.services.history.provenance import (
         FileVersion,
         HistoryCursor,
@@ -29,6 +36,7 @@ if TYPE_CHECKING:  # the names as a type checker reads them; at run time the map
     )
 
 __all__ = [
+    "MOVED_TRAILER",
     "DeletionLog",
     "FileVersion",
     "ForgottenFact",
@@ -47,7 +55,7 @@ __all__ = [
 __getattr__, __dir__ = face(
     __name__,
     {
-        "forgotten": ("DeletionLog", "ForgottenFact", "HistorySource", "forget", "restore"),
+        "forgotten": ("MOVED_TRAILER", "DeletionLog", "ForgottenFact", "HistorySource", "forget", "restore"),
         "provenance": (
             "FileVersion",
             "HistoryCursor",

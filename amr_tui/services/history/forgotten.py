@@ -6,7 +6,9 @@
 rewording). It is cached per HEAD; when HEAD moves forward only the new commits are walked.
 
 * a **forgotten fact** is a removal whose fact is not in the repo at HEAD any more (nor matched by
-  ``similarity.same_fact``), newest deletion first, with the tombstone that explains it if any;
+  ``similarity.same_fact``), newest deletion first, with the tombstone that explains it if any; a
+  removal made by a commit with a ``Moved-to:`` trailer (the second half of a move to another
+  repo) is a move, not a forgotten fact;
 * a **resurrection** (AMR030) is a work-tree entry that matches a tombstone, or a removal that was
   a real forgetting: the fact was gone from that commit's whole tree (not a duplicate merged away)
   and was not put back by ``amr`` itself (``Restored-from:`` trailer).
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from amr_tui.core.diff import similarity as sim
-from amr_tui.core.diff.entries import entry_of_line
+from amr_tui.core.diff.entries import LineEntry, entry_of_line
 from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, summarise
 from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.format.rules import diag
@@ -69,6 +71,9 @@ class HistorySource(Protocol):
 
 
 RESTORED_TRAILER = "Restored-from"
+# A removal commit of a move to another repo (the copy is a commit of that repo): its deletions
+# are a move, not forgetting. amr's moves write it (session editing, the agent interface).
+MOVED_TRAILER = "Moved-to"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,27 +111,57 @@ def _keep(path: str) -> bool:
     return is_markdown(path) and not is_tombstone_path(path)
 
 
+@dataclass(frozen=True, slots=True)
+class Rewording:
+    """An entry line a commit replaced by a reworded one (``similarity.REWORD_THRESHOLD`` or more)."""
+
+    commit: CommitInfo
+    path: str
+    line: str
+    text: str
+    key: str
+    new_path: str
+    new_line: str
+    new_text: str
+    new_key: str
+    score: float
+
+
 def removals_of(cd: gh.CommitDiff) -> list[Removal]:
     """The entries a commit deleted without keeping the fact elsewhere in the same commit."""
-    removed: list[tuple[str, str, object]] = []
+    return changes_of(cd)[0]
+
+
+def changes_of(cd: gh.CommitDiff) -> tuple[list[Removal], list[Rewording]]:
+    """The entries a commit deleted (as :func:`removals_of`) and the ones it reworded: each
+    removed line paired with its best-scoring added line (the pairing that keeps it out of the
+    removals)."""
+    removed: list[tuple[str, str, LineEntry]] = []
     added_keys: set[str] = set()
-    added: list[str] = []
+    added: list[tuple[str, str, LineEntry]] = []
     for f in cd.files:
         for line in f.added:
             e = entry_of_line(line)
             if e is not None and not e.links_only:
                 added_keys.add(e.key)
-                added.append(e.key)
+                added.append((f.path, line, e))
         for line in f.removed:
             e = entry_of_line(line)
             if e is not None and not e.links_only:
                 removed.append((f.path, line, e))
-    left = [(p, line, e) for p, line, e in removed if e.key not in added_keys]  # type: ignore[attr-defined]
+    left = [(p, line, e) for p, line, e in removed if e.key not in added_keys]
+    rewordings: list[Rewording] = []
     if left and added:
-        pairs = sim.best_pairs([e.key for _, _, e in left], added, sim.REWORD_THRESHOLD)  # type: ignore[attr-defined]
-        reworded = {i for i, _, _ in pairs}
-        left = [x for i, x in enumerate(left) if i not in reworded]
-    return [Removal(cd.entry.info, p, line, e.text, e.key, e.sources) for p, line, e in left]  # type: ignore[attr-defined]
+        pairs = sim.best_pairs([e.key for _, _, e in left], [e.key for _, _, e in added], sim.REWORD_THRESHOLD)
+        best: dict[int, tuple[int, float]] = {}
+        for i, j, score in pairs:  # best first: the first pair of each removed line is its best
+            best.setdefault(i, (j, score))
+        info = cd.entry.info
+        for i, (j, score) in sorted(best.items()):
+            (p, line, e), (np, nline, ne) = left[i], added[j]
+            rewordings.append(Rewording(info, p, line, e.text, e.key, np, nline, ne.text, ne.key, score))
+        left = [x for i, x in enumerate(left) if i not in best]
+    return [Removal(cd.entry.info, p, line, e.text, e.key, e.sources) for p, line, e in left], rewordings
 
 
 class DeletionLog:
@@ -136,9 +171,11 @@ class DeletionLog:
         self._lock = threading.Lock()
         self._head: str | None = None
         self._removals: list[Removal] = []
+        self._rewordings: list[Rewording] = []  # newest first, from the same walk
         self._walk_skipped: list[gh.SkippedBlob] = []  # files of the walked commits not read, newest first
         self._present: tuple[str, FactMatcher, list[gh.SkippedBlob]] | None = None
         self._tomb_skipped: list[gh.SkippedBlob] = []
+        self._moved_at: tuple[str, set[str]] | None = None  # (HEAD, commits with a Moved-to: trailer)
 
     @property
     def skipped(self) -> list[gh.SkippedBlob]:
@@ -155,21 +192,43 @@ class DeletionLog:
                 return self._removals
             exclude: tuple[str, ...] = ()
             keep_old: list[Removal] = []
+            keep_reworded: list[Rewording] = []
             skipped_old: list[gh.SkippedBlob] = []
             if self._head and head and self.repo.is_ancestor(self._head, head):
                 exclude, keep_old, skipped_old = (self._head,), self._removals, self._walk_skipped
+                keep_reworded = self._rewordings
             new: list[Removal] = []
+            reworded: list[Rewording] = []
             skipped: list[gh.SkippedBlob] = []
             if head:
                 for cd in gh.log_patches(self.repo, head, exclude=exclude, keep=_keep, max_blob=MAX_PARSE_BYTES):
-                    new.extend(removals_of(cd))
+                    removals, rewordings = changes_of(cd)
+                    new.extend(removals)
+                    reworded.extend(rewordings)
                     skipped.extend(gh.skipped_blobs([cd]))
             self._removals, self._head = new + keep_old, head
+            self._rewordings = reworded + keep_reworded
             self._walk_skipped = skipped + skipped_old
             return self._removals
 
+    def rewordings(self) -> list[Rewording]:
+        """Every entry line a commit reworded, newest first (the walk of :meth:`update`)."""
+        self.update()
+        with self._lock:
+            return self._rewordings
+
+    def at_head(self, text: str) -> tuple[str, int] | None:
+        """Where the fact ``text`` states is at HEAD (``FactMatcher``): (path, line), or None."""
+        head = self.repo.head()
+        label = self._head_entries(head).match(text) if head else None
+        if label is None:
+            return None
+        path, _, line = label.rpartition("\0")
+        return path, int(line)
+
     def _head_entries(self, head: str) -> FactMatcher:
-        """Every entry's fact at HEAD (read from git, so the answer matches the history)."""
+        """Every entry's fact at HEAD (read from git, so the answer matches the history),
+        labelled ``path\0line``."""
         with self._lock:
             if self._present and self._present[0] == head:
                 return self._present[1]
@@ -184,7 +243,7 @@ class DeletionLog:
                 skipped.append(gh.SkippedBlob(path, head, big.size))
                 continue
             for entry in parse(data or b"", path).entries:
-                matcher.add(entry.text, path)
+                matcher.add(entry.text, f"{path}\0{entry.line}")
         with self._lock:
             self._present = (head, matcher, skipped)
         return matcher
@@ -205,11 +264,13 @@ class DeletionLog:
         if refresh:
             with self._lock:
                 self._head, self._removals, self._present, self._walk_skipped = None, [], None, []
+                self._rewordings = []
         removals = self.update()
         head = self._head
         if head is None:
             return []
         present = self._head_entries(head)
+        moved = self._moved(head)
         tombs = self.tombstones(head)
         tmatch = FactMatcher()
         for i, t in enumerate(tombs):
@@ -221,7 +282,7 @@ class DeletionLog:
             if r.key in seen:
                 continue
             seen.add(r.key)
-            if present.match(r.text) is not None:
+            if r.commit.oid in moved or present.match(r.text) is not None:
                 continue
             hit = tmatch.match(r.text)
             tomb = tombs[int(hit)] if hit is not None else None
@@ -287,6 +348,21 @@ class DeletionLog:
                     )
         return findings
 
+    def _moved(self, head: str) -> set[str]:
+        """Commits that removed entries moved to another repo (a ``Moved-to:`` trailer)."""
+        with self._lock:
+            if self._moved_at is not None and self._moved_at[0] == head:
+                return self._moved_at[1]
+        marker = f"{MOVED_TRAILER}:"
+        found = {
+            e.info.oid
+            for e in gh.log_entries(self.repo, head, body=True, grep=marker)
+            if any(line.startswith(marker) for line in e.body.splitlines())
+        }
+        with self._lock:
+            self._moved_at = (head, found)
+        return found
+
     def _restored(self) -> set[str]:
         """Commits whose deletions were put back on purpose: restored by amr, undone dreaming
         runs (``Dream-Reverted``) and ``git revert`` ("This reverts commit X")."""
@@ -300,7 +376,7 @@ class DeletionLog:
 
     def _really_forgotten(self, r: Removal, restored: set[str]) -> bool:
         """The commit removed the fact from the whole repo (not a duplicate merged away)."""
-        if r.commit.oid in restored:
+        if r.commit.oid in restored or r.commit.oid in self._moved(self._head or "HEAD"):
             return False
         return not [p for p in gh.grep_fixed(self.repo, r.commit.oid, r.text) if _keep(p)]
 

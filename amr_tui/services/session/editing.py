@@ -15,6 +15,7 @@ from amr_tui.core.paths import with_md_suffix
 from amr_tui.git.errors import AmrGitError, ConflictError
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
+from amr_tui.services.history import MOVED_TRAILER
 from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.workspace import read_bytes
 from amr_tui.services.writegate import EditRefused, Saved, check_writable
@@ -22,13 +23,23 @@ from amr_tui.services.writegate import EditRefused, Saved, check_writable
 _check_writable = check_writable
 
 
-def write(session: Session, of: OpenFile, new_bytes: bytes | None, message: str, *, line: int = 0) -> Saved:
+def write(
+    session: Session,
+    of: OpenFile,
+    new_bytes: bytes | None,
+    message: str,
+    *,
+    line: int = 0,
+    trailers: tuple[str, ...] = (),
+) -> Saved:
     """Save one file as one commit through the write gate. ``of`` is the version the change was
-    made from (its bytes are the merge base), whatever the file holds by now."""
+    made from (its bytes are the merge base), whatever the file holds by now. ``trailers``: more
+    trailers for the commit message, after amr's own."""
     check_writable(session, of.repo, of.path)
     if of.read_only and of.read_only != "missing":
         raise EditRefused(f"{of.path} is read-only here: {of.read_only}.")
-    return writegate.write(session, of.repo, [Change(of.path, of.data, new_bytes, of.head)], message, line=line)
+    changes = [Change(of.path, of.data, new_bytes, of.head)]
+    return writegate.write(session, of.repo, changes, message, line=line, trailers=(writegate.TRAILER, *trailers))
 
 
 def resolve_conflict(session: Session, repo: str, err: ConflictError, choice: ConflictChoice) -> Saved:
@@ -115,6 +126,7 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
         delete_lines(of.doc, first, last),
         f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}",
         line=max(1, first - 1),
+        trailers=(f"{MOVED_TRAILER}: {dest_repo}/{dest_path}",),  # a move, not forgetting (services.history)
     )
     return added, removed
 
