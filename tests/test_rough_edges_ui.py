@@ -136,3 +136,25 @@ async def pilot_wait(driver, seconds: float) -> None:
 
     await asyncio.sleep(seconds)
     await driver.pilot.pause()
+
+
+async def test_tree_separates_repo_name_from_branch(driver):
+    """The gap between a repo's name and its branch is drawn in every rendering of the screen: in
+    the SVG a screenshot is made of, the branch's run does not start with the spaces (an SVG
+    renderer drops a run's leading spaces, and the tree read "memory-alicemain")."""
+    import re
+
+    from amr_tui.widgets.file_tree import repo_label
+
+    await driver.settled()
+    svg = driver.app.export_screenshot()
+    runs = re.findall(r">((?:&#160;)*)main</text>", svg)
+    assert runs and all(lead == "" for lead in runs), runs
+    label = repo_label(_info())
+    assert label.plain == "memory-alice  main"
+
+
+def _info():
+    from amr_tui.services.session.watch import RepoInfo
+
+    return RepoInfo("memory-alice", "main")

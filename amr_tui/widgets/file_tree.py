@@ -49,7 +49,10 @@ def repo_label(badge: RepoInfo) -> Text:
     if synced:
         label.append(f" \u27f3{clean(synced)}", "red" if badge.offline else "dim")
     if badge.branch:
-        label.append(f"  {clean(badge.branch)}", "dim")
+        # The gap ends the run before it, in that run's style: a run that starts with spaces is
+        # drawn without them by SVG renderers (screenshots showed "memory-alicemain").
+        label.append("  ", label.spans[-1].style if label.spans else "")
+        label.append(clean(badge.branch), "dim")
     return label
 
 
