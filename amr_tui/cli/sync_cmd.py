@@ -131,7 +131,7 @@ def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     from amr_tui.services.sync.resolve import pending_merge
     from amr_tui.services.sync.run import sync_state
 
-    st = sync_state(repo)
+    st = sync_state(repo, args.remote, args.branch)
     pending = pending_merge(repo) if (args.conflicts or st.pending) else None
     data = {
         "repo": str(repo),
@@ -142,12 +142,18 @@ def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         "offline_since": st.offline_since,
         "ahead": st.ahead,
         "behind": st.behind,
+        "upstream": st.upstream,
+        "note": st.note,
         "pending": pending.to_json() if pending else None,
     }
     if not args.json:
+        if st.upstream is not None:
+            counts = f"ahead {st.ahead}, behind {st.behind} of {safe(st.upstream)} (as of the last fetch)"
+        else:
+            counts = f"ahead/behind unknown: {safe(st.note)}"
         print(
             f"{safe(str(repo))}: last sync {st.last_sync or 'never'}; last attempt "
-            f"{st.last_attempt or 'never'} ({safe(st.last_status or '-')}); ahead {st.ahead}, behind {st.behind}"
+            f"{st.last_attempt or 'never'} ({safe(st.last_status or '-')}); {counts}"
             + (f"; offline since {st.offline_since}" if st.offline_since else "")
         )
         if pending is not None:

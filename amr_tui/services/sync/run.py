@@ -58,6 +58,7 @@ from amr_tui.git.remote import (
     ahead_behind,
     fetch,
     push,
+    remotes,
 )
 from amr_tui.git.runner import GitRunner
 from amr_tui.services.sync.state import (
@@ -211,17 +212,25 @@ def target(repo: GitRepo, remote: str | None, branch: str | None) -> tuple[str, 
     return remote or up_remote or "origin", local, remote_branch
 
 
-def sync_state(root: str | os.PathLike[str]) -> SyncState:
-    """The recorded state plus current ahead/behind against the remote-tracking branch."""
+def sync_state(root: str | os.PathLike[str], remote: str | None = None, branch: str | None = None) -> SyncState:
+    """The recorded state plus current ahead/behind against the remote-tracking branch (the
+    upstream of ``branch``, on ``remote`` when named), as of the last fetch; when they cannot be
+    counted, ``note`` says why."""
     repo = GitRepo(root)
     st = load_state(repo)
-    ahead = behind = None
+    ahead = behind = upstream = None
+    note = ""
     try:
-        remote, local, rbranch = target(repo, None, None)
-        if repo.resolve(f"refs/remotes/{remote}/{rbranch}") is not None:
+        remote, local, rbranch = target(repo, remote, branch)
+        if remote not in remotes(repo):
+            note = "no remote" if not remotes(repo) else f"no remote named {remote}"
+        elif repo.resolve(f"refs/remotes/{remote}/{rbranch}") is None:
+            note = f"{remote}/{rbranch} not fetched yet (amr sync fetches it)"
+        else:
             ahead, behind = ahead_behind(repo, f"refs/heads/{local}", f"refs/remotes/{remote}/{rbranch}")
-    except (AmrGitError, ValueError):
-        pass
+            upstream = f"{remote}/{rbranch}"
+    except (AmrGitError, ValueError) as exc:
+        note = str(exc)
     return SyncState(
         st.get("last_sync"),
         st.get("last_attempt"),
@@ -231,6 +240,8 @@ def sync_state(root: str | os.PathLike[str]) -> SyncState:
         bool(st.get("pending")),
         ahead,
         behind,
+        upstream,
+        note,
     )
 
 

@@ -73,6 +73,8 @@ class SyncState:
     pending: bool = False
     ahead: int | None = None
     behind: int | None = None
+    upstream: str | None = None  # what ahead/behind count against ("origin/main"), when they are known
+    note: str = ""  # why they are not known ("no remote", "origin/main not fetched yet")
 
 
 # ---------------------------------------------------------------------------------------------
