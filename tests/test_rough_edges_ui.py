@@ -158,3 +158,69 @@ def _info():
     from amr_tui.services.session.watch import RepoInfo
 
     return RepoInfo("memory-alice", "main")
+
+
+MEMORY = "# Memory\n\n- fact 0 s0\n- fact 1 s0\n- fact 2 s0\n\n## Index\n- [[notes/a]]\n"
+
+
+async def test_keep_theirs_says_so_and_toasts_leave_the_dialog_buttons_free(make_repo):
+    """Keeping theirs in the conflict view, with nothing else of mine, commits nothing: the
+    notification says "Kept theirs" (it said "Resolve edit conflict"), never "Committed"; and a notification over a dialog does
+    not cover its buttons."""
+    from textual.widgets import Button
+    from textual.widgets._toast import Toast
+
+    from amr_tui.screens.conflict import ConflictScreen
+    from amr_tui.widgets.safe import notify_text
+    from tests.driver import git, notes
+
+    root = make_repo(files={"MEMORY.md": MEMORY, "notes/a.md": "# A\n\n- note a\n"})
+    app = app_for([root], poll_interval=60)
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.to_line(4)
+        await pilot.press("e")
+        inp = app.screen.query_one("#editor-input")
+        await drive.until(lambda: inp.has_focus, what="the editor")
+        await pilot.press("home", "ctrl+k", *"fact 1 u1")
+        path = root / "MEMORY.md"
+        path.write_text(path.read_text().replace("- fact 1 s0", "- fact 1 a1"))
+        git(root, "commit", "-qam", "agent: fact 1")
+        head = git(root, "rev-parse", "HEAD")
+        await pilot.press("enter")
+        await drive.until(lambda: isinstance(app.screen, ConflictScreen), what="the conflict view")
+        for i in range(3):
+            notify_text(app, f"note {i} " + "with some words " * 6, title="A note")
+        await pilot.pause(0.3)
+        toasts = [t.region for t in app.screen.query(Toast)]
+        buttons = [b.region for b in app.screen.query(Button)]
+        assert toasts and buttons
+        assert not [(t, b) for t in toasts for b in buttons if t.overlaps(b)]
+        await pilot.press("ctrl+t")
+        await drive.until(lambda: any("Kept theirs" in str(n.message) for n in notes(app)), what="the notification")
+        await drive.settled()
+        assert git(root, "rev-parse", "HEAD") == head
+        assert not [n for n in notes(app) if n.title == "Committed"]
+
+
+async def test_rejecting_a_dream_run_says_rejected(driver):
+    """X in a run's review rejects it: the notification says "Rejected" (it said "Committed" and
+    named a ref, though nothing was committed to main)."""
+    from amr_tui.screens.review.screen import RunReviewScreen
+    from tests.driver import git, notes
+
+    app = driver.app
+    root = app.screen.session.mount("memory-alice").root
+    main = git(root, "rev-parse", "main")
+    await driver.press("V")
+    await driver.until(lambda: getattr(app.screen, "cards", None), what="the pending dreams")
+    await driver.press("enter")
+    await driver.until(lambda: isinstance(app.screen, RunReviewScreen), what="the run's review")
+    await driver.settled()
+    await driver.press("X")
+    await driver.asked("Reject the rest of this run?")
+    await driver.press("y")
+    await driver.until(lambda: any(n.title == "Rejected" for n in notes(app)), what="the notification")
+    assert not [n for n in notes(app) if n.title == "Committed"]
+    assert git(root, "rev-parse", "main") == main

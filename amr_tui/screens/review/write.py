@@ -72,6 +72,8 @@ class ReviewWriteMixin(_Screen):
         """Why nothing was written, if nothing was."""
         close: bool = False
         """Whether the screen closes now (the run left the pending list)."""
+        title: str = "Committed"
+        """What kind of write it was, for the notification ("Rejected", "Undone")."""
 
     def _guard(self) -> bool:
         if self.read_only:
@@ -106,7 +108,7 @@ class ReviewWriteMixin(_Screen):
 
         def go(yes: bool | None) -> None:
             if yes:
-                self._write(lambda: self.service.reject(self.run.branch), close=True)
+                self._write(lambda: self._reject(), close=True, title="Rejected")
 
         self.app.push_screen(
             ConfirmScreen(
@@ -120,7 +122,14 @@ class ReviewWriteMixin(_Screen):
 
     def action_undo(self) -> None:
         if self._guard():
-            self._write(lambda: self.service.undo(self.run.branch), close=False)
+            self._write(lambda: self.service.undo(self.run.branch), close=False, title="Undone")
+
+    def _reject(self) -> str:
+        self.service.reject(self.run.branch)
+        return (
+            f"Rejected run {self.run.id}: it left the pending list, nothing was committed to main "
+            "(u or amr dreams undo brings it back)."
+        )
 
     def _check_then_accept(self, entries: list[str], edits: dict[str, str], close: bool) -> None:
         """Accept (all of the run when ``entries`` is empty), after showing what it would break."""
@@ -165,12 +174,12 @@ class ReviewWriteMixin(_Screen):
             go,
         )
 
-    def _write(self, job: Job, close: bool) -> None:
+    def _write(self, job: Job, close: bool, title: str = "Committed") -> None:
         self.query_one("#review-status", Static).update("Writing…")
-        self._write_worker(job, close)
+        self._write_worker(job, close, title)
 
     @work(thread=True, exclusive=True, group="review-write")
-    def _write_worker(self, job: Job, close: bool) -> None:
+    def _write_worker(self, job: Job, close: bool, title: str) -> None:
         try:
             result = job()
         except Exception as exc:
@@ -181,7 +190,7 @@ class ReviewWriteMixin(_Screen):
         else:
             text = f"Accepted ({result.how}){' and closed the run' if result.closed else ''}: {', '.join(result.items)}"
             closed = result.closed
-        self.post_message(self.Done(text, None, close or closed))
+        self.post_message(self.Done(text, None, close or closed, title))
 
     def on_review_write_mixin_done(self, message: Done) -> None:
         if message.error is not None:
@@ -190,7 +199,7 @@ class ReviewWriteMixin(_Screen):
             return
         if message.text:
             self.changed = True
-            notify_text(self.app, message.text, title="Committed")
+            notify_text(self.app, message.text, title=message.title)
         self.accepted.clear()
         self.rejected.clear()
         self.edits.clear()

@@ -7,6 +7,8 @@ commit is merged, never dropped, and nobody else's uncommitted edit is swept in.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, replace_line, summarise
 from amr_tui.core.format.links import link_text_for, normalise, rewrite_links, unsafe_reason
 from amr_tui.core.format.parser import is_markdown, parse
@@ -52,7 +54,11 @@ def resolve_conflict(session: Session, repo: str, err: ConflictError, choice: Co
     commit made meanwhile touches the same entries."""
     want = resolved_bytes(err.path, err.base, err.ours, err.theirs, choice)
     shown = OpenFile(repo, err.path, err.theirs, None, err.head)
-    return write(session, shown, want, f"Resolve edit conflict in {err.path}")
+    how = {"ours": "kept mine", "theirs": "kept theirs"}.get(choice.side, "edited result")
+    saved = write(session, shown, want, f"Resolve edit conflict in {err.path}: {how}")
+    if not saved.committed and saved.head:  # theirs as committed, and nothing else of mine: no commit
+        return replace(saved, message=f"{how[:1].upper()}{how[1:]}: {err.path} stays as committed (no commit)")
+    return saved
 
 
 def replace_entry_line(session: Session, of: OpenFile, line: int, new_text: str) -> Saved:
