@@ -173,8 +173,42 @@ def run_history(args: argparse.Namespace) -> int:
     return 0
 
 
+_KIND_NAMES = {
+    "blank": "a blank line",
+    "heading": "a heading",
+    "continuation": "a continuation line of the entry above",
+    "list": "a numbered or quoted list item",
+    "text": "text",
+    "code": "code",
+    "html": "HTML",
+    "quote": "a quote",
+    "front_matter": "front matter",
+    "rule": "a rule",
+    "table": "a table row",
+}
+
+
+def _not_an_entry(service: HistoryService, rel: str, line: int) -> str | None:
+    """Why line ``line`` of ``rel`` as committed is no entry, or None when it is one."""
+    from amr_tui.core.format.parser import parse
+
+    head = service.repo.resolve("HEAD")
+    data = service.blobs.read(head, rel) if head else None
+    if data is None:
+        return None  # line_text says the file is not there
+    doc = parse(data, rel)
+    if doc.entry_at(line) is not None or not 1 <= line <= len(doc.lines):
+        return None
+    kind = _KIND_NAMES.get(doc.lines[line - 1].kind.value, "not an entry line")
+    return f"{rel}:{line} is not an entry (as committed it is {kind}); name the line of a '- ' entry"
+
+
 def _timeline(service: HistoryService, rel: str, line: int, args: argparse.Namespace) -> int:
     text = service.line_text(rel, line)
+    why = _not_an_entry(service, rel, line)
+    if why is not None:
+        error(why)
+        return 2
     timeline = service.timeline_of(rel, text)
     blames: list[BlameLine] = []
     if args.blame:
