@@ -9,13 +9,22 @@ findings (AMR013: not reachable from MEMORY.md). See ``core.search.index.SearchC
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from amr_tui.core.format.links import LinkState
+from amr_tui.core.model import Link
+from amr_tui.core.search.index import SearchIndex
 from amr_tui.core.search.items import SearchItem
+from amr_tui.services.session.watch import RepoState
 
-if TYPE_CHECKING:
-    from amr_tui.services.session.state import Session
+
+class Session(Protocol):
+    """What the context reads of the session (``state.Session``, which imports this module)."""
+
+    index: SearchIndex
+    repos: dict[str, RepoState]
+
+    def resolve_link(self, repo: str, link: Link) -> tuple[LinkState, str | None, str | None]: ...
 
 ORPHAN = "AMR013"
 
