@@ -187,6 +187,7 @@ class FzfEngine:
         self.dir = Path(tempfile.mkdtemp(prefix="amr-bench-fzf-"))
         self.file = self.dir / "lines.txt"
         self.exe = shutil.which("fzf") or "fzf"
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("FZF_")}  # no user options
 
     def build(self, entries: list[Entry]) -> None:
         with self.file.open("w", encoding="utf-8") as f:
@@ -195,7 +196,9 @@ class FzfEngine:
 
     def search(self, query: str, limit: int) -> list[Loc]:
         with self.file.open("rb") as f:
-            out = subprocess.run([self.exe, "--filter", query], stdin=f, capture_output=True, check=False).stdout
+            out = subprocess.run(
+                [self.exe, f"--filter={query}"], stdin=f, capture_output=True, env=self.env, check=False
+            ).stdout
         locs: list[Loc] = []
         for raw in out.decode("utf-8", "replace").splitlines()[:limit]:
             head, _, rest = raw.partition(": ")
@@ -225,11 +228,8 @@ class AmrCliEngine:
     def build(self, entries: list[Entry]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         files = group_files(entries)
-        repos = sorted({repo for repo, _ in files})
-        (self.root / "MEMORY.md").write_text(
-            "# Memory\n\n" + "".join(f"- [[{repo}/{path}]]\n" for repo, path in sorted(files)), encoding="utf-8"
-        )
-        del repos
+        # no entries of its own, so the CLI holds the same lines as the other engines
+        (self.root / "MEMORY.md").write_text("# Memory\n\nThe relevance benchmark's corpus.\n", encoding="utf-8")
         for (repo, path), ents in files.items():
             target = self.root / repo / path
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -238,7 +238,7 @@ class AmrCliEngine:
 
     def search(self, query: str, limit: int) -> list[Loc]:
         proc = subprocess.run(
-            [self.exe, "search", query, str(self.root), "--json", "--limit", str(limit)],
+            [self.exe, "search", "--json", "--limit", str(limit), "--", query, str(self.root)],
             capture_output=True,
             env=self.env,
             check=False,
@@ -354,8 +354,9 @@ def plant(n: int, seed: int) -> Corpus:
 
 
 def load_corpus(n: int, seed: int) -> tuple[Corpus, bool]:
-    """The planted corpus, from ``~/.cache/amr-bench/relevance/`` when built before."""
-    cache = Path(os.path.expanduser("~/.cache/amr-bench/relevance")) / f"{_cache_key(n, seed)}.pickle"
+    """The planted corpus, from ``~/.cache/amr-bench/relevance/`` (or $AMR_BENCH_CACHE) when built before."""
+    folder = os.environ.get("AMR_BENCH_CACHE") or os.path.expanduser("~/.cache/amr-bench/relevance")
+    cache = Path(folder) / f"{_cache_key(n, seed)}.pickle"
     corpus: Corpus | None = None
     if cache.exists():
         try:
