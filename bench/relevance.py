@@ -61,9 +61,12 @@ class Engine(Protocol):
     """A search engine under test. ``build`` gets every entry line of the corpus once; ``search``
     returns the best ``limit`` locations, best first (a location not in the corpus is a miss).
 
-    An engine may also search the past: give it ``build_history(removed)`` (entries deleted from
-    the files, with the location they had) and ``search_history(query, limit)``; without them the
-    ``deleted`` class is reported as n/a for it."""
+    An engine may also search the past, as ``amr search --history`` would: give it
+    ``build_history(past)`` and ``search_history(query, limit)``. ``past`` is every entry the
+    history holds: the entries now in the files followed by those deleted or reworded since (each
+    with the location it had: a line after the file's last one now, so no two share one). A right
+    answer to a ``deleted`` query is a deleted entry, found among the current ones. Without these
+    two methods the ``deleted`` class is reported as n/a for the engine."""
 
     name: str
 
@@ -267,11 +270,11 @@ BUILTIN: dict[str, type] = {"amr": AmrEngine, "fzf": FzfEngine, "amr-cli": AmrCl
 class Corpus:
     entries: list[Entry]  # every entry line now in the files (filler, facts, decoys)
     where: dict[str, Loc]  # fact id -> location (a deleted fact: where it was)
-    removed: list[Entry]  # the deleted facts, as they were before deletion
+    removed: list[Entry]  # the deleted facts, as they were, at a line past the file's end now
     texts: dict[Loc, str] = field(default_factory=dict)  # location -> full line (current or removed)
 
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 def _cache_key(n: int, seed: int) -> str:
@@ -334,16 +337,19 @@ def plant(n: int, seed: int) -> Corpus:
             topic_file(fact.file)
     where: dict[str, Loc] = {}
     removed: list[Entry] = []
+    gone: dict[int, int] = defaultdict(int)  # file index -> deleted facts placed past its end
     for fact in FACTS:
         fi, ei = slot(topic_files[fact.file] if fact.file else None)
         cf = files[fi]
         line, _text, _old = cf.entries[ei]
         full = _full(fact.text, fact.meta)
-        where[fact.id] = (cf.repo, cf.path, line)
-        if fact.deleted:
-            removed.append((cf.repo, cf.path, line, full))  # the filler line stays: the fact was deleted
+        if fact.deleted:  # its slot keeps the filler; it was the file's tail, cut since
+            gone[fi] += 1
+            line = cf.entries[-1][0] + gone[fi]
+            removed.append((cf.repo, cf.path, line, full))
         else:
             cf.entries[ei] = (line, fact.text, full)
+        where[fact.id] = (cf.repo, cf.path, line)
     for text, meta in DECOYS:
         fi, ei = slot(None)
         cf = files[fi]
@@ -376,8 +382,7 @@ def load_corpus(n: int, seed: int) -> tuple[Corpus, bool]:
             tmp.replace(cache)
         except OSError:
             pass
-    corpus.texts = {(r, p, ln): full for r, p, ln, full in corpus.removed}
-    corpus.texts.update({(r, p, ln): full for r, p, ln, full in corpus.entries})  # a removed fact's slot holds filler
+    corpus.texts = {(r, p, ln): full for r, p, ln, full in [*corpus.entries, *corpus.removed]}
     return corpus, hit
 
 
@@ -417,20 +422,24 @@ class Result:
     queries: int = 0
     classes: dict[str, Score] = field(default_factory=dict)
     overall: Score = field(default_factory=Score)
+    current: Score = field(default_factory=Score)  # overall without the history queries
+    history_s: float | None = None  # build_history time; None without history search
     misses: list[tuple[str, str, list[Loc]]] = field(default_factory=list)  # (class, query, top 3)
     skipped: set[str] = field(default_factory=set)
 
 
 def run_engine(engine: Engine, corpus: Corpus, classes: Sequence[str]) -> Result:
-    from relevance_facts import QUERIES
+    from relevance_facts import FACTS, QUERIES
 
     t = time.perf_counter()
     engine.build(list(corpus.entries))
+    res = Result(engine.name, time.perf_counter() - t)
     history = has_history(engine)
     if history:
-        engine.build_history(list(corpus.removed))  # type: ignore[attr-defined]
-    res = Result(engine.name, time.perf_counter() - t)
-    deleted_ids = {f.id for f in _facts() if f.deleted}
+        t = time.perf_counter()
+        engine.build_history([*corpus.entries, *corpus.removed])  # type: ignore[attr-defined]
+        res.history_s = time.perf_counter() - t
+    deleted_ids = {f.id for f in FACTS if f.deleted}
     for q in QUERIES:
         if q.cls not in classes:
             continue
@@ -445,15 +454,11 @@ def run_engine(engine: Engine, corpus: Corpus, classes: Sequence[str]) -> Result
         res.queries += 1
         found = res.classes.setdefault(q.cls, Score()).add(got, right)
         res.overall.add(got, right)
+        if not is_history:
+            res.current.add(got, right)
         if not found:
             res.misses.append((q.cls, q.text, list(got[:3])))
     return res
-
-
-def _facts() -> list[object]:
-    from relevance_facts import FACTS
-
-    return list(FACTS)
 
 
 # ---------------------------------------------------------------------- the table
@@ -483,7 +488,34 @@ def table(results: Sequence[Result], classes: Sequence[str]) -> str:
     for r in results:
         total += [f"**{v}**" for v in _cell(r.overall.figures())]
     rows.append(total)
+    if "deleted" in classes:
+        cur = ["overall without deleted", str(sum(n for c, n in counts.items() if c != "deleted"))]
+        for r in results:
+            cur += _cell(r.current.figures())
+        rows.append(cur)
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def as_json(results: Sequence[Result], n: int, classes: Sequence[str]) -> dict[str, object]:
+    def figs(score: Score | None) -> dict[str, float] | None:
+        fig = score.figures() if score else None
+        return None if fig is None else {"recall@1": fig[0], "recall@5": fig[1], "mrr": fig[2], "queries": score.n}  # type: ignore[union-attr]
+
+    return {
+        "entries": n,
+        "engines": {
+            r.name: {
+                "build_s": round(r.build_s, 3),
+                "history_s": None if r.history_s is None else round(r.history_s, 3),
+                "query_ms": round(r.query_s / r.queries * 1000, 2) if r.queries else None,
+                "classes": {c: figs(r.classes.get(c)) for c in classes},
+                "overall": figs(r.overall),
+                "overall_without_deleted": figs(r.current),
+                "misses": [{"class": c, "query": q, "top3": [list(x) for x in top]} for c, q, top in r.misses],
+            }
+            for r in results
+        },
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -498,6 +530,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--engine", action="append", default=[], metavar="MODULE:CLASS", help="a plug-in engine")
     ap.add_argument("--cli", action="store_true", help="also run amr-cli (amr search per query; slow)")
     ap.add_argument("--show-misses", action="store_true", help="print each missed query with the top 3")
+    ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = ap.parse_args(argv)
 
     n = 2000 if args.quick else args.entries
@@ -527,9 +560,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         res = run_engine(engine, corpus, classes)
         results.append(res)
         per_q = res.query_s / res.queries * 1000 if res.queries else 0.0
-        print(f"{res.name}: build {res.build_s:.2f} s, {res.queries} queries, {per_q:.1f} ms per query")
+        past = f" (history {res.history_s:.2f} s)" if res.history_s is not None else ", no history search"
+        print(f"{res.name}: build {res.build_s:.2f} s{past}, {res.queries} queries, {per_q:.1f} ms per query")
     print()
     print(table(results, classes))
+    if args.json:
+        Path(args.json).write_text(json.dumps(as_json(results, n, classes), indent=2) + "\n", encoding="utf-8")
     if args.show_misses:
         for res in results:
             print(f"\n### {res.name}: {len(res.misses)} queries without a right answer in the top {LIMIT}")

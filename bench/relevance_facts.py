@@ -428,7 +428,11 @@ _D = f"source: {_s(99000)}; added: 2026-05-05"
 # Filler that repeats the common words of some queries (never a right answer).
 DECOYS: tuple[tuple[str, str], ...] = (
     ("Release date notes: check the release date before the release, then the release notes", _D),
-    ("Release freeze checklist starts with the release notes and the release branch", _D),
+    # (added after the one mobile freeze fact, so "release freeze added:<2026-07-01" means that fact only)
+    (
+        "Release freeze checklist starts with the release notes and the release branch",
+        f"source: {_s(99001)}; added: 2026-11-20",
+    ),
     ("Deploy notes: deploy the api, deploy the workers, then deploy again after the deploy", _D),
     ("Password rotation notes for the production password and the staging password", _D),
     ("Port notes: the dev port, the api port and the proxy port of the server", _D),
@@ -603,7 +607,7 @@ _QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
         ("namespace source:wiki", "k8s_ns"),
         ("outage source:incident", "incident_dns"),
         ("pool source:incident", "db_pool"),
-        ("neovim no:source", "tl_editor"),
+        ("neovim mouse no:source", "tl_editor"),
         ("scripts bash no:added", "tl_shell"),
         ("lockfile no:source", "deps_lock"),
         ("standup source:slack", "standup"),
@@ -613,7 +617,7 @@ _QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
         ("backups source:wiki/backups", "db_backup"),
         ("tls certificates has:source", "k8s_ingress"),
         ("license source:legal", "license"),
-        ("canary added:2026-10-08", "dep_canary"),
+        ("canary rollout added:2026-10-08", "dep_canary"),
         ("secrets vault source:wiki added:>=2026-10-01", "secrets_vault"),
     ),
     "deleted": (

@@ -6,6 +6,7 @@ data is sound and that the figures are fractions; it asserts no quality target.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -72,7 +73,7 @@ def test_planted_corpus_holds_the_facts_where_it_says() -> None:
         if fact.file:
             assert f"{loc[0]}/{loc[1]}" == fact.file
         if fact.deleted:
-            assert fact.text not in now[loc]
+            assert loc not in now  # past the file's end now
             assert all(fact.text not in t for t in now.values())
         else:
             assert now[loc].startswith(f"- {fact.text}")
@@ -81,10 +82,12 @@ def test_planted_corpus_holds_the_facts_where_it_says() -> None:
     )
 
 
-def test_bench_runs_quick_and_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_runs_quick_and_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     engines = "amr,fzf" if shutil.which("fzf") else "amr"
     spec = f"{Path(__file__).resolve()}:SubstringEngine"
-    assert relevance.main(["--quick", "--engines", engines, "--engine", spec, "--show-misses"]) == 0
+    out_json = tmp_path / "figures.json"
+    argv = ["--quick", "--engines", engines, "--engine", spec, "--show-misses", "--json", str(out_json)]
+    assert relevance.main(argv) == 0
     out = capsys.readouterr().out
     assert "corpus: 2,000 entries" in out
     assert "| class | queries | amr R@1 | amr R@5 | amr MRR |" in out
@@ -98,7 +101,15 @@ def test_bench_runs_quick_and_prints_the_table(capsys: pytest.CaptureFixture[str
     cells = [c.strip() for c in deleted_row.strip("|").split("|")]
     assert cells[2:5] == ["n/a"] * 3  # amr has no history search here
     assert "n/a" not in cells[-3:]  # the plug-in searches the past
+    assert "| overall without deleted |" in out
     assert "build" in out and "ms per query" in out
+    figures = json.loads(out_json.read_text())
+    assert set(figures["engines"]) == {*engines.split(","), "substring"}
+    assert figures["engines"]["amr"]["classes"]["deleted"] is None
+    for engine in figures["engines"].values():
+        for fig in [*engine["classes"].values(), engine["overall"]]:
+            if fig is not None:
+                assert all(0.0 <= fig[k] <= 1.0 for k in ("recall@1", "recall@5", "mrr"))
 
 
 def test_figures_are_fractions() -> None:
