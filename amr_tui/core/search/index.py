@@ -66,6 +66,13 @@ __all__ = [
 class SearchIndex(PostingStore):
     """Items of many files of many repos; see the module docstring."""
 
+    # How many entries the rarity of a word is counted against, when the index holds only
+    # some of them (``amr search`` without its cache indexes only the lines that can match).
+    population: int | None = None
+    # With ``population``: how many entries hold each query word (a word start), counted by the
+    # caller over every entry, for the words whose holders the index does not all have.
+    counted: dict[str, int] | None = None
+
     def __init__(self) -> None:
         super().__init__()
         self._files: dict[tuple[str, str], list[int]] = {}
@@ -194,7 +201,7 @@ class SearchIndex(PostingStore):
         resolver: Resolver,
         context: SearchContext | None = None,
     ) -> list[SearchHit]:
-        parsed = parse(query, context.keys if context else frozenset())
+        parsed = parse(query, context.keys if context is not None and ":" in query else frozenset())
         if parsed.error:
             raise QueryError(parsed.error)
         full = parse_query(parsed.text)
@@ -215,8 +222,11 @@ class SearchIndex(PostingStore):
         required = [a for a in full.atoms if a not in STOPWORDS] or list(full.atoms)
         q = Query(full.raw, full.words, tuple(required), full.phrase, full.cased_words)
         atoms = [resolver.group(a) for a in required]
-        n_live = max(1, live.bit_count())
-        weights = [idf((am.upto(1) & live).bit_count(), n_live) for am in atoms]
+        n_live = max(1, self.population if self.population and repos is None else live.bit_count())
+        counted = self.counted or {}
+        weights = [
+            idf(counted[am.text] if am.text in counted else (am.upto(1) & live).bit_count(), n_live) for am in atoms
+        ]
         cap = _cap(limit)
         tiers: list[int] = []  # tiers[L]: live slots where every atom matches at class <= L
 
@@ -287,6 +297,17 @@ class SearchIndex(PostingStore):
             )
             out.append(SearchHit(item, round(-neg, 3), positions_for(full, item.text), missing))
         return out
+
+    def strict_count(self, query: str, repos: Collection[str] | None = None) -> int:
+        """How many items hold every word of ``query`` (the words' strict classes, no typos):
+        when at least ``limit``, a search of ``limit`` needs no typo or partial stage."""
+        full = parse_query(parse(query).text)
+        required = [a for a in full.atoms if a not in STOPWORDS] or list(full.atoms)
+        resolver = Resolver(self)
+        bits = self._live(repos)
+        for a in required:
+            bits &= resolver.group(a).upto(3)
+        return bits.bit_count()
 
     def _partial(
         self, atoms: list[Atom], weights: list[float], live: int, taken: int, room: int, keep: _Keep | None

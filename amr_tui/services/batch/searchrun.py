@@ -125,11 +125,30 @@ class DiskSearchContext:
 
 def search_paths(
     paths: list[Path], query: str, limit: int, *, use_cache: bool = True, keep: bool = False
-) -> list[SearchHit]:
-    """Raises QueryError for a malformed filter."""
+) -> tuple[list[SearchHit], list[Mount] | None]:
+    """The hits for ``query``, and the mounts whose cache is still to be built (None when it is
+    there or not wanted). Without a cache only the lines that can match are indexed
+    (``coldsearch``). Raises QueryError for a malformed filter."""
     mounts = discover(paths)
+    context = DiskSearchContext(mounts)
+    cache = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
+    if cache is None or not cache.exists():
+        from amr_tui.services.batch.coldsearch import cold_index
+
+        with paused_gc():
+            cold = cold_index(mounts, query, limit)
+        if cold is not None:
+            if keep:
+                _KEPT[:] = [cold]
+            return cold.search(query, limit, context=context), (mounts if cache is not None else None)
     with paused_gc():
         index = build_index(mounts, use_cache=use_cache)
     if keep:
         _KEPT[:] = [index]
-    return index.search(query, limit, context=DiskSearchContext(mounts))
+    return index.search(query, limit, context=context), None
+
+
+def build_cache(mounts: list[Mount]) -> None:
+    """Build and write the index cache of ``mounts`` (``amr search`` runs it after a cold answer)."""
+    with paused_gc():
+        build_index(mounts, use_cache=True)
