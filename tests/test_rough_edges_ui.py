@@ -224,3 +224,61 @@ async def test_rejecting_a_dream_run_says_rejected(driver):
     await driver.until(lambda: any(n.title == "Rejected" for n in notes(app)), what="the notification")
     assert not [n for n in notes(app) if n.title == "Committed"]
     assert git(root, "rev-parse", "main") == main
+
+
+async def test_new_above_on_the_heading_goes_below_it(driver):
+    """O on line 1 (the file's heading) puts the new entry above the first entry, never above the
+    heading."""
+    app, press = driver.app, driver.press
+    root = app.screen.session.mount("memory-alice").root
+    await driver.to_line(1)
+    await press("O")
+    inp = app.screen.query_one("#editor-input")
+    await driver.until(lambda: inp.has_focus, what="the editor")
+    await press(*"A new first fact", "enter")
+    await driver.until(lambda: "A new first fact" in (root / "MEMORY.md").read_text(), what="the new entry saved")
+    lines = (root / "MEMORY.md").read_text().splitlines()
+    assert lines[0] == "# Memory: Alice"
+    first_entry = next(i for i, ln in enumerate(lines) if ln.startswith("- "))
+    assert "A new first fact" in lines[first_entry]
+    await driver.settled()
+
+
+async def test_t_asks_before_replacing_an_added_date(driver):
+    """t on an entry that has an `added` date asks before replacing it; no keeps it."""
+    from amr_tui.screens.dialogs import ConfirmScreen
+    from tests.driver import git
+
+    app, press = driver.app, driver.press
+    root = app.screen.session.mount("memory-alice").root
+    await driver.open("memory-alice", "styling.md")
+    await driver.to_first_entry()
+    entry = driver.current.doc.entries[0]
+    assert any(item.key == "added" for item in entry.metadata)
+    head = git(root, "rev-parse", "HEAD")
+    await press("t")
+    await driver.until(lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+    assert app.screen.title_text.startswith("Replace added:")
+    await press("n")
+    await driver.settled()
+    assert git(root, "rev-parse", "HEAD") == head
+    await press("t")
+    await driver.until(lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+    await press("y")
+    await driver.until(lambda: git(root, "rev-parse", "HEAD") != head, what="the stamp committed")
+
+
+async def test_first_r_in_forgotten_facts_restores_the_highlighted_fact(driver):
+    """F lists the forgotten facts with the first one highlighted: the first r asks to restore it."""
+    from amr_tui.screens.dialogs import ConfirmScreen
+    from amr_tui.screens.forgotten import ForgottenScreen
+
+    app = driver.app
+    await driver.press("F")
+    await driver.until(lambda: isinstance(app.screen, ForgottenScreen) and app.screen.facts, what="forgotten facts")
+    await driver.settled()
+    restorable = [i for i, f in enumerate(app.screen.facts) if f.line is not None]
+    assert restorable[:1] == [0], "the demo's first forgotten fact can be restored"
+    await driver.press("r")
+    await driver.until(lambda: isinstance(app.screen, ConfirmScreen), what="the restore question")
+    assert app.screen.title_text == "Restore this fact?"

@@ -52,9 +52,10 @@ class ForgottenScreen(Screen[bool]):
         error: Exception | None
         """Why nothing was restored, if nothing was."""
 
-    def __init__(self, service: HistoryService, repo: str, read_only: bool) -> None:
+    def __init__(self, service: HistoryService, repo: str, read_only: bool, highlight: str | None = None) -> None:
         super().__init__()
         self.service, self.repo, self.read_only = service, repo, read_only
+        self.highlight = highlight  # the id of the fact to highlight once listed (the finder's past)
         self.facts: list[ForgottenFact] = []
         self.changed = False
 
@@ -100,6 +101,11 @@ class ForgottenScreen(Screen[bool]):
                     )
                 )
             )
+        if self.facts:  # the first r restores the fact shown highlighted, not nothing
+            options.highlighted = 0
+        at = next((i for i, f in enumerate(self.facts) if f.id == self.highlight), None)
+        if at is not None:
+            options.highlighted = at
         options.focus()
 
     def action_restore(self) -> None:

@@ -290,6 +290,10 @@ class EditActions:
         after = line if where == "below" else max(0, line - 1)
         if entry is not None and where == "below":
             after = entry_span(of.doc, entry)[1]
+        title = next((i for i, ln in enumerate(of.doc.lines, 1) if ln.text.startswith("# ")), None)
+        if title is not None and after < title:  # never above the file's heading: above its first entry
+            first = next((e.line for e in of.doc.entries if e.line > title), None)
+            after = first - 1 if first is not None else title
         self.start_edit(
             EditTarget(of.repo, of.path, after, where, prefix, "", of),
             f"New entry {'below' if where == 'below' else 'above'} line {line} in {of.repo}/{of.path}",
@@ -392,9 +396,24 @@ class EditActions:
             return
         of, entry = found
         assert of.doc is not None
-        new = set_metadata(of.doc.lines[entry.line - 1].text, entry, "added", today_iso())
+        today = today_iso()
+        new = set_metadata(of.doc.lines[entry.line - 1].text, entry, "added", today)
         session = self.session
-        self.host.run_save(lambda: editing.replace_entry_line(session, of, entry.line, new), of)
+        had = next((item.value for item in entry.metadata if item.key == "added"), None)
+        if had is None or had == today:
+            self.host.run_save(lambda: editing.replace_entry_line(session, of, entry.line, new), of)
+            return
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self.host.run_save(lambda: editing.replace_entry_line(session, of, entry.line, new), of)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Replace added: {had} with today?", f"{entry.text}\n\nadded: {had} \u2192 {today}", "Replace"
+            ),
+            go,
+        )
 
     def move_entry(self) -> None:
         found = self.writable_entry()
