@@ -113,7 +113,11 @@ def test_cli_no_cache_and_env_leave_no_cache_behind(make_repo, tmp_path):
     subprocess.run(run, env=dict(env, AMR_NO_CACHE="1"), capture_output=True, check=True)
     assert not (tmp_path / "cache").exists()
     assert subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout == out
-    assert list((tmp_path / "cache" / "amr" / "search").glob("*.pickle"))
+    # a cold answer leaves the cache to a child process, written once the answer is out
+    deadline = time.monotonic() + 30
+    while not list((tmp_path / "cache" / "amr" / "search").glob("*.pickle")):
+        assert time.monotonic() < deadline, "the child never wrote the cache"
+        time.sleep(0.05)
     assert subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout == out  # from the cache
 
 
