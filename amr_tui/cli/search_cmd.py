@@ -85,8 +85,11 @@ def _cache_in_child(mounts: list[Mount]) -> None:
 
     sys.stdout.flush()
     sys.stderr.flush()
+    fork = getattr(os, "fork", None)
+    if fork is None:
+        return  # no fork (Windows): the next search builds the cache itself
     try:
-        pid = os.fork()
+        pid = fork()
     except OSError:
         return  # no cache this time: the next search builds it
     if pid != 0:
