@@ -1,9 +1,13 @@
-"""The / finder: every entry and file of every mounted repo, as you type, never blocking."""
+"""The / finder: every entry and file of every mounted repo, as you type, never blocking.
+
+ctrl+r switches it to the memory's past: the entries commits deleted or reworded, and tombstones
+(``services.history.past``), read in a thread worker the first time."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -12,12 +16,18 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.search.index import QueryError, SearchHit
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.safe import SafeInput, content
+
+if TYPE_CHECKING:
+    from amr_tui.services.history.past import PastEntry, PastIndex
+
+PastLoader = Callable[[], "PastIndex | str"]
+"""Builds the search index of the past (slow: run in a worker), or says why there is none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,9 +35,26 @@ class FinderResult:
     repo: str
     path: str
     line: int
+    past: PastEntry | None = None  # a result of the memory's past: open its forgotten fact or timeline
 
 
-def hit_content(hit: SearchHit, width: int = 200) -> Content:
+def past_note(entry: PastEntry) -> str:
+    """What became of a past entry, in a few words: "deleted 2026-10-02 in 1a2b3c4"."""
+    if entry.kind == "reworded":
+        return f"reworded {entry.date}" + (", this wording is back" if entry.present else "")
+    if entry.commit is None:
+        return f"forgotten {entry.date} (tombstone)"
+    return f"deleted {entry.date} in {entry.short}" + (", back now" if entry.present else "")
+
+
+def past_content(entry: PastEntry, hit: SearchHit, width: int = 200) -> Content:
+    """A past result: the old text as :func:`hit_content` shows it, then what became of it (muted)."""
+    return Content.assemble(
+        hit_content(hit, width, where=f"{entry.repo}/{entry.path}"), content("  " + past_note(entry), "$text-muted")
+    )
+
+
+def hit_content(hit: SearchHit, width: int = 200, *, where: str | None = None) -> Content:
     """Matched characters highlighted; the text is made visible first, never parsed."""
     item = hit.item
     text = item.text
@@ -44,7 +71,8 @@ def hit_content(hit: SearchHit, width: int = 200) -> Content:
         run_hit = is_hit
     if run:
         pieces.append(content("".join(run), "bold $accent underline" if run_hit else ""))
-    where = f"{item.repo}/{item.path}" + (f":{item.line}" if item.line else "")
+    if where is None:
+        where = f"{item.repo}/{item.path}" + (f":{item.line}" if item.line else "")
     icon = "\u2022 " if item.kind == "entry" else "\u25a1 "
     lacks = [content("  missing: " + make_visible(" ".join(hit.missing)), "$warning italic")] if hit.missing else []
     return Content.assemble(
@@ -60,6 +88,7 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         Binding("down", "move(1)", "Next", show=False, id="finder.down"),
         Binding("up", "move(-1)", "Previous", show=False, id="finder.up"),
         Binding("enter", "choose", "Open", id="finder.open"),
+        Binding("ctrl+r", "toggle_past", "Now / past", id="finder.past"),
     ]
 
     @dataclass
@@ -74,13 +103,31 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         """The best matches, best first."""
         error: str | None = None
         """Why the query cannot run as typed (a malformed filter), or None."""
+        past: list[PastEntry] | None = None
+        """In the memory's past: the past entry of each hit (None: hits of the memory now)."""
 
-    def __init__(self, searcher: Callable[[str, int], list[SearchHit]], query: str = "") -> None:
+    @dataclass
+    class PastReady(Message):
+        """The search index of the memory's past is built (or there is none)."""
+
+        index: PastIndex | None
+        """The index (None when there is no past to search)."""
+        note: str | None = None
+        """Why there is none ("no history (not a git repo)"), or None."""
+
+    def __init__(
+        self, searcher: Callable[[str, int], list[SearchHit]], query: str = "", past: PastLoader | None = None
+    ) -> None:
         super().__init__()
         self.searcher = searcher  # (query, limit) -> hits; thread-safe
+        self.past_loader = past  # builds the past's index in a worker; None: no past to search
         self.initial = query
         self.serial = 0
         self.hits: list[SearchHit] = []
+        self.in_past = False  # searching the memory's past (ctrl+r) instead of the memory now
+        self.past_index: PastIndex | None = None
+        self.past_entries: list[PastEntry] = []  # the past entry of each hit, in the past
+        self.past_state = "unread"  # "unread", "reading", "ready" or the reason there is no past
 
     def compose(self) -> ComposeResult:
         with Vertical(id="finder-box"):
@@ -89,6 +136,7 @@ class FinderScreen(ModalScreen[FinderResult | None]):
             )
             yield Static("", id="finder-status", markup=False)
             yield OptionList(id="finder-results")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -101,43 +149,89 @@ class FinderScreen(ModalScreen[FinderResult | None]):
 
     def _start(self, query: str) -> None:
         self.serial += 1
-        if not query.strip():
-            self.hits = []
+        waiting = self.in_past and self.past_state != "ready"
+        if not query.strip() or waiting:
+            self.hits, self.past_entries = [], []
             self.query_one(OptionList).clear_options()
-            self.query_one("#finder-status", Static).update("")
+            status = self.query_one("#finder-status", Static)
+            status.set_class(False, "-error")
+            if not self.in_past:
+                status.update("")
+            elif self.past_state in ("unread", "reading"):
+                status.update("memory's past: reading history...")
+            else:
+                status.update("memory's past: " + self.past_state if waiting else "memory's past")
             return
-        self.search(self.serial, query)
+        self.search(self.serial, query, self.past_index if self.in_past else None)
 
     @work(thread=True, exclusive=True, group="finder")
-    def search(self, serial: int, query: str) -> None:
+    def search(self, serial: int, query: str, past: PastIndex | None = None) -> None:
         try:
+            if past is not None:
+                found = past.search(query, 200)
+                self.post_message(self.Results(serial, query, [h for _, h in found], past=[e for e, _ in found]))
+                return
             hits = self.searcher(query, 200)
         except QueryError as exc:
-            self.post_message(self.Results(serial, query, [], str(exc)))
+            self.post_message(self.Results(serial, query, [], str(exc), past=[] if past is not None else None))
             return
         self.post_message(self.Results(serial, query, hits))
 
+    def action_toggle_past(self) -> None:
+        """Switch between the memory now and its past (read in a worker the first time)."""
+        self.in_past = not self.in_past
+        if self.in_past and self.past_state == "unread":
+            if self.past_loader is None:
+                self.past_state = "no history to search"
+            else:
+                self.past_state = "reading"
+                self.load_past(self.past_loader)
+        self._start(self.query_one(Input).value)
+
+    @work(thread=True, exclusive=True, group="finder-past")
+    def load_past(self, loader: PastLoader) -> None:
+        try:
+            got = loader()
+        except Exception as exc:  # a repo git refuses: say so in the status line
+            self.post_message(self.PastReady(None, f"cannot read the history: {exc}"))
+            return
+        if isinstance(got, str):
+            self.post_message(self.PastReady(None, got))
+        else:
+            self.post_message(self.PastReady(got))
+
+    def on_finder_screen_past_ready(self, message: PastReady) -> None:
+        self.past_index = message.index
+        self.past_state = "ready" if message.index is not None else (message.note or "no history")
+        if self.in_past:
+            self._start(self.query_one(Input).value)
+
     def on_finder_screen_results(self, message: Results) -> None:
-        if message.serial != self.serial:
-            return  # a newer keystroke already asked again
+        if message.serial != self.serial or (message.past is not None) != self.in_past:
+            return  # a newer keystroke (or the toggle) already asked again
         self.hits = message.hits
+        self.past_entries = message.past or []
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(hit_content(h)) for h in message.hits])
+        if message.past is not None:
+            options.add_options([Option(past_content(e, h)) for e, h in zip(message.past, message.hits, strict=True)])
+        else:
+            options.add_options([Option(hit_content(h)) for h in message.hits])
         if message.hits:
             options.highlighted = 0
         n = len(message.hits)
         partial = sum(1 for h in message.hits if h.missing)
         status = self.query_one("#finder-status", Static)
         status.set_class(message.error is not None, "-error")
+        which = "memory's past: " if self.in_past else "memory now: "
         if message.error is not None:
-            status.update(make_visible(message.error))
+            status.update(which + make_visible(message.error))
         elif not n:
-            status.update("no matches")
+            status.update(which + "no matches")
         else:
             more = "+" if n >= 200 else ""
             part = f" ({partial} holding only some of the words, below)" if partial else ""
-            status.update(f"{n}{more} match{'es' if n != 1 else ''}{part}")
+            status.update(f"{which}{n}{more} match{'es' if n != 1 else ''}{part}")
 
     @on(Input.Submitted, "#finder-input")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -157,6 +251,10 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         if idx is None or idx >= len(self.hits):
             return
         item = self.hits[idx].item
+        if self.in_past and idx < len(self.past_entries):
+            entry = self.past_entries[idx]
+            self.dismiss(FinderResult(entry.repo, entry.path, 0, entry))
+            return
         self.dismiss(FinderResult(item.repo, item.path, item.line))
 
     @on(OptionList.OptionSelected)

@@ -26,6 +26,7 @@ from amr_tui.core.model import Link
 from amr_tui.core.navigation import History
 from amr_tui.core.paths import is_markdown, with_md_suffix
 from amr_tui.core.textsafety import make_visible
+from amr_tui.screens.main.past import open_past, past_loader
 from amr_tui.screens.main.place import Place
 from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFailed, SaveJob
 from amr_tui.services.workspace import MEMORY_FILE, Mount
@@ -692,15 +693,25 @@ class MainScreen(Screen[None]):
             self.leave_file(lambda: self.open_place(place))
 
     def action_find(self) -> None:
+        def go_to(repo: str, path: str, line: int) -> None:
+            place = Place(repo, path, line)
+            self.leave_file(lambda: self.open_place(place))
+
+        def after_change(changed: bool | None) -> None:
+            if changed:
+                self.action_reload()
+                self.refresh_tree()
+
         def chosen(result: FinderResult | None) -> None:
-            if result is not None:
-                place = Place(result.repo, result.path, result.line)
-                self.leave_file(lambda: self.open_place(place))
+            if result is not None and result.past is not None:
+                open_past(self.app, self.loaded, result.past, go_to, after_change)
+            elif result is not None:
+                go_to(result.repo, result.path, result.line)
 
         # Imported here: the finder (and the search it drives) is not needed for the first frame.
         from amr_tui.screens.finder import FinderScreen
 
-        self.app.push_screen(FinderScreen(self.loaded.search_session()), chosen)
+        self.app.push_screen(FinderScreen(self.loaded.search_session(), past=past_loader(self.loaded)), chosen)
 
     def _here(self) -> Place | None:
         """The place shown now, with the cursor where it is (what back and forward come back to)."""

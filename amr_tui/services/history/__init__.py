@@ -1,8 +1,9 @@
 """History and provenance of a memory repo: file history, entry timelines, blame, forgotten facts
-(deleted entries and tombstones), forget and restore.
+(deleted entries and tombstones), forget and restore, and the searchable past.
 
 Inside, imports go one way: :mod:`.forgotten` (the deletion log, forget and restore, on any
-``HistorySource``) <- :mod:`.provenance` (``HistoryService``). It may import the workspace (and
+``HistorySource``) <- :mod:`.past` (deleted and reworded entries, ``PastIndex``) <-
+:mod:`.provenance` (``HistoryService``). It may import the workspace (and
 ``amr_tui.git``, ``amr_tui.core``); dreams, the session and the CLI's lint import it.
 
 Names load on first use (``amr_tui.core.lazy``, as core's faces do): importing one module of
@@ -24,6 +25,7 @@ if TYPE_CHECKING:  # the names as a type checker reads them; at run time the map
         forget,
         restore,
     )
+    from amr_tui.services.history.past import PastEntry, PastIndex
     from amr_tui.services.history.provenance import (
         FileVersion,
         HistoryCursor,
@@ -45,6 +47,8 @@ __all__ = [
     "HistoryPage",
     "HistoryService",
     "HistorySource",
+    "PastEntry",
+    "PastIndex",
     "Timeline",
     "TimelineEvent",
     "forget",
@@ -56,6 +60,7 @@ __getattr__, __dir__ = face(
     __name__,
     {
         "forgotten": ("MOVED_TRAILER", "DeletionLog", "ForgottenFact", "HistorySource", "forget", "restore"),
+        "past": ("PastEntry", "PastIndex"),
         "provenance": (
             "FileVersion",
             "HistoryCursor",

@@ -3,7 +3,8 @@
 :class:`DeletionLog` walks the ``-U0`` patches of the repo's Markdown files once and keeps every
 *removal*: an entry line a commit deleted without adding the same fact anywhere in that commit
 (equal normalised text = a move or a metadata edit; ``similarity.REWORD_THRESHOLD`` or more = a
-rewording). It is cached per HEAD; when HEAD moves forward only the new commits are walked.
+rewording). It is cached per HEAD; when HEAD moves forward only the new commits are walked. The
+same walk keeps each *rewording* (old line -> new line), for searching the past (``.past``).
 
 * a **forgotten fact** is a removal whose fact is not in the repo at HEAD any more (nor matched by
   ``similarity.same_fact``), newest deletion first, with the tombstone that explains it if any; a
@@ -125,6 +126,11 @@ class Rewording:
     new_text: str
     new_key: str
     score: float
+
+
+def removal_id(r: Removal) -> str:
+    """The id of the forgotten fact a removal makes (``amr forgotten --restore ID``)."""
+    return hashlib.sha1(f"{r.commit.oid}\0{r.path}\0{r.line}".encode("utf-8", "surrogateescape")).hexdigest()[:10]
 
 
 def removals_of(cd: gh.CommitDiff) -> list[Removal]:
@@ -288,9 +294,7 @@ class DeletionLog:
             tomb = tombs[int(hit)] if hit is not None else None
             if hit is not None:
                 used.add(int(hit))
-            fid = hashlib.sha1(f"{r.commit.oid}\0{r.path}\0{r.line}".encode("utf-8", "surrogateescape")).hexdigest()[
-                :10
-            ]
+            fid = removal_id(r)
             if tomb is not None and tomb.redacted:
                 out.append(ForgottenFact(fid, "(redacted)", None, r.path, r.commit, (), tomb))
             else:

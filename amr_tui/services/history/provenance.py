@@ -15,6 +15,8 @@ none touches a widget. Cost, roughly, on a 5,000-commit repo:
 * :meth:`~HistoryService.forgotten`, :meth:`~HistoryService.resurrections` - SLOW the first time:
   they walk the patches of the whole history (cached per HEAD; later calls walk only the new
   commits). Run them in a worker.
+* :meth:`~HistoryService.past`, :meth:`~HistoryService.search_past` - the same walk (plus a search
+  index over what it found, rebuilt per HEAD): SLOW the first time.
 * :meth:`~HistoryService.forget`, :meth:`~HistoryService.restore` - one compare-and-swap commit.
 
 Big blobs: no walk and no read here touches a blob over ``MAX_PARSE_BYTES`` (the limit above which
@@ -36,6 +38,7 @@ from amr_tui.core.diff.align import Row, align
 from amr_tui.core.diff.entries import LineEntry, diff_entries, entry_of_line
 from amr_tui.core.format.parser import is_markdown
 from amr_tui.core.lint.repo import Finding
+from amr_tui.core.search.index import SearchHit
 from amr_tui.core.tombstones import is_tombstone_path
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
@@ -43,6 +46,7 @@ from amr_tui.git.catfile import BlobReader
 from amr_tui.git.errors import AmrGitError
 from amr_tui.git.models import CommitInfo
 from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact, forget, restore
+from amr_tui.services.history.past import PastEntry, PastIndex, past_of
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
 MAX_MOVES = 20  # how many file-to-file moves a timeline follows
@@ -129,6 +133,7 @@ class HistoryService:
         self.blobs = BlobReader(self.repo, max_bytes=MAX_PARSE_BYTES)
         self._lock = threading.Lock()
         self._forgotten: DeletionLog | None = None  # built on first use
+        self._past: tuple[str | None, PastIndex] | None = None  # (HEAD, the index of its past)
 
     def close(self) -> None:
         self.blobs.close()
@@ -306,6 +311,26 @@ class HistoryService:
     def forgotten(self, *, refresh: bool = False) -> list[ForgottenFact]:
         """Entries deleted over history and not present now, newest deletion first (SLOW first time)."""
         return self._log().forgotten(refresh=refresh)
+
+    # -- the past: deleted and reworded entries (.past) ------------------------------------------
+    def past(self) -> list[PastEntry]:
+        """Every entry deleted or reworded over history, and tombstone-only facts (SLOW first time)."""
+        return past_of(self._log(), self.mount.name)
+
+    def past_index(self) -> PastIndex:
+        """A search index over :meth:`past` (rebuilt when HEAD moves; SLOW first time)."""
+        head = self.repo.head()
+        with self._lock:
+            if self._past is not None and self._past[0] == head:
+                return self._past[1]
+        index = PastIndex(self.past())
+        with self._lock:
+            self._past = (head, index)
+        return index
+
+    def search_past(self, query: str, limit: int = 20) -> list[tuple[PastEntry, SearchHit]]:
+        """The past entries that best match ``query``, best first (raises ``QueryError``)."""
+        return self.past_index().search(query, limit)
 
     def resurrections(self) -> list[Finding]:
         """AMR030 findings for the work tree's entries (SLOW first time)."""
