@@ -209,7 +209,11 @@ class AmrApp(App[int]):
 
         if isinstance(self.screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(collect_bindings(self, self.screen)))
+        from amr_tui.core.search.query import SYNTAX
+
+        groups = collect_bindings(self, self.screen)
+        groups.append(("Find (/): what to type", list(SYNTAX)))
+        self.push_screen(HelpScreen(groups))
 
     # ------------------------------------------------------------ quitting
     # Every way out comes here: ``q`` (quit_app), Textual's own ctrl+q binding and the palette's

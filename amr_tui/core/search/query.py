@@ -154,8 +154,22 @@ def _filter(key: str, value: str) -> Filter | str:
     return Filter(key, "~", _fold(value))
 
 
+# What to type, for the ? help and the command's --help (the README has the same table).
+SYNTAX: tuple[tuple[str, str], ...] = (
+    ("words", "in any order; prefixes, typos and abbreviations (db, env, k8s...) count; who/the/does never exclude"),
+    ('"exact phrase"', "the words together, in this order"),
+    ("-word, -\"a phrase\"", "leave out entries holding it"),
+    ("path:deploy, path:ops/*.md", "files whose path holds it, or matches the glob"),
+    ("repo:NAME", "one mounted repo"),
+    ("source:wiki, KEY:VALUE", "a metadata value holding it"),
+    ("added:>=2026-10-01, added:2026-10", "by date: >= > <= < or a day, month or year"),
+    ("has:source, no:added", "entries with, or without, a metadata key"),
+    ("is:broken, is:orphan", "entries with a broken [[link]]; entries of files nothing links to"),
+)
+
+
 def is_stopword(atom: str) -> bool:
     return atom in STOPWORDS
 
 
-__all__ = ["IS_VALUES", "OPERATORS", "STOPWORDS", "Filter", "Parsed", "is_stopword", "parse"]
+__all__ = ["IS_VALUES", "OPERATORS", "STOPWORDS", "SYNTAX", "Filter", "Parsed", "is_stopword", "parse"]
