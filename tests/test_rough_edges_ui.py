@@ -282,3 +282,44 @@ async def test_first_r_in_forgotten_facts_restores_the_highlighted_fact(driver):
     await driver.press("r")
     await driver.until(lambda: isinstance(app.screen, ConfirmScreen), what="the restore question")
     assert app.screen.title_text == "Restore this fact?"
+
+
+INDEXED = "# Memory\n\n- a fact\n\n## Index\n- [[notes/a]]\n\n## Later\n- more\n"
+
+
+async def test_orphans_are_marked_in_the_tree_and_a_new_file_is_offered_to_the_index(make_repo):
+    """A file no link reaches from MEMORY.md (AMR013) reads "orphan" in the tree; n (new file)
+    asks, once the file is created, to link it from MEMORY.md's Index, and yes commits
+    ``- [[path]]`` at the end of the Index (through the write gate, one commit)."""
+    from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
+    from amr_tui.widgets.file_tree import MemoryTree
+    from tests.driver import git, tree_files
+
+    root = make_repo(files={"MEMORY.md": INDEXED, "notes/a.md": "# A\n\n- note a\n", "stray.md": "# Stray\n\n- x\n"})
+    app = app_for([root], poll_interval=60)
+    async with app.run_test(size=SMALL) as pilot:
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.settled()
+        tree = app.screen.query_one(MemoryTree)
+        labels = {path: str(node.label) for (_repo, path), node in tree_files(tree).items()}
+        assert "orphan" in labels["stray.md"], labels
+        assert "orphan" not in labels["notes/a.md"] and "orphan" not in labels["MEMORY.md"]
+        head = git(root, "rev-parse", "HEAD")
+        await pilot.press("n")
+        await drive.until(lambda: isinstance(app.screen, PromptScreen), what="the name prompt")
+        await pilot.press(*"topics/new-one", "enter")
+        await drive.until(lambda: isinstance(app.screen, ConfirmScreen), what="the Index question")
+        assert app.screen.title_text == "Add it to MEMORY.md's Index?"
+        await drive.until(lambda: git(root, "rev-parse", "HEAD") != head, what="the file created")
+        created = git(root, "rev-parse", "HEAD").strip()
+        await pilot.press("y")
+        await drive.until(lambda: git(root, "rev-parse", "HEAD") != created, what="the Index line committed")
+        memory = git(root, "show", "HEAD:MEMORY.md")
+        assert memory == INDEXED.replace("- [[notes/a]]\n", "- [[notes/a]]\n- [[topics/new-one]]\n")
+        assert git(root, "rev-list", "--count", f"{created}..HEAD") == "1\n"
+        assert git(root, "status", "--porcelain") == ""
+        await drive.settled()
+        assert drive.current.path == "topics/new-one.md"
+        labels = {path: str(node.label) for (_repo, path), node in tree_files(tree).items()}
+        assert "orphan" not in labels["topics/new-one.md"] and "orphan" in labels["stray.md"]

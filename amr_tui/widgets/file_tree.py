@@ -97,8 +97,9 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         self._repo_nodes: dict[str, TreeNode[FileRef]] = {}
         self._file_nodes: dict[tuple[str, str], TreeNode[FileRef]] = {}
 
-    def set_repo(self, badge: RepoInfo, files: list[str], problems: dict[str, str] | None = None) -> None:
-        """Replace one repo's subtree, keeping which folders were open."""
+    def set_repo(self, badge: RepoInfo, files: list[str], problems: dict[str, str | Text] | None = None) -> None:
+        """Replace one repo's subtree, keeping which folders were open. ``problems``: a mark after a
+        file's name (a string is drawn red; a Text in its own styles: errors, "orphan")."""
         problems = problems or {}
         node = self._repo_nodes.get(badge.name)
         expanded: set[str] = set()
@@ -144,7 +145,7 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         prefix: str,
         tree: FolderTree,
         expanded: set[str],
-        problems: dict[str, str],
+        problems: dict[str, str | Text],
     ) -> None:
         for name in sorted(tree, key=lambda n: (0 if n == MEMORY_FILE else 1 if n.endswith("/") else 2, n.lower())):
             sub = tree[name]
@@ -154,7 +155,12 @@ class MemoryTree(ListKeys, Tree[FileRef]):
                 if name == MEMORY_FILE:
                     label.stylize("bold")
                 if path in problems:
-                    label.append(" " + problems[path], "red")
+                    mark = problems[path]
+                    label.append(" ")
+                    if isinstance(mark, Text):
+                        label.append_text(mark)
+                    else:
+                        label.append(mark, "red")
                 self._file_nodes[(repo, path)] = parent.add_leaf(label, FileRef(repo, path))
             else:
                 child = parent.add(

@@ -18,6 +18,7 @@ from textual.app import App, SuspendNotSupported
 from textual.widgets import Input
 
 from amr_tui.core.format.edit import entry_span, new_entry_line, set_metadata, today_iso
+from amr_tui.core.format.links import link_text_for
 from amr_tui.core.merge.resolution import ConflictChoice
 from amr_tui.core.model import Entry, Severity
 from amr_tui.core.textsafety import find_controls, make_visible
@@ -667,7 +668,32 @@ class EditActions:
 
     def create_file_at(self, repo: str, path: str) -> None:
         session = self.session
-        self.host.run_save(lambda: editing.create_file(session, repo, path))
+
+        def job() -> Saved:
+            saved = editing.create_file(session, repo, path)
+            if saved.path != MEMORY_FILE and is_markdown(saved.path) and MEMORY_FILE in session.files(repo):
+                self.app.call_from_thread(self.offer_index, repo, saved.path)
+            return saved
+
+        self.host.run_save(job)
+
+    def offer_index(self, repo: str, path: str) -> None:
+        """A new file no link reaches is an orphan (AMR013): offer to link it from the Index."""
+        session = self.session
+
+        def go(yes: bool | None) -> None:
+            if yes:  # the new file stays open: the Index line is the commit, not the place to go
+                self.host.run_save(lambda: replace(editing.add_to_index(session, repo, path), path=path, line=1))
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Add it to MEMORY.md's Index?",
+                f"- [[{link_text_for(path)}]] goes under ## Index, so an agent reading MEMORY.md finds {path}.",
+                "Add to the Index",
+                "Not now",
+            ),
+            go,
+        )
 
     def rename_file(self) -> None:
         of = self.writable()

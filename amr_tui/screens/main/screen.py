@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -594,12 +595,15 @@ class MainScreen(Screen[None]):
         tree = self.query_one(MemoryTree)
         for name in session.names:
             info = session.info(name)
-            problems = {}
+            problems: dict[str, str | Text] = {}
             for path in session.files(name):
                 diags = session.diagnostics(name, path)
                 errors = sum(1 for d in diags if d.severity.value == "error")
-                if errors:
-                    problems[path] = f"\u25cf{errors}"
+                mark = Text(f"\u25cf{errors}", "red") if errors else Text()
+                if any(d.code == "AMR013" for d in diags):  # no link reaches it from MEMORY.md
+                    mark.append((" " if errors else "") + "orphan", "yellow")
+                if mark:
+                    problems[path] = mark
             tree.set_repo(info, session.files(name), problems)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[object]) -> None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, replace_line, summarise
-from amr_tui.core.format.links import link_text_for, normalise, rewrite_links, unsafe_reason
+from amr_tui.core.format.links import index_link, link_text_for, normalise, rewrite_links, unsafe_reason
 from amr_tui.core.format.parser import is_markdown, parse
+from amr_tui.core.lint import INDEX_HEADING
 from amr_tui.core.merge.resolution import ConflictChoice, resolved_bytes
 from amr_tui.core.paths import with_md_suffix
 from amr_tui.git.errors import AmrGitError, ConflictError
@@ -160,6 +161,27 @@ def create_file(session: Session, repo: str, path: str, title: str | None = None
     head = git.head() if git else None
     of = OpenFile(repo, path, None, parse(b"", path), head)
     return write(session, of, data, f"Create {path}", line=1)
+
+
+def add_to_index(session: Session, repo: str, path: str) -> Saved:
+    """Link ``path`` from MEMORY.md's Index (``- [[path]]`` after the Index's last line; an Index
+    section is added at the end when there is none), one commit through the write gate."""
+    link = index_link(path)
+    if link is None:
+        raise EditRefused(f"no [[link]] can name {path} safely; link it by hand")
+    of = session.open(repo, "MEMORY.md")
+    if of.doc is None or of.data is None:
+        raise EditRefused(of.message or "MEMORY.md cannot be read")
+    doc = of.doc
+    index = next((ln for ln, lvl, text in doc.headings if lvl == 2 and text == INDEX_HEADING), None)
+    if index is None:
+        after = len(doc.lines)
+        texts = ([""] if doc.lines and doc.lines[-1].text.strip() else []) + [f"## {INDEX_HEADING}", f"- {link}"]
+    else:
+        end = next((ln - 1 for ln, lvl, _ in doc.headings if ln > index and lvl <= 2), len(doc.lines))
+        after = next((ln for ln in range(end, index, -1) if doc.lines[ln - 1].text.strip()), index)
+        texts = [f"- {link}"]
+    return write(session, of, insert_lines(doc, after, texts), f"Link {path} from the Index", line=after + len(texts))
 
 
 def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved, int]:
