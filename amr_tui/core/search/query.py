@@ -158,7 +158,7 @@ def _filter(key: str, value: str) -> Filter | str:
 SYNTAX: tuple[tuple[str, str], ...] = (
     ("words", "in any order; prefixes, typos and abbreviations (db, env, k8s...) count; who/the/does never exclude"),
     ('"exact phrase"', "the words together, in this order"),
-    ("-word, -\"a phrase\"", "leave out entries holding it"),
+    ('-word, -"a phrase"', "leave out entries holding it"),
     ("path:deploy, path:ops/*.md", "files whose path holds it, or matches the glob"),
     ("repo:NAME", "one mounted repo"),
     ("source:wiki, KEY:VALUE", "a metadata value holding it"),

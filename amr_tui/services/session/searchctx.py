@@ -26,6 +26,7 @@ class Session(Protocol):
 
     def resolve_link(self, repo: str, link: Link) -> tuple[LinkState, str | None, str | None]: ...
 
+
 ORPHAN = "AMR013"
 
 
