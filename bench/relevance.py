@@ -76,7 +76,9 @@ class Engine(Protocol):
 
 
 def has_history(engine: Engine) -> bool:
-    return callable(getattr(engine, "build_history", None)) and callable(getattr(engine, "search_history", None))
+    """The engine searches the past (``supports_history = False`` turns the methods off)."""
+    methods = callable(getattr(engine, "build_history", None)) and callable(getattr(engine, "search_history", None))
+    return methods and getattr(engine, "supports_history", True) is not False
 
 
 def load_engine(spec: str) -> Engine:
@@ -218,7 +220,11 @@ class FzfEngine:
 class AmrCliEngine:
     """``amr search QUERY ROOT --json --limit N`` per query over the corpus written as files:
     one memory repo (MEMORY.md and a folder per corpus repo). Its index cache goes to a temporary
-    cache folder; the build includes the first (cold) search, so queries run warm."""
+    cache folder; the build includes the first (cold) search, so queries run warm.
+
+    When this amr has ``amr search --history``, the folder is made a git repo of two commits (the
+    past files with the deleted facts, then the files now) and history queries run with
+    ``--history`` (a hit is located by its path and old line text)."""
 
     name = "amr-cli"
 
@@ -227,21 +233,57 @@ class AmrCliEngine:
         self.root = self.dir / "memory"
         self.env = dict(os.environ, XDG_CACHE_HOME=str(self.dir / "cache"))
         self.exe = str(ROOT / ".venv" / "bin" / "amr")
+        self.files: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        self.past: dict[tuple[str, str], Loc] = {}  # ("repo/path", full line) -> location
+        helped = subprocess.run([self.exe, "search", "--help"], capture_output=True, env=self.env, check=False)
+        self.supports_history = b"--history" in helped.stdout
 
-    def build(self, entries: list[Entry]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        files = group_files(entries)
-        # no entries of its own, so the CLI holds the same lines as the other engines
-        (self.root / "MEMORY.md").write_text("# Memory\n\nThe relevance benchmark's corpus.\n", encoding="utf-8")
+    def _write(self, files: Mapping[tuple[str, str], Sequence[tuple[int, str]]]) -> None:
         for (repo, path), ents in files.items():
             target = self.root / repo / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text("\n".join(file_lines(path, ents)) + "\n", encoding="utf-8")
+
+    def build_history(self, past: list[Entry]) -> None:
+        removed = [e for e in past if (e[0], e[1]) not in self.files or e[2] not in dict(self.files[(e[0], e[1])])]
+        self.past = {(f"{r}/{p}", full): (r, p, ln) for r, p, ln, full in removed}
+        then = {key: list(self.files.get(key, [])) for key in group_files(removed)}
+        for key, ents in group_files(removed).items():
+            then[key] += ents
+        ident = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.test"}
+        env = dict(self.env, **ident, GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.test")
+
+        def git(*args: str) -> None:
+            subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True)
+
+        git("init", "-q")
+        self._write(then)
+        git("add", ".")  # (a fresh repo in a temporary folder of its own)
+        git("commit", "-q", "-m", "the past: facts deleted since")
+        self._write({key: self.files.get(key, []) for key in then})
+        git("commit", "-q", "-a", "-m", "delete facts")
+        self.search("warm up the cache", 1)
+        self.search_history("warm up the history", 1)
+
+    def search_history(self, query: str, limit: int) -> list[Loc]:
+        locs: list[Loc] = []
+        for h in self._run(query, limit, "--history"):
+            path, line = str(h.get("path", "")), str(h.get("line", ""))
+            repo, _, rel = path.partition("/")
+            locs.append(self.past.get((path, line), (repo, rel, 0)))
+        return locs
+
+    def build(self, entries: list[Entry]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        files = self.files = group_files(entries)
+        # no entries of its own, so the CLI holds the same lines as the other engines
+        (self.root / "MEMORY.md").write_text("# Memory\n\nThe relevance benchmark's corpus.\n", encoding="utf-8")
+        self._write(files)
         self.search("warm up the cache", 1)
 
-    def search(self, query: str, limit: int) -> list[Loc]:
+    def _run(self, query: str, limit: int, *flags: str) -> list[dict[str, object]]:
         proc = subprocess.run(
-            [self.exe, "search", "--json", "--limit", str(limit), "--", query, str(self.root)],
+            [self.exe, "search", *flags, "--json", "--limit", str(limit), "--", query, str(self.root)],
             capture_output=True,
             env=self.env,
             check=False,
@@ -250,10 +292,14 @@ class AmrCliEngine:
             hits = json.loads(proc.stdout or b"[]")
         except json.JSONDecodeError:
             return []
+        return [h for h in hits if isinstance(h, dict)] if isinstance(hits, list) else []
+
+    def search(self, query: str, limit: int) -> list[Loc]:
         locs: list[Loc] = []
-        for h in hits if isinstance(hits, list) else []:
+        for h in self._run(query, limit):
             repo, _, path = str(h.get("path", "")).partition("/")
-            locs.append((repo, path, int(h.get("line") or 0)))
+            line = h.get("line")
+            locs.append((repo, path, line if isinstance(line, int) else 0))
         return locs
 
     def __del__(self) -> None:
@@ -270,11 +316,11 @@ BUILTIN: dict[str, type] = {"amr": AmrEngine, "fzf": FzfEngine, "amr-cli": AmrCl
 class Corpus:
     entries: list[Entry]  # every entry line now in the files (filler, facts, decoys)
     where: dict[str, Loc]  # fact id -> location (a deleted fact: where it was)
-    removed: list[Entry]  # the deleted facts, as they were, at a line past the file's end now
+    removed: list[Entry]  # deleted facts and filler, as they were, at a line past the file's end now
     texts: dict[Loc, str] = field(default_factory=dict)  # location -> full line (current or removed)
 
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 def _cache_key(n: int, seed: int) -> str:
@@ -355,6 +401,13 @@ def plant(n: int, seed: int) -> Corpus:
         cf = files[fi]
         line = cf.entries[ei][0]
         cf.entries[ei] = (line, text, _full(text, meta))
+    # the past holds deleted filler too (1%), so a history search has lines to tell apart
+    for old in generate_files(max(20, n // 100), seed=seed + 1000):
+        for _line, _text, full in old.entries:
+            fi = r.randrange(len(files))
+            gone[fi] += 1
+            cf = files[fi]
+            removed.append((cf.repo, cf.path, cf.entries[-1][0] + gone[fi], full))
     entries = [(cf.repo, cf.path, line, full) for cf in files for line, _t, full in cf.entries]
     return Corpus(entries, where, removed)
 
@@ -552,7 +605,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus, cached = load_corpus(n, args.seed)
     print(
         f"corpus: {len(corpus.entries):,} entries in {len({(r, p) for r, p, _l, _t in corpus.entries}):,} files "
-        f"({len(FACTS)} facts, {len(corpus.removed)} of them deleted, {len(QUERIES)} queries), "
+        f"({len(FACTS)} facts, {sum(f.deleted for f in FACTS)} of them deleted, {len(QUERIES)} queries; "
+        f"{len(corpus.removed):,} deleted entries in the history), "
         f"{'from the cache' if cached else 'generated'} in {time.perf_counter() - t:.1f} s"
     )
     results: list[Result] = []
