@@ -19,8 +19,8 @@ async def test_help_scrolls_to_every_binding(demo):
         await pilot.press("question_mark")
         await drive.until(lambda: app.screen.query("#help-table"), what="the help")
         table = app.screen.query_one("#help-table", DataTable)
-        last = str(table.get_row_at(table.row_count - 1)[2])
-        first = str(table.get_row_at(0)[2])
+        last = str(table.get_row_at(table.row_count - 1)[2])[:20]  # a long row may be cut at the right
+        first = str(table.get_row_at(0)[2])[:20]
         assert table.row_count > SMALL[1], "the help fits the screen: nothing to scroll"
         await pilot.pause()
         assert last not in screen_text(app)
