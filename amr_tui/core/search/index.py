@@ -40,7 +40,7 @@ from typing import Protocol
 
 from amr_tui.core.search.items import SearchHit, SearchItem
 from amr_tui.core.search.query import STOPWORDS, Filter, Parsed, parse
-from amr_tui.core.search.rank import Atom, Resolver, idf, score_slots, typo_candidates
+from amr_tui.core.search.rank import Resolver, idf, score_slots, typo_candidates
 from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import (
     Query,
@@ -282,18 +282,23 @@ class SearchIndex(PostingStore):
                 fuzzy = ids_of(keep.bits(bits_of(fuzzy)))
         strict = ids_of(chosen) + picked
         partial: list[int] = []
+        typos: list[int] = []
         if len(strict) + len(fuzzy) < limit and len(atoms) >= 2:
-            partial = self._partial(atoms, weights, live, tier(3) | bits_of(fuzzy), cap - taken, keep)
+            typos = [resolver.fuzzy_bits(am.text) if len(am.text) >= 4 else 0 for am in atoms]
+            held = [(am.upto(3) | t) & live for am, t in zip(atoms, typos, strict=True)]
+            partial = self._partial(held, weights, live, tier(3) | bits_of(fuzzy), cap - taken, keep)
         if not strict and not fuzzy and not partial:
             return []
-        ranked = score_slots(self, q, atoms, strict, fuzzy, partial, weights)
+        ranked = score_slots(self, q, atoms, strict, fuzzy, partial, weights, typos)
         ranked.sort()
         out: list[SearchHit] = []
         for group, neg, _repo, _path, _line, slot in ranked[:limit]:
             item = self._items[slot]
             assert item is not None
             missing = (
-                tuple(a for a, am in zip(required, atoms, strict=True) if not (am.upto(3) >> slot) & 1) if group else ()
+                tuple(a for a, am, t in zip(required, atoms, typos, strict=True) if not ((am.upto(3) | t) >> slot) & 1)
+                if group
+                else ()
             )
             out.append(SearchHit(item, round(-neg, 3), positions_for(full, item.text), missing))
         return out
@@ -310,14 +315,14 @@ class SearchIndex(PostingStore):
         return bits.bit_count()
 
     def _partial(
-        self, atoms: list[Atom], weights: list[float], live: int, taken: int, room: int, keep: _Keep | None
+        self, bits: list[int], weights: list[float], live: int, taken: int, room: int, keep: _Keep | None
     ) -> list[int]:
-        """Items holding most of the atoms (at least half, the rarest weighing most), for a
-        query no item answers in full: those lacking one atom first, then two, ..."""
+        """Items holding most of the atoms (``bits``: the slots holding each, strictly or with a
+        typo; at least half, the rarest weighing most), for a query too few items answer in
+        full: those lacking one atom first, then two, ..."""
         if room <= 0:
             return []
-        bits = [am.upto(3) & live for am in atoms]
-        n = len(atoms)
+        n = len(bits)
         need = (n + 1) // 2
         out: list[int] = []
         seen = taken

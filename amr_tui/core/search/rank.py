@@ -277,6 +277,20 @@ def _subseq_quality(cache: dict[str, re.Pattern[str]], atom: str, low: str) -> f
     return 0.08 * tight + (0.04 if _word_start(low, m.start()) else 0.0)
 
 
+def _where(low: str, spellings: list[str]) -> tuple[int, int]:
+    """(offset, length) of the first of these spellings in ``low``, at a word start if any is."""
+    best = (-1, 0)
+    for form in spellings:
+        at = low.find(form)
+        while at > 0 and low[at - 1].isalnum():
+            at = low.find(form, at + 1)
+        if at < 0:
+            at = low.find(form)
+        if at >= 0 and (best[0] < 0 or at < best[0]):
+            best = (at, len(form))
+    return best
+
+
 def _word_start(low: str, i: int) -> bool:
     return i == 0 or not low[i - 1].isalnum()
 
@@ -289,6 +303,7 @@ def score_slots(
     fuzzy: list[int],
     partial: Sequence[int] = (),
     weights: Sequence[float] | None = None,
+    typos: Sequence[int] = (),
 ) -> list[tuple[int, float, str, str, int, int]]:
     """``(group, -score, repo, path, line, slot)`` for every slot given; sort it for the ranking.
 
@@ -298,6 +313,7 @@ def score_slots(
     slots = strict + fuzzy + list(partial)
     w = list(weights) if weights is not None else [1.0] * len(atoms)
     w_total = sum(w) or 1.0
+    w = [x / w_total for x in w]  # shares that sum to 1 (one word: exactly 1, whatever its rarity)
     # Each atom's class bitsets as bytes: testing a slot is then one byte lookup.
     items, lower = index.items, index.lower
     nbytes = (len(items) >> 3) + 1
@@ -306,7 +322,13 @@ def score_slots(
     ]
     rx_cache: dict[str, re.Pattern[str]] = {}
     n = len(atoms)
+    typo_of = list(typos) or [0] * n  # the slots holding each atom with a typo (partial matches)
     first = q.atoms[0]
+    # each atom's spellings (its other forms too), longest first: where it sits in a text
+    spellings = [
+        sorted({f.text for f in am.forms} if isinstance(am, AtomAny) else {am.text}, key=len, reverse=True)
+        for am in atoms
+    ]
     plain = n == 1 and q.phrase == first
     fuzzy_set = set(fuzzy)
     partial_set = set(partial)
@@ -330,7 +352,10 @@ def score_slots(
                 if buf[byte] & bit:
                     break
             else:
-                lv = MISSING if is_partial else FUZZY if is_fuzzy else top
+                if is_partial:
+                    lv = FUZZY if (typo_of[k] >> slot) & 1 else MISSING
+                else:
+                    lv = FUZZY if is_fuzzy else top
             if lv == MISSING:
                 continue
             if lv == 3:  # a subsequence inside a word: tighter and at a word start is better
@@ -338,7 +363,7 @@ def score_slots(
             else:
                 total += w[k] * (FUZZY_SCORE if lv == FUZZY else CLASS_SCORE[lv])
             worst = max(worst, lv)
-        base = total / w_total
+        base = total
         pos = low.find(first)
         if is_fuzzy:
             assert ratio is not None
@@ -351,22 +376,31 @@ def score_slots(
         f_pos = max(0.0, 1.0 - pos / 80.0) if pos >= 0 else 0.0
         text = item.text
         f_len = 1.0 - min(1.0, len(text) / 200.0)
-        f_order = 0.0
+        f_order = f_near = 0.0
         if n > 1:
-            last = -1
-            f_order = 1.0
-            for a in q.atoms:
-                found = low.find(a)
-                if found < last:
-                    f_order = 0.0
-                    break
-                last = found
+            # the words in the typed order, and close together ("deploys on Friday" for "deploy
+            # on friday", not "deploys ... happen on Friday")
+            at = [_where(low, forms) for forms in spellings]
+            found = [(p, size) for p, size in at if p >= 0]
+            f_order = 1.0 if all(a[0] <= b[0] for a, b in zip(found, found[1:], strict=False)) else 0.0
+            if len(found) > 1:
+                gap = max(p for p, _s in found) - min(p for p, _s in found) - sum(s for _p, s in found[:-1])
+                f_near = 1.0 / (1.0 + max(0, gap) / 8.0)
         f_case = 1.0 if q.cased_words and any(w in text for w in q.cased_words) else 0.0
         adj = 0.0
         if item.kind == "file":
             base_name = low[low.rfind("/") + 1 :]
             adj = 0.04 if all(a in base_name for a in q.atoms) else -0.03
-        score = 0.76 * base + 0.1 * f_phrase + 0.05 * f_pos + 0.05 * f_len + 0.02 * f_order + 0.02 * f_case + adj
+        score = (
+            0.73 * base
+            + 0.1 * f_phrase
+            + 0.05 * f_pos
+            + 0.05 * f_len
+            + 0.02 * f_order
+            + 0.03 * f_near
+            + 0.02 * f_case
+            + adj
+        )
         if is_partial:
             score *= PARTIAL_FACTOR
         score = round(100.0 * min(1.0, max(0.0, score)), 3)
