@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import gc
 import tempfile
+import threading
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,7 +19,7 @@ from textual.notifications import SeverityLevel
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.main.screen import MainScreen, Place
-from amr_tui.services.config import Config, config_path, load_config
+from amr_tui.services.config import Config, config_path, load_config, save_settings
 from amr_tui.services.workspace import Mount, discover, looks_like_memory_root
 from amr_tui.widgets.safe import notify_text
 
@@ -129,6 +130,9 @@ class AmrApp(App[int]):
         self.session: Session | None = None
         self._quit_question: Screen[bool] | None = None  # the "Quit and discard…?" dialog while it is open
         self.gc_paused = False  # set by `amr` (cli/app_cmd.py) when it paused the collector for start-up
+        self._settings_lock = threading.Lock()  # guards _unsaved_settings
+        self._settings_write_lock = threading.Lock()  # one config write at a time
+        self._unsaved_settings: dict[str, str | int] = {}
 
     def first_frame_painted(self) -> None:
         """Start-up is over: keep what it made out of every later collection, and collect again."""
@@ -140,6 +144,7 @@ class AmrApp(App[int]):
     def on_mount(self) -> None:
         if self.config.theme and self.config.theme in self.available_themes:
             self.theme = self.config.theme
+        self.theme_changed_signal.subscribe(self, self._theme_picked)
         if self.config.keys:
             self.set_keymap(self.config.keys)
         for problem in self.problems:
@@ -152,6 +157,31 @@ class AmrApp(App[int]):
 
             self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
             self.call_after_refresh(self.first_frame_painted)
+
+    # ------------------------------------------------------------ settings kept in the config
+    def _theme_picked(self, theme: object) -> None:
+        name = getattr(theme, "name", None)
+        if isinstance(name, str) and name != self.config.theme:
+            self.config.theme = name
+            self.save_setting(theme=name)
+
+    def save_setting(self, **values: str | int) -> None:
+        """Keep a setting (a theme picked, the tree's width) in the config file, off the UI thread;
+        only the latest value of each is written, the file's other keys kept as they are."""
+        with self._settings_lock:
+            self._unsaved_settings.update(values)
+        self._save_settings()
+
+    @work(thread=True, group="config-save")
+    def _save_settings(self) -> None:
+        with self._settings_write_lock:
+            with self._settings_lock:
+                values, self._unsaved_settings = self._unsaved_settings, {}
+            if not values or self.config.path is None:
+                return
+            error = save_settings(self.config.path, **values)
+        if error:
+            self.call_from_thread(notify_text, self, error, title="Settings not saved", severity="warning")
 
     def start_session(self, mounts: list[Mount]) -> None:
         """Show the main screen now; it builds the session (git, index) in its load worker."""

@@ -3,7 +3,8 @@
 repos = ["~/agent-memory", "~/team/memory-team"]
 read_only = ["memory-team"]
 review = ["memory-team"]   # or: review = true (every repo). Agent writes through `amr mcp` wait for review
-theme = "textual-dark"
+theme = "textual-dark"     # saved when a theme is picked in the app
+tree_width = 32            # saved when the tree is made wider or narrower (< and >)
 
 [keys]
 "main.find" = "slash,ctrl+f"
@@ -11,6 +12,10 @@ theme = "textual-dark"
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +30,14 @@ class Config:
     review: set[str] = field(default_factory=set)  # repos whose agent writes land on a pending branch
     review_all: bool = False  # review = true: every repo
     theme: str | None = None
+    tree_width: int | None = None  # columns of the file tree
     keys: dict[str, str] = field(default_factory=dict)
     path: Path | None = None
     error: str | None = None
+
+
+#: The narrowest and widest the file tree can be made (columns).
+TREE_WIDTH = (20, 120)
 
 
 def config_path() -> Path:
@@ -57,7 +67,68 @@ def load_config(path: Path | None = None) -> Config:
         cfg.review = {str(r) for r in review}
     if isinstance(data.get("theme"), str):
         cfg.theme = data["theme"]
+    width = data.get("tree_width")
+    if isinstance(width, int) and not isinstance(width, bool) and TREE_WIDTH[0] <= width <= TREE_WIDTH[1]:
+        cfg.tree_width = width
     keys = data.get("keys", {})
     if isinstance(keys, dict):
         cfg.keys = {str(k): str(v) for k, v in keys.items() if isinstance(v, str)}
     return cfg
+
+
+_TABLE = re.compile(r"^\s*\[")
+
+
+def _toml_value(value: str | int) -> str:
+    # A JSON string is a TOML basic string (the same escapes); ints are written as they are.
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(int(value))
+
+
+def save_settings(path: Path | None, **values: str | int) -> str | None:
+    """Set top-level keys of the config file (``theme``, ``tree_width``), keeping everything else
+    in it as written: comments, other keys, tables. A key already set is replaced on its line; a
+    new one goes before the first table. The result is read back with tomllib before it replaces
+    the file (atomically); a file that cannot be read as TOML is left alone. Returns the error, or
+    None when saved."""
+    path = path or config_path()
+    try:
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        before = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return f"{path}: not saved, the file cannot be read as TOML ({exc})"
+    lines = text.splitlines(keepends=True)
+    first_table = next((i for i, line in enumerate(lines) if _TABLE.match(line)), len(lines))
+    for key, value in values.items():
+        assignment = f"{key} = {_toml_value(value)}\n"
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+        at = next((i for i in range(first_table) if pattern.match(lines[i])), None)
+        if at is not None:
+            lines[at] = assignment
+        else:
+            if first_table and not lines[first_table - 1].endswith("\n"):
+                lines[first_table - 1] += "\n"
+            lines.insert(first_table, assignment)
+            first_table += 1
+    new = "".join(lines)
+    try:
+        after = tomllib.loads(new)
+    except tomllib.TOMLDecodeError as exc:  # a key written over several lines: leave the file as it is
+        return f"{path}: not saved ({exc})"
+    expected = {**before, **values}
+    if after != expected:
+        return f"{path}: not saved (the file would not read back as written)"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(new)
+            if path.exists():
+                os.chmod(tmp, path.stat().st_mode & 0o777)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        return f"{path}: not saved ({exc})"
+    return None

@@ -49,7 +49,9 @@ __all__ = ["MainScreen", "Place"]
 # the edit actions, dialogs, the finder and TextArea are imported where they are first used, so
 # the screen paints before any of that is loaded (tests/test_startup_path.py). Actions that need
 # the session wait for it (check_action).
-_BEFORE_SESSION = frozenset({"toggle_side", "toggle_tree", "focus", "quit_app", "help", "command_palette"})
+_BEFORE_SESSION = frozenset(
+    {"toggle_side", "toggle_tree", "tree_width", "focus", "quit_app", "help", "command_palette"}
+)
 
 
 class MainScreen(Screen[None]):
@@ -73,6 +75,8 @@ class MainScreen(Screen[None]):
         Binding("r", "toggle_raw", "Raw lines", show=False, id="main.raw"),
         Binding("s", "toggle_side", "Side panel", show=False, id="main.side"),
         Binding("b", "toggle_tree", "File tree", show=False, id="main.tree"),
+        Binding("less_than_sign", "tree_width(-2)", "Narrower tree", show=False, id="main.tree_narrower"),
+        Binding("greater_than_sign", "tree_width(2)", "Wider tree", show=False, id="main.tree_wider"),
         Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
         Binding("h", "app.file_history", "History", id="main.history"),
         Binding("H", "app.entry_timeline", "Fact history", show=False, id="main.timeline"),
@@ -172,6 +176,9 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        width = getattr(getattr(self.app, "config", None), "tree_width", None)
+        if width:
+            self.query_one(MemoryTree).styles.width = width
         self.query_one("#editor", EntryEditor).display = False
         self.query_one("#file-message").display = False
         today = getattr(self.app, "today", None)
@@ -761,6 +768,17 @@ class MainScreen(Screen[None]):
 
     def action_toggle_tree(self) -> None:
         self.toggle_class("-no-tree")
+
+    def action_tree_width(self, step: int) -> None:
+        """Make the tree narrower or wider; the width is kept in the config (tree_width)."""
+        from amr_tui.services.config import TREE_WIDTH
+
+        tree = self.query_one(MemoryTree)
+        width = max(TREE_WIDTH[0], min(TREE_WIDTH[1], tree.outer_size.width + step, max(self.size.width - 30, 20)))
+        tree.styles.width = width
+        save = getattr(self.app, "save_setting", None)
+        if save is not None:
+            save(tree_width=width)
 
     def action_reload(self) -> None:
         cur, wanted = self.current, self._wanted
