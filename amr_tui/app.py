@@ -201,8 +201,10 @@ class AmrApp(App[int]):
             self.push_screen(
                 PromptScreen(
                     "Create a memory repo at",
-                    value=str(Path("~/agent-memory").expanduser()),
-                    help_text="git init, MEMORY.md with an ## Index, one commit (as the agent skill does).",
+                    value=str(Path.cwd()),
+                    help_text="The current folder (empty, or a git repo of notes, which is adopted), or another "
+                    "one, such as ~/agent-memory. git init, MEMORY.md with an ## Index, one commit (as the "
+                    "agent skill does).",
                 ),
                 self._init_done,
             )
@@ -217,21 +219,50 @@ class AmrApp(App[int]):
         repos = build_demo(dest)
         self.start_session(discover(repos))
 
-    def _init_done(self, value: str | None) -> None:
+    def _init_done(self, value: str | None, identity: tuple[str, str] | None = None) -> None:
         # Imported here: only the welcome screen creates a memory repo.
         from amr_tui.screens.welcome import WelcomeScreen
-        from amr_tui.services.init import InitError, init_memory_repo
+        from amr_tui.services.init import InitError, InitNoIdentityError, init_memory_repo
 
         if not value:
             self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
             return
         try:
-            root = init_memory_repo(Path(value).expanduser())
+            root = init_memory_repo(Path(value).expanduser(), identity=identity)
+        except InitNoIdentityError as exc:
+            if identity is None:  # as the main screen does: ask, and keep it in this repo only
+                self._ask_init_identity(value, exc.where)
+                return
+            notify_text(self, str(exc), title="Not created", severity="error", timeout=10)
+            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
+            return
         except InitError as exc:
             notify_text(self, str(exc), title="Not created", severity="error", timeout=10)
             self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
             return
         self.start_session(discover([root.path]))
+
+    def _ask_init_identity(self, value: str, where: str) -> None:
+        """No git identity: ask for one for the new repo only (its own config, never the global one)."""
+        from amr_tui.screens.dialogs import PromptScreen
+
+        def got(answer: str | None) -> None:
+            if answer and "<" in answer:
+                name, email = answer.split("<", 1)
+                self._init_done(value, (name.strip(), email.strip(" >")))
+                return
+            if answer:
+                notify_text(self, "Write it as: Name <email>", severity="warning")
+            self._init_done(None)
+
+        self.push_screen(
+            PromptScreen(
+                f"Git needs a name and email to commit in {make_visible(where)}",
+                placeholder="Your Name <you@example.com>",
+                help_text="Saved in this repo's own config (never your global config).",
+            ),
+            got,
+        )
 
     def action_help(self) -> None:
         # Imported here: the help screen is not needed for the first frame.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.widgets import DataTable
 
 from tests.driver import AppDriver, app_for, screen_text
@@ -323,3 +325,44 @@ async def test_orphans_are_marked_in_the_tree_and_a_new_file_is_offered_to_the_i
         assert drive.current.path == "topics/new-one.md"
         labels = {path: str(node.label) for (_repo, path), node in tree_files(tree).items()}
         assert "orphan" not in labels["topics/new-one.md"] and "orphan" in labels["stray.md"]
+
+
+async def test_welcome_init_offers_the_current_folder_and_asks_for_an_identity(tmp_path, monkeypatch):
+    """With nothing to mount, i on the welcome screen offers the current folder; when git has no
+    identity it asks for one, as the main screen does, and keeps it in the new repo's own config."""
+    import os
+
+    from amr_tui.screens.dialogs import PromptScreen
+    from amr_tui.screens.main.screen import MainScreen
+    from amr_tui.screens.welcome import WelcomeScreen
+    from tests.driver import git, wait_for
+
+    for key in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("EMAIL", "")
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    app = app_for([], poll_interval=60)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen), what="the welcome screen")
+        await pilot.press("i")
+        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the folder prompt")
+        assert app.screen.query_one("#prompt-input").value == str(here)
+        await pilot.press("enter")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, PromptScreen) and "Git needs a name" in app.screen.title_text,
+            what="the identity question",
+        )
+        app.screen.query_one("#prompt-input").value = "Ada Lovelace <ada@example.test>"
+        await pilot.press("enter")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, MainScreen) and getattr(app.screen, "current", None) is not None,
+            what="the new repo open",
+        )
+    assert (here / "MEMORY.md").is_file()
+    assert git(here, "config", "--local", "user.name").strip() == "Ada Lovelace"
+    assert git(here, "log", "-1", "--format=%an <%ae>").strip() == "Ada Lovelace <ada@example.test>"
+    assert not (tmp_path / ".gitconfig").exists() and not (Path(os.environ["HOME"]) / ".gitconfig").exists()

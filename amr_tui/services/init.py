@@ -73,17 +73,21 @@ class InitResult:
         return self.message
 
 
-def init_memory_repo(path: str | os.PathLike[str], initial_branch: str = "main") -> InitResult:
-    """Create or reuse the memory repo at ``path`` (see the module docstring)."""
+def init_memory_repo(
+    path: str | os.PathLike[str], initial_branch: str = "main", identity: tuple[str, str] | None = None
+) -> InitResult:
+    """Create or reuse the memory repo at ``path`` (see the module docstring). ``identity``: a
+    (name, email) to set in the new repo's own config before its first commit, for when git has
+    no identity (never the global config)."""
     try:
-        return _init(path, initial_branch)
+        return _init(path, initial_branch, identity)
     except InitError:
         raise
     except AmrGitError as exc:
         raise InitError(str(exc)) from exc
 
 
-def _init(path: str | os.PathLike[str], initial_branch: str) -> InitResult:
+def _init(path: str | os.PathLike[str], initial_branch: str, identity: tuple[str, str] | None = None) -> InitResult:
     target = Path(path).expanduser().resolve()
     if target.exists() and not target.is_dir():
         raise InitRefusedError(f"{target} exists and is not a folder. amr changed nothing.")
@@ -109,9 +113,13 @@ def _init(path: str | os.PathLike[str], initial_branch: str) -> InitResult:
                 f"add MEMORY.md to that repository yourself."
             )
 
+    if identity is not None and any(not v.strip() or any(c in v for c in "\n\r\0<>") for v in identity):
+        raise InitError("Write the identity as: Your Name <you@example.com>. amr changed nothing.")
     created_dirs = [p for p in [target, *target.parents] if not p.exists()]
     repo = GitRepo.init(target, initial_branch=initial_branch)
     try:
+        if identity is not None:
+            repo.set_local_identity(*identity)
         head = repo.commit_changes({MEMORY_FILE: MEMORY_TEMPLATE}, INITIAL_MESSAGE, expected_head=None)
     except NoIdentityError:
         # Undo exactly what this call created: the new .git and any folders it made.
