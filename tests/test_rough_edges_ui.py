@@ -130,6 +130,8 @@ async def test_every_list_moves_with_j_k_g_G_and_filters_as_typed(driver):
     assert picks.highlighted == 0
     await press("l", "a")
     assert "landing-page.md" in str(picks.get_option_at_index(picks.highlighted).prompt)
+    await press("space")  # right after a jump, space still ticks the row
+    assert picks.get_option_at_index(picks.highlighted).value in picks.selected
 
 
 async def pilot_wait(driver, seconds: float) -> None:

@@ -113,7 +113,9 @@ class ListKeys:
         ch = printable(event)
         if ch is None:
             return
-        if not self.typing_active() and (ch == " " or event.key in {"j", "k", "g", "G"} or is_bound(self, event.key)):
+        if ch == " " and not (self.narrows and self.typing_active()):
+            return  # space ticks a row or opens a folder; only a filter under way takes it
+        if not self.typing_active() and (event.key in {"j", "k", "g", "G"} or is_bound(self, event.key)):
             return  # a key of the screen (or the list's own) while nothing is typed: its binding runs
         event.stop()
         event.prevent_default()
