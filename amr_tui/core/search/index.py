@@ -40,7 +40,7 @@ from typing import Protocol
 
 from amr_tui.core.search.items import SearchHit, SearchItem
 from amr_tui.core.search.query import STOPWORDS, Filter, Parsed, parse
-from amr_tui.core.search.rank import Resolver, idf, score_slots, typo_candidates
+from amr_tui.core.search.rank import Resolver, idf, near_phrase, score_slots, typo_candidates
 from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import (
     Query,
@@ -249,9 +249,19 @@ class SearchIndex(PostingStore):
             t2 = tier(2)
             if t2 and t2.bit_count() <= _PHRASE_SCAN:
                 lower, phrase = self._lower, q.phrase
-                with_phrase = bits_of([s for s in ids_of(t2) if phrase in lower[s]])  # type: ignore[operator]  # a live slot has its text
-                if with_phrase:
-                    groups = [with_phrase, live & ~with_phrase]
+                ids = ids_of(t2)
+                with_phrase = bits_of([s for s in ids if phrase in lower[s]])  # type: ignore[operator]  # a live slot has its text
+                # then the items holding the typed words together as word starts ("deploys on
+                # friday" for "can we deploy on friday"): a cut to the shortest texts keeps them
+                near = near_phrase(q)
+                with_near = 0
+                if near is not None:
+                    with_near = bits_of([s for s in ids if near.search(lower[s])]) & ~with_phrase  # type: ignore[arg-type]  # live
+                groups = [g for g in (with_phrase, with_near) if g]
+                if groups:
+                    groups.append(live & ~with_phrase & ~with_near)
+                else:
+                    groups = [live]
         chosen = 0  # bitset of slots taken whole
         picked: list[int] = []  # slots taken from a tier that had to be cut
         taken = 0

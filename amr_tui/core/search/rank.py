@@ -277,6 +277,21 @@ def _subseq_quality(cache: dict[str, re.Pattern[str]], atom: str, low: str) -> f
     return 0.08 * tight + (0.04 if _word_start(low, m.start()) else 0.0)
 
 
+def near_phrase(q: Query) -> re.Pattern[str] | None:
+    """The typed words from the first word that counts to the last (stop words between them
+    kept: "deploy on friday" of "can we deploy on friday"), each matching a word's start, in
+    order and next to each other; None for one word."""
+    words = [w for w in q.words if any(c.isalnum() for c in w)]
+    keep = [i for i, w in enumerate(words) if any(a in w for a in q.atoms)]
+    if len(keep) < 2:
+        return None
+    core = words[keep[0] : keep[-1] + 1]
+    parts = [re.escape("".join(c for c in w if c.isalnum())) for w in core]
+    if not all(parts):
+        return None
+    return re.compile(r"(?<![^\W_])" + r"\w*[\W_]+".join(parts))
+
+
 def _where(low: str, spellings: list[str]) -> tuple[int, int]:
     """(offset, length) of the first of these spellings in ``low``, at a word start if any is."""
     best = (-1, 0)
@@ -330,6 +345,7 @@ def score_slots(
         for am in atoms
     ]
     plain = n == 1 and q.phrase == first
+    near_phrase_rx = near_phrase(q)
     fuzzy_set = set(fuzzy)
     partial_set = set(partial)
     ratio = None
@@ -373,6 +389,8 @@ def score_slots(
         else:
             p = low.find(q.phrase)
             f_phrase = 0.0 if p < 0 else 1.0 if _word_start(low, p) else 0.7
+            if f_phrase < 0.8 and near_phrase_rx is not None and near_phrase_rx.search(low) is not None:
+                f_phrase = 0.8  # the typed words together, each as a word's start ("deploys on friday")
         f_pos = max(0.0, 1.0 - pos / 80.0) if pos >= 0 else 0.0
         text = item.text
         f_len = 1.0 - min(1.0, len(text) / 200.0)
