@@ -47,6 +47,10 @@ def _corpus(root: Path) -> None:
     (root / "crlf.md").write_bytes(b"# CRLF\r\n\r\n- redis crlf entry\r\n- postgres crlf entry\r\n")
     (root / "unicode.md").write_text("# \u0130nfra\n\n- \u0130stanbul redis replica\n- caf\u00e9 config\n")
     (root / "redis-notes.md").write_text("# Redis\n\n- eviction policy is allkeys-lru\n")
+    (root / "odd-bullets.md").write_text(
+        "- [[deploy]]: redis deploy notes\n- [added: 2026-01-01]\n-\ttabbed redis entry\n- \n"
+        "* starred redis port\n+ plus redis\n- [draft] redis draft [source: x]\n"
+    )
 
 
 @pytest.fixture(scope="module")

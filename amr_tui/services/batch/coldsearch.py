@@ -38,7 +38,7 @@ _BULLET = re.compile(r"[-*+][ \t]+(.*?)[ \t]*\Z")
 _IS_BULLET = re.compile(r"[ \t]*[-*+][ \t]")
 # fences, HTML, indented lines, thematic breaks, text before a list's first line: the parser reads it
 _COMPLEX = re.compile(r"^(?:```|~~~|<|[ \t]+\S|[-*+_](?:[ \t]*[-*+_]){2,}[ \t]*$|\d+[.)])", re.M)
-_WITH_TEXT = re.compile(rb"^[-*+][ \t]+[^\s\[]", re.M)  # a bullet whose text cannot be empty
+_HEADS = (b"\n- ", b"\n* ", b"\n+ ", b"\n-\t", b"\n*\t", b"\n+\t")  # a top-level bullet's start
 _BRACKETED = re.compile(r"^[-*+][ \t]+\[[^\n]*", re.M)  # a bullet starting with "[": metadata only, or not
 _SIMPLE_META = re.compile(r"[ \t]*\[[A-Za-z][A-Za-z0-9_.-]*[ \t]*:[^\[\]\\`]*\][ \t]*\Z")
 
@@ -70,8 +70,17 @@ class _File:
         """How many entries with text the file holds (items of the full index)."""
         if not self.plain:
             return len(self.parsed())
-        bracketed = sum(1 for m in _BRACKETED.finditer(self.text) if _entry_text(m.group(0)) is not None)
-        return len(_WITH_TEXT.findall(self.data)) + bracketed
+        data = self.data
+        count = 0
+        for head in _HEADS:
+            if head in data:  # every bullet (C-speed counts), less the empty ones and those opening with "["
+                count += data.count(head) - data.count(head + b"\n") - data.count(head + b"[")
+            if data.startswith(head[1:]):
+                count += 1 if not data.startswith(head[1:] + b"[") and not data.startswith(head[1:] + b"\n") else 0
+        if any(head + b"[" in data or data.startswith(head[1:] + b"[") for head in _HEADS):
+            # a bullet opening with "[": a link (text) or metadata only (no text)
+            count += sum(1 for m in _BRACKETED.finditer(self.text) if _entry_text(m.group(0)) is not None)
+        return count
 
     def line_of(self, pos: int) -> int:
         """0-based line holding offset ``pos``."""
@@ -158,9 +167,16 @@ def _entry_text(line: str) -> str | None:
     return body.strip() or None
 
 
-def _read(mounts: list[Mount]) -> list[tuple[Mount, list[str], list[_File]]]:
-    from amr_tui.core.format.parser import decode
+def _decode(data: bytes) -> str:
+    """The text the parser reads (``core.format.parser.decode``, without importing the parser)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", "surrogateescape")
+    return text[1:] if text.startswith("\ufeff") else text
 
+
+def _read(mounts: list[Mount]) -> list[tuple[Mount, list[str], list[_File]]]:
     out = []
     for mount in mounts:
         files, escaping, _stats = scan_files(mount.root)
@@ -172,7 +188,7 @@ def _read(mounts: list[Mount]) -> list[tuple[Mount, list[str], list[_File]]]:
                 continue
             data = read_bytes(mount.root, rel, checked_dirs=checked)
             if data is not None:
-                read.append(_File(rel, data, decode(data)[0]))
+                read.append(_File(rel, data, _decode(data)))
         out.append((mount, names, read))
     return out
 
@@ -237,7 +253,8 @@ def _index(
                 for p in probes[1:]:
                     lines &= f.lines_matching(p)
                 entries = _entries(f, lines) if lines else []
-            batch.append((rel, entries))
+            if entries or any(p.search(rel.lower()) for p in probes):  # a file name can match too
+                batch.append((rel, entries))
         index.set_files(mount.name, batch)
     return index
 
