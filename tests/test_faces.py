@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FACES = [("core", p) for p in ("format", "lint", "search", "merge", "diff", "dreams")] + [
-    ("services", p) for p in ("session", "dreams", "sync", "share", "history", "batch", "agent")
+    ("services", p) for p in ("session", "dreams", "sync", "share", "history", "batch", "agent", "activity")
 ]
 
 

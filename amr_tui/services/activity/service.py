@@ -1,0 +1,337 @@
+"""``ActivityService``: one repo's unreviewed activity, its "reviewed up to" mark, and reverts.
+
+* Who is "the user": the author git would write for a commit here (``git var
+  GIT_AUTHOR_IDENT``: the repo's ``user.email``, or the environment's). Every commit whose author
+  email differs (case aside) is someone else's: agents writing through ``amr mcp`` commit as
+  ``<client> <agent@amr.invalid>``. Merge commits are left out (what they bring is listed as
+  the commits it comes from).
+* Where the activity starts (:meth:`ActivityService.activity`): after ``since`` when asked;
+  else after the mark; else, with no mark yet, after the user's own last commit on the branch
+  (what the user wrote last, they had read up to); else from the root (everything). A mark that
+  is not on the branch any more (the branch was rewritten) counts from where the two meet.
+* What is listed: each of those commits with its own entry diff (its parent -> it), and the
+  changes as a whole (start -> HEAD over the files those commits touched), keeping only the
+  entry changes with a line some others' commit wrote or removed (the user's own edits in
+  between are not theirs to review). ``count()`` (what the tree shows) is the number of those.
+* Reverting one entry change, or a whole commit, is a new commit through the write gate
+  (``services.writegate.write``), with ``Activity-Revert: <oid>`` trailers: history is never
+  rewritten. A revert made before any mark first writes the mark where the activity started, so
+  the user's own revert commit does not hide the rest of what is still to review.
+
+Thread-safe; the diffs of a (start, HEAD) pair are cached.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from amr_tui.core.diff.entries import EntryDiff, diff_entries
+from amr_tui.core.diff.text import describe
+from amr_tui.git import GitRepo
+from amr_tui.git import history as gh
+from amr_tui.git.catfile import BlobReader, BlobTooLargeError
+from amr_tui.git.errors import AmrGitError, ConflictError, GitError
+from amr_tui.git.gate import Change
+from amr_tui.services import writegate
+from amr_tui.services.activity.model import (
+    REVIEWED_FILE,
+    TRAILER_ENTRY,
+    TRAILER_REVERT,
+    Activity,
+    ActivityChange,
+    ActivityCommit,
+    ActivityError,
+)
+from amr_tui.services.activity.revert import revert_entry
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
+from amr_tui.services.writegate import Saved, WriteTarget
+
+_IDENT = re.compile(r"^(?P<name>.*?) <(?P<email>[^<>]*)> \d+ [+-]\d{4}$")
+CACHE = 4  # activities kept per service, by (start, HEAD, user)
+
+
+class OneRepo:
+    """A :class:`~amr_tui.services.writegate.WriteTarget` for one repo on its own (the command
+    line, tests): the app passes its session instead, which re-reads the files written."""
+
+    def __init__(self, mount: Mount):
+        self._mount = mount
+        self._git = GitRepo(mount.root)
+        self.refusals: dict[str, str] = {}
+
+    def mount(self, repo: str) -> Mount:
+        return self._mount
+
+    def git(self, repo: str) -> GitRepo | None:
+        return self._git
+
+    def reload_files(self, repo: str, paths: list[str]) -> None:
+        return None
+
+
+class ActivityService:
+    """The activity of one memory repo. ``target``: what writes go through (default: the repo
+    on its own, :class:`OneRepo`)."""
+
+    def __init__(self, mount: Mount | Path | str, target: WriteTarget | None = None):
+        self.mount = mount if isinstance(mount, Mount) else Mount(Path(mount).name, Path(mount))
+        self.repo = GitRepo(self.mount.root)
+        self.target: WriteTarget = target if target is not None else OneRepo(self.mount)
+        self.blobs = BlobReader(self.repo)
+        self._lock = threading.Lock()
+        self._cache: dict[tuple[str | None, str | None, str | None], Activity] = {}
+
+    def close(self) -> None:
+        self.blobs.close()
+
+    # -- who, and from where ---------------------------------------------------------------------
+    def user_email(self) -> str | None:
+        """The author email git would write here (None: git has no identity)."""
+        res = self.repo.runner.run(["var", "GIT_AUTHOR_IDENT"], check=False)
+        if res.returncode != 0:
+            return None
+        m = _IDENT.match(res.text.strip())
+        return m["email"] if m else None
+
+    def mark(self) -> tuple[bool, str | None]:
+        """``(there is a mark, the commit it holds)``; a mark of None is "from the root"."""
+        try:
+            data = json.loads((self.repo.git_dir / REVIEWED_FILE).read_text("utf-8"))
+        except (OSError, ValueError):
+            return False, None
+        if not isinstance(data, dict) or "commit" not in data:
+            return False, None
+        commit = data["commit"]
+        return True, commit if isinstance(commit, str) and commit else None
+
+    def _save_mark(self, commit: str | None) -> None:
+        target = self.repo.git_dir / REVIEWED_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data: dict[str, Any] = {"commit": commit, "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
+        fd, tmp = tempfile.mkstemp(prefix=".amr-", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+        os.replace(tmp, target)
+        with self._lock:
+            self._cache.clear()
+
+    def mark_reviewed(self, commit: str | None = None) -> str | None:
+        """Move the mark to ``commit`` (default: HEAD): everything up to it is reviewed."""
+        oid = self.repo.resolve(commit or "HEAD")
+        if commit is not None and oid is None:
+            raise ActivityError(f"no commit {commit!r} in {self.mount.name}")
+        self._save_mark(oid)
+        return oid
+
+    def _start(self, head: str, since: str | None, user: str | None) -> tuple[str | None, str]:
+        if since is not None:
+            oid = self.repo.resolve(since)
+            if oid is None:
+                raise ActivityError(f"--since {since!r}: no such commit in {self.mount.name}")
+            return oid, "since"
+        have, marked = self.mark()
+        if have:
+            if marked is None:
+                return None, "root"
+            if self.repo.resolve(marked) is None:
+                pass  # the marked commit is gone (gc after a rewrite): as if there were no mark
+            elif self.repo.is_ancestor(marked, head):
+                return marked, "mark"
+            else:
+                return gh.merge_base(self.repo, marked, head), "mark (off this branch)"
+        if user:
+            for e in gh.log_entries(self.repo, head, first_parent=True, limit=500):
+                if e.info.author_email.lower() == user.lower():
+                    return e.oid, "last own commit"
+        return None, "root"
+
+    # -- reading -----------------------------------------------------------------------------------
+    def _files(self, commit: str | None, paths: list[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        if commit is None:
+            return out
+        for p in paths:
+            try:
+                data = self.blobs.read(commit, p, max_bytes=MAX_PARSE_BYTES)
+            except BlobTooLargeError:
+                continue  # too large to parse: left out of the entry diff
+            if data is not None:
+                out[p] = data
+        return out
+
+    def _diff(self, old: str | None, new: str, paths: list[str] | None = None) -> EntryDiff:
+        if paths is None:
+            paths = [c.path for c in gh.tree_changes(self.repo, old, new)]
+        return diff_entries(self._files(old, paths), self._files(new, paths))
+
+    def activity(self, since: str | None = None) -> Activity:
+        """What others committed after the start (see the module's doc) up to HEAD."""
+        head = self.repo.resolve("HEAD")
+        user = self.user_email()
+        if head is None:
+            return Activity(None, None, "root", user, [], diff_entries({}, {}))
+        start, reason = self._start(head, since, user)
+        key = (start, head, user)
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is not None:
+            return Activity(
+                cached.head,
+                cached.start,
+                reason,
+                user,
+                cached.commits,
+                cached.together,
+                cached.changes,
+                cached.own_commits,
+            )
+        entries = gh.log_entries(self.repo, head, exclude=(start,) if start else ())
+        commits: list[ActivityCommit] = []
+        own = 0
+        for e in reversed(entries):
+            if len(e.parents) > 1:
+                continue
+            if user is not None and e.info.author_email.lower() == user.lower():
+                own += 1
+                continue
+            parent = e.parents[0] if e.parents else None
+            commits.append(
+                ActivityCommit(
+                    e.oid,
+                    parent,
+                    e.info.author_name,
+                    e.info.author_email,
+                    e.info.author_date,
+                    e.info.subject,
+                    self._diff(parent, e.oid),
+                )
+            )
+        paths = sorted({p for c in commits for p in c.diff.changed_paths})
+        together = self._diff(start, head, paths) if commits else diff_entries({}, {})
+        touched: dict[tuple[str, str], ActivityCommit] = {}
+        for c in commits:  # oldest first: the last commit to touch a line wins
+            for ch in c.diff.changes:
+                for ref in (*ch.old, *((ch.new,) if ch.new else ())):
+                    touched[(ref.path, ref.raw)] = c
+        changes: list[ActivityChange] = []
+        for ch in together.changes:
+            refs = (*ch.old, *((ch.new,) if ch.new else ()))
+            by = [touched[(r.path, r.raw)] for r in refs if (r.path, r.raw) in touched]
+            if by:
+                changes.append(ActivityChange(ch, max(by, key=commits.index)))
+        activity = Activity(head, start, reason, user, commits, together, changes, own)
+        with self._lock:
+            self._cache[key] = activity
+            while len(self._cache) > CACHE:
+                del self._cache[next(iter(self._cache))]
+        return activity
+
+    def count(self) -> int:
+        """How many entry changes are unreviewed (0 for a repo with no commits)."""
+        try:
+            return self.activity().count
+        except (AmrGitError, ValueError, ActivityError):
+            return 0
+
+    # -- reverting ---------------------------------------------------------------------------------
+    def _keep_start(self, activity: Activity) -> None:
+        """Before the user's first revert with no mark: pin the start, so the revert commit (the
+        user's own) does not become "the user's last commit" and hide the rest."""
+        if not self.mark()[0] and activity.start_reason in ("last own commit", "root"):
+            self._save_mark(activity.start)
+
+    def _write(self, head: str, changes: Mapping[str, bytes | None], message: str, trailers: list[str]) -> Saved:
+        gate = [Change(p, self.blobs.read(head, p), data, head) for p, data in changes.items()]
+        try:
+            return writegate.write(self.target, self.mount.name, gate, message, trailers=(writegate.TRAILER, *trailers))
+        except ConflictError as exc:
+            raise ActivityError(
+                f"{exc.path} changed in the same place meanwhile; nothing was written. Look again."
+            ) from None
+
+    def revert_change(self, change_id: str, commit: str | None = None, *, since: str | None = None) -> Saved:
+        """Undo one entry change (of the activity as a whole, or of ``commit``'s own diff) as a
+        new commit; the commit's other changes stay."""
+        activity = self.activity(since)
+        found = activity.change(change_id, commit)
+        if found is None or activity.head is None:
+            raise ActivityError(f"no unreviewed entry change {change_id!r}: `amr activity` lists them")
+        change, base, _diff = found
+        head = activity.head
+        now = {p: self.blobs.read(head, p) for p in change.paths}
+        before: dict[str, bytes | None] = {p: self.blobs.read(base, p) if base else None for p in change.paths}
+        files = revert_entry(change, now, before)
+        by = next((c.commit for c in activity.changes if c.change.id == change_id), None)
+        oids = (
+            [by.oid]
+            if by is not None and commit is None
+            else [c.oid for c in activity.commits if commit and c.oid.startswith(commit)]
+        )
+        self._keep_start(activity)
+        title = f"Revert {describe(change, 60)}"
+        return self._write(
+            head, files, title[:200], [*(f"{TRAILER_REVERT}: {o}" for o in oids), f"{TRAILER_ENTRY}: {change.id}"]
+        )
+
+    def revert_commit(self, commit: str, *, since: str | None = None) -> Saved:
+        """Undo everything ``commit`` changed, on the files as they are now (three-way), as one
+        new commit. Refused when a later commit changed the same lines."""
+        activity = self.activity(since)
+        ac = activity.commit(commit)
+        if ac is None or activity.head is None:
+            raise ActivityError(f"no unreviewed commit {commit!r} by someone else: `amr activity` lists them")
+        head = activity.head
+        files: dict[str, bytes | None] = {}
+        for tc in gh.tree_changes(self.repo, ac.parent, ac.oid):
+            path = tc.path
+            ours = self.blobs.read(head, path)
+            mine = self.blobs.read(ac.oid, path)
+            theirs = self.blobs.read(ac.parent, path) if ac.parent else None
+            try:
+                result = _three_way(self.repo, path, ours, mine, theirs)
+            except ActivityError:
+                result = self._entry_by_entry(ac, path, ours, theirs)
+            if result != ours:
+                files[path] = result
+        if not files:
+            raise ActivityError(f"{ac.short} is already undone: the files read as before it")
+        self._keep_start(activity)
+        title = f'Revert "{ac.subject}" ({ac.short}, by {ac.author_name})'
+        return self._write(head, files, title[:200], [f"{TRAILER_REVERT}: {ac.oid}"])
+
+    def _entry_by_entry(self, ac: ActivityCommit, path: str, ours: bytes | None, theirs: bytes | None) -> bytes | None:
+        """``path`` with each of ``ac``'s entry changes in it undone one by one: for a file a later
+        commit changed next to the same lines (an Index that grew at its end), where a three-way
+        merge of the whole file conflicts. Refused when a change spans files or was changed since."""
+        mine = [c for c in ac.diff.changes if path in c.paths]
+        if not mine or any(c.paths != (path,) for c in mine):
+            raise ActivityError(f"{path}: a later commit changed the same lines; revert its entries one by one")
+        current: bytes | None = ours
+        for change in mine:
+            current = revert_entry(change, {path: current}, {path: theirs}).get(path, current)
+        return current
+
+
+def _three_way(repo: GitRepo, path: str, ours: bytes | None, base: bytes | None, theirs: bytes | None) -> bytes | None:
+    """``theirs`` (the parent's version) applied onto ``ours`` (now), from ``base`` (the commit's)."""
+    if theirs == base or theirs == ours:
+        return ours
+    if ours == base:
+        return theirs
+    if ours is None or theirs is None:
+        raise ActivityError(f"{path}: changed again since (or deleted); revert its entries one by one")
+    try:
+        merged, conflicted = repo.merge_file(ours, base or b"", theirs, ("now", "commit", "before"))
+    except GitError:
+        conflicted = True
+    if conflicted:
+        raise ActivityError(f"{path}: a later commit changed the same lines; revert its entries one by one")
+    return merged
