@@ -23,6 +23,7 @@ MODULES = (
     "dream_cmd",
     "history_cmd",
     "mcp_cmd",
+    "activity_cmd",
 )
 COMMAND_MODULES = {
     "parse": "parse_cmd",
@@ -39,6 +40,7 @@ COMMAND_MODULES = {
     "forgotten": "history_cmd",
     "forget": "history_cmd",
     "mcp": "mcp_cmd",
+    "activity": "activity_cmd",
 }
 COMMANDS = tuple(COMMAND_MODULES)
 

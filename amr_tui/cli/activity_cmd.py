@@ -1,0 +1,142 @@
+"""amr activity [REPO] [--since REV] [--json], amr activity mark-reviewed [REPO]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+
+if TYPE_CHECKING:  # annotations only: the command imports what it runs when it runs
+    from amr_tui.services.activity import Activity, ActivityCommit
+
+COMMANDS = ("activity",)
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    a = sub.add_parser(
+        "activity",
+        help="what others (agents) committed since you last reviewed the repo, entry by entry",
+        description=(
+            "The entry changes in commits by anyone but you (your git user.email) since the repo's "
+            '"reviewed up to" mark (kept in .git/amr/reviewed.json, outside the work tree); with no mark '
+            "yet, since your own last commit, else from the first commit. `amr activity mark-reviewed "
+            "[REPO]` moves the mark to HEAD. Reverting one change or a commit is done in the app (A)."
+        ),
+    )
+    a.add_argument(
+        "args", nargs="*", metavar="[mark-reviewed] [REPO]", help="mark-reviewed, and/or the repo (default: .)"
+    )
+    a.add_argument(
+        "--since",
+        metavar="REV",
+        help="start after this commit instead of the mark (with mark-reviewed: mark up to it, not HEAD)",
+    )
+    a.add_argument("--json", action="store_true", help="print JSON")
+    a.set_defaults(func=run_activity)
+
+
+def _root(path: Path) -> Path:
+    from amr_tui.services.workspace import find_repo_root
+
+    root = find_repo_root(path)
+    if root is None or not (root / ".git").exists():
+        raise FileNotFoundError(f"{path} is not inside a memory repo with git")
+    return root
+
+
+def _commit_json(c: ActivityCommit) -> dict[str, object]:
+    return {
+        "commit": c.oid,
+        "author": c.author_name,
+        "email": c.author_email,
+        "date": c.date.isoformat(),
+        "subject": c.subject,
+    }
+
+
+def _json(name: str, activity: Activity) -> dict[str, object]:
+    from amr_tui.core.diff.text import change_json
+
+    return {
+        "repo": name,
+        "head": activity.head,
+        "since": activity.start,
+        "since_reason": activity.start_reason,
+        "user": activity.user_email,
+        "count": activity.count,
+        "own_commits": activity.own_commits,
+        "changes": [{**change_json(c.change), **_commit_json(c.commit)} for c in activity.changes],
+        "commits": [
+            {**_commit_json(c), "changes": [change_json(ch) for ch in c.diff.changes]} for c in activity.commits
+        ],
+    }
+
+
+def run_activity(args: argparse.Namespace) -> int:
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.activity import ActivityError, ActivityService
+
+    rest = list(args.args)
+    mark = bool(rest) and rest[0] == "mark-reviewed"
+    if mark:
+        rest.pop(0)
+    if len(rest) > 1:
+        error("name one repo")
+        return 2
+    try:
+        root = _root(Path(rest[0]) if rest else Path("."))
+        service = ActivityService(root)
+        if mark:
+            oid = service.mark_reviewed(args.since)
+            if args.json:
+                emit_json({"repo": root.name, "reviewed": oid})
+            else:
+                print(f"{safe(root.name)}: reviewed up to {(oid or '(nothing yet)')[:7]}.")
+            return 0
+        activity = service.activity(args.since)
+    except (FileNotFoundError, ValueError, AmrGitError, ActivityError) as exc:
+        error(str(exc))
+        return 2
+    if args.json:
+        emit_json(_json(root.name, activity))
+        return 0
+    _print(root.name, activity)
+    return 0
+
+
+def _print(name: str, activity: Activity) -> None:
+    from amr_tui.core.diff.text import describe
+
+    colour = use_colour(sys.stdout)
+    start = (activity.start or "")[:7] or "the first commit"
+    since = {
+        "mark": f"since the review mark ({start})",
+        "mark (off this branch)": f"since the review mark (off this branch; from {start})",
+        "since": f"since {start}",
+        "last own commit": f"since your last commit ({start}; no review mark yet)",
+        "root": "from the first commit (no review mark, no commit of yours)",
+    }.get(activity.start_reason, activity.start_reason)
+    if not activity.commits:
+        print(f"{safe(name)}: nothing unreviewed {since}.")
+        return
+    n = activity.count
+    print(
+        paint(
+            f"{safe(name)}: {n} unreviewed entry change{'s' if n != 1 else ''} in {len(activity.commits)} "
+            f"commit{'s' if len(activity.commits) != 1 else ''} by others, {since}",
+            "bold",
+            colour,
+        )
+    )
+    for c in activity.commits:
+        mine = [ac.change for ac in activity.changes if ac.commit is c]
+        head = f"{c.short} {c.date.date().isoformat()} {c.author_name} <{c.author_email}>  {c.subject}"
+        print(paint(safe(head), "yellow", colour))
+        for ch in mine:
+            print(f"  {safe(describe(ch))}  [{ch.id}]")
+        if not mine:
+            print("  (no entry change left as it was: changed again later, or no entries)")
+    print("`amr activity mark-reviewed` marks them reviewed; in the app, A reviews them side by side.")
