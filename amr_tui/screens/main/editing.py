@@ -660,18 +660,25 @@ class EditActions:
 
         def named(path: str | None) -> None:
             if path:
-                self.create_file_at(repo, path)
+                self.create_file_at(repo, path, offer_index=True)
 
         self.app.push_screen(
             PromptScreen(f"New file in {repo}", placeholder="topic or folder/topic (.md added)"), named
         )
 
-    def create_file_at(self, repo: str, path: str) -> None:
+    def create_file_at(self, repo: str, path: str, *, offer_index: bool = False) -> None:
+        """Create ``path``; ``offer_index``: then ask to link it from the Index (a file made by
+        following a broken link is linked already)."""
         session = self.session
 
         def job() -> Saved:
             saved = editing.create_file(session, repo, path)
-            if saved.path != MEMORY_FILE and is_markdown(saved.path) and MEMORY_FILE in session.files(repo):
+            if (
+                offer_index
+                and saved.path != MEMORY_FILE
+                and is_markdown(saved.path)
+                and MEMORY_FILE in session.files(repo)
+            ):
                 self.app.call_from_thread(self.offer_index, repo, saved.path)
             return saved
 
