@@ -130,6 +130,7 @@ class AmrApp(App[int]):
         self.session: Session | None = None
         self._quit_question: Screen[bool] | None = None  # the "Quit and discard…?" dialog while it is open
         self.gc_paused = False  # set by `amr` (cli/app_cmd.py) when it paused the collector for start-up
+        self.load_hold: threading.Event | None = None  # tests: the main screen's load waits on it after the first frame
         self._settings_lock = threading.Lock()  # guards _unsaved_settings
         self._settings_write_lock = threading.Lock()  # one config write at a time
         self._unsaved_settings: dict[str, str | int] = {}

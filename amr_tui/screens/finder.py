@@ -105,6 +105,8 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         """Why the query cannot run as typed (a malformed filter), or None."""
         past: list[PastEntry] | None = None
         """In the memory's past: the past entry of each hit (None: hits of the memory now)."""
+        coverage: tuple[int, int] | None = None
+        """(files searched, files in the memory) while the first indexing runs; None: all of them."""
 
     @dataclass
     class PastReady(Message):
@@ -116,10 +118,16 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         """Why there is none ("no history (not a git repo)"), or None."""
 
     def __init__(
-        self, searcher: Callable[[str, int], list[SearchHit]], query: str = "", past: PastLoader | None = None
+        self,
+        searcher: Callable[[str, int], list[SearchHit]],
+        query: str = "",
+        past: PastLoader | None = None,
+        coverage: Callable[[], tuple[int, int] | None] | None = None,
     ) -> None:
         super().__init__()
         self.searcher = searcher  # (query, limit) -> hits; thread-safe
+        self.coverage = coverage  # (files indexed, files) while the index is still being built; thread-safe
+        self.shown_coverage: tuple[int, int] | None = None  # the coverage of the results shown
         self.past_loader = past  # builds the past's index in a worker; None: no past to search
         self.initial = query
         self.serial = 0
@@ -142,6 +150,15 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         self.query_one(Input).focus()
         if self.initial:
             self._start(self.initial)
+        if self.coverage is not None and self.coverage() is not None:
+            self.set_interval(0.5, self._index_grew, name="coverage")
+
+    def _index_grew(self) -> None:
+        """While the index is being built, search again when it has grown since the results shown."""
+        if self.in_past or self.shown_coverage is None or self.coverage is None:
+            return
+        if self.coverage() != self.shown_coverage:
+            self._start(self.query_one(Input).value)
 
     @on(Input.Changed, "#finder-input")
     def _changed(self, event: Input.Changed) -> None:
@@ -171,11 +188,12 @@ class FinderScreen(ModalScreen[FinderResult | None]):
                 found = past.search(query, 200)
                 self.post_message(self.Results(serial, query, [h for _, h in found], past=[e for e, _ in found]))
                 return
+            coverage = self.coverage() if self.coverage is not None else None  # before: hits cover at least this
             hits = self.searcher(query, 200)
         except QueryError as exc:
             self.post_message(self.Results(serial, query, [], str(exc), past=[] if past is not None else None))
             return
-        self.post_message(self.Results(serial, query, hits))
+        self.post_message(self.Results(serial, query, hits, coverage=coverage))
 
     def action_toggle_past(self) -> None:
         """Switch between the memory now and its past (read in a worker the first time)."""
@@ -211,6 +229,7 @@ class FinderScreen(ModalScreen[FinderResult | None]):
             return  # a newer keystroke (or the toggle) already asked again
         self.hits = message.hits
         self.past_entries = message.past or []
+        self.shown_coverage = message.coverage
         options = self.query_one(OptionList)
         options.clear_options()
         if message.past is not None:
@@ -224,14 +243,18 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         status = self.query_one("#finder-status", Static)
         status.set_class(message.error is not None, "-error")
         which = "memory's past: " if self.in_past else "memory now: "
+        searched = ""
+        if message.coverage is not None:
+            done, total = message.coverage
+            searched = f" ({done:,} of {total:,} files searched; still indexing)"
         if message.error is not None:
             status.update(which + make_visible(message.error))
         elif not n:
-            status.update(which + "no matches")
+            status.update(which + "no matches" + searched)
         else:
             more = "+" if n >= 200 else ""
             part = f" ({partial} holding only some of the words, below)" if partial else ""
-            status.update(f"{which}{n}{more} match{'es' if n != 1 else ''}{part}")
+            status.update(f"{which}{n}{more} match{'es' if n != 1 else ''}{part}{searched}")
 
     @on(Input.Submitted, "#finder-input")
     def _submitted(self, event: Input.Submitted) -> None:

@@ -8,6 +8,7 @@ controller (editing.py). Sync, history and dreams are the app's actions (app.py)
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -52,6 +53,9 @@ __all__ = ["MainScreen", "Place"]
 _BEFORE_SESSION = frozenset(
     {"toggle_side", "toggle_tree", "tree_width", "focus", "quit_app", "help", "command_palette"}
 )
+# The load worker starts parsing once the tree and the first file are painted (the first useful
+# frame), so the parse does not take the GIL from that paint; at the latest after this long.
+FIRST_SHOWN_WAIT_S = 3.0
 
 
 class MainScreen(Screen[None]):
@@ -102,11 +106,12 @@ class MainScreen(Screen[None]):
 
     @dataclass
     class SessionReady(Message):
-        """The session exists (indexing has not finished): actions may run."""
+        """The session exists and every repo's files are listed (nothing parsed yet): the tree's
+        rows and the first file are shown, and actions may run."""
 
     @dataclass
     class Indexed(Message):
-        """Search is ready; the lint and the repo badges follow (then Loaded)."""
+        """Search is ready; the repo-wide lint follows (then Loaded)."""
 
     @dataclass
     class Progress(Message):
@@ -161,6 +166,7 @@ class MainScreen(Screen[None]):
         self._first_opened = False  # MEMORY.md was asked for (at Indexed, or at Loaded)
         self._open_ticket = 0  # bumped by every open_place; only the latest one's file is shown
         self._wanted: Place | None = None  # the place the latest open_place asked for
+        self._first_shown = threading.Event()  # the tree and the first file are painted: the load goes on
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -203,23 +209,32 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------ workers
     @work(thread=True, exclusive=True, group="load")
     def load_session(self) -> None:
+        """The session, step by step, each step shown as it lands: the files listed (the tree's
+        rows; the first file opens), the repo badges (git status), the search index (parsing
+        every file, with progress), then the repo-wide lint."""
         # Imported in the worker: the session brings git, the parser and the search index.
         from amr_tui.services.session.state import Session
 
         try:
-            self.session = Session(self.mounts)
+            self.session = session = Session(self.mounts)
+            session.scan()
         except Exception as exc:  # a session that cannot start is a message, not a crash
             self.app.call_from_thread(notify_text, self.app, f"Could not open the memory: {exc}", severity="error")
             return
         self.post_message(self.SessionReady())
+        self._first_shown.wait(FIRST_SHOWN_WAIT_S)
+        hold = getattr(self.app, "load_hold", None)  # tests hold the load here (a threading.Event)
+        if hold is not None:
+            hold.wait(60)
+        session.refresh_badges()
+        self.post_message(self.Polled([], done=False, badges=True))
 
         def progress(done: int, total: int) -> None:
             self.post_message(self.Progress(done, total))
 
-        def indexed() -> None:
-            self.post_message(self.Indexed())
-
-        self.session.load(progress=progress, indexed=indexed)
+        session.index_files(progress)
+        self.post_message(self.Indexed())
+        session.lint_all()
         self.post_message(self.Loaded())
 
     def on_main_screen_session_ready(self, _: SessionReady) -> None:
@@ -227,6 +242,12 @@ class MainScreen(Screen[None]):
         if session_ready is not None:
             session_ready(self.session)
         self.refresh_bindings()
+        total = sum(len(self.loaded.files(name)) for name in self.loaded.names)
+        self.set_status(f"Listed {total:,} files; reading them…")
+        self.refresh_tree()
+        self._open_first()
+        if self.current is None and not self._first_opened:
+            self._first_shown.set()  # nothing to open: the load goes on
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.session is None and action not in _BEFORE_SESSION:
@@ -234,11 +255,16 @@ class MainScreen(Screen[None]):
         return True
 
     def on_main_screen_progress(self, message: Progress) -> None:
-        self.set_status(f"Indexing {message.done}/{message.total} files…")
+        entries = len(self.loaded.index)
+        self.set_status(
+            f"Indexing {message.done:,} of {message.total:,} files ({entries:,} entries so far); "
+            "search covers what is read, lint marks follow…"
+        )
 
     def on_main_screen_indexed(self, _: Indexed) -> None:
-        self.set_status(f"Search ready: {len(self.loaded.index)} items. Checking the format…")
-        self._open_first()
+        session = self.loaded
+        files = sum(len(session.files(name)) for name in session.names)
+        self.set_status(f"Search ready: {len(session.index):,} entries in {files:,} files. Linting…")
 
     def on_main_screen_loaded(self, _: Loaded) -> None:
         session = self.loaded
@@ -249,9 +275,9 @@ class MainScreen(Screen[None]):
             f"{len(session.names)} repo{'s' if len(session.names) != 1 else ''} mounted, {total} items indexed."
         )
         cur = self.current
-        if cur is not None:  # opened at Indexed, before the tree had its files
+        if cur is not None:
             self.call_after_refresh(self.query_one(MemoryTree).select_file, cur.repo, cur.path)  # once its lines exist
-            if cur.doc is not None:  # its lint marks arrived with Loaded
+            if cur.doc is not None:  # its repo-wide lint marks arrived with Loaded
                 self.view.set_marks(session.marks(cur.repo, cur.path))
                 self.refresh_side()
         self._open_first()
@@ -336,6 +362,7 @@ class MainScreen(Screen[None]):
     def _open_failed(self, ticket: int, text: str) -> None:
         if ticket == self._open_ticket:
             self._wanted = None  # nothing is on its way: a reload reads the file on screen
+        self._first_shown.set()
         notify_text(self.app, text, severity="error")
 
     # ------------------------------------------------------------- saving
@@ -540,6 +567,8 @@ class MainScreen(Screen[None]):
             self.places.record(Place(prev.repo, prev.path, self.view.cursor_line))
         self.current = of
         self.show_file(of, message.line, message.keep_cursor)
+        if not self._first_shown.is_set():
+            self.call_after_refresh(self._first_shown.set)  # painted: the load worker goes on
 
     def show_file(self, of: OpenFile, line: int, keep_cursor: bool) -> None:
         session = self.loaded
@@ -601,7 +630,7 @@ class MainScreen(Screen[None]):
         session = self.loaded
         tree = self.query_one(MemoryTree)
         for name in session.names:
-            info = session.info(name)
+            info = session.badge(name)  # a bare badge until git status was read: no git on the UI thread
             problems: dict[str, str | Text] = {}
             for path in session.files(name):
                 diags = session.diagnostics(name, path)
@@ -722,7 +751,10 @@ class MainScreen(Screen[None]):
         # Imported here: the finder (and the search it drives) is not needed for the first frame.
         from amr_tui.screens.finder import FinderScreen
 
-        self.app.push_screen(FinderScreen(self.loaded.search_session(), past=past_loader(self.loaded)), chosen)
+        session = self.loaded
+        self.app.push_screen(
+            FinderScreen(session.search_session(), past=past_loader(session), coverage=session.coverage), chosen
+        )
 
     def _here(self) -> Place | None:
         """The place shown now, with the cursor where it is (what back and forward come back to)."""

@@ -62,6 +62,12 @@ class Session(WatchMixin):
         self._history: dict[str, HistoryService] = {}  # one per repo, made on first use
         self._dreams: dict[str, DreamService] = {}
         self._search_context: SessionSearchContext | None = None
+        # The first load, step by step (scan, index_files, lint_all): what is done so far.
+        self._scanned = False
+        self._total_files = 0
+        self._indexed: set[tuple[str, str]] = set()  # (repo, path) indexed while the first indexing runs
+        self._index_done = False
+        self._linted = False  # before the first repo-wide lint, a change re-lints its own files only
         for mount in mounts:
             try:
                 git = GitRepo(mount.root)
@@ -84,14 +90,51 @@ class Session(WatchMixin):
         self, progress: Callable[[int, int], None] | None = None, indexed: Callable[[], None] | None = None
     ) -> None:
         """Read every repo: files, documents and the search index (then ``indexed()``), then the
-        lint findings and each repo's badge."""
-        total_files = 0
-        listed: dict[str, tuple[list[str], set[str], dict[str, tuple[int, int]]]] = {}
+        lint findings and each repo's badge. The app runs the same steps one by one
+        (``scan``, ``index_files``, ``lint_all``, ``refresh_badges``) to show each as it lands."""
+        self.scan()
+        self.index_files(progress)
+        if indexed:
+            indexed()
+        self.lint_all()
+        self.refresh_badges()
+
+    def scan(self) -> int:
+        """List every repo's files (one walk each, with stats; nothing parsed): the tree's rows.
+        Returns how many files there are to index."""
+        total = 0
         for name, state in self.repos.items():
             if name not in self.refusals:
                 sweep_temp_files(state.mount.root)  # leftovers of a save that was killed
-            listed[name] = scan_files(state.mount.root)
-            total_files += len(listed[name][0])
+            files, escaping, stats = scan_files(state.mount.root)
+            with self.lock:
+                state.files, state.escaping = files, escaping
+                for rel, st in stats.items():
+                    state.stats.setdefault(rel, st)  # a file read meanwhile (opened, saved) keeps its newer stat
+            total += len(files)
+        with self.lock:
+            self._total_files = total
+            self._scanned = True
+        return total
+
+    def coverage(self) -> tuple[int, int] | None:
+        """(files indexed, files to index) while the first indexing runs; None once it is done."""
+        with self.lock:
+            if self._index_done:
+                return None
+            return len(self._indexed), max(self._total_files, len(self._indexed))
+
+    @property
+    def index_done(self) -> bool:
+        with self.lock:
+            return self._index_done
+
+    def index_files(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """Parse every listed file and index its entries, ``LOAD_BATCH`` at a time (``progress``
+        after each). A file opened or saved meanwhile was indexed then and is not read again."""
+        if not self._scanned:
+            self.scan()
+        total_files = self._total_files
         done = 0
         if progress:
             progress(0, total_files)
@@ -99,36 +142,52 @@ class Session(WatchMixin):
         gc.disable()  # parsing makes many small objects that live on: no point scanning them mid-load
         try:
             for name, state in self.repos.items():
-                files, escaping, stats = listed[name]
                 with self.lock:
-                    state.files, state.escaping = files, escaping
+                    files = list(state.files)
+                    stats = dict(state.stats)
+                    indexed = {rel for repo, rel in self._indexed if repo == name}
                 checked_dirs: dict[str, bool] = {}
-                with self.lock:
-                    state.stats.update(stats)
                 for at in range(0, len(files), LOAD_BATCH):
                     docs: dict[str, Document] = {}
-                    batch = [
-                        (rel, self._parse_entries(state, rel, stats.get(rel), checked_dirs, docs))
-                        for rel in files[at : at + LOAD_BATCH]
-                    ]
+                    todo = [rel for rel in files[at : at + LOAD_BATCH] if rel not in indexed]
+                    batch = [(rel, self._parse_entries(state, rel, stats.get(rel), checked_dirs, docs)) for rel in todo]
                     with self.lock:
-                        state.docs.update(docs)
-                        self.index.set_files(name, batch)
-                    done += len(batch)
+                        # Read meanwhile (opened, saved, polled): that reading is newer than this one.
+                        fresh = [(rel, e) for rel, e in batch if (name, rel) not in self._indexed]
+                        state.docs.update({rel: docs[rel] for rel, _ in fresh if rel in docs})
+                        self.index.set_files(name, fresh)
+                        self._indexed.update((name, rel) for rel in files[at : at + LOAD_BATCH])
+                    done += min(LOAD_BATCH, len(files) - at)
                     if progress:
                         progress(done, total_files)
                     time.sleep(0.001)  # let the UI thread paint and take keys
-            if indexed:
-                indexed()
-            for name, state in self.repos.items():
-                self._relint(state)
-                self.refresh_info(name)
         finally:
             if collecting:
                 gc.enable()
-            gc.freeze()  # what was loaded stays; later collections skip it
-        if progress:
-            progress(total_files, total_files)
+        with self.lock:
+            self._index_done = True
+            self._indexed.clear()
+
+    def lint_all(self) -> None:
+        """The repo-wide lint of every repo (links, Index, duplicates), once every file is parsed."""
+        for state in self.repos.values():
+            self._relint(state)
+        with self.lock:
+            self._linted = True
+        gc.freeze()  # what was loaded stays; later collections skip it
+
+    def refresh_badges(self) -> None:
+        """Each repo's badge (git status, ahead/behind, last sync)."""
+        for name in self.repos:
+            self.refresh_info(name)
+
+    def badge(self, repo: str) -> RepoInfo:
+        """The repo's badge as last read, or a bare one (its name) before git status was read: no git runs."""
+        with self.lock:
+            info = self.repos[repo].info
+        if info is not None:
+            return info
+        return RepoInfo(repo, read_only=self.repos[repo].mount.read_only, note=self.refusal_note(repo))
 
     def _stat(self, state: RepoState, rel: str) -> tuple[int, int] | None:
         try:
@@ -141,6 +200,8 @@ class Session(WatchMixin):
         entries = self._read_entries(state, rel, self._stat(state, rel))
         with self.lock:
             self.index.set_file(state.mount.name, rel, entries)
+            if not self._index_done:
+                self._indexed.add((state.mount.name, rel))
 
     def _read_entries(self, state: RepoState, rel: str, st: tuple[int, int] | None) -> list[tuple[int, str]]:
         """Read and parse one file (keeping its stat and document); its entries for the index."""
@@ -195,7 +256,9 @@ class Session(WatchMixin):
     def _relint_some(self, state: RepoState, paths: list[str]) -> None:
         """After a few files changed: a small repo is re-linted whole; a large one re-lints those
         files now (their rules and links) and the whole-repo checks on the next quiet poll."""
-        if len(state.docs) <= FULL_RELINT_MAX_DOCS:
+        with self.lock:
+            whole = self._linted and len(state.docs) <= FULL_RELINT_MAX_DOCS
+        if whole:
             self._relint(state)
             return
         snap = self._snapshot(state)
@@ -280,6 +343,11 @@ class Session(WatchMixin):
         if is_markdown(path):
             with self.lock:
                 state.docs[path] = doc
+                if not self._index_done and (repo, path) not in self._indexed and st[1] <= MAX_PARSE_BYTES:
+                    # Opened before the first indexing reached it: indexed now, as it was read.
+                    self.index.set_file(repo, path, [(e.line, e.text) for e in doc.entries if e.text])
+                    self._indexed.add((repo, path))
+                    state.stats[path] = st
         return OpenFile(repo, path, data, doc, head, read_only)
 
     def diagnostics(self, repo: str, path: str) -> list[Diagnostic]:
