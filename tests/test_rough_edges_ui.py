@@ -67,6 +67,10 @@ async def test_every_list_moves_with_j_k_g_G_and_filters_as_typed(driver):
     await pilot_wait(driver, 1.1)
     await press("u", "s")
     assert tree.cursor_node.data.path == "using_datadog_mcp.md"
+    side = app.screen.side_hidden
+    await press("s")  # no row starts with "uss": s is the screen's key (the side panel) again
+    assert app.screen.side_hidden != side and tree.cursor_node.data.path == "using_datadog_mcp.md"
+    await press("s")
     await press("escape")
 
     # the side panel: links from MEMORY.md, narrowed to one, and enter follows that one

@@ -7,7 +7,8 @@ so a list works the same on every screen. Typing narrows an option list to the r
 the typed text (backspace takes a letter back, esc clears); in a list whose rows the screen
 indexes (the selection list, the tree), typing jumps to the next row starting with the text
 instead. A letter the screen binds (``r`` restores, ``q`` closes) keeps its binding until a
-filter is under way; then every letter is part of the filter.
+filter is under way; then every letter is part of the filter (in a jump, only while some row
+still starts with the text: ``F`` right after jumping to a file still opens forgotten facts).
 """
 
 from __future__ import annotations
@@ -115,8 +116,16 @@ class ListKeys:
             return
         if ch == " " and not (self.narrows and self.typing_active()):
             return  # space ticks a row or opens a folder; only a filter under way takes it
-        if not self.typing_active() and (event.key in {"j", "k", "g", "G"} or is_bound(self, event.key)):
+        own = event.key in {"j", "k", "g", "G"} or is_bound(self, event.key)
+        if own and not self.typing_active():
             return  # a key of the screen (or the list's own) while nothing is typed: its binding runs
+        if (
+            own
+            and not self.narrows
+            and not any(r.lstrip().casefold().startswith((self.typed + ch).casefold()) for r in self.jump_rows()[0])
+        ):
+            self.typed = ""  # no row goes on with it: the key is the screen's (F right after a jump)
+            return
         event.stop()
         event.prevent_default()
         self.set_typed(self.typed + ch if self.typing_active() else ch)
