@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 #: The app's actions bound on the main screen ("app.sync", ...): they wait for its session.
 _AFTER_SESSION = frozenset(
-    {"sync", "share", "file_history", "entry_timeline", "forgotten", "forget_entry", "review_dreams"}
+    {"sync", "share", "file_history", "entry_timeline", "forgotten", "forget_entry", "review_dreams", "activity"}
 )
 
 
@@ -570,6 +570,24 @@ class AmrApp(App[int]):
         from amr_tui.screens.review.screen import DreamListScreen
 
         self.push_screen(DreamListScreen(session, repos), self._after_change)
+
+    def action_activity(self) -> None:
+        """Review what others committed to the shown repo since the user last reviewed it."""
+        found = self._main_session()
+        if found is None:
+            return
+        main, session = found
+        repo = self._repo_shown(main, session)
+        if repo is None or session.git(repo) is None:
+            notify_text(self, "The activity review needs a git repo.", severity="warning")
+            return
+        from amr_tui.screens.activity import ActivityScreen  # not needed for the first frame
+
+        def done(changed: bool | None) -> None:
+            self._after_change(changed)
+            main.count_unreviewed()  # the mark may have moved: the tree's count follows
+
+        self.push_screen(ActivityScreen(session.activity(repo), repo, session.mount(repo).read_only), done)
 
 
 def make_app(

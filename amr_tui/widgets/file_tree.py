@@ -31,8 +31,8 @@ FolderTree = dict[str, Union["FolderTree", None]]
 
 
 def repo_label(badge: RepoInfo) -> Text:
-    """Name first, then what needs attention (state, dirty, ahead/behind, read-only, how long
-    since the last sync, or offline), branch last."""
+    """Name first, then what needs attention (state, dirty, ahead/behind, unreviewed changes,
+    read-only, how long since the last sync, or offline), branch last."""
     label = Text(no_wrap=True, end="")
     label.append(clean(badge.name), "bold")
     if badge.note:
@@ -43,6 +43,8 @@ def repo_label(badge: RepoInfo) -> Text:
         label.append(f" \u2191{badge.ahead}", "green")
     if badge.behind:
         label.append(f" \u2193{badge.behind}", "red")
+    if badge.unreviewed:  # others' entry changes since the user's last review (A reviews them)
+        label.append(f" \u00b7 {badge.unreviewed} unreviewed", "cyan")
     if badge.read_only:
         label.append(" [read-only]", "italic magenta")
     synced = "offline" if badge.offline else since(badge.last_sync)

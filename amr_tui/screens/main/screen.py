@@ -88,6 +88,7 @@ class MainScreen(Screen[None]):
         Binding("x", "app.forget_entry", "Forget", show=False, id="main.forget"),
         Binding("U", "commit_foreign", "Commit others' changes", show=False, id="main.commit_foreign"),
         Binding("V", "app.review_dreams", "Dreams", id="main.dreams"),
+        Binding("A", "app.activity", "Activity review", show=False, id="main.activity"),
         Binding("S", "app.sync", "Sync", show=False, id="main.sync"),
         Binding("P", "app.share", "Share for pairing", show=False, id="main.share"),
         Binding("1", "focus('tree')", "Tree", show=False, id="main.focus_tree"),
@@ -282,6 +283,18 @@ class MainScreen(Screen[None]):
                 self.refresh_side()
         self._open_first()
         self.check_history()
+        self.count_unreviewed()
+
+    @work(thread=True, exclusive=True, group="unreviewed")
+    def count_unreviewed(self) -> None:
+        """The tree's unreviewed counts (``services.activity``: an entry diff per repo), read once
+        the load is done and again after an activity review; the tree is redrawn if they changed."""
+        session = self.loaded
+        session.count_unreviewed = True
+        for name in session.names:
+            session.mark_info_stale(name)
+        if session.refresh_stale_info():
+            self.post_message(self.Polled([], done=False, badges=True))
 
     def _open_first(self) -> None:
         # Once only: Loaded may arrive while the open asked for at Indexed is still in flight, and a

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from amr_tui.core.diff.entries import EntryDiff, diff_entries
-from amr_tui.core.diff.text import describe
+from amr_tui.core.format.edit import summarise
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
@@ -55,7 +55,8 @@ from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 from amr_tui.services.writegate import Saved, WriteTarget
 
 _IDENT = re.compile(r"^(?P<name>.*?) <(?P<email>[^<>]*)> \d+ [+-]\d{4}$")
-CACHE = 4  # activities kept per service, by (start, HEAD, user)
+CACHE = 4  # activities kept per service, by (start, why there, HEAD, user)
+MAX_UNMARKED = 200  # with no mark, at most this many of the latest commits are looked at
 
 
 class OneRepo:
@@ -87,7 +88,7 @@ class ActivityService:
         self.target: WriteTarget = target if target is not None else OneRepo(self.mount)
         self.blobs = BlobReader(self.repo)
         self._lock = threading.Lock()
-        self._cache: dict[tuple[str | None, str | None, str | None], Activity] = {}
+        self._cache: dict[tuple[str | None, str, str | None, str | None], Activity] = {}
 
     def close(self) -> None:
         self.blobs.close()
@@ -179,21 +180,17 @@ class ActivityService:
         if head is None:
             return Activity(None, None, "root", user, [], diff_entries({}, {}))
         start, reason = self._start(head, since, user)
-        key = (start, head, user)
+        key = (start, reason, head, user)
         with self._lock:
             cached = self._cache.get(key)
         if cached is not None:
-            return Activity(
-                cached.head,
-                cached.start,
-                reason,
-                user,
-                cached.commits,
-                cached.together,
-                cached.changes,
-                cached.own_commits,
-            )
+            return cached
         entries = gh.log_entries(self.repo, head, exclude=(start,) if start else ())
+        if reason in ("root", "last own commit") and len(entries) > MAX_UNMARKED:
+            # No review yet on a long history: the last MAX_UNMARKED commits, not every commit
+            # since the first (an entry diff each); a mark or --since reaches further back.
+            start, reason = entries[MAX_UNMARKED].oid, f"the last {MAX_UNMARKED} commits (no review yet)"
+            entries = gh.log_entries(self.repo, head, exclude=(start,))
         commits: list[ActivityCommit] = []
         own = 0
         for e in reversed(entries):
@@ -245,7 +242,7 @@ class ActivityService:
     def _keep_start(self, activity: Activity) -> None:
         """Before the user's first revert with no mark: pin the start, so the revert commit (the
         user's own) does not become "the user's last commit" and hide the rest."""
-        if not self.mark()[0] and activity.start_reason in ("last own commit", "root"):
+        if not self.mark()[0]:
             self._save_mark(activity.start)
 
     def _write(self, head: str, changes: Mapping[str, bytes | None], message: str, trailers: list[str]) -> Saved:
@@ -276,7 +273,8 @@ class ActivityService:
             else [c.oid for c in activity.commits if commit and c.oid.startswith(commit)]
         )
         self._keep_start(activity)
-        title = f"Revert {describe(change, 60)}"
+        text = summarise((change.new or change.old[0]).text, 60)
+        title = f'Revert the {change.kind.value} entry in {change.primary_path}: "{text}"'
         return self._write(
             head, files, title[:200], [*(f"{TRAILER_REVERT}: {o}" for o in oids), f"{TRAILER_ENTRY}: {change.id}"]
         )

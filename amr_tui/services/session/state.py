@@ -21,6 +21,7 @@ from amr_tui.core.search.index import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
+from amr_tui.services.activity import ActivityService
 from amr_tui.services.dreams import DreamService
 from amr_tui.services.history import HistoryService
 from amr_tui.services.session.searchctx import SessionSearchContext
@@ -61,6 +62,7 @@ class Session(WatchMixin):
         self.refusals: dict[str, str] = {}  # repo -> why git refuses it (another owner...): read-only
         self._history: dict[str, HistoryService] = {}  # one per repo, made on first use
         self._dreams: dict[str, DreamService] = {}
+        self._activity: dict[str, ActivityService] = {}  # the activity review's, one per repo
         self._search_context: SessionSearchContext | None = None
         # The first load, step by step (scan, index_files, lint_all): what is done so far.
         self._scanned = False
@@ -471,11 +473,25 @@ class Session(WatchMixin):
                 service = self._dreams[repo] = DreamService(self.repos[repo].mount)
             return service
 
+    def activity(self, repo: str) -> ActivityService:
+        """The repo's ActivityService (what others committed since the user's last review); its
+        reverts go through the write gate with this session as the target (files re-read)."""
+        with self.lock:
+            service = self._activity.get(repo)
+            if service is None:
+                service = self._activity[repo] = ActivityService(self.repos[repo].mount, self)
+            return service
+
     def close(self) -> None:
         with self.lock:
-            services: list[HistoryService | DreamService] = [*self._history.values(), *self._dreams.values()]
+            services: list[HistoryService | DreamService | ActivityService] = [
+                *self._history.values(),
+                *self._dreams.values(),
+                *self._activity.values(),
+            ]
             self._history.clear()
             self._dreams.clear()
+            self._activity.clear()
         for service in services:
             try:
                 service.close()

@@ -15,6 +15,7 @@ import stat as _stat_mod
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from amr_tui.core.format.parser import Document
 from amr_tui.core.lint.repo import Finding
@@ -24,6 +25,9 @@ from amr_tui.git.errors import AmrGitError
 from amr_tui.git.watch import head_signature, state_signature
 from amr_tui.services.sync.state import load_state
 from amr_tui.services.workspace import Mount, path_is_safe, scan_files
+
+if TYPE_CHECKING:
+    from amr_tui.services.activity import ActivityService
 
 INFO_MAX_AGE_S = 30.0  # repo badges are re-read at least this often, changed or not
 _OP_NOTES = {
@@ -48,6 +52,7 @@ class RepoInfo:
     head: str | None = None
     last_sync: str | None = None  # ISO time of the last successful sync
     offline: bool = False
+    unreviewed: int = 0  # entry changes others committed since the user's last review (services.activity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +103,9 @@ class WatchMixin:
     index: SearchIndex
     repos: dict[str, RepoState]
     refusals: dict[str, str]  # repo -> why git refuses it
+    #: Badges count the unreviewed entry changes (an entry diff per repo): the app turns it on
+    #: once its load is done; the agent interface never does.
+    count_unreviewed: bool = False
 
     def _load_file(self, state: RepoState, rel: str) -> None:
         raise NotImplementedError  # the host's: read, parse and index one file
@@ -107,6 +115,14 @@ class WatchMixin:
 
     def _relint_some(self, state: RepoState, paths: list[str]) -> None:
         raise NotImplementedError  # the host's: lint after these files changed
+
+    def activity(self, repo: str) -> ActivityService:
+        raise NotImplementedError  # the host's: the repo's activity review
+
+    def mark_info_stale(self, repo: str) -> None:
+        """Have the next ``refresh_stale_info`` read this repo's badge again (the review mark moved)."""
+        with self.lock:
+            self.repos[repo].info_stale = True
 
     # ----------------------------------------------------------------- changes
     def poll(self) -> list[Change]:
@@ -231,6 +247,8 @@ class WatchMixin:
                 recorded = load_state(state.git)
                 info.last_sync = recorded.get("last_sync")
                 info.offline = bool(recorded.get("offline_since"))
+                if self.count_unreviewed and not st.is_empty_repo:
+                    info.unreviewed = self.activity(repo).count()
             except AmrGitError as exc:
                 info.note = str(exc)[:80]
         with self.lock:

@@ -1,0 +1,309 @@
+"""Activity review: what others committed to one repo since the user last reviewed it, entry by
+entry, side by side (the dream review's ``SideBySide`` and change lines), all together or commit
+by commit. ``m`` marks everything reviewed; ``x`` reverts the entry change under the cursor and
+``X`` the whole commit, each as a new commit (``services.activity``). Reading and writing run in
+workers; the screen only shows what they post."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets.option_list import Option
+
+from amr_tui.core.diff.align import align
+from amr_tui.core.textsafety import make_visible
+from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.review.text import describe_change
+from amr_tui.widgets.lists import JumpList
+from amr_tui.widgets.safe import content, notify_text
+from amr_tui.widgets.side_by_side import SideBySide
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from amr_tui.core.diff.entries import EntryChange, EntryDiff
+    from amr_tui.services.activity import Activity, ActivityCommit, ActivityService
+
+__all__ = ["ActivityScreen"]
+
+SINCE = {
+    "mark": "since your last review",
+    "mark (off this branch)": "since your last review (where this branch meets it)",
+    "since": "since the commit asked for",
+    "last own commit": "since your last commit (no review yet)",
+    "root": "from the first commit (no review yet, no commit of yours)",
+}
+
+
+class ActivityScreen(Screen[bool]):
+    """One repo's unreviewed activity. Row 0 of the commit list is all of it together; each
+    further row is one commit by someone else, oldest first."""
+
+    BINDINGS = [
+        Binding("escape,q", "close", "Back", id="activity.close"),
+        Binding("m", "mark_reviewed", "Mark reviewed", id="activity.mark"),
+        Binding("x", "revert_change", "Revert change", id="activity.revert_change"),
+        Binding("X", "revert_commit", "Revert commit", id="activity.revert_commit"),
+    ]
+
+    @dataclass
+    class Loaded(Message):
+        """The activity, read (or why it could not be)."""
+
+        activity: Activity | None
+        """What others committed since the start; None on error."""
+        error: Exception | None = None
+        """Why it could not be read."""
+
+    @dataclass
+    class Done(Message):
+        """A write (mark, revert) is done, or failed."""
+
+        text: str | None
+        """What was done (None on error)."""
+        error: Exception | None
+        """Why nothing was written."""
+        title: str = "Committed"
+        """The notification's title."""
+
+    def __init__(self, service: ActivityService, repo: str, read_only: bool) -> None:
+        super().__init__()
+        self.service, self.repo, self.read_only = service, repo, read_only
+        self.activity: Activity | None = None
+        self.scope = 0  # 0: all together; k: the k-th commit (oldest first)
+        self.changes: list[EntryChange] = []
+        self.path: str | None = None
+        self.changed = False
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(content(f"{self.repo} \u00b7 activity"), id="review-title")
+        with Horizontal(id="review-panes"):
+            with Vertical(id="review-left"):
+                yield Static("Others' commits", classes="side-title", markup=False)
+                yield JumpList(id="review-files")
+                yield Static("Entry changes", classes="side-title", markup=False)
+                yield JumpList(id="review-changes")
+            with Vertical(id="review-right"):
+                yield Static("Reading the activity\u2026", id="review-status", markup=False)
+                yield SideBySide(id="review-diff")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = make_visible(f"{self.repo} activity")
+        self.load()
+
+    # -- reading -----------------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="activity")
+    def load(self) -> None:
+        try:
+            self.post_message(self.Loaded(self.service.activity()))
+        except Exception as exc:
+            self.post_message(self.Loaded(None, exc))
+
+    def _status(self, text: str) -> None:
+        self.query_one("#review-status", Static).update(content(text))
+
+    def on_activity_screen_loaded(self, message: Loaded) -> None:
+        if message.error is not None or message.activity is None:
+            self._status(f"Cannot read the activity: {message.error}")
+            return
+        a = self.activity = message.activity
+        since = SINCE.get(a.start_reason, a.start_reason)
+        self.query_one("#review-title", Static).update(
+            content(
+                f"{self.repo} \u00b7 activity: {a.count} unreviewed entry change{'s' if a.count != 1 else ''} "
+                f"in {len(a.commits)} commit{'s' if len(a.commits) != 1 else ''} by others, {since}"
+            )
+        )
+        commits = self.query_one("#review-files", OptionList)
+        keep = min(self.scope, len(a.commits))
+        commits.clear_options()
+        commits.add_option(Option(content(f"All together ({a.count} change{'s' if a.count != 1 else ''})", "bold")))
+        for c in a.commits:
+            n = sum(1 for ch in a.changes if ch.commit is c)
+            commits.add_option(
+                Option(
+                    Content.assemble(
+                        content(f"{c.short} ", "$accent"),
+                        content(f"{c.date.date().isoformat()} {c.author_name}", "bold"),
+                        content(f" ({n}/{len(c.diff.changes)}) {c.subject}", "$text-muted"),
+                    )
+                )
+            )
+        commits.highlighted = keep
+        self.show_scope(keep)
+        if not a.commits:
+            self._status("Nothing to review: nobody else committed since. m marks the repo reviewed up to now.")
+        else:
+            self._status(
+                "x reverts the change under the cursor, X its whole commit (each a new commit); "
+                "m marks everything reviewed."
+            )
+
+    def _diff(self) -> EntryDiff | None:
+        a = self.activity
+        if a is None:
+            return None
+        return a.together if self.scope == 0 else a.commits[self.scope - 1].diff
+
+    def _commit(self) -> ActivityCommit | None:
+        a = self.activity
+        return a.commits[self.scope - 1] if a is not None and self.scope > 0 else None
+
+    def show_scope(self, scope: int) -> None:
+        a = self.activity
+        if a is None:
+            return
+        self.scope = scope
+        commit = self._commit()
+        self.changes = [c.change for c in a.changes] if commit is None else list(commit.diff.changes)
+        options = self.query_one("#review-changes", OptionList)
+        options.clear_options()
+        for change in self.changes:
+            options.add_option(
+                Option(Content.assemble(content(f"{change.primary_path}  ", "$text-muted"), describe_change(change)))
+            )
+        self.path = None
+        if self.changes:
+            options.highlighted = 0
+            self.show_change(self.changes[0])
+        else:
+            self.query_one(SideBySide).set_rows([])
+
+    @on(OptionList.OptionHighlighted, "#review-files")
+    def _scope_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if self.activity is not None and event.option_index != self.scope:
+            self.show_scope(event.option_index)
+
+    @on(OptionList.OptionHighlighted, "#review-changes")
+    def _change_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if 0 <= event.option_index < len(self.changes):
+            self.show_change(self.changes[event.option_index])
+
+    def show_change(self, change: EntryChange) -> None:
+        diff = self._diff()
+        if diff is None:
+            return
+        view = self.query_one(SideBySide)
+        path = change.primary_path
+        if path != self.path:
+            self.path = path
+            view.set_rows(align(diff, path))
+        for i, row in enumerate(view.rows):
+            if row.change == change.id:
+                view.cursor = i
+                break
+
+    def _current_change(self) -> EntryChange | None:
+        focused = self.focused
+        if isinstance(focused, SideBySide) and focused.row and focused.row.change:
+            diff = self._diff()
+            found = diff.by_id(focused.row.change) if diff else None
+            if found is not None:
+                return found
+        idx = self.query_one("#review-changes", OptionList).highlighted
+        return self.changes[idx] if idx is not None and idx < len(self.changes) else None
+
+    # -- writing -------------------------------------------------------------------------------------
+    def _can_write(self) -> bool:
+        if self.read_only:
+            notify_text(self.app, f"{self.repo} is read-only: nothing was changed.", severity="error")
+            return False
+        if self.activity is None or self.busy:
+            notify_text(self.app, "Still reading the activity\u2026", severity="warning")
+            return False
+        return True
+
+    def action_mark_reviewed(self) -> None:
+        if self.activity is None or self.busy:
+            return
+        head = self.activity.head
+
+        def job() -> str:
+            oid = self.service.mark_reviewed(head)
+            return f"{self.repo}: reviewed up to {(oid or '')[:7]}."
+
+        self._write(job, "Marked reviewed")
+
+    def action_revert_change(self) -> None:
+        if not self._can_write():
+            return
+        change = self._current_change()
+        if change is None:
+            return
+        commit = self._commit()
+        oid = commit.oid if commit is not None else None
+        text = (change.new or change.old[0]).text
+
+        def job() -> str:
+            saved = self.service.revert_change(change.id, oid)
+            return f"Reverted one {change.kind.value} entry ({(saved.head or '')[:7]}); the rest stays."
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Revert this {change.kind.value} entry change?",
+                f"{make_visible(change.primary_path)}: {make_visible(text)}\n\nA new commit undoes only this change.",
+                "Revert",
+            ),
+            lambda yes: self._write(job, "Reverted") if yes else None,
+        )
+
+    def action_revert_commit(self) -> None:
+        if not self._can_write() or self.activity is None:
+            return
+        commit = self._commit()
+        if commit is None:  # all together: the commit of the change under the cursor
+            change = self._current_change()
+            commit = next((c.commit for c in self.activity.changes if change and c.change.id == change.id), None)
+        if commit is None:
+            return
+        oid = commit.oid
+
+        def job() -> str:
+            saved = self.service.revert_commit(oid)
+            return f"Reverted {oid[:7]} as a new commit ({(saved.head or '')[:7]})."
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Revert the whole commit {commit.short}?",
+                f"{make_visible(commit.subject)}\nby {make_visible(commit.author_name)}, "
+                f"{len(commit.diff.changes)} entry change(s)\n\nA new commit undoes all of it; history stays.",
+                "Revert commit",
+            ),
+            lambda yes: self._write(job, "Reverted") if yes else None,
+        )
+
+    def _write(self, job: Callable[[], str], title: str) -> None:
+        self.busy = True
+        self._status("Writing\u2026")
+        self._write_worker(job, title)
+
+    @work(thread=True, exclusive=True, group="activity-write")
+    def _write_worker(self, job: Callable[[], str], title: str) -> None:
+        try:
+            self.post_message(self.Done(job(), None, title))
+        except Exception as exc:
+            self.post_message(self.Done(None, exc))
+
+    def on_activity_screen_done(self, message: Done) -> None:
+        self.busy = False
+        if message.error is not None:
+            notify_text(self.app, str(message.error), title="Activity review", severity="error")
+        elif message.text:
+            self.changed = True
+            notify_text(self.app, message.text, title=message.title)
+        self.load()
+
+    def action_close(self) -> None:
+        self.dismiss(self.changed)
