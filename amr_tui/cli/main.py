@@ -24,6 +24,7 @@ MODULES = (
     "history_cmd",
     "mcp_cmd",
     "activity_cmd",
+    "serve_cmd",
 )
 COMMAND_MODULES = {
     "parse": "parse_cmd",
@@ -41,6 +42,7 @@ COMMAND_MODULES = {
     "forget": "history_cmd",
     "mcp": "mcp_cmd",
     "activity": "activity_cmd",
+    "serve": "serve_cmd",
 }
 COMMANDS = tuple(COMMAND_MODULES)
 

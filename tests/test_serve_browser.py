@@ -1,0 +1,189 @@
+"""amr serve in a real browser: Playwright driving Debian's chromium.
+
+The page's terminal is a canvas, so the test reads it through screenshots (each key that changes
+the screen changes the picture) and reads the outcome from git: a reviewer opens the dream review
+(V, Enter), accepts one entry change (a, ctrl+s, y) and main gets the accepting commit.
+
+Without chromium or Playwright the test skips and says why; under CI=true it fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _need(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but {reason} (.ci/run installs chromium; playwright is in the test extra)")
+    pytest.skip(reason)
+
+
+def _chromium() -> str:
+    path = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
+    if not path:
+        _need("no chromium (apt-get install -y chromium)")
+    assert path
+    return path
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+@pytest.fixture
+def served(demo: list[Path]) -> Iterator[tuple[str, Path]]:
+    """`amr serve` on the demo's memory-alice (one pending dreaming run): (the printed URL, repo)."""
+    repo = demo[0]
+    assert repo.name == "memory-alice"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "amr_tui", "serve", str(repo)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout or ()], daemon=True).start()
+    try:
+        try:
+            first = lines.get(timeout=20)
+        except queue.Empty:
+            proc.kill()
+            pytest.fail(f"amr serve printed no URL; stderr: {proc.stderr.read() if proc.stderr else ''}")
+        m = re.search(r"http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]{20,}/", first)
+        assert m, first
+        yield m.group(0), repo
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _settled(page: Any, unlike: bytes | None = None, timeout: float = 15.0) -> bytes:
+    """A screenshot once the page stops changing (two alike, 0.25 s apart), different from ``unlike``."""
+    deadline = time.monotonic() + timeout
+    last = page.screenshot()
+    while time.monotonic() < deadline:
+        time.sleep(0.25)
+        shot = page.screenshot()
+        if shot == last and shot != unlike:
+            return shot
+        last = shot
+    raise AssertionError("the page's terminal did not settle on a new picture")
+
+
+def _main_head(repo: Path) -> str:
+    return git(repo, "rev-parse", "main").strip()
+
+
+def test_a_reviewer_accepts_a_dream_entry_in_a_browser(served: tuple[str, Path]) -> None:
+    chromium = _chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _need("no playwright (pip install playwright; it drives Debian's chromium, no playwright install)")
+    url, repo = served
+    base = url.split("/", 3)
+    origin, token = "/".join(base[:3]), base[3].strip("/")
+
+    # Only 127.0.0.1, and only under the token: the index, the websocket and the static files alike.
+    assert url.startswith("http://127.0.0.1:")
+    assert _status(url) == 200
+    for path in ("/", "/ws", "/static/js/textual.js", f"/{token[:-1]}/", f"/{token}x/", f"/x{token}/ws"):
+        assert _status(origin + path) == 403, path
+    assert _status(url + "static/js/textual.js") == 200
+
+    head_before = _main_head(repo)
+    memory_before = git(repo, "show", "main:MEMORY.md")
+    assert "[[frontend/stack]]" not in memory_before
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            # The page asks for a web font from the internet: the test stays on this machine.
+            page.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]|ws://127\.0\.0\.1[:/]).*"), lambda route: route.abort())
+            refused = page.goto(origin + "/")
+            assert refused is not None and refused.status == 403
+            page.goto(url)
+            page.wait_for_function("document.body.classList.contains('-first-byte')", timeout=20_000)
+            page.wait_for_selector("#terminal canvas", state="attached", timeout=10_000)
+            page.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
+            main_screen = _settled(page)
+
+            page.keyboard.press("V")  # the pending runs
+            runs = _settled(page, unlike=main_screen)
+            page.keyboard.press("Enter")  # the run's review
+            review = _settled(page, unlike=runs)
+            assert _main_head(repo) == head_before  # looking changes nothing
+            page.keyboard.press("a")  # accept the first entry change: MEMORY.md's new [[frontend/stack]]
+            accepted = _settled(page, unlike=review)
+            page.keyboard.press("Control+s")  # apply: asks first (the link names a file main lacks yet)
+            _settled(page, unlike=accepted)
+            page.keyboard.press("y")
+
+            deadline = time.monotonic() + 15
+            while _main_head(repo) == head_before and time.monotonic() < deadline:
+                time.sleep(0.2)
+        finally:
+            browser.close()
+
+    assert _main_head(repo) != head_before, "no commit on main after accepting in the browser"
+    log = git(repo, "log", "-1", "--format=%s%n%b", "main")
+    assert log.startswith("Accept 1 entry change from dreaming run 2026-10-07-nightly"), log
+    assert git(repo, "rev-parse", "main~1").strip() == head_before
+    memory_after = git(repo, "show", "main:MEMORY.md")
+    assert "[[frontend/stack]]" in memory_after
+    assert git(repo, "diff", "--name-only", head_before, "main").split() == ["MEMORY.md"]
+    # Only that entry: the run's other changes are still pending (dev-port.md is still on main).
+    assert "dev-port.md" in git(repo, "ls-tree", "--name-only", "main").split()
+
+
+def test_serve_refuses_what_it_cannot_serve(make_repo, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing PATH, an unknown --read-only NAME and a bad port end before anything listens."""
+    from amr_tui.cli.main import main
+
+    repo = make_repo("memory-x")
+    assert main(["serve", str(tmp_path / "missing")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    assert main(["serve", str(repo), "--read-only", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "--read-only nope" in err and "memory-x" in err
+    assert main(["serve", str(repo), "--port", "70000"]) == 2
+    assert "not a port" in capsys.readouterr().err
+
+
+def test_the_served_command_runs_this_python_on_absolute_paths(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from amr_tui.cli.serve_cmd import _targets, app_command
+
+    repo = make_repo("memory y")
+    monkeypatch.chdir(repo.parent)
+    targets = _targets(["memory y", "memory y/MEMORY.md:3"], ["memory y"])
+    assert targets == [str(repo.resolve()), f"{(repo / 'MEMORY.md').resolve()}:3"]
+    command = app_command(targets, ["memory y"])
+    assert command.startswith(f"{sys.executable} -m amr_tui ")
+    assert f"'{repo.resolve()}'" in command and command.endswith("--read-only 'memory y'")
