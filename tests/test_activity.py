@@ -1,0 +1,254 @@
+"""Activity review (issue 16 point 1): what others committed since the user's last review, entry by
+entry; the "reviewed up to" mark in the git dir; reverting one entry change or a whole commit as
+a new commit. Real git repos: the user is FIXED_ENV's author, agents commit with their own."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from amr_tui.cli.main import main
+from amr_tui.services.activity import REVIEWED_FILE, ActivityError, ActivityService
+from tests.conftest import APP_SIZE, FIXED_ENV, git
+from tests.driver import AppDriver, app_for
+
+AGENT = {
+    "GIT_AUTHOR_NAME": "claude-code",
+    "GIT_AUTHOR_EMAIL": "agent@amr.invalid",
+    "GIT_COMMITTER_NAME": "claude-code",
+    "GIT_COMMITTER_EMAIL": "agent@amr.invalid",
+}
+USER_EMAIL = FIXED_ENV["GIT_AUTHOR_EMAIL"]
+
+MEMORY = "# Memory\n\n- The user prefers short answers\n\n## Index\n- [[deploys]]\n"
+DEPLOYS = "# Deploys\n\n- Deploys go out on Tuesdays\n- Staging is reset nightly\n"
+
+
+def commit(root: Path, files: dict[str, str | None], message: str, env: dict[str, str] | None = None) -> str:
+    """Write (None: delete) the files and commit them, as the agent when ``env`` says so."""
+    for rel, text in files.items():
+        if text is None:
+            git(root, "rm", "-q", "--", rel)
+        else:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text)
+            git(root, "add", "--", rel)
+    git(root, "commit", "-q", "-m", message, env=env)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def repo(make_repo) -> Path:
+    """The user's two commits, then two agent commits: one adds two entries and rewords one,
+    the other adds a file and links it from the Index."""
+    root = make_repo("memory", {"MEMORY.md": MEMORY, "deploys.md": DEPLOYS})
+    commit(root, {"MEMORY.md": MEMORY.replace("short answers", "short answers in bullets")}, "User edit")
+    commit(
+        root,
+        {
+            "deploys.md": DEPLOYS.replace("Tuesdays", "Tuesdays and Thursdays")
+            + "- Rollbacks need a second reviewer\n- Freeze deploys the week of a launch\n"
+        },
+        "Remember deploy rules",
+        AGENT,
+    )
+    commit(
+        root,
+        {
+            "oncall.md": "# On-call\n\n- Pages go to the #ops channel first\n",
+            "MEMORY.md": (root / "MEMORY.md").read_text() + "- [[oncall]]\n",
+        },
+        "Remember on-call",
+        AGENT,
+    )
+    return root
+
+
+def texts(activity) -> list[tuple[str, str, str]]:
+    """(kind, path, text) of each unreviewed change, as a whole."""
+    return [
+        (c.change.kind.value, c.change.primary_path, (c.change.new or c.change.old[0]).text) for c in activity.changes
+    ]
+
+
+def test_agents_commits_after_the_users_are_listed_entry_by_entry_and_the_users_are_not(repo):
+    service = ActivityService(repo)
+    a = service.activity()
+    assert a.user_email == USER_EMAIL
+    assert a.start_reason == "last own commit"  # no mark yet: since the user's own last commit
+    assert a.start == git(repo, "rev-parse", "HEAD~2").strip()
+    assert [c.subject for c in a.commits] == ["Remember deploy rules", "Remember on-call"]
+    assert {c.author_email for c in a.commits} == {"agent@amr.invalid"}
+    assert sorted(texts(a)) == sorted(
+        [
+            ("reworded", "deploys.md", "Deploys go out on Tuesdays and Thursdays"),
+            ("new", "deploys.md", "Rollbacks need a second reviewer"),
+            ("new", "deploys.md", "Freeze deploys the week of a launch"),
+            ("new", "oncall.md", "Pages go to the #ops channel first"),
+            ("new", "MEMORY.md", "[[oncall]]"),
+        ]
+    )
+    assert a.count == 5
+    # each change names the agent commit that made it
+    by = {t[2]: c.commit.subject for t, c in zip(texts(a), a.changes)}
+    assert by["Rollbacks need a second reviewer"] == "Remember deploy rules"
+    assert by["[[oncall]]"] == "Remember on-call"
+    # the user's own reword of MEMORY.md is not listed, and neither is it when the range covers it
+    wide = service.activity(since=git(repo, "rev-list", "--max-parents=0", "HEAD").strip())
+    assert wide.own_commits == 1
+    assert not any("bullets" in t[2] for t in texts(wide))
+    assert wide.count == 5
+    service.close()
+
+
+def test_mark_reviewed_empties_the_list_and_is_kept_in_the_git_dir(repo):
+    service = ActivityService(repo)
+    assert service.count() == 5
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert service.mark_reviewed() == head
+    assert json.loads((repo / ".git" / REVIEWED_FILE).read_text())["commit"] == head
+    assert git(repo, "status", "--porcelain") == ""  # nothing in the work tree
+    a = service.activity()
+    assert (a.start_reason, a.commits, a.count) == ("mark", [], 0)
+    # a new agent commit after the mark is listed, alone
+    commit(repo, {"oncall.md": (repo / "oncall.md").read_text() + "- Escalate after 15 minutes\n"}, "More", AGENT)
+    assert texts(service.activity()) == [("new", "oncall.md", "Escalate after 15 minutes")]
+    service.close()
+
+
+def test_revert_one_entry_change_is_a_new_commit_undoing_only_that_entry(repo):
+    service = ActivityService(repo)
+    a = service.activity()
+    before = git(repo, "rev-parse", "HEAD").strip()
+    target = next(c.change for c in a.changes if c.change.new and c.change.new.text.startswith("Rollbacks"))
+    saved = service.revert_change(target.id)
+    assert saved.committed
+    assert git(repo, "rev-parse", "HEAD~1").strip() == before  # a new commit on top; history kept
+    body = git(repo, "log", "-1", "--format=%B")
+    assert f"Activity-Revert: {a.commits[0].oid}" in body
+    assert f"Activity-Entry: {target.id}" in body
+    assert git(repo, "log", "-1", "--format=%ae").strip() == USER_EMAIL
+    deploys = (repo / "deploys.md").read_text()
+    assert "Rollbacks need a second reviewer" not in deploys
+    # the agent's other changes in that commit stay
+    assert "Deploys go out on Tuesdays and Thursdays" in deploys
+    assert "Freeze deploys the week of a launch" in deploys
+    assert git(repo, "diff", "HEAD~1", "HEAD", "--stat").count("|") == 1
+    # the rest is still to review: the user's revert commit did not become "the last review"
+    left = service.activity()
+    assert left.start == a.start and left.count == 4
+    assert not any(t[2].startswith("Rollbacks") for t in texts(left))
+    with pytest.raises(ActivityError):
+        service.revert_change(target.id)  # it is not listed any more
+    service.close()
+
+
+def test_revert_a_reworded_entry_puts_the_old_text_back_in_its_place(repo):
+    service = ActivityService(repo)
+    target = next(c.change for c in service.activity().changes if c.change.kind.value == "reworded")
+    service.revert_change(target.id)
+    lines = (repo / "deploys.md").read_text().splitlines()
+    assert lines[2] == "- Deploys go out on Tuesdays"
+    assert "- Rollbacks need a second reviewer" in lines
+    service.close()
+
+
+def test_revert_a_whole_commit(repo):
+    service = ActivityService(repo)
+    a = service.activity()
+    first = a.commits[0]  # "Remember deploy rules": a later agent commit came after it
+    service.revert_commit(first.short)
+    assert (repo / "deploys.md").read_text() == DEPLOYS
+    assert "[[oncall]]" in (repo / "MEMORY.md").read_text()  # the later commit stays
+    assert (repo / "oncall.md").exists()
+    assert f"Activity-Revert: {first.oid}" in git(repo, "log", "-1", "--format=%B")
+    # the last one: a file added and a link at the end of an Index that the user had changed
+    # next to it (a three-way merge of the whole file conflicts; the entries are undone one by one)
+    second = a.commits[1]
+    service.revert_commit(second.oid)
+    assert not (repo / "oncall.md").exists()
+    memory = (repo / "MEMORY.md").read_text()
+    assert "[[oncall]]" not in memory and "short answers in bullets" in memory
+    assert service.activity().count == 0
+    with pytest.raises(ActivityError):
+        service.revert_commit(second.oid)  # already undone: nothing is written
+    assert git(repo, "status", "--porcelain") == ""
+    service.close()
+
+
+def test_revert_is_refused_when_the_entry_changed_again_since(repo):
+    service = ActivityService(repo)
+    a = service.activity()
+    target = next(c for c in a.commits[0].diff.changes if c.new and c.new.text.startswith("Freeze"))
+    commit(repo, {"deploys.md": (repo / "deploys.md").read_text().replace("Freeze", "Always freeze")}, "User")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    with pytest.raises(ActivityError, match="changed again"):
+        service.revert_change(target.id, a.commits[0].oid, since=a.start)
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+    service.close()
+
+
+def test_cli_lists_entries_with_commit_author_date_as_json_and_marks_reviewed(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+
+    def amr(*args: str) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()
+        code = main(["activity", *args])
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out, err)
+
+    out = amr("--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["count"] == 5 and data["user"] == USER_EMAIL and data["since_reason"] == "last own commit"
+    rollback = next(c for c in data["changes"] if c["new"] and c["new"]["text"].startswith("Rollbacks"))
+    assert rollback["kind"] == "new" and rollback["author"] == "claude-code"
+    assert rollback["email"] == "agent@amr.invalid" and rollback["subject"] == "Remember deploy rules"
+    assert rollback["commit"] == git(repo, "rev-parse", "HEAD~1").strip() and rollback["date"].startswith("2026-10-01")
+    assert [c["subject"] for c in data["commits"]] == ["Remember deploy rules", "Remember on-call"]
+    text = amr(str(repo))
+    assert "5 unreviewed entry changes in 2 commits" in text.stdout and "Rollbacks need" in text.stdout
+    marked = amr("mark-reviewed", str(repo))
+    assert marked.returncode == 0 and "reviewed up to" in marked.stdout
+    assert json.loads(amr("--json").stdout)["count"] == 0
+    assert "nothing unreviewed" in amr().stdout
+    assert amr("--since", "no-such-rev").returncode == 2
+
+
+async def test_the_tree_counts_unreviewed_changes_and_the_review_reverts_one_and_marks_reviewed(repo):
+    app = app_for([repo], poll_interval=3600)
+    async with app.run_test(size=APP_SIZE) as pilot:
+        drive = AppDriver(pilot)
+        await drive.settled()
+        tree = app.screen.query_one("#tree")
+
+        def repo_row() -> str:
+            return str(tree.root.children[0].label)
+
+        await drive.until(lambda: "5 unreviewed" in repo_row(), what="the tree's unreviewed count")
+        await pilot.press("A")
+        await drive.until(lambda: type(app.screen).__name__ == "ActivityScreen", what="the activity review")
+        screen = app.screen
+        await drive.until(lambda: screen.activity is not None, what="the activity read")
+        assert len(screen.changes) == 5  # all together first
+        await pilot.press("j")  # the first agent commit
+        await drive.settled()
+        assert screen.scope == 1 and len(screen.changes) == 3
+        changes = screen.query_one("#review-changes")
+        changes.focus()
+        at = next(i for i, c in enumerate(screen.changes) if c.new and c.new.text.startswith("Rollbacks"))
+        changes.highlighted = at
+        await pilot.press("x")
+        (await drive.asked("Revert this new entry change?")).action_answer(True)
+        await drive.until(lambda: screen.activity is not None and screen.activity.count == 4, what="the revert")
+        assert "Rollbacks" not in (repo / "deploys.md").read_text()
+        assert "Freeze deploys" in (repo / "deploys.md").read_text()
+        await pilot.press("m")
+        await drive.until(lambda: screen.activity is not None and screen.activity.count == 0, what="marked reviewed")
+        await pilot.press("escape")
+        await drive.until(lambda: "unreviewed" not in repo_row(), what="the tree's count gone")
+        await drive.settled()
+        assert "unreviewed" not in repo_row()
