@@ -155,6 +155,9 @@ async def test_tree_separates_repo_name_from_branch(driver):
     from amr_tui.widgets.file_tree import repo_label
 
     await driver.settled()
+    for _ in range(16):  # wide enough for the repo's badges and its branch
+        await driver.press("greater_than_sign")
+    await driver.pilot.pause()
     svg = driver.app.export_screenshot()
     runs = re.findall(r">((?:&#160;)*)main</text>", svg)
     assert runs and all(lead == "" for lead in runs), runs
