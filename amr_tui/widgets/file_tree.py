@@ -44,7 +44,8 @@ def repo_label(badge: RepoInfo) -> Text:
     if badge.behind:
         label.append(f" \u2193{badge.behind}", "red")
     if badge.unreviewed:  # others' entry changes since the user's last review (A reviews them)
-        label.append(f" \u00b7 {badge.unreviewed} unreviewed", "cyan")
+        label.append(" ", label.spans[-1].style if label.spans else "")  # the gap in the run before (see below)
+        label.append(f"\u00b7 {badge.unreviewed} unreviewed", "cyan")
     if badge.read_only:
         label.append(" [read-only]", "italic magenta")
     synced = "offline" if badge.offline else since(badge.last_sync)
