@@ -399,3 +399,16 @@ def test_amr031_moves_every_misplaced_group_of_a_line_in_order():
     found = [f.diagnostic for f in lint_repo(snap(files)) if f.diagnostic.code == "AMR031"]
     assert [d.column for d in found] == [5, 29]
     assert {d.fix.edits[0].new_text for d in found} == {"- x y [source: https://a.b/1] [added: 2026-01-01]"}
+
+
+def test_amr033_possible_contradiction():
+    """Close texts that differ in a value (tests/test_contradictions.py has the rule's cases)."""
+    files = {
+        "MEMORY.md": INDEX + "- [[deploy]]\n- [[web]]\n",
+        "deploy.md": "# Deploy\n\n- Build runs nightly\n- hero image format is JPEG\n",
+        "web.md": "# Web\n\n- hero image format is AVIF\n- hero image format is AVIF\n",
+    }
+    found = lint_repo(snap(files))
+    odd = [(f.path, f.diagnostic.line, f.diagnostic.message) for f in found if f.diagnostic.code == "AMR033"]
+    assert odd == [("web.md", 3, "possible contradiction: contradicts deploy.md:4 (AVIF vs JPEG)?")]
+    assert {f.diagnostic.code for f in found if (f.path, f.diagnostic.line) == ("web.md", 4)} == {"AMR014"}

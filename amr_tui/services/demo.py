@@ -165,7 +165,8 @@ def _alice(repo: GitRepo) -> None:
             "projects/website.md": "# Website\n\n"
             f"- The marketing site is being rebuilt as a Next.js app in the `web/` folder {_src(website_src, '2026-09-03')}\n"
             f"- Staging lives at https://staging-old.example.com until the cutover {_src(website_src, '2026-09-03')}\n"
-            f"- Launch copy needs sign-off from Marco; see [[team_structure]] {_src(website_src, '2026-09-03')}\n",
+            f"- Launch copy needs sign-off from Marco; see [[team_structure]] {_src(website_src, '2026-09-03')}\n"
+            f"- Hero images are served from `public/hero/` as JPEG {_src(website_src, '2026-09-03')}\n",
             "MEMORY.md": b.add_line(
                 "MEMORY.md",
                 f"- Payments and website share a 2026-10-15 launch deadline {_src(website_src, '2026-09-03')}",

@@ -68,6 +68,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "AMR030": (W, "resurrected fact"),
     "AMR031": (W, "metadata is not at the end of the entry"),
     "AMR032": (W, "link names no heading of its file"),
+    "AMR033": (INFO, "possible contradiction"),
 }
 
 DATE_KEYS = ("added", "expires", "updated")

@@ -132,7 +132,14 @@ def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: b
     findings.extend(_orphans(repo))
     findings.extend(_escaping_files(repo))
     if duplicates:
-        findings.extend(_duplicates(repo, near=near_duplicates))
+        found = _duplicates(repo, near=near_duplicates)
+        if near_duplicates:
+            odd = _contradictions(repo)
+            at = {(f.path, f.diagnostic.line) for f in odd}
+            # an entry that may contradict another is reported as that, not as nearly the same
+            found = [f for f in found if f.diagnostic.code != "AMR015" or (f.path, f.diagnostic.line) not in at]
+            found.extend(odd)
+        findings.extend(found)
     for path, line, driver in repo.undefined_merge_drivers:
         findings.append(
             Finding(
@@ -420,6 +427,37 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
                 )
             )
             reported.add(a)
+    return out
+
+
+def _contradictions(repo: RepoSnapshot) -> list[Finding]:
+    """AMR033: entries whose texts differ only in a value (``core.lint.contradictions``), reported
+    at the later one, naming the other place and the two values."""
+    from amr_tui.core.lint.contradictions import find_contradictions
+
+    texts: list[str] = []
+    where: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for path in repo.markdown_paths():
+        if in_amr_folder(path):
+            continue
+        doc = repo.documents.get(path)
+        # the text as written when the file is parsed (capitalised names count), else the cached normalised one
+        items = ((e.text, e.line) for e in doc.entries) if doc is not None else iter(repo.facts[path].entries)
+        for text, line in items:
+            norm = normalise_text(text)
+            if norm and norm not in seen:  # a second copy is AMR014, not a second contradiction
+                seen.add(norm)
+                texts.append(text)
+                where.append((path, line))
+    out: list[Finding] = []
+    for pair in find_contradictions(texts):
+        (a_path, a_line), (b_path, b_line) = where[pair.a], where[pair.b]
+        other = f"line {a_line}" if a_path == b_path else f"{a_path}:{a_line}"
+        values = f"{' '.join(pair.found.b_values)} vs {' '.join(pair.found.a_values)}"
+        out.append(
+            Finding(b_path, diag("AMR033", f"possible contradiction: contradicts {other} ({values})?", b_line, 1))
+        )
     return out
 
 
