@@ -7,7 +7,8 @@
   the commits it comes from).
 * Where the activity starts (:meth:`ActivityService.activity`): after ``since`` when asked;
   else after the mark; else, with no mark yet, after the user's own last commit on the branch
-  (what the user wrote last, they had read up to); else from the root (everything). A mark that
+  (what the user wrote last, they had read up to); else from the root (everything); with no mark,
+  at most the last ``MAX_UNMARKED`` commits. A mark that
   is not on the branch any more (the branch was rewritten) counts from where the two meet.
 * What is listed: each of those commits with its own entry diff (its parent -> it), and the
   changes as a whole (start -> HEAD over the files those commits touched), keeping only the
