@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 import gen  # noqa: E402
 from rows import Row  # noqa: E402
 
-SECTIONS = ("startup", "index", "search", "lint", "history", "review", "scroll")
+SECTIONS = ("startup", "index", "search", "relevance", "lint", "history", "review", "scroll")
 SIZES = (1_000, 10_000, 100_000)
 
 
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     import figures_git as fg
     import figures_proc as fp
 
-    section("startup", fp.startup, repos[1_000], repos[100_000], 2 if args.quick else 5)
+    section("startup", fp.startup, repos, 2 if args.quick else 5)
     sessions = {}
     if "index" in only or "search" in only:
         big = section("index", fc.indexing, repos[100_000], 1 if args.quick else 2) if "index" in only else None
@@ -148,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         section("search", fc.search, sessions, 4 if args.quick else 8)
     sessions.clear()
     section("search", fp.cli_search, {n: repos[n] for n in SIZES}, lines, reps)
+    import figures_relevance as fr
+
+    section("relevance", fr.relevance)
     section("lint", fp.cli_lint, repos[100_000], reps)
     section("history", fg.history, history, reps)
     section("review", fg.review, history, reps)

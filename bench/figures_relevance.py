@@ -1,0 +1,53 @@
+"""The relevance rows of the harness: recall@5 per query class, amr against fzf in the same run."""
+
+from __future__ import annotations
+
+from rows import Row, row
+
+ENTRIES = 100_000
+TARGET_OVERALL = 0.95
+
+
+def relevance(entries: int = ENTRIES) -> list[Row]:
+    import relevance as rel
+    from relevance_facts import CLASSES
+
+    corpus, _hit = rel.load_corpus(entries, 0)
+    classes = list(CLASSES)
+    amr = rel.run_engine(rel.AmrEngine(), corpus, classes)
+    fzf = rel.run_engine(rel.FzfEngine(), corpus, classes)
+    rows: list[Row] = []
+    for cls in classes:
+        a, f = amr.classes.get(cls), fzf.classes.get(cls)
+        if a is None or not a.n:
+            continue
+        fa = a.figures()
+        ff = f.figures() if f is not None else None
+        assert fa is not None
+        r5, f5 = fa[1], (ff[1] if ff is not None else None)
+        rows.append(
+            Row(
+                f"Relevance: recall@5, {cls} queries ({a.n}), {entries:,} entries",
+                round(r5, 2),
+                "",
+                round(f5, 2) if f5 is not None else None,
+                "fzf --filter, the same queries and lines",
+                ">= fzf",
+                f5 is None or r5 >= f5,
+                note=f"MRR {fa[2]:.2f} (fzf {ff[2]:.2f})" if ff is not None else "",
+            )
+        )
+    oa, of = amr.current.figures(), fzf.current.figures()
+    assert oa is not None and of is not None
+    overall = row(
+        f"Relevance: recall@5 overall ({amr.current.n} queries, deleted facts aside)",
+        round(oa[1], 2),
+        "",
+        baseline=round(of[1], 2),
+        baseline_what="fzf --filter",
+        note=f"MRR {oa[2]:.2f} (fzf {of[2]:.2f}); the deleted class goes through `amr search --history`: "
+        "bench/relevance.py --cli",
+    )
+    overall.target, overall.met = f">= {TARGET_OVERALL}", oa[1] >= TARGET_OVERALL
+    rows.append(overall)
+    return rows
