@@ -214,17 +214,23 @@ class ActivityService:
             )
         paths = sorted({p for c in commits for p in c.diff.changed_paths})
         together = self._diff(start, head, paths) if commits else diff_entries({}, {})
-        touched: dict[tuple[str, str], ActivityCommit] = {}
-        for c in commits:  # oldest first: the last commit to touch a line wins
+        wrote: dict[tuple[str, str], ActivityCommit] = {}  # (path, line) -> the last commit that wrote it
+        removed: dict[tuple[str, str], ActivityCommit] = {}  # ... that removed (or changed) it
+        for c in commits:  # oldest first: the last one wins
             for ch in c.diff.changes:
-                for ref in (*ch.old, *((ch.new,) if ch.new else ())):
-                    touched[(ref.path, ref.raw)] = c
+                for ref in ch.old:
+                    removed[(ref.path, ref.raw)] = c
+                if ch.new is not None:
+                    wrote[(ch.new.path, ch.new.raw)] = c
         changes: list[ActivityChange] = []
         for ch in together.changes:
-            refs = (*ch.old, *((ch.new,) if ch.new else ()))
-            by = [touched[(r.path, r.raw)] for r in refs if (r.path, r.raw) in touched]
-            if by:
-                changes.append(ActivityChange(ch, max(by, key=commits.index)))
+            # whose change it is: who wrote its new line, else who removed its old lines
+            by = wrote.get((ch.new.path, ch.new.raw)) if ch.new is not None else None
+            if by is None:
+                olds = [removed[(r.path, r.raw)] for r in ch.old if (r.path, r.raw) in removed]
+                by = max(olds, key=commits.index) if olds else None
+            if by is not None:
+                changes.append(ActivityChange(ch, by))
         activity = Activity(head, start, reason, user, commits, together, changes, own)
         with self._lock:
             self._cache[key] = activity
