@@ -20,6 +20,11 @@ BOB = "# Bob\n\n- Bob reviews the quarterly budget\n"
 FILES = {"MEMORY.md": MEMORY, "notes.md": NOTES, "people/bob.md": BOB}
 
 
+async def opened(pilot, drive) -> None:
+    """Until the session exists and has opened MEMORY.md (the first look showed it before that)."""
+    await wait_for(pilot, lambda: drive.current is not None, what="MEMORY.md opened by the session")
+
+
 def held_app(root):
     app = app_for([root], poll_interval=60)
     app.load_hold = threading.Event()
@@ -33,7 +38,9 @@ async def test_tree_and_memory_are_shown_and_usable_before_the_load(make_repo):
         drive = AppDriver(pilot)
         try:
             text = await shown(pilot, app, "MEMORY.md", "notes.md", "Alice likes green tea", "Listed 3 files")
+            await opened(pilot, drive)
             screen = app.screen
+            assert screen._peeked == ("memory", "MEMORY.md")  # shown by the first look, before the session existed
             session = screen.session
             # Held: nothing was indexed by the loader, no repo-wide lint, no git status read.
             assert screen.indexing and not session.index_done
@@ -72,6 +79,7 @@ async def test_finder_answers_from_what_is_indexed_and_says_how_much(make_repo):
         drive = AppDriver(pilot)
         try:
             await shown(pilot, app, "Alice likes green tea")
+            await opened(pilot, drive)
             await pilot.press("slash")
             await wait_for(pilot, lambda: type(app.screen).__name__ == "FinderScreen", what="finder")
             await pilot.press(*"tea")
@@ -96,6 +104,7 @@ async def test_saving_works_before_the_load_and_the_load_keeps_the_save(make_rep
         drive = AppDriver(pilot)
         try:
             await shown(pilot, app, "Alice likes green tea")
+            await opened(pilot, drive)
             await drive.open("memory", "notes.md")
             await drive.to_first_entry()
             await pilot.press("e")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import Protocol, Union
 
 from rich.text import Text
 from textual.binding import Binding
@@ -16,8 +16,36 @@ from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys
 from amr_tui.widgets.safe import clean
 
-if TYPE_CHECKING:  # the services are imported after the first frame
-    from amr_tui.services.session.watch import RepoInfo
+
+class Badge(Protocol):
+    """What a repo's row shows (``services.session.RepoInfo``, or a ``BareBadge`` before git status is read)."""
+
+    name: str
+    branch: str
+    dirty: bool
+    ahead: int
+    behind: int
+    read_only: bool
+    note: str
+    last_sync: str | None
+    offline: bool
+    unreviewed: int
+
+
+@dataclass(slots=True)
+class BareBadge:
+    """A repo's row before its git status is read (the first frame): its name only."""
+
+    name: str
+    read_only: bool = False
+    branch: str = ""
+    dirty: bool = False
+    ahead: int = 0
+    behind: int = 0
+    note: str = ""
+    last_sync: str | None = None
+    offline: bool = False
+    unreviewed: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +58,7 @@ class FileRef:
 FolderTree = dict[str, Union["FolderTree", None]]
 
 
-def repo_label(badge: RepoInfo) -> Text:
+def repo_label(badge: Badge) -> Text:
     """Name first, then what needs attention (state, dirty, ahead/behind, unreviewed changes,
     read-only, how long since the last sync, or offline), branch last."""
     label = Text(no_wrap=True, end="")
@@ -100,7 +128,7 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         self._repo_nodes: dict[str, TreeNode[FileRef]] = {}
         self._file_nodes: dict[tuple[str, str], TreeNode[FileRef]] = {}
 
-    def set_repo(self, badge: RepoInfo, files: list[str], problems: dict[str, str | Text] | None = None) -> None:
+    def set_repo(self, badge: Badge, files: list[str], problems: dict[str, str | Text] | None = None) -> None:
         """Replace one repo's subtree, keeping which folders were open. ``problems``: a mark after a
         file's name (a string is drawn red; a Text in its own styles: errors, "orphan")."""
         problems = problems or {}

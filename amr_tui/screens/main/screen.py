@@ -34,13 +34,14 @@ from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFai
 from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
-from amr_tui.widgets.file_tree import FileRef, MemoryTree
+from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_panel import SidePanel
 
 if TYPE_CHECKING:
     from amr_tui.screens.finder import FinderResult
     from amr_tui.screens.main.editing import EditActions
+    from amr_tui.screens.main.peek import FirstLook
     from amr_tui.services.session.state import Change, OpenFile, Session
     from amr_tui.widgets.code_view import CodeView
 
@@ -106,6 +107,13 @@ class MainScreen(Screen[None]):
         """The session is loaded: every repo indexed and linted, the badges read."""
 
     @dataclass
+    class Peeked(Message):
+        """The first look, before the session: every repo's files (one walk) and the first file parsed."""
+
+        look: FirstLook | None
+        """What was read (None: the look failed; the session will tell)."""
+
+    @dataclass
     class SessionReady(Message):
         """The session exists and every repo's files are listed (nothing parsed yet): the tree's
         rows and the first file are shown, and actions may run."""
@@ -168,6 +176,8 @@ class MainScreen(Screen[None]):
         self._open_ticket = 0  # bumped by every open_place; only the latest one's file is shown
         self._wanted: Place | None = None  # the place the latest open_place asked for
         self._first_shown = threading.Event()  # the tree and the first file are painted: the load goes on
+        self._session_made = threading.Event()  # opens asked for before the session exists wait on it
+        self._peeked: tuple[str, str] | None = None  # the file the first look showed (repo, path)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -192,14 +202,41 @@ class MainScreen(Screen[None]):
         if today:
             self.view.today = today
         self.set_status("Loading memory…")
-        self.call_after_refresh(self._first_frame_painted)  # paint the first frame before the heavy work
+        self.peek()  # the tree's rows and the first file, before the session (git, index, lint) is built
+        self.call_after_refresh(self._first_frame_painted)
         self.set_interval(self.poll_interval, self._tick, name="poll")
 
     def _first_frame_painted(self) -> None:
         starting = getattr(self.app, "first_frame_painted", None)
         if starting is not None:
             starting()  # before the load worker: it pauses the collector itself and restores what it found
-        self.load_session()
+
+    @work(thread=True, exclusive=True, group="peek")
+    def peek(self) -> None:
+        """The first look (screens/main/peek.py): one walk of each repo and the first file parsed."""
+        from amr_tui.screens.main.peek import first_look
+
+        look = None
+        try:
+            look = first_look(self.mounts, self.first)
+        finally:  # a failed look leaves it to the session
+            self.post_message(self.Peeked(look))
+
+    def on_main_screen_peeked(self, message: Peeked) -> None:
+        look = message.look
+        if look is not None and self.session is None:
+            tree = self.query_one(MemoryTree)
+            for mount in self.mounts:
+                tree.set_repo(BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []))
+            total = sum(len(f) for f in look.files.values())
+            self.set_status(f"Listed {total:,} files; reading them…")
+            if look.repo is not None and look.doc is not None and look.states is not None:
+                self.query_one("#file-title", Static).update(content(f"{look.repo} / {look.path}"))
+                self.view.set_document(look.doc, look.states, {})
+                self.view.focus()
+                tree.select_file(look.repo, look.path)
+                self._peeked = (look.repo, look.path)
+        self.call_after_refresh(self.load_session)  # once the first useful frame is painted
 
     @property
     def loaded(self) -> Session:
@@ -217,11 +254,13 @@ class MainScreen(Screen[None]):
         from amr_tui.services.session.state import Session
 
         try:
-            self.session = session = Session(self.mounts)
+            session = Session(self.mounts)
             session.scan()
         except Exception as exc:  # a session that cannot start is a message, not a crash
             self.app.call_from_thread(notify_text, self.app, f"Could not open the memory: {exc}", severity="error")
             return
+        self.session = session
+        self._session_made.set()
         self.post_message(self.SessionReady())
         self._first_shown.wait(FIRST_SHOWN_WAIT_S)
         hold = getattr(self.app, "load_hold", None)  # tests hold the load here (a threading.Event)
@@ -300,10 +339,12 @@ class MainScreen(Screen[None]):
         # Once only: Loaded may arrive while the open asked for at Indexed is still in flight, and a
         # second open would put back the cursor the user has moved meanwhile.
         session = self.loaded
-        if self.current is None and not self._first_opened and session.names:
+        if self.current is None and not self._first_opened and self._wanted is None and session.names:
             self._first_opened = True
             first = self.first if self.first is not None and self.first[0] in session.names else None
-            self.open_place(Place(*first) if first else Place(session.names[0], MEMORY_FILE, 0))
+            place = Place(*first) if first else Place(session.names[0], MEMORY_FILE, 0)
+            # The first look showed it already: read again with its HEAD, the cursor left where it is.
+            self.open_place(place, keep_cursor=self._peeked == (place.repo, place.path))
 
     @work(thread=True, exclusive=True, group="history-lint")
     def check_history(self) -> None:
@@ -365,6 +406,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="open")
     def _open_worker(self, place: Place, keep_cursor: bool, record: bool, ticket: int) -> None:
+        self._session_made.wait(60)  # asked for from the first look's tree, before the session exists
         try:
             of = self.loaded.open(place.repo, place.path)
         except Exception as exc:  # an unreadable file is a message, not a crash

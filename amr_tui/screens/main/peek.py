@@ -1,0 +1,64 @@
+"""The first look at the memory, before the session exists: every repo's files and the first file.
+
+The main screen's first useful frame (the tree's rows, MEMORY.md's entries) needs one walk of
+each repo and one parsed file, not the session (git, the search index, lint). This runs in a
+thread worker: the workspace's walk and safe read, and the parser; nothing else is imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from amr_tui.core.format.links import LinkState, heading_line, resolve, split_heading
+from amr_tui.core.format.parser import Document, parse
+from amr_tui.core.paths import MEMORY_FILE, is_markdown
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, read_bytes, scan_files
+
+__all__ = ["FirstLook", "first_look", "link_states"]
+
+
+@dataclass(frozen=True, slots=True)
+class FirstLook:
+    files: dict[str, list[str]]  # repo -> its files, as the tree lists them
+    repo: str | None = None  # the first file, parsed (None: there is none to show)
+    path: str = ""
+    doc: Document | None = None
+    states: dict[tuple[int, int], LinkState] | None = None
+
+
+def link_states(doc: Document, files: list[str], escaping: set[str]) -> dict[tuple[int, int], LinkState]:
+    """Each link of ``doc`` resolved against the repo's files (as ``Session.link_states``)."""
+    known = set(files)
+    lower = {f.lower(): f for f in known}
+    out: dict[tuple[int, int], LinkState] = {}
+    for link in doc.links:
+        if not link.target.strip() and (heading := split_heading(link.raw)):  # [[#Heading]]: this file
+            ok = heading_line(heading, doc.headings) is not None or heading.startswith("^")
+            out[(link.line, link.start)] = LinkState.OK if ok else LinkState.BROKEN
+            continue
+        res = resolve(link.target, known, lower)
+        out[(link.line, link.start)] = (
+            LinkState.ESCAPES if res.state is LinkState.OK and res.path in escaping else res.state
+        )
+    return out
+
+
+def first_look(mounts: list[Mount], first: tuple[str, str, int] | None) -> FirstLook:
+    """Every mounted repo's files (one walk each) and the first file to show, parsed: ``first``
+    (repo, path, line) when given, else the first repo's MEMORY.md."""
+    files: dict[str, list[str]] = {}
+    escaping: dict[str, set[str]] = {}
+    for mount in mounts:
+        listed, escapes, _stats = scan_files(mount.root)
+        files[mount.name], escaping[mount.name] = listed, escapes
+    if not mounts:
+        return FirstLook(files)
+    repo, path = (first[0], first[1]) if first is not None and first[0] in files else (mounts[0].name, MEMORY_FILE)
+    root = next(m.root for m in mounts if m.name == repo)
+    if path not in files[repo] or path in escaping[repo] or not is_markdown(path):
+        return FirstLook(files)
+    data = read_bytes(root, path, MAX_PARSE_BYTES)
+    if data is None:
+        return FirstLook(files)
+    doc = parse(data, path)
+    return FirstLook(files, repo, path, doc, link_states(doc, files[repo], escaping[repo]))
