@@ -47,6 +47,27 @@ def test_main_screen_imports_nothing_heavy():
     assert early == [], f"imported before the first frame: {early}"
 
 
+def test_the_first_look_imports_no_session():
+    """The tree's rows and MEMORY.md are painted from screens/main/peek.py before the session
+    exists: it walks and parses with the workspace and the parser only (no git, index, lint)."""
+    code = (
+        "import sys, json; import amr_tui.app, amr_tui.screens.main; import amr_tui.screens.main.peek; "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = set(json.loads(out))
+    assert "amr_tui.screens.main.peek" in loaded
+    heavy = (
+        "git",
+        "amr_tui.git",
+        "amr_tui.services.session.state",
+        "amr_tui.core.search.index",
+        "amr_tui.core.lint.repo",
+    )
+    early = sorted(m for m in heavy if m in loaded)
+    assert early == [], f"the first look imports: {early}"
+
+
 async def test_actions_wait_for_the_session_then_work(make_repo):
     root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- Alice likes tea\n"})
     app = app_for([root])
