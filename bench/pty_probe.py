@@ -1,5 +1,10 @@
 """Start a terminal app in a real pseudo-terminal and time it: process start to first frame.
 
+``probe_screen`` reads what the screen shows (the pty's output fed to a VT screen,
+``vt_screen.py``) and times when each of several checks on its lines first holds: the start-up
+rows use it (the tree's repo row with MEMORY.md under it and MEMORY.md's first lines painted,
+...). ``probe`` below looks for bytes in the raw output instead.
+
 The app runs on the slave side of ``os.openpty()`` (a 120x36 window, TERM=xterm-256color);
 we read the master side and record when the footer's key text first appears after the
 switch to the alternate screen: the footer is the last row Textual paints, so its text
@@ -20,7 +25,10 @@ import subprocess
 import tempfile
 import termios
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from vt_screen import Screen
 
 ALT_SCREEN = b"\x1b[?1049h"
 
@@ -121,6 +129,73 @@ def probe(
             result.error = f"did not see {final.decode()!r} within {timeout:.0f} s"
         result.vm_hwm_mb = _status_mb(proc.pid, "VmHWM")
         result.vm_rss_mb = _status_mb(proc.pid, "VmRSS")
+    finally:
+        _stop(proc, master)
+        shutil.rmtree(home, ignore_errors=True)
+    return result
+
+
+@dataclass
+class ScreenProbe:
+    seen: dict[str, float] = field(default_factory=dict)  # check name -> seconds after process start
+    screens: dict[str, str] = field(default_factory=dict)  # check name -> the screen's text at that moment
+    vm_hwm_mb: float | None = None  # peak RSS when the last check held
+    error: str = ""
+
+
+Check = Callable[[list[str]], bool]
+
+
+def probe_screen(
+    argv: list[str],
+    checks: dict[str, Check],
+    *,
+    until: str | None = None,
+    timeout: float = 120.0,
+    cols: int = 120,
+    rows: int = 36,
+    cwd: str | None = None,
+) -> ScreenProbe:
+    """Run ``argv`` in a pty and time when each of ``checks`` first holds on the rendered screen.
+
+    The pty's output is fed to a VT screen (``vt_screen.Screen``) as it arrives; after each read
+    every check not yet seen is asked about the screen's lines. The run ends when all have held
+    (or the check named ``until``: one that may never hold, a transient status, is not waited for),
+    or at ``timeout``."""
+    result = ScreenProbe()
+    screen = Screen(cols, rows)
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    home = tempfile.mkdtemp(prefix="amr-bench-home-")
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, env=_env(home), cwd=cwd, start_new_session=True, close_fds=True
+    )
+    os.close(slave)
+    todo = dict(checks)
+    deadline = start + timeout
+    try:
+        while todo and (until is None or until in todo) and time.perf_counter() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    chunk = os.read(master, 1 << 16)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                now = time.perf_counter() - start
+                screen.feed(chunk)
+                lines = screen.lines()
+                for name in [n for n, check in todo.items() if check(lines)]:
+                    result.seen[name] = now
+                    result.screens[name] = "\n".join(lines)
+                    del todo[name]
+            elif proc.poll() is not None:
+                break
+        if (until in todo) if until is not None else todo:
+            result.error = f"not seen within {timeout:.0f} s: {', '.join(todo)} (exit {proc.poll()})"
+        result.vm_hwm_mb = _status_mb(proc.pid, "VmHWM")
     finally:
         _stop(proc, master)
         shutil.rmtree(home, ignore_errors=True)
