@@ -21,6 +21,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import TextPromptScreen
 from amr_tui.screens.review.text import age, describe_change, file_line
 from amr_tui.screens.review.write import ReviewWriteMixin
+from amr_tui.services.dreams.threeway import rows_now
 from amr_tui.widgets.lists import FilterList, JumpList
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
@@ -241,7 +242,12 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
             self.post_message(self.Summary(token, summary))
             if worker.is_cancelled:
                 return
-            self.post_message(self.Reviewed(service.with_forgotten(summary), token=token))
+            review = service.with_forgotten(summary)
+            try:  # entries that may contradict another: a mark, never a reason to refuse the review
+                review.contradictions = service.contradictions(review)
+            except Exception:
+                review.contradictions = {}
+            self.post_message(self.Reviewed(review, token=token))
         except Exception as exc:
             self.post_message(self.Reviewed(None, exc, token))
 
@@ -266,6 +272,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         if message.token != self._token:
             return
         self.stage, self.summary, self.files = "summary", message.review, message.review.files
+        self.rejected = set(message.review.rejected)  # saved (DreamService.reject_parts)
         self.show_files()
         self._status(
             f"{len(self.summary.diff.changes)} entry changes; {len(self.summary.applied)} already on main. "
@@ -283,12 +290,24 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         assert review is not None  # there is a review whenever there is no error
         self.stage, self.review = "done", review
         self.summary, self.files = review, review.files
+        self.rejected = set(review.rejected)
         self.show_files()
         total = len(review.diff.changes)
         done = len(review.applied)
+        side = (
+            f"Left: {self.service.main} now; right: the run's result."
+            if review.now is None
+            else f"Left: {self.service.main} now (it moved since the run started); right: the run's result."
+        )
+        notes = []
+        if review.main_changed:
+            notes.append(f"{len(review.main_changed)} changed on {self.service.main} since the run (\u26a0)")
+        if review.contradictions:
+            notes.append(f"{len(review.contradictions)} possible contradiction(s)")
         self._status(
-            f"{total} entry changes; {done} already on main.  a/r decide a change, A a file, "
-            "ctrl+s applies the accepted ones, X rejects the rest of the run."
+            f"{total} entry changes; {done} already on main"
+            + (f"; {'; '.join(notes)}" if notes else "")
+            + f".  {side}  a/r decide a change, A a file, ctrl+s applies the accepted ones, X rejects the rest."
         )
 
     def show_files(self) -> None:
@@ -318,7 +337,8 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
             return
         self.changes = [c for c in self.summary.diff.changes if path in c.paths]
         self.refresh_changes()
-        view.set_rows(align(self.summary.diff, path))
+        now = self.summary.now  # main moved since the run started: main now on the left
+        view.set_rows(align(self.summary.diff, path) if now is None else rows_now(now, self.summary.now_map, path))
         view.set_decisions(self.accepted, self.rejected)
 
     def refresh_changes(self) -> None:
@@ -336,7 +356,17 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
                 if change.id in applied
                 else "  "
             )
-            options.add_option(Option(Content.assemble(content(state, "$success"), describe_change(change))))
+            marks = [content(state, "$success"), describe_change(change)]
+            if self.summary and change.id in self.summary.main_changed:
+                marks.append(
+                    content(
+                        f"  \u26a0 {self.service.main} changed this since the run: {self.summary.main_changed[change.id]}",
+                        "$warning",
+                    )
+                )
+            for note in self.summary.contradictions.get(change.id, []) if self.summary else []:
+                marks.append(content(f"  \u26a0 possible contradiction: {note}", "$warning"))
+            options.add_option(Option(Content.assemble(*marks)))
         if self.changes:
             options.highlighted = min(keep, len(self.changes) - 1)
 
@@ -375,6 +405,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         change = self._current_change()
         if change is None:
             return
+        was_rejected = change.id in self.rejected
         target, other = (self.accepted, self.rejected) if how == "accept" else (self.rejected, self.accepted)
         other.discard(change.id)
         if change.id in target:
@@ -383,13 +414,18 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
             target.add(change.id)
         self.refresh_changes()
         self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
+        if (change.id in self.rejected) != was_rejected:
+            self.save_rejections([change.id], change.id in self.rejected)
 
     def action_decide_file(self) -> None:
         if not self._ready():
             return
+        unreject = [c.id for c in self.changes if c.id in self.rejected]
         for change in self.changes:
             self.accepted.add(change.id)
             self.rejected.discard(change.id)
+        if unreject:
+            self.save_rejections(unreject, False)
         self.refresh_changes()
         self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
 

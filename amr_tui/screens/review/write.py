@@ -5,7 +5,7 @@ time; ``RunReviewScreen`` reads the run again when it is done."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -61,6 +61,8 @@ class ReviewWriteMixin(_Screen):
         """Whether the screen closes once the accept is done."""
         problems: list[Problem]
         """Broken links and unreachable files the accept would leave."""
+        emptied: list[str] = field(default_factory=list)
+        """Files the accept would leave with no entry (only a heading): offered for deletion."""
 
     @dataclass
     class Done(Message):
@@ -89,7 +91,61 @@ class ReviewWriteMixin(_Screen):
             return
         entries = sorted(self.accepted)
         edits = {k: v for k, v in self.edits.items() if k in self.accepted}
-        self._check_then_accept(entries, edits, close=False)
+        main_changed = self.review.main_changed if self.review else {}
+        clash = [e for e in entries if e in main_changed]
+        if not clash:
+            self._check_then_accept(entries, edits, close=False)
+            return
+        # main changed these entries since the run started: never overwrite that silently
+        shown = "\n".join(make_visible(f"- {self._change_text(e)}: {main_changed[e]}") for e in clash[:6])
+        more = f"\n… and {len(clash) - 6} more" if len(clash) > 6 else ""
+
+        def go(yes: bool | None) -> None:
+            if yes:
+                self._check_then_accept(entries, edits, close=False)
+            else:
+                self.query_one("#review-status", Static).update("Nothing applied.")
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"{self.service.main} changed {len(clash)} of these entries since the run started. Apply anyway?",
+                f"{shown}{more}\n\nApplying keeps {self.service.main}'s version of each and adds the run's "
+                "(nothing of main's is dropped); reject the change (r) to keep main's only.",
+                "Apply anyway",
+            ),
+            go,
+        )
+
+    def _change_text(self, change_id: str) -> str:
+        change = self.review.change(change_id) if self.review else None
+        if change is None:
+            return change_id
+        return change.new.text if change.new else (change.old[0].text if change.old else change_id)
+
+    def save_rejections(self, changes: list[str], rejected: bool) -> None:
+        """Keep a rejection (or take it back) in the repo's rejection marks, at once; a run whose
+        every change is then decided is closed."""
+        if self._guard():
+            self._save_rejections(list(changes), rejected)
+
+    @work(thread=True, group="review-reject")
+    def _save_rejections(self, changes: list[str], rejected: bool) -> None:
+        try:
+            self.service.reject_parts(self.run.branch, changes=changes, rejected=rejected)
+            state = self.service.close_if_decided(self.run.branch) if rejected else None
+        except Exception as exc:
+            self.post_message(self.Done(None, exc))
+            return
+        if state is not None:
+            what = "accepted in part, the rest rejected" if state == "accepted" else "rejected"
+            self.post_message(
+                self.Done(
+                    f"Every change of run {self.run.id} is decided: it is closed ({what}) and left the pending list.",
+                    None,
+                    close=True,
+                    title="Rejected",
+                )
+            )
 
     def action_accept_all(self) -> None:
         if not self._guard() or not self._ready():
@@ -142,16 +198,43 @@ class ReviewWriteMixin(_Screen):
             problems = self.service.check_accept(self.run.branch, entries=entries, edits=edits)
         except Exception:  # the accept itself says what is wrong (a conflict, a closed run)
             problems = []
-        self.post_message(self.Checked(entries, edits, close, problems))
+        try:
+            emptied = self.service.emptied_by(self.run.branch, entries=entries, edits=edits)
+        except Exception:
+            emptied = []
+        self.post_message(self.Checked(entries, edits, close, problems, emptied))
 
     def on_review_write_mixin_checked(self, message: Checked) -> None:
         branch, entries, edits = self.run.branch, message.entries, message.edits
+        delete: list[str] = []
 
         def job() -> Accepted:
-            return self.service.accept(branch, entries=entries, edits=edits)
+            return self.service.accept(branch, entries=entries, edits=edits, delete=delete)
+
+        def write() -> None:
+            if not message.emptied:
+                self._write(job, close=message.close)
+                return
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    delete.extend(message.emptied)
+                self._write(job, close=message.close)
+
+            names = ", ".join(make_visible(p) for p in message.emptied)
+            self.app.push_screen(
+                ConfirmScreen(
+                    f"This accept leaves {names} with no entries (only a heading). Delete "
+                    f"{'it' if len(message.emptied) == 1 else 'them'}?",
+                    "Yes deletes the file in the same commit; No keeps it as it is left.",
+                    "Delete",
+                    "Keep",
+                ),
+                answer,
+            )
 
         if not message.problems:
-            self._write(job, close=message.close)
+            write()
             return
         shown = "\n".join(make_visible(str(p)) for p in message.problems[:8])  # a path may hold a line break
         more = len(message.problems) - 8
@@ -161,7 +244,7 @@ class ReviewWriteMixin(_Screen):
 
         def go(yes: bool | None) -> None:
             if yes:
-                self._write(job, close=message.close)
+                write()
             else:
                 self.query_one("#review-status", Static).update("Nothing applied.")
 
@@ -200,8 +283,7 @@ class ReviewWriteMixin(_Screen):
         if message.text:
             self.changed = True
             notify_text(self.app, message.text, title=message.title)
-        self.accepted.clear()
-        self.rejected.clear()
+        self.accepted.clear()  # the rejections are kept (saved): the next reading brings them back
         self.edits.clear()
         if message.close:
             self.dismiss(True)

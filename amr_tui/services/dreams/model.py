@@ -105,6 +105,10 @@ class RunReview:
     rejected: set[str] = field(default_factory=set)  # ids rejected (directly, or by a rejected file)
     rejected_files: set[str] = field(default_factory=set)
     skipped: list[gh.SkippedBlob] = field(default_factory=list)  # files over MAX_PARSE_BYTES, not read
+    now: EntryDiff | None = None  # main now -> tip (None: main has not moved, ``diff`` is it)
+    now_map: dict[str, str] = field(default_factory=dict)  # ``now``'s change ids -> the run's
+    main_changed: dict[str, str] = field(default_factory=dict)  # change id -> what main did to its entry
+    contradictions: dict[str, list[str]] = field(default_factory=dict)  # change id -> "contradicts p:4 (A vs B)?"
 
     def change(self, change_id: str) -> EntryChange | None:
         return self.diff.by_id(change_id)

@@ -35,12 +35,15 @@ from typing import Any
 
 from amr_tui.core.diff.align import FileSummary, Row, align, applied_ids, entry_line_counts, file_summaries
 from amr_tui.core.diff.entries import EntryDiff, diff_entries, mark_forgotten
+from amr_tui.core.format.parser import parse
+from amr_tui.core.paths import in_amr_folder
 from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, parse_tombstones
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
 from amr_tui.git.dreamrefs import list_refs
 from amr_tui.git.worktree import normalize_rel
+from amr_tui.services.dreams import threeway
 from amr_tui.services.dreams.check import Problem, accept_problems
 from amr_tui.services.dreams.make import AgentDream, agent_dream, builtin_dream
 from amr_tui.services.dreams.model import (
@@ -57,7 +60,7 @@ from amr_tui.services.dreams.model import (
     run_id_of,
     trailer_values,
 )
-from amr_tui.services.dreams.write import Accepted, accept, reject, undo
+from amr_tui.services.dreams.write import Accepted, accept, close_if_decided, emptied_by, reject, undo
 from amr_tui.services.history import HistoryService
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
@@ -300,6 +303,10 @@ class DreamService:
             set(review.rejected),
             set(review.rejected_files),
             list(dict.fromkeys([*review.skipped, *walked])),
+            review.now,
+            dict(review.now_map),
+            dict(review.main_changed),
+            dict(review.contradictions),
         )
 
     def _review(self, run: DreamRun) -> RunReview:
@@ -316,9 +323,68 @@ class DreamService:
         with self._lock:
             skipped = list(self._skipped.get((run.base, run.tip), []))
         main_files = self._files(run.main, diff.changed_paths, skipped) if run.main else {}
-        return RunReview(
+        review = RunReview(
             run, diff, files, applied_ids(diff, main_files), rejected, bad_files, list(dict.fromkeys(skipped))
         )
+        if run.main and run.main != run.base:
+            # main moved: what it did to these files since the base, and main now against the tip
+            tip = {p: d for p, d in diff.new_docs.items() if p in diff.changed_paths}
+            base = {p: d for p, d in diff.old_docs.items() if p in diff.changed_paths}
+            main_diff = diff_entries(base, main_files)
+            review.now = diff_entries(main_files, tip)
+            review.now_map = threeway.change_map(diff, main_diff, review.now)
+            review.main_changed = threeway.main_changed(diff, main_diff)
+        return review
+
+    def contradictions(self, review: RunReview) -> dict[str, list[str]]:
+        """Change id -> "contradicts path:line (A vs B)?" for each entry the run writes that may
+        contradict another entry of main now or of the run's result (``core.lint.contradictions``)."""
+        from amr_tui.core.lint.contradictions import find_contradictions
+
+        run = review.run
+        changed = set(review.diff.changed_paths)
+        texts: list[str] = []
+        where: list[tuple[str, int]] = []
+        mine: dict[int, str] = {}
+        for c in review.diff.changes:
+            if c.new is not None and not c.new.links_only and c.new.text.strip():
+                mine[len(texts)] = c.id
+                texts.append(c.new.text)
+                where.append((c.new.path, c.new.line))
+        if not mine:
+            return {}
+        written = {(p, ln) for p, ln in where}
+        for path, doc in review.diff.new_docs.items():  # the run's result of the files it changes
+            if in_amr_folder(path):
+                continue
+            for e in doc.entries:
+                if (path, e.line) not in written and e.text.strip():
+                    texts.append(e.text)
+                    where.append((path, e.line))
+        others = [p for p in gh.tree_files(self.repo, run.main).keys() if p.endswith(".md")] if run.main else []
+        main_files = (
+            self._files(run.main, [p for p in others if p not in changed and not in_amr_folder(p)]) if run.main else {}
+        )
+        for path, data in main_files.items():
+            for e in parse(data, path, check=False).entries:
+                if e.text.strip():
+                    texts.append(e.text)
+                    where.append((path, e.line))
+        out: dict[str, list[str]] = {}
+        for pair in find_contradictions(texts, only=mine):
+            a, b = pair.a, pair.b
+            if a in mine:
+                cid, other, values = mine[a], b, pair.found.describe()
+            else:
+                cid, other = mine[b], a
+                values = f"{' '.join(pair.found.b_values)} vs {' '.join(pair.found.a_values)}"
+            path, line = where[other]
+            out.setdefault(cid, []).append(f"contradicts {path}:{line} ({values})?")
+            if a in mine and b in mine:
+                path, line = where[a]
+                back = f"{' '.join(pair.found.b_values)} vs {' '.join(pair.found.a_values)}"
+                out.setdefault(mine[b], []).append(f"contradicts {path}:{line} ({back})?")
+        return out
 
     def rows(self, name: str, path: str) -> list[Row]:
         """``path`` in the run side by side (base left, tip right), entries aligned."""
@@ -418,12 +484,31 @@ class DreamService:
         files: list[str] | tuple[str, ...] = (),
         entries: list[str] | tuple[str, ...] = (),
         edits: dict[str, str] | None = None,
+        delete: list[str] | tuple[str, ...] = (),
     ) -> Accepted:
         """Accept the whole run, or some files, or some entry changes (``edits``: id -> new text).
 
         A whole run based on main's tip fast-forwards main; anything else is one new commit on
-        main with ``Dream-Run`` / ``Dream-Commit`` trailers."""
-        return accept(self, name, files=list(files), entries=list(entries), edits=edits or {})
+        main with ``Dream-Run`` / ``Dream-Commit`` trailers. ``delete``: files the accept leaves
+        with no entry (``emptied_by``) to delete in the same commit. A part-accept that leaves
+        nothing undecided closes the run."""
+        return accept(self, name, files=list(files), entries=list(entries), edits=edits or {}, delete=list(delete))
+
+    def emptied_by(
+        self,
+        name: str,
+        *,
+        files: list[str] | tuple[str, ...] = (),
+        entries: list[str] | tuple[str, ...] = (),
+        edits: dict[str, str] | None = None,
+    ) -> list[str]:
+        """The files ``accept`` with the same arguments would leave with no entry (only a heading)."""
+        return emptied_by(self, name, files=list(files), entries=list(entries), edits=edits or {})
+
+    def close_if_decided(self, name: str) -> str | None:
+        """Close the run when every entry change is on main or rejected ("accepted" or
+        "rejected", as recorded); None while something is undecided."""
+        return close_if_decided(self, name)
 
     def check_accept(
         self,

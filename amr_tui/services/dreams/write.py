@@ -31,6 +31,7 @@ from amr_tui.git import history as gh
 from amr_tui.git.dreamrefs import fast_forward, make_commit, set_ref
 from amr_tui.git.errors import ConflictError, GitError, RefMovedError
 from amr_tui.git.gate import Change
+from amr_tui.services.dreams import threeway
 from amr_tui.services.dreams.model import (
     BRANCH_PREFIX,
     DECISION_PREFIX,
@@ -169,7 +170,45 @@ def plan(service: RunSource, name: str, *, files: list[str], entries: list[str])
     return Plan(run, review, list(files), list(entries), whole, partial_whole, changed)
 
 
-def accept(service: RunSource, name: str, *, files: list[str], entries: list[str], edits: dict[str, str]) -> Accepted:
+def emptied_by(
+    service: RunSource, name: str, *, files: list[str], entries: list[str], edits: dict[str, str]
+) -> list[str]:
+    """The Markdown files that ``accept`` with these arguments would leave with no entry (only a
+    heading), on main as it is now: the reviewer may want them deleted in the same commit."""
+    p = plan(service, name, files=files, entries=entries)
+    main = service.main_tip()
+    if main is None:
+        return []
+    return threeway.emptied_files(p.changes(service, main, edits))
+
+
+def close_if_decided(service: RunSource, name: str) -> str | None:
+    """Close a pending run whose every entry change is decided: on main already (accepted) or
+    rejected. It is recorded ``accepted`` when some of it reached main, else ``rejected``, and
+    leaves the pending list. None: something is still undecided (or the run is not pending)."""
+    run = service.run(name)
+    if run.state != "pending" or run.base is None:
+        return None
+    review = service.review(run, history=False)
+    if any(c.id not in review.applied and c.id not in review.rejected for c in review.diff.changes):
+        return None
+    state = "accepted" if run.accept_commits else "rejected"
+    if not _close(service, run, state, run.main, run.main, list(run.accept_commits)):
+        return None
+    return state
+
+
+def accept(
+    service: RunSource,
+    name: str,
+    *,
+    files: list[str],
+    entries: list[str],
+    edits: dict[str, str],
+    delete: list[str] | None = None,
+) -> Accepted:
+    """Accept (see the module docstring). ``delete``: files to delete in the same commit, among
+    those the accept leaves with no entry (``emptied_by``); others are refused."""
     p = plan(service, name, files=files, entries=entries)
     run, review, files, entries, whole = p.run, p.review, p.files, p.entries, p.whole
     assert run.base is not None and run.main is not None  # plan() refuses a run without them
@@ -198,6 +237,13 @@ def accept(service: RunSource, name: str, *, files: list[str], entries: list[str
     main = service.main_tip()
     assert main is not None
     changes = p.changes(service, main, edits)
+    if delete:
+        empty = set(threeway.emptied_files(changes))
+        for path in delete:
+            if path not in empty:
+                raise DreamError(f"{path}: this accept leaves entries in it; amr deletes only a file left without any")
+            changes[path] = None
+        message = message.rstrip("\n") + "\n" + "".join(f"Dream-Deleted-Empty: {make_visible(d)}\n" for d in delete)
     new: str | None = main
     if changes:
         new = _through_gate(service, main, changes, message)
@@ -206,6 +252,8 @@ def accept(service: RunSource, name: str, *, files: list[str], entries: list[str
     if whole:
         done = [*run.accept_commits, *([new] if how == "commit" and new else [])]
         closed = _close(service, run, "accepted", run.main, new, done)
+    elif close_if_decided(service, run.id) is not None:
+        closed = True  # that was the last undecided part: the run leaves the pending list
     return Accepted(run.id, how, new, closed, tuple(items))
 
 

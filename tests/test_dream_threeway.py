@@ -1,0 +1,244 @@
+"""The three-way dream review: main as it is now on the left, entries main changed since the run
+started marked (and never overwritten silently), rejections saved, a fully decided run closed,
+an emptied file offered for deletion, and possible contradictions flagged. Real git repos; the
+screen is driven with Textual's Pilot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList
+
+from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+from amr_tui.services.dreams.runs import DreamService
+from amr_tui.services.dreams.threeway import rows_now
+from amr_tui.widgets.side_by_side import SideBySide
+from tests.driver import AppDriver, app_for, notes, wait_for
+from tests.historyhelpers import S, branch_commit, commit, git, new_repo
+
+BASE_DEPLOY = f"- Deploys go out on Tuesdays after the standup [source: {S}/1]"
+MAIN_DEPLOY = f"- Deploys go out on Wednesdays after the standup [source: {S}/7]"
+RUN_DEPLOY = f"- Deploys go out on Tuesdays after the standup and a smoke test [source: {S}/1]"
+AVIF = f"- Hero images are served from the CDN as AVIF [source: {S}/8]"
+JPEG = f"- Hero images are served from the CDN as JPEG [source: {S}/3]"
+WEB = f"- The web app ships every week [source: {S}/2]"
+SIZE = (150, 40)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """base: notes.md, web.md (one entry), site.md. dreams/nightly: rewords the deploy entry, adds
+    an AVIF entry, drops web.md's only entry (deletes the file). Then main rewords the deploy
+    entry too (Wednesdays)."""
+    root = new_repo(
+        tmp_path / "memory",
+        {
+            "MEMORY.md": "# Memory\n\n- Memory of the web team\n\n## Index\n- [[notes]]\n- [[site]]\n",
+            "notes.md": f"# Notes\n\n{BASE_DEPLOY}\n- Staging is rebuilt nightly [source: {S}/4]\n",
+            "web.md": f"# Web\n\n{WEB}\n",
+            "site.md": f"# Site\n\n- The site is static [source: {S}/5]\n{JPEG}\n",
+        },
+    )
+    branch_commit(
+        root,
+        "dreams/nightly",
+        {
+            "notes.md": f"# Notes\n\n{RUN_DEPLOY}\n- Staging is rebuilt nightly [source: {S}/4]\n{AVIF}\n",
+            "web.md": None,
+        },
+        "dream: tidy up",
+    )
+    commit(
+        root,
+        {"notes.md": f"# Notes\n\n{MAIN_DEPLOY}\n- Staging is rebuilt nightly [source: {S}/4]\n"},
+        "deploys moved to Wednesdays",
+        date="2026-10-03T09:00:00+00:00",
+    )
+    return root
+
+
+def _ids(root: Path) -> tuple[DreamService, dict[str, str]]:
+    svc = DreamService(root)
+    review = svc.review("nightly", history=False)
+    by = {}
+    for c in review.diff.changes:
+        text = c.new.text if c.new else c.old[0].text
+        by["deploy" if "Deploys" in text else "avif" if "AVIF" in text else "web"] = c.id
+    return svc, by
+
+
+def test_review_marks_what_main_changed_and_shows_main_now(repo: Path) -> None:
+    svc, ids = _ids(repo)
+    review = svc.review("nightly", history=False)
+    assert set(ids) == {"deploy", "avif", "web"}
+    assert review.main_changed == {ids["deploy"]: "main now reads: Deploys go out on Wednesdays after the standup"}
+    assert review.now is not None
+    rows = rows_now(review.now, review.now_map, "notes.md")
+    left = [r.old_text for r in rows if r.old_text]
+    assert MAIN_DEPLOY in left and BASE_DEPLOY not in left  # the left side is main now
+    deploy_rows = [r for r in rows if r.change == ids["deploy"]]
+    assert deploy_rows and deploy_rows[0].old_text == MAIN_DEPLOY and deploy_rows[0].new_text == RUN_DEPLOY
+    assert [r.change for r in rows if r.new_text == AVIF] == [ids["avif"]]
+    assert svc.contradictions(review) == {ids["avif"]: ["contradicts site.md:4 (AVIF vs JPEG)?"]}
+    # accepting the change main also changed keeps main's line: nothing of main's is dropped
+    svc.accept("nightly", entries=[ids["deploy"]])
+    text = git(repo, "show", "main:notes.md")
+    assert MAIN_DEPLOY in text and RUN_DEPLOY in text
+
+
+def test_service_closes_a_fully_decided_run_and_deletes_an_emptied_file_on_request(repo: Path) -> None:
+    svc, ids = _ids(repo)
+    assert svc.emptied_by("nightly", entries=[ids["web"]]) == ["web.md"]
+    with pytest.raises(Exception, match="leaves entries"):
+        svc.accept("nightly", entries=[ids["avif"]], delete=["notes.md"])
+    svc.reject_parts("nightly", changes=[ids["deploy"]])
+    assert svc.close_if_decided("nightly") is None  # two changes are still undecided
+    done = svc.accept("nightly", entries=[ids["web"], ids["avif"]], delete=["web.md"])
+    assert done.closed and [r.id for r in svc.runs()] == []
+    assert "web.md" not in git(repo, "ls-tree", "--name-only", "main").split()
+    assert "Dream-Deleted-Empty: web.md" in git(repo, "log", "-1", "--format=%B", "main")
+    assert git(repo, "for-each-ref", "--format=%(refname)", "refs/amr/dreams/").split() == [
+        "refs/amr/dreams/accepted/nightly"
+    ]
+    assert MAIN_DEPLOY in git(repo, "show", "main:notes.md")
+
+
+async def test_pilot_three_way_review_saves_rejections_and_closes_the_run(repo: Path) -> None:
+    """In the screen: the marks, the question before applying over main's change, r saved at
+    once, the empty-file question (yes deletes it in the same commit), and the run closed."""
+    _svc, ids = _ids(repo)
+    app = app_for([repo], poll_interval=60)
+    async with app.run_test(size=SIZE) as pilot:
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await pilot.press("V")
+        await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, what="runs")
+        await pilot.press("enter")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review is not None,
+            timeout=20,
+            what="the review",
+        )
+        review = app.screen
+        assert isinstance(review, RunReviewScreen)
+        files = review.query_one("#review-files", OptionList)
+        files.highlighted = [f.path for f in review.files].index("notes.md")
+        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: review.path == "notes.md" and len(review.changes) == 2, what="notes.md")
+        listed = "\n".join(
+            str(review.query_one("#review-changes", OptionList).get_option_at_index(i).prompt)
+            for i in range(len(review.changes))
+        )
+        assert "main changed this since the run: main now reads: Deploys go out on Wednesdays" in listed
+        assert "possible contradiction: contradicts site.md:4 (AVIF vs JPEG)?" in listed
+        view = review.query_one(SideBySide)
+        assert MAIN_DEPLOY in [r.old_text for r in view.rows] and BASE_DEPLOY not in [r.old_text for r in view.rows]
+        status = str(review.query_one("#review-status").render())
+        assert "main now (it moved since the run started)" in status
+
+        changes = review.query_one("#review-changes", OptionList)
+        changes.focus()
+        order = [c.id for c in review.changes]
+        main_before = git(repo, "rev-parse", "main").strip()
+        # accepting the entry main changed asks first; no leaves main as it is
+        changes.highlighted = order.index(ids["deploy"])
+        await pilot.pause(0.1)
+        await pilot.press("a", "ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        assert "main changed 1 of these entries since the run started" in app.screen.title_text
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is review, what="back to the review")
+        assert git(repo, "rev-parse", "main").strip() == main_before
+        # r is saved at once
+        await pilot.press("r")
+        assert review.rejected == {ids["deploy"]} and review.accepted == set()
+        await wait_for(
+            pilot,
+            lambda: DreamService(repo).rejections("nightly")["changes"] == [ids["deploy"]],
+            what="the rejection saved",
+        )
+        changes.highlighted = order.index(ids["avif"])
+        await pilot.pause(0.1)
+        await pilot.press("a")
+        files.highlighted = [f.path for f in review.files].index("web.md")
+        await wait_for(pilot, lambda: review.path == "web.md" and len(review.changes) == 1, what="web.md")
+        await pilot.press("A", "ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the empty-file question")
+        assert "leaves web.md with no entries" in app.screen.title_text
+        await pilot.press("y")
+        # every change decided: the run closes and leaves the pending list
+        await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen), timeout=20, what="the list")
+        await wait_for(pilot, lambda: not app.screen.cards, timeout=20, what="no pending run")
+        assert any("closed the run" in n.message for n in notes(app))
+
+    assert "web.md" not in git(repo, "ls-tree", "--name-only", "main").split()
+    notes_md = git(repo, "show", "main:notes.md")
+    assert MAIN_DEPLOY in notes_md and RUN_DEPLOY not in notes_md and AVIF in notes_md
+    assert git(repo, "rev-list", "--count", f"{main_before}..main").strip() == "1"  # one commit, the deletion in it
+    assert "refs/amr/dreams/accepted/nightly" in git(repo, "for-each-ref", "--format=%(refname)", "refs/amr/dreams/")
+
+
+async def test_pilot_rejecting_the_last_change_closes_the_run(repo: Path) -> None:
+    """r on every change (nothing accepted): the run is closed as rejected, nothing committed."""
+    app = app_for([repo], poll_interval=60)
+    main_before = git(repo, "rev-parse", "main").strip()
+    async with app.run_test(size=SIZE) as pilot:
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await pilot.press("V")
+        await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, what="runs")
+        await pilot.press("enter")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review is not None,
+            timeout=20,
+            what="the review",
+        )
+        review = app.screen
+        assert isinstance(review, RunReviewScreen)
+        files = review.query_one("#review-files", OptionList)
+        changes = review.query_one("#review-changes", OptionList)
+        for path in ("notes.md", "web.md"):
+            files.highlighted = [f.path for f in review.files].index(path)
+            await wait_for(pilot, lambda p=path: review.path == p, what=path)
+            changes.focus()
+            for k in range(len(review.changes)):
+                changes.highlighted = k
+                await pilot.pause(0.05)
+                await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen), timeout=20, what="the list")
+        await wait_for(pilot, lambda: not app.screen.cards, timeout=20, what="no pending run")
+        assert any(n.title == "Rejected" for n in notes(app))
+    assert git(repo, "rev-parse", "main").strip() == main_before
+    assert "refs/amr/dreams/rejected/nightly" in git(repo, "for-each-ref", "--format=%(refname)", "refs/amr/dreams/")
+
+
+def test_demo_run_flags_the_jpeg_avif_pair_in_review_and_after_accepting_in_lint(demo: list[Path]) -> None:
+    from amr_tui.cli.main import main as amr_main  # noqa: F401 (the CLI's lint is run below as a user would)
+
+    alice = demo[0]
+    svc = DreamService(alice)
+    (run,) = svc.runs()
+    review = svc.review(run, history=False)
+    flagged = {cid: notes_ for cid, notes_ in svc.contradictions(review).items() if any("JPEG" in n for n in notes_)}
+    avif = next(c for c in review.diff.changes if c.new and "AVIF" in c.new.text)
+    assert flagged == {avif.id: ["contradicts projects/website.md:5 (AVIF vs JPEG)?"]}
+    # main moved its Index since the run started: MEMORY.md entry by entry, the other files whole
+    files = [f.path for f in review.files if f.path != "MEMORY.md"]
+    memory = [c.id for c in review.diff.changes if c.paths == ("MEMORY.md",)]
+    svc.accept(run.id, files=files, entries=memory)
+    assert [r.id for r in svc.runs()] == []  # nothing left undecided: the run is closed
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "amr_tui", "lint", "--severity", "info", "--no-cache", str(alice)],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    assert "AMR033 possible contradiction: contradicts frontend/stack.md:4 (JPEG vs AVIF)?" in out
+    assert "projects/website.md:5" in out
