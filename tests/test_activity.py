@@ -246,6 +246,10 @@ async def test_the_tree_counts_unreviewed_changes_and_the_review_reverts_one_and
         await drive.until(lambda: screen.activity is not None and screen.activity.count == 4, what="the revert")
         assert "Rollbacks" not in (repo / "deploys.md").read_text()
         assert "Freeze deploys" in (repo / "deploys.md").read_text()
+        await drive.settled()
+        assert screen.scope == 1  # still on that commit: the reverted change is marked as history
+        prompts = [str(changes.get_option_at_index(i).prompt) for i in range(changes.option_count)]
+        assert [p.startswith("\u21ba") for p in prompts] == [i == at for i in range(len(prompts))], prompts
         await pilot.press("m")
         await drive.until(lambda: screen.activity is not None and screen.activity.count == 0, what="marked reviewed")
         await pilot.press("escape")

@@ -170,9 +170,25 @@ class ActivityScreen(Screen[bool]):
         self.changes = [c.change for c in a.changes] if commit is None else list(commit.diff.changes)
         options = self.query_one("#review-changes", OptionList)
         options.clear_options()
+        # In one commit, a change that is not in the activity as a whole any more (reverted, or
+        # changed again later) is marked with ↺: it is history, not something left to review.
+        open_new = {(c.change.new.path, c.change.new.raw) for c in a.changes if c.change.new is not None}
+        open_old = {(o.path, o.raw) for c in a.changes for o in c.change.old}
         for change in self.changes:
+            if commit is None:
+                settled = False
+            elif change.new is not None:
+                settled = (change.new.path, change.new.raw) not in open_new
+            else:
+                settled = not any((o.path, o.raw) in open_old for o in change.old)
             options.add_option(
-                Option(Content.assemble(content(f"{change.primary_path}  ", "$text-muted"), describe_change(change)))
+                Option(
+                    Content.assemble(
+                        content("\u21ba " if settled else "  ", "$text-muted"),
+                        content(f"{change.primary_path}  ", "$text-muted"),
+                        describe_change(change),
+                    )
+                )
             )
         self.path = None
         if self.changes:
