@@ -151,3 +151,29 @@ def test_dream_review_screen(snap_compare, demo_root):
         pilot.app.clear_notifications()
 
     assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
+
+
+def test_activity_review_screen(snap_compare, demo_root):
+    """What agents committed since the last review (A), one commit's entry changes side by side.
+    The review mark is set at a fixed demo commit, so the same commits are listed every run."""
+    from amr_tui.screens.activity import ActivityScreen
+    from amr_tui.services.activity import ActivityService
+
+    alice = demo_root / "memory-alice"
+    service = ActivityService(alice)
+    service.mark_reviewed("HEAD~5")
+    service.close()
+
+    async def go(pilot):
+        drive = await _quiet(pilot)
+        await pilot.press("A")
+        await drive.settled()
+        screen = pilot.app.screen
+        assert isinstance(screen, ActivityScreen) and screen.activity is not None, "the activity is not shown"
+        assert screen.activity.count > 0 and screen.activity.start_reason == "mark"
+        await pilot.press("j", "j")  # the second commit since the mark
+        await drive.settled()
+        await pilot.pause(0.2)
+        pilot.app.clear_notifications()
+
+    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)

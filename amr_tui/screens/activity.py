@@ -136,8 +136,8 @@ class ActivityScreen(Screen[bool]):
                 Option(
                     Content.assemble(
                         content(f"{c.short} ", "$accent"),
-                        content(f"{c.date.date().isoformat()} {c.author_name}", "bold"),
-                        content(f" ({n}/{len(c.diff.changes)}) {c.subject}", "$text-muted"),
+                        content(f"{c.date.date().isoformat()} {c.author_name} ", "bold"),  # a run's leading
+                        content(f"({n}/{len(c.diff.changes)}) {c.subject}", "$text-muted"),  # space is lost in SVG
                     )
                 )
             )
