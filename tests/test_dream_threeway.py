@@ -5,6 +5,8 @@ screen is driven with Textual's Pilot."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -217,8 +219,6 @@ async def test_pilot_rejecting_the_last_change_closes_the_run(repo: Path) -> Non
 
 
 def test_demo_run_flags_the_jpeg_avif_pair_in_review_and_after_accepting_in_lint(demo: list[Path]) -> None:
-    from amr_tui.cli.main import main as amr_main  # noqa: F401 (the CLI's lint is run below as a user would)
-
     alice = demo[0]
     svc = DreamService(alice)
     (run,) = svc.runs()
@@ -231,10 +231,7 @@ def test_demo_run_flags_the_jpeg_avif_pair_in_review_and_after_accepting_in_lint
     memory = [c.id for c in review.diff.changes if c.paths == ("MEMORY.md",)]
     svc.accept(run.id, files=files, entries=memory)
     assert [r.id for r in svc.runs()] == []  # nothing left undecided: the run is closed
-    import subprocess
-    import sys
-
-    out = subprocess.run(
+    out = subprocess.run(  # amr lint, as a user runs it
         [sys.executable, "-m", "amr_tui", "lint", "--severity", "info", "--no-cache", str(alice)],
         capture_output=True,
         text=True,
@@ -242,3 +239,26 @@ def test_demo_run_flags_the_jpeg_avif_pair_in_review_and_after_accepting_in_lint
     ).stdout
     assert "AMR033 possible contradiction: contradicts frontend/stack.md:4 (JPEG vs AVIF)?" in out
     assert "projects/website.md:5" in out
+
+
+async def test_pilot_demo_review_flags_the_jpeg_avif_pair(driver) -> None:
+    """On the demo, the pending run's review marks the moved AVIF entry as a possible
+    contradiction of the website notes' JPEG entry (issue 16's done-when)."""
+    app = driver.app
+    await driver.press("V")
+    await driver.until(lambda: getattr(app.screen, "cards", None), what="the pending dreams")
+    await driver.press("enter")
+    await driver.until(
+        lambda: isinstance(app.screen, RunReviewScreen) and app.screen.review is not None, what="the review"
+    )
+    review = app.screen
+    assert isinstance(review, RunReviewScreen)
+    files = review.query_one("#review-files", OptionList)
+    files.highlighted = [f.path for f in review.files].index("frontend/stack.md")
+    await driver.until(lambda: review.path == "frontend/stack.md", what="frontend/stack.md")
+    options = review.query_one("#review-changes", OptionList)
+    listed = [str(options.get_option_at_index(i).prompt) for i in range(len(review.changes))]
+    flagged = [line for line in listed if "possible contradiction" in line]
+    assert len(flagged) == 1
+    assert "as AVIF" in flagged[0] and "contradicts projects/website.md:5 (AVIF vs JPEG)?" in flagged[0]
+    assert "1 possible contradiction(s)" in str(review.query_one("#review-status").render())
