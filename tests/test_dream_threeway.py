@@ -262,3 +262,19 @@ async def test_pilot_demo_review_flags_the_jpeg_avif_pair(driver) -> None:
     assert len(flagged) == 1
     assert "as AVIF" in flagged[0] and "contradicts projects/website.md:5 (AVIF vs JPEG)?" in flagged[0]
     assert "1 possible contradiction(s)" in str(review.query_one("#review-status").render())
+
+
+def test_an_entry_accepted_as_edited_counts_as_decided(repo: Path) -> None:
+    """An entry accepted with the reviewer's own wording is not on main as the run wrote it; the
+    accept commit names it, so rejecting the rest still closes the run."""
+    svc, ids = _ids(repo)
+    edited = "- Hero images are served from the CDN as AVIF, with a JPEG fallback"
+    done = svc.accept("nightly", entries=[ids["avif"]], edits={ids["avif"]: edited})
+    assert not done.closed
+    assert ids["avif"] not in svc.review("nightly", history=False).applied
+    svc.reject_parts("nightly", changes=[ids["deploy"]])
+    assert svc.close_if_decided("nightly") is None  # web.md's drop is still undecided
+    svc.reject_parts("nightly", changes=[ids["web"]])
+    assert svc.close_if_decided("nightly") == "accepted"
+    assert [r.id for r in svc.runs()] == []
+    assert edited in git(repo, "show", "main:notes.md")

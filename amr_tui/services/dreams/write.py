@@ -44,6 +44,7 @@ from amr_tui.services.dreams.model import (
     RunReview,
     RunSource,
     run_id_of,
+    trailer_values,
 )
 
 TRAILER_REVERTED = "Dream-Reverted"
@@ -190,7 +191,19 @@ def close_if_decided(service: RunSource, name: str) -> str | None:
     if run.state != "pending" or run.base is None:
         return None
     review = service.review(run, history=False)
-    if any(c.id not in review.applied and c.id not in review.rejected for c in review.diff.changes):
+    # accepted earlier: on main as the run wrote it, or named by an accept commit (an entry
+    # accepted as the reviewer edited it reads differently on main)
+    decided = set(review.applied) | set(review.rejected)
+    files: set[str] = set()
+    for oid in run.accept_commits:
+        for e in gh.log_entries(service.repo, oid, limit=1, body=True):
+            for item in trailer_values(e.body, TRAILER_ACCEPTED):
+                kind, _, what = item.partition(" ")
+                if kind == "entry":
+                    decided.add(what)
+                elif kind == "file":
+                    files.add(what)
+    if any(c.id not in decided and not set(c.paths) <= files for c in review.diff.changes):
         return None
     state = "accepted" if run.accept_commits else "rejected"
     if not _close(service, run, state, run.main, run.main, list(run.accept_commits)):
