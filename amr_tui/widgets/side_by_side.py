@@ -1,7 +1,10 @@
 """Old on the left, new on the right, entries aligned: a virtualised view of aligned rows.
 
-Rows come from core.entryalign (history of a file, a dreaming run). Each row may carry a
-change id; the cursor walks rows and the screen acts on the change under it.
+Rows come from core.diff.align (history of a file, a dreaming run, others' activity). Each row
+may carry a change id; the cursor walks rows and the screen acts on the change under it. A long
+entry wraps onto as many screen lines as it needs (at word boundaries when it can), never cut;
+inside a changed entry the words taken out (left) and put in (right) are highlighted
+(``core.diff.words``). Text is made visible first (``core.textsafety``), never parsed.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from amr_tui.core.diff.align import Row
+from amr_tui.core.diff.words import word_changes
 from amr_tui.core.textsafety import make_visible
 
 KIND_LABEL = {
@@ -36,18 +40,59 @@ KIND_LABEL = {
 }
 
 
-def _fit(text: str, width: int) -> str:
-    text = make_visible(text).expandtabs(4)
-    if cell_len(text) <= width:
-        return text + " " * (width - cell_len(text))
-    out, used = [], 0
-    for ch in text:
-        w = cell_len(ch)
-        if used + w > width - 1:
-            break
-        out.append(ch)
-        used += w
-    return "".join(out) + "\u2026" + " " * (width - used - 1)
+def _wrap(text: str, width: int) -> list[tuple[int, int]]:
+    """(start, end) offsets of the screen lines of ``text`` at ``width`` cells, broken after a
+    space when one is in the line's last half, else at the width."""
+    if not text:
+        return [(0, 0)]
+    out: list[tuple[int, int]] = []
+    start = 0
+    while start < len(text):
+        used, i = 0, start
+        while i < len(text) and used + cell_len(text[i]) <= width:
+            used += cell_len(text[i])
+            i += 1
+        if i == start:  # one character wider than the column
+            i += 1
+        elif i < len(text):
+            space = text.rfind(" ", start, i)
+            if space >= start + max(1, (i - start) // 2):
+                i = space + 1
+        out.append((start, i))
+        start = i
+    return out
+
+
+def _pieces(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:
+    """``text[start:end]`` cut where the highlighted ``spans`` begin and end: (piece, highlighted)."""
+    out: list[tuple[str, bool]] = []
+    at = start
+    for s0, s1 in spans:
+        if s1 <= at or s0 >= end:
+            continue
+        if s0 > at:
+            out.append((text[at:s0], False))
+        out.append((text[max(s0, at) : min(s1, end)], True))
+        at = min(s1, end)
+    if at < end:
+        out.append((text[at:end], False))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Laid:
+    """One row laid out at a width: its visible texts, their screen lines and highlights."""
+
+    old: str
+    new: str
+    old_lines: list[tuple[int, int]]
+    new_lines: list[tuple[int, int]]
+    old_marks: list[tuple[int, int]]
+    new_marks: list[tuple[int, int]]
+
+    @property
+    def height(self) -> int:
+        return max(len(self.old_lines), len(self.new_lines))
 
 
 class SideBySide(ScrollView, can_focus=True):
@@ -63,6 +108,7 @@ class SideBySide(ScrollView, can_focus=True):
         "side-by-side--gutter",
         "side-by-side--accepted",
         "side-by-side--rejected",
+        "side-by-side--word",
     }
     BINDINGS = [
         Binding("down,j", "move(1)", "Down", show=False, id="sbs.down"),
@@ -87,12 +133,45 @@ class SideBySide(ScrollView, can_focus=True):
         self.rows: list[Row] = []
         self.accepted: set[str] = set()
         self.rejected: set[str] = set()
+        self._laid: list[_Laid] = []
+        self._starts: list[int] = []  # row -> its first screen line
+        self._lines: list[tuple[int, int]] = []  # screen line -> (row, line within the row)
+        self._half = 0
 
     def set_rows(self, rows: list[Row]) -> None:
         self.rows = rows
-        self.virtual_size = Size(self.scrollable_content_region.width, len(rows))
+        self._half = 0  # laid out again at the next paint
+        self._layout()
         first = next((i for i, r in enumerate(rows) if r.change and r.kind not in ("unchanged", "context")), 0)
         self.cursor = first
+        self.refresh()
+
+    def _half_width(self) -> int:
+        return max(10, (self.scrollable_content_region.width - 3) // 2)
+
+    def _layout(self) -> None:
+        """Wrap every row at the current width (again only when the width changed)."""
+        half = self._half_width()
+        if half == self._half and len(self._laid) == len(self.rows):
+            return
+        self._half = half
+        laid: list[_Laid] = []
+        starts: list[int] = []
+        lines: list[tuple[int, int]] = []
+        for k, row in enumerate(self.rows):
+            old = make_visible(row.old_text or "").expandtabs(4)
+            new = make_visible(row.new_text or "").expandtabs(4)
+            changed = row.kind not in ("unchanged", "context") and row.old_text is not None and row.new_text is not None
+            marks = word_changes(old, new) if changed else ([], [])
+            one = _Laid(old, new, _wrap(old, half), _wrap(new, half), marks[0], marks[1])
+            starts.append(len(lines))
+            lines.extend((k, i) for i in range(one.height))
+            laid.append(one)
+        self._laid, self._starts, self._lines = laid, starts, lines
+        self.virtual_size = Size(self.scrollable_content_region.width, len(lines))
+
+    def on_resize(self) -> None:
+        self._layout()
         self.refresh()
 
     def set_decisions(self, accepted: set[str], rejected: set[str]) -> None:
@@ -107,13 +186,15 @@ class SideBySide(ScrollView, can_focus=True):
         return self.get_component_rich_style(f"side-by-side--{name}", partial=True)
 
     def render_line(self, y: int) -> Strip:
+        self._layout()
         width = self.scrollable_content_region.width
-        idx = int(self.scroll_y) + y
+        at = int(self.scroll_y) + y
         base = self.rich_style
-        if idx >= len(self.rows):
+        if at >= len(self._lines):
             return Strip.blank(width, base)
-        row = self.rows[idx]
-        half = max(10, (width - 3) // 2)
+        idx, sub = self._lines[at]
+        row, laid = self.rows[idx], self._laid[idx]
+        half = self._half
         gutter = self._style("gutter")
         kind = row.kind
         changed = kind not in ("unchanged", "context")
@@ -124,11 +205,12 @@ class SideBySide(ScrollView, can_focus=True):
             if changed and row.new_text is not None
             else self._style("context")
         )
-        mark = KIND_LABEL.get(kind, "?")
+        word = self._style("word")
+        mark = KIND_LABEL.get(kind, "?") if sub == 0 else " "
         segs = [
-            Segment(_fit(row.old_text or "", half), old_style),
+            *self._side(laid.old, laid.old_lines, sub, laid.old_marks, half, old_style, old_style + word),
             Segment(f" {mark} ", gutter + (self._style("changed") if changed else Style())),
-            Segment(_fit(row.new_text or "", half), new_style),
+            *self._side(laid.new, laid.new_lines, sub, laid.new_marks, half, new_style, new_style + word),
         ]
         strip = Strip(segs).extend_cell_length(width, base)
         if row.change and row.change in self.accepted:
@@ -139,12 +221,34 @@ class SideBySide(ScrollView, can_focus=True):
             strip = strip.apply_style(self._style("cursor"))
         return strip.crop(0, width)
 
+    @staticmethod
+    def _side(
+        text: str,
+        lines: list[tuple[int, int]],
+        sub: int,
+        marks: list[tuple[int, int]],
+        half: int,
+        style: Style,
+        marked: Style,
+    ) -> list[Segment]:
+        """One screen line of one side, padded to ``half`` cells, changed words in ``marked``."""
+        if sub >= len(lines):
+            return [Segment(" " * half, style)]
+        start, end = lines[sub]
+        segs = [Segment(piece, marked if hit else style) for piece, hit in _pieces(text, start, end, marks) if piece]
+        used = sum(cell_len(seg.text) for seg in segs)
+        segs.append(Segment(" " * max(0, half - used), style))
+        return segs
+
     def watch_cursor(self, value: int) -> None:
+        self._layout()
         height = self.scrollable_content_region.height or 1
-        if value < self.scroll_y:
-            self.scroll_to(y=value, animate=False)
-        elif value >= self.scroll_y + height:
-            self.scroll_to(y=value - height + 1, animate=False)
+        top = self._starts[value] if 0 <= value < len(self._starts) else value
+        bottom = top + (self._laid[value].height if 0 <= value < len(self._laid) else 1) - 1
+        if top < self.scroll_y:
+            self.scroll_to(y=top, animate=False)
+        elif bottom >= self.scroll_y + height:
+            self.scroll_to(y=max(top, bottom - height + 1), animate=False)
         self.refresh()
         self.post_message(self.Moved(self.row))
 

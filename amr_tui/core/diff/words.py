@@ -1,0 +1,51 @@
+"""Which words changed inside an entry: the word-level highlights of a reworded line.
+
+``word_changes(old, new)`` aligns the two texts word by word (difflib's matcher on tokens: words and
+runs of punctuation, the whitespace after each kept with it) and returns, for each side, the character spans that are not
+shared: what was taken out of the old text and what was put into the new one. A span covers
+whole words; the whitespace between two changed words joins them into one span. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+_TOKEN = re.compile(r"\w+\s*|[^\w\s]+\s*|\s+")  # a word or a run of punctuation, with the space after it
+
+
+def _tokens(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word without trailing space) of each token."""
+    return [(m.start(), m.end(), m.group(0).rstrip()) for m in _TOKEN.finditer(text)]
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
+
+
+def word_changes(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(spans of ``old`` that were removed or replaced, spans of ``new`` that were added or
+    replaced), each a list of (start, end) character offsets, sorted and not overlapping."""
+    if old == new:
+        return [], []
+    a, b = _tokens(old), _tokens(new)
+    matcher = SequenceMatcher(None, [t[2] for t in a], [t[2] for t in b], autojunk=False)
+    old_spans: list[tuple[int, int]] = []
+    new_spans: list[tuple[int, int]] = []
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        if i1 < i2:
+            old_spans.append((a[i1][0], a[i2 - 1][0] + len(a[i2 - 1][2])))
+        if j1 < j2:
+            new_spans.append((b[j1][0], b[j2 - 1][0] + len(b[j2 - 1][2])))
+    return _merge(old_spans), _merge(new_spans)
+
+
+__all__ = ["word_changes"]
