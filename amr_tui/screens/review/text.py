@@ -57,9 +57,10 @@ def file_line(f: ChangedFile | FileReview) -> Content:
     counts: dict[str, int] | None = getattr(f, "counts", None)  # only a FileReview has counts
     if counts is not None:
         what = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-        return Content.assemble(mark, content(f.path, "bold"), content(f"  {f.status}; {what}", "$text-muted"))
+        # the gap ends the path's run: SVG renderers drop a run's leading spaces
+        return Content.assemble(mark, content(f.path + "  ", "bold"), content(f"{f.status}; {what}", "$text-muted"))
     counted = cast("ChangedFile", f).lines
     lines = "binary" if counted is None else f"+{counted[0]} \u2212{counted[1]} lines"
     return Content.assemble(
-        mark, content(f.path, "bold"), content(f"  {f.status}; {lines}; entries\u2026", "$text-muted")
+        mark, content(f.path + "  ", "bold"), content(f"{f.status}; {lines}; entries\u2026", "$text-muted")
     )
