@@ -84,3 +84,29 @@ def test_many_entries_stay_fast() -> None:
     found = find_contradictions(texts)
     assert time.perf_counter() - t0 < 20.0  # about 1 s on an idle machine
     assert [(p.a, p.b, p.found.describe()) for p in found] == [(5, len(texts) - 5, "JPEG vs AVIF")]
+
+
+def test_lint_finds_the_same_from_cached_facts_as_from_parsed_files() -> None:
+    """A file the lint cache serves as facts (not parsed again) gives the same AMR033, values as written."""
+    from amr_tui.core.format.parser import parse
+    from amr_tui.core.lint.facts import facts_of, pack, unpack
+    from amr_tui.core.lint.repo import RepoSnapshot, lint_repo
+
+    files = {
+        "MEMORY.md": "# Memory\n\n## Index\n- [[a]]\n- [[b]]\n",
+        "a.md": "# A\n\n- We pin Python 3.11 in CI\n- The launch copy is owned by Marco\n",
+        "b.md": "# B\n\n- We pin Python 3.12 in CI\n- The launch copy is now owned by Anna\n",
+    }
+
+    def odd(facts_only: set[str]) -> list[tuple[str, int, str]]:
+        docs = {p: parse(t.encode(), p) for p, t in files.items()}
+        facts = {p: unpack(pack(facts_of(docs.pop(p)))) for p in facts_only}
+        found = lint_repo(RepoSnapshot("r", set(files), docs, facts=facts))
+        return [(f.path, f.diagnostic.line, f.diagnostic.message) for f in found if f.diagnostic.code == "AMR033"]
+
+    parsed = odd(set())
+    assert parsed == [
+        ("b.md", 3, "possible contradiction: contradicts a.md:3 (3.12 vs 3.11)?"),
+        ("b.md", 4, "possible contradiction: contradicts a.md:4 (Anna vs Marco)?"),
+    ]
+    assert odd({"a.md", "b.md"}) == parsed

@@ -2,7 +2,7 @@
 
 ``lint_repo`` reads each Markdown file's line-local diagnostics, its ``[[links]]`` (with the
 text of their lines, for the fix of a broken link), the normalised text of its entries
-(for duplicates) and its headings (for ``[[file#heading]]`` links). ``facts_of`` takes them from a parsed ``Document``; ``pack``/``unpack``
+(for duplicates) and as written (for possible contradictions), and its headings (for ``[[file#heading]]`` links). ``facts_of`` takes them from a parsed ``Document``; ``pack``/``unpack``
 turn them into plain data and back, so a cache can keep them for files that did not change
 and the repo can be linted again after one file changed without parsing the others.
 MEMORY.md is always parsed: its headings and lines feed the checks of the entry point.
@@ -12,7 +12,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, ParsedFile, Severity
 
@@ -33,6 +33,7 @@ PackedFacts = tuple[
     tuple[tuple[int, str], ...],
     tuple[tuple[str, int], ...],
     tuple[str, ...],
+    tuple[str, ...],
 ]
 
 
@@ -50,6 +51,7 @@ class FileFacts:
     link_lines: dict[int, str]  # text of each line that holds a link
     entries: list[tuple[str, int]]  # (normalised text, line) of each entry with text, in order
     headings: list[str]  # the text of each heading, in order (what a [[file#heading]] link names)
+    texts: list[str] = field(default_factory=list)  # each entry's text as written, as ``entries`` (AMR033)
 
 
 def facts_of(doc: ParsedFile) -> FileFacts:
@@ -57,11 +59,14 @@ def facts_of(doc: ParsedFile) -> FileFacts:
     lines = doc.lines
     link_lines = {ln: lines[ln - 1].text for ln in {link.line for link in doc.links}}
     entries = []
+    texts = []
     for entry in doc.entries:
         norm = normalise_text(entry.text)
         if norm:
             entries.append((norm, entry.line))
-    return FileFacts(doc.diagnostics, list(doc.links), link_lines, entries, [t for _ln, _lvl, t in doc.headings])
+            texts.append(entry.text)
+    headings = [t for _ln, _lvl, t in doc.headings]
+    return FileFacts(doc.diagnostics, list(doc.links), link_lines, entries, headings, texts)
 
 
 def pack_diagnostic(d: Diagnostic) -> PackedDiagnostic:
@@ -90,15 +95,17 @@ def pack(f: FileFacts) -> PackedFacts:
         tuple(f.link_lines.items()),
         tuple(f.entries),
         tuple(f.headings),
+        tuple(f.texts),
     )
 
 
 def unpack(t: PackedFacts) -> FileFacts:
-    diags, links, link_lines, entries, headings = t
+    diags, links, link_lines, entries, headings, texts = t
     return FileFacts(
         [unpack_diagnostic(d) for d in diags],
         [Link(*k) for k in links],
         dict(link_lines),
         [(n, ln) for n, ln in entries],
         list(headings),
+        list(texts),
     )

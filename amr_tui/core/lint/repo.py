@@ -442,8 +442,12 @@ def _contradictions(repo: RepoSnapshot) -> list[Finding]:
         if in_amr_folder(path):
             continue
         doc = repo.documents.get(path)
-        # the text as written when the file is parsed (capitalised names count), else the cached normalised one
-        items = ((e.text, e.line) for e in doc.entries) if doc is not None else iter(repo.facts[path].entries)
+        # each entry's text as written (capitalised names count), from the file or its facts
+        if doc is not None:
+            items: Iterator[tuple[str, int]] = ((e.text, e.line) for e in doc.entries)
+        else:
+            facts = repo.facts[path]
+            items = zip(facts.texts, (line for _norm, line in facts.entries), strict=False)
         for text, line in items:
             norm = normalise_text(text)
             if norm and norm not in seen:  # a second copy is AMR014, not a second contradiction
