@@ -35,7 +35,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     h.add_argument("target", metavar="FILE[:LINE]", help="a file in a memory repo, optionally with a line")
     h.add_argument("--json", action="store_true", help="print JSON")
     h.add_argument("--limit", type=int, default=50, metavar="N", help="at most N commits (default 50)")
-    h.add_argument("--follow", action="store_true", help="follow the file through renames (FILE only)")
+    h.add_argument(
+        "--follow",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="follow the file through renames (FILE only; the default, --no-follow stops at a rename)",
+    )
     h.add_argument(
         "--blame", action="store_true", help="with FILE:LINE, also blame the line and re-blame it at each parent"
     )
@@ -151,6 +156,8 @@ def run_history(args: argparse.Namespace) -> int:
                     "entries_added": i.entries_added,
                     "entries_removed": i.entries_removed,
                     "skipped": skipped_json(i.skipped),
+                    "path": i.path,
+                    **({"renamed_from": i.old_path} if i.old_path and i.old_path != i.path else {}),
                 }
                 for i in page.items
             ]
@@ -160,9 +167,10 @@ def run_history(args: argparse.Namespace) -> int:
     for i in page.items:
         c = i.commit
         counts = f"+{i.entries_added} -{i.entries_removed}"
+        renamed = f"  (renamed from {safe(i.old_path)})" if i.old_path and i.path and i.old_path != i.path else ""
         print(
             f"{paint(c.oid[:7], 'bold', colour)}  {c.author_date.date().isoformat()}  {safe(c.author_name)}  "
-            f"{safe(c.subject)}  ({counts})"
+            f"{safe(c.subject)}  ({counts}){renamed}"
         )
         for s in i.sources_added:
             print(f"    source: {safe(s)}")

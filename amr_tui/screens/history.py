@@ -146,15 +146,16 @@ class FileHistoryScreen(Screen[None]):
             self.load_page(self.next_cursor, False)
 
     def show_version(self, idx: int) -> None:
-        oid = self.items[idx].commit.oid
+        item = self.items[idx]
+        oid = item.commit.oid
         if oid != self.shown:
             self.shown = oid
-            self.load_version(oid)
+            self.load_version(oid, item.path or self.path, item.old_path)
 
     @work(thread=True, exclusive=True, group="history-version")
-    def load_version(self, oid: str) -> None:
+    def load_version(self, oid: str, path: str, old_path: str | None) -> None:
         try:
-            self.post_message(self.Version(self.service.file_change(self.path, oid)))
+            self.post_message(self.Version(self.service.file_change(path, oid, old_path)))
         except Exception as exc:
             self.post_message(self.Failed(exc))
 

@@ -60,12 +60,15 @@ class HistoryItem:
     entries_added: int
     entries_removed: int
     skipped: tuple[gh.SkippedBlob, ...] = ()  # files of this commit over MAX_PARSE_BYTES, not read
+    path: str = ""  # the file's name after this commit (followed through renames)
+    old_path: str | None = None  # its name before this commit (another name when it renamed the file)
 
 
 @dataclass(frozen=True, slots=True)
 class HistoryCursor:
     start: str  # the commit the first page started from
     skip: int
+    name: str | None = None  # the file's name where the next page starts (renames followed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,31 +143,51 @@ class HistoryService:
 
     # -- file history -------------------------------------------------------------------------
     def file_history(
-        self, path: str, *, limit: int = 50, cursor: HistoryCursor | None = None, follow: bool = False
+        self, path: str, *, limit: int = 50, cursor: HistoryCursor | None = None, follow: bool = True
     ) -> HistoryPage:
-        """A page of the commits that touched ``path``, newest first, with the sessions they added."""
+        """A page of the commits that touched ``path``, newest first, with the sessions they
+        added; ``follow`` goes on through renames (each item says the file's name then)."""
         start = cursor.start if cursor else self.repo.head()
         if start is None:
             return HistoryPage(path, [], None)
         skip = cursor.skip if cursor else 0
+        name = cursor.name if cursor and cursor.name else path
         patches = gh.log_patches(
-            self.repo, start, paths=(path,), limit=limit + 1, skip=skip, follow=follow, max_blob=MAX_PARSE_BYTES
+            self.repo, start, paths=(name,), limit=limit + 1, skip=skip, follow=follow, max_blob=MAX_PARSE_BYTES
         )
         items: list[HistoryItem] = []
         for cd in patches[:limit]:
-            mine = [f for f in cd.files if path in (f.old_path, f.new_path)] or list(cd.files)
+            f = next((f for f in cd.files if f.new_path == name), None) or next(
+                (f for f in cd.files if f.old_path == name), None
+            )
+            mine = [f] if f is not None else [f for f in cd.files if path in (f.old_path, f.new_path)] or list(cd.files)
             sources: dict[str, None] = {}
             added = removed = 0
-            for f in mine:
-                s, a, r = _sources_and_counts(f)
+            for one in mine:
+                s, a, r = _sources_and_counts(one)
                 sources.update(dict.fromkeys(s))
                 added, removed = added + a, removed + r
+            now = (f.new_path or f.old_path or name) if f is not None else name
+            before = f.old_path if f is not None else name
             items.append(
                 HistoryItem(
-                    cd.entry.info, cd.entry.parents, tuple(sources), added, removed, tuple(gh.skipped_blobs([cd]))
+                    cd.entry.info,
+                    cd.entry.parents,
+                    tuple(sources),
+                    added,
+                    removed,
+                    tuple(gh.skipped_blobs([cd])),
+                    now,
+                    before,
                 )
             )
-        nxt = HistoryCursor(start, skip + limit) if len(patches) > limit else None
+            if f is not None and f.old_path and f.new_path and f.old_path != f.new_path:
+                name = f.old_path  # older commits know the file by its old name
+        nxt = None
+        if len(patches) > limit:
+            # git's --follow does not combine with --skip: the next page starts below this one,
+            # from the file's name there
+            nxt = HistoryCursor(items[-1].commit.oid + "^", 0, name) if follow else HistoryCursor(start, skip + limit)
         return HistoryPage(path, items, nxt)
 
     def file_at(self, path: str, commit: str) -> bytes | None:
@@ -173,8 +196,9 @@ class HistoryService:
         oid = self.repo.resolve(commit)
         return self.blobs.read(oid, path) if oid else None
 
-    def file_change(self, path: str, commit: str) -> FileVersion:
+    def file_change(self, path: str, commit: str, old_path: str | None = None) -> FileVersion:
         """The file at ``commit`` against its first parent: bytes, aligned rows and the patch.
+        ``old_path``: its name in the parent, when the commit renamed it.
 
         Raises ``BlobTooLargeError`` (nothing read, no patch made) when either side is over
         ``MAX_PARSE_BYTES``."""
@@ -183,7 +207,7 @@ class HistoryService:
             raise ValueError(f"unknown commit: {commit!r}")
         entries = gh.log_entries(self.repo, oid, limit=1)
         parent = entries[0].parents[0] if entries and entries[0].parents else None
-        old = self.blobs.read(parent, path) if parent else None
+        old = self.blobs.read(parent, old_path or path) if parent else None
         new = self.blobs.read(oid, path)
         before = {path: old} if old is not None else {}
         after = {path: new} if new is not None else {}
