@@ -5,6 +5,7 @@ screen is driven with Textual's Pilot."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -278,3 +279,18 @@ def test_an_entry_accepted_as_edited_counts_as_decided(repo: Path) -> None:
     assert svc.close_if_decided("nightly") == "accepted"
     assert [r.id for r in svc.runs()] == []
     assert edited in git(repo, "show", "main:notes.md")
+
+
+def test_dreams_show_names_main_changes_and_contradictions(repo: Path) -> None:
+    _svc, ids = _ids(repo)
+    amr = [sys.executable, "-m", "amr_tui", "dreams"]
+    out = subprocess.run([*amr, "show", "nightly", "--no-history"], cwd=repo, capture_output=True, text=True).stdout
+    assert f"{ids['deploy']}: main changed this since the run: main now reads: Deploys go out on Wednesdays" in out
+    assert f"{ids['avif']}: possible contradiction: contradicts site.md:4 (AVIF vs JPEG)?" in out
+    data = json.loads(
+        subprocess.run(
+            [*amr, "show", "nightly", "--no-history", "--json"], cwd=repo, capture_output=True, text=True
+        ).stdout
+    )
+    assert data["contradictions"] == {ids["avif"]: ["contradicts site.md:4 (AVIF vs JPEG)?"]}
+    assert list(data["main_changed"]) == [ids["deploy"]]

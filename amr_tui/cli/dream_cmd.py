@@ -244,6 +244,7 @@ def run_show(args: argparse.Namespace) -> int:
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
         return _fail(exc)
     report_skipped(review.skipped)
+    odd = service.contradictions(review)
     if args.json:
         data = diff_json(review.diff)
         data["skipped"] = skipped_json(review.skipped)
@@ -251,12 +252,19 @@ def run_show(args: argparse.Namespace) -> int:
         data["applied"] = sorted(review.applied)
         data["viewed"] = {f.path: f.viewed for f in review.files}
         data["rejected"] = sorted(review.rejected)
+        data["main_changed"] = review.main_changed  # change id -> what main did to its entry since the run
+        data["contradictions"] = odd  # change id -> ["contradicts path:line (A vs B)?"]
         emit_json(data)
         return 0
     colour = use_colour(sys.stdout)
     print("\n".join(_card(review.run, colour)))
     for line in summary_lines(review.diff, applied=review.applied, rejected=review.rejected):
         print(safe(line))
+    for cid, what in sorted(review.main_changed.items()):
+        print(safe(f"  {cid}: {service.main} changed this since the run: {what}"))
+    for cid, notes in sorted(odd.items()):
+        for note in notes:
+            print(safe(f"  {cid}: possible contradiction: {note}"))
     if args.file:
         print(f"--- {safe(args.file)}: base | run")
         for row in align(review.diff, args.file):
