@@ -127,6 +127,7 @@ async def test_pilot_three_way_review_saves_rejections_and_closes_the_run(repo: 
         )
         review = app.screen
         assert isinstance(review, RunReviewScreen)
+        await wait_for(pilot, lambda: review.review.contradictions, what="the contradiction marks")
         files = review.query_one("#review-files", OptionList)
         files.highlighted = [f.path for f in review.files].index("notes.md")
         await pilot.pause(0.1)
@@ -254,6 +255,7 @@ async def test_pilot_demo_review_flags_the_jpeg_avif_pair(driver) -> None:
     )
     review = app.screen
     assert isinstance(review, RunReviewScreen)
+    await driver.until(lambda: review.review.contradictions, what="the contradiction marks")
     files = review.query_one("#review-files", OptionList)
     files.highlighted = [f.path for f in review.files].index("frontend/stack.md")
     await driver.until(lambda: review.path == "frontend/stack.md", what="frontend/stack.md")

@@ -189,6 +189,15 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         token: int = 0
         """Which reading it comes from."""
 
+    @dataclass
+    class Contradictions(Message):
+        """After the review: the run's entries that may contradict another entry."""
+
+        token: int
+        """Which reading it comes from."""
+        found: dict[str, list[str]]
+        """Change id -> "contradicts path:line (A vs B)?" (``DreamService.contradictions``)."""
+
     def __init__(self, service: DreamService, repo: str, run: DreamRun, read_only: bool) -> None:
         super().__init__()
         self.service, self.repo, self.run, self.read_only = service, repo, run, read_only
@@ -243,11 +252,14 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
             if worker.is_cancelled:
                 return
             review = service.with_forgotten(summary)
-            try:  # entries that may contradict another: a mark, never a reason to refuse the review
-                review.contradictions = service.contradictions(review)
-            except Exception:
-                review.contradictions = {}
             self.post_message(self.Reviewed(review, token=token))
+            if worker.is_cancelled:
+                return
+            try:  # marks only (reading every file of main): deciding does not wait for them
+                odd = service.contradictions(review)
+            except Exception:
+                odd = {}
+            self.post_message(self.Contradictions(token, odd))
         except Exception as exc:
             self.post_message(self.Reviewed(None, exc, token))
 
@@ -292,6 +304,9 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         self.summary, self.files = review, review.files
         self.rejected = set(review.rejected)
         self.show_files()
+        self._status_done(review)
+
+    def _status_done(self, review: RunReview) -> None:
         total = len(review.diff.changes)
         done = len(review.applied)
         side = (
@@ -309,6 +324,13 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
             + (f"; {'; '.join(notes)}" if notes else "")
             + f".  {side}  a/r decide a change, A a file, ctrl+s applies the accepted ones, X rejects the rest."
         )
+
+    def on_run_review_screen_contradictions(self, message: Contradictions) -> None:
+        if message.token != self._token or self.review is None:
+            return
+        self.review.contradictions = message.found
+        self._status_done(self.review)
+        self.refresh_changes()
 
     def show_files(self) -> None:
         """The file list from ``files``, the highlighted file kept (by path)."""
