@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from amr_tui.screens.finder import FinderResult
+    from amr_tui.screens.main.peek import Lookahead
     from amr_tui.services.history.provenance import HistoryService
     from amr_tui.services.session.state import OpenFile, Session
     from amr_tui.services.sync.run import SyncProgress, SyncResult
@@ -131,6 +132,12 @@ class AmrApp(App[int]):
         self._quit_question: Screen[bool] | None = None  # the "Quit and discard…?" dialog while it is open
         self.gc_paused = False  # set by `amr` (cli/app_cmd.py) when it paused the collector for start-up
         self.load_hold: threading.Event | None = None  # tests: the main screen's load waits on it after the first frame
+        self.lookahead: Lookahead | None = None  # the first look at the mounts, read while Textual starts
+        if mounts:
+            # Imported here: the parser it loads is not needed by the welcome screen.
+            from amr_tui.screens.main.peek import Lookahead as _Lookahead
+
+            self.lookahead = _Lookahead(mounts, open_at)
         self._settings_lock = threading.Lock()  # guards _unsaved_settings
         self._settings_write_lock = threading.Lock()  # one config write at a time
         self._unsaved_settings: dict[str, str | int] = {}

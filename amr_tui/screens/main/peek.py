@@ -7,6 +7,7 @@ thread worker: the workspace's walk and safe read, and the parser; nothing else 
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from amr_tui.core.format.links import LinkState, heading_line, resolve, split_heading
@@ -14,7 +15,7 @@ from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.paths import MEMORY_FILE, is_markdown
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, read_bytes, scan_files
 
-__all__ = ["FirstLook", "first_look", "link_states"]
+__all__ = ["FirstLook", "Lookahead", "first_look", "link_states"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,3 +63,32 @@ def first_look(mounts: list[Mount], first: tuple[str, str, int] | None) -> First
         return FirstLook(files)
     doc = parse(data, path)
     return FirstLook(files, repo, path, doc, link_states(doc, files[repo], escaping[repo]))
+
+
+class Lookahead:
+    """``first_look`` in a thread started when the app is built, so its result is there by the
+    time the main screen mounts and its first frame is already the useful one. Never waited for
+    on the UI thread: ``ready()`` answers at once; the main screen's worker may ``wait()``."""
+
+    def __init__(self, mounts: list[Mount], first: tuple[str, str, int] | None) -> None:
+        self.mounts = list(mounts)
+        self.first = first
+        self._look: FirstLook | None = None
+        self._done = threading.Event()
+        threading.Thread(target=self._run, name="amr-first-look", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            self._look = first_look(self.mounts, self.first)
+        except Exception:  # the session reads it all again and reports what fails
+            self._look = None
+        finally:
+            self._done.set()
+
+    def ready(self) -> FirstLook | None:
+        """The look when it is done (None: not yet, or it failed)."""
+        return self._look if self._done.is_set() else None
+
+    def wait(self, timeout: float) -> FirstLook | None:
+        self._done.wait(timeout)
+        return self._look

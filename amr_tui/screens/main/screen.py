@@ -202,7 +202,16 @@ class MainScreen(Screen[None]):
         if today:
             self.view.today = today
         self.set_status("Loading memory…")
-        self.peek()  # the tree's rows and the first file, before the session (git, index, lint) is built
+        # The tree's rows and the first file, before the session (git, index, lint) is built: read
+        # by the app's lookahead while Textual started (then this first frame shows them), or by
+        # the peek worker.
+        ahead = getattr(self.app, "lookahead", None)
+        look = ahead.ready() if ahead is not None and ahead.mounts == self.mounts else None
+        if look is not None:
+            self._show_look(look)
+            self.call_after_refresh(self.load_session)
+        else:
+            self.peek()
         self.call_after_refresh(self._first_frame_painted)
         self.set_interval(self.poll_interval, self._tick, name="poll")
 
@@ -218,25 +227,33 @@ class MainScreen(Screen[None]):
 
         look = None
         try:
-            look = first_look(self.mounts, self.first)
+            ahead = getattr(self.app, "lookahead", None)
+            if ahead is not None and ahead.mounts == self.mounts:
+                look = ahead.wait(5.0)  # under way since the app was built
+            else:
+                look = first_look(self.mounts, self.first)
         finally:  # a failed look leaves it to the session
             self.post_message(self.Peeked(look))
 
     def on_main_screen_peeked(self, message: Peeked) -> None:
-        look = message.look
-        if look is not None and self.session is None:
-            tree = self.query_one(MemoryTree)
-            for mount in self.mounts:
-                tree.set_repo(BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []))
-            total = sum(len(f) for f in look.files.values())
-            self.set_status(f"Listed {total:,} files; reading them…")
-            if look.repo is not None and look.doc is not None and look.states is not None:
-                self.query_one("#file-title", Static).update(content(f"{look.repo} / {look.path}"))
-                self.view.set_document(look.doc, look.states, {})
-                self.view.focus()
-                tree.select_file(look.repo, look.path)
-                self._peeked = (look.repo, look.path)
+        if message.look is not None and self.session is None:
+            self._show_look(message.look)
         self.call_after_refresh(self.load_session)  # once the first useful frame is painted
+
+    def _show_look(self, look: FirstLook) -> None:
+        """The tree's rows (bare badges) and the first file's entries, from the first look."""
+        tree = self.query_one(MemoryTree)
+        for mount in self.mounts:
+            tree.set_repo(BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []))
+        total = sum(len(f) for f in look.files.values())
+        self.set_status(f"Listed {total:,} files; reading them…")
+        if look.repo is not None and look.doc is not None and look.states is not None:
+            self.query_one("#file-title", Static).update(content(f"{look.repo} / {look.path}"))
+            self.view.set_document(look.doc, look.states, {})
+            self.view.focus()
+            # Once laid out: a cursor placed before the tree has its height scrolls its first row away.
+            self.call_after_refresh(tree.select_file, look.repo, look.path)
+            self._peeked = (look.repo, look.path)
 
     @property
     def loaded(self) -> Session:
