@@ -296,3 +296,14 @@ def test_dreams_show_names_main_changes_and_contradictions(repo: Path) -> None:
     )
     assert data["contradictions"] == {ids["avif"]: ["contradicts site.md:4 (AVIF vs JPEG)?"]}
     assert list(data["main_changed"]) == [ids["deploy"]]
+
+
+def test_accepting_the_whole_run_over_mains_change_is_refused_clearly(repo: Path) -> None:
+    """A whole accept merges files three ways: main and the run changed the deploy line, so it
+    is refused with what to do, and main keeps its version."""
+    svc = DreamService(repo)
+    before = git(repo, "rev-parse", "main").strip()
+    with pytest.raises(Exception, match="notes.md: the run and main changed the same lines; accept it entry by entry"):
+        svc.accept("nightly")
+    assert git(repo, "rev-parse", "main").strip() == before
+    assert [r.id for r in svc.runs()] == ["nightly"]
