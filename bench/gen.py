@@ -10,6 +10,11 @@
   moved to another file; ``manifest.json`` names it, its commits and the busiest file. A
   branch ``dreams/bench-run`` on top of ``main`` is a dreaming run touching 100 files
   (near-duplicates merged with both sources kept, entries dropped, entries reworded).
+* ``million_repo(out)``: 1,000,000 entries in ~20,000 files (~50 per file, the hubs and
+  ``MEMORY.md`` of ``size_repo``) and 5,000 commits: an initial snapshot of 995,001 entries,
+  then 4,999 agent sessions that each append one entry to a file (a Zipf mix) and in a third
+  of them reword another. The scale bench (``bench/scale.py``) runs on it; built once (about a
+  minute) and kept like the others.
 
 Everything is seeded: the same version gives the same bytes and the same commit ids. A
 corpus is rebuilt only when its folder lacks the ``.bench-stamp`` of this ``VERSION``.
@@ -285,13 +290,63 @@ def _dream(state: dict[str, list[str]], r: random.Random) -> dict[str, list[str]
     return out
 
 
+# ---------------------------------------------------------------- a million facts
+MILLION = 1_000_000
+MILLION_COMMITS = 5000
+
+
+def million_repo(out: Path, n: int = MILLION, commits: int = MILLION_COMMITS) -> Path:
+    """``n`` entries at HEAD after ``commits`` commits (``n - commits + 1`` in the first)."""
+    root = out / f"repo-{n}"
+    key = f"{n}:{commits}:million"
+    if _stamped(root, key):
+        return root
+    _fresh(root)
+    files = generate_files(n - commits + 1, seed=41, repos=("memory",))
+    state: dict[str, list[str]] = {cf.path: [_fix_links(full) for _l, _t, full in cf.entries] for cf in files}
+    del files
+    paths = sorted(state)
+    pool = iter([e for cf in generate_files(commits, seed=43, repos=("memory",)) for e in cf.entries])
+    r = random.Random(47)
+    stream = _Stream()
+    initial = {p: render(p, state[p]) for p in paths}
+    initial.update(_hubs(paths))
+    stream.commit("refs/heads/main", AGENTS[0], EPOCH, f"memory with {n - commits + 1} entries\n", initial)
+    del initial
+    for i in range(1, commits):
+        touched: dict[str, str | None] = {}
+        what = ["learned a fact"]
+        p = paths[min(int(len(paths) * r.random() ** 3), len(paths) - 1)]
+        _l, _t, full = next(pool)
+        state[p].append(_fix_links(full.split(" [source:")[0]) + _meta(r, i))
+        touched[p] = None
+        if r.random() < 0.33:
+            q = paths[r.randrange(len(paths))]
+            k = r.randrange(len(state[q]))
+            line = state[q][k]
+            state[q][k] = line.replace(" the ", " this ", 1) if " the " in line else line + " (confirmed)"
+            touched[q] = None
+            what.append("reworded a fact")
+        for t in touched:
+            touched[t] = render(t, state[t])
+        msg = f"session {i}: {', '.join(what)}\n\nSession: https://example.com/sessions/{i}\n"
+        stream.commit("refs/heads/main", AGENTS[i % 3], EPOCH + i * 600, msg, touched)
+    stream.run(root)
+    _git(root, "reset", "-q", "--hard", "main")
+    _stamp(root, key)
+    return root
+
+
 def manifest(root: Path) -> dict[str, object]:
     return json.loads((root / ".git" / "bench-manifest.json").read_text())
 
 
 if __name__ == "__main__":  # pragma: no cover
-    dest = Path(sys.argv[1] if len(sys.argv) > 1 else "bench/out/corpora")
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    dest = Path(args[0] if args else "bench/out/corpora")
     dest.mkdir(parents=True, exist_ok=True)
     for size in (1000, 10_000, 100_000):
         print(size_repo(dest, size))
     print(history_repo(dest))
+    if "--million" in sys.argv:
+        print(million_repo(dest))
