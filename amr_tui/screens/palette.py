@@ -37,6 +37,9 @@ class MemoryProvider(Provider):
         if session is None or len(query.strip()) < 2:
             return
         hits = await asyncio.to_thread(session.search, query, 15)
+        # a palette names what you asked for: entries holding only some of the words come only
+        # when none holds them all (the finder lists both, the partial ones below)
+        hits = [h for h in hits if not h.missing] or hits
         for hit in hits:
             item = hit.item
             result = FinderResult(item.repo, item.path, item.line)
