@@ -437,6 +437,10 @@ CLI_CASES: dict[str, list[list[str]]] = {
         ["merge-driver", "{tmp}/O", "{tmp}/A", "{tmp}/B", "7", "notes/\x1b[2J.md"],
         ["merge-driver", "install", "{repo}"],
     ],
+    # servers: their refusals before they listen (a name that is not mounted: the message names
+    # the repos), and amr mcp on a closed stdin (it answers nothing and exits)
+    "serve": [["serve", "--help"], ["serve", "{repo}", "--read-only", "nosuch\x1b[2J"]],
+    "mcp": [["mcp", "--help"], ["mcp", "{repo}", "--read-only", "nosuch\x1b[2J"], ["mcp", "{repo}"]],
 }
 
 
