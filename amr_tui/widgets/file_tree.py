@@ -127,10 +127,19 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         self.guide_depth = 2
         self._repo_nodes: dict[str, TreeNode[FileRef]] = {}
         self._file_nodes: dict[tuple[str, str], TreeNode[FileRef]] = {}
+        self._rows_left = -1  # rows set_repo may still add (-1: all of them)
 
-    def set_repo(self, badge: Badge, files: list[str], problems: dict[str, str | Text] | None = None) -> None:
+    def set_repo(
+        self,
+        badge: Badge,
+        files: list[str],
+        problems: dict[str, str | Text] | None = None,
+        *,
+        rows: int | None = None,
+    ) -> None:
         """Replace one repo's subtree, keeping which folders were open. ``problems``: a mark after a
-        file's name (a string is drawn red; a Text in its own styles: errors, "orphan")."""
+        file's name (a string is drawn red; a Text in its own styles: errors, "orphan"). ``rows``:
+        only the first rows (the first frame shows a screenful; the whole list follows)."""
         problems = problems or {}
         node = self._repo_nodes.get(badge.name)
         expanded: set[str] = set()
@@ -154,6 +163,7 @@ class MemoryTree(ListKeys, Tree[FileRef]):
                 assert sub is not None  # a folder name ends in "/", a file name never does
                 cur = sub
             cur[parts[-1]] = None
+        self._rows_left = rows if rows is not None else -1
         self._add_tree(node, badge.name, "", tree, expanded, problems)
         if keep is not None:  # a rebuilt subtree keeps the cursor where it was
             found = self._file_nodes.get((keep.repo, keep.path)) or next(
@@ -179,6 +189,9 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         problems: dict[str, str | Text],
     ) -> None:
         for name in sorted(tree, key=lambda n: (0 if n == MEMORY_FILE else 1 if n.endswith("/") else 2, n.lower())):
+            if self._rows_left == 0:
+                return
+            self._rows_left -= 1
             sub = tree[name]
             path = prefix + name
             if sub is None:

@@ -57,6 +57,7 @@ _BEFORE_SESSION = frozenset(
 # The load worker starts parsing once the tree and the first file are painted (the first useful
 # frame), so the parse does not take the GIL from that paint; at the latest after this long.
 FIRST_SHOWN_WAIT_S = 3.0
+FIRST_ROWS = 80  # the tree's rows in the first frame (more than a screenful); the rest follow at once
 
 
 class MainScreen(Screen[None]):
@@ -240,11 +241,22 @@ class MainScreen(Screen[None]):
             self._show_look(message.look)
         self.call_after_refresh(self.load_session)  # once the first useful frame is painted
 
+    def _whole_look_tree(self, look: FirstLook) -> None:
+        if self.session is None:  # else the session's tree is up already
+            tree = self.query_one(MemoryTree)
+            for mount in self.mounts:
+                tree.set_repo(BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []))
+
     def _show_look(self, look: FirstLook) -> None:
         """The tree's rows (bare badges) and the first file's entries, from the first look."""
         tree = self.query_one(MemoryTree)
         for mount in self.mounts:
-            tree.set_repo(BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []))
+            # A screenful first (laying out thousands of rows is most of a large repo's first frame),
+            # every row once that frame is painted.
+            tree.set_repo(
+                BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []), rows=FIRST_ROWS
+            )
+        self.call_after_refresh(self._whole_look_tree, look)
         total = sum(len(f) for f in look.files.values())
         self.set_status(f"Listed {total:,} files; reading them…")
         if look.repo is not None and look.doc is not None and look.states is not None:
@@ -253,6 +265,8 @@ class MainScreen(Screen[None]):
             self.view.focus()
             # Once laid out: a cursor placed before the tree has its height scrolls its first row away.
             self.call_after_refresh(tree.select_file, look.repo, look.path)
+            if self.first is not None and self.first[:2] == (look.repo, look.path) and self.first[2]:
+                self.call_after_refresh(self.view.go_to_line, self.first[2])  # `amr FILE:LINE`
             self._peeked = (look.repo, look.path)
 
     @property
