@@ -92,3 +92,20 @@ async def test_a_long_entry_wraps_and_its_changed_words_are_marked():
         view.cursor = 1
         view.action_move(1)
         assert view.row is not None and view.row.old_text == "- short"
+
+
+def test_the_conflict_views_show_which_words_differ():
+    from amr_tui.widgets.safe import word_diff
+
+    shown = word_diff(
+        "# Deploy\n- Deploys go through ArgoCD\n- Staging on every merge",
+        "# Deploy\n- Deploys go through Flux\n- Staging on every merge",
+        "bold reverse",
+        "underline",
+    )
+    assert shown.plain == "- - Deploys go through ArgoCD\n+ - Deploys go through Flux"
+    styled = {shown.plain[s.start : s.end]: str(s.style) for s in shown.spans}
+    assert styled == {"ArgoCD": "bold reverse", "Flux": "underline"}
+    assert word_diff("same", "same", "b", "u").plain == "(no line differs)"
+    hostile = word_diff("- a \x1b[2J b", "- a \u202e b", "b", "u").plain
+    assert "\x1b" not in hostile and "\u202e" not in hostile  # made visible, never sent raw

@@ -11,7 +11,7 @@ from textual.widgets import Button, Static, TextArea
 
 from amr_tui.core.merge.resolution import EDITED, OURS, THEIRS, ConflictChoice
 from amr_tui.core.textsafety import find_controls, make_visible
-from amr_tui.widgets.safe import notify_text
+from amr_tui.widgets.safe import notify_text, word_diff
 
 
 def _show(data: bytes | None) -> str:
@@ -76,6 +76,11 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
                 with Vertical():
                     yield Static("Theirs (committed)", classes="side-title", markup=False)
                     yield TextArea(_show(self.theirs), read_only=True, id="conflict-theirs", language="markdown")
+            yield Static("What differs, word by word (yours - / theirs +)", classes="side-title", markup=False)
+            yield Static(
+                word_diff(_show(self.ours), _show(self.theirs), "bold reverse $error", "bold reverse $success"),
+                id="conflict-words",
+            )
             yield Static(
                 "Result (edit it, then save). Keep mine / theirs decide only the entries between markers: "
                 "other changes on both sides are kept",

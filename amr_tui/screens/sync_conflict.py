@@ -19,7 +19,7 @@ from amr_tui.core.merge.parts import Choice, Conflict
 from amr_tui.screens.dialogs import ConfirmScreen, TextPromptScreen
 from amr_tui.services.sync.resolve import resolve
 from amr_tui.widgets.lists import JumpList
-from amr_tui.widgets.safe import content, notify_text
+from amr_tui.widgets.safe import content, notify_text, word_diff
 
 if TYPE_CHECKING:
     from amr_tui.services.sync.run import PendingMerge, SyncResult
@@ -119,7 +119,11 @@ class SyncConflictScreen(Screen[object]):
         _, c = self.items[idx]
         self.query_one("#sync-ours", Static).update(side("Mine", c.ours))
         self.query_one("#sync-base", Static).update(side("Base (what both started from)", c.base))
-        self.query_one("#sync-theirs", Static).update(side("Theirs (the remote)", c.theirs))
+        theirs = side("Theirs (the remote)", c.theirs)
+        if c.ours and c.theirs:  # what differs from mine, word by word
+            changed = word_diff("\n".join(c.ours), "\n".join(c.theirs), "bold reverse $error", "bold reverse $success")
+            theirs = Content.assemble(theirs, NL, NL, content("Mine - / theirs +, word by word", "bold"), NL, changed)
+        self.query_one("#sync-theirs", Static).update(theirs)
 
     def _current(self) -> tuple[FileConflict, Conflict] | None:
         idx = self.query_one(OptionList).highlighted

@@ -57,6 +57,28 @@ def rich_text(text: str, style: str = "") -> Text:
     return Text(make_visible(shorten(text)), style=style, no_wrap=True, end="")
 
 
+def word_diff(old: str, new: str, removed: str, added: str, *, limit: int = 12) -> Content:
+    """The lines that differ between two texts, each pair as "- old" / "+ new" with the words
+    taken out or put in styled ``removed`` / ``added`` (``core.diff.words``); text made visible."""
+    from amr_tui.core.diff.words import changed_lines, word_changes
+
+    lines: list[Content] = []
+    for before, after in changed_lines(old, new, limit):
+        a, b = make_visible(before), make_visible(after)
+        out_spans, in_spans = word_changes(a, b)
+        for sign, text, spans, style in (("- ", a, out_spans, removed), ("+ ", b, in_spans, added)):
+            if not text.strip():
+                continue
+            parts = [Content(sign)]
+            at = 0
+            for start, end in spans:
+                parts += [Content(text[at:start]), Content.styled(text[start:end], style)]
+                at = end
+            parts.append(Content(text[at:]))
+            lines.append(Content.assemble(*parts))
+    return Content("\n").join(lines) if lines else Content("(no line differs)")
+
+
 def assemble(*parts: str | tuple[str, str]) -> Content:
     """Join (text, style) pairs; every text is cleaned, styles are ours."""
     pieces: list[Content] = []

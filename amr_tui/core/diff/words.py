@@ -48,4 +48,22 @@ def word_changes(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[
     return _merge(old_spans), _merge(new_spans)
 
 
-__all__ = ["word_changes"]
+def changed_lines(old: str, new: str, limit: int = 12) -> list[tuple[str, str]]:
+    """Pairs of lines that differ between two versions of a file (a replaced line with its
+    counterpart, an added or removed line with ""), in order, at most ``limit``."""
+    a, b = old.split("\n"), new.split("\n")
+    out: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        left, right = a[i1:i2], b[j1:j2]
+        for k in range(max(len(left), len(right))):
+            pair = (left[k] if k < len(left) else "", right[k] if k < len(right) else "")
+            if pair[0].strip() or pair[1].strip():
+                out.append(pair)
+            if len(out) >= limit:
+                return out
+    return out
+
+
+__all__ = ["changed_lines", "word_changes"]
