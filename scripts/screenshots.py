@@ -48,6 +48,8 @@ async def shoot(vm: Path) -> None:
         "finder": [("keys", ["slash", *"launch"])],
         "editing": [("keys", ["o"]), ("value", "Deploys freeze on Fridays [source: s/301; added: 2026-02-30]")],
         "help": [("keys", ["question_mark"])],
+        "review": [("keys", ["V"]), ("keys", ["enter"])],
+        "activity": [("keys", ["A"])],
     }
     for name, steps in scenes.items():
         app = make_app([vm], config=Config(), poll_interval=3600, today=TODAY)
