@@ -71,13 +71,17 @@ class _File:
         if not self.plain:
             return len(self.parsed())
         data = self.data
+        if b"\n*" in data or b"\n+" in data or b"\t" in data or data[:1] in (b"*", b"+"):
+            heads: tuple[bytes, ...] = _HEADS  # other markers or tabs: every kind of bullet start
+        else:
+            heads = (b"\n- ",)  # what agents write: one scan per count
         count = 0
-        for head in _HEADS:
+        for head in heads:
             if head in data:  # every bullet (C-speed counts), less the empty ones and those opening with "["
                 count += data.count(head) - data.count(head + b"\n") - data.count(head + b"[")
             if data.startswith(head[1:]):
                 count += 1 if not data.startswith(head[1:] + b"[") and not data.startswith(head[1:] + b"\n") else 0
-        if any(head + b"[" in data or data.startswith(head[1:] + b"[") for head in _HEADS):
+        if any(head + b"[" in data or data.startswith(head[1:] + b"[") for head in heads):
             # a bullet opening with "[": a link (text) or metadata only (no text)
             count += sum(1 for m in _BRACKETED.finditer(self.text) if _entry_text(m.group(0)) is not None)
         return count
