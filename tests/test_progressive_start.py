@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-from tests.driver import AppDriver, app_for, git, screen_text, shown, wait_for
+from tests.driver import AppDriver, app_for, git, screen_text, shown, tree_files, wait_for
 
 SIZE = (120, 36)
 MEMORY = "# Memory\n\n## Index\n- Alice likes green tea; see [[notes]]\n- People are in [[people/bob]]\n"
@@ -125,3 +125,23 @@ async def test_saving_works_before_the_load_and_the_load_keeps_the_save(make_rep
         assert "The staging deploy runs on Fridays" not in texts
         assert [h.item.path for h in session.search("quarterly budget")] == ["people/bob.md"]
     assert git(root, "status", "--porcelain") == ""
+
+
+async def test_a_large_tree_gets_every_row_while_the_load_is_held(make_repo):
+    """The first frame lays out a screenful of rows (MemoryTree.set_repo(rows=...)); every row follows."""
+    files = dict(FILES)
+    files.update({f"area{k % 5}/topic-{k:03}.md": f"- Fact number {k}\n" for k in range(150)})
+    root = make_repo("memory", files)
+    app = held_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        drive = AppDriver(pilot)
+        try:
+            await shown(pilot, app, "Alice likes green tea")
+            tree = app.screen.query_one("#tree")
+            await wait_for(pilot, lambda: len(tree_files(tree)) == len(files), what="every file in the tree")
+            assert ("memory", "area4/topic-149.md") in tree_files(tree)
+            assert not (app.screen.session and app.screen.session.index_done)
+        finally:
+            app.load_hold.set()
+        await drive.ready()
+        assert len(tree_files(tree)) == len(files)
