@@ -1,9 +1,9 @@
 """How amr's costs grow with the repo: every scale figure at 1k, 10k, 100k and 1M entries.
 
-    .venv/bin/python bench/scale.py                  # ~5-8 minutes on 2 cores (the 1M corpus is built once, ~35 s)
+    .venv/bin/python bench/scale.py                  # ~9 minutes on 2 cores (the 1M corpus is built once, ~35 s)
     .venv/bin/python bench/scale.py --quick          # one child per size, one lint repeat
     .venv/bin/python bench/scale.py --write-docs     # also rewrite the table in docs/scale.md
-    .venv/bin/python bench/scale.py --profile        # and a cProfile/tracemalloc summary of the 1M load
+    .venv/bin/python bench/scale.py --profile 1000000:index   # where parse + index + keystrokes go (memory, lint)
 
 Each size's in-process figures run in a fresh child process (``--child SIZE``), so its peak
 RSS (``VmHWM``) is that size's alone: the child does what ``bench/figures_core.py`` does,
@@ -15,7 +15,7 @@ git; ``reindex``: ``Session.reload_file`` and ``Session.poll`` after one file ch
 on every size and on both sides of a ratio alike.
 
 Prints a table (one row per figure, one column per size, and how it grows: the log-log slope
-from 100k to 1M, flat < 0.3 <= linear <= 1.15 < worse), writes ``bench/out/scale.json``.
+from 100k to 1M: falls < -0.3 <= flat < 0.3 <= linear <= 1.15 < worse), writes ``bench/out/scale.json``.
 """
 
 from __future__ import annotations
@@ -81,11 +81,12 @@ def child(size: int) -> dict[str, float]:
     at_lint: list[float] = []
     lint_all = Session.lint_all
 
-    def lint_all_seen(self: Session) -> None:  # the peak once parsed and indexed, before the repo lint
-        at_lint.append(vm("VmHWM"))
+    def lint_all_seen(self: Session) -> None:  # the peak and CPU once parsed and indexed, before the repo lint
+        at_lint.extend((vm("VmHWM"), time.process_time() - cpu0))
         lint_all(self)
 
     Session.lint_all = lint_all_seen  # type: ignore[method-assign]
+    cpu0 = time.process_time()
     session, parts, _calls = load_timed(root)
     Session.lint_all = lint_all  # type: ignore[method-assign]
     out: dict[str, float] = {
@@ -96,6 +97,7 @@ def child(size: int) -> dict[str, float]:
         "load_cpu_s": parts["cpu"],
         "rss_mb": vm("VmHWM"),
         "rss_index_mb": at_lint[0] if at_lint else float("nan"),
+        "index_cpu_s": at_lint[1] if at_lint else float("nan"),
         "rss_imports_mb": before,
         "rss_now_mb": vm("VmRSS"),
         "entries": float(sum(len(d.entries) for s in session.repos.values() for d in s.docs.values())),
@@ -121,6 +123,7 @@ def run_child(size: int) -> dict[str, float]:
         capture_output=True,
         text=True,
         check=False,
+        timeout=1800,
     )
     if res.returncode != 0:
         raise SystemExit(f"child {size} failed:\n{res.stderr[-3000:]}")
@@ -160,6 +163,7 @@ def lint(repos: dict[int, Path], repeats: int) -> dict[int, dict[str, float]]:
 FIGURES: list[tuple[str, str, str]] = [
     # key, figure, unit
     ("index_s", "Full index: parse + search index (Session.load without repo lint / git)", "s"),
+    ("index_cpu_s", "  its CPU time (the machine is shared: wall > CPU when loaded)", "s"),
     ("load_s", "Whole Session.load (parse, index, repo lint, git status)", "s"),
     ("relint_s", "  of which the repo-wide lint", "s"),
     ("keystroke_p95_ms", "Finder keystroke p95 (search_session over the typed scripts)", "ms"),
@@ -185,7 +189,7 @@ def grows(values: dict[int, float]) -> str:
     if not a or not b or math.isnan(a) or math.isnan(b) or a <= 0 or b <= 0:
         return "?"
     slope = math.log10(b / a)
-    word = "flat" if slope < 0.3 else "linear" if slope <= 1.15 else "worse"
+    word = "falls" if slope < -0.3 else "flat" if slope < 0.3 else "linear" if slope <= 1.15 else "worse"
     return f"{word} ({b / a:.1f}x for 10x)"
 
 
@@ -232,33 +236,60 @@ def machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), Python {sys.version.split()[0]}"
 
 
-def profile_million() -> str:
-    """Where the 1M load's time and memory go: cProfile of Session.load, then tracemalloc."""
+def profile(size: int, what: str) -> str:
+    """Where one size's time or memory goes, without the repo lint unless ``what`` says so.
+
+    ``index``: parse + index, then the finder's keystrokes (run it under ``py-spy record``, or
+    it prints cProfile's top functions); ``memory``: tracemalloc's top allocation sites once
+    parsed and indexed, and again after the repo lint; ``lint``: cProfile of the repo lint."""
     import cProfile
     import io
     import pstats
     import tracemalloc
 
+    from bench_search import SCRIPTS, keystrokes
     from figures_core import _session
 
-    root = corpus(gen.MILLION)
-    session = _session(root)
-    prof = cProfile.Profile()
-    prof.enable()
-    session.load()
-    prof.disable()
+    root = corpus(size)
     buf = io.StringIO()
-    pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(18)
-    del session
-    gc.collect()
-    tracemalloc.start(4)
     session = _session(root)
-    session.load()
-    snap = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    buf.write("\ntracemalloc, top allocation sites of the loaded session (1M):\n")
-    for stat in snap.statistics("lineno")[:15]:
-        buf.write(f"{stat.size / 2**20:8.1f} MB {stat.count:>10,} blocks  {stat.traceback[0]}\n")
+    if what == "memory":
+        tracemalloc.start(1)
+        session.scan()
+        session.index_files()
+        for label in ("parsed and indexed", "after the repo lint"):
+            snap = tracemalloc.take_snapshot()
+            total = sum(st.size for st in snap.statistics("filename"))
+            buf.write(f"\ntracemalloc at {size:,} entries, {label}: {total / 2**20:.0f} MB traced\n")
+            for st in snap.statistics("lineno")[:14]:
+                buf.write(f"{st.size / 2**20:8.1f} MB {st.count:>10,} blocks  {st.traceback[0]}\n")
+            if label == "parsed and indexed":
+                session.lint_all()
+        tracemalloc.stop()
+        return buf.getvalue()
+    prof = cProfile.Profile() if "PYSPY" not in os.environ else None
+    if prof:
+        prof.enable()
+    t = time.perf_counter()
+    session.scan()
+    session.index_files()
+    buf.write(f"parse + index of {size:,}: {time.perf_counter() - t:.1f} s\n")
+    if what == "lint":
+        t = time.perf_counter()
+        session.lint_all()
+        buf.write(f"repo lint: {time.perf_counter() - t:.1f} s\n")
+    else:
+        t = time.perf_counter()
+        n = 0
+        for script in SCRIPTS:
+            finder = session.search_session()
+            for q in keystrokes(script):
+                finder(q, 50)
+                n += 1
+        buf.write(f"{n} keystrokes: {time.perf_counter() - t:.1f} s\n")
+    if prof:
+        prof.disable()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(25)
     return buf.getvalue()
 
 
@@ -267,11 +298,16 @@ def main() -> None:
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="one child per size, one lint repeat")
     ap.add_argument("--write-docs", action="store_true", help="rewrite the table in docs/scale.md")
-    ap.add_argument("--profile", action="store_true", help="profile the 1M load (cProfile, tracemalloc)")
+    ap.add_argument("--profile", metavar="SIZE:WHAT", help="profile one size: index, memory or lint (no table)")
+    ap.add_argument("--million-twice", action="store_true", help="a second 1M child (~6 more minutes)")
     ap.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
     args = ap.parse_args()
     if args.child:
         print(json.dumps(child(args.child)))
+        return
+    if args.profile:
+        size, what = args.profile.split(":")
+        print(profile(int(size), what))
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     started = time.perf_counter()
@@ -279,8 +315,10 @@ def main() -> None:
     repos = {s: corpus(s) for s in sizes}
     rounds = 1 if args.quick else 2
     runs: dict[int, list[dict[str, float]]] = {s: [] for s in sizes}
-    for _ in range(rounds):  # interleaved: every size sees the machine's load alike
+    for k in range(rounds):  # interleaved: every size sees the machine's load alike
         for s in sizes:
+            if k and s >= gen.MILLION and not args.million_twice:
+                continue  # one 1M child (~6 minutes, most of it the repo lint) unless asked
             runs[s].append(run_child(s))
             print(f"  child {s:,}: {runs[s][-1]}", file=sys.stderr)
     lints = lint(repos, 2 if args.quick else 5)
@@ -298,7 +336,7 @@ def main() -> None:
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     header = (
         f"{stamp}; {machine()}; load average (1/5/15 min) {load_at_start} at the start, {load_at_end} at "
-        f"the end; {rounds} child process(es) per size, interleaved; "
+        f"the end; {rounds} child processes per size below 1M, {len(runs.get(gen.MILLION, []))} at 1M, interleaved; "
         f"{int(figures['entries'][sizes[-1]]):,} entries in {int(figures['files'][sizes[-1]]):,} files at the top; "
         f"run took {time.perf_counter() - started:.0f} s."
     )
@@ -308,10 +346,6 @@ def main() -> None:
     (OUT / "scale.json").write_text(
         json.dumps({"header": header, "runs": {str(s): runs[s] for s in sizes}, "lint": lints}, indent=2) + "\n"
     )
-    prof = profile_million() if args.profile else ""
-    if prof:
-        print(prof)
-        (OUT / "scale-profile.txt").write_text(prof)
     if args.write_docs:
         doc = DOC.read_text()
         a, b = doc.index(BEGIN) + len(BEGIN), doc.index(END)
