@@ -41,6 +41,11 @@ MAX_SPAN = 2
 BLOCK_WORDS = 3
 MAX_BLOCK = 200
 RATIO_CUTOFF = 70.0
+# Texts of one shape that differ only in their values, three or more of them ("The X service
+# listens on port N" for each service; "Incident DATE: ... fixed in HASH"): a list of facts of
+# one kind, not two places that disagree. Such a group is left out.
+PATTERN_MEMBERS = 3
+_VALUE_MASK = re.compile(r"\d[\w.:/+-]*|\b[0-9a-f]{7,40}\b")
 
 _WORD = re.compile(r"[^\W_](?:[\w]|[.\-/:+#](?=[^\W_]))*")
 
@@ -184,14 +189,19 @@ def find_contradictions(texts: Sequence[str], *, only: Iterable[int] | None = No
     low_words = [_WORD.findall(t.casefold()) for t in texts]
     low = [" ".join(ws) for ws in low_words]
     wanted = None if only is None else set(only)
-    sets = [set(ws) - STOP_WORDS for ws in low_words]
+    # one shape, numbers and hashes aside, held by three texts or more: a pattern (see PATTERN_MEMBERS)
+    shapes = [_VALUE_MASK.sub("#", t) for t in low]
+    shape_count = Counter(shape for shape, _t in {(shape, t) for shape, t in zip(shapes, low, strict=True)})
+    patterned = {i for i, shape in enumerate(shapes) if shape_count[shape] >= PATTERN_MEMBERS}  # distinct texts
+    del shape_count
+    sets = [set() if i in patterned else set(ws) - STOP_WORDS for i, ws in enumerate(low_words)]
     freq: Counter[str] = Counter()
     for s in sets:
         freq.update(s)
     rank = freq.__getitem__
     blocks: dict[str, list[int]] = defaultdict(list)
     for i, s in enumerate(sets):
-        if len(low_words[i]) < 3:
+        if len(low_words[i]) < 3 or i in patterned:
             continue
         # a word no other text has cannot bring two texts together (often the value itself)
         taken = 0
@@ -223,13 +233,35 @@ def find_contradictions(texts: Sequence[str], *, only: Iterable[int] | None = No
                 if len(sets[x] & sets[y]) < MIN_SHARED:
                     continue
                 wx, wy = low_words[x], low_words[y]
-                if sum((Counter(wx) & Counter(wy)).values()) < MIN_EQUAL_SHARE * max(len(wx), len(wy)):
+                common = sum((Counter(wx) & Counter(wy)).values())
+                if common < MIN_EQUAL_SHARE * max(len(wx), len(wy)):
+                    continue
+                # at most two replaced spans of MAX_SPAN words a side differ: a bound on the words
+                # the two texts do not share, before aligning them
+                if len(wx) + len(wy) - 2 * common > 4 * MAX_SPAN:
                     continue
                 found = _compare(words(texts[key[0]]), words(texts[key[1]]))
                 if found is not None:
                     out.append(Pair(key[0], key[1], found))
+    # the same pattern by the values that differ (a name, a format word): three texts or more of
+    # one template are a list of facts of one kind, not a contradiction
+    holders: dict[str, set[int]] = defaultdict(set)
+    shape_of: dict[tuple[int, int], str] = {}
+    for pair in out:
+        shape = _template(low[pair.a], pair.found.a_values)
+        shape_of[(pair.a, pair.b)] = shape
+        holders[shape].update((pair.a, pair.b))
+    distinct = {shape: len({low[i] for i in held}) for shape, held in holders.items()}
+    out = [pair for pair in out if distinct[shape_of[(pair.a, pair.b)]] < PATTERN_MEMBERS]
     out.sort(key=lambda p: (p.a, p.b))
     return out
+
+
+def _template(text: str, values: Sequence[str]) -> str:
+    """``text`` with these values (and any number or hash) masked: the shape two texts share."""
+    for v in values:
+        text = re.sub(rf"(?<![^\W_]){re.escape(v.casefold())}(?![^\W_])", "\u00a7", text)
+    return _VALUE_MASK.sub("#", text)
 
 
 __all__ = ["Contradiction", "Pair", "STOP_WORDS", "VALUE_WORDS", "contradiction", "find_contradictions", "words"]

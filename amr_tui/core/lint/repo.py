@@ -121,9 +121,12 @@ def is_memory_note(path: str) -> bool:
     return not _IGNORED_NAMES.match(parts[-1])
 
 
-def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: bool = True) -> list[Finding]:
-    """Every finding of the repo, sorted. ``near_duplicates=False`` skips AMR015 (info level,
-    the costliest check): callers that do not show info findings need not compute them."""
+def lint_repo(
+    repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: bool = True, contradictions: bool = True
+) -> list[Finding]:
+    """Every finding of the repo, sorted. ``near_duplicates=False`` skips AMR015 and AMR033 (info
+    level, the costliest checks): callers that do not show info findings need not compute them;
+    ``contradictions=False`` skips AMR033 alone (the app, on a large repo: see the session)."""
     findings: list[Finding] = []
     for path in repo.markdown_paths():
         findings.extend(Finding(path, d) for d in repo.diagnostics_of(path))
@@ -133,7 +136,7 @@ def lint_repo(repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: b
     findings.extend(_escaping_files(repo))
     if duplicates:
         found = _duplicates(repo, near=near_duplicates)
-        if near_duplicates:
+        if near_duplicates and contradictions:
             odd = _contradictions(repo)
             at = {(f.path, f.diagnostic.line) for f in odd}
             # an entry that may contradict another is reported as that, not as nearly the same

@@ -33,6 +33,10 @@ __all__ = ["Backlink", "Change", "LockedSearch", "OpenFile", "RepoInfo", "Sessio
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
 FULL_RELINT_MAX_DOCS = 400  # above this, a change re-lints its own files first (whole repo on a quiet poll)
+# Possible contradictions (AMR033, info) compare texts pairwise within word blocks: seconds on a
+# repo of 100,000 entries, and every whole-repo lint would pay them. The app checks them on repos
+# up to this size; `amr lint --severity info` and the dream review check any size.
+CONTRADICTIONS_MAX_ENTRIES = 5_000
 LOAD_BATCH = 100  # files parsed, then indexed in one batch and a short sleep (the UI thread gets the GIL)
 
 
@@ -250,7 +254,9 @@ class Session(WatchMixin):
         by_file: dict[str, list[Finding]] = {}
         with self.lock:
             extra = list(state.history_findings)
-        for finding in [*lint_repo(snap), *extra]:
+        entries = sum(len(doc.entries) for doc in snap.documents.values())
+        found = lint_repo(snap, contradictions=entries <= CONTRADICTIONS_MAX_ENTRIES)
+        for finding in [*found, *extra]:
             by_file.setdefault(finding.path, []).append(finding)
         with self.lock:
             state.findings = by_file
