@@ -180,7 +180,8 @@ def _doc(info: dict[str, str], rows: list[Row], elapsed: float) -> str:
 The last run of `bench/run.py` (issue 6, "Fast at 100,000 facts"). Every figure sits next to a
 baseline measured in the same run on the same machine; the corpora are deterministic real git
 repos built by `bench/gen.py` (1,000 / 10,000 / 100,000 entries, ~50 per file, MEMORY.md with an
-Index; a 5,000-commit history; a 100-file dreaming run). Rerun with:
+Index; a 5,000-commit history; a 100-file dreaming run). How every cost grows from 1,000 to
+1,000,000 entries: [docs/scale.md](scale.md) (`bench/scale.py`). Rerun with:
 
 ```sh
 .venv/bin/python bench/run.py --write-docs
