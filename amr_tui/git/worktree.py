@@ -306,12 +306,45 @@ class Displaced:
     seen: bytes
 
 
+HOLDER_WAIT_S = 1.0  # how long a displaced inode is watched while another process holds it open
+
+
+def _held_elsewhere(fd: int) -> bool:
+    """Another process has the inode of ``fd`` open (Linux: ``/proc/*/fd``). A writer that
+    opened the file before the swap and has not written yet holds it: its bytes are still to
+    come. False where /proc cannot tell (another OS, no permission)."""
+    try:
+        st = os.fstat(fd)
+        me = str(os.getpid())
+        pids = [p for p in os.listdir("/proc") if p.isdigit() and p != me]
+    except OSError:
+        return False
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for name in fds:
+            try:
+                other = os.stat(f"/proc/{pid}/fd/{name}")
+            except OSError:
+                continue
+            if other.st_ino == st.st_ino and other.st_dev == st.st_dev:
+                return True
+    return False
+
+
 def late_writes(watch: list[Displaced]) -> list[tuple[Path, bytes, bytes]]:
     """Close every watched descriptor; return ``(path, seen, now)`` for each displaced inode
-    that was written after it was displaced (the caller merges those bytes back in)."""
+    that was written after it was displaced (the caller merges those bytes back in). While
+    another process still holds a displaced inode open (it opened the file before the swap),
+    wait for it, up to ``HOLDER_WAIT_S``: an appending agent writes and closes in moments."""
     late = []
     for d in watch:
         try:
+            deadline = time.monotonic() + HOLDER_WAIT_S
+            while time.monotonic() < deadline and _held_elsewhere(d.fd):
+                time.sleep(0.005)
             now = _read_fd(d.fd)
         finally:
             os.close(d.fd)
