@@ -32,26 +32,27 @@ def _max_level(atom: str) -> int:
     return 1 if len(atom) == 1 else 2 if len(atom) == 2 else 3
 
 
-class AtomMatch:
-    """The vocabulary tokens one atom matches, by class, and the slots behind them."""
+class _Levels:
+    """What an atom's slot bitsets per level give the ranker: their cumulative union (``upto``,
+    kept in ``_up``, made by ``_level_bits``) and the same as bytes for per-slot lookups."""
 
-    __slots__ = ("text", "tokens", "_index", "_up", "_bytes")
+    __slots__ = ("text", "_up", "_bytes")
 
-    def __init__(self, index: PostingStore, text: str, tokens: tuple[list[str], ...]) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
-        self.tokens = tokens  # (exact, prefix, substring, subsequence)
-        self._index = index
         self._up: list[int] = []  # cumulative slot bitsets per level, computed lazily
         self._bytes: list[bytes] = []
+
+    def _level_bits(self, level: int, below: int) -> int:
+        """The slots of ``level`` or better, given ``below``: those of the levels under it."""
+        raise NotImplementedError
 
     def upto(self, level: int) -> int:
         """Slots whose best class for this atom is ``level`` or better."""
         level = min(level, _max_level(self.text))
         up = self._up
         while len(up) <= level:
-            lv = len(up)
-            bits = self._index.bits_for(self.tokens[lv])
-            up.append(bits | up[-1] if up else bits)
+            up.append(self._level_bits(len(up), up[-1] if up else 0))
         return up[level]
 
     def level_bytes(self, nbytes: int, level: int) -> list[bytes]:
@@ -64,45 +65,43 @@ class AtomMatch:
             have.append(self.upto(len(have)).to_bytes(nbytes, "little"))
         return have[: level + 1]
 
+
+class AtomMatch(_Levels):
+    """The vocabulary tokens one atom matches, by class, and the slots behind them."""
+
+    __slots__ = ("tokens", "_index")
+
+    def __init__(self, index: PostingStore, text: str, tokens: tuple[list[str], ...]) -> None:
+        super().__init__(text)
+        self.tokens = tokens  # (exact, prefix, substring, subsequence)
+        self._index = index
+
+    def _level_bits(self, level: int, below: int) -> int:
+        return self._index.bits_for(self.tokens[level]) | below
+
     def all_tokens(self) -> list[str]:
         return [t for group in self.tokens for t in group]
 
 
-class AtomAny:
+class AtomAny(_Levels):
     """One query word that also matches its other forms (``abbrev.py``: "db" and "database"):
     the slots of each level are the union of the forms' slots. Reads like an ``AtomMatch``."""
 
-    __slots__ = ("text", "forms", "_up", "_bytes")
+    __slots__ = ("forms",)
 
     def __init__(self, text: str, forms: Sequence[AtomMatch]) -> None:
-        self.text = text
+        super().__init__(text)
         self.forms = tuple(forms)
-        self._up: list[int] = []
-        self._bytes: list[bytes] = []
 
     @property
     def tokens(self) -> tuple[list[str], ...]:
         return tuple([t for f in self.forms for t in f.tokens[k]] for k in range(4))
 
-    def upto(self, level: int) -> int:
-        level = min(level, _max_level(self.text))
-        up = self._up
-        while len(up) <= level:
-            lv = len(up)
-            bits = 0
-            for f in self.forms:
-                bits |= f.upto(lv)
-            up.append(bits)
-        return up[level]
-
-    def level_bytes(self, nbytes: int, level: int) -> list[bytes]:
-        level = min(level, _max_level(self.text))
-        have = self._bytes
-        if have and len(have[0]) != nbytes:
-            have.clear()
-        while len(have) <= level:
-            have.append(self.upto(len(have)).to_bytes(nbytes, "little"))
-        return have[: level + 1]
+    def _level_bits(self, level: int, below: int) -> int:
+        bits = below
+        for f in self.forms:
+            bits |= f.upto(level)
+        return bits
 
     def all_tokens(self) -> list[str]:
         return [t for f in self.forms for t in f.all_tokens()]
