@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from amr_tui.services.batch import coldsearch, searchrun
 from amr_tui.services.workspace import discover
@@ -87,11 +89,13 @@ QUERIES = [
 
 @pytest.mark.parametrize("query", QUERIES)
 @pytest.mark.parametrize("limit", [1, 5, 50])
-def test_cold_hits_equal_the_full_index(repo: Path, query: str, limit: int) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_cold_hits_equal_the_full_index(repo: Path, query: str, limit: int, jobs: int) -> None:
+    """One process, or two (a forked child reads and scans every other file)."""
     mounts = discover([repo])
     context = searchrun.DiskSearchContext(mounts)
     full = searchrun.build_index(mounts, use_cache=False).search(query, limit, context=context)
-    cold_index = coldsearch.cold_index(mounts, query, limit)
+    cold_index = coldsearch.cold_index(mounts, query, limit, jobs=jobs)
     assert cold_index is not None
     cold = cold_index.search(query, limit, context=context)
     shown = [(h.item, h.score, h.missing) for h in cold]
@@ -124,3 +128,99 @@ def test_after_a_cold_answer_the_cache_is_built_for_the_next_search(repo: Path, 
         time.sleep(0.1)
     time.sleep(0.5)  # the child writes atomically; give it a moment to finish
     assert search() == first
+
+
+# ------------------------------------------------------------------ any file, any query (Hypothesis)
+
+_LINE = st.one_of(
+    st.builds(
+        lambda marker, words, meta: f"{marker}{' '.join(words)}{meta}",
+        st.sampled_from(["- ", "* ", "+ ", "-\t", "-  ", "- [[deploy]]: ", "- [draft] "]),
+        st.lists(st.sampled_from(WORDS + ["Redis", "PORT", "caf\u00e9", "\u0130stanbul", "k8s", "db"]), max_size=6),
+        st.sampled_from(["", " [source: wiki; added: 2026-10-01]", " [redis: port]", " [added: 2026-01-0"]),
+    ),
+    st.sampled_from(["# Heading redis", "", "paragraph about redis port", "- ", "- [added: 2026-01-01]"]),
+    st.sampled_from(["  - nested redis", "```", "1. ordered redis", "---", "<div>", "\tindented"]),  # parsed in full
+)
+
+
+@st.composite
+def _files(draw: st.DrawFn) -> dict[str, str]:
+    names = draw(st.lists(st.sampled_from([f"t{k}.md" for k in range(8)] + ["redis-port.md"]), unique=True, max_size=6))
+    crlf = draw(st.booleans())
+    out = {}
+    for name in names:
+        text = "\n".join(draw(st.lists(_LINE, max_size=12)))
+        out[name] = text.replace("\n", "\r\n") if crlf and name == names[0] else text
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    files=_files(),
+    query=st.sampled_from(["redis", "redis port", "db config", "k8s", "relase", "caf", "stanbul", "port -kafka"]),
+    jobs=st.sampled_from([1, 2]),
+    limit=st.sampled_from([1, 3, 20]),
+)
+def test_cold_equals_the_full_index_on_any_files(
+    tmp_path_factory: pytest.TempPathFactory, files: dict[str, str], query: str, jobs: int, limit: int
+) -> None:
+    root = tmp_path_factory.mktemp("cold-any") / "memory"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# Memory\n\n- redis start [added: 2026-01-01]\n")
+    for name, text in files.items():
+        (root / name).write_bytes(text.encode())
+    mounts = discover([root])
+    full = searchrun.build_index(mounts, use_cache=False).search(query, limit)
+    cold_index = coldsearch.cold_index(mounts, query, limit, jobs=jobs)
+    assert cold_index is not None
+    cold = cold_index.search(query, limit)
+    assert [(h.item, h.score, h.missing) for h in cold] == [(h.item, h.score, h.missing) for h in full]
+
+
+def _running_children() -> list[int]:
+    """This process's children that still run (a zombie has ended)."""
+    me, out = os.getpid(), []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me and fields[0] != "Z":
+            out.append(int(stat_file.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_child_is_stopped_when_its_second_stage_is_not_wanted(repo: Path) -> None:
+    """A strict answer is enough: the child, already scanning for "any word", is stopped at once
+    rather than left to run (and the answer does not wait for it)."""
+    before = set(_running_children())
+    index = coldsearch.cold_index(discover([repo]), "redis", 1, jobs=2)
+    assert index is not None and index.strict_count("redis") >= 1
+    deadline = time.monotonic() + 5
+    while set(_running_children()) - before:
+        assert time.monotonic() < deadline, "the child still runs"
+        time.sleep(0.01)
+
+
+def test_a_big_repo_forks_and_its_output_ends_with_the_answer(tmp_path: Path) -> None:
+    """From the command line, past ``FORK_FILES``: the child reads half the files, and the pipe
+    reading amr's output closes when amr ends (the child holds none of it)."""
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# Memory\n\n- Start here\n")
+    for k in range(coldsearch.FORK_FILES + 10):
+        (root / f"f{k:04}.md").write_text(f"# F{k}\n\n- redis node {k} listens on port {6000 + k}\n- filler {k}\n")
+    env = {**os.environ, "AMR_NO_CACHE": "1"}
+    res = subprocess.run(
+        [sys.executable, "-m", "amr_tui", "search", "redis port 6405", str(root), "--json", "--limit", "3"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert res.returncode == 0, res.stderr
+    hits = json.loads(res.stdout)
+    assert hits[0]["path"] == "f0405.md"
+    assert hits[0]["text"] == "redis node 405 listens on port 6405"

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if args.history:
         return run_history(args)
     from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
-    from amr_tui.core.search.index import QueryError
+    from amr_tui.core.search.query import QueryError
 
     try:
         check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does
@@ -138,7 +138,7 @@ def run_history(args: argparse.Namespace) -> int:
     import os
 
     from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
-    from amr_tui.core.search.index import QueryError
+    from amr_tui.core.search.query import QueryError
     from amr_tui.git.errors import AmrGitError
     from amr_tui.services.history import HistoryService, PastEntry, PastIndex
     from amr_tui.services.workspace import discover

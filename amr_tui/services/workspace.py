@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the parser and lint load on first use: `amr` imports this b
 
 MAX_PARSE_BYTES = 8 * 1024 * 1024  # larger files are listed but not parsed or loaded
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +100,10 @@ def list_files(root: Path) -> tuple[list[str], set[str]]:
     return files, escaping
 
 
-def scan_files(root: Path) -> tuple[list[str], set[str], dict[str, tuple[int, int]]]:
-    """As ``list_files``, plus each file's (mtime_ns, size): one ``scandir`` walk, one lstat a file.
+def scan_files(root: Path, *, stats: bool = True) -> tuple[list[str], set[str], dict[str, tuple[int, int]]]:
+    """As ``list_files``, plus each file's (mtime_ns, size): one ``scandir`` walk, one lstat a file
+    (``stats=False``: no lstat but for symlinks, the file types the directory listing gives, and
+    an empty dict).
 
     Folders named in ``_SKIP_DIRS`` are not entered; symlinked folders are never entered (and are
     listed as escaping when they point outside the root); a symlinked file is listed, and escaping
@@ -108,7 +111,7 @@ def scan_files(root: Path) -> tuple[list[str], set[str], dict[str, tuple[int, in
     """
     files: list[str] = []
     escaping: set[str] = set()
-    stats: dict[str, tuple[int, int]] = {}
+    found: dict[str, tuple[int, int]] = {}
     root = root.resolve()
     todo = [("", str(root))]
     while todo:
@@ -135,21 +138,26 @@ def scan_files(root: Path) -> tuple[list[str], set[str], dict[str, tuple[int, in
                         todo.append((rel, entry.path))
                     continue
                 try:
-                    st = entry.stat(follow_symlinks=False)
+                    if stats:
+                        st = entry.stat(follow_symlinks=False)
+                        link, regular = stat.S_ISLNK(st.st_mode), stat.S_ISREG(st.st_mode)
+                    else:
+                        link, regular = entry.is_symlink(), entry.is_file(follow_symlinks=False)
                 except OSError:
                     continue
-                if stat.S_ISLNK(st.st_mode):
+                if link:
                     target = Path(entry.path).resolve()
                     if not target.is_relative_to(root) or ".git" in target.relative_to(root).parts:
                         escaping.add(rel)
-                elif not stat.S_ISREG(st.st_mode):
+                elif not regular:
                     continue
                 if name.startswith(".amr-tmp-"):
                     continue
                 files.append(rel)
-                stats[rel] = (st.st_mtime_ns, st.st_size)
+                if stats:
+                    found[rel] = (st.st_mtime_ns, st.st_size)
     files.sort()
-    return files, escaping, stats
+    return files, escaping, found
 
 
 def path_is_safe(root: Path, rel: str) -> bool:
@@ -218,20 +226,20 @@ def read_bytes(
             safe = checked_dirs[folder] = True if folder == "" else path_is_safe(root, folder)
         if not safe:
             return None
-    full = root / rel
+    full = os.path.join(root, rel)  # not pathlib: a load reads thousands of files
     try:
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(full, os.O_RDONLY | _NOFOLLOW)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
             return None
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
+        data = os.read(fd, st.st_size + 1)  # the whole file in one call, unless it grew meanwhile
+        if len(data) <= st.st_size:
+            return data
+        chunks = [data]
+        while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
         return b"".join(chunks)
     finally:

@@ -39,7 +39,7 @@ from itertools import combinations
 from typing import Protocol
 
 from amr_tui.core.search.items import SearchHit, SearchItem
-from amr_tui.core.search.query import STOPWORDS, Filter, Parsed, parse
+from amr_tui.core.search.query import STOPWORDS, Filter, Parsed, QueryError, parse
 from amr_tui.core.search.rank import Resolver, idf, near_phrase, score_slots, typo_candidates
 from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import (
@@ -405,10 +405,6 @@ class SearchIndex(PostingStore):
                 bits = bits_of([s for s in ids_of(bits) if phrase in lower[s]])  # type: ignore[operator]  # live
             out |= bits
         return out
-
-
-class QueryError(ValueError):
-    """A query amr cannot run as typed; the message says what the operator takes."""
 
 
 class SearchContext(Protocol):

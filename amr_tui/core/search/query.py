@@ -37,6 +37,10 @@ _KEY = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*):(.*)", re.S)
 _COMPARE = re.compile(r"(>=|<=|>|<|=)?(.*)", re.S)
 
 
+class QueryError(ValueError):
+    """A query amr cannot run as typed; the message says what the operator takes."""
+
+
 @dataclass(frozen=True, slots=True)
 class Filter:
     key: str  # path, repo, source, added, has, no, is, or a metadata key
@@ -172,4 +176,4 @@ def is_stopword(atom: str) -> bool:
     return atom in STOPWORDS
 
 
-__all__ = ["IS_VALUES", "OPERATORS", "STOPWORDS", "SYNTAX", "Filter", "Parsed", "is_stopword", "parse"]
+__all__ = ["IS_VALUES", "OPERATORS", "STOPWORDS", "SYNTAX", "Filter", "Parsed", "QueryError", "is_stopword", "parse"]

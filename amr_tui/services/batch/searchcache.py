@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from amr_tui.core.search.index import SearchIndex
-from amr_tui.services.batch import diskcache, searchcolumns
+from amr_tui.services.batch import diskcache
 from amr_tui.services.workspace import Mount
+
+if TYPE_CHECKING:  # imported where used: a search without its cache forks before it needs them
+    from amr_tui.core.search.index import SearchIndex
 
 FORMAT = 3  # 3: the index classes moved to amr_tui.core.search
 _ALLOWED = frozenset({("amr_tui.core.search.store", "BitArray")})
@@ -32,6 +35,9 @@ def load(path: Path) -> tuple[SearchIndex, Stats, int] | None:
     payload = diskcache.load(path, FORMAT, _ALLOWED)
     if payload is None:
         return None
+    from amr_tui.core.search.index import SearchIndex
+    from amr_tui.services.batch import searchcolumns
+
     try:
         index = SearchIndex.__new__(SearchIndex)
         index.__dict__.update(payload["state"])
@@ -42,6 +48,8 @@ def load(path: Path) -> tuple[SearchIndex, Stats, int] | None:
 
 
 def save(path: Path, index: SearchIndex, stats: Stats) -> None:
+    from amr_tui.services.batch import searchcolumns
+
     searchcolumns.materialize(index)
     index.vocab_text()  # the joined vocabulary, made once here rather than by every search
     state = {k: v for k, v in index.__dict__.items() if k not in ("_items", "_lower")}

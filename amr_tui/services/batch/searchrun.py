@@ -6,15 +6,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from amr_tui.core.search.index import SearchHit, SearchIndex
-from amr_tui.core.search.items import SearchItem
-from amr_tui.services.batch import diskcache, searchcache, searchcolumns
+from amr_tui.services.batch import diskcache, searchcache
 from amr_tui.services.batch.parallel import entry_texts, map_files
 from amr_tui.services.workspace import Mount, discover, paused_gc, read_bytes, scan_files
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the index is imported where it is used: a search without its cache forks first
     from amr_tui.core.format.parser import Document
     from amr_tui.core.lint.repo import RepoSnapshot
+    from amr_tui.core.search.index import SearchHit, SearchIndex
+    from amr_tui.core.search.items import SearchItem
 
 
 def _entries(mount: Mount, rels: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
@@ -40,6 +40,9 @@ def index_mount(index: SearchIndex, mount: Mount) -> int:
 
 def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     """The index of these repos: from the cache, brought up to date, or built (and cached)."""
+    from amr_tui.core.search.index import SearchIndex
+    from amr_tui.services.batch import searchcolumns
+
     path = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
     cached = searchcache.load(path) if path is not None else None
     index, old_stats, written = cached if cached is not None else (SearchIndex(), {}, 0)
