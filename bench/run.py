@@ -110,6 +110,11 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     info = machine()
     say = lambda msg: print(f"[{time.perf_counter() - t0:5.0f} s] {msg}", file=sys.stderr, flush=True)  # noqa: E731
+    # An installed package carries its bytecode (pip compiles it); an editable checkout run with
+    # PYTHONDONTWRITEBYTECODE would compile every changed module in every timed process.
+    import compileall
+
+    compileall.compile_dir(str(HERE.parent / "amr_tui"), quiet=1)
     say("building corpora (cached)…")
     repos, history, lines = corpora(args.out)
     rows: list[Row] = []
