@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -57,6 +58,7 @@ _BEFORE_SESSION = frozenset(
 # The load worker starts parsing once the tree and the first file are painted (the first useful
 # frame), so the parse does not take the GIL from that paint; at the latest after this long.
 FIRST_SHOWN_WAIT_S = 3.0
+FIRST_PAINT_WAIT_S = 0.5  # after this the work queued for after the first frame runs, painted or not
 FIRST_ROWS = 80  # the tree's rows in the first frame (more than a screenful); the rest follow at once
 
 
@@ -179,6 +181,8 @@ class MainScreen(Screen[None]):
         self._first_shown = threading.Event()  # the tree and the first file are painted: the load goes on
         self._session_made = threading.Event()  # opens asked for before the session exists wait on it
         self._peeked: tuple[str, str] | None = None  # the file the first look showed (repo, path)
+        # What waits for the first frame to be painted (the rest of the tree, the load): see after_paint.
+        self._before_paint: list[Callable[[], object]] | None = []
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -210,11 +214,36 @@ class MainScreen(Screen[None]):
         look = ahead.ready() if ahead is not None and ahead.mounts == self.mounts else None
         if look is not None:
             self._show_look(look)
-            self.call_after_refresh(self.load_session)
+            self.after_paint(self.load_session)
         else:
             self.peek()
-        self.call_after_refresh(self._first_frame_painted)
+        self.after_paint(self._first_frame_painted)
         self.set_interval(self.poll_interval, self._tick, name="poll")
+
+    def after_paint(self, callback: Callable[..., object], *args: object) -> None:
+        """Run ``callback`` once the app's first frame is written to the terminal (afterwards, or
+        headless: after the next refresh). ``call_after_refresh`` from a mounting screen runs at
+        the next idle, before anything is written (the first frame goes out when the app lays the
+        screen out for the terminal's size), and work queued that way (the rest of the tree, the
+        session's load) held the first frame back by its own length."""
+        if self._before_paint is None:
+            self.call_after_refresh(callback, *args)
+        else:
+            self._before_paint.append(partial(callback, *args))
+
+    def on_screen_resume(self) -> None:
+        if self._before_paint is None:
+            return
+        waits = getattr(self.app, "after_first_frame", None)
+        if waits is None or not waits(self._painted):  # headless, or written already
+            self.call_after_refresh(self._painted)
+        else:  # and should the frame never be written, the load goes on anyway
+            self.set_timer(FIRST_PAINT_WAIT_S, self._painted)
+
+    def _painted(self) -> None:
+        queued, self._before_paint = self._before_paint or [], None
+        for callback in queued:
+            callback()
 
     def _first_frame_painted(self) -> None:
         starting = getattr(self.app, "first_frame_painted", None)
@@ -239,7 +268,7 @@ class MainScreen(Screen[None]):
     def on_main_screen_peeked(self, message: Peeked) -> None:
         if message.look is not None and self.session is None:
             self._show_look(message.look)
-        self.call_after_refresh(self.load_session)  # once the first useful frame is painted
+        self.after_paint(self.load_session)  # once the first useful frame is painted
 
     def _whole_look_tree(self, look: FirstLook) -> None:
         if self.session is None:  # else the session's tree is up already
@@ -256,7 +285,7 @@ class MainScreen(Screen[None]):
             tree.set_repo(
                 BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []), rows=FIRST_ROWS
             )
-        self.call_after_refresh(self._whole_look_tree, look)
+        self.after_paint(self._whole_look_tree, look)
         total = sum(len(f) for f in look.files.values())
         self.set_status(f"Listed {total:,} files; reading them…")
         if look.repo is not None and look.doc is not None and look.states is not None:
@@ -264,9 +293,9 @@ class MainScreen(Screen[None]):
             self.view.set_document(look.doc, look.states, {})
             self.view.focus()
             # Once laid out: a cursor placed before the tree has its height scrolls its first row away.
-            self.call_after_refresh(tree.select_file, look.repo, look.path)
+            self.after_paint(tree.select_file, look.repo, look.path)
             if self.first is not None and self.first[:2] == (look.repo, look.path) and self.first[2]:
-                self.call_after_refresh(self.view.go_to_line, self.first[2])  # `amr FILE:LINE`
+                self.after_paint(self.view.go_to_line, self.first[2])  # `amr FILE:LINE`
             self._peeked = (look.repo, look.path)
 
     @property
