@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     import figures_git as fg
     import figures_proc as fp
 
-    section("startup", fp.startup, repos, 2 if args.quick else 5)
+    million = gen.million_repo(args.out / "corpora") if "startup" in only else None  # built once, then cached
+    section("startup", fp.startup, repos, 2 if args.quick else 5, million)
     sessions = {}
     if "index" in only or "search" in only:
         big = section("index", fc.indexing, repos[100_000], 1 if args.quick else 2) if "index" in only else None
