@@ -11,8 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from amr_tui.widgets.lists import KeyTable
 from amr_tui.widgets.safe import rich_text
+from amr_tui.widgets.tables import KeyTable
 
 INTRO = (
     "amr shows Agent Memory Repos: MEMORY.md first, entries as one-line facts with their source and "

@@ -18,9 +18,10 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.diff.align import Row
 from amr_tui.core.textsafety import make_visible
-from amr_tui.widgets.lists import JumpList, KeyTable
+from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.safe import content, notify_text, rich_text
 from amr_tui.widgets.side_by_side import SideBySide
+from amr_tui.widgets.tables import KeyTable
 
 if TYPE_CHECKING:
     from amr_tui.git.history import BlameLine

@@ -17,8 +17,8 @@ from textual.widgets import Footer, Header, Input, SelectionList, Static
 from textual.widgets.selection_list import Selection as Choice
 
 from amr_tui.services.share.build import RepoPreview, Selection, SharedRepo, preview, select, share
-from amr_tui.widgets.lists import PickList
 from amr_tui.widgets.safe import content, notify_text
+from amr_tui.widgets.tables import PickList
 
 if TYPE_CHECKING:
     from amr_tui.services.session.state import Session

@@ -12,11 +12,8 @@ tree_width = 32            # saved when the tree is made wider or narrower (< an
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +46,8 @@ def load_config(path: Path | None = None) -> Config:
     cfg = Config(path=path)
     if not path.is_file():
         return cfg
+    import tomllib  # here: with no config file (a first run, the bench) start-up does not load it
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -81,6 +80,8 @@ _TABLE = re.compile(r"^\s*\[")
 
 def _toml_value(value: str | int) -> str:
     # A JSON string is a TOML basic string (the same escapes); ints are written as they are.
+    import json
+
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(int(value))
 
 
@@ -90,6 +91,9 @@ def save_settings(path: Path | None, **values: str | int) -> str | None:
     new one goes before the first table. The result is read back with tomllib before it replaces
     the file (atomically); a file that cannot be read as TOML is left alone. Returns the error, or
     None when saved."""
+    import tempfile
+    import tomllib
+
     path = path or config_path()
     try:
         text = path.read_text(encoding="utf-8") if path.is_file() else ""

@@ -2,7 +2,8 @@
 
 ``ListKeys`` is mixed into (its ``LIST_BINDINGS`` named in each class's ``BINDINGS``: Textual
 merges bindings of widget classes only) each list widget the app uses (``FilterList`` for option lists,
-``PickList`` for the share screen's selection list, ``KeyTable`` for tables, and the file tree),
+``widgets.tables``' ``PickList`` for the share screen's selection list and ``KeyTable`` for tables,
+and the file tree),
 so a list works the same on every screen. Typing narrows an option list to the rows holding
 the typed text (backspace takes a letter back, esc clears); in a list whose rows the screen
 indexes (the selection list, the tree), typing jumps to the next row starting with the text
@@ -20,7 +21,7 @@ from typing import Any, ClassVar, cast
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
-from textual.widgets import DataTable, OptionList, SelectionList
+from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 #: Seconds after the last typed letter that a jump's text is forgotten (the next letter starts anew).
@@ -193,19 +194,6 @@ class JumpList(ListKeys, OptionList):
         self.highlighted = row
 
 
-class PickList(ListKeys, SelectionList[str]):
-    """A selection list (rows the user ticks): typing jumps to the next row starting with the text."""
-
-    BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
-    narrows = False
-
-    def jump_rows(self) -> tuple[list[str], int]:
-        return [str(self.get_option_at_index(i).prompt) for i in range(self.option_count)], self.highlighted or 0
-
-    def jump_go(self, row: int) -> None:
-        self.highlighted = row
-
-
 def jump_to(rows: Iterable[str], start: int, text: str) -> int | None:
     """The first row from ``start`` (from the one after it when ``text`` is one letter: each press
     goes on to the next match) whose text, leading spaces aside, starts with ``text``; wraps."""
@@ -219,18 +207,3 @@ def jump_to(rows: Iterable[str], start: int, text: str) -> int | None:
         if labels[i].startswith(wanted):
             return i
     return None
-
-
-class KeyTable(ListKeys, DataTable[object]):
-    """A table of rows to read (the help): j/k/g/G move, page keys page; no filter."""
-
-    BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
-
-    def action_list_first(self) -> None:
-        self.action_scroll_top()
-
-    def action_list_last(self) -> None:
-        self.action_scroll_bottom()
-
-    async def on_key(self, event: events.Key) -> None:
-        return  # no typing in a table
