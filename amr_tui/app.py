@@ -155,7 +155,8 @@ class AmrApp(App[int]):
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         # Textual writes each frame here (pinned Textual); the first written one releases what waits on it.
         super()._display(screen, renderable)
-        if not self._frame_written and renderable is not None and self._running and not self._batch_count:
+        written = renderable is not None and self._running and not self._batch_count and self._driver is not None
+        if written and not self._frame_written:
             self._frame_written = True
             waiting, self._after_frame = self._after_frame, []
             for callback in waiting:

@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # imported once the child is reading (``cold_index``)
     from amr_tui.core.search.index import SearchIndex
 
 FORK_FILES = 400  # below this many files a second process costs more than it saves
-CHILD_SHARE = 0.56  # of the bytes: this process also imports the index, merges and answers
+CHILD_SHARE = 0.56  # of the files (dealt in turn): this process also imports the index, merges and answers
 _UNREAPED: list[int] = []  # children stopped and not yet waited for
 
 _BULLET = re.compile(r"[-*+][ \t]+(.*?)[ \t]*\Z")
