@@ -67,8 +67,9 @@ def first_look(mounts: list[Mount], first: tuple[str, str, int] | None) -> First
 
 class Lookahead:
     """``first_look`` in a thread started when the app is built, so its result is there by the
-    time the main screen mounts and its first frame is already the useful one. Never waited for
-    on the UI thread: ``ready()`` answers at once; the main screen's worker may ``wait()``."""
+    time the main screen mounts and its first frame is already the useful one. The mounting
+    screen waits for it a moment at most (``FIRST_LOOK_WAIT_S``), then leaves it to its peek
+    worker; ``ready()`` answers at once."""
 
     def __init__(self, mounts: list[Mount], first: tuple[str, str, int] | None) -> None:
         self.mounts = list(mounts)

@@ -59,6 +59,7 @@ _BEFORE_SESSION = frozenset(
 # frame), so the parse does not take the GIL from that paint; at the latest after this long.
 FIRST_SHOWN_WAIT_S = 3.0
 FIRST_PAINT_WAIT_S = 0.5  # after this the work queued for after the first frame runs, painted or not
+FIRST_LOOK_WAIT_S = 0.1  # how long the mounting main screen waits for the first look (else: the peek worker)
 FIRST_ROWS = 80  # the tree's rows in the first frame (more than a screenful); the rest follow at once
 
 
@@ -211,7 +212,9 @@ class MainScreen(Screen[None]):
         # by the app's lookahead while Textual started (then this first frame shows them), or by
         # the peek worker.
         ahead = getattr(self.app, "lookahead", None)
-        look = ahead.ready() if ahead is not None and ahead.mounts == self.mounts else None
+        # Nearly done more often than not (a large repo's walk, on a busy machine): a moment's wait
+        # (the thread has the interpreter to itself meanwhile) makes this first frame the useful one.
+        look = ahead.wait(FIRST_LOOK_WAIT_S) if ahead is not None and ahead.mounts == self.mounts else None
         if look is not None:
             self._show_look(look)
             self.after_paint(self.load_session)
