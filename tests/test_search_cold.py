@@ -224,3 +224,28 @@ def test_a_big_repo_forks_and_its_output_ends_with_the_answer(tmp_path: Path) ->
     hits = json.loads(res.stdout)
     assert hits[0]["path"] == "f0405.md"
     assert hits[0]["text"] == "redis node 405 listens on port 6405"
+
+
+def test_a_child_that_dies_has_its_share_read_here(repo: Path) -> None:
+    """Killed before it answers (the OOM killer, a limit on processes): the same counts and
+    candidates come from this process, for the first stage and the second."""
+    import signal
+
+    mounts = discover([repo])
+    files = [(0, rel) for rel in sorted(p.name for p in repo.glob("*.md"))]
+    words = coldsearch._words("redis port")
+    here = coldsearch._Local(mounts, files, words, True)
+    want_first, want_loose = here.first(), here.loose()
+    for stage in ("first", "loose"):
+        child = coldsearch._Child(mounts, files, words, True)
+        try:
+            if stage == "loose":
+                assert child.first() == want_first  # answered by the child itself
+            os.kill(child.pid, signal.SIGKILL)
+            os.waitpid(child.pid, 0)
+            got = child.first() if stage == "first" else child.loose()
+            assert got == (want_first if stage == "first" else want_loose)
+            if stage == "first":  # killed a moment after the fork, long before it read 45 files
+                assert child._here is not None, "the child answered before it was killed"
+        finally:
+            child.close()

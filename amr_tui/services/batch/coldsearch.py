@@ -34,7 +34,7 @@ import pickle
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from amr_tui.core.paths import is_markdown
 from amr_tui.core.search.abbrev import forms_of
@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # imported once the child is reading (``cold_index``)
     from amr_tui.core.search.index import SearchIndex
 
 FORK_FILES = 400  # below this many files a second process costs more than it saves
+CHILD_WAIT_S = 60.0  # a child silent this long is stopped (its share is read here)
 CHILD_SHARE = 0.56  # of the files (dealt in turn): this process also imports the index, merges and answers
 _UNREAPED: list[int] = []  # children stopped and not yet waited for
 
@@ -311,9 +312,12 @@ class _Local:
 class _Child:
     """A share read and scanned by a forked process, which sends what ``_Local`` would return
     down a pipe: ``first``, then (after a strict first) ``loose`` without being asked, so it is
-    ready when the strict stage falls short; ``close`` stops it when it is not wanted."""
+    ready when the strict stage falls short; ``close`` stops it when it is not wanted. A child
+    that dies, or sends nothing for ``CHILD_WAIT_S``, is stopped and its share read here."""
 
     def __init__(self, mounts: list[Mount], files: list[Key], words: list[list[str]], strict: bool) -> None:
+        self._args = (mounts, files, words, strict)
+        self._here: _Local | None = None  # the share read here, once the child failed
         read, write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child
@@ -334,14 +338,34 @@ class _Child:
         self.stream = os.fdopen(read, "rb")
 
     def first(self) -> First:
-        """The child's first message; raises (EOFError, ...) when it died."""
-        got: First = pickle.load(self.stream)
+        """The child's first message (or the share read here)."""
+        try:
+            got: First = self._receive()
+        except Exception:  # it died or hangs (EOFError, TimeoutError, a broken pickle)
+            return self._fallback().first()
         return got
 
     def loose(self) -> Found:
-        """The child's second message."""
-        got: Found = pickle.load(self.stream)
+        """The child's second message (or the share read here)."""
+        if self._here is not None:
+            return self._here.loose()
+        try:
+            got: Found = self._receive()
+        except Exception:
+            return self._fallback().loose()
         return got
+
+    def _receive(self) -> Any:
+        import select
+
+        if not select.select([self.stream], [], [], CHILD_WAIT_S)[0]:
+            raise TimeoutError(f"no answer from the child in {CHILD_WAIT_S:g} s")
+        return pickle.load(self.stream)
+
+    def _fallback(self) -> _Local:
+        self.close()
+        self._here = _Local(*self._args)
+        return self._here
 
     def close(self) -> None:
         """Stop the child (its work may no longer be wanted). It is reaped later, without
@@ -349,6 +373,8 @@ class _Child:
         process, or by init when this process ends."""
         import signal
 
+        if self.stream.closed:  # stopped already (its pid may be reaped and reused since)
+            return
         self.stream.close()
         try:
             os.kill(self.pid, signal.SIGKILL)
@@ -400,12 +426,7 @@ def cold_index(mounts: list[Mount], query: str, limit: int, *, jobs: int | None 
             firsts = [shares[0].first()]
             import amr_tui.core.search.index  # noqa: F401  # imported while the child reads on
 
-            try:
-                firsts.append(child.first())
-            except Exception:  # the child died: its share is read here
-                child.close()
-                shares[1] = _Local(mounts, theirs, words, strict)
-                firsts.append(shares[1].first())
+            firsts.append(child.first())
         # what the full index holds: an item per entry and one per file name
         population = sum(f[0] for f in firsts) + sum(len(names) for names in listed)
         counted = {
