@@ -15,7 +15,9 @@ from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.paths import MEMORY_FILE, is_markdown
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, read_bytes, scan_files
 
-__all__ = ["FirstLook", "Lookahead", "first_look", "link_states"]
+__all__ = ["FIRST_ROWS", "FirstLook", "Lookahead", "first_files", "first_look", "link_states"]
+
+FIRST_ROWS = 80  # the tree's rows in the first frame (more than a screenful); the rest follow at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +27,7 @@ class FirstLook:
     path: str = ""
     doc: Document | None = None
     states: dict[tuple[int, int], LinkState] | None = None
+    first_rows: dict[str, list[str]] | None = None  # repo -> what its first FIRST_ROWS rows need (first_files)
 
 
 def link_states(doc: Document, files: list[str], escaping: set[str]) -> dict[tuple[int, int], LinkState]:
@@ -44,6 +47,31 @@ def link_states(doc: Document, files: list[str], escaping: set[str]) -> dict[tup
     return out
 
 
+def first_files(files: list[str], rows: int = FIRST_ROWS) -> list[str]:
+    """The files that can show in the first ``rows`` rows of a repo's tree with every folder open
+    (the tree lists MEMORY.md, then the folders, then the other files, each group by name, case
+    aside): all of them for a small repo; else the root's files and the top folders in that
+    order until they hold ``rows`` files. The first frame builds its rows from these (at 1M, 2,000
+    of 20,000 paths), in this thread rather than on the UI thread; the whole tree follows."""
+    if len(files) <= rows * 8:
+        return files
+    folders: dict[str, list[str]] = {}
+    keep: list[str] = []
+    for path in files:
+        top, slash, _rest = path.partition("/")
+        if slash:
+            folders.setdefault(top + "/", []).append(path)
+        else:
+            keep.append(path)  # after the folders in the tree (but MEMORY.md): past the first rows
+    held = 0
+    for name in sorted(folders, key=str.lower):
+        if held >= rows:
+            break
+        keep += folders[name]
+        held += len(folders[name])
+    return keep
+
+
 def first_look(mounts: list[Mount], first: tuple[str, str, int] | None) -> FirstLook:
     """Every mounted repo's files (one walk each) and the first file to show, parsed: ``first``
     (repo, path, line) when given, else the first repo's MEMORY.md."""
@@ -54,15 +82,16 @@ def first_look(mounts: list[Mount], first: tuple[str, str, int] | None) -> First
         files[mount.name], escaping[mount.name] = listed, escapes
     if not mounts:
         return FirstLook(files)
+    rows = {name: first_files(listed) for name, listed in files.items()}
     repo, path = (first[0], first[1]) if first is not None and first[0] in files else (mounts[0].name, MEMORY_FILE)
     root = next(m.root for m in mounts if m.name == repo)
     if path not in files[repo] or path in escaping[repo] or not is_markdown(path):
-        return FirstLook(files)
+        return FirstLook(files, first_rows=rows)
     data = read_bytes(root, path, MAX_PARSE_BYTES)
     if data is None:
-        return FirstLook(files)
+        return FirstLook(files, first_rows=rows)
     doc = parse(data, path)
-    return FirstLook(files, repo, path, doc, link_states(doc, files[repo], escaping[repo]))
+    return FirstLook(files, repo, path, doc, link_states(doc, files[repo], escaping[repo]), rows)
 
 
 class Lookahead:

@@ -60,7 +60,6 @@ _BEFORE_SESSION = frozenset(
 FIRST_SHOWN_WAIT_S = 3.0
 FIRST_PAINT_WAIT_S = 0.5  # after this the work queued for after the first frame runs, painted or not
 FIRST_LOOK_WAIT_S = 0.1  # how long the mounting main screen waits for the first look (else: the peek worker)
-FIRST_ROWS = 80  # the tree's rows in the first frame (more than a screenful); the rest follow at once
 
 
 class MainScreen(Screen[None]):
@@ -281,12 +280,17 @@ class MainScreen(Screen[None]):
 
     def _show_look(self, look: FirstLook) -> None:
         """The tree's rows (bare badges) and the first file's entries, from the first look."""
+        from amr_tui.screens.main.peek import FIRST_ROWS  # loaded: it made the look
+
         tree = self.query_one(MemoryTree)
         for mount in self.mounts:
             # A screenful first (laying out thousands of rows is most of a large repo's first frame),
             # every row once that frame is painted.
+            rows = look.first_rows.get(mount.name) if look.first_rows is not None else None
             tree.set_repo(
-                BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []), rows=FIRST_ROWS
+                BareBadge(mount.name, read_only=mount.read_only),
+                rows if rows is not None else look.files.get(mount.name, []),
+                rows=FIRST_ROWS,
             )
         self.after_paint(self._whole_look_tree, look)
         total = sum(len(f) for f in look.files.values())
