@@ -104,10 +104,18 @@ async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
                     what="doc",
                 )
                 view.go_to_line(app.screen.current.doc.entries[0].line)
-                await pilot.press("o")
                 inp = app.screen.query_one("#editor-input")
                 try:
-                    await wait_for(pilot, lambda: inp.has_focus, timeout=15, what="editor")
+                    # Right after a save, with the agent writing, a key press can be lost (see the
+                    # closing note of 2026-12-01): press again, as a user would, then give up.
+                    for attempt in range(3):
+                        await pilot.press("o")
+                        try:
+                            await wait_for(pilot, lambda: inp.has_focus, timeout=5, what="editor")
+                            break
+                        except AssertionError:
+                            if attempt == 2:
+                                raise
                 except AssertionError:  # seen once under 3 extra busy loops: say what the app was doing
                     sc = app.screen
                     cur_of = getattr(sc, "current", None)
