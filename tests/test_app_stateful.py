@@ -67,6 +67,7 @@ import pytest
 from hypothesis import HealthCheck, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from textual import events
 
 from amr_tui.git.errors import ConflictError
 from amr_tui.screens.conflict import ConflictScreen
@@ -107,6 +108,7 @@ USER_ENTRY = [
     "agent_commits_after_a_poll_then_enter",
     "escape_discard",
     "enter",
+    "enter_then_e_at_once",
 ]
 USER_FILE = [
     "ctrl+s",
@@ -1302,10 +1304,42 @@ class AppVersusAgent(RuleBasedStateMachine):
                 await self._press_and_follow(pilot, ("enter",), who, "enter right after the agent's commit")
 
             self.in_app(go)
+        elif what == "enter_then_e_at_once":
+            self.in_app(lambda pilot: self._enter_then_e(pilot, who))
         elif what == "quit_keep":
             self.in_app(self._quit_and_stay)
         else:
             self.in_app(lambda pilot: self._escape(pilot, what == "escape_discard"))
+
+    async def _enter_then_e(self, pilot, who: str) -> None:
+        """enter and e in one read of the terminal (a quick typist): the e is never text of the
+        saved line (the model's check of HEAD sees it), and once the save is shown it opens the
+        editor on the line saved, with its text as saved; esc then closes it, asking nothing."""
+        n_calls, n_notes = len(self.calls), len(self.notes)
+        for key, char in (("enter", "\r"), ("e", "e")):
+            self.app.post_message(events.Key(key, char))
+        outcome, rec = await self._outcome(pilot, n_calls, n_notes, "enter and e at once")
+        if outcome != "saved":
+            if outcome != "nothing":
+                await self._after_save(pilot, outcome, rec, who, "enter and e at once")
+            return
+        assert rec is not None
+        self.apply_save(rec, who)
+        self.mode, self.edit = "idle", None
+        STATS["typed_ahead_e"] += 1
+        editor, inp = self.main.editor, self.main.editor.query_one("#editor-input")
+        try:
+            await wait_until(pilot, lambda: editor.display and inp.has_focus, 20, "the editor after enter and e")
+        except TimeoutError:
+            self.violation("key_lost", f"e pressed with enter opened no editor (screen {self.screen_name()})")
+            return
+        target, cur = editor.target, self.current()
+        shown = cur.doc.lines[target.line - 1].text if cur and 0 < target.line <= len(cur.doc.lines) else None
+        if shown is None or target.prefix + inp.value != shown:
+            self.violation("stale_edit", f"e after a save edits {inp.value!r}, the file shows {shown!r}")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not editor.display, 10, "esc to close the unchanged editor")
+        await self._settled(pilot, "enter and e at once")
 
     def _user_in_the_file_editor(self, what: str, when: str) -> None:
         self.in_app(lambda pilot: self._when(pilot, when))
@@ -1412,6 +1446,7 @@ def _summary() -> dict:
         "save_errors": s.get("save_error", 0),
         "save_error_messages": STATS_ERRORS[:10],
         "questions_asked": s.get("questions_asked", 0),
+        "edit_keys_typed_with_enter": s.get("typed_ahead_e", 0),
         "violations": 0,  # set from the outcome: the failing example Hypothesis reports, if any
         "violation_events_incl_shrinking": s.get("violations", 0),
         "known_bugs_seen": {k.split(":", 1)[1]: v for k, v in s.items() if k.startswith("known:")},

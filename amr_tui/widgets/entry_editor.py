@@ -45,11 +45,18 @@ class EntryEditor(Vertical):
 
     HELP_TITLE = "Editing an entry"
     BINDINGS = [
+        # A priority binding: enter is taken when the app reads it, before a key typed after it
+        # reaches the input (as a plain binding, enter bubbles up to the app first, and a key
+        # typed right after it was in the input, and in the saved line, by then).
+        Binding("enter", "submit", "Save", priority=True, id="editor.save"),
         Binding("escape", "cancel", "Cancel edit", id="editor.cancel"),
         Binding("ctrl+t", "stamp_date", "Add today's date", id="editor.date"),
     ]
 
     has_errors: reactive[bool] = reactive(False)
+    saving: reactive[bool] = reactive(False)
+    """Enter was pressed: the entry is being saved, and the input takes no keys until the save is
+    made (the editor closes) or is not (the screen gives the input back, ``give_back``)."""
 
     @dataclass
     class Submitted(Message):
@@ -71,10 +78,13 @@ class EntryEditor(Vertical):
         changed: bool
         """Whether the text differs from what the edit started with (then the screen asks first)."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, leave_to: str | None = None) -> None:
+        """``leave_to``: the selector of the widget the focus goes to at enter (the entry view)."""
         super().__init__(id=id)
+        self.leave_to = leave_to
         self.target: EditTarget | None = None
         self.diagnostics: list[Diagnostic] = []
+        self._where = ""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="editor-title", markup=False)
@@ -85,7 +95,9 @@ class EntryEditor(Vertical):
         yield Static("", id="editor-diagnostics")
 
     def start(self, target: EditTarget, where: str) -> None:
+        self.saving = False
         self.target = target
+        self._where = where
         self.query_one("#editor-title", Static).update(content(where))
         inp = self.query_one(Input)
         inp.value = target.original
@@ -115,14 +127,35 @@ class EntryEditor(Vertical):
     def watch_has_errors(self, value: bool) -> None:
         self.set_class(value, "-invalid")
 
-    @on(Input.Submitted, "#editor-input")
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        if self.target is not None:
-            self.post_message(self.Submitted(self.target, self.line_text(), list(self.diagnostics)))
+    def watch_saving(self, value: bool) -> None:
+        self.set_class(value, "-saving")
+        # Disabled, the input takes no keys: one typed right after enter is a command, never text
+        # of the line being committed. (The screen moves the focus off it first.)
+        self.query_one(Input).disabled = value
+        self.query_one("#editor-title", Static).update(content(("Saving\u2026 " if value else "") + self._where))
+
+    def action_submit(self) -> None:
+        """Enter: the entry as typed goes to be saved, and the keys typed next are commands (the
+        focus moves now, not at the next refresh): an edit key then waits for the save."""
+        if self.target is None or self.saving:
+            return
+        line = self.line_text()
+        from amr_tui.core.format.edit import check_line  # lazy: the parser stays off the first frame
+
+        _, diags = check_line(line, self.target.path)
+        if self.leave_to is not None:
+            self.screen.set_focus(self.screen.query_one(self.leave_to))
+        self.saving = True
+        self.post_message(self.Submitted(self.target, line, diags))
+
+    def give_back(self) -> None:
+        """The entry was not saved: the input takes keys again, with the text as typed."""
+        if self.saving:
+            self.saving = False
+            self.screen.set_focus(self.query_one(Input))
 
     def action_cancel(self) -> None:
-        if self.target is not None:
+        if self.target is not None and not self.saving:
             changed = self.query_one(Input).value != self.target.original
             self.post_message(self.Cancelled(self.target, changed))
 
@@ -143,5 +176,6 @@ class EntryEditor(Vertical):
         inp.cursor_position = len(inp.value)
 
     def close(self) -> None:
+        self.saving = False
         self.target = None
         self.display = False

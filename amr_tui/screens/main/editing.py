@@ -77,6 +77,10 @@ class EditingHost(Protocol):
 
     def entry_edit_pending(self) -> bool: ...
 
+    def close_editor(self) -> None: ...
+
+    def editor_back(self) -> None: ...
+
     def run_save(self, job: SaveJob, of: OpenFile | None = None, back: Callable[[], None] | None = None) -> None: ...
 
     def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
@@ -322,12 +326,15 @@ class EditActions:
         errors = [d for d in message.diagnostics if d.severity is Severity.ERROR]
         if target.mode != "edit" and not line_text[len(target.prefix) :].strip():
             notify_text(self.app, "Empty entry: nothing to save.", severity="warning")
+            self.host.editor_back()
             return
         if errors:
 
             def confirmed(yes: bool | None) -> None:
                 if yes:
                     self.save_entry(target, line_text)
+                else:
+                    self.host.editor_back()
 
             lines = "\n".join(make_visible(f"{d.code} {d.message}") for d in errors[:5])
             self.app.push_screen(
@@ -362,9 +369,7 @@ class EditActions:
 
         def drop(yes: bool | None) -> None:
             if yes:
-                host.editor.close()
-                host.view.editing = False
-                host.view.focus()
+                host.close_editor()
 
         if message.changed:
             self.app.push_screen(

@@ -178,6 +178,8 @@ class MainScreen(Screen[None]):
         self._first_opened = False  # MEMORY.md was asked for (at Indexed, or at Loaded)
         self._open_ticket = 0  # bumped by every open_place; only the latest one's file is shown
         self._wanted: Place | None = None  # the place the latest open_place asked for
+        self._shown_ticket = 0  # the open_place whose file (or failure) was shown last
+        self._deferred: Callable[[], None] | None = None  # an edit key pressed while a save or an open was on its way
         self._first_shown = threading.Event()  # the tree and the first file are painted: the load goes on
         self._session_made = threading.Event()  # opens asked for before the session exists wait on it
         self._peeked: tuple[str, str] | None = None  # the file the first look showed (repo, path)
@@ -192,7 +194,7 @@ class MainScreen(Screen[None]):
                 yield Static("", id="file-title")
                 yield EntryView(id="view")
                 yield Static("", id="file-message", markup=False)
-                yield EntryEditor(id="editor")
+                yield EntryEditor(id="editor", leave_to="#view")
             yield SidePanel(id="side")
         yield Static("", id="status", markup=False)
         yield Footer()
@@ -482,10 +484,11 @@ class MainScreen(Screen[None]):
         self.post_message(self.Opened(of, place.line, keep_cursor, record, ticket))
 
     def _open_failed(self, ticket: int, text: str) -> None:
-        if ticket == self._open_ticket:
-            self._wanted = None  # nothing is on its way: a reload reads the file on screen
         self._first_shown.set()
         notify_text(self.app, text, severity="error")
+        if ticket == self._open_ticket:
+            self._wanted = None  # nothing is on its way: a reload reads the file on screen
+            self._shown(ticket)
 
     # ------------------------------------------------------------- saving
     def run_save(self, job: SaveJob, of: OpenFile | None = None, back: Callable[[], None] | None = None) -> None:
@@ -497,15 +500,22 @@ class MainScreen(Screen[None]):
             notify_text(self.app, "Still saving the last change…", severity="warning", timeout=2)
             if back is not None:
                 back()
+            self.editor.give_back()
             return
         self.set_status("Saving…")
-        self.saver.start(job, of, back)
+        if self.saver.start(job, of, back) and self.editor.display and self.editor.target is not None:
+            # The entry editor's save (enter, or its retry once an identity is set): the editor
+            # stays on screen, saying so, but takes no keys; an edit key waits for the save to be
+            # shown (``when_shown``).
+            if self.focused is not None and self.editor in self.focused.ancestors_with_self:
+                self.set_focus(self.view)
+            self.editor.saving = True
 
     def on_saved(self, message: Saved) -> None:
         self.saver.settle()
         saved = message.result
-        self.editor.close()
-        self.view.editing = False
+        if self.editor.saving:
+            self.close_editor()
         self.set_status(make_visible(saved.message) + (f"  ({saved.head[:8]})" if saved.head else ""))
         title = "Committed" if saved.committed and saved.head else ("Saved" if not saved.head else "Nothing to commit")
         note = [saved.message]
@@ -528,15 +538,56 @@ class MainScreen(Screen[None]):
 
     def on_save_failed(self, message: SaveFailed) -> None:
         self.saver.settle()
+        self._save_undone()
         self.last_save_error = message.error
         self.set_status(make_visible(f"Not saved: {message.error}"))
         self.edits().save_failed(message)
 
     def on_conflict(self, message: Conflict) -> None:
         self.saver.settle()
+        self._save_undone()
         self.last_save_error = message.error
         self.set_status(make_visible(f"Not saved: {message.error}"))
         self.edits().conflict(message)
+
+    def editor_back(self) -> None:
+        """The entry editor's text was not sent to be saved (empty, or kept to be fixed)."""
+        self._save_undone()
+
+    def _save_undone(self) -> None:
+        """A save was not made: the entry editor (if it was saving) takes keys again, with the
+        text as typed, and an edit key pressed meanwhile is dropped (the editor it would open
+        is the one still open)."""
+        self._deferred = None
+        self.editor.give_back()
+
+    def close_editor(self) -> None:
+        """Hide the entry editor, the focus going to the view at once: a widget that is hidden
+        keeps the focus until the next refresh, and took the keys typed meanwhile."""
+        if self.focused is not None and self.editor in self.focused.ancestors_with_self:
+            self.set_focus(self.view)
+        self.editor.close()
+        self.view.editing = False
+
+    def when_shown(self, action: Callable[[], None]) -> None:
+        """Run ``action`` (an edit key) now, or once the save on its way is made and the file it
+        reopens is shown: e or o pressed right after enter edits the file as saved, never the
+        version before, and is never lost. The same holds for a file still opening (a click in
+        the tree, an agent's change being reloaded). The last such key wins."""
+        if self.saver.saving or self.editor.saving or self._open_ticket != self._shown_ticket:
+            self._deferred = action
+            return
+        action()
+
+    def _shown(self, ticket: int) -> None:
+        """The open with ``ticket`` is on screen (or failed): a deferred edit key runs now."""
+        self._shown_ticket = ticket
+        action, self._deferred = self._deferred, None
+        if action is not None:
+            if self.saver.saving or self.editor.saving:
+                self._deferred = action
+            else:
+                action()
 
     # ------------------------------------------------------------ editing
     def edits(self) -> EditActions:
@@ -559,6 +610,9 @@ class MainScreen(Screen[None]):
 
     def entry_edit_pending(self) -> bool:
         """True (and says so) when an entry edit is unsaved: another write would close the editor."""
+        if self.editor.saving:  # sent to be saved: the next write waits for it
+            notify_text(self.app, "Still saving the last change…", severity="warning", timeout=2)
+            return True
         if self._unsaved_entry_value() is None:
             return False
         notify_text(
@@ -600,18 +654,17 @@ class MainScreen(Screen[None]):
                     "press e in that file to resume. Quitting asks first.",
                     timeout=5,
                 )
-            editor.close()
-            self.view.editing = False
+            self.close_editor()
         then()
 
     def create_file_at(self, repo: str, path: str) -> None:
         self.edits().create_file_at(repo, path)
 
     def action_edit_entry(self) -> None:
-        self.edits().edit_entry()
+        self.when_shown(lambda: self.edits().edit_entry())
 
     def action_new_entry(self, where: str) -> None:
-        self.edits().new_entry(where)
+        self.when_shown(lambda: self.edits().new_entry(where))
 
     def action_delete_entry(self) -> None:
         self.edits().delete_entry()
@@ -691,6 +744,7 @@ class MainScreen(Screen[None]):
         self.show_file(of, message.line, message.keep_cursor)
         if not self._first_shown.is_set():
             self.call_after_refresh(self._first_shown.set)  # painted: the load worker goes on
+        self._shown(message.ticket)
 
     def show_file(self, of: OpenFile, line: int, keep_cursor: bool) -> None:
         session = self.loaded

@@ -1,0 +1,66 @@
+"""Keys typed right after enter saves an entry: they are commands, never text of the saved line.
+
+Found in tmux: `e`, type, then enter and `e` in one burst (as a quick typist sends them). The
+`e` was typed into the editor after the enter, saved in the commit ("... zze"), and the editor
+then closed, so the second edit never opened. A terminal delivers such a burst as one read, so
+these tests post the key events together, as Textual's driver does.
+"""
+
+from __future__ import annotations
+
+from textual import events
+
+from tests.driver import AppDriver, git, said, wait_for
+
+
+def burst(driver: AppDriver, *keys: str) -> None:
+    """Post ``keys`` to the app at once, as the terminal driver posts the keys of one read."""
+    for key in keys:
+        char = {"enter": "\r", "escape": "\x1b"}.get(key, key if len(key) == 1 else None)
+        driver.app.post_message(events.Key(key, char))
+
+
+async def test_a_key_pressed_with_enter_is_not_saved_in_the_line(driver: AppDriver, demo) -> None:
+    inp = await driver.edit_first_entry()
+    line = driver.view.cursor_line
+    inp.value = "Alice wants summaries as bullets [source: https://example.com/s/1]"
+    burst(driver, "enter", "e")
+    await driver.until(lambda: said(driver.app, "Edit entry in MEMORY.md"), what="the save")
+    saved = (demo[0] / "MEMORY.md").read_text().splitlines()[line - 1]
+    assert saved == "- Alice wants summaries as bullets [source: https://example.com/s/1]"
+    assert git(demo[0], "show", "HEAD:MEMORY.md").splitlines()[line - 1] == saved
+    # The e was a command: once the save is shown, it edits the line just saved, with its new text.
+    await driver.until(lambda: driver.screen.editor.display and inp.has_focus, what="the second edit")
+    assert inp.value == "Alice wants summaries as bullets [source: https://example.com/s/1]"
+    assert driver.screen.editor.target.line == line
+
+
+async def test_o_pressed_with_enter_opens_a_new_entry_below_the_saved_one(driver: AppDriver, demo) -> None:
+    inp = await driver.edit_first_entry()
+    line = driver.view.cursor_line
+    inp.value = "First fact [source: https://example.com/s/2]"
+    burst(driver, "enter", "o")
+    await driver.until(lambda: said(driver.app, "Edit entry in MEMORY.md"), what="the save")
+    await driver.until(lambda: driver.screen.editor.display and inp.has_focus, what="the new entry's editor")
+    target = driver.screen.editor.target
+    assert (target.mode, target.line, inp.value) == ("below", line, "")
+    assert "First fact [source: https://example.com/s/2]" in (demo[0] / "MEMORY.md").read_text()
+    # What is typed now is the new entry, saved on the line below.
+    inp.value = "Second fact [source: https://example.com/s/3]"
+    await driver.press("enter")
+    await driver.until(lambda: not driver.screen.editor.display, what="the second save")
+    lines = (demo[0] / "MEMORY.md").read_text().splitlines()
+    assert lines[line - 1 : line + 1] == [
+        "- First fact [source: https://example.com/s/2]",
+        "- Second fact [source: https://example.com/s/3]",
+    ]
+
+
+async def test_while_saving_the_editor_takes_no_keys(driver: AppDriver, demo) -> None:
+    inp = await driver.edit_first_entry()
+    inp.value = "Kept as typed [source: https://example.com/s/4]"
+    burst(driver, "enter", "x", "y", "z")
+    await driver.until(lambda: said(driver.app, "Edit entry in MEMORY.md"), what="the save")
+    await wait_for(driver.pilot, lambda: not driver.screen.editor.display, what="the editor closed")
+    assert "- Kept as typed [source: https://example.com/s/4]\n" in (demo[0] / "MEMORY.md").read_text()
+    assert not inp.has_focus
