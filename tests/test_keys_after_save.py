@@ -64,3 +64,53 @@ async def test_while_saving_the_editor_takes_no_keys(driver: AppDriver, demo) ->
     await wait_for(driver.pilot, lambda: not driver.screen.editor.display, what="the editor closed")
     assert "- Kept as typed [source: https://example.com/s/4]\n" in (demo[0] / "MEMORY.md").read_text()
     assert not inp.has_focus
+
+
+async def test_e_pressed_with_enter_in_the_finder_edits_the_entry_found(driver: AppDriver) -> None:
+    await driver.press("slash")
+    await driver.until(lambda: type(driver.app.screen).__name__ == "FinderScreen", what="the finder")
+    await driver.press(*"session ttl")
+    finder = driver.app.screen
+    await driver.until(lambda: finder.hits, what="hits for session ttl")
+    item = finder.hits[0].item
+    assert item.line > 0, item  # an entry, not a file name
+    main = driver.app.screen_stack[-2]
+    burst(driver, "enter", "e")
+    inp = main.query_one("#editor-input")
+    await driver.until(lambda: main.editor.display and inp.has_focus, what="the editor on the entry found")
+    target = driver.screen.editor.target
+    assert (target.repo, target.path, target.line) == (item.repo, item.path, item.line)
+    assert driver.current.doc.lines[item.line - 1].text == target.prefix + inp.value
+
+
+async def test_a_key_typed_with_ctrl_s_in_the_file_editor_is_not_committed(driver: AppDriver, demo) -> None:
+    from amr_tui.screens.file_editor import FileEditScreen
+
+    await driver.press("E")
+    await driver.until(lambda: isinstance(driver.app.screen, FileEditScreen), what="the file editor")
+    area = driver.app.screen.query_one("#file-edit-area")
+    area.text = area.text.rstrip("\n") + "\n- Added whole [source: https://example.com/s/5]\n"
+    area.move_cursor(area.document.end)
+    want = area.text
+    burst(driver, "ctrl+s", "x")
+    await driver.until(lambda: said(driver.app, "MEMORY.md"), what="the save")
+    await driver.until(lambda: git(demo[0], "show", "HEAD:MEMORY.md") == want, what="the text as it was at ctrl+s")
+    assert (demo[0] / "MEMORY.md").read_text() == want
+
+
+async def test_a_key_typed_with_enter_in_a_prompt_is_not_in_the_answer(driver: AppDriver, demo) -> None:
+    from textual.widgets import OptionList
+
+    from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
+
+    await driver.press("c")
+    await driver.until(lambda: isinstance(driver.app.screen, PromptScreen), what="the capture prompt")
+    driver.app.screen.query_one("#prompt-input").value = "Bob prefers tabs [added: 2026-11-29]"
+    burst(driver, "enter", "x")
+    await driver.until(lambda: isinstance(driver.app.screen, ChoiceScreen), what="which repo")
+    # The x went where the focus went next: the list of repos, which it filters. Take it back.
+    await driver.press("backspace")
+    driver.app.screen.query_one(OptionList).highlighted = 1
+    await driver.press("enter")
+    await driver.until(lambda: "Bob prefers tabs" in (demo[1] / "MEMORY.md").read_text(), what="the capture saved")
+    assert "- Bob prefers tabs [added: 2026-11-29]\n" in (demo[1] / "MEMORY.md").read_text()

@@ -38,9 +38,11 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="conflict.cancel"),
-        Binding("ctrl+o", "ours", "Keep mine", id="conflict.ours"),
-        Binding("ctrl+t", "theirs", "Keep theirs", id="conflict.theirs"),
-        Binding("ctrl+s", "merged", "Save edited", id="conflict.save"),
+        # Priority: each choice is made when the app reads its key, before a key typed after it
+        # reaches the result pane (and the commit), as with enter in the entry editor.
+        Binding("ctrl+o", "ours", "Keep mine", priority=True, id="conflict.ours"),
+        Binding("ctrl+t", "theirs", "Keep theirs", priority=True, id="conflict.theirs"),
+        Binding("ctrl+s", "merged", "Save edited", priority=True, id="conflict.save"),
     ]
 
     def __init__(

@@ -56,7 +56,12 @@ class ConfirmScreen(ModalScreen[bool], _HoldsText):
 
 
 class PromptScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+    BINDINGS = [
+        # Priority: the answer is read when the app reads enter, before a key typed after it
+        # reaches the input (Input's own enter bubbles up first, and the answer held that key).
+        Binding("enter", "submit", "OK", priority=True, id="prompt.ok"),
+        Binding("escape", "cancel", "Cancel", id="prompt.cancel"),
+    ]
 
     def __init__(
         self, title: str, value: str = "", placeholder: str = "", help_text: str = "", *, holds: str | None = None
@@ -79,9 +84,8 @@ class PromptScreen(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
+    def action_submit(self) -> None:
+        self.dismiss(self.query_one(Input).value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

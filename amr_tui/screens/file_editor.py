@@ -18,7 +18,9 @@ class FileEditScreen(ModalScreen[str | None]):
     """Dismisses with the new text (its credential check already answered), or None: nothing to save."""
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save and commit", id="file_edit.save"),
+        # Priority: the text is read when the app reads ctrl+s, before a key typed after it
+        # reaches the text area (and the commit), as with enter in the entry editor.
+        Binding("ctrl+s", "save", "Save and commit", priority=True, id="file_edit.save"),
         Binding("escape", "close", "Close", id="file_edit.close"),
     ]
 

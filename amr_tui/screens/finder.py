@@ -87,7 +87,10 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         Binding("escape", "dismiss_none", "Close", id="finder.close"),
         Binding("down", "move(1)", "Next", show=False, id="finder.down"),
         Binding("up", "move(-1)", "Previous", show=False, id="finder.up"),
-        Binding("enter", "choose", "Open", id="finder.open"),
+        # A priority binding: enter is taken when the app reads it, so the finder closes before
+        # a key typed right after it is read (as a plain binding, enter first bubbled up from the
+        # input, and that key, e to edit the entry found, was typed into the query and lost).
+        Binding("enter", "choose", "Open", priority=True, id="finder.open"),
         Binding("ctrl+r", "toggle_past", "Now / past", id="finder.past"),
     ]
 

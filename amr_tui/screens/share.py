@@ -85,7 +85,7 @@ def preview_content(previews: list[RepoPreview]) -> Content:
 class ShareScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="share.close"),
-        Binding("ctrl+s", "share", "Share", id="share.go"),
+        Binding("ctrl+s", "share", "Share", priority=True, id="share.go"),  # the folder as typed so far
         Binding("w", "toggle_write", "Grant write", id="share.write"),
     ]
 
