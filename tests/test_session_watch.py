@@ -108,3 +108,22 @@ def test_signatures_follow_commits_index_and_operations(make_repo):
     packed = state_signature(repo)
     git(root, "commit", "-q", "--allow-empty", "-m", "y")  # a loose ref again, after packing
     assert state_signature(repo) != packed
+
+
+def test_amrs_own_commit_is_not_news_but_an_agent_commit_on_top_is(make_repo):
+    """A save is committed by amr: the next poll does not report HEAD moving to it as someone
+    else's change (the app said "Memory changed: new commit" after every save). An agent's
+    commit right after it still moves HEAD to another commit, and is reported."""
+    from amr_tui.services.session import editing
+
+    root, session = _session(make_repo)
+    of = session.open("memory", "infra.md")
+    saved = editing.replace_entry_line(session, of, 3, "- Redis listens on 6381 [source: https://example.com/a]")
+    assert saved.committed and saved.head == git(root, "rev-parse", "HEAD").strip()
+    assert session.poll() == []
+    saved = editing.replace_entry_line(
+        session, session.open("memory", "infra.md"), 3, "- Redis listens on 6382 [source: https://example.com/a]"
+    )
+    git(root, "commit", "-q", "--allow-empty", "-m", "agent: right after the save")
+    changes = session.poll()
+    assert len(changes) == 1 and changes[0].head_moved, changes

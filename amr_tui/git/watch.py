@@ -53,6 +53,25 @@ def head_signature(repo: RepoHandle) -> tuple[object, ...]:
     return (head, ref_stat, _stat(common / "packed-refs"))
 
 
+def head_oid(repo: RepoHandle) -> str | None:
+    """The commit HEAD names, read from its loose ref file (or a detached HEAD); None when the
+    ref is packed, symbolic beyond one step, or unreadable (the caller then assumes it moved)."""
+    git_dir = repo.git_dir
+    try:
+        with open(git_dir / "HEAD", "rb") as fh:
+            head = fh.read(_MAX_HEAD_BYTES).strip()
+        if head.startswith(b"ref: "):
+            ref = head[5:].strip().decode("utf-8", "replace")
+            if not ref.startswith("refs/") or ".." in ref.split("/"):
+                return None
+            with open(common_dir(git_dir) / ref, "rb") as fh:
+                head = fh.read(_MAX_HEAD_BYTES).strip()
+    except OSError:
+        return None
+    text = head.decode("ascii", "replace")
+    return text if len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text) else None
+
+
 def state_signature(repo: RepoHandle) -> tuple[object, ...]:
     """HEAD's signature plus the index, the last fetch and any operation in progress."""
     git_dir = repo.git_dir

@@ -43,8 +43,8 @@ class WriteTarget(Protocol):
 
     def git(self, repo: str) -> GitRepo | None: ...
 
-    def reload_files(self, repo: str, paths: list[str]) -> None:
-        """Re-read these files after they were written."""
+    def reload_files(self, repo: str, paths: list[str], committed: str | None = None) -> None:
+        """Re-read these files after they were written (``committed``: in this commit)."""
         ...
 
 
@@ -115,7 +115,7 @@ def write(
         return _write_without_git(session, repo, changes, message, line, shown, reload)
     result = git.write_files(list(changes), with_trailers(message, *trailers), env=env, branch=branch)
     if reload and branch is None:
-        session.reload_files(repo, [ch.path for ch in changes])
+        session.reload_files(repo, [ch.path for ch in changes], result.head if result.committed else None)
     if not result.committed:
         return Saved(repo, shown, result.head, "No change: it was already there", line, False, result.foreign)
     return Saved(repo, shown, result.head, message, line, True, result.foreign, result.merged)

@@ -75,7 +75,7 @@ class OneRepo:
     def git(self, repo: str) -> GitRepo | None:
         return self._git
 
-    def reload_files(self, repo: str, paths: list[str]) -> None:
+    def reload_files(self, repo: str, paths: list[str], committed: str | None = None) -> None:
         return None
 
 

@@ -22,7 +22,7 @@ from amr_tui.core.lint.repo import Finding
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError
-from amr_tui.git.watch import head_signature, state_signature
+from amr_tui.git.watch import head_oid, head_signature, state_signature
 from amr_tui.services.sync.state import load_state
 from amr_tui.services.workspace import Mount, path_is_safe, scan_files
 
@@ -94,6 +94,7 @@ class RepoState:
     info_at: float = 0.0  # time.monotonic() of the last badge read
     head_sig: tuple[object, ...] | None = None  # amr_tui.git.watch signatures at the last look
     git_sig: tuple[object, ...] | None = None
+    own_head: str | None = None  # the commit amr made last: HEAD moving to it is not news (reload_files)
 
 
 class WatchMixin:
@@ -169,6 +170,9 @@ class WatchMixin:
         except OSError:
             return False
         moved = state.head_sig is not None and head_sig != state.head_sig
+        if moved and state.own_head is not None and head_oid(state.git) == state.own_head:
+            moved = False  # HEAD is the commit amr just made (a save): no one else's change to show
+        state.own_head = None
         if sig != state.git_sig:
             state.info_stale = True
         state.head_sig, state.git_sig = head_sig, sig
@@ -177,9 +181,13 @@ class WatchMixin:
     def reload_file(self, repo: str, path: str) -> None:
         self.reload_files(repo, [path])
 
-    def reload_files(self, repo: str, paths: list[str]) -> None:
-        """Re-read these files after amr wrote them (a save, a rename): no walk of the repo, no git."""
+    def reload_files(self, repo: str, paths: list[str], committed: str | None = None) -> None:
+        """Re-read these files after amr wrote them (a save, a rename): no walk of the repo, no git.
+        ``committed``: the commit amr made of them; the next poll does not report HEAD moving to
+        it as someone else's change (an agent's commit on top still is: HEAD is then another)."""
         state = self.repos[repo]
+        if committed is not None:
+            state.own_head = committed
         root = state.mount.root
         present: list[str] = []
         for path in dict.fromkeys(paths):
