@@ -100,7 +100,9 @@ def list_files(root: Path) -> tuple[list[str], set[str]]:
     return files, escaping
 
 
-def scan_files(root: Path, *, stats: bool = True) -> tuple[list[str], set[str], dict[str, tuple[int, int]]]:
+def scan_files(
+    root: Path, *, stats: bool = True, start: str = "", descend: bool = True
+) -> tuple[list[str], set[str], dict[str, tuple[int, int]]]:
     """As ``list_files``, plus each file's (mtime_ns, size): one ``scandir`` walk, one lstat a file
     (``stats=False``: no lstat but for symlinks, the file types the directory listing gives, and
     an empty dict).
@@ -108,12 +110,15 @@ def scan_files(root: Path, *, stats: bool = True) -> tuple[list[str], set[str], 
     Folders named in ``_SKIP_DIRS`` are not entered; symlinked folders are never entered (and are
     listed as escaping when they point outside the root); a symlinked file is listed, and escaping
     when it points outside the root or into ``.git``.
+
+    ``start``: one of the root's folders (``top_folders``) to walk instead of the whole root, its
+    paths still relative to the root; ``descend=False``: only the files right in it (or in the root).
     """
     files: list[str] = []
     escaping: set[str] = set()
     found: dict[str, tuple[int, int]] = {}
     root = root.resolve()
-    todo = [("", str(root))]
+    todo = [(start, os.path.join(root, start) if start else str(root))]
     while todo:
         rel_dir, dirpath = todo.pop()
         try:
@@ -134,7 +139,7 @@ def scan_files(root: Path, *, stats: bool = True) -> tuple[list[str], set[str], 
                     if entry.is_symlink():
                         if not Path(entry.path).resolve().is_relative_to(root):
                             escaping.add(rel)
-                    else:
+                    elif descend:
                         todo.append((rel, entry.path))
                     continue
                 try:
@@ -158,6 +163,72 @@ def scan_files(root: Path, *, stats: bool = True) -> tuple[list[str], set[str], 
                     found[rel] = (st.st_mtime_ns, st.st_size)
     files.sort()
     return files, escaping, found
+
+
+def top_folders(root: Path) -> list[str]:
+    """The root's folders that ``scan_files`` walks into (not skipped, not symlinked), by name."""
+    out: list[str] = []
+    try:
+        with os.scandir(root.resolve()) as listing:
+            for entry in listing:
+                try:
+                    if entry.is_dir() and not entry.is_symlink() and entry.name not in _SKIP_DIRS:
+                        out.append(entry.name)
+                except OSError:
+                    continue
+    except OSError:
+        return []
+    return sorted(out)
+
+
+def listed_as(root: Path, rel: str, names: dict[str, set[str] | None] | None = None) -> str | None:
+    """How ``scan_files(root)`` lists the file ``rel``, found without the walk: "file", "escaping"
+    (a symlink pointing outside the root or into ``.git``), or None (not listed). ``names``: a
+    cache of folder listings, shared by the calls of one look (names are compared exactly, as
+    the walk sees them, also where the file system ignores case)."""
+    cache: dict[str, set[str] | None] = names if names is not None else {}
+    parts = rel.split("/")
+    if not rel or any(p in ("", ".", "..") for p in parts):
+        return None
+    base = str(root.resolve())
+    here = base
+    for i, name in enumerate(parts):
+        if here not in cache:
+            try:
+                cache[here] = set(os.listdir(here))
+            except OSError:
+                cache[here] = None
+        listing = cache[here]
+        if listing is None or name not in listing:
+            return None
+        path = os.path.join(here, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return None
+        last = i == len(parts) - 1
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                is_dir = os.path.isdir(path)
+            except OSError:
+                is_dir = False
+            if not last or is_dir:
+                return None  # a symlinked folder is never entered, nor listed as a file
+            if name.startswith(".amr-tmp-"):
+                return None
+            target = Path(path).resolve()
+            rootp = Path(base)
+            outside = not target.is_relative_to(rootp) or ".git" in target.relative_to(rootp).parts
+            return "escaping" if outside else "file"
+        if stat.S_ISDIR(st.st_mode):
+            if last or name in _SKIP_DIRS:
+                return None
+            here = path
+            continue
+        if not last or not stat.S_ISREG(st.st_mode) or name.startswith(".amr-tmp-"):
+            return None
+        return "file"
+    return None
 
 
 def path_is_safe(root: Path, rel: str) -> bool:

@@ -7,17 +7,21 @@ thread worker: the workspace's walk and safe read, and the parser; nothing else 
 
 from __future__ import annotations
 
+import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
-from amr_tui.core.format.links import LinkState, heading_line, resolve, split_heading
+from amr_tui.core.format.links import LinkState, candidates, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.paths import MEMORY_FILE, is_markdown
-from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, read_bytes, scan_files
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, listed_as, read_bytes, scan_files, top_folders
 
-__all__ = ["FIRST_ROWS", "FirstLook", "Lookahead", "first_files", "first_look", "link_states"]
+__all__ = ["FIRST_ROWS", "FirstLook", "Lookahead", "first_files", "first_listing", "first_look", "link_states"]
 
 FIRST_ROWS = 80  # the tree's rows in the first frame (more than a screenful); the rest follow at once
+WHOLE_WALK_WAIT_S = 1.0  # a bounded look's whole walk starts after the first frame, or after this
+LOOK_SWITCH_INTERVAL_S = 0.0002  # sys.setswitchinterval while the lookahead runs (see Lookahead._run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,7 @@ class FirstLook:
     doc: Document | None = None
     states: dict[tuple[int, int], LinkState] | None = None
     first_rows: dict[str, list[str]] | None = None  # repo -> what its first FIRST_ROWS rows need (first_files)
+    complete: bool = True  # False: ``files`` holds only ``first_rows`` (a bounded look); the walk goes on
 
 
 def link_states(doc: Document, files: list[str], escaping: set[str]) -> dict[tuple[int, int], LinkState]:
@@ -72,26 +77,76 @@ def first_files(files: list[str], rows: int = FIRST_ROWS) -> list[str]:
     return keep
 
 
-def first_look(mounts: list[Mount], first: tuple[str, str, int] | None) -> FirstLook:
+def first_listing(root: Path, rows: int = FIRST_ROWS) -> tuple[list[str], set[str], bool]:
+    """What the first ``rows`` rows of the repo's tree need, walked alone: the root's files, then
+    its folders in the tree's order, each walked whole, until they hold ``rows`` files (what
+    ``first_files`` keeps of the whole walk). At a million entries that is 2,000 of 20,000 paths:
+    the first frame no longer waits for the whole walk. (files, escaping, whether that was all)."""
+    files, escaping, _none = scan_files(root, stats=False, descend=False)
+    held = 0
+    for name in sorted(top_folders(root), key=lambda n: (n + "/").lower()):
+        if held >= rows:
+            return files, escaping, False
+        sub, sub_escaping, _none = scan_files(root, stats=False, start=name)
+        files += sub
+        escaping |= sub_escaping
+        held += len(sub)
+    return files, escaping, True
+
+
+def first_look(mounts: list[Mount], first: tuple[str, str, int] | None, *, bounded: bool = False) -> FirstLook:
     """Every mounted repo's files (one walk each) and the first file to show, parsed: ``first``
-    (repo, path, line) when given, else the first repo's MEMORY.md."""
+    (repo, path, line) when given, else the first repo's MEMORY.md. ``bounded``: only what the
+    first rows of each tree need (``first_listing``); the first file's links are then resolved by
+    looking each one up (``listed_as``), as the whole walk would list them."""
     files: dict[str, list[str]] = {}
     escaping: dict[str, set[str]] = {}
+    complete = True
     for mount in mounts:
-        listed, escapes, _none = scan_files(mount.root, stats=False)  # names only: 20,000 files in 17 ms, not 70
+        if bounded:
+            listed, escapes, whole = first_listing(mount.root)
+            complete = complete and whole
+        else:
+            listed, escapes, _none = scan_files(mount.root, stats=False)  # names only: 20,000 files in 17 ms, not 70
         files[mount.name], escaping[mount.name] = listed, escapes
     if not mounts:
         return FirstLook(files)
     rows = {name: first_files(listed) for name, listed in files.items()}
     repo, path = (first[0], first[1]) if first is not None and first[0] in files else (mounts[0].name, MEMORY_FILE)
     root = next(m.root for m in mounts if m.name == repo)
-    if path not in files[repo] or path in escaping[repo] or not is_markdown(path):
-        return FirstLook(files, first_rows=rows)
+    known, escapes = files[repo], escaping[repo]
+    if not complete and path not in known:  # `amr FILE`, past the first rows
+        state = listed_as(root, path)
+        known, escapes = known + [path] if state else known, escapes | {path} if state == "escaping" else escapes
+    if path not in known or path in escapes or not is_markdown(path):
+        return FirstLook(files, first_rows=rows, complete=complete)
     data = read_bytes(root, path, MAX_PARSE_BYTES)
     if data is None:
-        return FirstLook(files, first_rows=rows)
+        return FirstLook(files, first_rows=rows, complete=complete)
     doc = parse(data, path)
-    return FirstLook(files, repo, path, doc, link_states(doc, files[repo], escaping[repo]), rows)
+    if not complete:
+        known, escapes = _with_link_targets(root, doc, known, escapes)
+    return FirstLook(files, repo, path, doc, link_states(doc, known, escapes), rows, complete)
+
+
+def _with_link_targets(root: Path, doc: Document, files: list[str], escaping: set[str]) -> tuple[list[str], set[str]]:
+    """``files`` and ``escaping`` with each file ``doc``'s links may name, as the whole walk lists
+    it: what a bounded look needs to resolve them exactly."""
+    have = set(files)
+    more: list[str] = []
+    escapes = set(escaping)
+    names: dict[str, set[str] | None] = {}
+    for link in doc.links:
+        for cand in candidates(link.target):
+            if cand in have:
+                continue
+            have.add(cand)
+            state = listed_as(root, cand, names)
+            if state is not None:
+                more.append(cand)
+                if state == "escaping":
+                    escapes.add(cand)
+    return files + more, escapes
 
 
 class Lookahead:
@@ -105,15 +160,39 @@ class Lookahead:
         self.first = first
         self._look: FirstLook | None = None
         self._done = threading.Event()
+        self._files: dict[str, list[str]] | None = None  # every repo's files: the whole walk, after the look
+        self._walked = threading.Event()
+        self._go_on = threading.Event()  # set once the first frame is painted: the whole walk starts
         threading.Thread(target=self._run, name="amr-first-look", daemon=True).start()
 
     def _run(self) -> None:
+        # Each call that lets go of the interpreter (a folder listing, a stat, a read) waited for
+        # it to come back: up to the switch interval (5 ms) while Textual's start-up held it, and
+        # a 4 ms look took 46 ms. A short interval until the look is done hands it back sooner.
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(LOOK_SWITCH_INTERVAL_S)
         try:
-            self._look = first_look(self.mounts, self.first)
+            # Bounded: the first frame waits for a screenful of rows, not for the whole walk
+            # (at 1M entries 20,000 files, 30-60 ms while Textual starts); the walk follows.
+            self._look = first_look(self.mounts, self.first, bounded=True)
         except Exception:  # the session reads it all again and reports what fails
             self._look = None
         finally:
+            sys.setswitchinterval(interval)
             self._done.set()
+        look = self._look
+        try:
+            if look is not None and not look.complete:
+                # After the first frame: walking 20,000 files meanwhile held the interpreter
+                # from the frame being drawn.
+                self._go_on.wait(WHOLE_WALK_WAIT_S)
+                self._files = {m.name: scan_files(m.root, stats=False)[0] for m in self.mounts}
+            elif look is not None:
+                self._files = look.files
+        except Exception:  # the session's own walk fills the tree then
+            self._files = None
+        finally:
+            self._walked.set()
 
     def ready(self) -> FirstLook | None:
         """The look when it is done (None: not yet, or it failed)."""
@@ -122,3 +201,15 @@ class Lookahead:
     def wait(self, timeout: float) -> FirstLook | None:
         self._done.wait(timeout)
         return self._look
+
+    def painted(self) -> None:
+        """The first frame is painted: the whole walk (after a bounded look) may start."""
+        self._go_on.set()
+
+    def all_files(self) -> dict[str, list[str]] | None:
+        """Every repo's files once the whole walk is done (None: not yet, or it failed)."""
+        return self._files if self._walked.is_set() else None
+
+    def walked(self) -> bool:
+        """The whole walk is over (its files, or a failure)."""
+        return self._walked.is_set()
