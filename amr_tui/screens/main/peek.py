@@ -210,6 +210,10 @@ class Lookahead:
         """Every repo's files once the whole walk is done (None: not yet, or it failed)."""
         return self._files if self._walked.is_set() else None
 
+    def wait_walked(self, timeout: float) -> None:
+        """Until the whole walk is over, or ``timeout``."""
+        self._walked.wait(timeout)
+
     def walked(self) -> bool:
         """The whole walk is over (its files, or a failure)."""
         return self._walked.is_set()

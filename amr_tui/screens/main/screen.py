@@ -61,6 +61,7 @@ FIRST_SHOWN_WAIT_S = 3.0
 FIRST_PAINT_WAIT_S = 0.5  # after this the work queued for after the first frame runs, painted or not
 FIRST_LOOK_WAIT_S = 0.1  # how long the mounting main screen waits for the first look (else: the peek worker)
 WHOLE_WALK_RETRY_S = 0.05  # a bounded first look: how often the whole tree asks whether the walk is done
+LOAD_WAITS_FOR_WALK_S = 1.0  # the load starts once the lookahead walked the whole tree, or after this
 
 
 class MainScreen(Screen[None]):
@@ -338,6 +339,12 @@ class MainScreen(Screen[None]):
         # Imported in the worker: the session brings git, the parser and the search index.
         from amr_tui.services.session.state import Session
 
+        ahead = getattr(self.app, "lookahead", None)
+        if ahead is not None and ahead.mounts == self.mounts:
+            # A bounded first look walks the rest of the tree now, after the first frame: alone
+            # it takes 20 ms at 1M entries; beside this load's imports, over a second (every
+            # listing call waited its turn for the interpreter).
+            ahead.wait_walked(LOAD_WAITS_FOR_WALK_S)
         try:
             session = Session(self.mounts)
             session.scan()
