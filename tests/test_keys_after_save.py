@@ -20,12 +20,21 @@ def burst(driver: AppDriver, *keys: str) -> None:
         driver.app.post_message(events.Key(key, char))
 
 
-async def test_a_key_pressed_with_enter_is_not_saved_in_the_line(driver: AppDriver, demo) -> None:
+async def save_first_entry_then(driver: AppDriver, value: str, key: str):
+    """Edit the first entry to ``value``, then enter and ``key`` in one read; once the save is
+    reported: (the editor's input, the entry's line)."""
     inp = await driver.edit_first_entry()
     line = driver.view.cursor_line
-    inp.value = "Alice wants summaries as bullets [source: https://example.com/s/1]"
-    burst(driver, "enter", "e")
+    inp.value = value
+    burst(driver, "enter", key)
     await driver.until(lambda: said(driver.app, "Edit entry in MEMORY.md"), what="the save")
+    return inp, line
+
+
+async def test_a_key_pressed_with_enter_is_not_saved_in_the_line(driver: AppDriver, demo) -> None:
+    inp, line = await save_first_entry_then(
+        driver, "Alice wants summaries as bullets [source: https://example.com/s/1]", "e"
+    )
     saved = (demo[0] / "MEMORY.md").read_text().splitlines()[line - 1]
     assert saved == "- Alice wants summaries as bullets [source: https://example.com/s/1]"
     assert git(demo[0], "show", "HEAD:MEMORY.md").splitlines()[line - 1] == saved
@@ -36,11 +45,7 @@ async def test_a_key_pressed_with_enter_is_not_saved_in_the_line(driver: AppDriv
 
 
 async def test_o_pressed_with_enter_opens_a_new_entry_below_the_saved_one(driver: AppDriver, demo) -> None:
-    inp = await driver.edit_first_entry()
-    line = driver.view.cursor_line
-    inp.value = "First fact [source: https://example.com/s/2]"
-    burst(driver, "enter", "o")
-    await driver.until(lambda: said(driver.app, "Edit entry in MEMORY.md"), what="the save")
+    inp, line = await save_first_entry_then(driver, "First fact [source: https://example.com/s/2]", "o")
     await driver.until(lambda: driver.screen.editor.display and inp.has_focus, what="the new entry's editor")
     target = driver.screen.editor.target
     assert (target.mode, target.line, inp.value) == ("below", line, "")

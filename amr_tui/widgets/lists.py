@@ -180,18 +180,26 @@ class FilterList(ListKeys, OptionList):
         return self.source_index(self.highlighted)
 
 
-class JumpList(ListKeys, OptionList):
+class OptionJumps(ListKeys):
+    """``ListKeys`` for an option list (a selection list is one) whose rows stay as they are:
+    typing jumps to the next option whose prompt starts with the text."""
+
+    narrows = False
+
+    def jump_rows(self) -> tuple[list[str], int]:
+        options = cast(OptionList, self)
+        prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        return prompts, options.highlighted or 0
+
+    def jump_go(self, row: int) -> None:
+        cast(OptionList, self).highlighted = row
+
+
+class JumpList(OptionJumps, OptionList):
     """An option list whose rows the screen follows as they are highlighted (a review's files and
     changes): typing jumps to the next row starting with the text, the rows stay as they are."""
 
     BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
-    narrows = False
-
-    def jump_rows(self) -> tuple[list[str], int]:
-        return [str(self.get_option_at_index(i).prompt) for i in range(self.option_count)], self.highlighted or 0
-
-    def jump_go(self, row: int) -> None:
-        self.highlighted = row
 
 
 def jump_to(rows: Iterable[str], start: int, text: str) -> int | None:

@@ -13,20 +13,13 @@ from textual import events
 from textual.binding import BindingType
 from textual.widgets import DataTable, SelectionList
 
-from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys
+from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys, OptionJumps
 
 
-class PickList(ListKeys, SelectionList[str]):
+class PickList(OptionJumps, SelectionList[str]):
     """A selection list (rows the user ticks): typing jumps to the next row starting with the text."""
 
     BINDINGS: ClassVar[list[BindingType]] = LIST_BINDINGS
-    narrows = False
-
-    def jump_rows(self) -> tuple[list[str], int]:
-        return [str(self.get_option_at_index(i).prompt) for i in range(self.option_count)], self.highlighted or 0
-
-    def jump_go(self, row: int) -> None:
-        self.highlighted = row
 
 
 class KeyTable(ListKeys, DataTable[object]):
