@@ -20,7 +20,6 @@ from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, listed_as, read_b
 __all__ = ["FIRST_ROWS", "FirstLook", "Lookahead", "first_files", "first_listing", "first_look", "link_states"]
 
 FIRST_ROWS = 80  # the tree's rows in the first frame (more than a screenful); the rest follow at once
-WHOLE_WALK_WAIT_S = 1.0  # a bounded look's whole walk starts after the first frame, or after this
 LOOK_SWITCH_INTERVAL_S = 0.0002  # sys.setswitchinterval while the lookahead runs (see Lookahead._run)
 
 
@@ -160,9 +159,6 @@ class Lookahead:
         self.first = first
         self._look: FirstLook | None = None
         self._done = threading.Event()
-        self._files: dict[str, list[str]] | None = None  # every repo's files: the whole walk, after the look
-        self._walked = threading.Event()
-        self._go_on = threading.Event()  # set once the first frame is painted: the whole walk starts
         threading.Thread(target=self._run, name="amr-first-look", daemon=True).start()
 
     def _run(self) -> None:
@@ -173,26 +169,14 @@ class Lookahead:
         sys.setswitchinterval(LOOK_SWITCH_INTERVAL_S)
         try:
             # Bounded: the first frame waits for a screenful of rows, not for the whole walk
-            # (at 1M entries 20,000 files, 30-60 ms while Textual starts); the walk follows.
+            # (at 1M entries 20,000 files, 30-60 ms while Textual starts); the session's own
+            # walk, right after the frame, brings the rest of the tree.
             self._look = first_look(self.mounts, self.first, bounded=True)
         except Exception:  # the session reads it all again and reports what fails
             self._look = None
         finally:
             sys.setswitchinterval(interval)
             self._done.set()
-        look = self._look
-        try:
-            if look is not None and not look.complete:
-                # After the first frame: walking 20,000 files meanwhile held the interpreter
-                # from the frame being drawn.
-                self._go_on.wait(WHOLE_WALK_WAIT_S)
-                self._files = {m.name: scan_files(m.root, stats=False)[0] for m in self.mounts}
-            elif look is not None:
-                self._files = look.files
-        except Exception:  # the session's own walk fills the tree then
-            self._files = None
-        finally:
-            self._walked.set()
 
     def ready(self) -> FirstLook | None:
         """The look when it is done (None: not yet, or it failed)."""
@@ -201,19 +185,3 @@ class Lookahead:
     def wait(self, timeout: float) -> FirstLook | None:
         self._done.wait(timeout)
         return self._look
-
-    def painted(self) -> None:
-        """The first frame is painted: the whole walk (after a bounded look) may start."""
-        self._go_on.set()
-
-    def all_files(self) -> dict[str, list[str]] | None:
-        """Every repo's files once the whole walk is done (None: not yet, or it failed)."""
-        return self._files if self._walked.is_set() else None
-
-    def wait_walked(self, timeout: float) -> None:
-        """Until the whole walk is over, or ``timeout``."""
-        self._walked.wait(timeout)
-
-    def walked(self) -> bool:
-        """The whole walk is over (its files, or a failure)."""
-        return self._walked.is_set()

@@ -60,8 +60,6 @@ _BEFORE_SESSION = frozenset(
 FIRST_SHOWN_WAIT_S = 3.0
 FIRST_PAINT_WAIT_S = 0.5  # after this the work queued for after the first frame runs, painted or not
 FIRST_LOOK_WAIT_S = 0.1  # how long the mounting main screen waits for the first look (else: the peek worker)
-WHOLE_WALK_RETRY_S = 0.05  # a bounded first look: how often the whole tree asks whether the walk is done
-LOAD_WAITS_FOR_WALK_S = 1.0  # the load starts once the lookahead walked the whole tree, or after this
 
 
 class MainScreen(Screen[None]):
@@ -252,9 +250,6 @@ class MainScreen(Screen[None]):
             callback()
 
     def _first_frame_painted(self) -> None:
-        ahead = getattr(self.app, "lookahead", None)
-        if ahead is not None:
-            ahead.painted()
         starting = getattr(self.app, "first_frame_painted", None)
         if starting is not None:
             starting()  # before the load worker: it pauses the collector itself and restores what it found
@@ -280,22 +275,12 @@ class MainScreen(Screen[None]):
         self.after_paint(self.load_session)  # once the first useful frame is painted
 
     def _whole_look_tree(self, look: FirstLook) -> None:
-        if self.session is not None:  # the session's tree is up already
-            return
-        files = look.files
-        if not look.complete:  # a bounded look: the lookahead's whole walk, once it is done
-            ahead = getattr(self.app, "lookahead", None)
-            whole = ahead.all_files() if ahead is not None else None
-            if whole is None:
-                if ahead is not None and not ahead.walked():
-                    self.set_timer(WHOLE_WALK_RETRY_S, partial(self._whole_look_tree, look))
-                return  # the walk failed: the session's own fills the tree
-            files = whole
-            total = sum(len(f) for f in files.values())
-            self.set_status(f"Listed {total:,} files; reading them…")
-        tree = self.query_one(MemoryTree)
-        for mount in self.mounts:
-            tree.set_repo(BareBadge(mount.name, read_only=mount.read_only), files.get(mount.name, []))
+        # After a bounded look (a large repo) the session's walk, right after this frame, brings
+        # the whole tree: a second walk here only competed with it (and the load waited for it).
+        if self.session is None and look.complete:  # else the session's tree is up already
+            tree = self.query_one(MemoryTree)
+            for mount in self.mounts:
+                tree.set_repo(BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []))
 
     def _show_look(self, look: FirstLook) -> None:
         """The tree's rows (bare badges) and the first file's entries, from the first look."""
@@ -339,12 +324,6 @@ class MainScreen(Screen[None]):
         # Imported in the worker: the session brings git, the parser and the search index.
         from amr_tui.services.session.state import Session
 
-        ahead = getattr(self.app, "lookahead", None)
-        if ahead is not None and ahead.mounts == self.mounts:
-            # A bounded first look walks the rest of the tree now, after the first frame: alone
-            # it takes 20 ms at 1M entries; beside this load's imports, over a second (every
-            # listing call waited its turn for the interpreter).
-            ahead.wait_walked(LOAD_WAITS_FOR_WALK_S)
         try:
             session = Session(self.mounts)
             session.scan()
