@@ -509,8 +509,7 @@ class MainScreen(Screen[None]):
             # The entry editor's save (enter, or its retry once an identity is set): the editor
             # stays on screen, saying so, but takes no keys; an edit key waits for the save to be
             # shown (``when_shown``).
-            if self.focused is not None and self.editor in self.focused.ancestors_with_self:
-                self.set_focus(self.view)
+            self._focus_off_editor()
             self.editor.saving = True
 
     def on_saved(self, message: Saved) -> None:
@@ -540,34 +539,34 @@ class MainScreen(Screen[None]):
 
     def on_save_failed(self, message: SaveFailed) -> None:
         self.saver.settle()
-        self._save_undone()
+        self.editor_back()
         self.last_save_error = message.error
         self.set_status(make_visible(f"Not saved: {message.error}"))
         self.edits().save_failed(message)
 
     def on_conflict(self, message: Conflict) -> None:
         self.saver.settle()
-        self._save_undone()
+        self.editor_back()
         self.last_save_error = message.error
         self.set_status(make_visible(f"Not saved: {message.error}"))
         self.edits().conflict(message)
 
     def editor_back(self) -> None:
-        """The entry editor's text was not sent to be saved (empty, or kept to be fixed)."""
-        self._save_undone()
-
-    def _save_undone(self) -> None:
-        """A save was not made: the entry editor (if it was saving) takes keys again, with the
-        text as typed, and an edit key pressed meanwhile is dropped (the editor it would open
-        is the one still open)."""
+        """A save was not made (or the entry was not sent: empty, kept to be fixed): the entry
+        editor (if it was saving) takes keys again, with the text as typed, and an edit key
+        pressed meanwhile is dropped (the editor it would open is the one still open)."""
         self._deferred = None
         self.editor.give_back()
 
-    def close_editor(self) -> None:
-        """Hide the entry editor, the focus going to the view at once: a widget that is hidden
+    def _focus_off_editor(self) -> None:
+        """The focus to the view now, if it is in the entry editor: a widget hidden or disabled
         keeps the focus until the next refresh, and took the keys typed meanwhile."""
         if self.focused is not None and self.editor in self.focused.ancestors_with_self:
             self.set_focus(self.view)
+
+    def close_editor(self) -> None:
+        """Hide the entry editor, the focus going to the view at once."""
+        self._focus_off_editor()
         self.editor.close()
         self.view.editing = False
 
