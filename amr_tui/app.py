@@ -143,6 +143,7 @@ class AmrApp(App[int]):
         self._unsaved_settings: dict[str, str | int] = {}
         self._frame_written = False  # see after_first_frame
         self._after_frame: list[Callable[[], object]] = []
+        self._session_started = False  # the first main screen is made (see get_default_screen)
 
     def after_first_frame(self, callback: Callable[[], object]) -> bool:
         """Call ``callback`` once the first frame is written to the terminal; False (and no call)
@@ -169,6 +170,15 @@ class AmrApp(App[int]):
             gc.freeze()
             gc.enable()
 
+    def get_default_screen(self) -> Screen[Any]:
+        # The main screen is the app's first screen when repos are mounted, composed with the app
+        # itself. Pushed from on_mount instead, Textual's start-up batch waits for its whole mount,
+        # and the frame the screen renders meanwhile is dropped and rendered again.
+        if self.mounts and not self._session_started:
+            self._session_started = True
+            return self._main_screen_for(self.mounts)
+        return super().get_default_screen()
+
     def on_mount(self) -> None:
         if self.config.theme and self.config.theme in self.available_themes:
             self.theme = self.config.theme
@@ -177,9 +187,7 @@ class AmrApp(App[int]):
             self.set_keymap(self.config.keys)
         for problem in self.problems:
             notify_text(self, problem, severity="warning", timeout=8)
-        if self.mounts:
-            self.start_session(self.mounts)
-        else:
+        if not self.mounts:
             # Imported here: the welcome screen is for when nothing is mounted.
             from amr_tui.screens.welcome import WelcomeScreen
 
@@ -213,9 +221,13 @@ class AmrApp(App[int]):
 
     def start_session(self, mounts: list[Mount]) -> None:
         """Show the main screen now; it builds the session (git, index) in its load worker."""
+        self._session_started = True
+        self.push_screen(self._main_screen_for(mounts))
+
+    def _main_screen_for(self, mounts: list[Mount]) -> MainScreen:
         self.session = None
         first, self.open_at = self.open_at, None  # the command line's file: at start only
-        self.push_screen(MainScreen(mounts, self.poll_interval, first=first))
+        return MainScreen(mounts, self.poll_interval, first=first)
 
     def session_ready(self, session: Session | None) -> None:
         """Called by the main screen once its session exists (before indexing is finished)."""

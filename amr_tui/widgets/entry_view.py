@@ -224,8 +224,21 @@ class EntryView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._strips.clear()
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # Textual (pinned) calls this as it lays the screen out, before it renders the frame; the
+        # Resize event comes after that frame. Laid out here, the rows are at the view's width in
+        # the very first frame (the first file's lines, not a column of ten cells).
+        changed = super()._size_updated(size, virtual_size, container_size, layout)
+        if self._wrap_width != self._text_width():
+            first = not self._wrap_width
+            self._layout_rows()
+            if first:  # a cursor set before the view had a size (a file opened at a line) is shown
+                self._scroll_cursor_visible()
+        return changed
+
     def on_resize(self, event: events.Resize) -> None:
-        self._layout_rows()
+        if self._wrap_width != self._text_width():
+            self._layout_rows()
 
     @property
     def entry(self) -> Entry | None:
@@ -275,6 +288,10 @@ class EntryView(ScrollView, can_focus=True):
         return max(10, self.scrollable_content_region.width - GUTTER)
 
     def _layout_rows(self) -> None:
+        if not self.size.width:  # not laid out yet: _size_updated lays the rows out at its width
+            self._wrap_width, self._row_starts, self._breaks, self._rows = 0, [], {}, 0
+            self._strips.clear()
+            return
         width = self._text_width()
         self._wrap_width = width
         starts: list[int] = []
