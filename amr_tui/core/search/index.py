@@ -255,7 +255,9 @@ class SearchIndex(PostingStore):
                 # friday" for "can we deploy on friday"): a cut to the shortest texts keeps them
                 near = near_phrase(q)
                 with_near = 0
-                if near is not None:
+                # The phrase's holders alone fill what is scored: the loop below takes them and
+                # no later group, so the near-phrase scan (most of a keystroke at 1M) is skipped.
+                if near is not None and with_phrase.bit_count() < cap:
                     with_near = bits_of([s for s in ids if near.search(lower[s])]) & ~with_phrase  # type: ignore[arg-type]  # live
                 groups = [g for g in (with_phrase, with_near) if g]
                 if groups:
