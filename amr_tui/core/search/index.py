@@ -248,9 +248,7 @@ class SearchIndex(PostingStore):
         if len(q.atoms) > 1 or q.phrase != q.atoms[0]:
             t2 = tier(2)
             if t2 and t2.bit_count() <= _PHRASE_SCAN:
-                lower, phrase = self._lower, q.phrase
-                ids = ids_of(t2)
-                with_phrase = bits_of([s for s in ids if phrase in lower[s]])  # type: ignore[operator]  # a live slot has its text
+                with_phrase = resolver.holders(t2, q.phrase)
                 # then the items holding the typed words together as word starts ("deploys on
                 # friday" for "can we deploy on friday"): a cut to the shortest texts keeps them
                 near = near_phrase(q)
@@ -258,7 +256,7 @@ class SearchIndex(PostingStore):
                 # The phrase's holders alone fill what is scored: the loop below takes them and
                 # no later group, so the near-phrase scan (most of a keystroke at 1M) is skipped.
                 if near is not None and with_phrase.bit_count() < cap:
-                    with_near = bits_of([s for s in ids if near.search(lower[s])]) & ~with_phrase  # type: ignore[arg-type]  # live
+                    with_near = resolver.holders(t2, near=near) & ~with_phrase
                 groups = [g for g in (with_phrase, with_near) if g]
                 if groups:
                     groups.append(live & ~with_phrase & ~with_near)

@@ -14,10 +14,11 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from operator import itemgetter
 
 from amr_tui.core.search.abbrev import forms_of
 from amr_tui.core.search.store import PostingStore
-from amr_tui.core.search.text import Query, is_subsequence, subseq_pattern
+from amr_tui.core.search.text import Joined, Query, bits_of, ids_of, is_subsequence, subseq_pattern
 
 CLASS_SCORE = (1.0, 0.84, 0.62, 0.45)
 FUZZY = 4
@@ -174,6 +175,10 @@ class Resolver:
         self._remember = remember
         self._atoms: dict[str, AtomMatch] = {}
         self._fuzzy: dict[str, int] = {}
+        # With ``remember``: phrase and near-phrase scans done, (phrase or pattern) -> (the slots
+        # scanned, those holding it). A keystroke that extends the phrase scans only the slots
+        # that held the shorter one, and those not scanned then.
+        self._scans: dict[tuple[bool, str], tuple[int, int]] = {}
 
     def atom(self, text: str) -> AtomMatch:
         known = self._atoms.get(text)
@@ -207,6 +212,28 @@ class Resolver:
         if not forms:
             return self.atom(text)
         return AtomAny(text, [self.atom(text), *(self.atom(f) for f in forms)])
+
+    def holders(self, domain: int, phrase: str = "", near: re.Pattern[str] | None = None) -> int:
+        """The slots of ``domain`` whose folded text holds ``phrase`` (or, given ``near``, that
+        the pattern finds a match in). A text holding a phrase holds every part of it, and a
+        near-phrase pattern that another's source begins with matches wherever that one does
+        (its last word cut shorter, or fewer words): so an earlier scan's misses are skipped."""
+        key = (near is not None, near.pattern if near is not None else phrase)
+        todo = domain
+        best = -1
+        for (is_near, text), (scanned, held) in self._scans.items():
+            if is_near == key[0] and len(text) > best and (key[1].startswith(text) if is_near else text in key[1]):
+                todo, best = (domain & held) | (domain & ~scanned), len(text)
+        ids = ids_of(todo)
+        lower = self._index.lower
+        # itemgetter gathers the texts in C (a third faster than a loop at 30,000 slots)
+        texts = Joined(itemgetter(*ids)(lower) if len(ids) > 1 else [lower[s] for s in ids])  # type: ignore[misc]
+        found = bits_of([ids[i] for i in (texts.matching(near) if near is not None else texts.holding(phrase))])
+        if self._remember:
+            if len(self._scans) >= 16:
+                self._scans.pop(next(iter(self._scans)))
+            self._scans[key] = (domain, found)
+        return found
 
     def fuzzy_bits(self, atom: str) -> int:
         """Slots holding a token one or two typos away from ``atom`` (or two run together)."""
@@ -288,7 +315,11 @@ def near_phrase(q: Query) -> re.Pattern[str] | None:
     parts = [re.escape("".join(c for c in w if c.isalnum())) for w in core]
     if not all(parts):
         return None
-    return re.compile(r"(?<![^\W_])" + r"\w*[\W_]+".join(parts))
+    # At a word start: the first word's letters, then a look back past them at the character
+    # before (not a letter or digit). Written so rather than with the look-behind first, the
+    # pattern starts with a literal, which the regex engine finds by a fast scan of the text.
+    first = parts[0]
+    return re.compile(first + rf"(?<![^\W_]{first})" + "".join(r"\w*[\W_]+" + p for p in parts[1:]))
 
 
 def _where(low: str, spellings: list[str]) -> tuple[int, int]:

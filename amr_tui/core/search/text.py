@@ -15,8 +15,10 @@ Pure functions over strings and ints; no I/O. ``index.py`` builds the index on t
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from bisect import bisect_right
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 MAX_TOKEN = 64
 MAX_ATOMS = 24  # atoms of a query used for matching (a pasted paragraph stays cheap)
@@ -147,6 +149,54 @@ def ids_of(bits: int) -> list[int]:
         out.append(i)
         i = find("1", i + 1)
     return out
+
+
+class Joined:
+    """Texts joined into one string, so one scan in C finds which of them hold a phrase or
+    match a pattern: a Python loop over the 30,000 candidates of a two-word query cost 15-50 ms
+    a keystroke at 1M entries. A match across the join counts for no text; the text it starts
+    in is then asked alone, so each answer is what asking every text alone would give."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self._texts = texts
+        self._blob = "\n".join(texts)
+        # _starts[i]: where text i begins in the blob; the last one is len(blob) + 1.
+        self._starts = list(accumulate(map((1).__add__, map(len, texts)), initial=0))
+
+    def _end(self, at: int) -> tuple[int, int]:
+        """(the text holding blob offset ``at``, where that text ends)."""
+        i = bisect_right(self._starts, at) - 1
+        return i, self._starts[i + 1] - 1
+
+    def holding(self, phrase: str) -> list[int]:
+        """The indices of the texts that hold ``phrase``, ascending."""
+        out: list[int] = []
+        blob, n = self._blob, len(phrase)
+        if not n:
+            return list(range(len(self._texts)))
+        at = blob.find(phrase)
+        while at >= 0:
+            i, end = self._end(at)
+            if at + n <= end:
+                out.append(i)
+                at = blob.find(phrase, end + 1)
+            else:
+                at = blob.find(phrase, at + 1)
+        return out
+
+    def matching(self, pattern: re.Pattern[str]) -> list[int]:
+        """The indices of the texts ``pattern`` finds a match in, ascending."""
+        out: list[int] = []
+        blob, texts, pos = self._blob, self._texts, 0
+        while pos <= len(blob):
+            m = pattern.search(blob, pos)
+            if m is None:
+                break
+            i, end = self._end(m.start())
+            if m.end() <= end or pattern.search(texts[i]) is not None:
+                out.append(i)
+            pos = end + 1
+        return out
 
 
 # ---------------------------------------------------------------------------- highlighting
