@@ -63,7 +63,7 @@ class RepoSnapshot:
         """``core.format.links.resolve`` of a link target in this repo, once per distinct target."""
         found = self._resolved.get(target)
         if found is None:
-            found = self._resolved[target] = resolve(target, self.files, self.lower_map())
+            found = self._resolved[target] = resolve(target, self.files, self.lower_map)
         return found
 
     def markdown_paths(self) -> list[str]:

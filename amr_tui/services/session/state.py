@@ -6,16 +6,17 @@ what it returns into messages.
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from amr_tui.core.format.links import LinkState, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
-from amr_tui.core.lint.repo import Finding, RepoSnapshot, lint_file, lint_repo
+from amr_tui.core.lint.repo import MEMORY_FILE, Finding, RepoSnapshot, lint_file, lint_repo
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
 from amr_tui.core.search.index import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
@@ -236,15 +237,17 @@ class Session(WatchMixin):
         doc = docs[rel] = parse(data, rel)
         return [(e.line, e.text) for e in doc.entries if e.text]
 
-    def _snapshot(self, state: RepoState) -> RepoSnapshot:
-        """A copy of ``state``'s files, documents and sizes for the linter, taken under the lock."""
+    def _snapshot(self, state: RepoState, sizes: Iterable[str] | None = None) -> RepoSnapshot:
+        """A copy of ``state``'s files, documents and sizes for the linter, taken under the lock.
+        ``sizes``: the files whose size the lint reads (None: every file's)."""
         with self.lock:
+            stats = state.stats
             return RepoSnapshot(
                 state.mount.name,
                 set(state.files),
                 dict(state.docs),
                 set(state.escaping),
-                {p: s[1] for p, s in state.stats.items()},
+                {p: s[1] for p, s in stats.items()} if sizes is None else {p: stats[p][1] for p in sizes if p in stats},
             )
 
     def _relint(self, state: RepoState) -> None:
@@ -269,7 +272,9 @@ class Session(WatchMixin):
         if whole:
             self._relint(state)
             return
-        snap = self._snapshot(state)
+        # lint_file reads one size, MEMORY.md's (its load budget): copying all 20,000 at 1M
+        # entries was a third of a save's cost
+        snap = self._snapshot(state, sizes=(MEMORY_FILE,))
         fresh = {p: lint_file(snap, p) for p in paths if p in snap.documents}
         with self.lock:
             for p in paths:
@@ -390,7 +395,7 @@ class Session(WatchMixin):
         with self.lock:
             files = set(state.files)
             escaping = set(state.escaping)
-        lower = {f.lower(): f for f in files}
+        lower = functools.cache(lambda: {f.lower(): f for f in files})  # for a broken link's suggestion
         out: dict[tuple[int, int], LinkState] = {}
         for link in doc.links:
             if not link.target.strip() and (heading := split_heading(link.raw)):  # [[#Heading]]: this file
