@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
@@ -20,6 +20,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.main.screen import MainScreen, Place
 from amr_tui.services.config import Config, config_path, load_config, save_settings
 from amr_tui.services.workspace import Mount, discover, looks_like_memory_root
+from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
@@ -169,6 +170,21 @@ class AmrApp(App[int]):
             self.gc_paused = False
             gc.freeze()
             gc.enable()
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key read while the entry view has the focus runs its binding now. Textual forwards
+        # the key to the view, which takes no keys itself: the binding runs only once the key has
+        # bubbled back up, by which time the keys after it in the same read were forwarded to the
+        # view too: "1 Down Down Down" moved the view's cursor, not the tree's it had focused.
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and event.key != "escape"  # the screen's own handler comes before the bindings
+            and isinstance(self.focused, EntryView)
+            and (await self._check_bindings(event.key, priority=True) or await self._check_bindings(event.key))
+        ):
+            return
+        await super().on_event(event)
 
     def get_default_screen(self) -> Screen[Any]:
         # The main screen is the app's first screen when repos are mounted, composed with the app

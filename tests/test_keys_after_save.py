@@ -119,3 +119,19 @@ async def test_a_key_typed_with_enter_in_a_prompt_is_not_in_the_answer(driver: A
     await driver.press("enter")
     await driver.until(lambda: "Bob prefers tabs" in (demo[1] / "MEMORY.md").read_text(), what="the capture saved")
     assert "- Bob prefers tabs [added: 2026-11-29]\n" in (demo[1] / "MEMORY.md").read_text()
+
+
+async def test_keys_read_with_a_focus_key_go_to_the_pane_it_focuses(driver: AppDriver) -> None:
+    """`1` and Down three times in one read, from the entry view (bench/million_captures.py sends
+    them so): the tree's cursor moves three rows and enter opens that file. The Downs went to
+    the view before: its focus binding ran only once `1` had bubbled back up from the view."""
+    view, tree = driver.view, driver.screen.query_one("#tree")
+    assert view.has_focus
+    line = view.cursor_line
+    start = tree.cursor_line
+    burst(driver, "1", "down", "down", "down")
+    await driver.until(lambda: tree.has_focus and tree.cursor_line == start + 3, what="the tree's cursor 3 rows down")
+    assert view.cursor_line == line  # the view's cursor did not move
+    chosen = tree.cursor_node.data
+    burst(driver, "enter")
+    await driver.until(lambda: driver.screen.current and driver.screen.current.path == chosen.path, what="the file")

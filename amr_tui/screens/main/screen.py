@@ -1000,7 +1000,7 @@ class MainScreen(Screen[None]):
         target = {"tree": "#tree", "view": "#view", "backlinks": "#backlinks", "outgoing": "#outgoing"}[which]
         widget = self.query_one(target)
         if widget.display:
-            widget.focus()
+            self.set_focus(widget)  # now: the keys read after this one go to it (widget.focus() waits)
 
     def link_for(self, path: str) -> str:
         return f"[[{link_text_for(path)}]]"
