@@ -25,13 +25,13 @@ def _plain_near(words: list[str]) -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])" + r"\w*[\W_]+".join(re.escape(w) for w in words))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(texts=st.lists(_TEXT, max_size=12), phrase=st.text(_ALPHABET, max_size=4))
 def test_holding_is_every_text_asked_alone(texts: list[str], phrase: str) -> None:
     assert Joined(texts).holding(phrase) == [i for i, t in enumerate(texts) if phrase in t]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(texts=st.lists(_TEXT, max_size=12), words=st.lists(_WORD, min_size=2, max_size=3))
 def test_matching_is_every_text_asked_alone(texts: list[str], words: list[str]) -> None:
     plain = _plain_near(words)
