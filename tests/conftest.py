@@ -32,13 +32,17 @@ FIXED_ENV = {
 @pytest.fixture(autouse=True)
 def _isolated_git_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Every test runs with a throwaway HOME and a fixed git identity and date."""
-    home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # amr search's index cache
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    _set_test_env(monkeypatch, tmp_path_factory.mktemp("home"))
+
+
+def _set_test_env(mp: pytest.MonkeyPatch, home: Path) -> None:
+    """A throwaway HOME (config, amr search's index cache) and the fixed git identity and date."""
+    mp.setenv("HOME", str(home))
+    mp.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    mp.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # amr search's index cache
+    mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key, value in FIXED_ENV.items():
-        monkeypatch.setenv(key, value)
+        mp.setenv(key, value)
 
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
@@ -79,13 +83,8 @@ def _demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from amr_tui.services.demo import build_demo
 
     root = tmp_path_factory.mktemp("demo-template") / "vm"
-    home = tmp_path_factory.mktemp("demo-home")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOME", str(home))
-        mp.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        for key, value in FIXED_ENV.items():
-            mp.setenv(key, value)
+        _set_test_env(mp, tmp_path_factory.mktemp("demo-home"))
         build_demo(root)
     return root
 

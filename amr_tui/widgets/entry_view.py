@@ -229,16 +229,19 @@ class EntryView(ScrollView, can_focus=True):
         # Resize event comes after that frame. Laid out here, the rows are at the view's width in
         # the very first frame (the first file's lines, not a column of ten cells).
         changed = super()._size_updated(size, virtual_size, container_size, layout)
+        self._fit_width()
+        return changed
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        """Lay the rows out again when the text width changed."""
         if self._wrap_width != self._text_width():
             first = not self._wrap_width
             self._layout_rows()
             if first:  # a cursor set before the view had a size (a file opened at a line) is shown
                 self._scroll_cursor_visible()
-        return changed
-
-    def on_resize(self, event: events.Resize) -> None:
-        if self._wrap_width != self._text_width():
-            self._layout_rows()
 
     @property
     def entry(self) -> Entry | None:
