@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from amr_tui.screens.finder import FinderResult
     from amr_tui.screens.main.peek import Lookahead
+    from amr_tui.services.history.forgotten import Forgotten
     from amr_tui.services.history.provenance import HistoryService
     from amr_tui.services.session.state import OpenFile, Session
     from amr_tui.services.sync.run import SyncProgress, SyncResult
@@ -80,8 +81,8 @@ class Synced(Message):
 class Forgot(Message):
     """Forgetting an entry is done."""
 
-    oid: str | None
-    """The commit that removed the entry and recorded its tombstone; None when it failed."""
+    done: Forgotten | None
+    """What was forgotten and the commit that removed it; None when it failed."""
     error: Exception | None
     """Why the entry was not forgotten, or None."""
 
@@ -585,7 +586,8 @@ class AmrApp(App[int]):
             def with_reason(reason: str | None) -> None:
                 if reason is None:
                     return
-                self._forget(service, of.path, entry.line, reason.strip() or None, mode == "redact")
+                raw = of.doc.lines[entry.line - 1].text if of.doc is not None else None
+                self._forget(service, of.path, entry.line, raw, reason.strip() or None, mode == "redact")
 
             self.push_screen(
                 PromptScreen("Why forget it? (optional)", placeholder="e.g. the user asked; out of date"), with_reason
@@ -603,17 +605,27 @@ class AmrApp(App[int]):
         )
 
     @work(thread=True, group="forget")
-    def _forget(self, service: HistoryService, path: str, line: int, reason: str | None, redact: bool) -> None:
+    def _forget(
+        self, service: HistoryService, path: str, line: int, raw: str | None, reason: str | None, redact: bool
+    ) -> None:
         try:
-            self.post_message(Forgot(service.forget(path, line, reason=reason, redact=redact), None))
+            self.post_message(Forgot(service.forget(path, line, raw=raw, reason=reason, redact=redact), None))
         except Exception as exc:
             self.post_message(Forgot(None, exc))
 
     def on_forgot(self, message: Forgot) -> None:
-        if message.error is not None or message.oid is None:
+        from amr_tui.core.format.edit import summarise
+        from amr_tui.services.history.forgotten import SECRET_IN_HISTORY
+
+        done = message.done
+        if message.error is not None or done is None:
             notify_text(self, str(message.error), title="Not forgotten", severity="error")
             return
-        notify_text(self, f"Forgotten, with a tombstone ({message.oid[:8]}).", title="Committed")
+        what = "an entry (redacted)" if done.secret else f'"{summarise(done.text)}"'
+        text = f"Forgot {what} from {done.path}, with a tombstone ({done.oid[:8]})."
+        if done.secret:
+            text += " " + SECRET_IN_HISTORY
+        notify_text(self, text, title="Committed", timeout=12 if done.secret else 5)
         self._after_change(True)
 
     def action_review_dreams(self) -> None:

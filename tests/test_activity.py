@@ -78,8 +78,8 @@ def test_agents_commits_after_the_users_are_listed_entry_by_entry_and_the_users_
     service = ActivityService(repo)
     a = service.activity()
     assert a.user_email == USER_EMAIL
-    assert a.start_reason == "last own commit"  # no mark yet: since the user's own last commit
-    assert a.start == git(repo, "rev-parse", "HEAD~2").strip()
+    assert a.start_reason == "root"  # no mark yet: from the first commit, the user's own commits or not
+    assert a.start is None
     assert [c.subject for c in a.commits] == ["Remember deploy rules", "Remember on-call"]
     assert {c.author_email for c in a.commits} == {"agent@amr.invalid"}
     assert sorted(texts(a)) == sorted(
@@ -101,6 +101,32 @@ def test_agents_commits_after_the_users_are_listed_entry_by_entry_and_the_users_
     assert wide.own_commits == 1
     assert not any("bullets" in t[2] for t in texts(wide))
     assert wide.count == 5
+    service.close()
+
+
+def test_the_users_own_commit_does_not_hide_what_agents_wrote_before_it(repo, capsys, monkeypatch):
+    """Issue 24 point 2: after one `amr forget` by the user, the agents' changes are all still
+    listed (the CLI, its JSON, and the tree's count use the same start); only a review moves it."""
+    monkeypatch.chdir(repo)
+    assert ActivityService(repo).activity().count == 5
+    assert main(["forget", "MEMORY.md:3", "--reason", "stale"]) == 0  # the user's own commit on top
+    capsys.readouterr()
+    service = ActivityService(repo)
+    a = service.activity()
+    assert a.start_reason == "root" and a.count == 5
+    assert service.count() == 5
+    assert not (Path(service.repo.git_dir) / REVIEWED_FILE).exists()  # nothing moved the mark
+    assert main(["activity", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["count"] == 5
+    assert main(["activity"]) == 0
+    out = capsys.readouterr().out
+    assert "5 unreviewed entry changes in 2 commits" in out and "nothing unreviewed" not in out
+    # a revert (the user's own commit too) leaves the rest to review and writes no mark
+    target = next(c.change for c in a.changes if c.change.new and c.change.new.text.startswith("Rollbacks"))
+    service.revert_change(target.id)
+    assert service.activity().count == 4
+    assert not (Path(service.repo.git_dir) / REVIEWED_FILE).exists()
     service.close()
 
 
@@ -203,7 +229,7 @@ def test_cli_lists_entries_with_commit_author_date_as_json_and_marks_reviewed(re
     out = amr("--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert data["count"] == 5 and data["user"] == USER_EMAIL and data["since_reason"] == "last own commit"
+    assert data["count"] == 5 and data["user"] == USER_EMAIL and data["since_reason"] == "root"
     rollback = next(c for c in data["changes"] if c["new"] and c["new"]["text"].startswith("Rollbacks"))
     assert rollback["kind"] == "new" and rollback["author"] == "claude-code"
     assert rollback["email"] == "agent@amr.invalid" and rollback["subject"] == "Remember deploy rules"

@@ -116,8 +116,7 @@ def _print(name: str, activity: Activity) -> None:
         "mark": f"since the review mark ({start})",
         "mark (off this branch)": f"since the review mark (off this branch; from {start})",
         "since": f"since {start}",
-        "last own commit": f"since your last commit ({start}; no review mark yet)",
-        "root": "from the first commit (no review mark, no commit of yours)",
+        "root": "from the first commit (no review mark yet)",
     }.get(activity.start_reason, activity.start_reason)
     if not activity.commits:
         print(f"{safe(name)}: nothing unreviewed {since}.")

@@ -372,18 +372,41 @@ def run_forgotten(args: argparse.Namespace) -> int:
 
 
 def run_forget(args: argparse.Namespace) -> int:
+    from amr_tui.core.format.edit import summarise
     from amr_tui.core.tombstones import TOMBSTONE_PATH
     from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.history.forgotten import SECRET_IN_HISTORY
 
     try:
         root, rel, line = _locate(args.target)
         if line is None:
             error("name the entry as FILE:LINE")
             return 2
-        commit = _service(root).forget(rel, line, reason=args.reason, redact=args.redact, by=args.by)
+        raw = _shown_entry_line(root, rel, line)
+        done = _service(root).forget(rel, line, raw=raw, reason=args.reason, redact=args.redact, by=args.by)
     except (FileNotFoundError, LookupError, ValueError, AmrGitError) as exc:
         error(str(exc))
         return 2
     kind = "a redacted tombstone" if args.redact else "a tombstone"
-    print(f"Forgot {safe(rel)}:{line}; {kind} is in {TOMBSTONE_PATH} ({commit[:7]}).")
+    what = "" if args.redact or done.secret else f' "{safe(summarise(done.text))}"'
+    moved = f" (line {done.line} in the last commit)" if done.line != line else ""
+    print(f"Forgot {safe(rel)}:{line}{what}{moved}; {kind} is in {TOMBSTONE_PATH} ({done.oid[:7]}).")
+    if done.secret:
+        print(SECRET_IN_HISTORY)
     return 0
+
+
+def _shown_entry_line(root: Path, rel: str, line: int) -> str:
+    """The first line of the entry on ``line`` of the file as it is on disk (what the user sees,
+    lines nobody committed included): the entry is named by that text, not by its line number."""
+    from amr_tui.core.format.parser import parse
+    from amr_tui.services.workspace import MAX_PARSE_BYTES, read_bytes
+
+    data = read_bytes(root, rel, MAX_PARSE_BYTES)
+    if data is None:
+        raise FileNotFoundError(f"{rel} cannot be read in {root}")
+    doc = parse(data, rel)
+    entry = doc.entry_at(line)
+    if entry is None:
+        raise ValueError(f"{rel}:{line} is not an entry")
+    return doc.lines[line - 1].text

@@ -20,8 +20,9 @@ A change is given as, per file, the bytes it was *based on* and the bytes it *wa
    whole attempt, so agents committing faster than a write takes wait for it instead of
    starving it.
 
-``probe`` (tests only) is called with the name of each step, so a test can write the file from
-outside at exactly that point.
+``probe`` is called with the name of each step, and so is every hook registered with
+:func:`observe_steps` (for any write, from any caller or thread): a test races an agent's
+write at exactly that point.
 """
 
 from __future__ import annotations
@@ -64,6 +65,29 @@ STEPS = ("head", "merged", "built", "locked", "read", "written", "staged", "move
 MAX_ATTEMPTS = 25  # compare-and-swap attempts of one write before RefMovedError
 ESCALATE_AFTER = 3  # lost compare-and-swap races before a write holds index.lock for a whole attempt
 _SWAP_ROUNDS = 50  # writes merged back in while replacing one file before giving up
+
+
+_observers: list[Probe] = []
+
+
+@contextlib.contextmanager
+def observe_steps(hook: Probe) -> Iterator[None]:
+    """Call ``hook(step)`` at each step of every write made while the block runs."""
+    _observers.append(hook)
+    try:
+        yield
+    finally:
+        _observers.remove(hook)
+
+
+def _stepper(probe: Probe | None) -> Probe:
+    def step(name: str) -> None:
+        if probe is not None:
+            probe(name)
+        for hook in list(_observers):
+            hook(name)
+
+    return step
 
 
 class ForeignConflictError(DirtyFileError):
@@ -268,7 +292,7 @@ def commit_files(
     ref = f"refs/heads/{branch}"
     fmt = repo.object_format
     zero = repo.zero_oid()
-    step = probe or (lambda _name: None)
+    step = _stepper(probe)
     last: RefMovedError | None = None
     for held in cas_attempts(repo, max_attempts=max_attempts, escalate=on_worktree):
         head = repo.resolve(ref)
@@ -345,7 +369,7 @@ def advance(
         zero,
         fmt,
         held,
-        probe or (lambda _name: None),
+        _stepper(probe),
     )
 
 
@@ -628,4 +652,5 @@ __all__ = [
     "cas_attempts",
     "commit_files",
     "merge_bytes",
+    "observe_steps",
 ]

@@ -39,8 +39,7 @@ SINCE = {
     "mark": "since your last review",
     "mark (off this branch)": "since your last review (where this branch meets it)",
     "since": "since the commit asked for",
-    "last own commit": "since your last commit (no review yet)",
-    "root": "from the first commit (no review yet, no commit of yours)",
+    "root": "from the first commit (no review yet)",
 }
 
 

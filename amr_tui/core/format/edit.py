@@ -71,6 +71,22 @@ def delete_lines(doc: Document, first: int, last: int | None = None) -> bytes:
     return _encode(doc, pairs)
 
 
+def find_entry(doc: Document, raw: str, near: int = 0) -> Entry | None:
+    """The entry whose first line is exactly ``raw``, the one nearest line ``near`` when the
+    file holds that line more than once; None when no entry has that text.
+
+    An entry named by its text (and so by its hash) is found again in another version of the
+    file, whatever was inserted or removed above it: a line number alone names a different
+    entry once an agent has changed the file."""
+    best: Entry | None = None
+    for entry in doc.entries:
+        if doc.lines[entry.line - 1].text != raw:
+            continue
+        if best is None or abs(entry.line - near) < abs(best.line - near):
+            best = entry
+    return best
+
+
 def entry_span(doc: Document, entry: Entry) -> tuple[int, int]:
     """First and last line of an entry with its nested sub-entries and continuation lines."""
     last = entry.line

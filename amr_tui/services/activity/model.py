@@ -54,7 +54,7 @@ class Activity:
 
     head: str | None
     start: str | None  # the commit the review starts after; None: from the root (everything)
-    start_reason: str  # "mark", "since", "last own commit", "root", "mark (off this branch)"
+    start_reason: str  # "mark", "since", "root", "the last N commits (no review yet)", "mark (off this branch)"
     user_email: str | None  # the repo's git identity: commits by any other author are listed
     commits: list[ActivityCommit]  # others' commits, oldest first (merges left out)
     together: EntryDiff  # start -> HEAD over the files others' commits touched

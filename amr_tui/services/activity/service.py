@@ -6,18 +6,17 @@
   ``<client> <agent@amr.invalid>``. Merge commits are left out (what they bring is listed as
   the commits it comes from).
 * Where the activity starts (:meth:`ActivityService.activity`): after ``since`` when asked;
-  else after the mark; else, with no mark yet, after the user's own last commit on the branch
-  (what the user wrote last, they had read up to); else from the root (everything); with no mark,
-  at most the last ``MAX_UNMARKED`` commits. A mark that
-  is not on the branch any more (the branch was rewritten) counts from where the two meet.
+  else after the mark; else, with no mark yet, from the root (everything), at most the last
+  ``MAX_UNMARKED`` commits, which the start's reason says. The user's own commits never move the
+  start: only an explicit review (:meth:`ActivityService.mark_reviewed`) does. A mark that is
+  not on the branch any more (the branch was rewritten) counts from where the two meet.
 * What is listed: each of those commits with its own entry diff (its parent -> it), and the
   changes as a whole (start -> HEAD over the files those commits touched), keeping only the
   entry changes with a line some others' commit wrote or removed (the user's own edits in
   between are not theirs to review). ``count()`` (what the tree shows) is the number of those.
 * Reverting one entry change, or a whole commit, is a new commit through the write gate
   (``services.writegate.write``), with ``Activity-Revert: <oid>`` trailers: history is never
-  rewritten. A revert made before any mark first writes the mark where the activity started, so
-  the user's own revert commit does not hide the rest of what is still to review.
+  rewritten; the revert (the user's own commit) leaves the rest still to review.
 
 Thread-safe; the diffs of a (start, HEAD) pair are cached.
 """
@@ -149,10 +148,9 @@ class ActivityService:
                 return marked, "mark"
             else:
                 return gh.merge_base(self.repo, marked, head), "mark (off this branch)"
-        if user:
-            for e in gh.log_entries(self.repo, head, first_parent=True, limit=500):
-                if e.info.author_email.lower() == user.lower():
-                    return e.oid, "last own commit"
+        # No mark: from the root, whatever the user committed. The user's own commit is no review
+        # (a forget or an edit says nothing of the agents' changes around it); only an explicit
+        # review (``mark_reviewed``) moves the start.
         return None, "root"
 
     # -- reading -----------------------------------------------------------------------------------
@@ -187,7 +185,7 @@ class ActivityService:
         if cached is not None:
             return cached
         entries = gh.log_entries(self.repo, head, exclude=(start,) if start else ())
-        if reason in ("root", "last own commit") and len(entries) > MAX_UNMARKED:
+        if reason == "root" and len(entries) > MAX_UNMARKED:
             # No review yet on a long history: the last MAX_UNMARKED commits, not every commit
             # since the first (an entry diff each); a mark or --since reaches further back.
             start, reason = entries[MAX_UNMARKED].oid, f"the last {MAX_UNMARKED} commits (no review yet)"
@@ -213,7 +211,10 @@ class ActivityService:
                 )
             )
         paths = sorted({p for c in commits for p in c.diff.changed_paths})
-        together = self._diff(start, head, paths) if commits else diff_entries({}, {})
+        # From the root, the changes as a whole are taken from just before the first commit by
+        # someone else: an agent's reword of the user's first entries reads as a reword, not new.
+        base = commits[0].parent if commits and start is None else start
+        together = self._diff(base, head, paths) if commits else diff_entries({}, {})
         wrote: dict[tuple[str, str], ActivityCommit] = {}  # (path, line) -> the last commit that wrote it
         removed: dict[tuple[str, str], ActivityCommit] = {}  # ... that removed (or changed) it
         for c in commits:  # oldest first: the last one wins
@@ -246,12 +247,6 @@ class ActivityService:
             return 0
 
     # -- reverting ---------------------------------------------------------------------------------
-    def _keep_start(self, activity: Activity) -> None:
-        """Before the user's first revert with no mark: pin the start, so the revert commit (the
-        user's own) does not become "the user's last commit" and hide the rest."""
-        if not self.mark()[0]:
-            self._save_mark(activity.start)
-
     def _write(self, head: str, changes: Mapping[str, bytes | None], message: str, trailers: list[str]) -> Saved:
         gate = [Change(p, self.blobs.read(head, p), data, head) for p, data in changes.items()]
         try:
@@ -279,7 +274,6 @@ class ActivityService:
             if by is not None and commit is None
             else [c.oid for c in activity.commits if commit and c.oid.startswith(commit)]
         )
-        self._keep_start(activity)
         text = summarise((change.new or change.old[0]).text, 60)
         title = f'Revert the {change.kind.value} entry in {change.primary_path}: "{text}"'
         return self._write(
@@ -308,7 +302,6 @@ class ActivityService:
                 files[path] = result
         if not files:
             raise ActivityError(f"{ac.short} is already undone: the files read as before it")
-        self._keep_start(activity)
         title = f'Revert "{ac.subject}" ({ac.short}, by {ac.author_name})'
         return self._write(head, files, title[:200], [f"{TRAILER_REVERT}: {ac.oid}"])
 

@@ -518,11 +518,20 @@ class AgentMemory:
             if isinstance(found, WriteResult):
                 return found
             entry, raw = found
-            head = git.head()
-            committed = git.read_blob_or_none(head, path) if head else None
-            cdoc = parse(committed or b"", path)
-            at = next((ln.number for ln in cdoc.lines if ln.text == raw), None)
-            if at is None or cdoc.entry_at(at) is None:
+            from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, plan_forget
+
+            service = self.session.history(repo)
+            try:
+                # One read of HEAD: the entry is found by its text in that commit, and the change is
+                # based on it; the gate merges it onto anything committed since, or refuses.
+                plan = plan_forget(
+                    service, path, entry.line, raw=raw, reason=reason, redact=redact, by=who.client, today=self.today
+                )
+                changes = [
+                    Change(p, git.read_blob_or_none(plan.rev, p) if plan.rev else None, data, plan.rev)
+                    for p, data in plan.build(plan.rev).items()
+                ]
+            except LookupError:
                 return WriteResult(
                     "refused",
                     "That entry is not committed yet (it is only in the work tree): nothing to forget in history. "
@@ -531,16 +540,7 @@ class AgentMemory:
                     path,
                     current=EntryOut.of(entry, raw),
                 )
-            from amr_tui.services.history.forgotten import plan_forget
-
-            service = self.session.history(repo)
-            try:
-                plan = plan_forget(service, path, at, reason=reason, redact=redact, by=who.client, today=self.today)
-                changes = [
-                    Change(p, git.read_blob_or_none(head, p) if head else None, data, head)
-                    for p, data in plan.build(head).items()
-                ]
-            except (ValueError, LookupError, FileNotFoundError) as exc:
+            except (ValueError, FileNotFoundError) as exc:
                 return WriteResult("refused", f"{exc}", repo, path)
             result = self._commit(repo, changes, plan.message, who, path, merge_trailers=True)
             if isinstance(result, WriteResult):
@@ -548,6 +548,8 @@ class AgentMemory:
             saved, branch, run = result
             self._forgotten.pop(repo, None)
             kept = " (redacted: the tombstone keeps only its digest)" if redact else ""
+            if plan.secret:
+                kept += ". " + SECRET_IN_HISTORY
             return self._reply(saved, branch, run, f"Forgot {path}:{entry.line}{kept}", EntryOut.of(entry, raw), [])
 
     def move(self, repo: str, path: str, line: int, hash: str, to_repo: str, to_path: str, who: Writer) -> WriteResult:

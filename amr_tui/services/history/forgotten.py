@@ -33,10 +33,11 @@ from typing import Protocol
 
 from amr_tui.core.diff import similarity as sim
 from amr_tui.core.diff.entries import LineEntry, entry_of_line
-from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, summarise
+from amr_tui.core.format.edit import delete_lines, entry_span, find_entry, insert_lines, summarise
 from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.format.rules import diag
 from amr_tui.core.lint.repo import INDEX_HEADING, MEMORY_FILE, Finding
+from amr_tui.core.secrets import find_secrets
 from amr_tui.core.textsafety import make_visible
 from amr_tui.core.tombstones import (
     TOMBSTONE_PATH,
@@ -412,11 +413,16 @@ def _commit_with_retries(
 class ForgetPlan:
     """What forgetting one entry writes: ``build(rev)`` gives the changed files (the entry's
     lines removed, its tombstone added) made from that commit's versions, and ``message`` the
-    commit message. ``forget`` commits it; the agent interface's review mode puts it on a
-    pending branch instead."""
+    commit message. ``rev`` is the commit the entry was found in (the base of the change),
+    ``line`` its line there and ``text`` the fact. ``forget`` commits it; the agent interface's
+    review mode puts it on a pending branch instead."""
 
     build: Callable[[str | None], dict[str, bytes | None]]
     message: str
+    rev: str | None
+    line: int
+    text: str
+    secret: bool = False  # the fact held a credential: it stays in the history before ``rev``
 
 
 def plan_forget(
@@ -424,34 +430,52 @@ def plan_forget(
     path: str,
     line: int,
     *,
+    raw: str | None = None,
+    rev: str | None = None,
     reason: str | None = None,
     redact: bool = False,
     by: str | None = None,
     today: _dt.date | None = None,
 ) -> ForgetPlan:
-    """Plan forgetting the entry on ``line`` of ``path`` as committed at HEAD.
+    """Plan forgetting one entry of ``path`` as committed at ``rev`` (default: HEAD, read once).
+
+    The entry is named by its exact first line ``raw`` (what the caller saw, at ``line`` of the
+    version it showed: the work tree may hold lines nobody committed) and found by that text in
+    ``rev``'s version, the occurrence nearest ``line``; without ``raw`` it is the entry on
+    ``line`` of ``rev``'s version. ``build(head)`` finds it by the same text in the version it
+    reads, so the entry removed is always the entry named, whatever was committed meanwhile.
 
     Raises ValueError when ``line`` holds no entry, FileNotFoundError when ``path`` is not
-    committed; ``build`` raises LookupError when the entry is no longer in the version it reads.
+    committed, LookupError when the entry named is not in ``rev``'s version (not committed yet,
+    or changed); ``build`` raises LookupError when the entry is not in the version it reads.
     """
     if not _keep(path):
         raise ValueError(f"{path} is not a Markdown memory file")
-    head0 = service.repo.head()
-    data0 = service.blobs.read(head0, path) if head0 else None
+    rev = rev if rev is not None else service.repo.head()
+    data0 = service.blobs.read(rev, path) if rev else None
     if data0 is None:
         raise FileNotFoundError(f"{path} is not committed in this repo")
     doc0 = parse(data0, path)
-    entry0 = doc0.entry_at(line)
-    if entry0 is None:
-        raise ValueError(f"{path}:{line} is not an entry")
-    raw = doc0.lines[line - 1].text
+    if raw is None:
+        entry0 = doc0.entry_at(line)
+        if entry0 is None:
+            raise ValueError(f"{path}:{line} is not an entry")
+        raw = doc0.lines[line - 1].text
+    else:
+        entry0 = find_entry(doc0, raw, line)
+        if entry0 is None:
+            raise LookupError(
+                f"the entry at {path}:{line} is not in the last commit as shown (it is uncommitted, or it "
+                "changed since); nothing was written"
+            )
+    text0 = entry0.text
     if by:
         who: str | None = by
     else:
         ident = service.repo.identity()
         who = ident.name if ident else None
     stone = tombstone_line(
-        entry0.text,
+        text0,
         date=(today or _dt.date.today()).isoformat(),
         reason=reason,
         by=who,
@@ -459,28 +483,26 @@ def plan_forget(
         file=path,
         redact=redact,
     )
+    near = entry0.line
 
     def build(head: str | None) -> dict[str, bytes | None]:
         data = service.blobs.read(head, path) if head else None
         doc = parse(data or b"", path)
-        where = (
-            line
-            if line <= len(doc.lines) and doc.lines[line - 1].text == raw
-            else next((ln.number for ln in doc.lines if ln.text == raw), None)
-        )
-        entry = doc.entry_at(where) if where else None
+        entry = find_entry(doc, raw, near)
         if entry is None:
             raise LookupError(f"the entry at {path}:{line} changed before it could be forgotten; nothing was written")
         first, last = entry_span(doc, entry)
         tomb = service.blobs.read(head, TOMBSTONE_PATH) if head else None
         return {path: delete_lines(doc, first, last), TOMBSTONE_PATH: add_tombstone(tomb, stone)}
 
-    if redact:
+    secret = bool(find_secrets(raw))
+    if redact or secret:
+        # A credential never goes into a commit message, whatever the user chose.
         message = f"Forget an entry in {path} (redacted)\n\nForgotten-with: amr"
     else:
         why = f"\n\nReason: {make_visible(' '.join(reason.split()))}" if reason and reason.strip() else ""
-        message = f"Forget entry in {path}: {make_visible(summarise(entry0.text))}{why}\n\nForgotten-with: amr"
-    return ForgetPlan(build, message)
+        message = f"Forget entry in {path}: {make_visible(summarise(text0))}{why}\n\nForgotten-with: amr"
+    return ForgetPlan(build, message, rev, near, text0, secret)
 
 
 def forget(
@@ -488,24 +510,60 @@ def forget(
     path: str,
     line: int,
     *,
+    raw: str | None = None,
     reason: str | None = None,
     redact: bool = False,
     by: str | None = None,
     today: _dt.date | None = None,
     trailers: tuple[str, ...] = (),
     env: Mapping[str, str] | None = None,
-) -> str:
-    """Remove the entry on ``line`` of ``path`` and record a tombstone, in one commit.
+) -> Forgotten:
+    """Remove one entry of ``path`` and record a tombstone, in one commit (see
+    :func:`plan_forget` for how the entry is named: ``raw`` as the caller saw it at ``line``).
 
     ``redact`` keeps only the fact's digest in the tombstone and leaves the text and the reason
     out of the commit message. ``trailers`` are added to the message (the agent interface's
-    ``Session:``), ``env`` goes to the commit (an agent's author). Returns the new commit.
-    Raises ValueError when ``line`` holds no entry, LookupError when the entry changed before
-    it could be committed.
+    ``Session:``), ``env`` goes to the commit (an agent's author). Returns what was forgotten
+    and the new commit. Raises ValueError when ``line`` holds no entry, LookupError when the
+    entry is not committed as named, or changed before it could be committed.
     """
-    plan = plan_forget(service, path, line, reason=reason, redact=redact, by=by, today=today)
+    plan = plan_forget(service, path, line, raw=raw, reason=reason, redact=redact, by=by, today=today)
     message = plan.message + "".join(f"\n{t}" for t in trailers if t)
-    return _commit_with_retries(service, plan.build, message, env)
+    oid = _commit_plan(service, plan, message, env)
+    return Forgotten(oid, path, plan.line, plan.text, plan.secret)
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What one forget committed: the commit, and the entry as it was found in the base commit."""
+
+    oid: str
+    path: str
+    line: int
+    text: str
+    secret: bool = False  # it held a credential: the note on purging history applies
+
+
+SECRET_IN_HISTORY = (
+    "It held a credential: forgetting removes it from the files, not from git history. "
+    "Rotate the credential now; to purge it, rewrite history (git filter-repo --replace-text) "
+    "and force-push every clone, which amr never does for you."
+)
+
+
+def _commit_plan(service: HistorySource, plan: ForgetPlan, message: str, env: Mapping[str, str] | None = None) -> str:
+    """Commit ``plan`` based on the commit it was planned against: the gate merges it onto
+    anything committed meanwhile (only the entry named goes) or refuses when the same entry
+    changed."""
+    changes = plan.build(plan.rev)
+    gate_changes = [
+        Change(p, service.blobs.read(plan.rev, p) if plan.rev else None, data, plan.rev) for p, data in changes.items()
+    ]
+    try:
+        result = service.repo.write_files(gate_changes, message, env=env)
+    except ConflictError as exc:
+        raise LookupError(f"{exc.path} changed in the same place meanwhile; nothing was written") from None
+    return result.head or ""
 
 
 def restore(service: HistorySource, fact: ForgottenFact, *, path: str | None = None) -> str:

@@ -45,7 +45,7 @@ from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.errors import AmrGitError
 from amr_tui.git.models import CommitInfo
-from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact, forget, restore
+from amr_tui.services.history.forgotten import DeletionLog, Forgotten, ForgottenFact, forget, restore
 from amr_tui.services.history.past import PastEntry, PastIndex, past_of
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
@@ -370,14 +370,17 @@ class HistoryService:
         path: str,
         line: int,
         *,
+        raw: str | None = None,
         reason: str | None = None,
         redact: bool = False,
         by: str | None = None,
         today: _dt.date | None = None,
         trailers: tuple[str, ...] = (),
         env: Mapping[str, str] | None = None,
-    ) -> str:
-        return forget(self, path, line, reason=reason, redact=redact, by=by, today=today, trailers=trailers, env=env)
+    ) -> Forgotten:
+        return forget(
+            self, path, line, raw=raw, reason=reason, redact=redact, by=by, today=today, trailers=trailers, env=env
+        )
 
     def restore(self, fact: ForgottenFact, *, path: str | None = None) -> str:
         return restore(self, fact, path=path)

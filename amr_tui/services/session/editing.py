@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from amr_tui.core.format.edit import delete_lines, entry_span, insert_lines, replace_line, summarise
+from amr_tui.core.format.edit import delete_lines, entry_span, find_entry, insert_lines, replace_line, summarise
 from amr_tui.core.format.links import index_link, link_text_for, normalise, rewrite_links, unsafe_reason
 from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.lint import INDEX_HEADING
@@ -22,8 +22,6 @@ from amr_tui.services.history import MOVED_TRAILER
 from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.workspace import read_bytes
 from amr_tui.services.writegate import EditRefused, Saved, check_writable
-
-_check_writable = check_writable
 
 
 def write(
@@ -94,8 +92,19 @@ def delete_entry(session: Session, of: OpenFile, line: int) -> Saved:
     )
 
 
-def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_path: str) -> tuple[Saved, Saved]:
-    """Copy the entry into the destination first, then remove it: a crash never loses it."""
+class StaleEntryError(EditRefused):
+    """The entry to move changed (or went) since it was read: nothing was written."""
+
+
+def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_path: str) -> tuple[Saved, ...]:
+    """Move the entry on ``line`` of ``of`` (the version the user saw) to the end of another file.
+
+    Within one repo it is one commit holding both files: the removal is based on ``of`` and
+    merged onto what is committed now, so when an agent reworded or removed the entry meanwhile
+    the gate's merge conflicts and nothing is written (:class:`StaleEntryError`: look again).
+    Across repos the copy lands first (a crash never loses the entry), after checking the entry
+    is still as seen in the source; when the removal then cannot be made, the copy is taken back
+    out, so a refused move never leaves a duplicate."""
     assert of.doc is not None
     entry = of.doc.entry_at(line)
     if entry is None:
@@ -104,8 +113,8 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
         raise EditRefused("the entry is already in that file")
     if not is_markdown(dest_path):
         raise EditRefused("entries can only move into Markdown files")
-    _check_writable(session, of.repo, of.path)
-    _check_writable(session, dest_repo, dest_path)
+    check_writable(session, of.repo, of.path)
+    check_writable(session, dest_repo, dest_path)
     first, last = entry_span(of.doc, entry)
     lines = [of.doc.lines[i - 1].text for i in range(first, last + 1)]
     base_indent = len(entry.indent)
@@ -118,24 +127,66 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
         dest = OpenFile(dest_repo, dest_path, None, parse(b"", dest_path), dest.head)
     assert dest.doc is not None
     after = len(dest.doc.lines)
+    added_data = insert_lines(dest.doc, after, lines)
+    removed_data = delete_lines(of.doc, first, last)
+    stale = StaleEntryError(
+        f"The entry changed since it was shown (someone edited or removed it): nothing was moved. "
+        f"It now reads as in {of.path}; move it again if it should still go."
+    )
+    if dest_repo == of.repo:
+        changes = [Change(of.path, of.data, removed_data, of.head), Change(dest_path, dest.data, added_data, dest.head)]
+        try:
+            saved = writegate.write(
+                session,
+                of.repo,
+                changes,
+                f"Move entry from {of.path} to {dest_path}: {what}",
+                line=max(1, first - 1),
+                path=of.path,
+            )
+        except ConflictError as exc:
+            if exc.path == of.path:
+                raise stale from None
+            raise
+        return (saved,)
+    _check_still_there(session, of, lines[0], entry.line, stale)
     added = write(
         session,
         dest,
-        insert_lines(dest.doc, after, lines),
+        added_data,
         f"Move entry to {dest_path} from {of.repo}/{of.path}: {what}",
         line=after + 1,
     )
-    # The removal is based on the version the user moved it from: the gate merges it onto
-    # whatever an agent committed since, so only this entry goes.
-    removed = write(
-        session,
-        of,
-        delete_lines(of.doc, first, last),
-        f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}",
-        line=max(1, first - 1),
-        trailers=(f"{MOVED_TRAILER}: {dest_repo}/{dest_path}",),  # a move, not forgetting (services.history)
-    )
+    try:
+        removed = write(
+            session,
+            of,
+            removed_data,
+            f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}",
+            line=max(1, first - 1),
+            trailers=(f"{MOVED_TRAILER}: {dest_repo}/{dest_path}",),  # a move, not forgetting (services.history)
+        )
+    except (ConflictError, EditRefused, AmrGitError):
+        # The source changed between the check and the removal: take the copy back out.
+        back = session.open(dest_repo, dest_path)
+        if back.doc is not None and back.data is not None:
+            copied = find_entry(back.doc, lines[0], after + 1)
+            if copied is not None:
+                c_first, c_last = entry_span(back.doc, copied)
+                write(session, back, delete_lines(back.doc, c_first, c_last), f"Take back the copy of a move: {what}")
+        raise stale from None
     return added, removed
+
+
+def _check_still_there(session: Session, of: OpenFile, raw: str, near: int, stale: StaleEntryError) -> None:
+    """Refuse when the entry seen in ``of`` is not in the committed version nor on disk now."""
+    git = session.git(of.repo)
+    head = git.head() if git is not None else None
+    committed = git.read_blob_or_none(head, of.path) if git is not None and head else None
+    disk = read_bytes(session.mount(of.repo).root, of.path)
+    for data in (committed, disk):
+        if data is not None and find_entry(parse(data, of.path), raw, near) is None:
+            raise stale
 
 
 def _refuse_unsafe_name(path: str) -> None:
@@ -152,7 +203,7 @@ def create_file(session: Session, repo: str, path: str, title: str | None = None
     if not path:
         raise EditRefused("give the new file a name")
     path = with_md_suffix(path)  # a name without an extension is a Markdown file
-    _check_writable(session, repo, path)
+    check_writable(session, repo, path)
     if path in session.files(repo):
         raise EditRefused(f"{path} already exists")
     heading = title or path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("_", " ").replace("-", " ").capitalize()
@@ -190,8 +241,8 @@ def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved,
     new = normalise(new)
     if old.endswith(".md"):
         new = with_md_suffix(new)  # a Markdown file renamed without an extension stays one
-    _check_writable(session, repo, old)
-    _check_writable(session, repo, new)
+    check_writable(session, repo, old)
+    check_writable(session, repo, new)
     files = set(session.files(repo))
     if new in files:
         raise EditRefused(f"{new} already exists")
@@ -240,7 +291,7 @@ def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved,
 
 
 def delete_file(session: Session, repo: str, path: str) -> Saved:
-    _check_writable(session, repo, path)
+    check_writable(session, repo, path)
     of = session.open(repo, path)
     if of.data is None and of.read_only != "too large":
         raise EditRefused(of.message or f"{path} cannot be deleted")
@@ -263,6 +314,7 @@ __all__ = [
     "ConflictError",
     "EditRefused",
     "Saved",
+    "StaleEntryError",
     "create_file",
     "delete_entry",
     "delete_file",
