@@ -103,7 +103,7 @@ def test_fix_with_a_symlink_out_of_the_repo_ends_and_reports_it(make_repo, tmp_p
     assert outside.read_text() == "- outside the repo\n" and (repo / "evil.md").is_symlink()
     assert "Fixed 1 finding." in res.stderr, res.stderr
     assert res.stdout.splitlines() == [
-        "evil.md: AMR012 a symlink to a place outside the memory root (or inside .git); "
+        "evil.md: AMR012 a symlink that leads outside the memory root, into .git, or round in a loop; "
         "amr never reads it or writes through it"
     ], res.stdout
     (repo / "MEMORY.md").write_text(INDEX + "- [[notes]]\n- [[evil]]\n")  # linked by hand: still never followed

@@ -160,3 +160,17 @@ class ConflictError(RepoStateError):
         self.theirs = theirs
         self.merged = merged
         self.head = head
+
+
+class EntryGoneError(RepoStateError):
+    """An entry a write names (by its exact line) was committed when the writer read it and is
+    not in the version the write would be committed onto: someone removed or changed it since.
+    Nothing was written; read the file again."""
+
+    def __init__(self, path: str, line: str):
+        super().__init__(
+            f"The entry in {path} was changed or removed by someone else since it was read; nothing was "
+            "written. Look at the file again."
+        )
+        self.path = path
+        self.line = line

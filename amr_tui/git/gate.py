@@ -47,7 +47,7 @@ from amr_tui.git.commit import (
     _update_ref,
     blob_oid,
 )
-from amr_tui.git.errors import ConflictError, DirtyFileError, GitError, RefMovedError
+from amr_tui.git.errors import ConflictError, DirtyFileError, EntryGoneError, GitError, RefMovedError
 from amr_tui.git.handle import RepoHandle, check_ref
 from amr_tui.git.indexlock import IndexLock
 from amr_tui.git.worktree import (
@@ -112,6 +112,10 @@ class Change:
     # else's uncommitted edit (read from the work tree): against that commit's version the gate
     # tells that edit apart from the writer's own change, and commits only the latter.
     base_commit: str | None = None
+    # The exact lines of the entries this change is about (the entry edited, removed or moved).
+    # Each one that was committed at ``base_commit`` must still be committed in the version the
+    # change is merged onto, at every attempt; else EntryGoneError and nothing is written.
+    named: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +283,7 @@ def commit_files(
         rel = normalize_rel(ch.path)
         if rel in norm:
             raise ValueError(f"{rel} is named twice")
-        norm[rel] = Change(rel, _as_bytes(ch.base), _as_bytes(ch.want), ch.base_commit)
+        norm[rel] = Change(rel, _as_bytes(ch.base), _as_bytes(ch.want), ch.base_commit, tuple(ch.named))
     if not norm:
         raise ValueError("no changes to commit")
     text = _clean_message(message)
@@ -299,6 +303,8 @@ def commit_files(
         step("head")
         committed = _committed(repo, head, list(norm))
         content = {rel: merge_change(repo, rel, ch, committed[rel], head) for rel, ch in norm.items()}
+        for rel, ch in norm.items():
+            _check_named(repo, rel, ch, committed[rel])
         merged = tuple(
             rel
             for rel, ch in norm.items()
@@ -379,6 +385,18 @@ def _changed_since(repo: RepoHandle, rel: str, ch: Change, committed: bytes | No
     if ch.base_commit is None:
         return committed != ch.base
     return head != ch.base_commit and repo.read_blob_or_none(ch.base_commit, rel) != committed
+
+
+def _check_named(repo: RepoHandle, rel: str, ch: Change, committed: bytes | None) -> None:
+    """Raise EntryGoneError when an entry ``ch`` names was committed when it was read and is not
+    in ``committed`` (the version the change is merged onto) any more."""
+    if not ch.named:
+        return
+    was = repo.read_blob_or_none(ch.base_commit, rel) if ch.base_commit else ch.base
+    seen, now = set(_text_lines(was or b"")), set(_text_lines(committed or b""))
+    for line in ch.named:
+        if line in seen and line not in now:
+            raise EntryGoneError(rel, line)
 
 
 def _as_bytes(data: bytes | None) -> bytes | None:

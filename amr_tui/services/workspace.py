@@ -137,7 +137,7 @@ def scan_files(
                     if name in _SKIP_DIRS:
                         continue
                     if entry.is_symlink():
-                        if not Path(entry.path).resolve().is_relative_to(root):
+                        if not _inside(_real(entry.path), root):
                             escaping.add(rel)
                     elif descend:
                         todo.append((rel, entry.path))
@@ -151,9 +151,8 @@ def scan_files(
                 except OSError:
                     continue
                 if link:
-                    target = Path(entry.path).resolve()
-                    if not target.is_relative_to(root) or ".git" in target.relative_to(root).parts:
-                        escaping.add(rel)
+                    if not _inside(_real(entry.path), root, git_ok=False):
+                        escaping.add(rel)  # outside, into .git, or a loop: never followed
                 elif not regular:
                     continue
                 if name.startswith(".amr-tmp-"):
@@ -163,6 +162,21 @@ def scan_files(
                     found[rel] = (st.st_mtime_ns, st.st_size)
     files.sort()
     return files, escaping, found
+
+
+def _real(path: str) -> Path | None:
+    """Where the symlink ``path`` leads (``Path.resolve``), or None for a symlink loop."""
+    try:
+        return Path(path).resolve(strict=False)
+    except (RuntimeError, OSError):
+        return None
+
+
+def _inside(target: Path | None, root: Path, *, git_ok: bool = True) -> bool:
+    """``target`` is inside ``root`` (and not in its ``.git``, unless ``git_ok``); a loop is not."""
+    if target is None or not target.is_relative_to(root):
+        return False
+    return git_ok or ".git" not in target.relative_to(root).parts
 
 
 def top_folders(root: Path) -> list[str]:
@@ -216,10 +230,7 @@ def listed_as(root: Path, rel: str, names: dict[str, set[str] | None] | None = N
                 return None  # a symlinked folder is never entered, nor listed as a file
             if name.startswith(".amr-tmp-"):
                 return None
-            target = Path(path).resolve()
-            rootp = Path(base)
-            outside = not target.is_relative_to(rootp) or ".git" in target.relative_to(rootp).parts
-            return "escaping" if outside else "file"
+            return "file" if _inside(_real(path), Path(base), git_ok=False) else "escaping"
         if stat.S_ISDIR(st.st_mode):
             if last or name in _SKIP_DIRS:
                 return None

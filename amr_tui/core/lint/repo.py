@@ -325,7 +325,7 @@ def _escaping_files(repo: RepoSnapshot) -> list[Finding]:
             path,
             diag(
                 "AMR012",
-                "a symlink to a place outside the memory root (or inside .git); "
+                "a symlink that leads outside the memory root, into .git, or round in a loop; "
                 "amr never reads it or writes through it",
                 0,
             ),

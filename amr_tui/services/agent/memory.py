@@ -49,7 +49,7 @@ from amr_tui.core.secrets import find_secrets
 from amr_tui.core.textsafety import make_visible
 from amr_tui.core.tombstones import FactMatcher
 from amr_tui.git.commit import blob_oid
-from amr_tui.git.errors import AmrGitError, ConflictError, NoIdentityError, RefMovedError
+from amr_tui.git.errors import AmrGitError, ConflictError, EntryGoneError, NoIdentityError, RefMovedError
 from amr_tui.git.gate import Change, ForeignConflictError
 from amr_tui.services import writegate
 from amr_tui.services.agent.lines import (
@@ -87,6 +87,7 @@ INBOX_STEM = "inbox-"  # review mode's pending branch: dreams/inbox-<date>[-n]
 WRITTEN_WITH = "Written-with: amr mcp"
 DEFAULT_AGENT_EMAIL = "agent@amr.invalid"
 MAX_LIMIT = 200
+MAX_FACT_CHARS = 2000  # one fact is one line an agent loads: a longer one is refused, never written
 _SAFE_NAME = re.compile(r"[^\w .@()+-]+")
 
 
@@ -115,6 +116,19 @@ class Writer:
         if self.session:
             out.append(f"Session: {_clean(self.session)}")
         return tuple(out)
+
+
+def _too_long(text: str, repo: str, path: str) -> WriteResult | None:
+    """A fact longer than ``MAX_FACT_CHARS`` is refused before anything reads it further."""
+    if len(text) <= MAX_FACT_CHARS:
+        return None
+    return WriteResult(
+        "refused",
+        f"The fact is {len(text):,} characters; a memory entry is one short line (at most {MAX_FACT_CHARS:,}). "
+        "Nothing was written. Keep the detail in a file of its own and remember where it is.",
+        repo,
+        path,
+    )
 
 
 def _clean(value: str) -> str:
@@ -407,7 +421,7 @@ class AgentMemory:
         with self._lock:
             self._fresh()
             repo = self._writable_repo(repo)
-            refused = self._refuse_read_only(repo)
+            refused = self._refuse_read_only(repo) or _too_long(text, repo, path or "")
             if refused:
                 return refused
             line, entry, diags = new_line(text, source, path or INBOX_FILE, self.today)
@@ -472,7 +486,7 @@ class AgentMemory:
         with self._lock:
             self._fresh()
             repo, path = self._repo(repo), self._path(path, write=True)
-            refused = self._refuse_read_only(repo)
+            refused = self._refuse_read_only(repo) or _too_long(text, repo, path)
             if refused:
                 return refused
             of = self._open(repo, path)
@@ -493,7 +507,7 @@ class AgentMemory:
             data = replace_line(of.doc, entry.line, new_raw)
             what = summarise(parse((new_raw + "\n").encode(), path).entries[0].text)
             result = self._commit(
-                repo, [Change(path, of.data, data, of.head)], f"Edit entry in {path}: {what}", who, path
+                repo, [Change(path, of.data, data, of.head, (raw,))], f"Edit entry in {path}: {what}", who, path
             )
             if isinstance(result, WriteResult):
                 return _with_current(result, self, repo, path, entry.line)
@@ -518,7 +532,7 @@ class AgentMemory:
             if isinstance(found, WriteResult):
                 return found
             entry, raw = found
-            from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, plan_forget
+            from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, plan_changes, plan_forget
 
             service = self.session.history(repo)
             try:
@@ -527,10 +541,7 @@ class AgentMemory:
                 plan = plan_forget(
                     service, path, entry.line, raw=raw, reason=reason, redact=redact, by=who.client, today=self.today
                 )
-                changes = [
-                    Change(p, git.read_blob_or_none(plan.rev, p) if plan.rev else None, data, plan.rev)
-                    for p, data in plan.build(plan.rev).items()
-                ]
+                changes = plan_changes(plan, lambda p: git.read_blob_or_none(plan.rev, p) if plan.rev else None)
             except LookupError:
                 return WriteResult(
                     "refused",
@@ -582,7 +593,10 @@ class AgentMemory:
             removed = delete_lines(of.doc, first, last)
             what = make_visible(summarise(entry.text))
             if repo == to_repo:
-                changes = [Change(path, of.data, removed, of.head), Change(to_path, dest.data, dest_data, dest.head)]
+                changes = [
+                    Change(path, of.data, removed, of.head, (raw,)),
+                    Change(to_path, dest.data, dest_data, dest.head),
+                ]
                 result = self._commit(repo, changes, f"Move entry from {path} to {to_path}: {what}", who, to_path)
                 if isinstance(result, WriteResult):
                     return _with_current(result, self, repo, path, entry.line)
@@ -601,7 +615,7 @@ class AgentMemory:
                     return first_result
                 result = self._commit(
                     repo,
-                    [Change(path, of.data, removed, of.head)],
+                    [Change(path, of.data, removed, of.head, (raw,))],
                     # Moved-to: a move, not forgetting (services.history)
                     f"Move entry from {path} to {to_repo}/{to_path}: {what}\n\n{MOVED_TRAILER}: {to_repo}/{to_path}",
                     who,
@@ -798,6 +812,14 @@ class AgentMemory:
                 "conflict",
                 f"Someone changed the same entry in {exc.path} meanwhile; nothing was written. Read the file "
                 "again (memory_read) and retry with the new hash.",
+                repo,
+                path,
+            )
+        except EntryGoneError as exc:
+            return WriteResult(
+                "stale",
+                f"The entry in {exc.path} was changed or removed by someone else meanwhile; nothing was written. "
+                "Read the file again (memory_read) and retry with the new hash.",
                 repo,
                 path,
             )

@@ -51,7 +51,7 @@ from amr_tui.core.tombstones import (
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
-from amr_tui.git.errors import ConflictError
+from amr_tui.git.errors import ConflictError, EntryGoneError
 from amr_tui.git.gate import Change
 from amr_tui.git.models import CommitInfo
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, load_snapshot
@@ -422,6 +422,7 @@ class ForgetPlan:
     rev: str | None
     line: int
     text: str
+    raw: str  # the entry's exact first line, as found in ``rev``
     secret: bool = False  # the fact held a credential: it stays in the history before ``rev``
 
 
@@ -502,7 +503,7 @@ def plan_forget(
     else:
         why = f"\n\nReason: {make_visible(' '.join(reason.split()))}" if reason and reason.strip() else ""
         message = f"Forget entry in {path}: {make_visible(summarise(text0))}{why}\n\nForgotten-with: amr"
-    return ForgetPlan(build, message, rev, near, text0, secret)
+    return ForgetPlan(build, message, rev, near, text0, raw, secret)
 
 
 def forget(
@@ -551,18 +552,25 @@ SECRET_IN_HISTORY = (
 )
 
 
+def plan_changes(plan: ForgetPlan, committed: Callable[[str], bytes | None]) -> list[Change]:
+    """The gate's changes of ``plan``, based on ``plan.rev`` (``committed(path)``: that version)."""
+    return [
+        Change(p, committed(p), data, plan.rev, (plan.raw,) if p != TOMBSTONE_PATH else ())
+        for p, data in plan.build(plan.rev).items()
+    ]
+
+
 def _commit_plan(service: HistorySource, plan: ForgetPlan, message: str, env: Mapping[str, str] | None = None) -> str:
     """Commit ``plan`` based on the commit it was planned against: the gate merges it onto
     anything committed meanwhile (only the entry named goes) or refuses when the same entry
     changed."""
-    changes = plan.build(plan.rev)
-    gate_changes = [
-        Change(p, service.blobs.read(plan.rev, p) if plan.rev else None, data, plan.rev) for p, data in changes.items()
-    ]
+    gate_changes = plan_changes(plan, lambda p: service.blobs.read(plan.rev, p) if plan.rev else None)
     try:
         result = service.repo.write_files(gate_changes, message, env=env)
     except ConflictError as exc:
         raise LookupError(f"{exc.path} changed in the same place meanwhile; nothing was written") from None
+    except EntryGoneError as exc:
+        raise LookupError(str(exc)) from None
     return result.head or ""
 
 

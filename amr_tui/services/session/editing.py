@@ -15,7 +15,7 @@ from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.lint import INDEX_HEADING
 from amr_tui.core.merge.resolution import ConflictChoice, resolved_bytes
 from amr_tui.core.paths import with_md_suffix
-from amr_tui.git.errors import AmrGitError, ConflictError
+from amr_tui.git.errors import AmrGitError, ConflictError, EntryGoneError
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
 from amr_tui.services.history import MOVED_TRAILER
@@ -32,14 +32,17 @@ def write(
     *,
     line: int = 0,
     trailers: tuple[str, ...] = (),
+    named: tuple[str, ...] = (),
 ) -> Saved:
     """Save one file as one commit through the write gate. ``of`` is the version the change was
     made from (its bytes are the merge base), whatever the file holds by now. ``trailers``: more
-    trailers for the commit message, after amr's own."""
+    trailers for the commit message, after amr's own. ``named``: the lines of the entries the
+    change is about (see ``gate.Change.named``): the save is refused when one was removed or
+    changed by a commit since ``of`` was read."""
     check_writable(session, of.repo, of.path)
     if of.read_only and of.read_only != "missing":
         raise EditRefused(f"{of.path} is read-only here: {of.read_only}.")
-    changes = [Change(of.path, of.data, new_bytes, of.head)]
+    changes = [Change(of.path, of.data, new_bytes, of.head, named)]
     return writegate.write(session, of.repo, changes, message, line=line, trailers=(writegate.TRAILER, *trailers))
 
 
@@ -67,7 +70,14 @@ def replace_entry_line(session: Session, of: OpenFile, line: int, new_text: str)
         return Saved(of.repo, of.path, of.head, "No change", line)
     entry = of.doc.entry_at(line)
     what = summarise(parse((new_text + "\n").encode(), of.path).entries[0].text) if entry else summarise(new_text)
-    return write(session, of, replace_line(of.doc, line, new_text), f"Edit entry in {of.path}: {what}", line=line)
+    return write(
+        session,
+        of,
+        replace_line(of.doc, line, new_text),
+        f"Edit entry in {of.path}: {what}",
+        line=line,
+        named=(old,) if entry else (),
+    )
 
 
 def insert_entry(session: Session, of: OpenFile, after: int, new_text: str) -> Saved:
@@ -88,7 +98,12 @@ def delete_entry(session: Session, of: OpenFile, line: int) -> Saved:
     data = delete_lines(of.doc, first, last)
     extra = f" (and {last - first} nested line{'s' if last - first != 1 else ''})" if last > first else ""
     return write(
-        session, of, data, f"Remove entry from {of.path}: {summarise(entry.text)}{extra}", line=max(1, first - 1)
+        session,
+        of,
+        data,
+        f"Remove entry from {of.path}: {summarise(entry.text)}{extra}",
+        line=max(1, first - 1),
+        named=(of.doc.lines[line - 1].text,),
     )
 
 
@@ -116,6 +131,7 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
     check_writable(session, of.repo, of.path)
     check_writable(session, dest_repo, dest_path)
     first, last = entry_span(of.doc, entry)
+    raw = of.doc.lines[entry.line - 1].text
     lines = [of.doc.lines[i - 1].text for i in range(first, last + 1)]
     base_indent = len(entry.indent)
     lines = [ln[base_indent:] if ln[:base_indent].strip() == "" else ln for ln in lines]
@@ -134,7 +150,10 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
         f"It now reads as in {of.path}; move it again if it should still go."
     )
     if dest_repo == of.repo:
-        changes = [Change(of.path, of.data, removed_data, of.head), Change(dest_path, dest.data, added_data, dest.head)]
+        changes = [
+            Change(of.path, of.data, removed_data, of.head, (raw,)),
+            Change(dest_path, dest.data, added_data, dest.head),
+        ]
         try:
             saved = writegate.write(
                 session,
@@ -144,12 +163,12 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
                 line=max(1, first - 1),
                 path=of.path,
             )
-        except ConflictError as exc:
+        except (ConflictError, EntryGoneError) as exc:
             if exc.path == of.path:
                 raise stale from None
             raise
         return (saved,)
-    _check_still_there(session, of, lines[0], entry.line, stale)
+    _check_still_there(session, of, raw, entry.line, stale)
     added = write(
         session,
         dest,
@@ -165,6 +184,7 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
             f"Move entry from {of.path} to {dest_repo}/{dest_path}: {what}",
             line=max(1, first - 1),
             trailers=(f"{MOVED_TRAILER}: {dest_repo}/{dest_path}",),  # a move, not forgetting (services.history)
+            named=(raw,),
         )
     except (ConflictError, EditRefused, AmrGitError):
         # The source changed between the check and the removal: take the copy back out.
