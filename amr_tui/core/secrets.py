@@ -35,7 +35,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "password or secret assignment",
         re.compile(
             r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)"
-            r"\s{0,8}(?:is\s{0,8})?[:=]\s{0,8}[\"']?(?=[^\s\"']{0,%d}[0-9])[^\s\"'\]\[;]{8,}" % 256
+            r"\s{0,8}(?:is\s{0,8})?[:=]\s{0,8}[\"']?(?=[^\s\"']{0,256}[0-9])[^\s\"'\]\[;]{8,}"
         ),
     ),
 ]
