@@ -255,3 +255,20 @@ def test_rejected_parts_stay_out_when_the_rest_is_accepted(devin: Path) -> None:
     assert "Ship in small PRs" not in tree.get("workflow/conventions.md", "")
     assert tree["frontend/stack.md"] == want["frontend/stack.md"] and tree["tooling/bun.md"] == want["tooling/bun.md"]
     assert "rejected file dev-port.md" in git(devin, "log", "-1", "--format=%B", "main")
+
+
+def test_the_accept_message_names_only_the_changes_it_applied(make_repo) -> None:
+    """Issue 28 point 5: an accepted drop that main had already made was listed as applied."""
+    repo = make_repo("m", {"MEMORY.md": "# M\n\n## Index\n- [[n]]\n", "n.md": "- alpha\n- beta\n- gamma\n"})
+    branch_commit(repo, "dreams/r1", {"n.md": "- alpha\n- gamma\n- delta, inferred\n"}, "dream: drop beta, infer delta")
+    commit(repo, {"n.md": "- alpha\n- gamma\n"}, "Agent removes beta too")
+    service = DreamService(repo)
+    review = service.review("r1", history=False)
+    drop = next(c for c in review.diff.changes if c.kind is ChangeKind.DROPPED)
+    new = next(c for c in review.diff.changes if c.kind is ChangeKind.NEW)
+    service.accept("r1", entries=[drop.id, new.id])
+    body = git(repo, "log", "-1", "--format=%B", "main")
+    lines = [ln for ln in body.splitlines() if ln.startswith("- ")]
+    assert any("delta" in ln and "nothing to apply" not in ln for ln in lines), body
+    assert any("beta" in ln and ln.startswith("- nothing to apply, main already reads so") for ln in lines), body
+    assert git(repo, "show", "main:n.md") == "- alpha\n- gamma\n- delta, inferred\n"

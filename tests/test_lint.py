@@ -227,6 +227,18 @@ def test_amr032_heading_link_to_a_missing_heading():
     assert only(files, "AMR032") == [("AMR032", "MEMORY.md", 4), ("AMR032", "MEMORY.md", 5)]
 
 
+def test_amr034_a_file_too_large_to_read(make_repo):
+    """The walk lists it with its size; lint says it checked nothing in it (not "All clean")."""
+    from amr_tui.core.lint.repo import RepoSnapshot, lint_repo
+    from amr_tui.core.paths import MAX_PARSE_BYTES
+
+    memory = parse((INDEX + "- [[huge]]\n").encode(), "MEMORY.md")
+    snap = RepoSnapshot("m", {"MEMORY.md", "huge.md", "data.bin"}, {"MEMORY.md": memory})
+    snap.sizes = {"MEMORY.md": 40, "huge.md": MAX_PARSE_BYTES + 1, "data.bin": MAX_PARSE_BYTES * 2}
+    found = [(f.diagnostic.code, f.path) for f in lint_repo(snap) if f.diagnostic.code == "AMR034"]
+    assert found == [("AMR034", "huge.md")]  # data.bin is no memory file: not read, and not missed
+
+
 def test_every_code_is_tested_here():
     """A new code without a test here fails this test."""
     import pathlib

@@ -125,3 +125,16 @@ def test_fix_refuses_a_repo_git_refuses(make_repo):
     plain = _run("lint", str(repo), env={"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"})  # reading still works
     assert plain.returncode == 1 and "AMR024" in _run("lint", str(repo), "--severity", "info").stdout
     assert "git will not say whether it tracks it" in plain.stdout and "does not track" not in plain.stdout
+
+
+def test_a_file_too_large_to_read_is_a_finding_not_all_clean(make_repo):
+    """Issue 28 point 5: `amr lint` said "All clean." while it skipped a 24 MB file."""
+    from amr_tui.services.workspace import MAX_PARSE_BYTES
+
+    repo = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- [[huge]]\n"})
+    line = b"- one fact of the journal\n"
+    (repo / "huge.md").write_bytes(b"# Huge\n\n" + line * (MAX_PARSE_BYTES // len(line) + 1))
+    res = _run("lint", cwd=repo)
+    assert "All clean" not in res.stderr and res.returncode == 1, res.stderr
+    assert res.stdout.startswith("huge.md: AMR034 "), res.stdout
+    assert "over the 8 MB amr reads" in res.stdout

@@ -44,9 +44,9 @@ def _chromium() -> str:
     return path
 
 
-def _status(url: str) -> int:
+def _status(url: str, headers: dict[str, str] | None = None) -> int:
     try:
-        with urllib.request.urlopen(url, timeout=5) as resp:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=5) as resp:
             return int(resp.status)
     except urllib.error.HTTPError as exc:
         return exc.code
@@ -81,6 +81,8 @@ def served(demo: list[Path]) -> Iterator[tuple[str, Path]]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        err = proc.stderr.read() if proc.stderr else ""
+        assert "Traceback" not in err, err
 
 
 def _settled(page: Any, unlike: bytes | None = None, timeout: float = 15.0, quiet: int = 1) -> bytes:
@@ -117,6 +119,13 @@ def test_a_reviewer_accepts_a_dream_entry_in_a_browser(served: tuple[str, Path])
     for path in ("/", "/ws", "/static/js/textual.js", f"/{token[:-1]}/", f"/{token}x/", f"/x{token}/ws"):
         assert _status(origin + path) == 403, path
     assert _status(url + "static/js/textual.js") == 200
+    # Another origin, or a DNS name rebound to 127.0.0.1, is refused even with the token; a plain
+    # GET of the WebSocket path is a short 400, not a traceback (issue 28 point 5).
+    port = origin.rsplit(":", 1)[1]
+    assert _status(url, {"Host": f"evil.example:{port}"}) == 403
+    assert _status(url + "ws", {"Origin": "http://evil.example"}) == 403
+    assert _status(url, {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"}) == 200
+    assert _status(url + "ws") == 400
 
     head_before = _main_head(repo)
     memory_before = git(repo, "show", "main:MEMORY.md")
@@ -126,13 +135,21 @@ def test_a_reviewer_accepts_a_dream_entry_in_a_browser(served: tuple[str, Path])
         browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
-            # The page asks for a web font from the internet: the test stays on this machine.
-            page.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]|ws://127\.0\.0\.1[:/]).*"), lambda route: route.abort())
+            # Everything the page loads comes from this amr serve: a request elsewhere is recorded
+            # (and stopped: the test stays on this machine).
+            outside: list[str] = []
+
+            def elsewhere(route: Any) -> None:
+                outside.append(route.request.url)
+                route.abort()
+
+            page.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]|ws://127\.0\.0\.1[:/]).*"), elsewhere)
             refused = page.goto(origin + "/")
             assert refused is not None and refused.status == 403
             page.goto(url)
             page.wait_for_function("document.body.classList.contains('-first-byte')", timeout=20_000)
             page.wait_for_selector("#terminal canvas", state="attached", timeout=10_000)
+            assert outside == [], outside
             page.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
             main_screen = _settled(page)
 

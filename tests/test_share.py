@@ -114,6 +114,10 @@ def test_partial_share_leaks_no_object_outside_the_selection(tmp_path):
     assert [(m.repo, m.kind, m.paths, m.write) for m in manifest] == [
         ("memory-alice", "partial", ("MEMORY.md", "projects"), False)
     ]
+    assert manifest[0].source == src
+    # the folder handed to the pairing session names no path of the owner's machine (issue 28 point 5)
+    text = (tmp_path / "session" / ".amr-share.json").read_text()
+    assert str(tmp_path) not in text and "source" not in json.loads(text)["repos"][0]
 
 
 def test_whole_share_is_a_clone_of_the_branch_only(tmp_path):

@@ -396,14 +396,17 @@ def run_forget(args: argparse.Namespace) -> int:
     return 0
 
 
-def _shown_entry_line(root: Path, rel: str, line: int) -> str:
+def _shown_entry_line(root: Path, rel: str, line: int) -> str | None:
     """The first line of the entry on ``line`` of the file as it is on disk (what the user sees,
-    lines nobody committed included): the entry is named by that text, not by its line number."""
+    lines nobody committed included): the entry is named by that text, not by its line number.
+    None for a file too large to read here (the history service then says why it refuses)."""
     from amr_tui.core.format.parser import parse
     from amr_tui.services.workspace import MAX_PARSE_BYTES, read_bytes
 
     data = read_bytes(root, rel, MAX_PARSE_BYTES)
     if data is None:
+        if (root / rel).is_file():
+            return None
         raise FileNotFoundError(f"{rel} cannot be read in {root}")
     doc = parse(data, rel)
     entry = doc.entry_at(line)

@@ -107,14 +107,30 @@ def make_web_app(command: str, token: str) -> tuple[web.Application, Server]:
         given = request.path[: len(prefix)]
         if len(given) != len(prefix) or not hmac.compare_digest(given.encode(), prefix.encode()):
             raise web.HTTPForbidden(text="403: this amr serve URL needs its token (printed when it started)\n")
+        # A page elsewhere that learnt the URL, or a DNS name rebound to 127.0.0.1, is refused:
+        # the Host must name this machine's loopback, and an Origin (browsers send one on a
+        # WebSocket and on cross-site requests) must be this server's own.
+        port = request.url.port
+        hosts = {f"{HOST}:{port}", f"localhost:{port}"}
+        if request.host not in hosts:
+            raise web.HTTPForbidden(text="403: amr serve answers only to 127.0.0.1 and localhost\n")
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in {f"http://{h}" for h in hosts}:
+            raise web.HTTPForbidden(text="403: a page from another origin cannot use amr serve\n")
         return await handler(request)
 
+    async def websocket(request: web.Request) -> web.StreamResponse:
+        if request.headers.get("Upgrade", "").lower() != "websocket":
+            return web.Response(status=400, text="400: this is amr serve's WebSocket; open the page instead\n")
+        return await server.handle_websocket(request)
+
     app = web.Application(middlewares=[require_token])
-    aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(server.templates_path))
+    # Our own page (serve_page/): everything it loads is served from here, no outside font.
+    aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(Path(__file__).with_name("serve_page")))
     app.add_routes(
         [
             web.get(prefix, server.handle_index, name="index"),
-            web.get(f"{prefix}ws", server.handle_websocket, name="websocket"),
+            web.get(f"{prefix}ws", websocket, name="websocket"),
             web.get(f"{prefix}download/{{key}}", server.handle_download, name="download"),
             web.static(f"{prefix}static", server.statics_path, name="static"),
         ]

@@ -6,6 +6,7 @@ Paths are posix, relative to the repo root.
 """
 
 MEMORY_FILE = "MEMORY.md"
+MAX_PARSE_BYTES = 8 * 1024 * 1024  # larger files are listed but not parsed, loaded or linted
 """The entry point of a memory repo: agents load it at session start."""
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
 
+from amr_tui.core.paths import MAX_PARSE_BYTES as MAX_PARSE_BYTES  # larger files are listed, never parsed
 from amr_tui.core.paths import MEMORY_FILE as MEMORY_FILE  # the path rules: core.paths imports nothing
 from amr_tui.core.paths import is_markdown as is_markdown
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:  # the parser and lint load on first use: `amr` imports this b
     from amr_tui.core.format.parser import Document
     from amr_tui.core.lint.repo import RepoSnapshot
 
-MAX_PARSE_BYTES = 8 * 1024 * 1024  # larger files are listed but not parsed or loaded
 _SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"}
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 

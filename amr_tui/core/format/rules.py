@@ -69,6 +69,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "AMR031": (W, "metadata is not at the end of the entry"),
     "AMR032": (W, "link names no heading of its file"),
     "AMR033": (INFO, "possible contradiction"),
+    "AMR034": (W, "file too large to read"),
 }
 
 DATE_KEYS = ("added", "expires", "updated")

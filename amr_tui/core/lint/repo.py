@@ -28,8 +28,8 @@ from amr_tui.core.format.rules import diag
 from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text
 from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link
 from amr_tui.core.model import Finding as Finding  # what lint_repo returns: lint's API
+from amr_tui.core.paths import MAX_PARSE_BYTES, in_amr_folder, is_markdown
 from amr_tui.core.paths import MEMORY_FILE as MEMORY_FILE  # lint's API, defined with the other path rules
-from amr_tui.core.paths import in_amr_folder
 
 INDEX_HEADING = "Index"
 LOAD_BUDGET_LINES = 200
@@ -134,6 +134,7 @@ def lint_repo(
     findings.extend(_link_checks(repo))
     findings.extend(_orphans(repo))
     findings.extend(_escaping_files(repo))
+    findings.extend(_unread_files(repo))
     if duplicates:
         found = _duplicates(repo, near=near_duplicates)
         if near_duplicates and contradictions:
@@ -316,6 +317,23 @@ def _orphans(repo: RepoSnapshot) -> list[Finding]:
             )
         )
     return out
+
+
+def _unread_files(repo: RepoSnapshot) -> list[Finding]:
+    """AMR034 for each Markdown file over ``MAX_PARSE_BYTES``: nothing in it was checked."""
+    return [
+        Finding(
+            path,
+            diag(
+                "AMR034",
+                f"{size / 1e6:.1f} MB, over the {MAX_PARSE_BYTES // (1024 * 1024)} MB amr reads: nothing in it "
+                "was checked, and it is not searched or loaded (split it into smaller files)",
+                0,
+            ),
+        )
+        for path, size in sorted(repo.sizes.items())
+        if size > MAX_PARSE_BYTES and is_markdown(path) and path not in repo.documents and path not in repo.facts
+    ]
 
 
 def _escaping_files(repo: RepoSnapshot) -> list[Finding]:

@@ -24,8 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from amr_tui.core.diff.entries import EntryChange
 from amr_tui.core.diff.text import describe
 from amr_tui.core.dreams import apply as dreamapply
+from amr_tui.core.format.parser import parse
 from amr_tui.core.textsafety import make_visible
 from amr_tui.git import history as gh
 from amr_tui.git.dreamrefs import fast_forward, make_commit, set_ref
@@ -238,8 +240,19 @@ def accept(
             f"rejected {describe(c)}" for c in review.diff.changes if c.id in review.rejected
         ]
         title, lines = f"Accept dreaming run {run.id}: {run.summary}", rejected
-    else:
-        lines = list(files) + [describe(c) if (c := review.change(e)) else e for e in entries]
+    main = service.main_tip()
+    assert main is not None
+    changes = p.changes(service, main, edits)
+    if not whole:
+        lines = list(files)
+        for e in entries:
+            c = review.change(e)
+            if c is None:
+                lines.append(e)
+            elif e in edits or _takes_effect(service, c, main, changes):
+                lines.append(describe(c))
+            else:  # main already reads so (or it could not be placed): the message says so
+                lines.append(f"nothing to apply, main already reads so: {describe(c)}")
         what = []
         if files:
             what.append(f"{len(files)} file{'s' if len(files) != 1 else ''}")
@@ -247,9 +260,6 @@ def accept(
             what.append(f"{len(entries)} entry change{'s' if len(entries) != 1 else ''}")
         title = f"Accept {' and '.join(what)} from dreaming run {run.id}"
     message = _message(title[:200], run, lines, items)
-    main = service.main_tip()
-    assert main is not None
-    changes = p.changes(service, main, edits)
     if delete:
         empty = set(threeway.emptied_files(changes))
         for path in delete:
@@ -268,6 +278,25 @@ def accept(
     elif close_if_decided(service, run.id) is not None:
         closed = True  # that was the last undecided part: the run leaves the pending list
     return Accepted(run.id, how, new, closed, tuple(items))
+
+
+def _takes_effect(service: RunSource, change: EntryChange, main: str, changes: dict[str, bytes | None]) -> bool:
+    """Does the accept's result differ from ``main`` where ``change`` acts: an old line of it gone,
+    or its new line there, that main did not already read so."""
+
+    def lines(path: str, data: bytes | None) -> set[str]:
+        return {ln.text for ln in parse(data, path).lines} if data is not None else set()
+
+    def before(path: str) -> set[str]:
+        return lines(path, service.blobs.read(main, path))
+
+    def after(path: str) -> set[str]:
+        return lines(path, changes[path]) if path in changes else before(path)
+
+    if change.new is not None and change.new.raw in after(change.new.path) - before(change.new.path):
+        return True
+    kept = change.new.raw if change.new is not None else None
+    return any(o.raw != kept and o.raw in before(o.path) - after(o.path) for o in change.old)
 
 
 def _close(

@@ -101,7 +101,6 @@ def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
             {
                 "name": r.name,
                 "repo": r.repo,
-                "source": str(r.source),
                 "kind": r.kind,
                 "paths": list(r.paths) if r.paths is not None else None,
                 "write": r.write,
@@ -112,6 +111,9 @@ def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
         ],
     }
     _write_json(share_dir / MANIFEST, manifest)
+    local = _read_json(_sources_path())
+    local[str(share_dir.resolve())] = {r.name: str(r.source) for r in repos}
+    _write_json(_sources_path(), local)
     for r in repos:
         path = _owner_path(r.source)
         data = _read_json(path)
@@ -126,17 +128,32 @@ def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
         _write_json(path, {"version": 1, "shares": shares})
 
 
+def _sources_path() -> Path:
+    """This machine's record of where each shared repo came from (session folder -> repo name ->
+    the owner's repo): kept out of the session folder, which goes to whoever pairs."""
+    from platformdirs import user_data_path
+
+    return user_data_path("amr", appauthor=False) / "share-sources.json"
+
+
 def load_manifest(share_dir: str | os.PathLike[str]) -> list[ManifestRepo]:
+    """The shared repos of ``share_dir`` whose owner's repo this machine knows (see
+    :func:`_sources_path`); a manifest from before kept the path in ``source``."""
     data = _read_json(Path(share_dir) / MANIFEST)
+    found = _read_json(_sources_path()).get(str(Path(share_dir).resolve()))
+    sources: dict[str, Any] = found if isinstance(found, dict) else {}
     out: list[ManifestRepo] = []
     for r in data.get("repos", []) if isinstance(data.get("repos"), list) else []:
         try:
+            source = sources.get(str(r["name"])) or r.get("source")
+            if not isinstance(source, str) or not source:
+                continue  # shared from another machine: nothing here to route back to
             paths = tuple(r["paths"]) if r.get("paths") is not None else None
             out.append(
                 ManifestRepo(
                     str(r["name"]),
                     str(r["repo"]),
-                    Path(r["source"]),
+                    Path(source),
                     str(r["kind"]),
                     paths,
                     bool(r.get("write")),
@@ -164,16 +181,20 @@ def grant_write(share_dir: str | os.PathLike[str], repo: str, write: bool = True
     """The owner grants (or takes back) write access for one shared repo."""
     share_dir = Path(share_dir)
     data = _read_json(share_dir / MANIFEST)
+    sources = {m.name: m.source for m in load_manifest(share_dir)}
     found = False
     for r in data.get("repos", []):
         if r.get("repo") == repo or r.get("name") == repo:
+            source = sources.get(str(r.get("name")))
+            if source is None:
+                raise ValueError(f"{repo!r} was not shared from this machine: only its owner can grant write")
             r["write"] = write
             found = True
-            path = _owner_path(Path(r["source"]))
+            path = _owner_path(source)
             own = _read_json(path)
             rec = own.get("shares", {}).get(str(share_dir.resolve()))
             if rec is None:
-                raise ValueError(f"{r['source']} has no record of sharing into {share_dir}")
+                raise ValueError(f"{source} has no record of sharing into {share_dir}")
             rec["write"] = write
             _write_json(path, own)
     if not found:
