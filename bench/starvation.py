@@ -523,12 +523,12 @@ def run_bench(
             ops["forget"].extra["skipped_nothing_to_forget"] += 1
             return
         no, fid = rng.choice(cands)
-        oid, ms = timed("forget", c, lambda: svc.forget(FILE, no, reason="starvation bench", by="bench"))
-        if oid is None:
+        done, ms = timed("forget", c, lambda: svc.forget(FILE, no, reason="starvation bench", by="bench"))
+        if done is None:
             return
         ops["forget"].record(ms, True)
         state[fid] = "absent"
-        amr_commits[c].append(oid)
+        amr_commits[c].append(done.oid)
 
     def do_restore(c: str) -> None:
         svc = services[c]
