@@ -287,7 +287,7 @@ class AmrApp(App[int]):
             self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
             return
         try:
-            root = init_memory_repo(Path(value).expanduser(), identity=identity)
+            root = init_memory_repo(Path(value).expanduser(), identity=identity, merge_driver=self.config.merge_driver)
         except InitNoIdentityError as exc:
             if identity is None:  # as the main screen does: ask, and keep it in this repo only
                 self._ask_init_identity(value, exc.where)
@@ -442,7 +442,7 @@ class AmrApp(App[int]):
             self.post_message(SyncProgressed(f"{repo}: {step.message}"))
 
         try:
-            result = sync(root, progress=progress)
+            result = sync(root, progress=progress, merge_driver=self.config.merge_driver)
         except Exception as exc:  # sync reports its own failures; this is for the unexpected
             self.post_message(Synced(repo, None, exc))
             return

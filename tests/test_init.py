@@ -32,7 +32,10 @@ def test_creates_missing_path_with_parents(tmp_path: Path) -> None:
     assert (target / "MEMORY.md").read_bytes() == MEMORY_TEMPLATE == b"# Memory\n\n## Index\n"
     assert git(target, "log", "--format=%s").splitlines() == ["Create memory repo"]
     assert git(target, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
-    assert git(target, "ls-files").splitlines() == ["MEMORY.md"]
+    # amr's merge driver comes in the same commit, and in this clone's config (issue 24 point 8)
+    assert git(target, "ls-files").splitlines() == [".gitattributes", "MEMORY.md"]
+    assert (target / ".gitattributes").read_text() == "*.md merge=amr\n"
+    assert git(target, "config", "--get", "merge.amr.driver").strip().endswith("merge-driver %O %A %B %L %P")
     assert GitRepo(target).status().is_clean
     assert result.head == git(target, "rev-parse", "HEAD").strip()
     assert "Created memory repo" in str(result)
@@ -140,7 +143,7 @@ def test_adopts_a_repo_with_tracked_notes_as_one_commit_of_memory_md(make_repo, 
     assert memory == "# Memory\n\n## Index\n- [[notes]]\n- [[projects/payments]]\n"
     assert git(repo, "log", "--format=%s").splitlines()[0].startswith("Create memory repo")
     assert git(repo, "rev-parse", "HEAD~1").strip() == head
-    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["MEMORY.md"]
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [".gitattributes", "MEMORY.md"]
     assert git(repo, "status", "--porcelain") == status_before  # nothing else swept in or touched
     assert (repo / "notes.md").read_text() == "- a fact, edited and not committed\n"
     assert outside.read_text() == "- not the repo's\n"
@@ -175,3 +178,19 @@ def test_cli_init_adopts_and_says_what_it_did(make_repo) -> None:
     again = amr("init", str(repo))
     assert again.returncode == 0 and "already a memory repo" in again.stdout
     assert (repo / "MEMORY.md").read_text() == "# Memory\n\n## Index\n- [[team]]\n"
+
+
+def test_the_merge_driver_is_left_alone_when_the_config_opts_out(tmp_path: Path) -> None:
+    target = tmp_path / "plain"
+    init_memory_repo(target, merge_driver=False)
+    assert git(target, "ls-files").splitlines() == ["MEMORY.md"]
+    assert subprocess.run(["git", "config", "--get", "merge.amr.driver"], cwd=target).returncode == 1
+
+
+def test_reusing_a_repo_configures_the_driver_in_this_clone_and_commits_nothing(make_repo) -> None:
+    repo = make_repo("mem", files={"MEMORY.md": "# Memory\n\n## Index\n"})
+    head = git(repo, "rev-parse", "HEAD").strip()
+    result = init_memory_repo(repo)
+    assert git(repo, "rev-parse", "HEAD").strip() == head
+    assert "merge.amr.* in this clone's git config" in result.message
+    assert git(repo, "config", "--get", "merge.amr.driver").strip()

@@ -38,10 +38,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run_init(args: argparse.Namespace) -> int:
+    from amr_tui.services.config import load_config
     from amr_tui.services.init import InitError, init_memory_repo
 
     try:
-        result = init_memory_repo(args.path.expanduser())
+        result = init_memory_repo(args.path.expanduser(), merge_driver=load_config().merge_driver)
     except InitError as exc:
         error(str(exc))
         return 2

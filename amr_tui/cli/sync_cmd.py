@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
+    from amr_tui.services.config import load_config
     from amr_tui.services.sync.run import sync
 
     res = sync(
@@ -93,6 +94,7 @@ def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         attempts=args.attempts,
         push_changes=not args.no_push,
         progress=_progress(args.verbose),
+        merge_driver=load_config().merge_driver and not args.no_push,
     )
     if not args.json:
         _print_result(res)

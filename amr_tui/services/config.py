@@ -29,6 +29,7 @@ class Config:
     theme: str | None = None
     tree_width: int | None = None  # columns of the file tree
     keys: dict[str, str] = field(default_factory=dict)
+    merge_driver: bool = True  # merge_driver = false: amr init and sync leave .gitattributes and git config alone
     path: Path | None = None
     error: str | None = None
 
@@ -69,6 +70,8 @@ def load_config(path: Path | None = None) -> Config:
     width = data.get("tree_width")
     if isinstance(width, int) and not isinstance(width, bool) and TREE_WIDTH[0] <= width <= TREE_WIDTH[1]:
         cfg.tree_width = width
+    if data.get("merge_driver") is False:
+        cfg.merge_driver = False
     keys = data.get("keys", {})
     if isinstance(keys, dict):
         cfg.keys = {str(k): str(v) for k, v in keys.items() if isinstance(v, str)}

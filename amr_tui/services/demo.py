@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from amr_tui.git import AmrGitError, GitRepo, is_memory_repo
+from amr_tui.git.mergedriver import install_driver_config
 
 MARKER = ".amr-demo"
 MARKER_TEXT = b"amr demo v1\n"
@@ -461,6 +462,8 @@ def _build(dest: Path, rebuild: bool) -> list[Path]:
                 shutil.rmtree(p)
     dest.mkdir(parents=True, exist_ok=True)
     (dest / MARKER).write_bytes(MARKER_TEXT)
-    _alice(GitRepo.init(paths[0], initial_branch="main"))
-    _bob(GitRepo.init(paths[1], initial_branch="main"))
+    for path, build in zip(paths, (_alice, _bob), strict=True):
+        repo = GitRepo.init(path, initial_branch="main")
+        build(repo)
+        install_driver_config(repo.runner)  # as `amr init` does: a plain git pull merges entries
     return paths

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from amr_tui.core.format.links import index_link
@@ -74,20 +74,47 @@ class InitResult:
 
 
 def init_memory_repo(
-    path: str | os.PathLike[str], initial_branch: str = "main", identity: tuple[str, str] | None = None
+    path: str | os.PathLike[str],
+    initial_branch: str = "main",
+    identity: tuple[str, str] | None = None,
+    *,
+    merge_driver: bool = True,
 ) -> InitResult:
     """Create or reuse the memory repo at ``path`` (see the module docstring). ``identity``: a
     (name, email) to set in the new repo's own config before its first commit, for when git has
-    no identity (never the global config)."""
+    no identity (never the global config). ``merge_driver``: install amr's entry-aware merge
+    driver too (``*.md merge=amr`` in ``.gitattributes``, committed, and ``merge.amr.*`` in the
+    repo's own config); the config's ``merge_driver = false`` turns it off."""
     try:
-        return _init(path, initial_branch, identity)
+        result = _init(path, initial_branch, identity, merge_driver)
     except InitError:
         raise
     except AmrGitError as exc:
         raise InitError(str(exc)) from exc
+    if not merge_driver or result.head is None:
+        return result
+    from amr_tui.git.mergedriver import install_driver_config
+
+    try:
+        configured = install_driver_config(GitRepo(result.path).runner)
+    except (AmrGitError, OSError) as exc:
+        return replace(result, message=f"{result.message} amr's merge driver was not configured: {exc}")
+    if result.created:
+        how = "`*.md merge=amr` in .gitattributes (in that commit) and merge.amr.* in this clone's git config"
+    elif configured:
+        how = "merge.amr.* in this clone's git config (`amr merge-driver install` commits the attribute)"
+    else:
+        return result
+    return replace(
+        result,
+        message=f"{result.message} amr's entry-aware merge driver: {how}; merge_driver = false in the config "
+        "turns this off.",
+    )
 
 
-def _init(path: str | os.PathLike[str], initial_branch: str, identity: tuple[str, str] | None = None) -> InitResult:
+def _init(
+    path: str | os.PathLike[str], initial_branch: str, identity: tuple[str, str] | None, merge_driver: bool
+) -> InitResult:
     target = Path(path).expanduser().resolve()
     if target.exists() and not target.is_dir():
         raise InitRefusedError(f"{target} exists and is not a folder. amr changed nothing.")
@@ -103,7 +130,7 @@ def _init(path: str | os.PathLike[str], initial_branch: str, identity: tuple[str
             return InitResult(
                 target, False, repo.head(), status.is_clean, f"{target} is already a memory repo; reusing it.{note}"
             )
-        adopted = _adopt(target)
+        adopted = _adopt(target, merge_driver)
         if adopted is not None:
             return adopted
         if any(target.iterdir()):
@@ -120,7 +147,8 @@ def _init(path: str | os.PathLike[str], initial_branch: str, identity: tuple[str
     try:
         if identity is not None:
             repo.set_local_identity(*identity)
-        head = repo.commit_changes({MEMORY_FILE: MEMORY_TEMPLATE}, INITIAL_MESSAGE, expected_head=None)
+        files = {MEMORY_FILE: MEMORY_TEMPLATE, **_attributes(repo, merge_driver)}
+        head = repo.commit_changes(files, INITIAL_MESSAGE, expected_head=None)
     except NoIdentityError:
         # Undo exactly what this call created: the new .git and any folders it made.
         if repo.head() is None and not (target / MEMORY_FILE).exists():
@@ -134,7 +162,19 @@ def _init(path: str | os.PathLike[str], initial_branch: str, identity: tuple[str
     return InitResult(target, True, head, True, f"Created memory repo at {target}.")
 
 
-def _adopt(target: Path) -> InitResult | None:
+def _attributes(repo: GitRepo, merge_driver: bool) -> dict[str, bytes]:
+    """``.gitattributes`` with ``*.md merge=amr`` for the first commit, when it lacks the line."""
+    from amr_tui.services.sync.gitattrs import ATTRIBUTES, attributes_with_driver
+
+    if not merge_driver:
+        return {}
+    head = repo.head()
+    current = repo.read_blob_or_none(head, ATTRIBUTES) if head else None
+    new = attributes_with_driver(current)
+    return {ATTRIBUTES: new} if new is not None else {}
+
+
+def _adopt(target: Path, merge_driver: bool) -> InitResult | None:
     """Adopt a git repo with notes (see the module docstring); None when ``target`` is not one."""
     if not (target / ".git").exists():
         return None
@@ -151,7 +191,9 @@ def _adopt(target: Path) -> InitResult | None:
     if not notes:
         return None
     body = "".join(f"- {link}\n" for _path, link in notes)
-    new_head = repo.commit_changes({MEMORY_FILE: MEMORY_TEMPLATE + body.encode()}, ADOPT_MESSAGE, expected_head=head)
+    attrs = _attributes(repo, merge_driver)
+    files = {MEMORY_FILE: MEMORY_TEMPLATE + body.encode(), **attrs}
+    new_head = repo.commit_changes(files, ADOPT_MESSAGE, expected_head=head)
     count = f"{len(notes)} note{'s' if len(notes) != 1 else ''}"
     clean = repo.status().is_clean
     note = "" if clean else " Uncommitted changes and untracked files were left as they were."
@@ -162,7 +204,7 @@ def _adopt(target: Path) -> InitResult | None:
         clean,
         f"Adopted {target} as a memory repo: committed MEMORY.md with an ## Index linking the "
         f"{count} git tracks here ({', '.join(path for path, _ in notes[:5])}"
-        f"{', ...' if len(notes) > 5 else ''}). Nothing else was changed.{note}",
+        f"{', ...' if len(notes) > 5 else ''}).{'' if attrs else ' Nothing else was changed.'}{note}",
     )
 
 

@@ -394,6 +394,38 @@ class MainScreen(Screen[None]):
         self._open_first()
         self.check_history()
         self.count_unreviewed()
+        if getattr(getattr(self.app, "config", None), "merge_driver", True):
+            self.tell_missing_merge_driver()
+
+    @dataclass
+    class DriverMissing(Message):
+        """These repos' clones have no amr merge driver configured (each is told once)."""
+
+        repos: list[str]
+
+    @work(thread=True, exclusive=True, group="merge-driver")
+    def tell_missing_merge_driver(self) -> None:
+        from amr_tui.services.sync.gitattrs import tell_missing_driver_once
+
+        session = self.loaded
+        missing = [
+            name
+            for name in session.names
+            if session.git(name) is not None
+            and not session.mount(name).read_only
+            and tell_missing_driver_once(session.mount(name).root)
+        ]
+        if missing:
+            self.post_message(self.DriverMissing(missing))
+
+    def on_main_screen_driver_missing(self, message: DriverMissing) -> None:
+        notify_text(
+            self.app,
+            f"{', '.join(message.repos)}: this clone has no amr merge driver, so a plain git pull merges "
+            "memory files line by line. S (sync) installs it, or run `amr merge-driver install`.",
+            title="Merge driver",
+            timeout=10,
+        )
 
     @work(thread=True, exclusive=True, group="unreviewed")
     def count_unreviewed(self) -> None:

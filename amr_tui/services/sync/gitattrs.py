@@ -164,3 +164,24 @@ def install_merge_driver(
         ).head
         changed = True
     return InstallResult(repo.root, changed, config_changed, made)
+
+
+TOLD_FILE = "amr/merge-driver-told"  # in the git dir: this clone was told it lacks the driver
+
+
+def tell_missing_driver_once(root: str | os.PathLike[str]) -> bool:
+    """True, once per clone, when this clone has no ``merge.amr.driver`` in its config (a clone
+    does not copy config, so every clone needs ``amr merge-driver install`` or a sync by amr).
+    The answer is kept in the git dir; False for a repo git refuses or cannot say."""
+    try:
+        repo = GitRepo(root)
+        if AMR_MERGE_DRIVER in configured_merge_drivers(repo.runner):
+            return False
+        told = repo.git_dir / TOLD_FILE
+        if told.exists():
+            return False
+        told.parent.mkdir(parents=True, exist_ok=True)
+        told.write_text("told\n", "utf-8")
+    except (AmrGitError, OSError):
+        return False
+    return True

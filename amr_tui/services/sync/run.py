@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from amr_tui.git import GitRepo
@@ -349,15 +349,40 @@ def sync(
     backoff: float = DEFAULT_BACKOFF,
     push_changes: bool = True,
     amr_command: str | None = None,
+    merge_driver: bool = False,
 ) -> SyncResult:
     """Fetch, merge and push one repository. Never raises for offline, auth, conflicts or
-    rejections: the result's ``status`` says what happened (and ``exit_code`` for the CLI)."""
+    rejections: the result's ``status`` says what happened (and ``exit_code`` for the CLI).
+
+    ``merge_driver``: first install amr's entry-aware merge driver where it is missing (the
+    ``*.md merge=amr`` attribute, committed and so pushed to the other clones, and this clone's
+    ``merge.amr.*`` config), so a plain ``git pull`` anywhere merges entries as amr does."""
     try:
         repo = GitRepo(root)
     except AmrGitError as exc:
         return SyncResult(ERROR, str(exc), Path(root))
+    installed = ""
+    if merge_driver:
+        installed = _install_driver(repo)
     with repo_lock(repo):
-        return _sync_locked(repo, remote, branch, progress, max(1, attempts), backoff, push_changes, amr_command)
+        result = _sync_locked(repo, remote, branch, progress, max(1, attempts), backoff, push_changes, amr_command)
+    return replace(result, message=f"{result.message} {installed}") if installed else result
+
+
+def _install_driver(repo: GitRepo) -> str:
+    """Install the merge driver where it is missing; what was done, in a sentence (or "")."""
+    from amr_tui.services.sync.gitattrs import install_merge_driver
+
+    try:
+        done = install_merge_driver(repo.root)
+    except (AmrGitError, OSError) as exc:
+        return f"(amr's merge driver could not be installed: {exc})"
+    what = []
+    if done.attributes_changed:
+        what.append("committed `*.md merge=amr` in .gitattributes")
+    if done.config_changed:
+        what.append("set merge.amr.* in this clone's config")
+    return f"(Installed amr's merge driver: {' and '.join(what)}.)" if what else ""
 
 
 def _sync_locked(
