@@ -81,6 +81,8 @@ class Synced(Message):
 class Forgot(Message):
     """Forgetting an entry is done."""
 
+    repo: str
+    """The repo the entry was forgotten in."""
     done: Forgotten | None
     """What was forgotten and the commit that removed it; None when it failed."""
     error: Exception | None
@@ -587,7 +589,7 @@ class AmrApp(App[int]):
                 if reason is None:
                     return
                 raw = of.doc.lines[entry.line - 1].text if of.doc is not None else None
-                self._forget(service, of.path, entry.line, raw, reason.strip() or None, mode == "redact")
+                self._forget(service, of.repo, of.path, entry.line, raw, reason.strip() or None, mode == "redact")
 
             self.push_screen(
                 PromptScreen("Why forget it? (optional)", placeholder="e.g. the user asked; out of date"), with_reason
@@ -606,12 +608,19 @@ class AmrApp(App[int]):
 
     @work(thread=True, group="forget")
     def _forget(
-        self, service: HistoryService, path: str, line: int, raw: str | None, reason: str | None, redact: bool
+        self,
+        service: HistoryService,
+        repo: str,
+        path: str,
+        line: int,
+        raw: str | None,
+        reason: str | None,
+        redact: bool,
     ) -> None:
         try:
-            self.post_message(Forgot(service.forget(path, line, raw=raw, reason=reason, redact=redact), None))
+            self.post_message(Forgot(repo, service.forget(path, line, raw=raw, reason=reason, redact=redact), None))
         except Exception as exc:
-            self.post_message(Forgot(None, exc))
+            self.post_message(Forgot(repo, None, exc))
 
     def on_forgot(self, message: Forgot) -> None:
         from amr_tui.core.format.edit import summarise
@@ -626,6 +635,9 @@ class AmrApp(App[int]):
         if done.secret:
             text += " " + SECRET_IN_HISTORY
         notify_text(self, text, title="Committed", timeout=12 if done.secret else 5)
+        found = self._main_session()
+        if found is not None:
+            found[1].note_written(message.repo, done.oid)  # z undoes it
         self._after_change(True)
 
     def action_review_dreams(self) -> None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # annotations only: each command imports what it runs when it
     from amr_tui.git.models import CommitInfo
     from amr_tui.services.history import ForgottenFact, HistoryService
 
-COMMANDS = ("history", "forgotten", "forget")
+COMMANDS = ("history", "forgotten", "forget", "undo")
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
 
@@ -76,6 +76,20 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     g.add_argument("--redact", action="store_true", help="keep only a sha256 digest of the text, no text or source")
     g.add_argument("--by", help="who forgets it (default: your git user.name)")
     g.set_defaults(func=run_forget)
+
+    u = sub.add_parser(
+        "undo",
+        help="undo amr's last write in a repo, as a new commit",
+        description=(
+            "Undo the newest commit amr made in REPO (default: the current folder's repo) that is not undone "
+            "yet: a new commit through the write gate that puts back what it changed. Refused, with nothing "
+            "written, when someone changed the same entries since. Never a reset or a force-move; run it "
+            "again to undo the write before."
+        ),
+    )
+    u.add_argument("repo", nargs="?", default=".", metavar="REPO", help="a memory repo (default: here)")
+    u.add_argument("--commit", metavar="OID", help="undo this commit of amr's instead of the newest")
+    u.set_defaults(func=run_undo)
 
 
 def _locate(target: str) -> tuple[Path, str, int | None]:
@@ -413,3 +427,31 @@ def _shown_entry_line(root: Path, rel: str, line: int) -> str | None:
     if entry is None:
         raise ValueError(f"{rel}:{line} is not an entry")
     return doc.lines[line - 1].text
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.activity.service import OneRepo
+    from amr_tui.services.undo import last_amr_write, undo
+    from amr_tui.services.workspace import Mount
+    from amr_tui.services.writegate import EditRefused
+
+    try:
+        root, _rel, _line = _locate(str(Path(args.repo) / MEMORY_FILE) if Path(args.repo).is_dir() else args.repo)
+        mount = Mount(root.name, root)
+        target = OneRepo(mount)
+        if args.commit:
+            oid = target.git(mount.name).resolve(args.commit)  # type: ignore[union-attr]
+            if oid is None:
+                error(f"--commit {args.commit}: no such commit in {root}")
+                return 2
+            subject = oid[:8]
+        else:
+            found = last_amr_write(target, mount.name)
+            oid, subject = found.oid, found.subject
+        saved = undo(target, mount.name, oid)
+    except (FileNotFoundError, EditRefused, AmrGitError, ValueError) as exc:
+        error(str(exc))
+        return 2
+    print(f'Undid {oid[:8]} "{safe(subject)}" as {(saved.head or "")[:8]}.')
+    return 0

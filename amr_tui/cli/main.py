@@ -40,6 +40,7 @@ COMMAND_MODULES = {
     "history": "history_cmd",
     "forgotten": "history_cmd",
     "forget": "history_cmd",
+    "undo": "history_cmd",
     "mcp": "mcp_cmd",
     "activity": "activity_cmd",
     "serve": "serve_cmd",

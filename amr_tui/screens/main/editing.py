@@ -396,6 +396,21 @@ class EditActions:
             ConfirmScreen("Delete entry?", f"{make_visible(entry.text)}\n\nIt stays in git history.", "Delete"), go
         )
 
+    def undo_last(self) -> None:
+        """``z``: undo amr's newest write of this session that is not undone yet, as a new commit
+        (``services.undo``); refused, with the reason, when someone changed those entries since."""
+        session = self.session
+        if not session.written:
+            notify_text(self.app, "Nothing to undo: amr has written nothing in this session.", severity="warning")
+            return
+
+        def job() -> Saved:
+            from amr_tui.services.undo import undo_newest
+
+            return undo_newest(session, list(session.written))
+
+        self.host.run_save(job)
+
     def stamp_added(self) -> None:
         found = self.writable_entry()
         if found is None or found[0].doc is None:

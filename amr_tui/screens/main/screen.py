@@ -90,6 +90,7 @@ class MainScreen(Screen[None]):
         Binding("H", "app.entry_timeline", "Fact history", show=False, id="main.timeline"),
         Binding("F", "app.forgotten", "Forgotten facts", show=False, id="main.forgotten"),
         Binding("x", "app.forget_entry", "Forget", show=False, id="main.forget"),
+        Binding("z", "undo", "Undo amr's last write", show=False, id="main.undo"),
         Binding("U", "commit_foreign", "Commit others' changes", show=False, id="main.commit_foreign"),
         Binding("V", "app.review_dreams", "Dreams", id="main.dreams"),
         Binding("A", "app.activity", "Activity review", show=False, id="main.activity"),
@@ -704,6 +705,9 @@ class MainScreen(Screen[None]):
 
     def action_stamp_added(self) -> None:
         self.edits().stamp_added()
+
+    def action_undo(self) -> None:
+        self.edits().undo_last()
 
     def action_move_entry(self) -> None:
         self.edits().move_entry()

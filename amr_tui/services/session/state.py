@@ -63,6 +63,8 @@ class Session(WatchMixin):
     def __init__(self, mounts: list[Mount]) -> None:
         self.lock = threading.RLock()
         self.index = SearchIndex()
+        # (repo, commit) of every write amr committed in this session, oldest first: what z undoes
+        self.written: list[tuple[str, str]] = []
         self.repos: dict[str, RepoState] = {}
         self.refusals: dict[str, str] = {}  # repo -> why git refuses it (another owner...): read-only
         self._history: dict[str, HistoryService] = {}  # one per repo, made on first use

@@ -104,6 +104,7 @@ class WatchMixin:
     index: SearchIndex
     repos: dict[str, RepoState]
     refusals: dict[str, str]  # repo -> why git refuses it
+    written: list[tuple[str, str]]  # (repo, commit) amr made in this session
     #: Badges count the unreviewed entry changes (an entry diff per repo): the app turns it on
     #: once its load is done; the agent interface never does.
     count_unreviewed: bool = False
@@ -181,6 +182,12 @@ class WatchMixin:
     def reload_file(self, repo: str, path: str) -> None:
         self.reload_files(repo, [path])
 
+    def note_written(self, repo: str, commit: str) -> None:
+        """Remember a commit amr made in this session (``z`` undoes the newest not undone)."""
+        with self.lock:
+            if (repo, commit) not in self.written:
+                self.written.append((repo, commit))
+
     def reload_files(self, repo: str, paths: list[str], committed: str | None = None) -> None:
         """Re-read these files after amr wrote them (a save, a rename): no walk of the repo, no git.
         ``committed``: the commit amr made of them; the next poll does not report HEAD moving to
@@ -188,6 +195,7 @@ class WatchMixin:
         state = self.repos[repo]
         if committed is not None:
             state.own_head = committed
+            self.note_written(repo, committed)
         root = state.mount.root
         present: list[str] = []
         for path in dict.fromkeys(paths):
