@@ -201,6 +201,13 @@ class AppDriver:
         assert self.app.screen.title_text == title, self.app.screen.title_text
         return self.app.screen
 
+    async def asked_secret(self, timeout: float = 10.0):
+        """Until the app asks about a credential (``SecretScreen``); the question."""
+        from amr_tui.screens.secret_check import SecretScreen
+
+        await self.until(lambda: isinstance(self.app.screen, SecretScreen), timeout=timeout, what="the credential")
+        return self.app.screen
+
     async def quits(self) -> None:
         await self.until(lambda: self.app.return_code == 0, timeout=10, what="the app to quit")
 

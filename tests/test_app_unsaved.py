@@ -132,8 +132,8 @@ async def test_whole_file_editor_keep_editing_after_the_credential_question(demo
     await pilot.press(*f"deploy with {GH}")
     typed = area.text
     await pilot.press("ctrl+s")
-    await driver.asked("This looks like a credential")
-    await pilot.press("n")  # Keep editing: the text is still there to fix
+    await driver.asked_secret()
+    await pilot.press("escape")  # Keep editing: the text is still there to fix
     await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="back in the file editor")
     assert app.screen.query_one(TextArea).text == typed
     assert GH not in (alice / "MEMORY.md").read_text()
@@ -196,12 +196,12 @@ async def test_external_editor_changes_not_committed_stay_on_disk_and_are_said(d
         drive = AppDriver(pilot)
         await drive.ready()
         await pilot.press("ctrl+e")
-        await drive.asked("This looks like a credential")
-        await shown(pilot, app, "Do not commit (n)")
-        await pilot.press("n")
+        await drive.asked_secret()
+        await shown(pilot, app, "Esc: do not commit.")
+        await pilot.press("escape")
         await _choose(pilot, app, "again")  # $EDITOR again: it adds a second line, the question comes back
-        await drive.asked("This looks like a credential")
-        await pilot.press("n")
+        await drive.asked_secret()
+        await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="the choice")
         assert "are not committed" in screen_text(app)
         await pilot.press("escape")  # no answer: nothing is thrown away, and it says where the text is
@@ -224,8 +224,8 @@ async def test_external_editor_changes_put_back_on_request(demo, tmp_path, monke
         drive = AppDriver(pilot)
         await drive.ready()
         await pilot.press("ctrl+e")
-        await drive.asked("This looks like a credential")
-        await pilot.press("n")
+        await drive.asked_secret()
+        await pilot.press("escape")
         await _choose(pilot, app, "restore")
         await wait_for(pilot, lambda: (alice / "MEMORY.md").read_bytes() == original, what="put back")
         assert git(alice, "status", "--porcelain") == ""
@@ -300,8 +300,8 @@ async def test_capture_text_comes_back_from_the_repo_question_and_the_credential
         assert inp.value == "Bob prefers tabs"
         inp.value = f"deploy with {GH}"
         await pilot.press("enter")
-        await drive.asked("This looks like a credential")
-        await pilot.press("n")  # Keep editing: the text is back to fix
+        await drive.asked_secret()
+        await pilot.press("escape")  # Keep editing: the text is back to fix
         prompt, inp = await _capture_prompt_shown(pilot, app)
         assert inp.value == f"deploy with {GH}"
         inp.value = "Bob prefers tabs"
@@ -487,13 +487,13 @@ async def test_ctrl_q_on_the_credential_question_of_a_capture_counts_the_fact(de
         _, inp = await _capture_prompt(pilot, app)
         inp.value = f"deploy with {GH}"
         await pilot.press("enter")
-        question = await drive.asked("This looks like a credential")
+        question = await drive.asked_secret()
         await pilot.press("ctrl+q")
         dialog = await drive.asked("Quit and discard 1 unsaved edit?")
         assert "the fact you are capturing" in dialog.body
         await pilot.press("n")
         await wait_for(pilot, lambda: app.screen is question, what="back at the credential question")
-        await pilot.press("n")  # Keep editing: the text is back
+        await pilot.press("escape")  # Keep editing: the text is back
         _, inp = await _capture_prompt_shown(pilot, app)
         assert inp.value == f"deploy with {GH}" and app.return_code is None
         await pilot.press("ctrl+q")

@@ -4,13 +4,14 @@ editing and $EDITOR. Saying no saves nothing; saying yes saves exactly what was 
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from amr_tui.core.format.edit import check_line
 from amr_tui.screens.main.screen import Place
-from tests.driver import app_for, notes, wait_for
+from tests.driver import app_for, notes, screen_text, wait_for
 from tests.hostilehelpers import git, init_repo
 
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -68,30 +69,36 @@ async def test_every_way_of_writing_asks_before_saving_a_credential(repo: Path) 
         screen = app.screen
         commits = lambda: sum(1 for n in notes(app) if n.title == "Committed")  # noqa: E731
 
-        # 1. the entry editor: a new entry with a token; no, then yes
+        # 1. the entry editor: a new entry with a token. Esc keeps editing; y is no answer (a
+        # credential is never saved by one key); Enter alone saves a placeholder (issue 24 point 4)
         await pilot.press("o")
         inp = screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
         inp.value = f"Deploys use {GH} [source: https://example.com/d]"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="AMR016 question")
-        assert "AMR016" in str(app.screen.body) and "credential" in str(app.screen.body)
-        await pilot.press("n")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SecretScreen", what="the credential question")
+        assert "GitHub token" in screen_text(app) and "type save" in screen_text(app).lower()
+        await pilot.press("escape")
         await pilot.pause(0.3)
         assert GH not in _committed(repo) and GH not in (repo / "MEMORY.md").read_text()
         assert screen.editor.display and inp.value.startswith("Deploys use")  # still there to fix
         await pilot.press("enter")
-        await _answer(pilot, app, "y")
-        await wait_for(pilot, lambda: commits() == 1, what="saved after yes")
-        assert GH in _committed(repo)
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SecretScreen", what="asked again")
+        await pilot.press("y", "enter")  # one key is no answer: still asking, nothing saved
+        await pilot.pause(0.3)
+        assert type(app.screen).__name__ == "SecretScreen" and commits() == 0
+        await pilot.press("enter")  # the default: a placeholder
+        await wait_for(pilot, lambda: commits() == 1, what="saved with a placeholder")
+        assert GH not in _committed(repo) and "Deploys use <redacted: GitHub token>" in _committed(repo)
+        assert GH not in git_log(repo)
 
-        # 2. capture: an AWS key, and no
+        # 2. capture: an AWS key; esc, and the text comes back to fix
         await pilot.press("c")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "TextPromptScreen", what="capture")
         app.screen.query_one("#prompt-input").value = "prod key AKIAIOSFODNN7EXAMPLE"
         await pilot.press("enter")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
-        await pilot.press("n")  # Keep editing: the text comes back to fix
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SecretScreen", what="the question")
+        await pilot.press("escape")  # Keep editing: the text comes back to fix
         await wait_for(pilot, lambda: type(app.screen).__name__ == "TextPromptScreen", what="capture again")
         assert app.screen.query_one("#prompt-input").value == "prod key AKIAIOSFODNN7EXAMPLE"
         await pilot.press("escape")
@@ -99,7 +106,8 @@ async def test_every_way_of_writing_asks_before_saving_a_credential(repo: Path) 
         await pilot.pause(0.3)
         assert "AKIAIOSFODNN7EXAMPLE" not in (repo / "MEMORY.md").read_text() and commits() == 1
 
-        # 3. whole-file editing: a private key block, yes
+        # 3. whole-file editing: a password, kept as written by typing the word; the commit
+        # message still names no credential
         screen.open_place(Place("memory", "MEMORY.md", 0), record=False)
         await pilot.pause(0.3)
         await pilot.press("E")
@@ -107,10 +115,16 @@ async def test_every_way_of_writing_asks_before_saving_a_credential(repo: Path) 
         await wait_for(pilot, lambda: area.has_focus, what="file editor")
         area.text = area.text + "- staging password=hunter2x9z\n"
         await pilot.press("ctrl+s")
-        await _answer(pilot, app, "y")
-        await wait_for(pilot, lambda: commits() == 2, what="saved after yes")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SecretScreen", what="the question")
+        await pilot.press(*"save", "enter")
+        await wait_for(pilot, lambda: commits() == 2, what="saved as written")
         assert "password=hunter2x9z" in _committed(repo)
+        assert "hunter2x9z" not in git_log(repo)
         assert app.is_running
+
+
+def git_log(repo: Path) -> str:  # every commit message
+    return subprocess.run(["git", "log", "--format=%B"], cwd=repo, capture_output=True, text=True).stdout
 
 
 async def test_external_editor_adding_a_credential_asks(repo: Path, tmp_path: Path, monkeypatch) -> None:
@@ -123,8 +137,8 @@ async def test_external_editor_adding_a_credential_asks(repo: Path, tmp_path: Pa
     async with app.run_test(size=(140, 36)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         await pilot.press("ctrl+e")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", what="the question")
-        await pilot.press("n")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SecretScreen", what="the question")
+        await pilot.press("escape")
         # Not committed: what $EDITOR left is on disk, and amr asks what becomes of it.
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ChoiceScreen", what="what to do with the text")
         assert "s3cretpass" not in _committed(repo) and "s3cretpass" in (repo / "MEMORY.md").read_text()

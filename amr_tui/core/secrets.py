@@ -142,3 +142,25 @@ def find_secrets(text: str) -> list[SecretMatch]:
                 add(_URL_KIND, start, end)
     found.sort(key=lambda s: s.start)
     return found
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with each credential-shaped span replaced by a placeholder naming its kind
+    (``<redacted: AWS access key>``): what amr writes instead of a credential, and all it ever
+    puts of one in a commit message."""
+    found = find_secrets(text)
+    if not found:
+        return text
+    out, at = [], 0
+    for m in found:
+        out.append(text[at : m.start])
+        out.append(f"<redacted: {m.kind}>")
+        at = m.end
+    out.append(text[at:])
+    return "".join(out)
+
+
+def redact_new_lines(before: str, after: str) -> str:
+    """``after`` with the credentials redacted on the lines ``before`` did not have."""
+    old = set(before.splitlines())
+    return "".join(ln if ln.rstrip("\r\n") in old else redact_secrets(ln) for ln in after.splitlines(keepends=True))

@@ -38,6 +38,7 @@ from pathlib import Path
 from amr_tui.core.merge.parts import Conflict
 from amr_tui.core.merge.three_way import merge3
 from amr_tui.core.paths import is_markdown
+from amr_tui.core.secrets import redact_secrets
 from amr_tui.git.commit import (
     _REGULAR_MODES,
     _clean_message,
@@ -286,7 +287,9 @@ def commit_files(
         norm[rel] = Change(rel, _as_bytes(ch.base), _as_bytes(ch.want), ch.base_commit, tuple(ch.named))
     if not norm:
         raise ValueError("no changes to commit")
-    text = _clean_message(message)
+    # A credential never reaches a commit message, whoever wrote the message (the last guard:
+    # the callers' summaries are redacted already).
+    text = redact_secrets(_clean_message(message))
     branch, on_worktree = _preflight(repo, branch, env)
     repo.check_branch_name(branch)
     if on_worktree:

@@ -63,7 +63,7 @@ class FileEditScreen(ModalScreen[str | None]):
             self.dismiss(None)
             return
         # Asked here, not after closing: "Keep editing" comes back to this text.
-        ask_before_saving_secrets(self.app, self.original, text, lambda: self.dismiss(text))
+        ask_before_saving_secrets(self.app, self.original, text, self.dismiss)
 
     def action_close(self) -> None:
         text = self.query_one(TextArea).text

@@ -1,15 +1,28 @@
-"""Ask before saving text that looks like a credential (AMR016), wherever text is saved from:
-capture, whole-file editing, $EDITOR. (The entry editor asks through its lint errors.)"""
+"""Ask before saving text that looks like a credential (AMR016), wherever text is saved from: the
+entry editor, capture, whole-file editing, $EDITOR.
+
+The safe path is the easy one, as GitHub's push protection does it: Enter saves the text with
+each credential replaced by a placeholder (``<redacted: AWS access key>``); saving the
+credential as written takes typing the word ``save``; esc goes back to the text. Whatever is
+chosen, no commit message ever holds a credential (the write gate redacts every message).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from textual.app import App
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
 
-from amr_tui.core.secrets import find_secrets
-from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.core.secrets import find_secrets, redact_new_lines
+from amr_tui.widgets.safe import SafeInput, content, content_lines
+
+AS_IS_WORD = "save"
+PLACEHOLDER, AS_IS = "placeholder", "as-is"
 
 
 def new_secrets(before: str, after: str) -> list[str]:
@@ -18,38 +31,81 @@ def new_secrets(before: str, after: str) -> list[str]:
     return sorted({m.kind for line in after.splitlines() if line not in old for m in find_secrets(line)})
 
 
+class SecretScreen(ModalScreen[str | None]):
+    """``PLACEHOLDER`` (Enter), ``AS_IS`` (the word typed, then Enter) or None (esc)."""
+
+    BINDINGS = [
+        Binding("enter", "submit", "Save", priority=True, id="secret.save"),
+        Binding("escape", "cancel", "Keep editing", id="secret.cancel"),
+    ]
+
+    def __init__(self, kinds: list[str], *, no: str = "keep editing", holds: str | None = None) -> None:
+        super().__init__(classes="dialog")
+        self.kinds = kinds
+        self.no = no
+        self.holds = holds
+
+    def unsaved_edits(self) -> list[str]:
+        return [self.holds] if self.holds else []
+
+    def compose(self) -> ComposeResult:
+        what = ", ".join(self.kinds)
+        with Vertical(classes="dialog-box"):
+            yield Static(content("This looks like a credential"), classes="dialog-title")
+            yield Static(
+                content_lines(
+                    f"The text holds what looks like {what}. Memory must not hold credentials: agents load it "
+                    "at every session start, it is committed, and git history keeps it after any later edit.\n\n"
+                    f"Enter: save it with a placeholder instead (<redacted: {self.kinds[0]}>).\n"
+                    f"Type {AS_IS_WORD} and Enter: save the credential as written.\n"
+                    f"Esc: {self.no}."
+                ),
+                classes="dialog-body",
+            )
+            yield SafeInput(placeholder=f"Enter for a placeholder, or type {AS_IS_WORD}", id="secret-word")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def action_submit(self) -> None:
+        typed = self.query_one(Input).value.strip().lower()
+        if not typed:
+            self.dismiss(PLACEHOLDER)
+        elif typed == AS_IS_WORD:
+            self.dismiss(AS_IS)
+        else:
+            self.query_one(Input).value = ""
+            self.notify(f"Type {AS_IS_WORD} to keep the credential, or leave it empty for a placeholder.")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 def ask_before_saving_secrets(
     app: App[Any],
     before: str,
     after: str,
-    save: Callable[[], object],
+    save: Callable[[str], object],
     *,
     declined: Callable[[], object] | None = None,
-    no: str = "Keep editing",
+    no: str = "keep editing",
     holds: str | None = None,
 ) -> None:
-    """Call ``save`` now, or after the person confirms when ``after`` adds a credential;
-    ``declined`` (if given) when they say no. ``holds``: the unsaved text waiting on the
+    """Call ``save(text)`` now, or once the person chose, when ``after`` adds a credential: with
+    the credentials of the new lines replaced by placeholders (the default), or as written (a
+    typed word); ``declined`` (if given) on esc. ``holds``: the unsaved text waiting on the
     question when no screen under it holds it any more (the quit question lists it)."""
     kinds = new_secrets(before, after)
     if not kinds:
-        save()
+        save(after)
         return
 
-    def answer(yes: bool | None) -> None:
-        if yes:
-            save()
+    def answer(choice: str | None) -> None:
+        if choice == PLACEHOLDER:
+            save(redact_new_lines(before, after))
+        elif choice == AS_IS:
+            save(after)
         elif declined is not None:
             declined()
 
-    app.push_screen(
-        ConfirmScreen(
-            "This looks like a credential",
-            f"The text holds what looks like {', '.join(kinds)}. Memory must not hold credentials: "
-            f"agents load it at every session start, and it is committed and shared.\n\nSave it anyway?",
-            "Save anyway",
-            no,
-            holds=holds,
-        ),
-        answer,
-    )
+    app.push_screen(SecretScreen(kinds, no=no, holds=holds), answer)

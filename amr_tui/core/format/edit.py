@@ -13,6 +13,7 @@ from amr_tui.core.format.parser import BOM, Document, parse
 from amr_tui.core.format.rules import rebuild_line
 from amr_tui.core.model import Diagnostic, Entry, Line
 from amr_tui.core.paths import MEMORY_FILE
+from amr_tui.core.secrets import redact_secrets
 
 
 def dominant_eol(doc: Document) -> str:
@@ -142,7 +143,9 @@ def check_line(line_text: str, path: str = MEMORY_FILE) -> tuple[Entry | None, l
 
 
 def summarise(text: str, width: int = 60) -> str:
-    text = " ".join(text.split())
+    """One short line of ``text`` for a commit subject or a notice: a credential in it is
+    replaced by a placeholder first (``core.secrets.redact_secrets``), so none reaches a message."""
+    text = redact_secrets(" ".join(text.split()))
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 

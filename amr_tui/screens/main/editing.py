@@ -20,7 +20,7 @@ from textual.widgets import Input
 from amr_tui.core.format.edit import entry_span, new_entry_line, set_metadata, today_iso
 from amr_tui.core.format.links import link_text_for
 from amr_tui.core.merge.resolution import ConflictChoice
-from amr_tui.core.model import Entry, Severity
+from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.core.textsafety import find_controls, make_visible
 from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
 from amr_tui.screens.conflict import ConflictScreen
@@ -328,6 +328,22 @@ class EditActions:
             notify_text(self.app, "Empty entry: nothing to save.", severity="warning")
             self.host.editor_back()
             return
+        others = [d for d in errors if d.code != "AMR016"]
+        if len(others) < len(errors):
+            # A credential: Enter saves a placeholder instead, typing a word saves it as written.
+            def chosen(text: str) -> None:
+                if text == line_text:
+                    self.save_checked(target, text, others)
+                else:
+                    self.save_entry(target, text)
+
+            before = target.original if target.mode == "edit" else ""
+            ask_before_saving_secrets(self.app, before, line_text, chosen, declined=self.host.editor_back)
+            return
+        self.save_checked(target, line_text, errors)
+
+    def save_checked(self, target: EditTarget, line_text: str, errors: list[Diagnostic]) -> None:
+        """Save, after asking when the line breaks the format (``errors``)."""
         if errors:
 
             def confirmed(yes: bool | None) -> None:
@@ -482,15 +498,14 @@ class EditActions:
         def with_text(text: str | None) -> None:
             if not text or not text.strip():
                 return
-            line = new_entry_line(text)
 
-            def to_repo(repo: str | None) -> None:
-                if repo:  # a save that is not made gives the text back in the prompt
-                    self.host.run_save(lambda: self.capture_into(repo, line), back=lambda: prompt(text))
-                else:  # esc on "which memory": back to the text
-                    prompt(text)
+            def choose(line: str) -> None:
+                def to_repo(repo: str | None) -> None:
+                    if repo:  # a save that is not made gives the text back in the prompt
+                        self.host.run_save(lambda: self.capture_into(repo, line), back=lambda: prompt(text))
+                    else:  # esc on "which memory": back to the text
+                        prompt(text)
 
-            def choose() -> None:
                 if len(writable) == 1:
                     to_repo(writable[0])
                 else:
@@ -502,7 +517,12 @@ class EditActions:
                     )
 
             ask_before_saving_secrets(
-                self.app, "", line, choose, declined=lambda: prompt(text), holds="the fact you are capturing"
+                self.app,
+                "",
+                new_entry_line(text),
+                choose,
+                declined=lambda: prompt(text),
+                holds="the fact you are capturing",
             )
 
         prompt()
@@ -596,13 +616,14 @@ class EditActions:
             return
         left = data
         before = of.data.decode("utf-8", "replace") if of.data is not None else ""
+        after = left.decode("utf-8", "replace")
         ask_before_saving_secrets(
             self.app,
             before,
-            left.decode("utf-8", "replace"),
-            lambda: self.commit_external(of, left),
-            no="Do not commit",
+            after,
+            lambda chosen: self.commit_external(of, left if chosen == after else chosen.encode("utf-8")),
             declined=lambda: self.external_not_committed(of, left),
+            no="do not commit",
         )
 
     def commit_external(self, of: OpenFile, data: bytes) -> None:

@@ -28,6 +28,7 @@ from amr_tui.core.diff.entries import EntryChange
 from amr_tui.core.diff.text import describe
 from amr_tui.core.dreams import apply as dreamapply
 from amr_tui.core.format.parser import parse
+from amr_tui.core.secrets import redact_secrets
 from amr_tui.core.textsafety import make_visible
 from amr_tui.git import history as gh
 from amr_tui.git.dreamrefs import fast_forward, make_commit, set_ref
@@ -120,7 +121,7 @@ def _entry_changes(
 
 
 def _message(title: str, run: DreamRun, lines: list[str], items: list[str]) -> str:
-    body = "\n".join(f"- {make_visible(x)}" for x in lines)
+    body = "\n".join(f"- {make_visible(redact_secrets(x))}" for x in lines)
     trailers = [f"{TRAILER_RUN}: {run.id}"]
     trailers += [f"{TRAILER_COMMIT}: {c.oid}" for c in reversed(run.commits)]
     trailers += [f"{TRAILER_ACCEPTED}: {make_visible(i)}" for i in items]
