@@ -282,3 +282,22 @@ async def test_the_tree_counts_unreviewed_changes_and_the_review_reverts_one_and
         await drive.until(lambda: "unreviewed" not in repo_row(), what="the tree's count gone")
         await drive.settled()
         assert "unreviewed" not in repo_row()
+
+
+def test_an_agent_writing_a_forgotten_fact_again_is_a_resurrection(repo, capsys, monkeypatch):
+    """Issue 24 point 3: the activity (its JSON and its text) calls it a resurrection, not new."""
+    monkeypatch.chdir(repo)
+    assert main(["forget", "deploys.md:4", "--reason", "staging is gone"]) == 0  # "Staging is reset nightly"
+    text = (repo / "deploys.md").read_text()
+    commit(repo, {"deploys.md": text + "- Staging is reset nightly\n"}, "Remember staging", AGENT)
+    capsys.readouterr()
+    assert main(["activity", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    back = [c for c in data["changes"] if c["new"] and c["new"]["text"] == "Staging is reset nightly"]
+    assert len(back) == 1 and back[0]["kind"] == "resurrected", back
+    assert back[0]["resurrects"] and "staging is gone" in back[0]["resurrects"]
+    assert main(["activity"]) == 0
+    assert "resurrect" in capsys.readouterr().out.lower()
+    # the agent's earlier commits were new then: not marked
+    first = next(c for c in data["changes"] if c["new"] and c["new"]["text"].startswith("Rollbacks"))
+    assert first["kind"] == "new" and first["resurrects"] is None

@@ -177,6 +177,7 @@ class MainScreen(Screen[None]):
         self._edit_actions: EditActions | None = None  # loaded at the first edit
         self._polling = False
         self._first_opened = False  # MEMORY.md was asked for (at Indexed, or at Loaded)
+        self._history_checked = False  # the first AMR030 walk is done: polls re-check what changed
         self._open_ticket = 0  # bumped by every open_place; only the latest one's file is shown
         self._wanted: Place | None = None  # the place the latest open_place asked for
         self._shown_ticket = 0  # the open_place whose file (or failure) was shown last
@@ -460,16 +461,35 @@ class MainScreen(Screen[None]):
                 found += session.check_history(name)
             except Exception:  # history is a bonus; a repo git refuses is already reported
                 continue
+        self._history_checked = True
         if found:
-            self.post_message(self.Polled([], done=False, badges=True))
-            self.app.call_from_thread(
-                notify_text,
-                self.app,
-                f"{found} entr{'ies' if found != 1 else 'y'} bring back a fact that was deleted on purpose (AMR030).",
-                title="Resurrected facts",
-                severity="warning",
-            )
-            self.app.call_from_thread(self.action_reload)
+            self._tell_resurrected(found)
+
+    def _tell_resurrected(self, found: int) -> None:
+        """In a worker: the marks are redrawn and the person told (AMR030)."""
+        self.post_message(self.Polled([], done=False, badges=True))
+        self.app.call_from_thread(
+            notify_text,
+            self.app,
+            f"{found} entr{'ies bring' if found != 1 else 'y brings'} back a fact that was deleted on purpose "
+            "(AMR030).",
+            title="Resurrected facts",
+            severity="warning",
+        )
+        self.app.call_from_thread(self.action_reload)
+
+    def _recheck_history(self, session: Session, repos: set[str]) -> None:
+        """In the poll worker: an agent may have written a forgotten fact again; the history walk
+        is cached per HEAD, so only what changed since is read. Told when there are more."""
+        more = 0
+        for name in repos:
+            before = len(session.repos[name].history_findings)
+            try:
+                more += max(0, session.check_history(name) - before)
+            except Exception:  # history is a bonus, as at start-up
+                continue
+        if more:
+            self._tell_resurrected(more)
 
     def _tick(self) -> None:
         if not self.indexing and not self._polling:
@@ -485,6 +505,8 @@ class MainScreen(Screen[None]):
             changes = session.poll()
             if changes:
                 self.post_message(self.Polled(changes, done=False))
+                if self._history_checked:
+                    self._recheck_history(session, {c.repo for c in changes})
             badges = session.refresh_stale_info()
         except Exception as exc:  # polling must never bring the app down
             self.app.call_from_thread(notify_text, self.app, f"Could not check for changes: {exc}", severity="warning")

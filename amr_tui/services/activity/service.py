@@ -30,11 +30,13 @@ import re
 import tempfile
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from amr_tui.core.diff.entries import EntryDiff, diff_entries
+from amr_tui.core.diff.entries import ChangeKind, EntryDiff, diff_entries, mark_forgotten
 from amr_tui.core.format.edit import summarise
+from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, parse_tombstones
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
@@ -215,6 +217,16 @@ class ActivityService:
         # someone else: an agent's reword of the user's first entries reads as a reword, not new.
         base = commits[0].parent if commits and start is None else start
         together = self._diff(base, head, paths) if commits else diff_entries({}, {})
+        # An agent writing a forgotten fact again: marked as a resurrection, not as new.
+        # Each commit against the tombstones before it (a fact forgotten only later was new then).
+        forgotten = self._tombstones(head)
+        if forgotten is not None:
+            together = mark_forgotten(together, forgotten)
+            marked = []
+            for c in commits:
+                before = self._tombstones(c.parent) if c.parent else None
+                marked.append(replace(c, diff=mark_forgotten(c.diff, before)) if before is not None else c)
+            commits = marked
         wrote: dict[tuple[str, str], ActivityCommit] = {}  # (path, line) -> the last commit that wrote it
         removed: dict[tuple[str, str], ActivityCommit] = {}  # ... that removed (or changed) it
         for c in commits:  # oldest first: the last one wins
@@ -232,12 +244,34 @@ class ActivityService:
                 by = max(olds, key=commits.index) if olds else None
             if by is not None:
                 changes.append(ActivityChange(ch, by))
+        # A fact the user forgot and an agent wrote back reads as no change at all from the
+        # start: each such resurrection is listed from the commit that made it.
+        shown = {(c.change.new.path, c.change.new.raw) for c in changes if c.change.new is not None}
+        for c in commits:
+            for ch in c.diff.changes:
+                if ch.kind is ChangeKind.RESURRECTED and ch.new is not None:
+                    if (ch.new.path, ch.new.raw) not in shown and wrote.get((ch.new.path, ch.new.raw)) is c:
+                        shown.add((ch.new.path, ch.new.raw))
+                        changes.append(ActivityChange(ch, c))
         activity = Activity(head, start, reason, user, commits, together, changes, own)
         with self._lock:
             self._cache[key] = activity
             while len(self._cache) > CACHE:
                 del self._cache[next(iter(self._cache))]
         return activity
+
+    def _tombstones(self, head: str) -> FactMatcher | None:
+        """The facts ``.amr/forgotten.md`` records at ``head`` (None when there is none)."""
+        try:
+            data = self.blobs.read(head, TOMBSTONE_PATH, max_bytes=MAX_PARSE_BYTES)
+        except BlobTooLargeError:
+            return None
+        if not data:
+            return None
+        matcher = FactMatcher()
+        for t in parse_tombstones(data):
+            matcher.add(t.text, t.describe(), t.digest)
+        return matcher
 
     def count(self) -> int:
         """How many entry changes are unreviewed (0 for a repo with no commits)."""
