@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, safe
+from amr_tui.core.textsafety import plural
 
 if TYPE_CHECKING:  # annotations only: the share services are imported when it runs (start-up of `amr`)
     from amr_tui.services.share import RepoPreview, SharedRepo
@@ -148,7 +149,7 @@ def _print_mcp(argv: list[str], not_served: list[str]) -> None:
 
 def _print_preview(pv: RepoPreview) -> None:
     what = "whole repo" if pv.whole else "partial"
-    print(f"{safe(pv.repo)} ({what}, {'read-write' if pv.write else 'read-only'}): {len(pv.files)} files")
+    print(f"{safe(pv.repo)} ({what}, {'read-write' if pv.write else 'read-only'}): {plural(len(pv.files), 'file')}")
     if pv.memory is not None:
         if pv.cut_line is None:
             print(f"  MEMORY.md: {pv.memory_lines} lines, {pv.memory_bytes} bytes: all loaded at start")

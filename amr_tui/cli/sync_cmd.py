@@ -109,6 +109,9 @@ def _print_result(res: SyncResult) -> None:
     if res.attempts > 1:
         extra.append(f"{res.attempts} rounds")
     tail = f" ({', '.join(extra)})" if extra else ""
+    if res.status == "no-remote":  # one sentence says it all: no status word before it
+        print(f"{where}: {safe(res.message)}")
+        return
     print(f"{where}: {res.status}: {safe(res.message)}{tail}")
     for path, fact in res.resurrected:
         print(f"  warning: a fact deleted on the other side came back in {safe(path)}: {safe(fact)}")

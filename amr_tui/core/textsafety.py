@@ -49,3 +49,8 @@ def make_visible(text: str) -> str:
     if text.isprintable():
         return text
     return _CONTROL_RE.sub(_placeholder, text)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``"1 file"``, ``"2 files"``, ``"1,024 entries"`` (``many``: the plural when not word + s)."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"

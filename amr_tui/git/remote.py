@@ -169,8 +169,13 @@ def _check_remote(repo: RepoHandle, remote: str) -> str:
     url = remote_url(repo, remote)
     if url is None:
         names = remotes(repo)
-        hint = f" (remotes here: {', '.join(names)})" if names else " (this repo has no remote)"
-        raise NoRemoteError(f"no remote named {remote!r}{hint}")
+        if not names:
+            raise NoRemoteError(
+                "This repo has no remote to sync with: add one (git remote add origin URL) and sync again."
+            )
+        raise NoRemoteError(
+            f"This repo has no remote named {remote!r} (its remotes: {', '.join(names)}): name one with --remote."
+        )
     return url
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from amr_tui.core.format.parser import parse
 from amr_tui.core.paths import is_markdown
+from amr_tui.core.textsafety import plural
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.handle import RepoHandle
 from amr_tui.git.history import tree_changes
@@ -249,7 +250,7 @@ def describe(
     elif lines:
         verbs = {c[1] for c in changes}
         verb = verbs.pop() if len(verbs) == 1 and "Rename" not in verbs else "Update"
-        subject, body = f"{verb} {len(lines)} files{_counts_text(total)}", lines
+        subject, body = f"{verb} {plural(len(lines), 'file')}{_counts_text(total)}", lines
     else:
         subject, body = "No change", []
     if merge:

@@ -28,7 +28,7 @@ from amr_tui.core.format.links import LinkState, link_text_for
 from amr_tui.core.model import Link
 from amr_tui.core.navigation import History
 from amr_tui.core.paths import is_markdown, with_md_suffix
-from amr_tui.core.textsafety import make_visible
+from amr_tui.core.textsafety import make_visible, plural
 from amr_tui.screens.main.past import open_past, past_loader
 from amr_tui.screens.main.place import Place
 from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFailed, SaveJob
@@ -300,7 +300,7 @@ class MainScreen(Screen[None]):
             )
         self.after_paint(self._whole_look_tree, look)
         total = sum(len(f) for f in look.files.values())
-        self.set_status(f"Listed {total:,} files; reading them…" if look.complete else "Listing files…")
+        self.set_status(f"Listed {plural(total, 'file')}; reading them…" if look.complete else "Listing files…")
         if look.repo is not None and look.doc is not None and look.states is not None:
             self.query_one("#file-title", Static).update(content(f"{look.repo} / {look.path}"))
             self.view.set_document(look.doc, look.states, {})
@@ -356,7 +356,7 @@ class MainScreen(Screen[None]):
             session_ready(self.session)
         self.refresh_bindings()
         total = sum(len(self.loaded.files(name)) for name in self.loaded.names)
-        self.set_status(f"Listed {total:,} files; reading them…")
+        self.set_status(f"Listed {plural(total, 'file')}; reading them…")
         self.refresh_tree()
         self._open_first()
         if self.current is None and not self._first_opened:
@@ -377,7 +377,9 @@ class MainScreen(Screen[None]):
     def on_main_screen_indexed(self, _: Indexed) -> None:
         session = self.loaded
         files = sum(len(session.files(name)) for name in session.names)
-        self.set_status(f"Search ready: {len(session.index):,} entries in {files:,} files. Linting…")
+        self.set_status(
+            f"Search ready: {plural(len(session.index), 'entry', 'entries')} in {plural(files, 'file')}. Linting…"
+        )
 
     def on_main_screen_loaded(self, _: Loaded) -> None:
         session = self.loaded

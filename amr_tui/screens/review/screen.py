@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from amr_tui.core.diff.align import align
-from amr_tui.core.textsafety import make_visible
+from amr_tui.core.textsafety import make_visible, plural
 from amr_tui.screens.dialogs import TextPromptScreen
 from amr_tui.screens.review.text import age, describe_change, file_line
 from amr_tui.screens.review.write import ReviewWriteMixin
@@ -98,7 +98,7 @@ class DreamListScreen(Screen[bool]):
                         content(f"  {run.summary}"),
                         NL,
                         content(
-                            f"  {run.files_changed} files \u00b7 +{run.entries_added} \u2212{run.entries_removed} entry lines \u00b7 {moved}",
+                            f"  {plural(run.files_changed, 'file')} \u00b7 +{run.entries_added} \u2212{run.entries_removed} entry lines \u00b7 {moved}",
                             "$text-muted",
                         ),
                     )
@@ -277,7 +277,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         added = sum(f.lines[0] for f in self.files if f.lines)
         removed = sum(f.lines[1] for f in self.files if f.lines)
         self._status(
-            f"{len(self.files)} files changed (+{added} \u2212{removed} lines). Reading the entry-level changes\u2026"
+            f"{plural(len(self.files), 'file')} changed (+{added} \u2212{removed} lines). Reading the entry-level changes\u2026"
         )
 
     def on_run_review_screen_summary(self, message: Summary) -> None:
