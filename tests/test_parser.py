@@ -635,3 +635,14 @@ def test_many_groups_parse_in_linear_time() -> None:
     doc = doc_of(line)
     assert len(doc.entries[0].metadata) == 5000
     assert time.perf_counter() - began < 2.0
+
+
+def test_the_editor_warns_on_a_missing_link_and_an_unclosed_one() -> None:
+    """Issue 24 point 9: as you type, [[missing]] (with the repo's resolver) and a [[ never closed."""
+    from amr_tui.core.format.edit import check_line
+
+    _, diags = check_line("- see [[nowhere]] and [[notes]]", "a.md", lambda link: link.target == "notes")
+    assert [(d.code, d.message) for d in diags] == [("AMR010", "[[nowhere]] names no file in this repo")]
+    _, diags = check_line("- see [[notes", "a.md")
+    assert [d.code for d in diags] == ["AMR010"] and "never closed" in diags[0].message
+    assert check_line("- see [[notes]]", "a.md", lambda link: True)[1] == []

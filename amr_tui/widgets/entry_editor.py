@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import on
@@ -13,7 +14,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
-from amr_tui.core.model import Diagnostic, Severity
+from amr_tui.core.model import Diagnostic, Link, Severity
 from amr_tui.widgets.safe import SafeInput, content
 
 
@@ -84,6 +85,8 @@ class EntryEditor(Vertical):
         self.leave_to = leave_to
         self.target: EditTarget | None = None
         self.diagnostics: list[Diagnostic] = []
+        # Does a [[link]] resolve in the target's repo? Set by the screen (the session's resolver).
+        self.link_ok: Callable[[Link], bool] | None = None
         self._where = ""
 
     def compose(self) -> ComposeResult:
@@ -119,7 +122,7 @@ class EntryEditor(Vertical):
 
         if self.target is None:
             return
-        _, diags = check_line(self.target.prefix + value.strip(), self.target.path)
+        _, diags = check_line(self.target.prefix + value.strip(), self.target.path, self.link_ok)
         self.diagnostics = diags
         self.has_errors = any(d.severity is Severity.ERROR for d in diags)
         self.query_one("#editor-diagnostics", Static).update(diagnostics_content(diags))
@@ -142,7 +145,7 @@ class EntryEditor(Vertical):
         line = self.line_text()
         from amr_tui.core.format.edit import check_line  # lazy: the parser stays off the first frame
 
-        _, diags = check_line(line, self.target.path)
+        _, diags = check_line(line, self.target.path, self.link_ok)
         if self.leave_to is not None:
             self.screen.set_focus(self.screen.query_one(self.leave_to))
         self.saving = True

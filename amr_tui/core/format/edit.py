@@ -7,11 +7,12 @@ bytes) is kept.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 
 from amr_tui.core.format.metadata import format_metadata
 from amr_tui.core.format.parser import BOM, Document, parse
-from amr_tui.core.format.rules import rebuild_line
-from amr_tui.core.model import Diagnostic, Entry, Line
+from amr_tui.core.format.rules import diag, rebuild_line
+from amr_tui.core.model import Diagnostic, Entry, Line, Link
 from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.core.secrets import redact_secrets
 
@@ -134,11 +135,23 @@ def today_iso(today: _dt.date | None = None) -> str:
     return (today or _dt.date.today()).isoformat()
 
 
-def check_line(line_text: str, path: str = MEMORY_FILE) -> tuple[Entry | None, list[Diagnostic]]:
-    """Parse one would-be entry line on its own: what the editor validates as you type."""
+def check_line(
+    line_text: str, path: str = MEMORY_FILE, link_ok: Callable[[Link], bool] | None = None
+) -> tuple[Entry | None, list[Diagnostic]]:
+    """Parse one would-be entry line on its own: what the editor validates as you type.
+
+    ``link_ok`` (the repo's resolver, when the caller has one): a ``[[link]]`` it does not find
+    is a warning (AMR010) as lint would give it; a ``[[`` never closed is one in any case."""
     doc = parse(line_text.encode("utf-8", "surrogateescape") + b"\n", path)
     entry = doc.entries[0] if doc.entries else None
     diags = [d for d in doc.diagnostics if d.code not in ("AMR023",)]
+    if entry is not None and link_ok is not None:
+        for link in entry.links:
+            if link.target.strip() and not link_ok(link):
+                diags.append(diag("AMR010", f"[[{link.raw}]] names no file in this repo", 1, link.column))
+    opened = line_text.rfind("[[")
+    if opened != -1 and line_text.find("]]", opened) == -1:
+        diags.append(diag("AMR010", "[[ is never closed with ]]: the link goes nowhere", 1, opened + 1))
     return entry, diags
 
 

@@ -18,7 +18,7 @@ from textual.app import App, SuspendNotSupported
 from textual.widgets import Input
 
 from amr_tui.core.format.edit import entry_span, new_entry_line, set_metadata, today_iso
-from amr_tui.core.format.links import link_text_for
+from amr_tui.core.format.links import LinkState, link_text_for
 from amr_tui.core.merge.resolution import ConflictChoice
 from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.core.textsafety import find_controls, make_visible
@@ -306,6 +306,8 @@ class EditActions:
 
     def start_edit(self, target: EditTarget, where: str) -> None:
         editor = self.host.editor
+        session, repo, path = self.session, target.repo, target.path
+        editor.link_ok = lambda link: session.resolve_link(repo, link, path)[0] is LinkState.OK
         draft = self.host.drafts.pop((target.repo, target.path), None)
         if draft is not None:
             old_target, value = draft
