@@ -874,7 +874,9 @@ class MainScreen(Screen[None]):
                 errors = sum(1 for d in diags if d.severity.value == "error")
                 mark = Text(f"\u25cf{errors}", "red") if errors else Text()
                 if any(d.code == "AMR013" for d in diags):  # no link reaches it from MEMORY.md
-                    mark.append((" " if errors else "") + "orphan", "yellow")
+                    mark.append((" " if mark else "") + "orphan", "yellow")
+                if any(d.code == "AMR010" for d in diags):  # a [[link]] in it names no file
+                    mark.append((" " if mark else "") + "broken", "yellow")
                 if mark:
                     problems[path] = mark
             tree.set_repo(info, session.files(name), problems)
