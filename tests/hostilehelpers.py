@@ -156,10 +156,13 @@ def make_hostile_repo(root: Path) -> Path:
         "nul.md": f"- {PAYLOADS['nul']} [source: https://example.com/n]\n",
         "big.md": f"- {BIG_LINE} [source: https://example.com/b]\n",
         "notes/[@click=app.quit]x[b].md": "- file name with markup [@click=app.bell]\n",
+        ".gitattributes": "*.md merge=amr\n",  # amr's merge driver, as amr init installs it
     }
     for name, payload in PAYLOADS.items():
         files[f"names/{file_name_for(name, payload)}"] = f"- file named after {name}\n"
     init_repo(root, files)
+    git(root, "config", "merge.amr.name", "amr")  # ... and in this clone: the app neither tells nor installs
+    git(root, "config", "merge.amr.driver", "amr merge-driver %O %A %B %L %P")
     journal = ""
     for name, payload in PAYLOADS.items():
         journal += f"- {name} {payload}\n".replace("\x00", "")

@@ -184,6 +184,11 @@ async def _visit(pilot, app, visit: Visit, problems: list[str]) -> None:
         await pilot.press(key)
     await pilot.pause(visit.wait)
     lines = "\n".join(screen_lines(app))
+    for _ in range(50):  # on a loaded machine the screen may take a moment longer to show it
+        if not visit.shows or visit.shows in lines:
+            break
+        await pilot.pause(0.1)
+        lines = "\n".join(screen_lines(app))
     if visit.shows and visit.shows not in lines:
         problems.append(f"{visit.name}: {visit.shows!r} is not on screen ({type(app.screen).__name__})")
     if visit.notes and not any(visit.notes in str(n.message) for n in notes(app)):

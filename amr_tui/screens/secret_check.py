@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from amr_tui.core.secrets import find_secrets, redact_new_lines
-from amr_tui.widgets.safe import SafeInput, content, content_lines
+from amr_tui.widgets.safe import SafeInput, content, content_lines, notify_text
 
 AS_IS_WORD = "save"
 PLACEHOLDER, AS_IS = "placeholder", "as-is"
@@ -75,7 +75,7 @@ class SecretScreen(ModalScreen[str | None]):
             self.dismiss(AS_IS)
         else:
             self.query_one(Input).value = ""
-            self.notify(f"Type {AS_IS_WORD} to keep the credential, or leave it empty for a placeholder.")
+            notify_text(self.app, f"Type {AS_IS_WORD} to keep the credential, or leave it empty for a placeholder.")
 
     def action_cancel(self) -> None:
         self.dismiss(None)
