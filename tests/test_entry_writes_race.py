@@ -24,7 +24,6 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -40,25 +39,14 @@ from amr_tui.git.gate import observe_steps
 from amr_tui.services.agent import AgentMemory, Writer
 from amr_tui.services.session import editing
 from amr_tui.services.workspace import discover
+from tests.test_agent_stateful import AGENT_ENV, git
 
 FILES = ("c1.md", "c2.md")
 FID = re.compile(r"\b(f\d+q)\b")
-AGENT_ENV = {
-    "GIT_AUTHOR_NAME": "Plain Agent",
-    "GIT_AUTHOR_EMAIL": "plain@agent.test",
-    "GIT_COMMITTER_NAME": "Plain Agent",
-    "GIT_COMMITTER_EMAIL": "plain@agent.test",
-}
 WHO = Writer("race-agent", "s1")
 UNLOCKED_STEPS = ("head", "merged", "built")  # the gate's steps before it holds index.lock
 OPS = ("mcp_edit", "mcp_forget", "mcp_move", "app_delete", "app_edit", "app_date", "app_move", "app_forget")
 COUNTS: dict[str, int] = {}  # what the runs did, printed with -s
-
-
-def git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    res = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env={**os.environ, **(env or {})})
-    assert res.returncode == 0, f"git {' '.join(args)}: {res.stderr}"
-    return res.stdout
 
 
 class EntryWritesRace(RuleBasedStateMachine):
