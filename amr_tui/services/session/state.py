@@ -291,10 +291,12 @@ class Session(WatchMixin):
         state = self.repos[repo]
         if state.git is None or repo in self.refusals:
             return 0
-        found = self.history(repo).resurrections()
+        found = list(self.history(repo).resurrections())
         with self.lock:
-            state.history_findings = list(found)
-        self._relint(state)
+            same = state.history_findings == found
+            state.history_findings = found
+        if not same:  # the marks change only when the findings do (a poll re-checks often)
+            self._relint(state)
         return len(found)
 
     # ------------------------------------------------------------------- reads
