@@ -95,7 +95,9 @@ def test_finder(snap_compare, demo_root):
         await drive.settled()
         screen = pilot.app.screen
         assert isinstance(screen, FinderScreen) and screen.hits and screen.query_one("#finder-input").value == "launch"
-        await pilot.pause(0.3)
+        await drive.settled()  # the input is laid out again once the hits are in: wait for that too
+        await pilot.pause(0.5)
+        await pilot.wait_for_scheduled_animations()
 
     assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
 

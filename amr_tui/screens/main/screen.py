@@ -9,6 +9,7 @@ controller (editing.py). Sync, history and dreams are the app's actions (app.py)
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -60,6 +61,9 @@ _BEFORE_SESSION = frozenset(
 FIRST_SHOWN_WAIT_S = 3.0
 FIRST_PAINT_WAIT_S = 0.5  # after this the work queued for after the first frame runs, painted or not
 FIRST_LOOK_WAIT_S = 0.1  # how long the mounting main screen waits for the first look (else: the peek worker)
+
+
+HISTORY_RECHECK_SECONDS = 5.0  # a poll re-checks resurrections (AMR030) at most this often
 
 
 class MainScreen(Screen[None]):
@@ -178,6 +182,7 @@ class MainScreen(Screen[None]):
         self._polling = False
         self._first_opened = False  # MEMORY.md was asked for (at Indexed, or at Loaded)
         self._history_checked = False  # the first AMR030 walk is done: polls re-check what changed
+        self._history_next = 0.0  # ... at most every HISTORY_RECHECK_SECONDS (agents commit often)
         self._open_ticket = 0  # bumped by every open_place; only the latest one's file is shown
         self._wanted: Place | None = None  # the place the latest open_place asked for
         self._shown_ticket = 0  # the open_place whose file (or failure) was shown last
@@ -507,7 +512,8 @@ class MainScreen(Screen[None]):
             changes = session.poll()
             if changes:
                 self.post_message(self.Polled(changes, done=False))
-                if self._history_checked:
+                if self._history_checked and time.monotonic() >= self._history_next:
+                    self._history_next = time.monotonic() + HISTORY_RECHECK_SECONDS
                     self._recheck_history(session, {c.repo for c in changes})
             badges = session.refresh_stale_info()
         except Exception as exc:  # polling must never bring the app down

@@ -218,15 +218,25 @@ class ActivityService:
         base = commits[0].parent if commits and start is None else start
         together = self._diff(base, head, paths) if commits else diff_entries({}, {})
         # An agent writing a forgotten fact again: marked as a resurrection, not as new.
-        # Each commit against the tombstones before it (a fact forgotten only later was new then).
+        # Each commit against the tombstones before it (a fact forgotten only later was new then):
+        # the tombstone file is read once, and again only after a commit that changed it.
         forgotten = self._tombstones(head)
         if forgotten is not None:
             together = mark_forgotten(together, forgotten)
-            marked = []
-            for c in commits:
-                before = self._tombstones(c.parent) if c.parent else None
-                marked.append(replace(c, diff=mark_forgotten(c.diff, before)) if before is not None else c)
-            commits = marked
+            changed = {
+                e.oid
+                for e in gh.log_entries(self.repo, head, paths=(TOMBSTONE_PATH,), exclude=(start,) if start else ())
+            }
+            current = self._tombstones(start) if start else None
+            by_oid = {c.oid: c for c in commits}
+            marked: dict[str, ActivityCommit] = {}
+            for e in reversed(entries):  # oldest first, the user's own commits too
+                c = by_oid.get(e.oid)
+                if c is not None and current is not None:
+                    marked[c.oid] = replace(c, diff=mark_forgotten(c.diff, current))
+                if e.oid in changed:
+                    current = self._tombstones(e.oid)
+            commits = [marked.get(c.oid, c) for c in commits]
         wrote: dict[tuple[str, str], ActivityCommit] = {}  # (path, line) -> the last commit that wrote it
         removed: dict[tuple[str, str], ActivityCommit] = {}  # ... that removed (or changed) it
         for c in commits:  # oldest first: the last one wins
