@@ -300,14 +300,15 @@ def commit_files(
     fmt = repo.object_format
     zero = repo.zero_oid()
     step = _stepper(probe)
+    must_stay = {rel: _named_committed(repo, rel, ch) for rel, ch in norm.items() if ch.named}
     last: RefMovedError | None = None
     for held in cas_attempts(repo, max_attempts=max_attempts, escalate=on_worktree):
         head = repo.resolve(ref)
         step("head")
         committed = _committed(repo, head, list(norm))
         content = {rel: merge_change(repo, rel, ch, committed[rel], head) for rel, ch in norm.items()}
-        for rel, ch in norm.items():
-            _check_named(repo, rel, ch, committed[rel])
+        for rel, named in must_stay.items():
+            _check_named(rel, named, committed[rel])
         merged = tuple(
             rel
             for rel, ch in norm.items()
@@ -390,15 +391,23 @@ def _changed_since(repo: RepoHandle, rel: str, ch: Change, committed: bytes | No
     return head != ch.base_commit and repo.read_blob_or_none(ch.base_commit, rel) != committed
 
 
-def _check_named(repo: RepoHandle, rel: str, ch: Change, committed: bytes | None) -> None:
-    """Raise EntryGoneError when an entry ``ch`` names was committed when it was read and is not
-    in ``committed`` (the version the change is merged onto) any more."""
+def _named_committed(repo: RepoHandle, rel: str, ch: Change) -> tuple[str, ...]:
+    """The lines ``ch`` names that were committed when it was read (read once per write)."""
     if not ch.named:
-        return
+        return ()
     was = repo.read_blob_or_none(ch.base_commit, rel) if ch.base_commit else ch.base
-    seen, now = set(_text_lines(was or b"")), set(_text_lines(committed or b""))
-    for line in ch.named:
-        if line in seen and line not in now:
+    seen = set(_text_lines(was or b""))
+    return tuple(line for line in ch.named if line in seen)
+
+
+def _check_named(rel: str, named: tuple[str, ...], committed: bytes | None) -> None:
+    """Raise EntryGoneError when a line of ``named`` is not in ``committed`` (the version the
+    change is merged onto) any more."""
+    if not named:
+        return
+    now = set(_text_lines(committed or b""))
+    for line in named:
+        if line not in now:
             raise EntryGoneError(rel, line)
 
 
