@@ -121,14 +121,14 @@ async def test_review_accept_part_reject_rest(demo):
         main_before = git(alice, "rev-parse", "main")
         # the merge lands in a new file, but the Index link to it is not accepted: amr says so first
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=20, what="broken-link warning")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=20, what="broken-link warning")
         await shown(pilot, app, "frontend/stack.md: new file that no file links to")
-        await pilot.press("n")
+        await pilot.press("escape")
         await pilot.pause(0.3)
         assert git(alice, "rev-parse", "main") == main_before and merged.id in screen.accepted
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=20, what="warning again")
-        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), timeout=20, what="warning again")
+        await pilot.press(*"anyway", "enter")
         await wait_for(
             pilot, lambda: (alice / "frontend" / "stack.md").exists(), timeout=20, what="accepted change on main"
         )

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList
 
-from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.services.dreams.runs import DreamService
 from amr_tui.services.dreams.threeway import rows_now
@@ -147,13 +147,15 @@ async def test_pilot_three_way_review_saves_rejections_and_closes_the_run(repo: 
         changes.focus()
         order = [c.id for c in review.changes]
         main_before = git(repo, "rev-parse", "main").strip()
-        # accepting the entry main changed asks first; no leaves main as it is
+        # accepting the entry main changed asks first, naming both versions; Escape leaves main as it is
         changes.highlighted = order.index(ids["deploy"])
         await pilot.pause(0.1)
         await pilot.press("a", "ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
-        assert "main changed 1 of these entries since the run started" in app.screen.title_text
-        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen), what="the question")
+        assert "1 \u00d7 two versions of one entry" in app.screen.title_text
+        assert "Wednesdays" in app.screen.body and "and a smoke test" in app.screen.body
+        assert [cid for cid, _ in app.screen.choices] == ["replace", "skip", "apply", "cancel"]
+        await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is review, what="back to the review")
         assert git(repo, "rev-parse", "main").strip() == main_before
         # r is saved at once

@@ -66,9 +66,10 @@ def test_parts_that_leave_links_and_files_behind_are_named(repo: Path) -> None:
         "topics/new.md:5: [[nowhere-new]] would name no file",
         "topics/new.md: new file that no file links to: MEMORY.md would not reach it",
     ]
-    # with the Index: reached
+    # with the Index: reached, but the Index no longer links old.md, which this accept keeps
     assert _problems(service, files=["topics/new.md", "MEMORY.md"]) == [
-        "topics/new.md:5: [[nowhere-new]] would name no file"
+        "topics/new.md:5: [[nowhere-new]] would name no file",
+        "MEMORY.md:4: the Index would lose [[old]] (old.md stays)",
     ]
     # the Index change alone: its new link names a file the accept does not bring
     assert "MEMORY.md:4: [[topics/new]] would name no file" in _problems(service, files=["MEMORY.md"])

@@ -163,7 +163,7 @@ def test_a_reviewer_accepts_a_dream_entry_in_a_browser(served: tuple[str, Path])
             page.keyboard.press("Control+s")  # apply: asks first (the link names a file main lacks yet)
             _settled(page, unlike=accepted, quiet=4)
             if _main_head(repo) == head_before:
-                page.keyboard.press("y")  # "Apply anyway"
+                page.keyboard.press("Enter")  # "Apply anyway", the first choice
 
             deadline = time.monotonic() + 15
             while _main_head(repo) == head_before and time.monotonic() < deadline:

@@ -95,9 +95,22 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="accept entry change ID with this text instead of the run's (repeatable)",
     )
     ac.add_argument(
+        "--replace",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="accept entry change ID, its version replacing the one main wrote since the run started (repeatable)",
+    )
+    ac.add_argument(
+        "--keep-both",
+        action="store_true",
+        help="accept entries main changed since the run started as they are, keeping main's version beside the run's",
+    )
+    ac.add_argument(
         "--check",
         action="store_true",
-        help="commit nothing: list the links and files the accept would break; exit 1 if any",
+        help="commit nothing: list what the accept would break (two versions of an entry, duplicates, "
+        "links, Index links, unreachable files, MEMORY.md's budget); exit 1 if anything",
     )
     ac.set_defaults(func=run_accept)
 
@@ -285,20 +298,27 @@ def run_accept(args: argparse.Namespace) -> int:
             error(f"--edit takes ID=TEXT, not {item!r}")
             return 2
         edits[cid.strip()] = text
-    entries = list(dict.fromkeys([*args.entry, *edits]))
+    entries = list(dict.fromkeys([*args.entry, *edits, *args.replace]))
+    replace = list(args.replace)
     try:
         service = _service(args.repo)
-        problems = service.check_accept(args.run, files=args.file, entries=entries, edits=edits)
+        problems = service.check_accept(args.run, files=args.file, entries=entries, edits=edits, replace=replace)
         if args.check:
             for problem in problems:
                 print(safe(str(problem)))
-            print(
-                f"The accept would break {len(problems)} link(s) or file(s)."
-                if problems
-                else "The accept breaks no link."
-            )
+            print(f"The accept would break {len(problems)} thing(s)." if problems else "The accept breaks nothing.")
             return 1 if problems else 0
-        result = service.accept(args.run, files=args.file, entries=entries, edits=edits)
+        clashes = [p for p in problems if p.kind in ("versions", "dropped")]
+        if clashes and not args.keep_both:
+            for problem in clashes:
+                print(f"{safe(problem.change)}: {safe(str(problem))}", file=sys.stderr)
+            error(
+                f"{safe(service.main)} changed {len(clashes)} of these entries since the run started; nothing "
+                "was committed. --replace ID takes the run's version instead of main's, --keep-both keeps "
+                "both, or leave the entry out."
+            )
+            return 1
+        result = service.accept(args.run, files=args.file, entries=entries, edits=edits, replace=replace)
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
         return _fail(exc)
     for problem in problems:  # the reviewer decided; say what is left to mend

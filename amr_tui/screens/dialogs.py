@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -152,16 +152,21 @@ class TextPromptScreen(PromptScreen):
 class ChoiceScreen(ModalScreen[str | None], _HoldsText):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
 
-    def __init__(self, title: str, choices: list[tuple[str, str]], *, holds: str | None = None) -> None:
-        """choices: (id, label); ``holds``: unsaved text waiting on the choice, for the quit question."""
+    def __init__(self, title: str, choices: list[tuple[str, str]], *, body: str = "", holds: str | None = None) -> None:
+        """choices: (id, label); ``body``: what the choice is about, above the choices (it
+        scrolls when long); ``holds``: unsaved text waiting on the choice, for the quit question."""
         super().__init__(classes="dialog")
         self.title_text = title
         self.choices = choices
+        self.body = body
         self.holds = holds
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box"):
             yield Static(content(self.title_text), classes="dialog-title")
+            if self.body:
+                with VerticalScroll(classes="dialog-body choice-body"):
+                    yield Static(content_lines(self.body))
             yield FilterList(*[Option(content(label), id=cid) for cid, label in self.choices], id="choice-list")
 
     def on_mount(self) -> None:

@@ -192,7 +192,7 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
                 )
             )
     size = repo.sizes.get(MEMORY_FILE, len(doc.to_bytes()))
-    if len(doc.lines) > LOAD_BUDGET_LINES or size > LOAD_BUDGET_BYTES:
+    if over_budget(doc, size):
         cut = LOAD_BUDGET_LINES + 1 if len(doc.lines) > LOAD_BUDGET_LINES else 0
         out.append(
             Finding(
@@ -211,6 +211,20 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
 
 def _has_index(doc: Document) -> bool:
     return any(level == 2 and text == INDEX_HEADING for _, level, text in doc.headings)
+
+
+def index_lines(doc: Document) -> range:
+    """The lines of MEMORY.md's ``## Index`` section, below its heading (empty: no Index)."""
+    start = next((ln for ln, lvl, t in doc.headings if lvl == 2 and t == INDEX_HEADING), None)
+    if start is None:
+        return range(0)
+    stop = next((ln for ln, lvl, _ in doc.headings if ln > start and lvl <= 2), len(doc.lines) + 1)
+    return range(start + 1, stop)
+
+
+def over_budget(doc: Document, size: int) -> bool:
+    """MEMORY.md is longer than agents load (``LOAD_BUDGET_LINES`` lines or ``LOAD_BUDGET_BYTES``)."""
+    return len(doc.lines) > LOAD_BUDGET_LINES or size > LOAD_BUDGET_BYTES
 
 
 def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:

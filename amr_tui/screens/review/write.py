@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
@@ -60,9 +60,14 @@ class ReviewWriteMixin(_Screen):
         close: bool
         """Whether the screen closes once the accept is done."""
         problems: list[Problem]
-        """Broken links and unreachable files the accept would leave."""
+        """What the accept would break: two versions of one entry, duplicates, broken links, lost
+        Index links, unreachable files, MEMORY.md over budget."""
+        replace: list[str] = field(default_factory=list)
+        """Entry changes whose version replaces main's (the reviewer chose so)."""
         emptied: list[str] = field(default_factory=list)
         """Files the accept would leave with no entry (only a heading): offered for deletion."""
+        if_deleted: list[Problem] = field(default_factory=list)
+        """What deleting the emptied files too would break besides ``problems``."""
 
     @dataclass
     class Done(Message):
@@ -91,36 +96,7 @@ class ReviewWriteMixin(_Screen):
             return
         entries = sorted(self.accepted)
         edits = {k: v for k, v in self.edits.items() if k in self.accepted}
-        main_changed = self.review.main_changed if self.review else {}
-        clash = [e for e in entries if e in main_changed]
-        if not clash:
-            self._check_then_accept(entries, edits, close=False)
-            return
-        # main changed these entries since the run started: never overwrite that silently
-        shown = "\n".join(make_visible(f"- {self._change_text(e)}: {main_changed[e]}") for e in clash[:6])
-        more = f"\n… and {len(clash) - 6} more" if len(clash) > 6 else ""
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self._check_then_accept(entries, edits, close=False)
-            else:
-                self.query_one("#review-status", Static).update("Nothing applied.")
-
-        self.app.push_screen(
-            ConfirmScreen(
-                f"{self.service.main} changed {len(clash)} of these entries since the run started. Apply anyway?",
-                f"{shown}{more}\n\nApplying keeps {self.service.main}'s version of each and adds the run's "
-                "(nothing of main's is dropped); reject the change (r) to keep main's only.",
-                "Apply anyway",
-            ),
-            go,
-        )
-
-    def _change_text(self, change_id: str) -> str:
-        change = self.review.change(change_id) if self.review else None
-        if change is None:
-            return change_id
-        return change.new.text if change.new else (change.old[0].text if change.old else change_id)
+        self._check_then_accept(entries, edits, close=False)
 
     def save_rejections(self, changes: list[str], rejected: bool) -> None:
         """Keep a rejection (or take it back) in the repo's rejection marks, at once; a run whose
@@ -187,29 +163,42 @@ class ReviewWriteMixin(_Screen):
             "(u or amr dreams undo brings it back)."
         )
 
-    def _check_then_accept(self, entries: list[str], edits: dict[str, str], close: bool) -> None:
+    def _check_then_accept(
+        self, entries: list[str], edits: dict[str, str], close: bool, replace: list[str] | None = None
+    ) -> None:
         """Accept (all of the run when ``entries`` is empty), after showing what it would break."""
-        self.query_one("#review-status", Static).update("Checking the links the accept leaves…")
-        self._check_worker(entries, edits, close)
+        self.query_one("#review-status", Static).update("Checking what the accept would leave…")
+        self._check_worker(entries, edits, close, replace or [])
 
     @work(thread=True, exclusive=True, group="review-write")
-    def _check_worker(self, entries: list[str], edits: dict[str, str], close: bool) -> None:
+    def _check_worker(self, entries: list[str], edits: dict[str, str], close: bool, replace: list[str]) -> None:
         try:
-            problems = self.service.check_accept(self.run.branch, entries=entries, edits=edits)
+            problems = self.service.check_accept(self.run.branch, entries=entries, edits=edits, replace=replace)
         except Exception:  # the accept itself says what is wrong (a conflict, a closed run)
             problems = []
         try:
-            emptied = self.service.emptied_by(self.run.branch, entries=entries, edits=edits)
+            emptied = self.service.emptied_by(self.run.branch, entries=entries, edits=edits, replace=replace)
+            if_deleted = (
+                self.service.check_accept(
+                    self.run.branch, entries=entries, edits=edits, replace=replace, delete=emptied
+                )
+                if emptied
+                else []
+            )
         except Exception:
-            emptied = []
-        self.post_message(self.Checked(entries, edits, close, problems, emptied))
+            emptied, if_deleted = [], []
+        said = set(problems)
+        extra = [p for p in if_deleted if p not in said]
+        self.post_message(
+            self.Checked(entries, edits, close, problems, replace=replace, emptied=emptied, if_deleted=extra)
+        )
 
     def on_review_write_mixin_checked(self, message: Checked) -> None:
-        branch, entries, edits = self.run.branch, message.entries, message.edits
+        branch, entries, edits, replace = self.run.branch, message.entries, message.edits, message.replace
         delete: list[str] = []
 
         def job() -> Accepted:
-            return self.service.accept(branch, entries=entries, edits=edits, delete=delete)
+            return self.service.accept(branch, entries=entries, edits=edits, delete=delete, replace=replace)
 
         def write() -> None:
             if not message.emptied:
@@ -222,11 +211,16 @@ class ReviewWriteMixin(_Screen):
                 self._write(job, close=message.close)
 
             names = ", ".join(make_visible(p) for p in message.emptied)
+            body = "Yes deletes the file in the same commit; No keeps it as it is left."
+            if message.if_deleted:
+                broken = "\n".join(make_visible(f"- {p}") for p in message.if_deleted[:8])
+                more = f"\n\u2026 and {len(message.if_deleted) - 8} more" if len(message.if_deleted) > 8 else ""
+                body = f"Deleting would break {len(message.if_deleted)} link(s):\n{broken}{more}\n\n{body}"
             self.app.push_screen(
                 ConfirmScreen(
                     f"This accept leaves {names} with no entries (only a heading). Delete "
                     f"{'it' if len(message.emptied) == 1 else 'them'}?",
-                    "Yes deletes the file in the same commit; No keeps it as it is left.",
+                    body,
                     "Delete",
                     "Keep",
                 ),
@@ -236,26 +230,25 @@ class ReviewWriteMixin(_Screen):
         if not message.problems:
             write()
             return
-        shown = "\n".join(make_visible(str(p)) for p in message.problems[:8])  # a path may hold a line break
-        more = len(message.problems) - 8
-        body = (
-            f"{shown}\n… and {more} more" if more > 0 else shown
-        ) + "\n\nAccept the Index and link changes too (or fix the links after, amr lint lists them)."
+        title, body, choices = problem_choice(message.problems, self.service.main, bool(entries))
 
-        def go(yes: bool | None) -> None:
-            if yes:
+        def chosen(choice: str | None) -> None:
+            clashing = {p.change for p in message.problems if p.kind in ("versions", "dropped")}
+            if choice == "apply":
                 write()
+            elif choice == "replace":
+                versions = [p.change for p in message.problems if p.kind == "versions"]
+                self._check_then_accept(entries, edits, message.close, [*replace, *versions])
+            elif choice == "skip":
+                rest = [e for e in entries if e not in clashing]
+                if rest:
+                    self._check_then_accept(rest, {k: v for k, v in edits.items() if k in rest}, message.close, replace)
+                else:
+                    self.query_one("#review-status", Static).update("Nothing applied: every change marked clashes.")
             else:
                 self.query_one("#review-status", Static).update("Nothing applied.")
 
-        self.app.push_screen(
-            ConfirmScreen(
-                f"This accept would leave {len(message.problems)} broken link(s) or unreachable file(s). Apply anyway?",
-                body,
-                "Apply anyway",
-            ),
-            go,
-        )
+        self.app.push_screen(ChoiceScreen(title, choices, body=body), chosen)
 
     def _write(self, job: Job, close: bool, title: str = "Committed") -> None:
         self.query_one("#review-status", Static).update("Writing…")
@@ -290,3 +283,36 @@ class ReviewWriteMixin(_Screen):
         else:
             self.review, self.stage = None, "summary"  # main (or the run) moved: decide on what is read next
             self.load()
+
+
+_WHAT = {
+    "versions": "two versions of one entry",
+    "dropped": "entries main dropped, written back",
+    "duplicate": "duplicates",
+    "link": "broken links",
+    "index": "Index links lost",
+    "unreachable": "files MEMORY.md would not reach",
+    "budget": "MEMORY.md over its load budget",
+}
+
+
+def problem_choice(problems: list[Problem], main: str, some: bool) -> tuple[str, str, list[tuple[str, str]]]:
+    """The title, the body and the choices of the dialog that shows what an accept would break.
+    ``some``: the reviewer marked some entry changes (leaving the clashing ones out is a choice)."""
+    counts: dict[str, int] = {}
+    for p in problems:
+        counts[p.kind] = counts.get(p.kind, 0) + 1
+    title = "This accept would leave " + ", ".join(f"{n} \u00d7 {_WHAT.get(k, k)}" for k, n in counts.items())
+    shown = "\n".join(make_visible(f"- {p}") for p in problems[:12])  # a path may hold a line break
+    more = f"\n\u2026 and {len(problems) - 12} more" if len(problems) > 12 else ""
+    choices: list[tuple[str, str]] = []
+    versions = counts.get("versions", 0)
+    clashing = versions + counts.get("dropped", 0)
+    if versions:
+        choices.append(("replace", f"The run's version replaces {main}'s ({versions})"))
+    if clashing and some:
+        choices.append(("skip", f"Leave out the {clashing} change(s) {main} changed meanwhile, apply the rest"))
+    keep = " (keep both versions)" if versions else ""
+    choices.append(("apply", f"Apply anyway{keep}: fix the rest after (amr lint lists it)"))
+    choices.append(("cancel", "Cancel: apply nothing"))
+    return title, f"{shown}{more}", choices

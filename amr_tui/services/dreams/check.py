@@ -2,30 +2,53 @@
 
 A reviewer who accepts a run's new topic file but not its Index change, or the deletion of a
 file but not the rewrite of the links to it, leaves main with broken ``[[links]]`` and files
-nothing reaches. ``accept_problems`` computes the files exactly as the accept would write them
+nothing reaches; one who accepts an entry main reworded since the run started keeps both
+versions. ``accept_problems`` computes the files exactly as the accept would write them
 (``.write.plan``: the same three-way and entry-by-entry results, on main's tip now) and
-compares main before and after, reporting only what the accept itself would break:
+compares main before and after, reporting only what the accept itself would break. Each
+``Problem`` has a kind, so the screen can offer the choice that mends it:
 
-* a link in a file the accept changes that resolves on main today (or is new) and would name
-  no file afterwards;
-* a link in a file the accept leaves alone that names a file the accept deletes (found with
-  ``git grep`` on main, then parsed: a link in code does not count);
-* a new Markdown note that no file links to afterwards (MEMORY.md cannot reach it).
+* ``versions``: an accepted entry change whose entry main changed since the run started, where
+  main's version would stay beside the run's (``accept(..., replace=...)`` replaces it instead);
+  ``dropped``: one whose entry main deleted since, which the accept would write back;
+* ``duplicate``: a line the accept writes that says the same as another entry of the files it
+  changes (same normalised text, or a near duplicate as lint's AMR015 judges it);
+* ``link``: a link in a file the accept changes that resolves on main today (or is new) and
+  would name no file afterwards; or a link in a file the accept leaves alone that names a file
+  the accept deletes (found with ``git grep`` on main, then parsed: a link in code does not count);
+* ``index``: a link MEMORY.md's Index holds today to a file that stays, gone afterwards (or
+  MEMORY.md itself deleted);
+* ``unreachable``: a new Markdown note that no file links to afterwards (MEMORY.md cannot reach it);
+* ``budget``: MEMORY.md over the load budget afterwards, longer than it is today.
 
 Only git objects are read: the work tree, the index and the refs are untouched.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from amr_tui.core.format.links import LinkState, link_text_for, resolve
-from amr_tui.core.format.parser import is_markdown, parse
-from amr_tui.core.lint.repo import MEMORY_FILE, is_memory_note
+from amr_tui.core.format.parser import Document, is_markdown, parse
+from amr_tui.core.lint.facts import normalise_text
+from amr_tui.core.lint.repo import (
+    LOAD_BUDGET_BYTES,
+    LOAD_BUDGET_LINES,
+    MEMORY_FILE,
+    NEAR_DUPLICATE_MIN_CHARS,
+    NEAR_DUPLICATE_THRESHOLD,
+    index_lines,
+    is_memory_note,
+    over_budget,
+)
+from amr_tui.core.model import Link
+from amr_tui.core.paths import in_amr_folder
 from amr_tui.git import history as gh
-from amr_tui.services.dreams.model import RunSource
+from amr_tui.services.dreams.model import RunReview, RunSource
 from amr_tui.services.dreams.write import plan
 
+MAX_NEAR_CHECKED = 1000  # lines written that are compared for near duplicates (each against its file)
 MAX_NAMES = 200  # deleted or new files looked up in the unchanged ones (one git grep); beyond that, only changed files
 
 
@@ -34,6 +57,8 @@ class Problem:
     path: str
     line: int  # 0 for the file as a whole
     message: str
+    kind: str = "link"  # "versions", "dropped", "duplicate", "link", "index", "unreachable" or "budget"
+    change: str = ""  # the entry change it comes from ("versions" and "dropped")
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
@@ -58,14 +83,115 @@ def accept_problems(
     files: list[str] | tuple[str, ...] = (),
     entries: list[str] | tuple[str, ...] = (),
     edits: dict[str, str] | None = None,
+    replace: Collection[str] = (),
+    delete: Collection[str] = (),
 ) -> list[Problem]:
-    """The links and files that ``service.accept(name, files=..., entries=..., edits=...)`` would
-    break if it ran now (nothing is written)."""
+    """What ``service.accept(name, files=..., entries=..., edits=..., replace=..., delete=...)``
+    would break if it ran now (nothing is written): two versions of one entry first, then
+    duplicates, then what ``problems_of`` finds."""
     p = plan(service, name, files=list(files), entries=list(entries))
     main = service.main_tip()
     if main is None:
         return []
-    return problems_of(service, main, p.changes(service, main, edits or {}))
+    changes = p.changes(service, main, edits or {}, replace)
+    changes.update({path: None for path in delete if path in changes})
+    versions = _two_versions(service, main, p.review, p.entries, replace, changes)
+    said = {(v.path, v.line) for v in versions}  # main's and the run's version are near duplicates too
+    duplicates = [d for d in _duplicates(service, main, changes) if (d.path, d.line) not in said]
+    return [*versions, *duplicates, *problems_of(service, main, changes)]
+
+
+def _after(service: RunSource, main: str, changes: dict[str, bytes | None], path: str) -> bytes | None:
+    return changes[path] if path in changes else service.blobs.read(main, path)
+
+
+def _two_versions(
+    service: RunSource,
+    main: str,
+    review: RunReview,
+    ids: list[str],
+    replace: Collection[str],
+    changes: dict[str, bytes | None],
+) -> list[Problem]:
+    out: list[Problem] = []
+    for cid in ids:
+        mine, change = review.main_now.get(cid), review.change(cid)
+        if change is None or change.new is None:
+            continue
+        if mine is None and cid in review.main_changed:  # main dropped the entry since the run started
+            new = _after(service, main, changes, change.new.path)
+            lines = [ln.text for ln in parse(new, change.new.path, check=False).lines] if new is not None else []
+            if change.new.raw in lines:
+                out.append(
+                    Problem(
+                        change.new.path,
+                        lines.index(change.new.raw) + 1,
+                        f"{service.main} dropped this entry since the run started; the accept writes "
+                        f"the run's \u201c{change.new.text}\u201d back",
+                        "dropped",
+                        cid,
+                    )
+                )
+            continue
+        if mine is None or cid in replace:
+            continue
+        data = _after(service, main, changes, mine.path)
+        if data is None:
+            continue
+        kept = next((k + 1 for k, ln in enumerate(parse(data, mine.path, check=False).lines) if ln.text == mine.raw), 0)
+        if not kept:
+            continue  # main's version goes anyway (the change merges it, or main dropped it since)
+        new = _after(service, main, changes, change.new.path)
+        lines = [ln.text for ln in parse(new, change.new.path, check=False).lines] if new is not None else []
+        at = lines.index(change.new.raw) + 1 if change.new.raw in lines else 0
+        where = f"line {kept}" if mine.path == change.new.path else f"{mine.path}:{kept}"
+        out.append(
+            Problem(
+                change.new.path,
+                at,
+                f"two versions of one entry: {service.main}'s ({where}) \u201c{mine.text}\u201d "
+                f"and the run's \u201c{change.new.text}\u201d",
+                "versions",
+                cid,
+            )
+        )
+    return out
+
+
+def _duplicates(service: RunSource, main: str, changes: dict[str, bytes | None]) -> list[Problem]:
+    """Entries the accept writes that repeat another entry of the files it changes: the same
+    normalised text anywhere in them, or a near duplicate in the same file (for the first
+    ``MAX_NEAR_CHECKED`` lines written; a whole rewrite of a large repo is checked exactly only)."""
+    from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
+
+    written: list[tuple[str, int, str]] = []  # path, line, normalised text
+    by_norm: dict[str, list[tuple[str, int]]] = {}  # every entry afterwards
+    in_file: dict[str, list[tuple[int, str]]] = {}
+    for path, data in sorted(changes.items()):
+        if data is None or not is_markdown(path) or in_amr_folder(path):
+            continue
+        old = service.blobs.read(main, path)
+        before = {ln.text for ln in parse(old, path, check=False).lines} if old is not None else set()
+        doc = parse(data, path, check=False)
+        for entry in doc.entries:
+            norm = normalise_text(entry.text)
+            if not norm:
+                continue
+            by_norm.setdefault(norm, []).append((path, entry.line))
+            in_file.setdefault(path, []).append((entry.line, norm))
+            if doc.lines[entry.line - 1].text not in before:
+                written.append((path, entry.line, norm))
+    out: list[Problem] = []
+    for k, (path, line, norm) in enumerate(written):
+        same = next((x for x in by_norm[norm] if x != (path, line)), None)
+        if same is None and k < MAX_NEAR_CHECKED and len(norm) >= NEAR_DUPLICATE_MIN_CHARS:
+            others = {ln: n for ln, n in in_file[path] if ln != line}
+            best = process.extractOne(norm, others, scorer=fuzz.token_sort_ratio, score_cutoff=NEAR_DUPLICATE_THRESHOLD)
+            same = (path, best[2]) if best is not None else None
+        if same is not None:
+            where = f"line {same[1]}" if same[0] == path else f"{same[0]}:{same[1]}"
+            out.append(Problem(path, line, f"says the same as {where}", "duplicate"))
+    return out
 
 
 def problems_of(service: RunSource, main: str, changes: dict[str, bytes | None]) -> list[Problem]:
@@ -112,7 +238,58 @@ def problems_of(service: RunSource, main: str, changes: dict[str, bytes | None])
             elif before.target(link.target) in removed:
                 problems.append(Problem(path, link.line, f"[[{link.raw}]] would name no file (the accept deletes it)"))
 
+    problems.extend(_entry_point(service, main, changes, before, after))
     for path in sorted(new_notes):
         if path not in reached:
-            problems.append(Problem(path, 0, "new file that no file links to: MEMORY.md would not reach it"))
+            problems.append(
+                Problem(path, 0, "new file that no file links to: MEMORY.md would not reach it", "unreachable")
+            )
     return problems
+
+
+def _entry_point(
+    service: RunSource, main: str, changes: dict[str, bytes | None], before: _Files, after: _Files
+) -> list[Problem]:
+    """MEMORY.md's Index links lost (to files that stay) and its load budget, after the accept."""
+    if MEMORY_FILE not in changes:
+        return []
+    new = changes[MEMORY_FILE]
+    if new is None:
+        return [Problem(MEMORY_FILE, 0, "the accept deletes MEMORY.md, the memory's entry point", "index")]
+    old = service.blobs.read(main, MEMORY_FILE)
+    was = parse(old, MEMORY_FILE, check=False) if old is not None else None
+    now = parse(new, MEMORY_FILE, check=False)
+
+    def indexed(doc: Document, files: _Files) -> dict[str, Link]:
+        section = index_lines(doc)
+        out: dict[str, Link] = {}
+        for link in doc.links:
+            target = files.target(link.target) if link.line in section else None
+            if target is not None:
+                out.setdefault(target, link)
+        return out
+
+    out: list[Problem] = []
+    if was is not None:
+        kept = indexed(now, after)
+        for target, link in sorted(indexed(was, before).items()):
+            if target not in kept and target in after.paths:
+                out.append(
+                    Problem(
+                        MEMORY_FILE,
+                        link.line,
+                        f"the Index would lose [[{link.raw}]] ({target} stays)",
+                        "index",
+                    )
+                )
+    if over_budget(now, len(new)) and (was is None or len(new) > len(old or b"")):
+        out.append(
+            Problem(
+                MEMORY_FILE,
+                LOAD_BUDGET_LINES + 1 if len(now.lines) > LOAD_BUDGET_LINES else 0,
+                f"would be {len(now.lines)} lines and {len(new)} bytes, over the load budget: agents "
+                f"read only the first {LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB",
+                "budget",
+            )
+        )
+    return out

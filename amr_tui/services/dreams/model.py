@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from amr_tui.core.diff.entries import EntryChange, EntryDiff
+from amr_tui.core.diff.entries import EntryChange, EntryDiff, EntryRef
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
@@ -109,6 +109,7 @@ class RunReview:
     now_map: dict[str, str] = field(default_factory=dict)  # ``now``'s change ids -> the run's
     main_changed: dict[str, str] = field(default_factory=dict)  # change id -> what main did to its entry
     contradictions: dict[str, list[str]] = field(default_factory=dict)  # change id -> "contradicts p:4 (A vs B)?"
+    main_now: dict[str, EntryRef] = field(default_factory=dict)  # change id -> main's version of it now
 
     def change(self, change_id: str) -> EntryChange | None:
         return self.diff.by_id(change_id)

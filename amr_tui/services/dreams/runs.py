@@ -307,6 +307,7 @@ class DreamService:
             dict(review.now_map),
             dict(review.main_changed),
             dict(review.contradictions),
+            dict(review.main_now),
         )
 
     def _review(self, run: DreamRun) -> RunReview:
@@ -334,6 +335,7 @@ class DreamService:
             review.now = diff_entries(main_files, tip)
             review.now_map = threeway.change_map(diff, main_diff, review.now)
             review.main_changed = threeway.main_changed(diff, main_diff)
+            review.main_now = threeway.main_versions(diff, main_diff)
         return review
 
     def contradictions(self, review: RunReview) -> dict[str, list[str]]:
@@ -485,14 +487,24 @@ class DreamService:
         entries: list[str] | tuple[str, ...] = (),
         edits: dict[str, str] | None = None,
         delete: list[str] | tuple[str, ...] = (),
+        replace: list[str] | tuple[str, ...] = (),
     ) -> Accepted:
         """Accept the whole run, or some files, or some entry changes (``edits``: id -> new text).
 
         A whole run based on main's tip fast-forwards main; anything else is one new commit on
         main with ``Dream-Run`` / ``Dream-Commit`` trailers. ``delete``: files the accept leaves
         with no entry (``emptied_by``) to delete in the same commit. A part-accept that leaves
-        nothing undecided closes the run."""
-        return accept(self, name, files=list(files), entries=list(entries), edits=edits or {}, delete=list(delete))
+        nothing undecided closes the run. ``replace``: entry changes whose version replaces
+        main's where main changed that entry since the run started (else both are kept)."""
+        return accept(
+            self,
+            name,
+            files=list(files),
+            entries=list(entries),
+            edits=edits or {},
+            delete=list(delete),
+            replace=list(replace),
+        )
 
     def emptied_by(
         self,
@@ -501,9 +513,10 @@ class DreamService:
         files: list[str] | tuple[str, ...] = (),
         entries: list[str] | tuple[str, ...] = (),
         edits: dict[str, str] | None = None,
+        replace: list[str] | tuple[str, ...] = (),
     ) -> list[str]:
         """The files ``accept`` with the same arguments would leave with no entry (only a heading)."""
-        return emptied_by(self, name, files=list(files), entries=list(entries), edits=edits or {})
+        return emptied_by(self, name, files=list(files), entries=list(entries), edits=edits or {}, replace=replace)
 
     def close_if_decided(self, name: str) -> str | None:
         """Close the run when every entry change is on main or rejected ("accepted" or
@@ -517,10 +530,13 @@ class DreamService:
         files: list[str] | tuple[str, ...] = (),
         entries: list[str] | tuple[str, ...] = (),
         edits: dict[str, str] | None = None,
+        replace: list[str] | tuple[str, ...] = (),
+        delete: list[str] | tuple[str, ...] = (),
     ) -> list[Problem]:
-        """What ``accept`` with the same arguments would break (links, unreachable new files),
-        without writing anything."""
-        return accept_problems(self, name, files=files, entries=entries, edits=edits)
+        """What ``accept`` with the same arguments would break (two versions of one entry,
+        duplicates, links, lost Index links, unreachable new files, MEMORY.md's load budget),
+        without writing anything (``dreams.check``)."""
+        return accept_problems(self, name, files=files, entries=entries, edits=edits, replace=replace, delete=delete)
 
     def reject(self, name: str) -> str:
         """Close the run unaccepted; its commits stay under ``refs/amr/dreams/rejected/<id>``."""

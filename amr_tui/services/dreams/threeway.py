@@ -10,7 +10,8 @@ main *now* on the left, so three diffs meet here, all over the files the run cha
 
 :func:`main_changed` names the run's changes whose entries main changed too (reworded, moved,
 dropped, merged since the run started): accepting one never overwrites main's version
-silently (the replay keeps main's line and adds the run's, the screen asks first).
+silently (the replay keeps main's line and adds the run's, the screen asks first);
+:func:`main_versions` gives main's line of each such entry, for an accept that replaces it.
 :func:`rows_now` is ``align(now, path)`` with each row's change id put back to the run's change
 it shows, so deciding on a row decides on the run's change; rows that show only what main did
 carry no change id. :func:`emptied_files` names the files an accept would leave without entries.
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from amr_tui.core.diff.align import Row, align
-from amr_tui.core.diff.entries import EntryChange, EntryDiff
+from amr_tui.core.diff.entries import EntryChange, EntryDiff, EntryRef
 from amr_tui.core.format.parser import parse
 from amr_tui.core.paths import MEMORY_FILE
 
@@ -51,6 +52,24 @@ def main_changed(run: EntryDiff, main: EntryDiff) -> dict[str, str]:
             mc = touched.get((o.path, o.line))
             if mc is not None:
                 out[rc.id] = _what_main_did(mc)
+                break
+    return out
+
+
+def main_versions(run: EntryDiff, main: EntryDiff) -> dict[str, EntryRef]:
+    """Run change id -> main's version now of the entry it changes, where main still has one
+    (reworded, moved or merged since the run started; not where main dropped it)."""
+    touched: dict[Ref, EntryChange] = {}
+    for c in main.changes:
+        for o in c.old:
+            touched.setdefault((o.path, o.line), c)
+    out: dict[str, EntryRef] = {}
+    for rc in run.changes:
+        for o in rc.old:
+            mc = touched.get((o.path, o.line))
+            if mc is not None:
+                if mc.new is not None:
+                    out[rc.id] = mc.new
                 break
     return out
 

@@ -21,7 +21,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from amr_tui.core.diff.entries import EntryChange
@@ -95,10 +96,17 @@ def _file_changes(service: RunSource, run: DreamRun, main: str, paths: list[str]
 
 
 def _entry_changes(
-    service: RunSource, run: DreamRun, main: str, ids: list[str], edits: dict[str, str], start: dict[str, bytes | None]
+    service: RunSource,
+    run: DreamRun,
+    main: str,
+    ids: list[str],
+    edits: dict[str, str],
+    start: dict[str, bytes | None],
+    replace: Collection[str] = (),
 ) -> dict[str, bytes | None]:
     """``start`` (file-level results) with the entry changes replayed on top; only what differs
-    from main is returned."""
+    from main is returned. For the ids in ``replace`` that main changed since the run started,
+    main's version of the entry goes too: the run's replaces it instead of standing beside it."""
     review = service.review(run.id, history=False)
     current: dict[str, bytes | None] = {}
     original: dict[str, bytes | None] = {}
@@ -106,6 +114,9 @@ def _entry_changes(
         change = review.change(cid)
         if change is None:
             raise DreamError(f"run {run.id} has no entry change {cid!r}: `amr dreams show {run.id}` lists them")
+        mine = review.main_now.get(cid) if cid in replace else None
+        if mine is not None and mine not in change.old:
+            change = dataclasses.replace(change, old=(mine, *change.old))
         for path in change.paths:
             if path not in current:
                 original[path] = service.blobs.read(main, path)
@@ -140,12 +151,15 @@ class Plan:
     partial_whole: bool  # ... and parts of it were rejected: the rest file by file, entry by entry
     changed: list[str]  # every path the run changes
 
-    def changes(self, service: RunSource, main: str, edits: dict[str, str]) -> dict[str, bytes | None]:
-        """The files (new bytes, or None for deleted) that differ from ``main`` after the accept."""
+    def changes(
+        self, service: RunSource, main: str, edits: dict[str, str], replace: Collection[str] = ()
+    ) -> dict[str, bytes | None]:
+        """The files (new bytes, or None for deleted) that differ from ``main`` after the accept
+        (``replace``: see ``_entry_changes``)."""
         paths = self.changed if self.whole and not self.partial_whole else list(self.files)
         changes = _file_changes(service, self.run, main, paths)
         if self.entries:
-            changes = _entry_changes(service, self.run, main, self.entries, edits, changes)
+            changes = _entry_changes(service, self.run, main, self.entries, edits, changes, replace)
         return changes
 
 
@@ -175,7 +189,13 @@ def plan(service: RunSource, name: str, *, files: list[str], entries: list[str])
 
 
 def emptied_by(
-    service: RunSource, name: str, *, files: list[str], entries: list[str], edits: dict[str, str]
+    service: RunSource,
+    name: str,
+    *,
+    files: list[str],
+    entries: list[str],
+    edits: dict[str, str],
+    replace: Collection[str] = (),
 ) -> list[str]:
     """The Markdown files that ``accept`` with these arguments would leave with no entry (only a
     heading), on main as it is now: the reviewer may want them deleted in the same commit."""
@@ -183,7 +203,7 @@ def emptied_by(
     main = service.main_tip()
     if main is None:
         return []
-    return threeway.emptied_files(p.changes(service, main, edits))
+    return threeway.emptied_files(p.changes(service, main, edits, replace))
 
 
 def close_if_decided(service: RunSource, name: str) -> str | None:
@@ -222,9 +242,11 @@ def accept(
     entries: list[str],
     edits: dict[str, str],
     delete: list[str] | None = None,
+    replace: Collection[str] = (),
 ) -> Accepted:
     """Accept (see the module docstring). ``delete``: files to delete in the same commit, among
-    those the accept leaves with no entry (``emptied_by``); others are refused."""
+    those the accept leaves with no entry (``emptied_by``); others are refused. ``replace``: the
+    entry changes whose version replaces main's where main changed the entry since the run."""
     p = plan(service, name, files=files, entries=entries)
     run, review, files, entries, whole = p.run, p.review, p.files, p.entries, p.whole
     assert run.base is not None and run.main is not None  # plan() refuses a run without them
@@ -243,7 +265,7 @@ def accept(
         title, lines = f"Accept dreaming run {run.id}: {run.summary}", rejected
     main = service.main_tip()
     assert main is not None
-    changes = p.changes(service, main, edits)
+    changes = p.changes(service, main, edits, replace)
     if not whole:
         lines = list(files)
         for e in entries:
@@ -251,7 +273,8 @@ def accept(
             if c is None:
                 lines.append(e)
             elif e in edits or _takes_effect(service, c, main, changes):
-                lines.append(describe(c))
+                mine = review.main_now.get(e) if e in replace else None
+                lines.append(describe(c) + (f" (replaces main's version: {mine.text})" if mine else ""))
             else:  # main already reads so (or it could not be placed): the message says so
                 lines.append(f"nothing to apply, main already reads so: {describe(c)}")
         what = []
