@@ -124,3 +124,25 @@ async def test_ctrl_q_in_the_conflict_view_of_an_entry_edit_asks_and_keeps_the_v
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="the main screen")
         assert app.screen.editor.display and inp.value == "fact 1 u1"
     assert "fact 1 a1" in git(root, "show", "HEAD:MEMORY.md")
+
+
+async def test_the_conflict_view_opens_with_the_focus_in_the_result_at_the_first_conflict(memory_repo) -> None:
+    """Issue 24 point 9: typing goes where it can land (the sides are read-only), at the first
+    conflict marker, and typed text ends up in what is saved."""
+    from textual.widgets import TextArea
+
+    root = memory_repo
+    app = app_for([root], poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await _file_edit_in_conflict(pilot, app, root)
+        result = app.screen.query_one("#conflict-merged", TextArea)
+        assert app.focused is result
+        row, _ = result.cursor_location
+        assert result.document.get_line(row).startswith("<<<<<<<")
+        head = git(root, "rev-parse", "HEAD")
+        lines = result.text.split("\n")
+        first, last = row, next(k for k, ln in enumerate(lines) if ln.startswith(">>>>>>>"))
+        await pilot.press(*["shift+down"] * (last - first), "shift+end", *"- fact 1 both")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: git(root, "rev-parse", "HEAD") != head, what="the edited result committed")
+    assert "- fact 1 both\n" in git(root, "show", "HEAD:MEMORY.md")

@@ -110,3 +110,40 @@ def test_lint_finds_the_same_from_cached_facts_as_from_parsed_files() -> None:
         ("b.md", 4, "possible contradiction: contradicts a.md:4 (Anna vs Marco)?"),
     ]
     assert odd({"a.md", "b.md"}) == parsed
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "values"),
+    [
+        ("Session keys expire after 24 h", "Session keys expire after 12 h", ("24", "12")),
+        ("Session keys expire after 24 hours", "Session keys expire after 12 hours", ("24", "12")),
+        ("The dev server runs on port 3001", "The dev server runs on port 4000", ("3001", "4000")),
+    ],
+)
+def test_lint_and_the_dream_review_give_the_same_answer_on_a_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, values: tuple[str, str]
+) -> None:
+    """Issue 24 point 9: the run writes ``new`` beside main's ``old``; the review flags the pair,
+    and after the accept ``amr lint`` flags the same pair with the same values."""
+    from amr_tui.cli.main import main
+    from amr_tui.services.dreams.runs import DreamService
+    from tests.historyhelpers import S, branch_commit, new_repo
+
+    memory = "# Memory\n\n## Index\n- [[notes]]\n"
+    root = new_repo(tmp_path / "m", {"MEMORY.md": memory, "notes.md": f"# Notes\n\n- {old} [source: {S}/1]\n"})
+    branch_commit(
+        root,
+        "dreams/r",
+        {"notes.md": f"# Notes\n\n- {old} [source: {S}/1]\n- {new} [source: {S}/2]\n"},
+        "dream: add",
+    )
+    svc = DreamService(root)
+    review = svc.review("r", history=False)
+    flagged = svc.contradictions(review)
+    assert list(flagged.values()) == [[f"contradicts notes.md:3 ({values[1]} vs {values[0]})?"]]
+    svc.accept("r")
+    capsys.readouterr()
+    main(["lint", "--severity", "info", "--no-cache", str(root)])
+    out = capsys.readouterr().out
+    # the same pair (line 4 against line 3 of notes.md), the same values
+    assert f"notes.md:4:1: AMR033 possible contradiction: contradicts line 3 ({values[1]} vs {values[0]})?" in out

@@ -36,6 +36,8 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
     """Dismisses with the user's choice (mine or theirs for the conflicting entries, or the
     edited result), or None to leave it. What a choice means as bytes is core.resolution's."""
 
+    AUTO_FOCUS = "#conflict-merged"  # the pane one can type in (the sides are read-only)
+
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="conflict.cancel"),
         # Priority: each choice is made when the app reads its key, before a key typed after it
@@ -95,6 +97,12 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
                 yield Button("Keep theirs (ctrl+t)", id="theirs")
                 yield Button("Save edited result (ctrl+s)", variant="primary", id="merged")
                 yield Button("Cancel (esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        result = self.query_one("#conflict-merged", TextArea)
+        marker = next((k for k, line in enumerate(result.text.split("\n")) if line.startswith("<<<<<<<")), None)
+        if marker is not None:
+            result.move_cursor((marker, 0), center=True)  # at the first conflict
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
