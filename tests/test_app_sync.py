@@ -7,6 +7,7 @@ from pathlib import Path
 from textual.widgets import SelectionList
 
 from amr_tui.screens.dialogs import PromptScreen
+from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.share import ShareScreen
 from amr_tui.screens.sync_conflict import SyncConflictScreen
 from amr_tui.services.demo import build_demo
@@ -96,9 +97,24 @@ async def test_share_screen_partial_share_and_preview(tmp_path):
             sel.select(sel.get_option_at_index(values.index(wanted)))
         await wait_for(pilot, lambda: "an agent loads" in screen_text(app), timeout=15, what="preview")
         assert "dangling" in screen_text(app)  # MEMORY.md links to files that are not shared
+        # ticked and unticked rows differ by glyph, not only by colour
+        lists = [line.split("\u258e")[0] for line in screen_text(app).splitlines() if "\u258c" in line]
+        rows: dict[str, str] = {}  # name -> its box, memory-alice's rows (the first of each name)
+        for row in lists:
+            rows.setdefault(row.split()[-1], row.split("\u258c")[0])
+        assert rows["MEMORY.md"].endswith("\u2714") and rows["projects/"].endswith("\u2714"), rows
+        assert rows["team_structure.md"].endswith("\u2590 "), rows  # an empty box
         app.screen.query_one("#share-dir").value = str(out)
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: not isinstance(app.screen, ShareScreen), timeout=30, what="shared")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), timeout=30, what="the amr mcp line")
+        # the line amr share prints: the command that serves only what was shared
+        body = app.screen.body
+        assert f"  amr mcp {out / 'memory-alice'} --read-only memory-alice" in body.splitlines()
+        assert '"mcpServers": {"amr-share"' in body
+        await pilot.press("y")
+        command = f"amr mcp {out / 'memory-alice'} --read-only memory-alice"
+        await wait_for(pilot, lambda: app.clipboard == command, what="the command copied")
+        await wait_for(pilot, lambda: not isinstance(app.screen, (ConfirmScreen, ShareScreen)), what="closed")
     shared = out / "memory-alice"
     assert (shared / "MEMORY.md").exists() and (shared / "projects" / "payments.md").exists()
     assert not (shared / "team_structure.md").exists()

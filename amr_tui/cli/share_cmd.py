@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,7 +11,7 @@ from amr_tui.cli.output import emit_json, error, safe
 from amr_tui.core.textsafety import plural
 
 if TYPE_CHECKING:  # annotations only: the share services are imported when it runs (start-up of `amr`)
-    from amr_tui.services.share import RepoPreview, SharedRepo
+    from amr_tui.services.share import RepoPreview
 
 COMMANDS = ("share",)
 
@@ -30,7 +29,6 @@ _DESCRIPTION = (
     "that serves the pairing session's agent only the shared repos (read-only unless --write), and a "
     "client config for it (see docs/agents.md)."
 )
-MCP_SERVER_NAME = "amr-share"  # the server's name in the client config snippet
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         }
         for r in made
     ]
+    from amr_tui.services.share.build import mcp_argv, mcp_config
+
     argv, not_served = mcp_argv(made)
     data["mcp"] = (
         {"argv": argv, "command": shlex.join(argv), "config": mcp_config(argv), "not_served": not_served}
@@ -113,38 +113,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def mcp_argv(made: list[SharedRepo]) -> tuple[list[str], list[str]]:
-    """The ``amr mcp`` argv that serves exactly the shared repos (absolute paths; ``--read-only``
-    for each one the owner did not grant write, by its mounted name: the folder's name), and the
-    shared repos it cannot serve (a partial share without MEMORY.md is no memory repo to mount).
-    The argv is empty when it would serve nothing."""
-    from amr_tui.services.workspace import MEMORY_FILE
-
-    served = [r for r in made if (r.path / MEMORY_FILE).is_file()]
-    not_served = [r.name for r in made if r not in served]
-    if not served:
-        return [], not_served
-    argv = ["amr", "mcp", *(str(r.path) for r in served)]
-    for r in served:
-        if not r.write:
-            argv += ["--read-only", r.path.name]
-    return argv, not_served
-
-
-def mcp_config(argv: list[str]) -> dict[str, object]:
-    """The ``mcpServers`` entry of a client's JSON config (Cursor, Claude Desktop...) for ``argv``."""
-    return {"mcpServers": {MCP_SERVER_NAME: {"command": argv[0], "args": argv[1:]}}}
-
-
 def _print_mcp(argv: list[str], not_served: list[str]) -> None:
-    for name in not_served:
-        print(f"not served over MCP: {safe(name)} (its share holds no MEMORY.md)")
-    if not argv:
-        return
-    print("MCP server for the pairing session's agent (serves only what was shared):")
-    print(f"  {safe(shlex.join(argv))}")
-    print(f"  client config: {safe(json.dumps(mcp_config(argv), ensure_ascii=True))}")
-    print("  (adding it to Claude Code, Cursor or another client: docs/agents.md)")
+    from amr_tui.services.share.build import mcp_lines
+
+    for line in mcp_lines(argv, not_served):
+        print(safe(line))
 
 
 def _print_preview(pv: RepoPreview) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +17,17 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, SelectionList, Static
 from textual.widgets.selection_list import Selection as Choice
 
-from amr_tui.services.share.build import RepoPreview, Selection, SharedRepo, preview, select, share
+from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.services.share.build import (
+    RepoPreview,
+    Selection,
+    SharedRepo,
+    mcp_argv,
+    mcp_lines,
+    preview,
+    select,
+    share,
+)
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.tables import PickList
 
@@ -204,5 +215,20 @@ class ShareScreen(Screen[None]):
             notify_text(self.app, str(message.error), title="Not shared", severity="error")
             return
         names = ", ".join(f"{m.name} ({m.kind})" for m in message.made)
-        notify_text(self.app, f"Shared {names} into {message.made[0].path.parent}", title="Shared", timeout=8)
-        self.app.pop_screen()
+        done = f"Shared {names} into {message.made[0].path.parent}"
+        notify_text(self.app, done, title="Shared", timeout=8)
+        argv, not_served = mcp_argv(message.made)
+        lines = mcp_lines(argv, not_served)
+        if not argv:
+            if lines:
+                notify_text(self.app, "\n".join(lines), title="Shared", severity="warning", timeout=12)
+            self.app.pop_screen()
+            return
+
+        def copy(yes: bool | None) -> None:
+            if yes:
+                self.app.copy_to_clipboard(shlex.join(argv))
+                notify_text(self.app, "The amr mcp command is on the clipboard.", title="Shared")
+            self.app.pop_screen()  # this screen, now on top again
+
+        self.app.push_screen(ConfirmScreen(f"{done}.", "\n".join(lines), "Copy the command", "Close"), copy)

@@ -20,8 +20,10 @@ Everything is computed from the committed state (HEAD); uncommitted changes are 
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -348,3 +350,41 @@ def share(
         raise
     record_share(dest, made)
     return made
+
+
+MCP_SERVER_NAME = "amr-share"  # the server's name in the client config snippet
+
+
+def mcp_argv(made: list[SharedRepo]) -> tuple[list[str], list[str]]:
+    """The ``amr mcp`` argv that serves exactly the shared repos (absolute paths; ``--read-only``
+    for each one the owner did not grant write, by its mounted name: the folder's name), and the
+    shared repos it cannot serve (a partial share without MEMORY.md is no memory repo to mount).
+    The argv is empty when it would serve nothing."""
+    served = [r for r in made if (r.path / MEMORY_FILE).is_file()]
+    not_served = [r.name for r in made if r not in served]
+    if not served:
+        return [], not_served
+    argv = ["amr", "mcp", *(str(r.path) for r in served)]
+    for r in served:
+        if not r.write:
+            argv += ["--read-only", r.path.name]
+    return argv, not_served
+
+
+def mcp_config(argv: list[str]) -> dict[str, object]:
+    """The ``mcpServers`` entry of a client's JSON config (Cursor, Claude Desktop...) for ``argv``."""
+    return {"mcpServers": {MCP_SERVER_NAME: {"command": argv[0], "args": argv[1:]}}}
+
+
+def mcp_lines(argv: list[str], not_served: list[str]) -> list[str]:
+    """What ``amr share`` prints after a share, and the app shows: the ``amr mcp`` command that
+    serves the session's agent exactly the shared repos, and a client config for it."""
+    out = [f"not served over MCP: {name} (its share holds no MEMORY.md)" for name in not_served]
+    if argv:
+        out += [
+            "MCP server for the pairing session's agent (serves only what was shared):",
+            f"  {shlex.join(argv)}",
+            f"  client config: {json.dumps(mcp_config(argv), ensure_ascii=True)}",
+            "  (adding it to Claude Code, Cursor or another client: docs/agents.md)",
+        ]
+    return out
