@@ -6,8 +6,7 @@ from pathlib import Path
 
 from textual.widgets import SelectionList
 
-from amr_tui.screens.dialogs import PromptScreen
-from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
 from amr_tui.screens.share import ShareScreen
 from amr_tui.screens.sync_conflict import SyncConflictScreen
 from amr_tui.services.demo import build_demo
