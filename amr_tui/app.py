@@ -652,7 +652,7 @@ class AmrApp(App[int]):
         # Imported here: the dream review is not needed for the first frame.
         from amr_tui.screens.review.screen import DreamListScreen
 
-        self.push_screen(DreamListScreen(session, repos), self._after_change)
+        self.push_screen(DreamListScreen(session, repos, poll_interval=self.poll_interval), self._after_change)
 
     def action_activity(self) -> None:
         """Review what others committed to the shown repo since the user last reviewed it."""

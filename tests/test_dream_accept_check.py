@@ -212,3 +212,32 @@ async def test_pilot_the_emptied_file_question_names_what_deleting_breaks(demo: 
         await pilot.press("n")  # keep it: the links still resolve
         await wait_for(pilot, lambda: "Accept 2 entry changes" in git(alice, "log", "-1", "--format=%s"), what="commit")
     assert "landing-page.md" in git(alice, "ls-tree", "--name-only", "main").split()
+
+
+async def test_pilot_the_review_reads_again_when_main_moves(repo: Path) -> None:
+    """Issue 24 point 9: an agent commits to main while the review is open; the review shows main
+    as it is now (and what main changed since the run) without leaving it, marks kept."""
+    from tests.driver import said
+
+    ids = _ids(DreamService(repo))
+    app = app_for([repo], poll_interval=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        await AppDriver(pilot).ready()
+        review = await _review(app, pilot)
+        await wait_for(pilot, lambda: review.stage == "done", what="the review read")
+        changes = review.query_one("#review-changes")
+        changes.focus()
+        changes.highlighted = [c.id for c in review.changes].index(ids["deploy"])
+        await pilot.pause(0.1)
+        await pilot.press("a")
+        assert ids["deploy"] in review.accepted
+        before = review.run.main
+        moved = f"- Deploys go out on Thursdays after the standup [source: {S}/9]"
+        commit(repo, {"notes.md": f"# Notes\n\n{moved}\n{STAGING}\n"}, "agent: deploys on Thursdays")
+        tip = git(repo, "rev-parse", "main").strip()
+        await wait_for(pilot, lambda: review.run.main == tip and review.stage == "done", timeout=20, what="read again")
+        assert review.run.main != before
+        assert said(app, "moved while this review was open")
+        assert review.review is not None and "Thursdays" in review.review.main_changed[ids["deploy"]]
+        assert ids["deploy"] in review.accepted  # the reviewer's marks are kept
+        assert app.screen is review

@@ -10,6 +10,7 @@ import datetime as _dt
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 
 from amr_tui.screens.finder import FinderScreen
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
@@ -95,9 +96,12 @@ def test_finder(snap_compare, demo_root):
         await drive.settled()
         screen = pilot.app.screen
         assert isinstance(screen, FinderScreen) and screen.hits and screen.query_one("#finder-input").value == "launch"
+        # the cursor drawn, whatever the time: a blinking one was caught on or off by chance
+        screen.query_one("#finder-input", Input).cursor_blink = False
         await drive.settled()  # the input is laid out again once the hits are in: wait for that too
         await pilot.pause(0.5)
         await pilot.wait_for_scheduled_animations()
+
 
     assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
 

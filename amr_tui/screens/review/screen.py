@@ -51,9 +51,9 @@ class DreamListScreen(Screen[bool]):
         errors: list[str]
         """One line per repo whose runs could not be read."""
 
-    def __init__(self, session: Session, repos: list[str]) -> None:
+    def __init__(self, session: Session, repos: list[str], *, poll_interval: float = 1.0) -> None:
         super().__init__()
-        self.session, self.repos = session, repos
+        self.session, self.repos, self.poll_interval = session, repos, poll_interval
         self.cards: list[tuple[str, DreamRun]] = []
         self.changed = False
 
@@ -128,7 +128,9 @@ class DreamListScreen(Screen[bool]):
                 self.changed = True
             self.load()
 
-        self.app.push_screen(RunReviewScreen(self.session.dreams(repo), repo, run, read_only), done)
+        self.app.push_screen(
+            RunReviewScreen(self.session.dreams(repo), repo, run, read_only, poll_interval=self.poll_interval), done
+        )
 
     def action_close(self) -> None:
         self.dismiss(self.changed)
@@ -190,6 +192,13 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         """Which reading it comes from."""
 
     @dataclass
+    class MainTip(Message):
+        """Main's tip, read by the watch: the review is read again when main moved."""
+
+        tip: str | None
+        """Main's commit now (None: it could not be read)."""
+
+    @dataclass
     class Contradictions(Message):
         """After the review: the run's entries that may contradict another entry."""
 
@@ -198,9 +207,12 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         found: dict[str, list[str]]
         """Change id -> "contradicts path:line (A vs B)?" (``DreamService.contradictions``)."""
 
-    def __init__(self, service: DreamService, repo: str, run: DreamRun, read_only: bool) -> None:
+    def __init__(
+        self, service: DreamService, repo: str, run: DreamRun, read_only: bool, *, poll_interval: float = 1.0
+    ) -> None:
         super().__init__()
         self.service, self.repo, self.run, self.read_only = service, repo, run, read_only
+        self.poll_interval = poll_interval
         self.review: RunReview | None = None  # the whole review: what deciding and accepting need
         self.summary: RunReview | None = None  # the review shown: the whole one, or the one without forgotten marks
         self.files: (
@@ -232,6 +244,35 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
     def on_mount(self) -> None:
         self.sub_title = make_visible(f"{self.repo} dream {self.run.id}")
         self.query_one("#review-files", OptionList).add_option(Option(content("(reading…)", "$text-muted")))
+        self.load()
+        self.set_interval(self.poll_interval, self._watch_main, name="review-main")
+
+    def _watch_main(self) -> None:
+        """Main moved (an agent committed) while the review is open: read it again, so the left
+        side is main as it is and "changed on main since the run" is true. Not while the screen
+        is under a dialog, is reading, or is writing (its own accept moves main)."""
+        if not self.is_current or self.stage != "done":
+            return
+        if any(w.node is self and w.group == "review-write" and not w.is_finished for w in self.app.workers):
+            return
+        self._read_main_tip()
+
+    @work(thread=True, exclusive=True, group="review-main")
+    def _read_main_tip(self) -> None:
+        try:
+            self.post_message(self.MainTip(self.service.main_tip()))
+        except Exception:
+            self.post_message(self.MainTip(None))
+
+    def on_run_review_screen_main_tip(self, message: MainTip) -> None:
+        if message.tip is None or message.tip == self.run.main or self.stage != "done" or not self.is_current:
+            return
+        notify_text(
+            self.app,
+            f"{self.service.main} moved while this review was open: it is read again (your marks are kept).",
+            title="Dream review",
+        )
+        self.review, self.stage = None, "summary"
         self.load()
 
     def load(self) -> None:
