@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.services.share.build import load_budget, preview, select, share, shareable_files
+from amr_tui.core.lint.repo import load_budget
+from amr_tui.services.share.build import preview, select, share, shareable_files
 from amr_tui.services.share.route import (
     ASK,
     READ_ONLY,

@@ -102,7 +102,6 @@ def test_finder(snap_compare, demo_root):
         await pilot.pause(0.5)
         await pilot.wait_for_scheduled_animations()
 
-
     assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
 
 

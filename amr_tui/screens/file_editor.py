@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
-from amr_tui.core.paths import is_markdown
+from amr_tui.core.lint.repo import LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES, load_budget
+from amr_tui.core.paths import MEMORY_FILE, is_markdown
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.secret_check import ask_before_saving_secrets
@@ -43,10 +45,36 @@ class FileEditScreen(ModalScreen[str | None]):
             yield TextArea(
                 self.start_text, language=language, id="file-edit-area", show_line_numbers=True, soft_wrap=True
             )
+            if self.path == MEMORY_FILE:
+                yield Static("", id="file-edit-budget", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+        self._show_budget()
+
+    @on(TextArea.Changed)
+    @on(TextArea.SelectionChanged)
+    def _show_budget(self) -> None:
+        """MEMORY.md: where agents stop loading it (200 lines or 25 KB), and whether the cursor is past it."""
+        if self.path != MEMORY_FILE:
+            return
+        area = self.query_one(TextArea)
+        line = self.query_one("#file-edit-budget", Static)
+        text = area.text
+        loaded, cut = load_budget(text.encode("utf-8", "surrogateescape"))
+        limits = f"{LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB"
+        if cut is None:
+            line.update(f"Agents load all of MEMORY.md at start ({loaded} lines; the budget is {limits}).")
+            line.set_class(False, "-past-budget")
+            return
+        row = area.cursor_location[0] + 1
+        past = row >= cut
+        line.update(
+            f"Agents stop loading MEMORY.md before line {cut} (the budget is {limits})"
+            + (f": line {row}, where the cursor is, is not read at start." if past else ".")
+        )
+        line.set_class(past, "-past-budget")
 
     def unsaved_edits(self) -> list[str]:
         """The app asks before quitting while this holds text that differs from the file."""

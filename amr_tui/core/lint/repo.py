@@ -222,6 +222,19 @@ def index_lines(doc: Document) -> range:
     return range(start + 1, stop)
 
 
+def load_budget(data: bytes) -> tuple[int, int | None]:
+    """``(lines loaded, first line not loaded)`` for an agent reading the first 200 lines / 25 KB."""
+    total = 0
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    for number, line in enumerate(lines, 1):
+        total += len(line) + 1
+        if number > LOAD_BUDGET_LINES or total > LOAD_BUDGET_BYTES:
+            return number - 1, number
+    return len(lines), None
+
+
 def over_budget(doc: Document, size: int) -> bool:
     """MEMORY.md is longer than agents load (``LOAD_BUDGET_LINES`` lines or ``LOAD_BUDGET_BYTES``)."""
     return len(doc.lines) > LOAD_BUDGET_LINES or size > LOAD_BUDGET_BYTES

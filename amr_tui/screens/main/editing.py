@@ -19,6 +19,7 @@ from textual.widgets import Input
 
 from amr_tui.core.format.edit import entry_span, new_entry_line, set_metadata, today_iso
 from amr_tui.core.format.links import LinkState, link_text_for
+from amr_tui.core.lint.repo import load_budget
 from amr_tui.core.merge.resolution import ConflictChoice
 from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.core.textsafety import find_controls, make_visible
@@ -307,6 +308,12 @@ class EditActions:
     def start_edit(self, target: EditTarget, where: str) -> None:
         editor = self.host.editor
         session, repo, path = self.session, target.repo, target.path
+        doc = target.base.doc if isinstance(target.base, OpenFile) else None
+        if path == MEMORY_FILE and doc is not None:
+            _, cut = load_budget(doc.to_bytes())
+            line = target.line if target.mode == "edit" else target.line + 1
+            if cut is not None and line >= cut:
+                where += f" \u00b7 past the load budget: agents stop reading MEMORY.md before line {cut}"
         editor.link_ok = lambda link: session.resolve_link(repo, link, path)[0] is LinkState.OK
         draft = self.host.drafts.pop((target.repo, target.path), None)
         if draft is not None:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from amr_tui.core.format.links import LinkState, normalise, resolve
 from amr_tui.core.format.parser import is_markdown, parse
-from amr_tui.core.lint.repo import LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES, MEMORY_FILE
+from amr_tui.core.lint.repo import MEMORY_FILE, load_budget
 from amr_tui.git import GitRepo
 from amr_tui.git.rewrite import (
     SHARE_BRANCH,
@@ -148,19 +148,6 @@ class RepoPreview:
                 {"path": d.path, "line": d.line, "target": d.target, "reason": d.reason} for d in self.dangling
             ],
         }
-
-
-def load_budget(data: bytes) -> tuple[int, int | None]:
-    """``(lines loaded, first line not loaded)`` for an agent reading the first 200 lines / 25 KB."""
-    total = 0
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    for number, line in enumerate(lines, 1):
-        total += len(line) + 1
-        if number > LOAD_BUDGET_LINES or total > LOAD_BUDGET_BYTES:
-            return number - 1, number
-    return len(lines), None
 
 
 def left_out_json(items: Iterable[LeftOut]) -> list[dict[str, str]]:
