@@ -301,3 +301,36 @@ def test_an_agent_writing_a_forgotten_fact_again_is_a_resurrection(repo, capsys,
     # the agent's earlier commits were new then: not marked
     first = next(c for c in data["changes"] if c["new"] and c["new"]["text"].startswith("Rollbacks"))
     assert first["kind"] == "new" and first["resurrects"] is None
+
+
+async def test_a_resurrection_is_marked_in_the_past_search_and_the_finders_past_view(repo, capsys, monkeypatch):
+    """Issue 24 point 3: the fact forgotten on purpose and written again by an agent is called a
+    resurrection by `amr search --history` (text and JSON) and in the finder's past view."""
+    from textual.widgets import OptionList
+
+    from amr_tui.screens.finder import FinderScreen
+    from tests.driver import wait_for
+
+    monkeypatch.chdir(repo)
+    assert main(["forget", "deploys.md:4", "--reason", "staging is gone"]) == 0  # "Staging is reset nightly"
+    text = (repo / "deploys.md").read_text()
+    commit(repo, {"deploys.md": text + "- Staging is reset nightly\n"}, "Remember staging", AGENT)
+    capsys.readouterr()
+    assert main(["search", "--history", "staging reset nightly", "--json"]) == 0
+    rows = [r for r in json.loads(capsys.readouterr().out) if r["text"] == "Staging is reset nightly"]
+    assert rows and all(r["resurrected"] and r["present"] for r in rows), rows
+    assert rows[0]["tombstone"]["reason"] == "staging is gone"
+    assert main(["search", "--history", "staging reset nightly"]) == 0
+    assert "written again since: resurrected" in capsys.readouterr().out
+
+    app = app_for([repo], poll_interval=60)
+    async with app.run_test(size=APP_SIZE) as pilot:
+        await AppDriver(pilot).ready()
+        await pilot.press("slash")
+        await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen), what="finder")
+        finder = app.screen
+        await pilot.press("ctrl+r", *"staging reset nightly")
+        await wait_for(pilot, lambda: finder.past_entries, timeout=20, what="the past results")
+        at = next(i for i, e in enumerate(finder.past_entries) if e.text == "Staging is reset nightly")
+        label = str(finder.query_one("#finder-results", OptionList).get_option_at_index(at).prompt)
+        assert "written again at deploys.md:" in label and "resurrected" in label, label

@@ -194,6 +194,7 @@ def run_history(args: argparse.Namespace) -> int:
                 "text": e.text,
                 "line": e.line,
                 "present": e.present,
+                "resurrected": e.resurrected,
                 "id": e.forgotten_id,
                 "restore": restore,
                 "new_text": e.new_text,
@@ -234,7 +235,8 @@ def run_history(args: argparse.Namespace) -> int:
         elif e.present:
             current = row["now"]
             back = f"  ({current['history']})" if isinstance(current, dict) else ""
-            print(f"    back in the repo now{back}")
+            what = "written again since: resurrected" if e.resurrected else "back in the repo now"
+            print(f"    {what}{back}")
         if row["restore"]:
             print(f"    restore: {row['restore']}")
         if e.kind == "reworded":

@@ -42,6 +42,9 @@ def past_note(entry: PastEntry) -> str:
     """What became of a past entry, in a few words: "deleted 2026-10-02 in 1a2b3c4"."""
     if entry.kind == "reworded":
         return f"reworded {entry.date}" + (", this wording is back" if entry.present else "")
+    if entry.resurrected:
+        where = f" at {entry.now[0]}:{entry.now[1]}" if entry.now else ""
+        return f"forgotten {entry.date}, written again{where}: resurrected"
     if entry.commit is None:
         return f"forgotten {entry.date} (tombstone)"
     return f"deleted {entry.date} in {entry.short}" + (", back now" if entry.present else "")
@@ -50,7 +53,8 @@ def past_note(entry: PastEntry) -> str:
 def past_content(entry: PastEntry, hit: SearchHit, width: int = 200) -> Content:
     """A past result: the old text as :func:`hit_content` shows it, then what became of it (muted)."""
     return Content.assemble(
-        hit_content(hit, width, where=f"{entry.repo}/{entry.path}"), content("  " + past_note(entry), "$text-muted")
+        hit_content(hit, width, where=f"{entry.repo}/{entry.path}"),
+        content("  " + past_note(entry), "$warning" if entry.resurrected else "$text-muted"),
     )
 
 

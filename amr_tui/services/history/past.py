@@ -4,7 +4,8 @@
 history that forgotten facts use, cached per HEAD): every entry line a commit deleted, every line
 a commit reworded (old line -> new line) and every tombstone known only as a tombstone. A deleted
 fact that is not back gets the id of its forgotten fact (``amr forgotten --restore ID``); one that
-is back at HEAD is ``present``. Text a redacting tombstone covers is left out.
+is back at HEAD is ``present``, and ``resurrected`` when a tombstone says it was forgotten on
+purpose (an agent wrote it again). Text a redacting tombstone covers is left out.
 
 :class:`PastIndex` is a search index over the past texts of one or more repos: each past entry is
 an item of a pseudo file (its repo and path, its line its position in the list), and hits map back.
@@ -41,6 +42,7 @@ class PastEntry:
     new_text: str | None = None  # reworded: what it became
     now: tuple[str, int] | None = None  # where it is at HEAD (path, line): reworded, its wording of today;
     # deleted, the fact when it is back (``present``)
+    resurrected: bool = False  # forgotten on purpose (a tombstone says so), and written again since
 
     @property
     def date(self) -> str:
@@ -66,16 +68,27 @@ def past_of(log: DeletionLog, repo: str) -> list[PastEntry]:
     removals = log.update()
     rewordings = log.rewordings()
     redacted = FactMatcher()
-    for t in log.tombstones():
+    tombs = log.tombstones()
+    named = FactMatcher()  # the tombstones that keep their text: a fact back at HEAD that one names is resurrected
+    for i, t in enumerate(tombs):
         if t.redacted:
             redacted.add(None, str(t.line), t.digest)
+        else:
+            named.add(t.text, str(i), t.digest)
     out: list[PastEntry] = []
+    told: set[int] = set()  # tombstones of resurrections listed with their deletion
     for r in removals:
         fid = removal_id(r)
         fact = facts.get(fid)
         if (fact is not None and fact.redacted) or redacted.match(r.text) is not None:
             continue
         here = log.at_head(r.text) if fact is None else None
+        tomb = fact.tombstone if fact is not None else None
+        if here is not None:
+            hit = named.match(r.text)
+            if hit is not None:
+                tomb = tombs[int(hit)]
+                told.add(int(hit))
         out.append(
             PastEntry(
                 "deleted",
@@ -86,8 +99,9 @@ def past_of(log: DeletionLog, repo: str) -> list[PastEntry]:
                 r.commit,
                 here is not None,
                 fid if fact is not None else None,
-                fact.tombstone if fact is not None else None,
+                tomb,
                 now=here,
+                resurrected=here is not None and tomb is not None,
             )
         )
     later: dict[str, Rewording] = {}
@@ -117,6 +131,11 @@ def past_of(log: DeletionLog, repo: str) -> list[PastEntry]:
                     "deleted", repo, fact.path or TOMBSTONE_PATH, fact.text, None, None, False, fact.id, fact.tombstone
                 )
             )
+    for i, t in enumerate(tombs):  # forgotten with no deletion in the history walked, and written again
+        here = log.at_head(t.text) if t.text is not None and i not in told else None
+        if here is not None and t.text is not None:
+            path = t.file or TOMBSTONE_PATH
+            out.append(PastEntry("deleted", repo, path, t.text, None, None, True, None, t, now=here, resurrected=True))
     return out
 
 
