@@ -564,7 +564,15 @@ class AmrApp(App[int]):
         # Imported here: the forgotten facts' screen is not needed for the first frame.
         from amr_tui.screens.forgotten import ForgottenScreen
 
-        self.push_screen(ForgottenScreen(service, of.repo, main[1].mount(of.repo).read_only), self._after_change)
+        session = main[1]
+        screen = ForgottenScreen(service, of.repo, session.mount(of.repo).read_only)
+
+        def done(changed: bool | None) -> None:
+            for oid in screen.written:
+                session.note_written(of.repo, oid)  # z undoes a restore as any other write
+            self._after_change(changed)
+
+        self.push_screen(screen, done)
 
     def action_forget_entry(self) -> None:
         main = self._main()

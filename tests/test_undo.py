@@ -4,6 +4,7 @@ write gate; refused with the reason when someone changed those entries since; ne
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,28 @@ async def test_z_in_the_app_undoes_the_last_delete(driver: AppDriver, repo: Path
     await driver.settled()
     await driver.press("z")
     await driver.until(lambda: said(driver.app, "Nothing to undo"), "the refusal")
+
+
+async def test_z_undoes_a_restore_made_in_the_forgotten_facts_screen(driver: AppDriver, repo: Path) -> None:
+    """A restore is a write of amr's like a save: z after it takes the fact out again."""
+    from amr_tui.screens.forgotten import ForgottenScreen
+
+    app = driver.app
+    forget = subprocess.run(
+        [sys.executable, "-m", "amr_tui", "forget", "notes.md:4"], cwd=repo, capture_output=True, text=True
+    )
+    assert forget.returncode == 0, forget.stderr
+    assert "Staging" not in git(repo, "show", "HEAD:notes.md")
+    await driver.press("F")
+    await driver.until(lambda: isinstance(app.screen, ForgottenScreen) and app.screen.facts, "the forgotten facts")
+    await driver.press("r")
+    await driver.asked("Restore this fact?")
+    await driver.press("y")
+    await driver.until(lambda: "Staging resets nightly" in git(repo, "show", "HEAD:notes.md"), "the restore")
+    await driver.press("escape")
+    await driver.until(lambda: not isinstance(app.screen, ForgottenScreen), "back", timeout=10)
+    await driver.settled()
+    await driver.press("z")
+    await driver.until(lambda: git(repo, "log", "-1", "--format=%s").startswith('Undo "'), "the undo's commit")
+    assert "Staging resets nightly" not in git(repo, "show", "HEAD:notes.md")
+    assert "estore" in git(repo, "log", "-1", "--format=%s")  # Undo "Restore ...""

@@ -58,6 +58,7 @@ class ForgottenScreen(Screen[bool]):
         self.highlight = highlight  # the id of the fact to highlight once listed (the finder's past)
         self.facts: list[ForgottenFact] = []
         self.changed = False
+        self.written: list[str] = []  # the commits of the restores made here (``z`` undoes them)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -146,6 +147,7 @@ class ForgottenScreen(Screen[bool]):
             return
         assert message.oid is not None  # there is a commit whenever there is no error
         self.changed = True
+        self.written.append(message.oid)
         notify_text(self.app, f"Restored as commit {message.oid[:8]}.", title="Committed")
         self.load()
 
