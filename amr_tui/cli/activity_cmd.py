@@ -39,11 +39,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def _root(path: Path) -> Path:
-    from amr_tui.services.workspace import find_repo_root
+    from amr_tui.services.workspace import discover
 
-    root = find_repo_root(path)
-    if root is None or not (root / ".git").exists():
-        raise FileNotFoundError(f"{path} is not inside a memory repo with git")
+    root = discover([path])[0].root  # any folder of Markdown memory, with or without MEMORY.md
+    if not (root / ".git").exists():
+        raise FileNotFoundError(
+            f"{root} is a plain folder, not the top of a git repo: it has no history to review "
+            "(git init there, and commit, to start one)"
+        )
     return root
 
 

@@ -50,3 +50,20 @@ def with_md_suffix(name: str) -> str:
     What a new file's name, or a link target without an extension, names.
     """
     return name if "." in name.rsplit("/", 1)[-1] else name + ".md"
+
+
+_FIRST_NAMES = ("home.md", "index.md", "readme.md", "projectbrief.md", "activecontext.md")
+
+
+def entry_file(files: list[str] | set[str]) -> str:
+    """The file a folder opens on: MEMORY.md when it has one, else its home note (``Home.md``,
+    ``index.md``, ``README.md``, a memory bank's ``projectbrief.md``), else its first Markdown
+    file, the shallowest first; MEMORY.md when it has no Markdown at all."""
+    if MEMORY_FILE in files:
+        return MEMORY_FILE
+    notes = sorted((f for f in files if is_markdown(f) and not f.startswith(".")), key=lambda f: (f.count("/"), f))
+    for name in _FIRST_NAMES:
+        found = next((f for f in notes if f.rsplit("/", 1)[-1].casefold() == name), None)
+        if found is not None:
+            return found
+    return notes[0] if notes else MEMORY_FILE

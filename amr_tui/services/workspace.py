@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import gc
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +36,7 @@ class Mount:
     name: str
     root: Path
     read_only: bool = False
+    style: str = ""  # the memory format, when configured ("" : read from the folder, ``style_of``)
 
 
 def is_memory_repo(path: Path) -> bool:
@@ -43,8 +45,108 @@ def is_memory_repo(path: Path) -> bool:
 
 
 def looks_like_memory_root(path: Path) -> bool:
-    """MEMORY.md at the top, git or not (lint also runs on plain folders)."""
-    return (path / MEMORY_FILE).is_file()
+    """MEMORY.md at the top, git or not (lint also runs on plain folders), or a folder another
+    agent's memory format marks as its own (``memory_format``): what is opened without being named."""
+    return (path / MEMORY_FILE).is_file() or memory_format(path) is not None
+
+
+#: Folders (or files) that mark a memory format other than AMR, at a folder's top.
+_FORMAT_MARKS = (
+    ("obsidian", ".obsidian", True),
+    ("memory-bank", "memory-bank", True),
+    ("memory-bank", "projectbrief.md", False),
+    ("letta", "system", True),
+)
+
+
+_CLAUDE_INDEX = re.compile(r"^\s{0,3}[-*+] +\[[^\]\n]+\]\([^)\s]+\.md\)", re.MULTILINE)
+_HERMES_SEP = re.compile(r"^\s*\u00a7\s*$", re.MULTILINE)
+
+
+def repo_style(root: Path) -> str:
+    """The memory format of a mounted folder, from the folder itself (``RepoSnapshot.style``):
+    ``obsidian`` (a ``.obsidian`` folder), ``hermes`` (MEMORY.md in ``\u00a7`` paragraphs),
+    ``claude-code`` (MEMORY.md a list of ``[Title](file.md)`` links and no ``## Index``), ``amr``
+    (any other MEMORY.md), ``memory-bank``, ``letta``, ``basic-memory`` (notes with a
+    ``permalink`` in their front matter) or ``folder`` (Markdown, no format of its own)."""
+    if (root / ".obsidian").is_dir():
+        return "obsidian"
+    memory = root / MEMORY_FILE
+    if memory.is_file():
+        try:
+            with open(memory, "rb") as fh:
+                head = fh.read(64 * 1024).decode("utf-8", "replace")
+        except OSError:
+            return "amr"
+        if _HERMES_SEP.search(head):
+            return "hermes"
+        if "## Index" not in head and "[[" not in head and _CLAUDE_INDEX.search(head):
+            return "claude-code"
+        return "amr"
+    found = memory_format(root)
+    if found is not None:
+        return found
+    if _has_permalinks(root):
+        return "basic-memory"
+    return "folder"
+
+
+def _has_permalinks(root: Path, *, limit: int = 20) -> bool:
+    """basic-memory's notes: front matter with a ``permalink`` (the first ``limit`` notes looked at)."""
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        for name in filenames:
+            if not is_markdown(name):
+                continue
+            seen += 1
+            try:
+                with open(os.path.join(dirpath, name), "rb") as fh:
+                    head = fh.read(2048).decode("utf-8", "replace")
+            except OSError:
+                continue
+            if head.startswith("---") and re.search(r"^permalink:", head, re.MULTILINE):
+                return True
+            if seen >= limit:
+                return False
+    return False
+
+
+def style_of(mount: Mount) -> str:
+    """The mount's memory format: as configured, else read from the folder (``repo_style``)."""
+    return mount.style or repo_style(mount.root)
+
+
+def memory_format(path: Path) -> str | None:
+    """The memory format a folder's own layout names, when it has no MEMORY.md: ``obsidian``
+    (a ``.obsidian`` folder), ``memory-bank`` (Cline / Cursor: a ``memory-bank`` folder or
+    ``projectbrief.md``), ``letta`` (a ``system`` folder of Markdown blocks); None otherwise."""
+    for name, mark, folder in _FORMAT_MARKS:
+        target = path / mark
+        if (target.is_dir() if folder else target.is_file()) and (mark != "system" or holds_markdown(target)):
+            return name
+    return None
+
+
+def holds_markdown(path: Path, *, limit: int = 2000) -> bool:
+    """A Markdown file in ``path`` or below (the first ``limit`` entries looked at; skipped
+    folders and symlinks not entered)."""
+    todo, seen = [path], 0
+    while todo and seen < limit:
+        try:
+            listing = os.scandir(todo.pop())
+        except OSError:
+            continue
+        with listing:
+            for entry in listing:
+                seen += 1
+                if entry.is_file(follow_symlinks=False) and is_markdown(entry.name):
+                    return True
+                if entry.is_dir(follow_symlinks=False) and entry.name not in _SKIP_DIRS:
+                    todo.append(Path(entry.path))
+                if seen >= limit:
+                    break
+    return False
 
 
 def find_repo_root(path: Path) -> Path | None:
@@ -77,7 +179,12 @@ def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount
                 continue
         root = find_repo_root(p)
         if root is None:
-            raise FileNotFoundError(f"{p} is not inside a memory repo (no MEMORY.md found)")
+            # Any folder of Markdown memory opens (AMR001 is then a finding, not a refusal):
+            # the folder named, or the folder of the file named.
+            folder = p.resolve() if p.is_dir() else p.resolve().parent
+            if not holds_markdown(folder):
+                raise FileNotFoundError(f"{p}: no memory here (no MEMORY.md and no Markdown file)")
+            root = folder
         roots.append(root)
     mounts: list[Mount] = []
     seen: set[Path] = set()
@@ -379,4 +486,4 @@ def _load_snapshot(mount: Mount) -> RepoSnapshot:
             doc = load_document(mount.root, rel)
             if doc is not None:
                 documents[rel] = doc
-    return RepoSnapshot(mount.name, set(files), documents, escaping, sizes)
+    return RepoSnapshot(mount.name, set(files), documents, escaping, sizes, style=style_of(mount))

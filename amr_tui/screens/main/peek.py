@@ -14,7 +14,7 @@ from pathlib import Path
 
 from amr_tui.core.format.links import LinkState, candidates, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, parse
-from amr_tui.core.paths import MEMORY_FILE, is_markdown
+from amr_tui.core.paths import entry_file, is_markdown
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, listed_as, read_bytes, scan_files, top_folders
 
 __all__ = ["FIRST_ROWS", "FirstLook", "Lookahead", "first_files", "first_listing", "first_look", "link_states"]
@@ -111,7 +111,11 @@ def first_look(mounts: list[Mount], first: tuple[str, str, int] | None, *, bound
     if not mounts:
         return FirstLook(files)
     rows = {name: first_files(listed) for name, listed in files.items()}
-    repo, path = (first[0], first[1]) if first is not None and first[0] in files else (mounts[0].name, MEMORY_FILE)
+    repo, path = (
+        (first[0], first[1])
+        if first is not None and first[0] in files
+        else (mounts[0].name, entry_file(files[mounts[0].name]))
+    )
     root = next(m.root for m in mounts if m.name == repo)
     known, escapes = files[repo], escaping[repo]
     if not complete and path not in known:  # `amr FILE`, past the first rows

@@ -28,7 +28,7 @@ from textual.widgets import Footer, Header, Input, Static, Tree
 from amr_tui.core.format.links import LinkState, link_text_for
 from amr_tui.core.model import Link
 from amr_tui.core.navigation import History
-from amr_tui.core.paths import is_markdown, with_md_suffix
+from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
 from amr_tui.core.textsafety import make_visible, plural
 from amr_tui.screens.main.past import open_past, past_loader
 from amr_tui.screens.main.place import Place
@@ -454,7 +454,7 @@ class MainScreen(Screen[None]):
         if self.current is None and not self._first_opened and self._wanted is None and session.names:
             self._first_opened = True
             first = self.first if self.first is not None and self.first[0] in session.names else None
-            place = Place(*first) if first else Place(session.names[0], MEMORY_FILE, 0)
+            place = Place(*first) if first else Place(session.names[0], entry_file(session.files(session.names[0])), 0)
             # The first look showed it already: read again with its HEAD, the cursor left where it is.
             self.open_place(place, keep_cursor=self._peeked == (place.repo, place.path))
 
@@ -907,7 +907,7 @@ class MainScreen(Screen[None]):
         if state is LinkState.OK and path:
             line = session.link_line(of.repo, path, link)  # [[file#Heading]]: that heading's line
             if line is None:
-                notify_text(self.app, f"[[{link.raw}]]: {path} has no such heading.", severity="warning")
+                notify_text(self.app, f"{link.written}: {path} has no such heading.", severity="warning")
             if path == of.path:  # [[#Heading]]: a heading of this file
                 if line:
                     self.places.record(Place(of.repo, of.path, self.view.cursor_line))

@@ -14,9 +14,10 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from amr_tui.core.format.links import LinkState, heading_line, resolve, split_heading
+from amr_tui.core.format.edit import searchable_lines
+from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
-from amr_tui.core.lint.repo import MEMORY_FILE, Finding, RepoSnapshot, lint_file, lint_repo
+from amr_tui.core.lint.repo import MEMORY_FILE, Finding, RepoSnapshot, links_by_name, lint_file, lint_repo
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
 from amr_tui.core.search.index import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
@@ -28,7 +29,7 @@ from amr_tui.services.history import HistoryService
 from amr_tui.services.session.searchctx import SessionSearchContext
 from amr_tui.services.session.watch import Change, RepoInfo, RepoState, WatchMixin
 from amr_tui.services.sync.gitattrs import lint_merge_drivers
-from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files, style_of
 
 __all__ = ["Backlink", "Change", "LockedSearch", "OpenFile", "RepoInfo", "Session"]
 
@@ -71,6 +72,7 @@ class Session(WatchMixin):
         self._dreams: dict[str, DreamService] = {}
         self._activity: dict[str, ActivityService] = {}  # the activity review's, one per repo
         self._search_context: SessionSearchContext | None = None
+        self._name_indexes: dict[str, tuple[tuple[int, int], NameIndex]] = {}  # repo -> (files listing, index)
         # The first load, step by step (scan, index_files, lint_all): what is done so far.
         self._scanned = False
         self._total_files = 0
@@ -78,14 +80,17 @@ class Session(WatchMixin):
         self._index_done = False
         self._linted = False  # before the first repo-wide lint, a change re-lints its own files only
         for mount in mounts:
+            git: GitRepo | None
             try:
                 git = GitRepo(mount.root)
+                if git.root.resolve() != mount.root.resolve():
+                    git = None  # a folder inside someone's work tree: read and searched, no history of its own
             except UnsafeRepoError as exc:
                 git, mount = None, Mount(mount.name, mount.root, True)
                 self.refusals[mount.name] = str(exc)
             except AmrGitError:
                 git = None
-            self.repos[mount.name] = RepoState(mount, git)
+            self.repos[mount.name] = RepoState(mount, git, style_of(mount))
 
     # ------------------------------------------------------------------ loading
     @property
@@ -237,7 +242,7 @@ class Session(WatchMixin):
         if data is None:
             return []
         doc = docs[rel] = parse(data, rel)
-        return [(e.line, e.text) for e in doc.entries if e.text]
+        return searchable_lines(doc, prose=state.style != "amr")
 
     def _snapshot(self, state: RepoState, sizes: Iterable[str] | None = None) -> RepoSnapshot:
         """A copy of ``state``'s files, documents and sizes for the linter, taken under the lock.
@@ -250,6 +255,7 @@ class Session(WatchMixin):
                 dict(state.docs),
                 set(state.escaping),
                 {p: s[1] for p, s in stats.items()} if sizes is None else {p: stats[p][1] for p in sizes if p in stats},
+                style=state.style,
             )
 
     def _relint(self, state: RepoState) -> None:
@@ -362,7 +368,7 @@ class Session(WatchMixin):
                 state.docs[path] = doc
                 if not self._index_done and (repo, path) not in self._indexed and st[1] <= MAX_PARSE_BYTES:
                     # Opened before the first indexing reached it: indexed now, as it was read.
-                    self.index.set_file(repo, path, [(e.line, e.text) for e in doc.entries if e.text])
+                    self.index.set_file(repo, path, searchable_lines(doc, prose=state.style != "amr"))
                     self._indexed.add((repo, path))
                     state.stats[path] = st
         return OpenFile(repo, path, data, doc, head, read_only)
@@ -389,10 +395,27 @@ class Session(WatchMixin):
         with self.lock:
             files = set(state.files)
             escaping = set(state.escaping)
-        res = resolve(link.target, files)
+        res = resolve(link.target, files, None, self._names(state, files))
         if res.state is LinkState.OK and res.path in escaping:
             return LinkState.ESCAPES, None, None
         return res.state, res.path, res.suggestion
+
+    def _names(self, state: RepoState, files: set[str]) -> Callable[[], NameIndex] | None:
+        """What finds a note by name, when the repo's format links so (``links_by_name``); built
+        once for a listing of the files."""
+        if not links_by_name(state.style):
+            return None
+        key = (id(state.files), len(files))
+
+        def build() -> NameIndex:
+            cached = self._name_indexes.get(state.mount.name)
+            if cached is not None and cached[0] == key:
+                return cached[1]
+            index = NameIndex(files)
+            self._name_indexes[state.mount.name] = (key, index)
+            return index
+
+        return build
 
     def link_states(self, repo: str, doc: Document) -> dict[tuple[int, int], LinkState]:
         state = self.repos[repo]
@@ -400,13 +423,14 @@ class Session(WatchMixin):
             files = set(state.files)
             escaping = set(state.escaping)
         lower = functools.cache(lambda: {f.lower(): f for f in files})  # for a broken link's suggestion
+        names = self._names(state, files)
         out: dict[tuple[int, int], LinkState] = {}
         for link in doc.links:
             if not link.target.strip() and (heading := split_heading(link.raw)):  # [[#Heading]]: this file
                 known = heading_line(heading, doc.headings) is not None or heading.startswith("^")
                 out[(link.line, link.start)] = LinkState.OK if known else LinkState.BROKEN
                 continue
-            res = resolve(link.target, files, lower)
+            res = resolve(link.target, files, lower, names)
             st = LinkState.ESCAPES if res.state is LinkState.OK and res.path in escaping else res.state
             out[(link.line, link.start)] = st
         return out
@@ -428,11 +452,12 @@ class Session(WatchMixin):
             files = set(state.files)
             docs = dict(state.docs)
         lower = {f.lower(): f for f in files}
+        names = self._names(state, files)
         out: list[Backlink] = []
         for src in sorted(docs):
             doc = docs[src]
             for link in doc.links:
-                res = resolve(link.target, files, lower)
+                res = resolve(link.target, files, lower, names)
                 if res.state is LinkState.OK and res.path == path:
                     entry = doc.entry_at(link.line)
                     text = entry.text if entry else doc.lines[link.line - 1].text.strip()
@@ -446,7 +471,9 @@ class Session(WatchMixin):
             st = states[(link.line, link.start)]
             path = None
             if st is LinkState.OK:
-                path = resolve(link.target, set(self.files(repo))).path if link.target.strip() else doc.path
+                files = set(self.files(repo))
+                names = self._names(self.repos[repo], files)
+                path = resolve(link.target, files, None, names).path if link.target.strip() else doc.path
             out.append((link, st, path))
         return out
 

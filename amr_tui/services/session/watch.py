@@ -82,6 +82,7 @@ class RepoState:
 
     mount: Mount
     git: GitRepo | None
+    style: str = "amr"  # the memory format (``workspace.style_of``): how links resolve, which findings apply
     files: list[str] = field(default_factory=list)
     escaping: set[str] = field(default_factory=set)
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size)
