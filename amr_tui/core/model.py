@@ -78,14 +78,20 @@ class MetaItem:
 @dataclass(frozen=True, slots=True)
 class Link:
     target: str  # the target as written, without brackets, alias or fragment
-    raw: str  # everything between [[ and ]]
+    raw: str  # everything between [[ and ]] (a Markdown link: its target as written, fragment kept)
     line: int  # 1-based
     start: int  # 0-based offset of the first "[" in the line
-    end: int  # 0-based offset just past the last "]"
+    end: int  # 0-based offset just past the last "]" (or ")")
+    label: str | None = None  # a Markdown link ``[label](target)``: its text; None for ``[[...]]``
 
     @property
     def column(self) -> int:
         return self.start + 1
+
+    @property
+    def written(self) -> str:
+        """The link as written: ``[[raw]]`` or ``[label](raw)``."""
+        return f"[[{self.raw}]]" if self.label is None else f"[{self.label}]({self.raw})"
 
 
 class LineKind(str, Enum):

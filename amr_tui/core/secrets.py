@@ -115,6 +115,38 @@ def _passwords_in_urls(text: str) -> Iterator[tuple[int, int]]:
             pos = text.find("://", pos + 1)
 
 
+_TEMPLATE = re.compile(r"^(?:\$\{?[A-Za-z_]\w*\}?|%[A-Za-z_]\w*%|<[^<>]*>|\{\{[^{}]*\}\}|\[[^\[\]]*\])$")
+_PLACEHOLDER = re.compile(
+    r"^(?:x{3,}|\*{3,}|\.{3,}|changeme|change-me|password|secret|token|redacted|example|dummy|placeholder|"
+    r"your[-_ ].*|my[-_ ].*|<.*)$",
+    re.IGNORECASE,
+)
+
+
+def _value(span: str, kind: str) -> str:
+    """The credential part of a match: a URL's password, an assignment's value, else all of it."""
+    if kind == _URL_KIND:
+        return span.rstrip("@").rsplit(":", 1)[-1]
+    for sep in ("=", ":"):
+        if sep in span and not span.startswith("-----"):
+            span = span.rsplit(sep, 1)[-1]
+    return span.strip(" \t'\"`")
+
+
+def not_a_secret(value: str) -> bool:
+    """A value of a credential's shape that holds none: a shell or template variable (``$TOKEN``,
+    ``${KEY}``, ``<your-api-key>``, ``{{ key }}``), a placeholder (``xxxx``, ``changeme``), or a
+    key an agent already cut short (``sk-df6bcc...``)."""
+    v = value.strip()
+    if not v:
+        return True
+    if _TEMPLATE.match(v) or _PLACEHOLDER.match(v):
+        return True
+    if v.endswith(("...", "\u2026")) or "***" in v:
+        return True  # truncated or masked: the key is not in the text
+    return "$" in v and re.search(r"\$\{?[A-Za-z_]", v) is not None  # built from variables
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every credential-shaped span of ``text``, in order; a span inside an earlier pattern's
     match is not reported again. Linear in the length of ``text`` (no pattern rescans a run)."""
@@ -123,6 +155,8 @@ def find_secrets(text: str) -> list[SecretMatch]:
     ends: list[int] = []
 
     def add(kind: str, start: int, end: int) -> None:
+        if not_a_secret(_value(text[start:end], kind)) or text.startswith(("...", "\u2026"), end):
+            return  # a template, a placeholder, or a key cut short where the match ends
         i = bisect_right(starts, start)
         if i and ends[i - 1] > start:
             return  # inside a span found before

@@ -221,3 +221,40 @@ def adoptable_notes(repo: GitRepo) -> list[tuple[str, str]]:
         if link is not None:
             out.append((path, link))
     return out
+
+
+def preview_init(path: str | os.PathLike[str], *, merge_driver: bool = True) -> str:
+    """What ``init_memory_repo(path)`` would write, exactly, without writing anything: for the
+    question the app asks first. Raises InitRefusedError when it would refuse."""
+    target = Path(path).expanduser().resolve()
+    attrs = "`.gitattributes` with `*.md merge=amr` (amr's entry-aware merge driver)" if merge_driver else ""
+    if target.exists() and not target.is_dir():
+        raise InitRefusedError(f"{target} exists and is not a folder. amr changed nothing.")
+    if target.is_dir() and is_memory_repo(target):
+        return f"{target} is already a memory repo: nothing is written, it opens as it is."
+    if target.is_dir() and (target / ".git").exists():
+        try:
+            repo = GitRepo(target)
+        except (NotARepoError, AmrGitError):
+            repo = None
+        if repo is not None and repo.head() is not None and repo.root.resolve() == target:
+            notes = adoptable_notes(repo)
+            if notes and not any(p.name.casefold() == MEMORY_FILE.casefold() for p in target.iterdir()):
+                index = "\n".join(f"    - {link}" for _p, link in notes[:12])
+                more = f"\n    ... and {len(notes) - 12} more" if len(notes) > 12 else ""
+                return (
+                    f"In the git repo {target}, one commit ({ADOPT_MESSAGE!r}) adds:\n"
+                    f"  MEMORY.md:\n    # Memory\n\n    ## Index\n{index}{more}\n"
+                    + (f"  {attrs}\n" if attrs else "")
+                    + "Nothing else is changed: no file is moved, renamed or rewritten."
+                )
+    if target.is_dir() and any(target.iterdir()):
+        raise InitRefusedError(
+            f"{target} is not empty and is not a memory repo (its own git repository with MEMORY.md at the "
+            "top). amr changed nothing. Choose a new or empty folder, or a git repo of notes."
+        )
+    where = "the empty folder" if target.is_dir() else "a new folder"
+    return (
+        f"In {where} {target}: git init, then one commit ({INITIAL_MESSAGE!r}) of\n"
+        "  MEMORY.md:\n    # Memory\n\n    ## Index\n" + (f"  {attrs}\n" if attrs else "")
+    )

@@ -106,7 +106,7 @@ class SidePanel(Vertical):
                 Option(
                     Content.assemble(
                         content(f"{link.line}: ", "$text-muted"),
-                        content(f"[[{link.raw}]]", style),
+                        content(link.written, style),
                         content(note, "$text-muted"),
                     )
                 )

@@ -148,7 +148,7 @@ def check_line(
     if entry is not None and link_ok is not None:
         for link in entry.links:
             if link.target.strip() and not link_ok(link):
-                diags.append(diag("AMR010", f"[[{link.raw}]] names no file in this repo", 1, link.column))
+                diags.append(diag("AMR010", f"{link.written} names no file in this repo", 1, link.column))
     opened = line_text.rfind("[[")
     if opened != -1 and line_text.find("]]", opened) == -1:
         diags.append(diag("AMR010", "[[ is never closed with ]]: the link goes nowhere", 1, opened + 1))
@@ -164,3 +164,42 @@ def summarise(text: str, width: int = 60) -> str:
 
 def line_of(doc: Document, number: int) -> Line:
     return doc.lines[number - 1]
+
+
+_FRONT_MATTER_SHOWN = ("name", "title", "description", "type", "tags", "limit")
+
+
+def front_matter_fields(doc: Document) -> list[tuple[int, str, str]]:
+    """(line, key, value) of the front matter's plain ``key: value`` lines that memory formats
+    use (Claude Code's ``name``, ``description``, ``type``; Letta's ``description``, ``limit``;
+    basic-memory's ``title``, ``type``, ``tags``): the file's metadata, shown and searched."""
+    if not doc.front_matter:
+        return []
+    first, last = doc.front_matter
+    out: list[tuple[int, str, str]] = []
+    for line in doc.lines[first : last - 1]:  # between the --- lines
+        key, sep, value = line.text.partition(":")
+        key = key.strip()
+        if sep and key in _FRONT_MATTER_SHOWN and value.strip():
+            out.append((line.number, key, value.strip().strip("'\"")))
+    return out
+
+
+def searchable_lines(doc: Document, *, prose: bool = False) -> list[tuple[int, str]]:
+    """(line, text) of what the search index holds of a file: each entry with text; with
+    ``prose`` (a memory format that writes paragraphs: Claude Code's topic files, Hermes'
+    ``\u00a7`` paragraphs, memory banks), each line of running text too, and the front matter's
+    name, description and title."""
+    out = [(e.line, e.text) for e in doc.entries if e.text]
+    if not prose:
+        return out
+    from amr_tui.core.model import LineKind
+
+    out += [(ln, f"{key}: {value}") for ln, key, value in front_matter_fields(doc) if key != "limit"]
+    for line in doc.lines:
+        if line.kind in (LineKind.TEXT, LineKind.CONTINUATION, LineKind.QUOTE):
+            text = line.text.strip()
+            if text and text != "\u00a7":
+                out.append((line.number, text))
+    out.sort()
+    return out

@@ -1,4 +1,11 @@
-"""``[[path]]`` cross-links: finding them in a line and resolving them inside one repo.
+"""Cross-links: finding them in a line and resolving them inside one repo.
+
+Two ways of writing one are read: ``[[path]]`` (AMR, Obsidian, Letta, basic-memory), relative to
+the repo's root, and a Markdown link ``[text](file.md)`` to a local file (Claude Code's index),
+relative to the folder of the file it is in; ``find_links(text, line, base)`` gives both with
+their target made root-relative. A link that names a note rather than a path (Obsidian's
+``[[note]]`` found anywhere in the vault, basic-memory's ``[[Note Title]]``) resolves through a
+``NameIndex`` when the repo's format reads links so.
 
 Pure: resolution works on the set of file paths it is handed (posix, relative to the repo
 root). Checking symlinks on disk is the caller's job (amr_tui.services).
@@ -6,15 +13,20 @@ root). Checking symlinks on disk is the caller's job (amr_tui.services).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from urllib.parse import unquote
 
 from amr_tui.core.model import WHITESPACE, Link
 from amr_tui.core.paths import has_md_suffix
 
 _LINK_RE = re.compile(r"\[\[([^\[\]\n]*)\]\]")
+# [label](target) or [label](<target with spaces>), an optional "title" after the target
+_MD_LINK_RE = re.compile(r"!?\[([^\[\]\n]*)\]\((?:<([^<>\n]+)>|([^()\s<>]+))(?:\s+\"[^\"\n]*\")?\)")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _CODE_RUN = re.compile(r"`+")
 
 
@@ -94,17 +106,88 @@ def heading_known(heading: str, texts: Iterable[str]) -> bool:
     return any(_heading_key(t) == key for t in texts)
 
 
-def find_links(text: str, line: int) -> list[Link]:
-    if "[[" not in text:
+def find_links(text: str, line: int, base: str | None = None) -> list[Link]:
+    """The links of one line outside inline code: every ``[[...]]``, and, when ``base`` is given
+    (the folder of the file, "" at the root), every Markdown link to a local file, its target
+    made relative to the root (a target that leaves the root keeps its ``..``)."""
+    wiki = "[[" in text
+    md = base is not None and "](" in text
+    if not wiki and not md:
         return []
     spans = _code_spans(text) if "`" in text else []
     links: list[Link] = []
-    for m in _LINK_RE.finditer(text):
-        if any(a <= m.start() < b for a, b in spans):
-            continue
-        raw = m.group(1)
-        links.append(Link(split_target(raw), raw, line, m.start(), m.end()))
+    if wiki:
+        for m in _LINK_RE.finditer(text):
+            if any(a <= m.start() < b for a, b in spans):
+                continue
+            raw = m.group(1)
+            links.append(Link(split_target(raw), raw, line, m.start(), m.end()))
+    if md and base is not None:
+        taken = [(lk.start, lk.end) for lk in links]
+        for m in _MD_LINK_RE.finditer(text):
+            if any(a <= m.start() < b for a, b in spans) or any(a <= m.start() < b for a, b in taken):
+                continue
+            raw = m.group(2) if m.group(2) is not None else m.group(3)
+            target = _md_target(raw, base)
+            if target is not None:
+                links.append(Link(target, raw, line, m.start(), m.end(), m.group(1)))
+        links.sort(key=lambda lk: lk.start)
     return links
+
+
+def _md_target(raw: str, base: str) -> str | None:
+    """A Markdown link's target as a root-relative path, or None when it names no local file
+    (a URL, a mail address, an anchor in the same page)."""
+    if not raw or raw.startswith(("#", "//")) or _SCHEME.match(raw):
+        return None
+    path = unquote(raw.split("#", 1)[0].split("?", 1)[0])
+    if not path:
+        return None
+    if path.startswith("/"):
+        return path  # absolute: refused when followed (unsafe_reason)
+    joined = posixpath.normpath(posixpath.join(base, path)) if base else posixpath.normpath(path)
+    return joined
+
+
+def md_link_for(source: str, target: str) -> str:
+    """How a Markdown link in ``source`` names ``target`` (both root-relative): relative to the
+    source's folder, spaces written as ``%20``."""
+    rel = posixpath.relpath(target, posixpath.dirname(source) or ".")
+    return rel.replace(" ", "%20")
+
+
+def slug(text: str) -> str:
+    """basic-memory's permalink of a title: lower case, runs of other characters as one ``-``."""
+    return re.sub(r"[^0-9a-z]+", "-", text.casefold()).strip("-")
+
+
+class NameIndex:
+    """The repo's files by name, for links that name a note rather than its path: Obsidian's
+    ``[[note]]`` (a file name anywhere in the vault, the shortest path when several have it;
+    ``[[folder/note]]`` the shortest path ending so), attachments by name, and basic-memory's
+    ``[[Note Title]]`` (the file whose name is the title or its slug)."""
+
+    def __init__(self, files: Iterable[str]) -> None:
+        self.by_name: dict[str, list[str]] = {}
+        for f in sorted(files, key=lambda p: (p.count("/"), len(p), p)):
+            name = f.rsplit("/", 1)[-1].casefold()
+            keys = {name}
+            if has_md_suffix(name):
+                stem = name[:-3]
+                keys |= {stem, slug(stem)}
+            for key in keys:
+                self.by_name.setdefault(key, []).append(f)
+
+    def find(self, target: str) -> str | None:
+        wanted = normalise(target).casefold()
+        if not wanted:
+            return None
+        folder, _, name = wanted.rpartition("/")
+        for key in (name, slug(name)):
+            for path in self.by_name.get(key, []):
+                if not folder or path.casefold().startswith(folder + "/") or f"/{folder}/" in path.casefold():
+                    return path
+        return None
 
 
 class LinkState(str, Enum):
@@ -184,10 +267,13 @@ def resolve(
     target: str,
     files: set[str] | frozenset[str],
     lower_map: dict[str, str] | Callable[[], dict[str, str]] | None = None,
+    names: NameIndex | Callable[[], NameIndex] | None = None,
 ) -> Resolution:
     """Resolve a link target against the repo's files. ``lower_map``: each file by its lower-cased
     path, or what makes it (asked for only when no file has the target's exact name: building
-    it over 20,000 files cost ~4 ms of every save at 1M entries)."""
+    it over 20,000 files cost ~4 ms of every save at 1M entries). ``names``: when the repo's
+    format links notes by name (``NameIndex``, or what makes it), a target that is no path is
+    looked up by name before it is broken."""
     if not target.strip(WHITESPACE):
         return Resolution(LinkState.EMPTY, None)
     if unsafe_reason(target):
@@ -196,6 +282,10 @@ def resolve(
     for cand in candidates(target):
         if cand in files:
             return Resolution(LinkState.OK, cand, has_md_suffix=md_suffix)
+    if names is not None:
+        found = (names() if callable(names) else names).find(target)
+        if found is not None:
+            return Resolution(LinkState.OK, found, has_md_suffix=md_suffix)
     if lower_map is None:
         lower_map = {f.lower(): f for f in files}
     elif callable(lower_map):

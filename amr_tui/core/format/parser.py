@@ -181,10 +181,12 @@ def _parse_markdown(doc: Document, text: str) -> dict[int, MetaParse]:
         pending = _parse_blocks(doc, opaque)
     else:
         pending, doc.headings = scanned
-    if "[[" in text:
+    if "[[" in text or "](" in text:
+        base = doc.path.rpartition("/")[0]  # a Markdown link is relative to its file's folder
         for idx, line in enumerate(doc.lines):
-            if "[[" in line.text and idx not in opaque and line.kind is not LineKind.FRONT_MATTER:
-                doc.links.extend(find_links(line.text, line.number))
+            t = line.text
+            if ("[[" in t or "](" in t) and idx not in opaque and line.kind is not LineKind.FRONT_MATTER:
+                doc.links.extend(find_links(t, line.number, base))
     return _build_entries(doc, pending, nested=scanned is None)
 
 

@@ -147,14 +147,14 @@ def check_document(
         if not link.target.strip(WHITESPACE):
             heading = split_heading(link.raw)
             if not heading:
-                out.append(diag("AMR029", f"[[{link.raw}]] names no file", link.line, link.column))
+                out.append(diag("AMR029", f"{link.written} names no file", link.line, link.column))
             elif not heading_known(heading, [t for _ln, _lvl, t in doc.headings]):
                 out.append(
-                    diag("AMR032", f"[[{link.raw}]]: this file has no heading '{heading}'", link.line, link.column)
+                    diag("AMR032", f"{link.written}: this file has no heading '{heading}'", link.line, link.column)
                 )
         elif (why := unsafe_reason(link.target)) is not None:
-            out.append(diag("AMR012", f"[[{link.target}]]: {why}; amr never opens it", link.line, link.column))
-        elif has_md_suffix(link.target):
+            out.append(diag("AMR012", f"{link.written}: {why}; amr never opens it", link.line, link.column))
+        elif link.label is None and has_md_suffix(link.target):  # a Markdown link needs its .md
             line_text = doc.lines[link.line - 1].text
             new_raw = link.raw.replace(link.target, link.target[:-3], 1)
             fixed = line_text[: link.start] + "[[" + new_raw + "]]" + line_text[link.end :]

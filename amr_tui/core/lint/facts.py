@@ -26,7 +26,7 @@ PackedFix = tuple[str, tuple[tuple[int, str], ...], str | None]  # description, 
 PackedDiagnostic = tuple[
     str, str, str, int, int, int, PackedFix | None
 ]  # code, severity, message, line, column, end column, fix
-PackedLink = tuple[str, str, int, int, int]  # target, raw, line, start, end
+PackedLink = tuple[str, str, int, int, int, str | None]  # target, raw, line, start, end, label
 PackedFacts = tuple[
     tuple[PackedDiagnostic, ...],
     tuple[PackedLink, ...],
@@ -88,7 +88,7 @@ def unpack_diagnostic(t: PackedDiagnostic) -> Diagnostic:
 
 def pack(f: FileFacts) -> PackedFacts:
     """Plain tuples, strings and ints (what a cache may hold)."""
-    links = tuple((k.target, k.raw, k.line, k.start, k.end) for k in f.links)
+    links = tuple((k.target, k.raw, k.line, k.start, k.end, k.label) for k in f.links)
     return (
         tuple(map(pack_diagnostic, f.diagnostics)),
         links,

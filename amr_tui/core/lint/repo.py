@@ -16,6 +16,7 @@ from operator import itemgetter
 
 from amr_tui.core.format.links import (
     LinkState,
+    NameIndex,
     Resolution,
     heading_known,
     index_link,
@@ -50,8 +51,13 @@ class RepoSnapshot:
     # Facts of Markdown files that were not parsed this time (a cache kept them; core.lint.facts).
     # A file is linted from its document when it has one, else from these.
     facts: dict[str, FileFacts] = field(default_factory=dict)
+    # The memory format the folder is in (``services.workspace.memory_format``): "amr", or another
+    # agent's ("claude-code", "obsidian", "letta", "basic-memory", "memory-bank", "hermes",
+    # "folder"); it decides how links resolve and which findings are the format's own rules.
+    style: str = "amr"
 
     _lower: dict[str, str] | None = None
+    _names: NameIndex | None = None
     _resolved: dict[str, Resolution] = field(default_factory=dict)
 
     def lower_map(self) -> dict[str, str]:
@@ -59,11 +65,18 @@ class RepoSnapshot:
             self._lower = {f.lower(): f for f in self.files}
         return self._lower
 
+    def name_index(self) -> NameIndex:
+        if self._names is None:
+            self._names = NameIndex(self.files)
+        return self._names
+
     def resolve(self, target: str) -> Resolution:
-        """``core.format.links.resolve`` of a link target in this repo, once per distinct target."""
+        """``core.format.links.resolve`` of a link target in this repo, once per distinct target
+        (by note name too when the format links so: ``links_by_name``)."""
         found = self._resolved.get(target)
         if found is None:
-            found = self._resolved[target] = resolve(target, self.files, self.lower_map)
+            names = self.name_index if links_by_name(self.style) else None
+            found = self._resolved[target] = resolve(target, self.files, self.lower_map, names)
         return found
 
     def markdown_paths(self) -> list[str]:
@@ -113,6 +126,45 @@ class RepoSnapshot:
                 yield norm, entry.line
 
 
+#: Formats whose ``[[note]]`` names a note anywhere in the folder (or by its title), not a path.
+_BY_NAME = frozenset({"obsidian", "basic-memory", "memory-bank", "folder"})
+#: Files an agent of the format loads itself besides MEMORY.md: no link has to reach them.
+_ENTRY_POINTS = {"hermes": frozenset({"USER.md"})}
+#: Findings that are the AMR format's own conventions, not true of another agent's format.
+_NOT_THEIRS = {
+    "claude-code": frozenset({"AMR002", "AMR028"}),
+    "letta": frozenset({"AMR001", "AMR011", "AMR013", "AMR028"}),
+    "basic-memory": frozenset({"AMR001", "AMR013", "AMR028"}),
+    "obsidian": frozenset({"AMR001", "AMR013", "AMR028"}),
+    "memory-bank": frozenset({"AMR001", "AMR013"}),
+    "hermes": frozenset({"AMR002"}),
+}
+
+
+_DATED = re.compile(r"(?:^|[^0-9])(\d{4})-(\d{2})-(\d{2})(?:[^0-9]|$)")
+
+
+def is_journal(path: str) -> bool:
+    """A dated journal file (``memory/2026-03-05.md``, ``Daily/2026-03-05 notes.md``): an agent's
+    log of one day, whose repeated status lines are not duplicates to merge."""
+    name = path.rsplit("/", 1)[-1]
+    return is_markdown(name) and _DATED.search(name[:-3]) is not None
+
+
+def links_by_name(style: str) -> bool:
+    """Whether ``[[x]]`` in a repo of this format may name a note by its name or title."""
+    return style in _BY_NAME
+
+
+def is_claude_index(doc: Document) -> bool:
+    """MEMORY.md written as Claude Code's index: its top-level entries are mostly links to files."""
+    top = [e for e in doc.entries if e.depth == 0]
+    if not top:
+        return False
+    linked = {ln.line for ln in doc.links}
+    return sum(1 for e in top if e.line in linked) * 2 > len(top)
+
+
 def is_memory_note(path: str) -> bool:
     """Files that should be reachable from MEMORY.md (dotfiles and READMEs are not)."""
     parts = path.split("/")
@@ -157,8 +209,39 @@ def lint_repo(
                 ),
             )
         )
+    silent = _NOT_THEIRS.get(repo.style)
+    if silent:
+        findings = [f for f in findings if f.diagnostic.code not in silent]
+    findings = _one_wrap_warning_per_file(findings)
     findings.sort(key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
     return findings
+
+
+def _one_wrap_warning_per_file(findings: list[Finding]) -> list[Finding]:
+    """AMR004 once per file, at its first wrapped entry, saying how many there are: an editor
+    that hard-wraps bullets wraps them all, and one warning says what to change."""
+    wrapped: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.diagnostic.code == "AMR004":
+            wrapped.setdefault(f.path, []).append(f)
+    if not any(len(v) > 1 for v in wrapped.values()):
+        return findings
+    out = [f for f in findings if f.diagnostic.code != "AMR004"]
+    for path, found in wrapped.items():
+        first = min(found, key=lambda f: f.diagnostic.line)
+        d = first.diagnostic
+        if len(found) > 1:
+            d = Diagnostic(
+                d.code,
+                d.severity,
+                f"{d.message}; {len(found)} entries of this file are wrapped onto more lines",
+                d.line,
+                d.column,
+                d.fix,
+                d.end_column,
+            )
+        out.append(Finding(path, d))
+    return out
 
 
 def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
@@ -170,7 +253,7 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
                 hint = f" (found '{f}': the name is case-sensitive)"
         return [Finding(MEMORY_FILE, diag("AMR001", f"no MEMORY.md at the memory root{hint}", 0))]
     out: list[Finding] = []
-    if not _has_index(doc):
+    if not _has_index(doc) and not is_claude_index(doc) and (repo.style == "amr" or _has_unreached_notes(repo)):
         near = [(ln, lvl, t) for ln, lvl, t in doc.headings if t.strip().lower() == "index"]
         if near:
             ln, lvl, t = near[0]
@@ -207,6 +290,17 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
             )
         )
     return out
+
+
+def _has_unreached_notes(repo: RepoSnapshot) -> bool:
+    """Markdown notes that no link from MEMORY.md reaches: what an Index would be for. In another
+    agent's format whose MEMORY.md links every note from its text, a missing heading costs an
+    agent nothing (an AMR MEMORY.md has an ``## Index``: the spec's rule)."""
+    notes = [p for p in repo.markdown_paths() if p != MEMORY_FILE and is_memory_note(p)]
+    if not notes:
+        return False
+    seen = reachable(repo)
+    return any(p not in seen for p in notes)
 
 
 def _has_index(doc: Document) -> bool:
@@ -268,7 +362,7 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
                             path,
                             diag(
                                 "AMR012",
-                                f"[[{link.target}]] is a symlink that points outside the memory root; amr never opens it",
+                                f"{link.written} is a symlink that points outside the memory root; amr never opens it",
                                 link.line,
                                 link.column,
                             ),
@@ -277,14 +371,14 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
                 elif (heading := split_heading(link.raw)) and res.path is not None:
                     texts = repo.headings_of(res.path)
                     if texts is not None and not heading_known(heading, texts):
-                        msg = f"[[{link.raw}]]: {res.path} has no heading '{heading}'"
+                        msg = f"{link.written}: {res.path} has no heading '{heading}'"
                         out.append(Finding(path, diag("AMR032", msg, link.line, link.column)))
                 continue
             if res.state is not LinkState.BROKEN:
                 continue  # AMR012 / AMR029 / AMR032 in the same file come from the line rules
             fix = None
-            msg = f"[[{link.target}]] names no file in this repo"
-            if res.suggestion:
+            msg = f"{link.written} names no file in this repo"
+            if res.suggestion and link.label is None:
                 msg += f"; did you mean [[{res.suggestion}]]?"
                 assert line_text is not None  # a file with links has the text of their lines
                 text = line_text(link.line)
@@ -301,8 +395,8 @@ def reachable(repo: RepoSnapshot) -> set[str]:
     """Files reachable from MEMORY.md by following links (MEMORY.md included)."""
     if MEMORY_FILE not in repo.files:
         return set()
-    seen = {MEMORY_FILE}
-    todo = [MEMORY_FILE]
+    seen = {MEMORY_FILE, *(p for p in _ENTRY_POINTS.get(repo.style, ()) if p in repo.files)}
+    todo = list(seen)
     while todo:
         links, _ = repo.links_of(todo.pop())
         for link in links:
@@ -323,8 +417,8 @@ def _orphans(repo: RepoSnapshot) -> list[Finding]:
     out: list[Finding] = []
     anchor = _index_anchor(memory, index_line) if index_line else None
     for path in sorted(repo.files - seen - repo.escaping):  # a symlink out of the root: AMR012, never linked
-        if not is_memory_note(path):
-            continue
+        if not is_memory_note(path) or not is_markdown(path):
+            continue  # scripts, lock files, JSON: not notes an agent loads
         fix = None
         link = index_link(path)
         if link is not None and repo.resolve(link[2:-2]).path != path:
@@ -421,8 +515,8 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     lines = array("I")
     out: list[Finding] = []
     for path in repo.markdown_paths():
-        if in_amr_folder(path):
-            continue  # amr's own records (tombstones in .amr/forgotten.md) repeat facts on purpose
+        if in_amr_folder(path) or is_journal(path):
+            continue  # amr's own records repeat facts on purpose; a daily journal repeats its status lines
         for norm, line in repo.entries_of(path):
             first = seen.get(norm)
             if first is not None:

@@ -22,7 +22,7 @@ from amr_tui.core.model import Finding
 from amr_tui.services.batch import diskcache
 from amr_tui.services.workspace import Mount, scan_files
 
-FORMAT = 11  # 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them); 7: AMR032 and each file's headings; 8: AMR033; 9: each entry's text as written (AMR033); 10: AMR012 on symlink loops; 11: AMR034
+FORMAT = 12  # 12: Markdown links and their labels; 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them); 7: AMR032 and each file's headings; 8: AMR033; 9: each entry's text as written (AMR033); 10: AMR012 on symlink loops; 11: AMR034
 
 
 @dataclass(slots=True)

@@ -22,6 +22,7 @@ from amr_tui.services.workspace import (
     paused_gc,
     read_bytes,
     scan_files,
+    style_of,
 )
 
 if TYPE_CHECKING:  # annotations only: these are imported where used (below)
@@ -269,7 +270,7 @@ def _snapshot(
             doc = load_document(mount.root, rel)
             if doc is not None:
                 documents[rel] = doc
-    return RepoSnapshot(mount.name, set(files), documents, set(escaping), sizes, facts=facts)
+    return RepoSnapshot(mount.name, set(files), documents, set(escaping), sizes, facts=facts, style=style_of(mount))
 
 
 def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:

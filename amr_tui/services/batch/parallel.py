@@ -15,6 +15,7 @@ caller reads serially: a pool is a speed-up, never a requirement.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable
@@ -86,5 +87,14 @@ def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
     """(line, text) of each entry with text: what the search index holds of a file."""
     if not is_markdown(rel):
         return []
+    from amr_tui.core.format.edit import searchable_lines  # lazy: see the top of the module
+
     doc = load_document(root, rel, check=False)  # entries only: no lint
-    return [(e.line, e.text) for e in doc.entries if e.text] if doc is not None else []
+    return searchable_lines(doc, prose=_style(str(root)) != "amr") if doc is not None else []
+
+
+@functools.lru_cache(maxsize=64)
+def _style(root: str) -> str:
+    from amr_tui.services.workspace import repo_style
+
+    return repo_style(Path(root))

@@ -213,7 +213,7 @@ def problems_of(service: RunSource, main: str, changes: dict[str, bytes | None])
             if found is not None:
                 reached.add(found)
             elif link.target not in already_broken:
-                problems.append(Problem(path, link.line, f"[[{link.raw}]] would name no file"))
+                problems.append(Problem(path, link.line, f"{link.written} would name no file"))
 
     new_notes = [
         p
@@ -236,7 +236,7 @@ def problems_of(service: RunSource, main: str, changes: dict[str, bytes | None])
             if found is not None:
                 reached.add(found)
             elif before.target(link.target) in removed:
-                problems.append(Problem(path, link.line, f"[[{link.raw}]] would name no file (the accept deletes it)"))
+                problems.append(Problem(path, link.line, f"{link.written} would name no file (the accept deletes it)"))
 
     problems.extend(_entry_point(service, main, changes, before, after))
     for path in sorted(new_notes):
@@ -278,7 +278,7 @@ def _entry_point(
                     Problem(
                         MEMORY_FILE,
                         link.line,
-                        f"the Index would lose [[{link.raw}]] ({target} stays)",
+                        f"the Index would lose {link.written} ({target} stays)",
                         "index",
                     )
                 )
