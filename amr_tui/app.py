@@ -263,9 +263,9 @@ class AmrApp(App[int]):
                     value=str(Path.cwd()),
                     help_text="The current folder (empty, or a git repo of notes, which is adopted), or another "
                     "one, such as ~/agent-memory. git init, MEMORY.md with an ## Index, one commit (as the "
-                    "agent skill does).",
+                    "agent skill does). You see what will be written before anything is.",
                 ),
-                self._init_done,
+                self._init_asked,
             )
             return
         if choice != "demo":
@@ -279,6 +279,27 @@ class AmrApp(App[int]):
         dest = Path(tempfile.mkdtemp(prefix="amr-demo-"))
         repos = build_demo(dest)
         self.start_session(discover(repos))
+
+    def _init_asked(self, value: str | None) -> None:
+        """The folder typed: say exactly what will be written there, and write it only on yes."""
+        from amr_tui.screens.dialogs import ConfirmScreen
+        from amr_tui.screens.welcome import WelcomeScreen
+        from amr_tui.services.init import InitError, preview_init
+
+        if not value:
+            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
+            return
+        try:
+            shown = preview_init(Path(value).expanduser(), merge_driver=self.config.merge_driver)
+        except InitError as exc:
+            notify_text(self, str(exc), title="Not created", severity="error", timeout=10)
+            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
+            return
+
+        def answer(yes: bool | None) -> None:
+            self._init_done(value if yes else None)
+
+        self.push_screen(ConfirmScreen("Create this memory repo?", shown, "Create", "Cancel"), answer)
 
     def _init_done(self, value: str | None, identity: tuple[str, str] | None = None) -> None:
         # Imported here: only the welcome screen creates a memory repo.

@@ -221,12 +221,17 @@ async def test_welcome_creates_a_memory_repo(tmp_path, monkeypatch):
     async with app.run_test(size=SIZE) as pilot:
         drive = AppDriver(pilot)
         await pilot.pause(0.2)
-        await pilot.press("i")
-        from amr_tui.screens.dialogs import PromptScreen
+        await pilot.press("ctrl+n")
+        from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
 
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="path prompt")
         app.screen.query_one("#prompt-input").value = str(tmp_path / "fresh-memory")
         await pilot.press("enter")
+        # what will be written, exactly, before anything is
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the preview")
+        assert "git init, then one commit" in app.screen.body and "## Index" in app.screen.body
+        assert not (tmp_path / "fresh-memory").exists()
+        await pilot.press("y")
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="opened")
         assert drive.current.path == "MEMORY.md"
     assert (tmp_path / "fresh-memory" / "MEMORY.md").read_text() == "# Memory\n\n## Index\n"
@@ -315,3 +320,18 @@ async def test_screen_stays_usable_while_indexing(demo):
         assert app.screen.loading is False
         await wait_for(pilot, lambda: not app.screen.indexing, what="lint and badges done")
         assert app.screen.loading is False
+
+
+async def test_letters_typed_on_the_welcome_screen_act_on_nothing(tmp_path, monkeypatch):
+    """Issue 25 point 4: typing as if into a search ("i", then Enter) writes nothing; only a key
+    with a modifier starts the creation, and the preview asks before anything is written."""
+    from amr_tui.screens.welcome import WelcomeScreen
+
+    monkeypatch.chdir(tmp_path)
+    app = app_for([])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen), what="the welcome screen")
+        await pilot.press(*"idemo", "tab")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, WelcomeScreen)
+    assert list(tmp_path.iterdir()) == []

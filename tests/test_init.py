@@ -194,3 +194,33 @@ def test_reusing_a_repo_configures_the_driver_in_this_clone_and_commits_nothing(
     assert git(repo, "rev-parse", "HEAD").strip() == head
     assert "merge.amr.* in this clone's git config" in result.message
     assert git(repo, "config", "--get", "merge.amr.driver").strip()
+
+
+def test_the_preview_says_exactly_what_init_and_adoption_write_and_writes_nothing(tmp_path) -> None:
+    """Issue 25 point 4: the app's question before creating a memory repo."""
+    import subprocess
+
+    from amr_tui.services.init import InitRefusedError, init_memory_repo, preview_init
+
+    fresh = tmp_path / "fresh"
+    assert "git init, then one commit ('Create memory repo')" in preview_init(fresh)
+    assert not fresh.exists()
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name in ("alpha.md", "beta.md"):
+        (notes / name).write_text(f"# {name}\n\n- a fact\n")
+    env = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@t"}
+    for argv in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "notes"]):
+        subprocess.run(["git", *argv], cwd=notes, check=True, env={**__import__("os").environ, **env})
+    shown = preview_init(notes)
+    assert "    - [[alpha]]\n    - [[beta]]\n" in shown and "Nothing else is changed" in shown
+    assert not (notes / "MEMORY.md").exists()
+    result = init_memory_repo(notes, identity=("T", "t@t"))
+    assert (notes / "MEMORY.md").read_text() == "# Memory\n\n## Index\n- [[alpha]]\n- [[beta]]\n" and result.created
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "x.txt").write_text("x")
+    import pytest
+
+    with pytest.raises(InitRefusedError):
+        preview_init(busy)

@@ -341,7 +341,7 @@ async def test_welcome_init_offers_the_current_folder_and_asks_for_an_identity(t
     identity it asks for one, as the main screen does, and keeps it in the new repo's own config."""
     import os
 
-    from amr_tui.screens.dialogs import PromptScreen
+    from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
     from amr_tui.screens.main.screen import MainScreen
     from amr_tui.screens.welcome import WelcomeScreen
     from tests.driver import git, wait_for
@@ -355,10 +355,12 @@ async def test_welcome_init_offers_the_current_folder_and_asks_for_an_identity(t
     app = app_for([], poll_interval=60)
     async with app.run_test(size=SMALL) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen), what="the welcome screen")
-        await pilot.press("i")
+        await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the folder prompt")
         assert app.screen.query_one("#prompt-input").value == str(here)
         await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="what will be written")
+        await pilot.press("y")
         await wait_for(
             pilot,
             lambda: isinstance(app.screen, PromptScreen) and "Git needs a name" in app.screen.title_text,

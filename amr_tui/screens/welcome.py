@@ -21,10 +21,11 @@ Repos listed in your config file open automatically:"""
 
 
 class WelcomeScreen(Screen[str | None]):
+    # Keys with a modifier: letters typed here as if into a search (or a path) must act on nothing.
     BINDINGS = [
-        Binding("d", "choose('demo')", "Open the demo", id="welcome.demo"),
-        Binding("i", "choose('init')", "Create a memory repo", id="welcome.init"),
-        Binding("q", "choose(None)", "Quit", id="welcome.quit"),
+        Binding("ctrl+d", "choose('demo')", "Open the demo", id="welcome.demo"),
+        Binding("ctrl+n", "choose('init')", "Create a memory repo", id="welcome.init"),
+        Binding("escape", "choose(None)", "Quit", id="welcome.quit"),
     ]
 
     def __init__(self, config_path: str) -> None:
@@ -37,9 +38,9 @@ class WelcomeScreen(Screen[str | None]):
                 yield Static("amr", id="welcome-title", markup=False)
                 yield Static(TEXT, markup=False)
                 yield Static(f"  {self.config_path}", markup=False, id="welcome-config")
-                yield Button("Open the demo (d)", id="demo", variant="primary")
-                yield Button("Create a memory repo (i)", id="init")
-                yield Button("Quit (q)", id="quit")
+                yield Button("Open the demo (ctrl+d)", id="demo", variant="primary")
+                yield Button("Create a memory repo (ctrl+n)", id="init")
+                yield Button("Quit (esc)", id="quit")
         yield Footer()
 
     @on(Button.Pressed)

@@ -1,0 +1,147 @@
+"""Issue 25: the memory people already have opens, its links resolve, and its findings are ones a
+reader would agree with. ``tests/fixtures/formats/`` holds one folder per format, written in
+the shapes other agents write (docs/format.md, "Other agents' memory"): Claude Code auto memory,
+Letta memfs, basic-memory, an Obsidian vault, Cline and Cursor memory banks, OpenClaw daily
+journals, Hermes, Devin files without MEMORY.md, notes beside scripts and lock files, and
+credentials of every shape. Each is linted, searched and opened as a user would."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
+from amr_tui.services.workspace import discover, repo_style
+from tests.driver import AppDriver, app_for
+
+FORMATS = Path(__file__).parent / "fixtures" / "formats"
+
+#: folder -> (the mount it opens as, its format, the findings expected as (code, path, line))
+EXPECTED: dict[str, tuple[str, str, list[tuple[str, str, int]]]] = {
+    "claude-code": ("memory", "claude-code", []),
+    "letta-memfs": ("letta-memfs", "letta", []),
+    "basic-memory": ("basic-memory", "basic-memory", []),
+    "obsidian-vault": ("obsidian-vault", "obsidian", []),
+    "cline-memory-bank": (
+        "cline-memory-bank",
+        "memory-bank",
+        [  # one AMR004 per file with hard-wrapped bullets, not one per bullet
+            ("AMR004", "memory-bank/activeContext.md", 4),
+            ("AMR004", "memory-bank/progress.md", 5),
+            ("AMR004", "memory-bank/projectbrief.md", 4),
+        ],
+    ),
+    "cursor-memory-bank": ("cursor-memory-bank", "memory-bank", []),
+    # the daily status lines are no duplicates; its MEMORY.md is AMR with no ## Index (the spec's rule)
+    "openclaw-daily": ("openclaw-daily", "amr", [("AMR002", "MEMORY.md", 0)]),
+    "hermes-agent": ("hermes-agent", "hermes", []),
+    "devin-findings": (
+        "devin-findings",
+        "folder",
+        [("AMR001", "MEMORY.md", 0), ("AMR023", "findings.md", 5), ("AMR023", "questions.md", 4)],
+    ),
+    "notes-with-scripts": ("notes-with-scripts", "amr", []),  # scripts and lock files are no notes
+    "secrets-mixed": ("secrets-mixed", "amr", [("AMR016", "credentials.md", 6)]),  # the real one only
+}
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    dest = tmp_path / "formats"
+    shutil.copytree(FORMATS, dest)
+    return dest
+
+
+@pytest.mark.parametrize("folder", sorted(EXPECTED))
+def test_each_format_opens_and_reads_as_its_agent_wrote_it(corpus: Path, folder: str) -> None:
+    name, style, expected = EXPECTED[folder]
+    (mount,) = discover([corpus / folder])
+    assert mount.name == name
+    assert repo_style(mount.root) == style
+    results = lint_targets(resolve_targets([corpus / folder]), use_cache=False)
+    got = sorted((r.finding.diagnostic.code, r.finding.path, r.finding.diagnostic.line) for r in results)
+    assert got == sorted(expected), [str(r.finding) for r in results]
+
+
+def test_opening_searching_and_linting_write_nothing(corpus: Path) -> None:
+    before = {p: p.read_bytes() for p in corpus.rglob("*") if p.is_file()}
+    for folder in EXPECTED:
+        for argv in (["lint", "--no-cache"], ["search", "the"]):
+            subprocess.run(
+                [sys.executable, "-m", "amr_tui", *argv, str(corpus / folder)], capture_output=True, check=False
+            )
+    after = {p: p.read_bytes() for p in corpus.rglob("*") if p.is_file() and ".cache" not in p.parts}
+    assert after == before
+
+
+def test_the_links_each_format_writes_resolve(corpus: Path) -> None:
+    """Markdown links relative to their file (Claude Code), [[path.md]] (Letta), [[Note Title]]
+    (basic-memory), [[name]] anywhere in the vault, ![[attachment]] and [[note#Heading]]
+    (Obsidian): every one names its file."""
+    from amr_tui.services.workspace import load_snapshot
+
+    wanted = {
+        "claude-code": {("memory/MEMORY.md", "user_role.md"), ("reference_linear.md", "feedback_testing.md")},
+        "letta-memfs": {("system/human.md", "system/projects.md")},
+        "basic-memory": {("coffee-brewing-methods.md", "techniques/proper-grinding-technique.md")},
+        "obsidian-vault": {
+            ("Home.md", "attachments/atlas-diagram.png"),
+            ("Reading list.md", "People/Dana.md"),
+            ("Home.md", "Daily/2026-03-05.md"),
+            ("Projects/Atlas.md", "Projects/API design.md"),
+        },
+    }
+    for folder, pairs in wanted.items():
+        (mount,) = discover([corpus / folder])
+        snap = load_snapshot(mount)
+        resolved = set()
+        for path, doc in snap.documents.items():
+            for link in doc.links:
+                res = snap.resolve(link.target)
+                assert res.path is not None, (folder, path, link.written)
+                resolved.add((path, res.path))
+        for src, dst in pairs:
+            src = src.removeprefix("memory/")
+            assert (src, dst) in resolved, (folder, src, dst, sorted(resolved))
+
+
+def test_a_folder_outside_git_says_it_has_no_history(corpus: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "amr_tui", "activity", str(corpus / "letta-memfs")], capture_output=True, text=True
+    )
+    assert run.returncode != 0 and "plain folder, not the top of a git repo" in run.stderr
+
+
+async def test_the_app_opens_a_claude_code_memory_and_follows_its_markdown_links(corpus: Path) -> None:
+    root = corpus / "claude-code" / "memory"
+    app = app_for([root], poll_interval=60)
+    async with app.run_test(size=(130, 38)) as pilot:
+        drive = AppDriver(pilot)
+        await drive.ready()
+        assert drive.current.path == "MEMORY.md"
+        await drive.to_line(1)
+        await drive.press("enter")  # [User role](user_role.md)
+        await drive.until(lambda: drive.current.path == "user_role.md", what="user_role.md open")
+        backlinks = app.screen.session.backlinks("memory", "feedback_testing.md")
+        assert [b.path for b in backlinks] == ["MEMORY.md", "reference_linear.md"]
+        # its prose and front matter are searched (the finder's index)
+        hits = app.screen.session.index.search("staff engineer ledger", limit=5)
+        assert any(h.item.path == "user_role.md" for h in hits), [h.item.path for h in hits]
+
+
+async def test_the_app_opens_an_obsidian_vault_and_resolves_by_name(corpus: Path) -> None:
+    root = corpus / "obsidian-vault"
+    app = app_for([root], poll_interval=60)
+    async with app.run_test(size=(130, 38)) as pilot:
+        drive = AppDriver(pilot)
+        await drive.ready()
+        await drive.open("obsidian-vault", "Reading list.md")
+        backlinks = app.screen.session.backlinks("obsidian-vault", "People/Dana.md")
+        assert {b.path for b in backlinks} == {"Projects/Atlas.md", "Reading list.md", "Daily/2026-03-05.md"}
+        await drive.to_line(4)  # - [[Dana]] recommends ...
+        await drive.press("enter")
+        await drive.until(lambda: drive.current.path == "People/Dana.md", what="People/Dana.md open")
