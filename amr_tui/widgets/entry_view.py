@@ -11,6 +11,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from unicodedata import east_asian_width
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -49,12 +50,20 @@ def wrap_points(disp: LineDisplay, width: int) -> list[int]:
         word = m.group(0)
         w = cell_len(word)
         stripped = cell_len(word.rstrip())
-        if pos > row_start and pos + stripped - row_start > width:
+        wide = not word.isascii() and any(east_asian_width(ch) in "WF" for ch in word)
+        if pos > row_start and pos + stripped - row_start > width and not wide:
             points.append(pos)
             row_start = pos
-        while stripped > width and pos + stripped - row_start > width:
-            row_start += width
-            points.append(row_start)
+        if pos + stripped - row_start > width:
+            # A word longer than the row, or a run of wide (CJK) text, which breaks between any
+            # two characters: fill the row, never splitting a character's cells.
+            at = pos
+            for ch in word.rstrip():
+                cw = cell_len(ch)
+                if at + cw - row_start > width and at > row_start:
+                    points.append(at)
+                    row_start = at
+                at += cw
         pos += w
     return points
 
