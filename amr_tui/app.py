@@ -253,6 +253,9 @@ class AmrApp(App[int]):
         self.session = session
 
     def _welcome_done(self, choice: str | None) -> None:
+        if choice is not None and choice.startswith("open\0"):
+            self.start_session(discover([Path(p) for p in choice.split("\0")[1:]]))
+            return
         if choice == "init":
             # Imported here: only the welcome screen needs the dialogs.
             from amr_tui.screens.dialogs import PromptScreen

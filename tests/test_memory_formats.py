@@ -145,3 +145,53 @@ async def test_the_app_opens_an_obsidian_vault_and_resolves_by_name(corpus: Path
         await drive.to_line(4)  # - [[Dana]] recommends ...
         await drive.press("enter")
         await drive.until(lambda: drive.current.path == "People/Dana.md", what="People/Dana.md open")
+
+
+def _fake_home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    shutil.copytree(FORMATS / "claude-code" / "memory", home / ".claude" / "projects" / "-work-shop" / "memory")
+    shutil.copytree(FORMATS / "letta-memfs", home / ".letta" / "agents" / "ag-1" / "memfs")
+    shutil.copytree(FORMATS / "basic-memory", home / "basic-memory")
+    (home / ".claude" / "projects" / "-work-empty").mkdir()  # a project with no memory yet
+    return home
+
+
+def test_discover_finds_the_agent_memory_of_this_machine(tmp_path: Path, monkeypatch) -> None:
+    from amr_tui.services.discovery import discover_memory
+
+    home = _fake_home(tmp_path)
+    monkeypatch.delenv("BASIC_MEMORY_HOME", raising=False)
+    found = discover_memory(home)
+    assert [(f.agent, f.style, f.git) for f in found] == [
+        ("Claude Code", "claude-code", False),
+        ("Letta", "letta", False),
+        ("basic-memory", "basic-memory", False),
+    ]
+    run = subprocess.run(
+        [sys.executable, "-m", "amr_tui", "discover", "--json"],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")},
+    )
+    assert run.returncode == 0, run.stderr
+    assert [r["agent"] for r in __import__("json").loads(run.stdout)] == ["Claude Code", "Letta", "basic-memory"]
+
+
+async def test_the_welcome_screen_lists_what_it_found_and_opens_it_all(tmp_path: Path, monkeypatch) -> None:
+    from amr_tui.screens.main.screen import MainScreen
+    from amr_tui.screens.welcome import WelcomeScreen
+    from tests.driver import wait_for
+
+    home = _fake_home(tmp_path)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("BASIC_MEMORY_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+    app = app_for([], poll_interval=60)
+    async with app.run_test(size=(130, 38)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen) and app.screen.found, what="found")
+        shown = str(app.screen.query_one("#welcome-found").render())
+        assert "Claude Code" in shown and "Letta" in shown and "ctrl+o" in shown
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="the editor")
+        assert set(app.screen.session.names) == {"memory", "memfs", "basic-memory"}

@@ -32,6 +32,7 @@ COMMAND_MODULES = {
     "search": "search_cmd",
     "init": "repo_cmds",
     "demo": "repo_cmds",
+    "discover": "repo_cmds",
     "merge-driver": "merge_cmd",
     "sync": "sync_cmd",
     "share": "share_cmd",

@@ -1,4 +1,4 @@
-"""amr init PATH and amr demo [--path DIR]"""
+"""amr init PATH, amr demo [--path DIR] and amr discover [--json] [--open]"""
 
 from __future__ import annotations
 
@@ -35,6 +35,41 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     d.add_argument("--path", type=Path, default=None, help="where to build (default: a new temp folder)")
     d.add_argument("--no-open", action="store_true", help="only build and print where the repos are")
     d.set_defaults(func=run_demo)
+
+    f = sub.add_parser(
+        "discover",
+        help="find the agent memory on this machine",
+        description=(
+            "List the memory folders agents keep on this machine (Claude Code's ~/.claude/projects/*/memory, "
+            "Letta's memfs under ~/.letta, basic-memory's ~/basic-memory) and the repos in amr's config, "
+            "with their format and whether git holds their history. --open opens them all in the editor. "
+            "Nothing is written."
+        ),
+    )
+    f.add_argument("--json", action="store_true", help="print a JSON array")
+    f.add_argument("--open", action="store_true", help="open every folder found in the editor")
+    f.set_defaults(func=run_discover)
+
+
+def run_discover(args: argparse.Namespace) -> int:
+    from amr_tui.cli.output import emit_json
+    from amr_tui.services.config import load_config
+    from amr_tui.services.discovery import discover_memory
+
+    found = discover_memory(configured=load_config().repos)
+    if args.json:
+        emit_json([{"path": str(f.path), "agent": f.agent, "format": f.style, "git": f.git} for f in found])
+    elif not found:
+        print("No agent memory found on this machine (Claude Code, Letta, basic-memory, or amr's config).")
+    else:
+        for f in found:
+            history = "git" if f.git else "no history (not a git repo)"
+            print(f"{safe(str(f.path))}  {f.agent}, {f.style}, {history}")
+    if args.open and found:
+        from amr_tui.cli import app_cmd
+
+        return app_cmd.run([str(f.path) for f in found])
+    return 0
 
 
 def run_init(args: argparse.Namespace) -> int:

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from textual import on
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
+
+from amr_tui.widgets.safe import content
+
+if TYPE_CHECKING:
+    from amr_tui.services.discovery import Found
 
 TEXT = """amr shows and edits Agent Memory Repos: git repos of Markdown facts that coding agents write.
 
@@ -23,14 +32,51 @@ Repos listed in your config file open automatically:"""
 class WelcomeScreen(Screen[str | None]):
     # Keys with a modifier: letters typed here as if into a search (or a path) must act on nothing.
     BINDINGS = [
+        Binding("ctrl+o", "open_found", "Open the memory found", id="welcome.open_found"),
         Binding("ctrl+d", "choose('demo')", "Open the demo", id="welcome.demo"),
         Binding("ctrl+n", "choose('init')", "Create a memory repo", id="welcome.init"),
         Binding("escape", "choose(None)", "Quit", id="welcome.quit"),
     ]
 
+    @dataclass
+    class Discovered(Message):
+        """The agent memory found on this machine (``services.discovery``)."""
+
+        found: list[Found]
+        """Each folder, with its agent and format."""
+
     def __init__(self, config_path: str) -> None:
         super().__init__()
         self.config_path = config_path
+        self.found: list[Found] = []
+
+    def on_mount(self) -> None:
+        self._discover()
+
+    @work(thread=True, exclusive=True, group="welcome-discover")
+    def _discover(self) -> None:
+        from amr_tui.services.config import load_config
+        from amr_tui.services.discovery import discover_memory
+
+        try:
+            found = discover_memory(configured=load_config().repos)
+        except Exception:  # a home folder amr cannot read: nothing found, nothing to say
+            found = []
+        self.post_message(self.Discovered(found))
+
+    def on_welcome_screen_discovered(self, message: Discovered) -> None:
+        self.found = message.found
+        if not self.found:
+            return
+        lines = [f"  {f.path}  ({f.agent}, {'git' if f.git else 'no history'})" for f in self.found[:8]]
+        more = [f"  ... and {len(self.found) - 8} more"] if len(self.found) > 8 else []
+        self.query_one("#welcome-found", Static).update(
+            content("\n".join(["Agent memory found on this machine (ctrl+o opens it all):", *lines, *more]))
+        )
+
+    def action_open_found(self) -> None:
+        if self.found:
+            self.dismiss("open\0" + "\0".join(str(f.path) for f in self.found))
 
     def compose(self) -> ComposeResult:
         with Center():
@@ -38,6 +84,7 @@ class WelcomeScreen(Screen[str | None]):
                 yield Static("amr", id="welcome-title", markup=False)
                 yield Static(TEXT, markup=False)
                 yield Static(f"  {self.config_path}", markup=False, id="welcome-config")
+                yield Static("", id="welcome-found")
                 yield Button("Open the demo (ctrl+d)", id="demo", variant="primary")
                 yield Button("Create a memory repo (ctrl+n)", id="init")
                 yield Button("Quit (esc)", id="quit")
