@@ -195,3 +195,27 @@ async def test_the_welcome_screen_lists_what_it_found_and_opens_it_all(tmp_path:
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="the editor")
         assert set(app.screen.session.names) == {"memory", "memfs", "basic-memory"}
+
+
+def test_amr_track_says_what_it_creates_and_puts_the_folder_under_git(corpus: Path) -> None:
+    folder = corpus / "obsidian-vault"
+    env = {
+        **__import__("os").environ,
+        "GIT_AUTHOR_NAME": "T",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "T",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    ask = subprocess.run(
+        [sys.executable, "-m", "amr_tui", "track", str(folder)], capture_output=True, text=True, env=env
+    )
+    assert ask.returncode == 1 and "Nothing was changed" in ask.stdout
+    assert "  Projects/Atlas.md" in ask.stdout and "  attachments/atlas-diagram.png" in ask.stdout
+    assert ".obsidian" not in ask.stdout and not (folder / ".git").exists()
+    run = subprocess.run(
+        [sys.executable, "-m", "amr_tui", "track", str(folder), "--yes"], capture_output=True, text=True, env=env
+    )
+    assert run.returncode == 0, run.stderr
+    tracked = subprocess.run(["git", "ls-files"], cwd=folder, capture_output=True, text=True).stdout.split("\n")
+    assert "Home.md" in tracked and not any(p.startswith(".obsidian") for p in tracked)
+    assert not (folder / "MEMORY.md").exists()  # the vault keeps its own format

@@ -33,6 +33,7 @@ COMMAND_MODULES = {
     "init": "repo_cmds",
     "demo": "repo_cmds",
     "discover": "repo_cmds",
+    "track": "repo_cmds",
     "merge-driver": "merge_cmd",
     "sync": "sync_cmd",
     "share": "share_cmd",

@@ -1,4 +1,4 @@
-"""amr init PATH, amr demo [--path DIR] and amr discover [--json] [--open]"""
+"""amr init PATH, amr demo [--path DIR], amr track PATH [--yes] and amr discover [--json] [--open]"""
 
 from __future__ import annotations
 
@@ -36,6 +36,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     d.add_argument("--no-open", action="store_true", help="only build and print where the repos are")
     d.set_defaults(func=run_demo)
 
+    t = sub.add_parser(
+        "track",
+        help="put a memory folder under git, in place",
+        description=(
+            "git init in PATH and one commit of its Markdown files and attachments (no dot-folders, no "
+            "symlinks; nothing moved or rewritten), so amr can show its history, review agents' writes "
+            "and undo. Without --yes it prints exactly what it would create and changes nothing."
+        ),
+    )
+    t.add_argument("path", type=Path, help="the memory folder")
+    t.add_argument("--yes", action="store_true", help="do it (without: only say what it would do)")
+    t.set_defaults(func=run_track)
+
     f = sub.add_parser(
         "discover",
         help="find the agent memory on this machine",
@@ -49,6 +62,25 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     f.add_argument("--json", action="store_true", help="print a JSON array")
     f.add_argument("--open", action="store_true", help="open every folder found in the editor")
     f.set_defaults(func=run_discover)
+
+
+def run_track(args: argparse.Namespace) -> int:
+    from amr_tui.services.init import TRACK_MESSAGE, InitError, track_folder, track_plan
+
+    try:
+        target, files = track_plan(args.path)
+        if not args.yes:
+            print(f"amr track would run git init in {safe(str(target))} and commit {TRACK_MESSAGE!r} with:")
+            for rel in files:
+                print(f"  {safe(rel)}")
+            print("Nothing was changed. Run again with --yes to do it.")
+            return 1
+        result = track_folder(target)
+    except InitError as exc:
+        error(str(exc))
+        return 2
+    print(safe(result.message))
+    return 0
 
 
 def run_discover(args: argparse.Namespace) -> int:

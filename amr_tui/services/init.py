@@ -258,3 +258,40 @@ def preview_init(path: str | os.PathLike[str], *, merge_driver: bool = True) -> 
         f"In {where} {target}: git init, then one commit ({INITIAL_MESSAGE!r}) of\n"
         "  MEMORY.md:\n    # Memory\n\n    ## Index\n" + (f"  {attrs}\n" if attrs else "")
     )
+
+
+TRACK_MESSAGE = "Track this memory folder with git (amr track)"
+
+
+def track_plan(path: str | os.PathLike[str]) -> tuple[Path, list[str]]:
+    """(the folder, the files the first commit of ``amr track`` would hold): its Markdown files
+    and their attachments, nothing under a dot-folder, no symlink. Raises InitRefusedError when
+    the folder is already (in) a git repo or holds nothing to track."""
+    target = Path(path).expanduser().resolve()
+    if not target.is_dir():
+        raise InitRefusedError(f"{target} is not a folder. amr changed nothing.")
+    if (target / ".git").exists():
+        raise InitRefusedError(f"{target} is a git repo already: nothing to do.")
+    files, escaping, _ = scan_files(target)
+    wanted = [f for f in files if f not in escaping and not any(p.startswith(".") for p in f.split("/"))]
+    if not any(is_markdown(f) for f in wanted):
+        raise InitRefusedError(f"{target} holds no Markdown file: nothing to track. amr changed nothing.")
+    return target, wanted
+
+
+def track_folder(path: str | os.PathLike[str], identity: tuple[str, str] | None = None) -> InitResult:
+    """Put a memory folder under git in place: ``git init`` and one commit of exactly the files
+    ``track_plan`` names (never ``add -A``). Nothing is moved or rewritten; MEMORY.md is not
+    added (the folder keeps its own format)."""
+    target, wanted = track_plan(path)
+    repo = GitRepo.init(target)
+    try:
+        if identity is not None:
+            repo.set_local_identity(*identity)
+        files = {rel: (target / rel).read_bytes() for rel in wanted}
+        head = repo.commit_changes(files, TRACK_MESSAGE, expected_head=None)
+    except NoIdentityError:
+        if repo.head() is None:
+            shutil.rmtree(target / ".git")
+        raise InitNoIdentityError(target) from None
+    return InitResult(target, True, head, True, f"{target} is under git now: one commit of {len(wanted)} files.")
