@@ -401,9 +401,10 @@ def test_amr013_fix_only_for_tracked_files_and_writable_names():
 
 
 def test_amr013_no_fix_when_the_link_would_name_another_file():
-    files = {"MEMORY.md": INDEX + "- [[a]]\n", "a.md": "- a\n", "a": "data\n"}
+    files = {"MEMORY.md": INDEX + "- [[a]]\n", "a.md": "- a\n", "a": "data\n", "b.md": "- b\n"}
     found = [f for f in lint_repo(snap(files)) if f.diagnostic.code == "AMR013"]
-    assert [(f.path, f.diagnostic.fix) for f in found] == [("a", None)]
+    # "a" is no Markdown note: no AMR013 (issue 25); b.md is, with a fix that names it
+    assert [(f.path, f.diagnostic.fix is not None) for f in found] == [("b.md", True)]
 
 
 def test_amr031_moves_every_misplaced_group_of_a_line_in_order():

@@ -19,6 +19,7 @@ from amr_tui.services.workspace import (
     is_markdown,
     load_document,
     load_snapshot,
+    looks_like_memory_root,
     paused_gc,
     read_bytes,
     scan_files,
@@ -115,6 +116,8 @@ def resolve_targets(paths: list[Path], *, explicit: bool = True) -> list[LintTar
             if not path.exists():
                 raise FileNotFoundError(f"no such file or folder: {path}")
             try:
+                if not explicit and find_repo_root(path) is None and not looks_like_memory_root(path):
+                    raise FileNotFoundError(path)  # the current folder, unnamed: only a repo or a format's folder
                 mounts = discover([path])
             except FileNotFoundError:
                 if not path.is_dir():
