@@ -219,3 +219,23 @@ def test_amr_track_says_what_it_creates_and_puts_the_folder_under_git(corpus: Pa
     tracked = subprocess.run(["git", "ls-files"], cwd=folder, capture_output=True, text=True).stdout.split("\n")
     assert "Home.md" in tracked and not any(p.startswith(".obsidian") for p in tracked)
     assert not (folder / "MEMORY.md").exists()  # the vault keeps its own format
+
+
+def test_a_rename_rewrites_markdown_links_in_their_form(corpus: Path) -> None:
+    """Claude Code's index links its topic files with Markdown links: moving one rewrites them,
+    relative to each file, and the moved file's own links still name what they named."""
+    from amr_tui.services.session import Session, editing
+
+    root = corpus / "claude-code" / "memory"
+    env = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@t"}
+    full = {**__import__("os").environ, **env}
+    for argv in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "memory"]):
+        subprocess.run(["git", *argv], cwd=root, check=True, env=full, capture_output=True)
+    session = Session(discover([root]))
+    session.load()
+    _saved, count = editing.rename_file(session, "memory", "reference_linear.md", "refs/reference_linear.md")
+    assert count == 2  # the index's line, and the moved file's own link to its neighbour
+    memory = (root / "MEMORY.md").read_text()
+    assert "- [Pipeline bugs](refs/reference_linear.md) — pipeline bugs" in memory
+    moved = (root / "refs" / "reference_linear.md").read_text()
+    assert "See also [the testing notes](../feedback_testing.md)." in moved

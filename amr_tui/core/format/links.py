@@ -297,16 +297,35 @@ def resolve(
     return Resolution(LinkState.BROKEN, None, has_md_suffix=md_suffix)
 
 
-def rewrite_links(text: str, old_path: str, new_path: str, files: set[str] | frozenset[str]) -> str:
-    """Rewrite every link in ``text`` that resolves to ``old_path`` so it names ``new_path``."""
+def rewrite_links(
+    text: str, old_path: str, new_path: str, files: set[str] | frozenset[str], source: str | None = None
+) -> str:
+    """Rewrite every link in ``text`` that resolves to ``old_path`` so it names ``new_path``, in
+    the form it was written. ``source``: the file the line is in, which makes Markdown links
+    (relative to it) count too; when it is ``old_path`` itself (the file being moved), its
+    Markdown links to other files are rewritten to stay right from its new folder."""
     out: list[str] = []
     pos = 0
-    for link in find_links(text, 0):
+    base = posixpath.dirname(source) if source is not None else None
+    after = new_path if source == old_path else source  # where the line's file is afterwards
+    for link in find_links(text, 0, base):
         res = resolve(link.target, files | {old_path})
-        if res.state is LinkState.OK and res.path == old_path:
+        if res.state is not LinkState.OK or res.path is None:
+            continue
+        if link.label is None:
+            if res.path != old_path:
+                continue
             tail = link.raw[len(link.raw.split("|")[0].split("#")[0].rstrip()) :] if link.raw else ""
-            out.append(text[pos : link.start])
-            out.append("[[" + link_text_for(new_path) + tail + "]]")
-            pos = link.end
+            replacement = "[[" + link_text_for(new_path) + tail + "]]"
+        else:
+            assert after is not None  # Markdown links are found only with a source
+            target = new_path if res.path == old_path else res.path
+            if res.path != old_path and source != old_path:
+                continue
+            fragment = link.raw[len(link.raw.split("#")[0]) :]
+            replacement = f"[{link.label}]({md_link_for(after, target)}{fragment})"
+        out.append(text[pos : link.start])
+        out.append(replacement)
+        pos = link.end
     out.append(text[pos:])
     return "".join(out)

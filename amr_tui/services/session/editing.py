@@ -291,7 +291,7 @@ def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved,
         parts = []
         count = 0
         for ln in doc.lines:
-            text = rewrite_links(ln.text, old, new, files) if "[[" in ln.text else ln.text
+            text = rewrite_links(ln.text, old, new, files, path) if "[[" in ln.text or "](" in ln.text else ln.text
             if text != ln.text:
                 count += 1
             parts.append(text + ln.eol)
