@@ -59,6 +59,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
             "Nothing is written."
         ),
     )
+    f.add_argument("paths", nargs="*", type=Path, help="more folders to look at (besides the usual places)")
     f.add_argument("--json", action="store_true", help="print a JSON array")
     f.add_argument("--open", action="store_true", help="open every folder found in the editor")
     f.set_defaults(func=run_discover)
@@ -88,7 +89,7 @@ def run_discover(args: argparse.Namespace) -> int:
     from amr_tui.services.config import load_config
     from amr_tui.services.discovery import discover_memory
 
-    found = discover_memory(configured=load_config().repos)
+    found = discover_memory(configured=[*load_config().repos, *args.paths])
     if args.json:
         emit_json([{"path": str(f.path), "agent": f.agent, "format": f.style, "git": f.git} for f in found])
     elif not found:
