@@ -19,7 +19,7 @@ from textual.notifications import SeverityLevel
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.main.screen import MainScreen, Place
 from amr_tui.services.config import Config, config_path, load_config, save_settings
-from amr_tui.services.workspace import Mount, discover, looks_like_memory_root
+from amr_tui.services.workspace import Mount, discover, looks_like_memory_root, set_formats
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.safe import notify_text
 
@@ -718,6 +718,7 @@ def make_app(
 
     ``open_at``: a file of a mounted repo and a line (0: the top) to open first, not MEMORY.md."""
     cfg = config if config is not None else load_config()
+    set_formats(cfg.formats)
     problems: list[str] = []
     if cfg.error:
         problems.append(f"Config not read: {cfg.error}")

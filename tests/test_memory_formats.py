@@ -239,3 +239,23 @@ def test_a_rename_rewrites_markdown_links_in_their_form(corpus: Path) -> None:
     assert "- [Pipeline bugs](refs/reference_linear.md) — pipeline bugs" in memory
     moved = (root / "refs" / "reference_linear.md").read_text()
     assert "See also [the testing notes](../feedback_testing.md)." in moved
+
+
+def test_the_config_names_a_format_when_the_folder_guesses_wrong(corpus: Path, tmp_path: Path) -> None:
+    """[formats] in the config: read as AMR, the Letta folder's [[x.md]] links are AMR011 again."""
+    config = tmp_path / "config" / "amr" / "config.toml"
+    config.parent.mkdir(parents=True)
+    env = {**__import__("os").environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "AMR_NO_CACHE": "1"}
+
+    def codes() -> list[str]:
+        run = subprocess.run(
+            [sys.executable, "-m", "amr_tui", "lint", "--no-cache", str(corpus / "letta-memfs")],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        return sorted({line.split()[1] for line in run.stdout.splitlines() if " AMR" in line})
+
+    assert codes() == []
+    config.write_text('[formats]\n"letta-memfs" = "amr"\n')
+    assert codes() == ["AMR001", "AMR011"]

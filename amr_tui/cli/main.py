@@ -48,6 +48,7 @@ COMMAND_MODULES = {
     "serve": "serve_cmd",
 }
 COMMANDS = tuple(COMMAND_MODULES)
+_READS_MEMORY = frozenset({"lint", "search", "activity", "mcp", "serve", "share", "discover", "history"})
 
 
 def _modules(names: tuple[str, ...] = MODULES) -> Iterator[ModuleType]:
@@ -91,6 +92,11 @@ def main(argv: list[str] | None = None) -> int:
         return app_cmd.run([])
     parser = build_parser(argv[0])
     args = parser.parse_args(argv)
+    if argv[0] in _READS_MEMORY:
+        from amr_tui.services.config import load_config
+        from amr_tui.services.workspace import set_formats
+
+        set_formats(load_config().formats)  # [formats]: how each repo's memory is read
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:

@@ -6,6 +6,9 @@ review = ["memory-team"]   # or: review = true (every repo). Agent writes throug
 theme = "textual-dark"     # saved when a theme is picked in the app
 tree_width = 32            # saved when the tree is made wider or narrower (< and >)
 
+[formats]                  # a repo's memory format, when reading it from the folder guesses wrong
+"memory-team" = "amr"      # amr, claude-code, letta, basic-memory, obsidian, memory-bank, hermes, folder
+
 [keys]
 "main.find" = "slash,ctrl+f"
 """
@@ -30,6 +33,7 @@ class Config:
     tree_width: int | None = None  # columns of the file tree
     keys: dict[str, str] = field(default_factory=dict)
     merge_driver: bool = True  # merge_driver = false: amr init and sync leave .gitattributes and git config alone
+    formats: dict[str, str] = field(default_factory=dict)  # repo name or folder -> memory format ([formats])
     path: Path | None = None
     error: str | None = None
 
@@ -72,6 +76,11 @@ def load_config(path: Path | None = None) -> Config:
         cfg.tree_width = width
     if data.get("merge_driver") is False:
         cfg.merge_driver = False
+    formats = data.get("formats", {})
+    if isinstance(formats, dict):
+        from amr_tui.services.workspace import STYLES
+
+        cfg.formats = {str(k): str(v) for k, v in formats.items() if isinstance(v, str) and v in STYLES}
     keys = data.get("keys", {})
     if isinstance(keys, dict):
         cfg.keys = {str(k): str(v) for k, v in keys.items() if isinstance(v, str)}

@@ -112,9 +112,29 @@ def _has_permalinks(root: Path, *, limit: int = 20) -> bool:
     return False
 
 
+#: The memory formats amr reads (``repo_style``); ``[formats]`` in the config names one per repo.
+STYLES = frozenset({"amr", "claude-code", "letta", "basic-memory", "obsidian", "memory-bank", "hermes", "folder"})
+_CONFIGURED: dict[str, str] = {}
+
+
+def set_formats(formats: dict[str, str]) -> None:
+    """The config's ``[formats]``: repo name (or folder) -> format, for ``style_of``."""
+    _CONFIGURED.clear()
+    for key, style in formats.items():
+        if style not in STYLES:
+            continue
+        _CONFIGURED[key] = style
+        if "/" in key or key.startswith("~"):  # a folder, not a repo's name
+            _CONFIGURED[str(Path(key).expanduser().resolve())] = style
+
+
 def style_of(mount: Mount) -> str:
-    """The mount's memory format: as configured, else read from the folder (``repo_style``)."""
-    return mount.style or repo_style(mount.root)
+    """The mount's memory format: set on the mount, else in the config's ``[formats]`` (by repo
+    name or folder), else read from the folder (``repo_style``)."""
+    if mount.style:
+        return mount.style
+    configured = _CONFIGURED.get(mount.name) or _CONFIGURED.get(str(mount.root.resolve()))
+    return configured or repo_style(mount.root)
 
 
 def memory_format(path: Path) -> str | None:
