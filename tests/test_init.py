@@ -224,3 +224,38 @@ def test_the_preview_says_exactly_what_init_and_adoption_write_and_writes_nothin
 
     with pytest.raises(InitRefusedError):
         preview_init(busy)
+
+
+def test_adopting_many_notes_writes_an_index_that_fits_the_budget(tmp_path) -> None:
+    """Issue 25 point 4: 300 notes in three folders: the Index links the folders' new _index.md
+    files (each linking its notes), MEMORY.md stays within the load budget, and every note is
+    reachable: lint finds neither AMR003 nor AMR013."""
+    import os
+    import subprocess
+
+    from amr_tui.core.lint import lint_repo
+    from amr_tui.services.init import init_memory_repo, preview_init
+    from amr_tui.services.workspace import discover, load_snapshot
+
+    root = tmp_path / "notes"
+    for folder in ("people", "projects", "tools"):
+        (root / folder).mkdir(parents=True)
+        for k in range(100):
+            (root / folder / f"n{k}.md").write_text(f"# {folder} {k}\n\n- fact {k} of {folder}\n")
+    (root / "overview.md").write_text("# Overview\n\n- what this is\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@t"}
+    env |= {"GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@t"}
+    for argv in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "notes"]):
+        subprocess.run(["git", *argv], cwd=root, check=True, env=env)
+    shown = preview_init(root)
+    assert "people/_index.md (new: links the 100 notes of its folder)" in shown
+    init_memory_repo(root, identity=("T", "t@t"))
+    memory = (root / "MEMORY.md").read_text()
+    assert memory.splitlines()[3:] == [
+        "- [[overview]]",
+        "- [[people/_index]]",
+        "- [[projects/_index]]",
+        "- [[tools/_index]]",
+    ]
+    codes = {f.diagnostic.code for f in lint_repo(load_snapshot(discover([root])[0]))}
+    assert "AMR003" not in codes and "AMR013" not in codes, codes

@@ -190,9 +190,9 @@ def _adopt(target: Path, merge_driver: bool) -> InitResult | None:
     notes = adoptable_notes(repo)
     if not notes:
         return None
-    body = "".join(f"- {link}\n" for _path, link in notes)
+    index, folders = index_plan(notes, set(repo.ls_files()))
     attrs = _attributes(repo, merge_driver)
-    files = {MEMORY_FILE: MEMORY_TEMPLATE + body.encode(), **attrs}
+    files = {MEMORY_FILE: MEMORY_TEMPLATE + index.encode(), **folders, **attrs}
     new_head = repo.commit_changes(files, ADOPT_MESSAGE, expected_head=head)
     count = f"{len(notes)} note{'s' if len(notes) != 1 else ''}"
     clean = repo.status().is_clean
@@ -206,6 +206,39 @@ def _adopt(target: Path, merge_driver: bool) -> InitResult | None:
         f"{count} git tracks here ({', '.join(path for path, _ in notes[:5])}"
         f"{', ...' if len(notes) > 5 else ''}).{'' if attrs else ' Nothing else was changed.'}{note}",
     )
+
+
+#: An adopted repo's Index lists its notes one by one up to this many; beyond, one link per folder.
+INDEX_MAX_LINKS = 150
+FOLDER_INDEX = "_index.md"
+
+
+def index_plan(notes: list[tuple[str, str]], existing: set[str]) -> tuple[str, dict[str, bytes]]:
+    """(the Index's lines, new folder index files) for adopting ``notes`` ((path, [[link]])).
+
+    Up to ``INDEX_MAX_LINKS`` notes, the Index links each. Beyond, it would pass the load budget
+    agents read (200 lines): the notes at the top are linked one by one and each folder once, to a
+    new ``<folder>/_index.md`` that links the folder's notes, so every note stays reachable. A
+    folder that already has an ``_index.md`` keeps its notes linked one by one from the Index."""
+    if len(notes) <= INDEX_MAX_LINKS:
+        return "".join(f"- {link}\n" for _path, link in notes), {}
+    top = [(p, link) for p, link in notes if "/" not in p]
+    by_folder: dict[str, list[tuple[str, str]]] = {}
+    for p, link in notes:
+        if "/" in p:
+            by_folder.setdefault(p.split("/", 1)[0], []).append((p, link))
+    lines = [f"- {link}" for _p, link in top]
+    files: dict[str, bytes] = {}
+    for folder, inside in sorted(by_folder.items()):
+        path = f"{folder}/{FOLDER_INDEX}"
+        folder_link = index_link(path)
+        if path in existing or folder_link is None:
+            lines += [f"- {lk}" for _p, lk in inside]
+            continue
+        lines.append(f"- {folder_link}")
+        body = f"# {folder}\n\n" + "".join(f"- {lk}\n" for _p, lk in inside)
+        files[path] = body.encode()
+    return "".join(line + "\n" for line in lines), files
 
 
 def adoptable_notes(repo: GitRepo) -> list[tuple[str, str]]:
@@ -240,11 +273,18 @@ def preview_init(path: str | os.PathLike[str], *, merge_driver: bool = True) -> 
         if repo is not None and repo.head() is not None and repo.root.resolve() == target:
             notes = adoptable_notes(repo)
             if notes and not any(p.name.casefold() == MEMORY_FILE.casefold() for p in target.iterdir()):
-                index = "\n".join(f"    - {link}" for _p, link in notes[:12])
-                more = f"\n    ... and {len(notes) - 12} more" if len(notes) > 12 else ""
+                lines, folders = index_plan(notes, set(repo.ls_files()))
+                links = lines.splitlines()
+                index = "\n".join(f"    {line}" for line in links[:12])
+                more = f"\n    ... and {len(links) - 12} more" if len(links) > 12 else ""
+                extra = "".join(
+                    f"  {path} (new: links the {body.count(b'[[')} notes of its folder)\n"
+                    for path, body in sorted(folders.items())
+                )
                 return (
                     f"In the git repo {target}, one commit ({ADOPT_MESSAGE!r}) adds:\n"
                     f"  MEMORY.md:\n    # Memory\n\n    ## Index\n{index}{more}\n"
+                    + extra
                     + (f"  {attrs}\n" if attrs else "")
                     + "Nothing else is changed: no file is moved, renamed or rewritten."
                 )
