@@ -259,3 +259,25 @@ def test_the_config_names_a_format_when_the_folder_guesses_wrong(corpus: Path, t
     assert codes() == []
     config.write_text('[formats]\n"letta-memfs" = "amr"\n')
     assert codes() == ["AMR001", "AMR011"]
+
+
+@pytest.mark.parametrize(
+    ("folder", "query", "where"),
+    [
+        ("hermes-agent", "hugo gh-pages", "MEMORY.md:1"),  # a § paragraph
+        ("claude-code", "staff engineer prefers terse", "user_role.md:7"),  # a topic file's prose
+        ("claude-code", "integration tests real database", "feedback_testing.md:3"),  # front matter
+    ],
+)
+def test_amr_search_finds_the_prose_and_front_matter_of_other_formats(
+    corpus: Path, folder: str, query: str, where: str
+) -> None:
+    target = corpus / folder / ("memory" if folder == "claude-code" else "")
+    run = subprocess.run(
+        [sys.executable, "-m", "amr_tui", "search", query, str(target)],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "AMR_NO_CACHE": "1"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert any(line.split()[0].endswith(where) for line in run.stdout.splitlines()[:3]), run.stdout

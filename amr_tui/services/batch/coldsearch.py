@@ -40,7 +40,7 @@ from amr_tui.core.paths import is_markdown
 from amr_tui.core.search.abbrev import forms_of
 from amr_tui.core.search.query import STOPWORDS, parse
 from amr_tui.core.search.text import parse_query, strip_metadata
-from amr_tui.services.workspace import Mount, read_bytes, scan_files
+from amr_tui.services.workspace import Mount, read_bytes, scan_files, style_of
 
 if TYPE_CHECKING:  # imported once the child is reading (``cold_index``)
     from amr_tui.core.search.index import SearchIndex
@@ -157,13 +157,17 @@ class _Share:
         texts: list[str] = []
         self.parsed: dict[Key, list[tuple[int, str]]] = {}
         folders: dict[int, dict[str, bool]] = {}  # each folder is checked once; files open with O_NOFOLLOW
+        # Another agent's format writes paragraphs and front matter: its files are parsed, prose kept.
+        prose = [style_of(m) != "amr" for m in mounts]
         for key in files:
             at, rel = key
             data = read_bytes(mounts[at].root, rel, checked_dirs=folders.setdefault(at, {}))
             if data is None:
                 continue
             text = _decode(data)
-            if "\r" in text or (not text.isascii() and len(text.lower()) != len(text)):  # offsets must line up
+            if prose[at]:
+                self.parsed[key] = _parse(data, rel, prose=True)
+            elif "\r" in text or (not text.isascii() and len(text.lower()) != len(text)):  # offsets must line up
                 self.parsed[key] = _parse(data, rel)
             else:
                 keys.append(key)
@@ -278,12 +282,13 @@ def _starts(texts: list[str]) -> list[int]:
     return starts
 
 
-def _parse(data: bytes, rel: str) -> list[tuple[int, str]]:
-    """(line, text) of every entry with text, from the parser."""
+def _parse(data: bytes, rel: str, *, prose: bool = False) -> list[tuple[int, str]]:
+    """(line, text) of every entry with text, from the parser (``prose``: and the running text
+    and front matter, ``core.format.edit.searchable_lines``)."""
+    from amr_tui.core.format.edit import searchable_lines
     from amr_tui.core.format.parser import parse as parse_document
 
-    doc = parse_document(data, rel, check=False)
-    return [(e.line, e.text) for e in doc.entries if e.text]
+    return searchable_lines(parse_document(data, rel, check=False), prose=prose)
 
 
 First = tuple[int, dict[str, int], Found]  # a share's entry count, word counts, first candidates

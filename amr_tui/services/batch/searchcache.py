@@ -20,7 +20,7 @@ from amr_tui.services.workspace import Mount
 if TYPE_CHECKING:  # imported where used: a search without its cache forks before it needs them
     from amr_tui.core.search.index import SearchIndex
 
-FORMAT = 3  # 3: the index classes moved to amr_tui.core.search
+FORMAT = 4  # 3: the index classes moved to amr_tui.core.search; 4: prose of other formats
 _ALLOWED = frozenset({("amr_tui.core.search.store", "BitArray")})
 
 Stats = dict[str, diskcache.Stats]  # repo -> path -> (mtime_ns, size)
