@@ -40,38 +40,29 @@ def _what_main_did(change: EntryChange) -> str:
     return f"main now reads: {change.new.text}"
 
 
-def main_changed(run: EntryDiff, main: EntryDiff) -> dict[str, str]:
-    """Run change id -> what main did to the same entry since the run started (only those main touched)."""
+def _main_changes(run: EntryDiff, main: EntryDiff) -> dict[str, EntryChange]:
+    """Run change id -> main's change of the same entry since the run started."""
     touched: dict[Ref, EntryChange] = {}
     for c in main.changes:
         for o in c.old:
             touched.setdefault((o.path, o.line), c)
-    out: dict[str, str] = {}
+    out: dict[str, EntryChange] = {}
     for rc in run.changes:
-        for o in rc.old:
-            mc = touched.get((o.path, o.line))
-            if mc is not None:
-                out[rc.id] = _what_main_did(mc)
-                break
+        mc = next((touched[(o.path, o.line)] for o in rc.old if (o.path, o.line) in touched), None)
+        if mc is not None:
+            out[rc.id] = mc
     return out
+
+
+def main_changed(run: EntryDiff, main: EntryDiff) -> dict[str, str]:
+    """Run change id -> what main did to the same entry since the run started (only those main touched)."""
+    return {cid: _what_main_did(mc) for cid, mc in _main_changes(run, main).items()}
 
 
 def main_versions(run: EntryDiff, main: EntryDiff) -> dict[str, EntryRef]:
     """Run change id -> main's version now of the entry it changes, where main still has one
     (reworded, moved or merged since the run started; not where main dropped it)."""
-    touched: dict[Ref, EntryChange] = {}
-    for c in main.changes:
-        for o in c.old:
-            touched.setdefault((o.path, o.line), c)
-    out: dict[str, EntryRef] = {}
-    for rc in run.changes:
-        for o in rc.old:
-            mc = touched.get((o.path, o.line))
-            if mc is not None:
-                if mc.new is not None:
-                    out[rc.id] = mc.new
-                break
-    return out
+    return {cid: mc.new for cid, mc in _main_changes(run, main).items() if mc.new is not None}
 
 
 def change_map(run: EntryDiff, main: EntryDiff, now: EntryDiff) -> dict[str, str]:
