@@ -281,3 +281,36 @@ def test_amr_search_finds_the_prose_and_front_matter_of_other_formats(
     )
     assert run.returncode == 0, run.stderr
     assert any(line.split()[0].endswith(where) for line in run.stdout.splitlines()[:3]), run.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "targets"),
+    [
+        ("- see [the notes](notes.md) and [a diagram](img/a%20b.png)", ["notes.md", "img/a b.png"]),
+        ("- docs at [the site](/docs/intro) and [the folder](docs/)", []),  # site paths and folders
+        ("- [a route](../page), [mail](mailto:a@b.c), [web](https://e.com/x.md), [top](#top)", []),
+        ("- `[not a link](notes.md)` in code", []),
+    ],
+)
+def test_only_markdown_links_to_files_are_links(line: str, targets: list[str]) -> None:
+    """No false broken links (AMR010) from the links prose holds to web pages, folders and anchors."""
+    from amr_tui.core.format.links import find_links
+
+    assert [lk.target for lk in find_links(line, 1, "")] == targets
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("- password=pa$Sword99x", True),  # a $ inside a password is no template
+        ("- password=my_real_pw_123", True),
+        ("- password=${DB_PASSWORD}", False),
+        ("- clone https://$GITHUB_USER:$TOKEN@github.com/acme/shop.git", False),
+        ("- api_key: <your-api-key>", False),
+        ("- the key sk-abcdefghijklmnopqrstuvwxyz0123... (cut short)", False),
+    ],
+)
+def test_a_credential_is_judged_by_its_value(line: str, secret: bool) -> None:
+    from amr_tui.core.secrets import find_secrets
+
+    assert bool(find_secrets(line)) is secret

@@ -118,7 +118,7 @@ def _passwords_in_urls(text: str) -> Iterator[tuple[int, int]]:
 _TEMPLATE = re.compile(r"^(?:\$\{?[A-Za-z_]\w*\}?|%[A-Za-z_]\w*%|<[^<>]*>|\{\{[^{}]*\}\}|\[[^\[\]]*\])$")
 _PLACEHOLDER = re.compile(
     r"^(?:x{3,}|\*{3,}|\.{3,}|changeme|change-me|password|secret|token|redacted|example|dummy|placeholder|"
-    r"your[-_ ].*|my[-_ ].*|<.*)$",
+    r"your[-_ ].*|<.*)$",
     re.IGNORECASE,
 )
 
@@ -144,7 +144,7 @@ def not_a_secret(value: str) -> bool:
         return True
     if v.endswith(("...", "\u2026")) or "***" in v:
         return True  # truncated or masked: the key is not in the text
-    return "$" in v and re.search(r"\$\{?[A-Za-z_]", v) is not None  # built from variables
+    return v.startswith("$") or "${" in v  # built from variables (a $ inside a password is no template)
 
 
 def find_secrets(text: str) -> list[SecretMatch]:

@@ -137,14 +137,13 @@ def find_links(text: str, line: int, base: str | None = None) -> list[Link]:
 
 def _md_target(raw: str, base: str) -> str | None:
     """A Markdown link's target as a root-relative path, or None when it names no local file
-    (a URL, a mail address, an anchor in the same page)."""
-    if not raw or raw.startswith(("#", "//")) or _SCHEME.match(raw):
-        return None
+    (a URL, a mail address, an anchor in the same page, a site path, a folder, a route with no
+    file extension)."""
+    if not raw or raw.startswith(("#", "/")) or _SCHEME.match(raw):
+        return None  # an anchor, a site path (/docs/x) or a URL: no file of the folder
     path = unquote(raw.split("#", 1)[0].split("?", 1)[0])
-    if not path:
-        return None
-    if path.startswith("/"):
-        return path  # absolute: refused when followed (unsafe_reason)
+    if not path or not posixpath.splitext(path.rstrip("/"))[1] or path.endswith("/"):
+        return None  # a folder or a web route (no extension): a Markdown link names a file by its name
     joined = posixpath.normpath(posixpath.join(base, path)) if base else posixpath.normpath(path)
     return joined
 
