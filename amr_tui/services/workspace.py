@@ -148,6 +148,33 @@ def memory_format(path: Path) -> str | None:
     return None
 
 
+def holds_files(path: Path) -> bool:
+    """Whether ``scan_files`` would list a file under ``path`` (stops at the first one)."""
+    todo = [path]
+    while todo:
+        try:
+            listing = os.scandir(todo.pop())
+        except OSError:
+            continue
+        with listing:
+            for entry in listing:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if entry.name not in _SKIP_DIRS and not entry.is_symlink():
+                        todo.append(Path(entry.path))
+                    continue
+                try:
+                    listed = entry.is_symlink() or entry.is_file(follow_symlinks=False)
+                except OSError:
+                    continue
+                if listed and not entry.name.startswith(".amr-tmp-"):
+                    return True
+    return False
+
+
 def holds_markdown(path: Path, *, limit: int = 2000) -> bool:
     """A Markdown file in ``path`` or below (the first ``limit`` entries looked at; skipped
     folders and symlinks not entered)."""

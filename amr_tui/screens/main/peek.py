@@ -15,7 +15,15 @@ from pathlib import Path
 from amr_tui.core.format.links import LinkState, candidates, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.paths import entry_file, is_markdown
-from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, listed_as, read_bytes, scan_files, top_folders
+from amr_tui.services.workspace import (
+    MAX_PARSE_BYTES,
+    Mount,
+    holds_files,
+    listed_as,
+    read_bytes,
+    scan_files,
+    top_folders,
+)
 
 __all__ = ["FIRST_ROWS", "FirstLook", "Lookahead", "first_files", "first_listing", "first_look", "link_states"]
 
@@ -83,9 +91,10 @@ def first_listing(root: Path, rows: int = FIRST_ROWS) -> tuple[list[str], set[st
     the first frame no longer waits for the whole walk. (files, escaping, whether that was all)."""
     files, escaping, _none = scan_files(root, stats=False, descend=False)
     held = 0
-    for name in sorted(top_folders(root), key=lambda n: (n + "/").lower()):
-        if held >= rows:
-            return files, escaping, False
+    folders = sorted(top_folders(root), key=lambda n: (n + "/").lower())
+    for at, name in enumerate(folders):
+        if held >= rows and any(holds_files(root / rest) for rest in folders[at:]):
+            return files, escaping, False  # "not all" only when a file is left (one is enough to know)
         sub, sub_escaping, _none = scan_files(root, stats=False, start=name)
         files += sub
         escaping |= sub_escaping
