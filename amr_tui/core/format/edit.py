@@ -10,7 +10,7 @@ import datetime as _dt
 from collections.abc import Callable
 
 from amr_tui.core.format.metadata import format_metadata
-from amr_tui.core.format.parser import BOM, Document, parse
+from amr_tui.core.format.parser import BOM, SEPARATOR, Document, parse
 from amr_tui.core.format.rules import diag, rebuild_line
 from amr_tui.core.model import Diagnostic, Entry, Line, Link
 from amr_tui.core.paths import MEMORY_FILE
@@ -109,12 +109,70 @@ def entry_span(doc: Document, entry: Entry) -> tuple[int, int]:
 
 
 def new_entry_line(text: str, metadata: list[tuple[str, str]] | None = None, *, like: Entry | None = None) -> str:
+    """One entry's line, shaped like ``like`` (its indent and marker; no marker for a §
+    paragraph), a ``-`` bullet otherwise."""
     indent = like.indent if like else ""
-    marker = like.marker if like and like.marker in "-*+" else "-"
+    marker = like.marker if like and like.marker in ("-", "*", "+", "") else "-"
     text = " ".join(text.split())
     meta = format_metadata(metadata or [])
     body = " ".join(part for part in (text, meta) if part)
+    if not marker:
+        return f"{indent}{body}"
     return f"{indent}{marker} {body}" if body else f"{indent}{marker}"
+
+
+def _is_separator(line: Line) -> bool:
+    return line.text.strip() == SEPARATOR
+
+
+def removal_span(doc: Document, entry: Entry) -> tuple[int, int]:
+    """The lines that removing an entry deletes: its span, and for a § paragraph one of the
+    § lines beside it (the one after it; the one before when it is the last), so the file
+    keeps one separator between each two entries."""
+    first, last = entry_span(doc, entry)
+    if entry.marker or not doc.paragraphs:
+        return first, last
+    lines = doc.lines
+    k = last  # 0-based: the line after the span
+    while k < len(lines) and not lines[k].text.strip():
+        k += 1
+    if k < len(lines) and _is_separator(lines[k]):
+        return first, k + 1
+    k = first - 2
+    while k >= 0 and not lines[k].text.strip():
+        k -= 1
+    if k >= 0 and _is_separator(lines[k]):
+        return k + 1, last
+    return first, last
+
+
+def new_entry_lines(doc: Document, after: int, lines: list[str]) -> list[str]:
+    """The lines that add an entry's ``lines`` after line ``after`` (0: at the top): the lines
+    themselves, and in a § paragraph file the § that parts them from the entry above
+    (or below, at the top of the file)."""
+    if not doc.paragraphs:
+        return lines
+    above = next((ln for ln in reversed(doc.lines[:after]) if ln.text.strip()), None)
+    below = next((ln for ln in doc.lines[after:] if ln.text.strip()), None)
+    if above is not None and not _is_separator(above):
+        return [SEPARATOR, *lines]
+    if below is not None and not _is_separator(below):
+        return [*lines, SEPARATOR]
+    return lines
+
+
+def entry_lines(doc: Document, entry: Entry, into: Document | None = None) -> list[str]:
+    """An entry's lines (with its sub-entries and continuation), moved to the top level; its
+    first line reads as entries do in ``into``: a bullet in a Markdown file, a bare paragraph
+    in a § paragraph file."""
+    first, last = entry_span(doc, entry)
+    cut = len(entry.indent)
+    lines = [doc.lines[i - 1].text for i in range(first, last + 1)]
+    lines = [ln[cut:] if ln[:cut].strip() == "" else ln for ln in lines]
+    if into is not None and (not entry.marker) != into.paragraphs:
+        body = lines[0][entry.content_start - cut :]
+        lines[0] = body if into.paragraphs else f"- {body}"
+    return lines
 
 
 def set_metadata(line_text: str, entry: Entry, key: str, value: str | None) -> str:
@@ -135,14 +193,32 @@ def today_iso(today: _dt.date | None = None) -> str:
     return (today or _dt.date.today()).isoformat()
 
 
+def parse_line(line_text: str, path: str = MEMORY_FILE, *, paragraph: bool = False) -> Document:
+    """One would-be entry line parsed on its own; ``paragraph``: as an entry of a §
+    paragraph file (a bare line is no entry in a Markdown file)."""
+    end = "\n" + SEPARATOR + "\n" if paragraph else "\n"
+    return parse((line_text + end).encode("utf-8", "surrogateescape"), path)
+
+
+def entry_text(line_text: str, path: str = MEMORY_FILE, *, paragraph: bool = False) -> str:
+    """The fact an entry line states (no marker, no metadata); the line itself when it is none."""
+    doc = parse_line(line_text, path, paragraph=paragraph)
+    return doc.entries[0].text if doc.entries else line_text.strip()
+
+
 def check_line(
-    line_text: str, path: str = MEMORY_FILE, link_ok: Callable[[Link], bool] | None = None
+    line_text: str,
+    path: str = MEMORY_FILE,
+    link_ok: Callable[[Link], bool] | None = None,
+    *,
+    paragraph: bool = False,
 ) -> tuple[Entry | None, list[Diagnostic]]:
-    """Parse one would-be entry line on its own: what the editor validates as you type.
+    """Parse one would-be entry line on its own: what the editor validates as you type
+    (``paragraph``: a line of a § paragraph file, see :func:`parse_line`).
 
     ``link_ok`` (the repo's resolver, when the caller has one): a ``[[link]]`` it does not find
     is a warning (AMR010) as lint would give it; a ``[[`` never closed is one in any case."""
-    doc = parse(line_text.encode("utf-8", "surrogateescape") + b"\n", path)
+    doc = parse_line(line_text, path, paragraph=paragraph)
     entry = doc.entries[0] if doc.entries else None
     diags = [d for d in doc.diagnostics if d.code not in ("AMR023",)]
     if entry is not None and link_ok is not None:

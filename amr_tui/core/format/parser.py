@@ -22,6 +22,7 @@ from amr_tui.core.paths import is_markdown as is_markdown
 from amr_tui.core.shared import EMPTY
 
 BOM = "\ufeff"
+SEPARATOR = "\u00a7"  # Hermes' memory files: paragraphs with a line holding only "§" between them
 _MD: Any = None  # markdown-it, built on first use: most files take the fast path (``fastscan``)
 
 
@@ -45,6 +46,7 @@ class Document:
     links: list[Link] = field(default_factory=list)  # every link in the file, entries or not
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, text)
     front_matter: tuple[int, int] | None = None  # 1-based first and last line
+    paragraphs: bool = False  # Hermes-shaped: its entries are paragraphs between § lines, no bullets
     # The line-local lint, computed on first use of ``diagnostics`` (a search index or a
     # link graph never needs it); ``_meta_problems`` keeps the parser's metadata reads that
     # the lint needs (the unusual ones: a clean "[k: v; k: v]" is rebuilt from the entry).
@@ -175,19 +177,24 @@ def _mark(lines: list[Line], start: int, end: int, kind: LineKind) -> None:
 
 def _parse_markdown(doc: Document, text: str) -> dict[int, MetaParse]:
     """Block structure, links and entries; returns each entry's metadata parse by line."""
-    scanned = fastscan.scan(doc.lines) if fastscan.eligible_text(text) else None
+    hermes = SEPARATOR in text
+    scanned = fastscan.scan(doc.lines) if not hermes and fastscan.eligible_text(text) else None
     opaque: set[int] = set()  # 0-based lines whose links do not count (code, html)
     if scanned is None:
         pending = _parse_blocks(doc, opaque)
     else:
         pending, doc.headings = scanned
+    paragraphs = _paragraph_entries(doc.lines) if hermes else []
+    if paragraphs:
+        doc.paragraphs = True
+        pending = sorted(pending + paragraphs)
     if "[[" in text or "](" in text:
         base = doc.path.rpartition("/")[0]  # a Markdown link is relative to its file's folder
         for idx, line in enumerate(doc.lines):
             t = line.text
             if ("[[" in t or "](" in t) and idx not in opaque and line.kind is not LineKind.FRONT_MATTER:
                 doc.links.extend(find_links(t, line.number, base))
-    return _build_entries(doc, pending, nested=scanned is None)
+    return _build_entries(doc, pending, nested=scanned is None, paragraphs={p[0] for p in paragraphs})
 
 
 def _parse_blocks(doc: Document, opaque: set[int]) -> list[tuple[int, int, int, int]]:
@@ -271,14 +278,43 @@ def _parse_blocks(doc: Document, opaque: set[int]) -> list[tuple[int, int, int, 
     return pending
 
 
+def _paragraph_entries(lines: list[Line]) -> list[tuple[int, int, int, int]]:
+    """Hermes' entries: each stretch of running text between lines holding only § is one
+    entry, its first line the entry's line and the rest its continuation. A stretch holding
+    anything but text (a list, a heading, code) is left as Markdown reads it."""
+    seps = [i for i, ln in enumerate(lines) if ln.kind is LineKind.TEXT and ln.text.strip(WHITESPACE) == SEPARATOR]
+    if not seps:
+        return []
+    out: list[tuple[int, int, int, int]] = []
+    bounds = [-1, *seps, len(lines)]
+    for lo, hi in zip(bounds, bounds[1:], strict=False):
+        chunk = range(lo + 1, hi)
+        kinds = {lines[i].kind for i in chunk}
+        if LineKind.TEXT not in kinds or not kinds <= {LineKind.TEXT, LineKind.BLANK}:
+            continue
+        first = next(i for i in chunk if lines[i].kind is LineKind.TEXT)
+        last = max(i for i in chunk if lines[i].kind is LineKind.TEXT)
+        lines[first].kind = LineKind.ENTRY
+        for i in range(first + 1, last + 1):
+            if lines[i].kind is LineKind.TEXT:
+                lines[i].kind = LineKind.CONTINUATION
+        out.append((first, last + 1, 0, -1))
+    for i in seps:
+        lines[i].kind = LineKind.RULE
+    return out
+
+
 def _mark_continuation(lines: list[Line], start: int, end: int) -> None:
     for idx in range(start, min(end, len(lines))):
         if lines[idx].text.strip(WHITESPACE) and lines[idx].kind in (LineKind.TEXT, LineKind.BLANK):
             lines[idx].kind = LineKind.CONTINUATION
 
 
-def _build_entries(doc: Document, pending: list[tuple[int, int, int, int]], *, nested: bool) -> dict[int, MetaParse]:
-    """Entries from the list items in ``pending``; ``nested`` False when no item holds another."""
+def _build_entries(
+    doc: Document, pending: list[tuple[int, int, int, int]], *, nested: bool, paragraphs: set[int]
+) -> dict[int, MetaParse]:
+    """Entries from the list items in ``pending`` (and the § paragraphs starting on the
+    0-based lines ``paragraphs``); ``nested`` False when no item holds another."""
     lines = doc.lines
     n = len(lines)
     links_by_line: dict[int, list[Link]] = {}
@@ -295,6 +331,8 @@ def _build_entries(doc: Document, pending: list[tuple[int, int, int, int]], *, n
         raw = lines[start].text
         if raw[:2] in ("- ", "* ", "+ ") and raw[2:3] not in (" ", "\t"):
             indent, marker, content_start = "", raw[0], 2
+        elif start in paragraphs:  # a § paragraph: no marker
+            indent, marker, content_start = "", "", len(raw) - len(raw.lstrip(" \t"))
         else:
             stripped = raw.lstrip(" \t")
             indent = raw[: len(raw) - len(stripped)]

@@ -228,7 +228,7 @@ def _check_entry(line_text: str, entry: Entry, meta: MetaParse | None = None) ->
                 len(entry.indent) + 1,
             )
         )
-    if entry.marker in "*+":
+    if entry.marker in ("*", "+"):
         fixed = entry.indent + "-" + line_text[len(entry.indent) + 1 :]
         out.append(
             diag(

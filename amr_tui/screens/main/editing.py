@@ -278,7 +278,7 @@ class EditActions:
         entry = of.doc.entry_at(line)
         if entry is not None:
             prefix, value = text[: entry.content_start], text[entry.content_start :]
-            if not prefix.endswith((" ", "\t")):
+            if entry.marker and not prefix.endswith((" ", "\t")):
                 prefix += " "
         else:
             prefix, value = "", text
@@ -292,7 +292,10 @@ class EditActions:
             return
         line = self.host.view.cursor_line if of.doc.lines else 0
         entry = of.doc.entry_at(line)
-        prefix = (entry.indent + (entry.marker or "-") + " ") if entry else "- "
+        if of.doc.paragraphs:  # a Hermes file: an entry is a bare paragraph
+            prefix = ""
+        else:
+            prefix = (entry.indent + (entry.marker or "-") + " ") if entry else "- "
         after = line if where == "below" else max(0, line - 1)
         if entry is not None and where == "below":
             after = entry_span(of.doc, entry)[1]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from amr_tui.core.format.edit import entry_span, insert_lines, new_entry_line
+from amr_tui.core.format.edit import entry_span, insert_lines, new_entry_line, parse_line
 from amr_tui.core.format.metadata import parse_metadata
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.lint.repo import INDEX_HEADING, LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES
@@ -104,7 +104,7 @@ def edited_line(raw: str, entry: Entry, text: str, path: str) -> tuple[str | Non
         items = [(m.key, m.value) for m in entry.metadata]
         plain = body
     new = new_entry_line(plain, items, like=entry)
-    doc = parse((new.lstrip() + "\n").encode("utf-8", "surrogateescape"), path)
+    doc = parse_line(new.lstrip(), path, paragraph=not entry.marker)
     diags = [d for d in doc.diagnostics if d.code != "AMR023"]
     if not doc.entries or not doc.entries[0].text:
         return None, [*diags, Diagnostic("AMR000", Severity.ERROR, "the fact is empty", 1, 1)]

@@ -34,8 +34,11 @@ from dataclasses import dataclass
 
 from amr_tui.core.format.edit import (
     delete_lines,
-    entry_span,
+    entry_lines,
+    entry_text,
     insert_lines,
+    new_entry_lines,
+    removal_span,
     replace_line,
     summarise,
 )
@@ -464,8 +467,11 @@ class AgentMemory:
                 at = 3
             else:
                 at = append_point(doc)
-                data = insert_lines(doc, at, [line])
-                at += 1
+                if doc.paragraphs:  # a Hermes file: its entries are bare paragraphs between § lines
+                    line = line[2:]
+                lines = new_entry_lines(doc, at, [line])
+                data = insert_lines(doc, at, lines)
+                at += 1 + lines.index(line)
             changes.append(Change(target, of.data, data, of.head))
             linked = ""
             if new_file and target != MEMORY_FILE:
@@ -505,7 +511,7 @@ class AgentMemory:
             if new_raw == raw:
                 return WriteResult("unchanged", "The entry already says that.", repo, path, EntryOut.of(entry, raw))
             data = replace_line(of.doc, entry.line, new_raw)
-            what = summarise(parse((new_raw + "\n").encode(), path).entries[0].text)
+            what = summarise(entry_text(new_raw, path, paragraph=not entry.marker))
             result = self._commit(
                 repo, [Change(path, of.data, data, of.head, (raw,))], f"Edit entry in {path}: {what}", who, path
             )
@@ -580,17 +586,15 @@ class AgentMemory:
                 return found
             entry, raw = found
             assert of.doc is not None
-            first, last = entry_span(of.doc, entry)
-            lines = [of.doc.lines[i - 1].text for i in range(first, last + 1)]
-            indent = len(entry.indent)
-            lines = [ln[indent:] if ln[:indent].strip() == "" else ln for ln in lines]
             dest = self._open(to_repo, to_path)
+            lines = entry_lines(of.doc, entry, dest.doc)
             if dest.doc is None:
                 add = f"# {title_of(to_path)}\n\n" + "\n".join(lines) + "\n"
                 dest_data = add.encode()
             else:
-                dest_data = insert_lines(dest.doc, append_point(dest.doc), lines)
-            removed = delete_lines(of.doc, first, last)
+                at = append_point(dest.doc)
+                dest_data = insert_lines(dest.doc, at, new_entry_lines(dest.doc, at, lines))
+            removed = delete_lines(of.doc, *removal_span(of.doc, entry))
             what = make_visible(summarise(entry.text))
             if repo == to_repo:
                 changes = [

@@ -33,7 +33,7 @@ from typing import Protocol
 
 from amr_tui.core.diff import similarity as sim
 from amr_tui.core.diff.entries import LineEntry, entry_of_line
-from amr_tui.core.format.edit import delete_lines, entry_span, find_entry, insert_lines, summarise
+from amr_tui.core.format.edit import delete_lines, find_entry, insert_lines, new_entry_lines, removal_span, summarise
 from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.format.rules import diag
 from amr_tui.core.lint.repo import INDEX_HEADING, MEMORY_FILE, Finding
@@ -492,9 +492,8 @@ def plan_forget(
         entry = find_entry(doc, raw, near)
         if entry is None:
             raise LookupError(f"the entry at {path}:{line} changed before it could be forgotten; nothing was written")
-        first, last = entry_span(doc, entry)
         tomb = service.blobs.read(head, TOMBSTONE_PATH) if head else None
-        return {path: delete_lines(doc, first, last), TOMBSTONE_PATH: add_tombstone(tomb, stone)}
+        return {path: delete_lines(doc, *removal_span(doc, entry)), TOMBSTONE_PATH: add_tombstone(tomb, stone)}
 
     secret = bool(find_secrets(raw))
     if redact or secret:
@@ -611,4 +610,4 @@ def _with_line(path: str, data: bytes | None, line: str) -> bytes:
             while at > 0 and not doc.lines[at - 1].text.strip():
                 at -= 1
             return insert_lines(doc, at, [line])
-    return insert_lines(doc, len(doc.lines), [line])
+    return insert_lines(doc, len(doc.lines), new_entry_lines(doc, len(doc.lines), [line]))

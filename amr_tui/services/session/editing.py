@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from amr_tui.core.format.edit import delete_lines, entry_span, find_entry, insert_lines, replace_line, summarise
+from amr_tui.core.format.edit import (
+    delete_lines,
+    entry_lines,
+    entry_span,
+    entry_text,
+    find_entry,
+    insert_lines,
+    new_entry_lines,
+    removal_span,
+    replace_line,
+    summarise,
+)
 from amr_tui.core.format.links import index_link, link_text_for, normalise, rewrite_links, unsafe_reason
 from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.lint import INDEX_HEADING
@@ -69,7 +80,7 @@ def replace_entry_line(session: Session, of: OpenFile, line: int, new_text: str)
     if old == new_text:
         return Saved(of.repo, of.path, of.head, "No change", line)
     entry = of.doc.entry_at(line)
-    what = summarise(parse((new_text + "\n").encode(), of.path).entries[0].text) if entry else summarise(new_text)
+    what = summarise(entry_text(new_text, of.path, paragraph=not entry.marker) if entry else new_text)
     return write(
         session,
         of,
@@ -82,11 +93,10 @@ def replace_entry_line(session: Session, of: OpenFile, line: int, new_text: str)
 
 def insert_entry(session: Session, of: OpenFile, after: int, new_text: str) -> Saved:
     assert of.doc is not None
-    doc = parse((new_text + "\n").encode(), of.path)
-    what = summarise(doc.entries[0].text) if doc.entries else summarise(new_text)
-    return write(
-        session, of, insert_lines(of.doc, after, [new_text]), f"Add entry to {of.path}: {what}", line=after + 1
-    )
+    what = summarise(entry_text(new_text, of.path, paragraph=of.doc.paragraphs))
+    lines = new_entry_lines(of.doc, after, [new_text])
+    at = after + 1 + lines.index(new_text)
+    return write(session, of, insert_lines(of.doc, after, lines), f"Add entry to {of.path}: {what}", line=at)
 
 
 def delete_entry(session: Session, of: OpenFile, line: int) -> Saved:
@@ -95,7 +105,7 @@ def delete_entry(session: Session, of: OpenFile, line: int) -> Saved:
     if entry is None:
         raise EditRefused("the cursor is not on an entry")
     first, last = entry_span(of.doc, entry)
-    data = delete_lines(of.doc, first, last)
+    data = delete_lines(of.doc, *removal_span(of.doc, entry))
     extra = f" (and {last - first} nested line{'s' if last - first != 1 else ''})" if last > first else ""
     return write(
         session,
@@ -130,11 +140,7 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
         raise EditRefused("entries can only move into Markdown files")
     check_writable(session, of.repo, of.path)
     check_writable(session, dest_repo, dest_path)
-    first, last = entry_span(of.doc, entry)
     raw = of.doc.lines[entry.line - 1].text
-    lines = [of.doc.lines[i - 1].text for i in range(first, last + 1)]
-    base_indent = len(entry.indent)
-    lines = [ln[base_indent:] if ln[:base_indent].strip() == "" else ln for ln in lines]
     dest = session.open(dest_repo, dest_path)
     what = summarise(entry.text)
     if dest.doc is None:
@@ -143,8 +149,10 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
         dest = OpenFile(dest_repo, dest_path, None, parse(b"", dest_path), dest.head)
     assert dest.doc is not None
     after = len(dest.doc.lines)
-    added_data = insert_lines(dest.doc, after, lines)
-    removed_data = delete_lines(of.doc, first, last)
+    lines = entry_lines(of.doc, entry, dest.doc)
+    added_data = insert_lines(dest.doc, after, new_entry_lines(dest.doc, after, lines))
+    first = entry.line
+    removed_data = delete_lines(of.doc, *removal_span(of.doc, entry))
     stale = StaleEntryError(
         f"The entry changed since it was shown (someone edited or removed it): nothing was moved. "
         f"It now reads as in {of.path}; move it again if it should still go."
@@ -192,8 +200,12 @@ def move_entry(session: Session, of: OpenFile, line: int, dest_repo: str, dest_p
         if back.doc is not None and back.data is not None:
             copied = find_entry(back.doc, lines[0], after + 1)
             if copied is not None:
-                c_first, c_last = entry_span(back.doc, copied)
-                write(session, back, delete_lines(back.doc, c_first, c_last), f"Take back the copy of a move: {what}")
+                write(
+                    session,
+                    back,
+                    delete_lines(back.doc, *removal_span(back.doc, copied)),
+                    f"Take back the copy of a move: {what}",
+                )
         raise stale from None
     return added, removed
 
