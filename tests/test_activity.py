@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from amr_tui.cli.main import main
-from amr_tui.services.activity import REVIEWED_FILE, ActivityError, ActivityService
+from amr_tui.services.activity.model import REVIEWED_FILE, ActivityError
+from amr_tui.services.activity.service import ActivityService
 from tests.conftest import APP_SIZE, FIXED_ENV, git
 from tests.driver import AppDriver, app_for
 

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from amr_tui.services.agent import AgentMemory, Writer
+from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.agent.model import entry_hash
 from amr_tui.services.workspace import discover
 

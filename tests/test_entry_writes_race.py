@@ -36,7 +36,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from amr_tui.core.format.edit import set_metadata
 from amr_tui.core.format.parser import parse
 from amr_tui.git.gate import observe_steps
-from amr_tui.services.agent import AgentMemory, Writer
+from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.session import editing
 from amr_tui.services.workspace import discover
 from tests.test_agent_stateful import AGENT_ENV, git

@@ -13,7 +13,8 @@ from amr_tui.core.format.parser import parse
 from amr_tui.core.model import LineKind
 from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.agent.model import entry_hash
-from amr_tui.services.session import Session, editing
+from amr_tui.services.session import editing
+from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
 from tests.conftest import git
 from tests.driver import AppDriver, app_for

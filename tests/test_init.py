@@ -233,7 +233,7 @@ def test_adopting_many_notes_writes_an_index_that_fits_the_budget(tmp_path) -> N
     import os
     import subprocess
 
-    from amr_tui.core.lint import lint_repo
+    from amr_tui.core.lint.repo import lint_repo
     from amr_tui.services.init import init_memory_repo, preview_init
     from amr_tui.services.workspace import discover, load_snapshot
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from amr_tui.services.agent import AgentMemory, Writer
-from amr_tui.services.history import HistoryService
+from amr_tui.services.agent.memory import AgentMemory, Writer
+from amr_tui.services.history.provenance import HistoryService
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover

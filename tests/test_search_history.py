@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from amr_tui.core.tombstones import TOMBSTONE_PATH, tombstone_line
-from amr_tui.services.history import HistoryService
+from amr_tui.services.history.provenance import HistoryService
 from tests.driver import AppDriver, app_for, wait_for
 from tests.historyhelpers import commit, new_repo
 from tests.hostilehelpers import run_amr

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from amr_tui.core.secrets import _PATTERNS, find_secrets, secret_line_candidates
-from amr_tui.services.agent import AgentMemory, Writer
+from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.workspace import discover
 
 _REFERENCE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:[^/\s:@]+@")

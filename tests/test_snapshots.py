@@ -162,7 +162,7 @@ def test_activity_review_screen(snap_compare, demo_root):
     """What agents committed since the last review (A), one commit's entry changes side by side.
     The review mark is set at a fixed demo commit, so the same commits are listed every run."""
     from amr_tui.screens.activity import ActivityScreen
-    from amr_tui.services.activity import ActivityService
+    from amr_tui.services.activity.service import ActivityService
 
     alice = demo_root / "memory-alice"
     service = ActivityService(alice)

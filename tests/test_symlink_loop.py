@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.services.agent import AgentMemory
+from amr_tui.services.agent.memory import AgentMemory
 from amr_tui.services.workspace import discover, listed_as, scan_files
 from tests.driver import AppDriver, app_for
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from amr_tui.cli.main import main
-from amr_tui.services.session import Session, editing
+from amr_tui.services.session import editing
+from amr_tui.services.session.state import Session
 from amr_tui.services.undo import NothingToUndo, undo_newest
 from amr_tui.services.workspace import discover
 from tests.conftest import git

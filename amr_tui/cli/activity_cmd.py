@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 if TYPE_CHECKING:  # annotations only: the command imports what it runs when it runs
-    from amr_tui.services.activity import Activity, ActivityCommit
+    from amr_tui.services.activity.model import Activity, ActivityCommit
 
 COMMANDS = ("activity",)
 
@@ -80,7 +80,8 @@ def _json(name: str, activity: Activity) -> dict[str, object]:
 
 def run_activity(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.activity import ActivityError, ActivityService
+    from amr_tui.services.activity.model import ActivityError
+    from amr_tui.services.activity.service import ActivityService
 
     rest = list(args.args)
     mark = bool(rest) and rest[0] == "mark-reviewed"

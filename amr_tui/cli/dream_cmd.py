@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 if TYPE_CHECKING:  # annotations only: the dreams services are imported when a command runs (start-up of `amr`)
-    from amr_tui.services.dreams import DreamRun, DreamService
+    from amr_tui.services.dreams.model import DreamRun
+    from amr_tui.services.dreams.runs import DreamService
 
 COMMANDS = ("dream", "dreams")
 
@@ -154,7 +155,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def _service(path: Path) -> DreamService:
-    from amr_tui.services.dreams import DreamService
+    from amr_tui.services.dreams.runs import DreamService
     from amr_tui.services.workspace import find_repo_root
 
     root = find_repo_root(path)
@@ -249,7 +250,7 @@ def run_show(args: argparse.Namespace) -> int:
     from amr_tui.core.diff.align import align
     from amr_tui.core.diff.text import diff_json, summary_lines
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.model import DreamError
 
     try:
         service = _service(args.repo)
@@ -289,7 +290,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_accept(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.model import DreamError
 
     edits: dict[str, str] = {}
     for item in args.edit:
@@ -338,7 +339,7 @@ def run_accept(args: argparse.Namespace) -> int:
 
 def run_reject(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.model import DreamError
 
     try:
         service = _service(args.repo)
@@ -359,7 +360,7 @@ def run_reject(args: argparse.Namespace) -> int:
 
 def run_undo(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.model import DreamError
 
     try:
         note = _service(args.repo).undo(args.run)
@@ -374,7 +375,7 @@ def run_dream(args: argparse.Namespace) -> int:
     import shlex
 
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams import DreamError
+    from amr_tui.services.dreams.model import DreamError
 
     try:
         today = _dt.date.fromisoformat(args.today) if args.today else None

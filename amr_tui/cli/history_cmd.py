@@ -16,7 +16,8 @@ from amr_tui.core.paths import MEMORY_FILE
 if TYPE_CHECKING:  # annotations only: each command imports what it runs when it runs (start-up of `amr`)
     from amr_tui.git.history import BlameLine, SkippedBlob
     from amr_tui.git.models import CommitInfo
-    from amr_tui.services.history import ForgottenFact, HistoryService
+    from amr_tui.services.history.forgotten import ForgottenFact
+    from amr_tui.services.history.provenance import HistoryService
 
 COMMANDS = ("history", "forgotten", "forget", "undo")
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
@@ -113,7 +114,7 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
 
 
 def _service(root: Path) -> HistoryService:
-    from amr_tui.services.history import HistoryService
+    from amr_tui.services.history.provenance import HistoryService
 
     return HistoryService(root)
 

@@ -47,7 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.services.agent import Writer
+    from amr_tui.services.agent.memory import Writer
     from amr_tui.services.config import load_config
     from amr_tui.services.workspace import discover, looks_like_memory_root
 
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         author_name, author_email = m.group(1), m.group(2)
     base = Writer(None, args.session or os.environ.get(SESSION_ENV) or None, author_name, author_email)
 
-    from amr_tui.services.agent import AgentMemory
+    from amr_tui.services.agent.memory import AgentMemory
 
     memory = AgentMemory(mounts, review=review, load=False)
     memory.start_loading()

@@ -19,16 +19,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from amr_tui import __version__
-from amr_tui.services.agent import (
-    AgentError,
-    AgentMemory,
-    FileRead,
-    HistoryResult,
-    LoadResult,
-    SearchResults,
-    Writer,
-    WriteResult,
-)
+from amr_tui.services.agent.memory import AgentError, AgentMemory, Writer
+from amr_tui.services.agent.model import FileRead, HistoryResult, LoadResult, SearchResults, WriteResult
 
 INSTRUCTIONS = """amr serves Agent Memory Repos: git repos of Markdown files, MEMORY.md first, one fact per bullet line ending in optional [key: value; key: value] metadata (source, added).
 

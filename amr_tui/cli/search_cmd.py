@@ -140,7 +140,8 @@ def run_history(args: argparse.Namespace) -> int:
     from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
     from amr_tui.core.search.query import QueryError
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.history import HistoryService, PastEntry, PastIndex
+    from amr_tui.services.history.past import PastEntry, PastIndex
+    from amr_tui.services.history.provenance import HistoryService
     from amr_tui.services.workspace import discover
 
     def shown(path: Path) -> str:

@@ -11,7 +11,7 @@ from amr_tui.cli.output import emit_json, error, safe
 from amr_tui.core.textsafety import plural
 
 if TYPE_CHECKING:  # annotations only: the share services are imported when it runs (start-up of `amr`)
-    from amr_tui.services.share import RepoPreview
+    from amr_tui.services.share.build import RepoPreview
 
 COMMANDS = ("share",)
 

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from amr_tui.core.diff.entries import EntryChange, EntryDiff
-    from amr_tui.services.activity import Activity, ActivityCommit, ActivityService
+    from amr_tui.services.activity.model import Activity, ActivityCommit
+    from amr_tui.services.activity.service import ActivityService
 
 __all__ = ["ActivityScreen"]
 

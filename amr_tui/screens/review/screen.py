@@ -28,7 +28,8 @@ from amr_tui.widgets.side_by_side import SideBySide
 
 if TYPE_CHECKING:
     from amr_tui.core.diff.entries import EntryChange
-    from amr_tui.services.dreams import ChangedFile, DreamRun, DreamService, FileReview, RunReview
+    from amr_tui.services.dreams.model import ChangedFile, DreamRun, FileReview, RunReview
+    from amr_tui.services.dreams.runs import DreamService
     from amr_tui.services.session.state import Session
 
 NL = Content("\n")

@@ -11,7 +11,7 @@ from amr_tui.widgets.safe import content
 
 if TYPE_CHECKING:
     from amr_tui.core.diff.entries import EntryChange
-    from amr_tui.services.dreams import ChangedFile, FileReview
+    from amr_tui.services.dreams.model import ChangedFile, FileReview
 
 
 def age(dt: _dt.datetime | None) -> str:

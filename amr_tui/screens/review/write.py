@@ -18,7 +18,10 @@ from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
-    from amr_tui.services.dreams import Accepted, DreamRun, DreamService, Problem, RunReview
+    from amr_tui.services.dreams.check import Problem
+    from amr_tui.services.dreams.model import DreamRun, RunReview
+    from amr_tui.services.dreams.runs import DreamService
+    from amr_tui.services.dreams.write import Accepted
 
     _Screen = Screen[bool]  # to the type checker the mixin is the screen it is mixed into
 else:

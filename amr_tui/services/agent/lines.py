@@ -20,7 +20,7 @@ from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.lint.repo import INDEX_HEADING, LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES
 from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.services.agent.model import DiagnosticOut, EntryOut, WriteResult, entry_hash
-from amr_tui.services.session import OpenFile
+from amr_tui.services.session.state import OpenFile
 
 INBOX_FILE = "inbox.md"  # where a fact goes when no Index topic matches it
 INBOX_HEADING = "# Inbox"

@@ -80,9 +80,9 @@ from amr_tui.services.agent.model import (
     TimelineEventOut,
     WriteResult,
 )
-from amr_tui.services.dreams import BRANCH_PREFIX, DECISION_PREFIX, run_id_of
-from amr_tui.services.history import MOVED_TRAILER
-from amr_tui.services.session import OpenFile, Session
+from amr_tui.services.dreams.model import BRANCH_PREFIX, DECISION_PREFIX, run_id_of
+from amr_tui.services.history.forgotten import MOVED_TRAILER
+from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.workspace import Mount
 from amr_tui.services.writegate import EditRefused, Saved
 

@@ -61,7 +61,7 @@ from amr_tui.services.dreams.model import (
     trailer_values,
 )
 from amr_tui.services.dreams.write import Accepted, accept, close_if_decided, emptied_by, reject, undo
-from amr_tui.services.history import HistoryService
+from amr_tui.services.history.provenance import HistoryService
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
 VIEWED_FILE = "amr/viewed.json"  # inside the git dir, never in the work tree

@@ -10,41 +10,4 @@ history and dreams (and ``amr_tui.git``, ``amr_tui.core``), never the CLI's batc
 (``services.batch``), and nothing in services imports it but the agent interface
 (``services.agent``, which serves a session to agents). The app imports it once its first
 frame is up (tests/test_startup_path.py).
-
-Names load on first use (``amr_tui.core.lazy``, as core's faces do): importing one module of
-the package loads only it and what it imports.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from amr_tui.core.lazy import face
-
-if TYPE_CHECKING:  # the names as a type checker reads them; at run time the map below is used
-    from amr_tui.services.session.external import put_back, run_editor, run_editor_unread
-    from amr_tui.services.session.state import Backlink, LockedSearch, OpenFile, Session
-    from amr_tui.services.session.watch import Change, RepoInfo, RepoState, WatchMixin
-
-__all__ = [
-    "Backlink",
-    "Change",
-    "LockedSearch",
-    "OpenFile",
-    "RepoInfo",
-    "RepoState",
-    "Session",
-    "WatchMixin",
-    "put_back",
-    "run_editor",
-    "run_editor_unread",
-]
-
-__getattr__, __dir__ = face(
-    __name__,
-    {
-        "state": ("Backlink", "LockedSearch", "OpenFile", "Session"),
-        "watch": ("Change", "RepoInfo", "RepoState", "WatchMixin"),
-        "external": ("put_back", "run_editor", "run_editor_unread"),
-    },
-)

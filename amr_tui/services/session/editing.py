@@ -23,13 +23,13 @@ from amr_tui.core.format.edit import (
 )
 from amr_tui.core.format.links import index_link, link_text_for, normalise, rewrite_links, unsafe_reason
 from amr_tui.core.format.parser import is_markdown, parse
-from amr_tui.core.lint import INDEX_HEADING
+from amr_tui.core.lint.repo import INDEX_HEADING
 from amr_tui.core.merge.resolution import ConflictChoice, resolved_bytes
 from amr_tui.core.paths import with_md_suffix
 from amr_tui.git.errors import AmrGitError, ConflictError, EntryGoneError
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
-from amr_tui.services.history import MOVED_TRAILER
+from amr_tui.services.history.forgotten import MOVED_TRAILER
 from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.workspace import read_bytes
 from amr_tui.services.writegate import EditRefused, Saved, check_writable

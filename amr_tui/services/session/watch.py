@@ -27,7 +27,7 @@ from amr_tui.services.sync.state import load_state
 from amr_tui.services.workspace import Mount, path_is_safe, scan_files
 
 if TYPE_CHECKING:
-    from amr_tui.services.activity import ActivityService
+    from amr_tui.services.activity.service import ActivityService
 
 INFO_MAX_AGE_S = 30.0  # repo badges are re-read at least this often, changed or not
 _OP_NOTES = {
