@@ -5,20 +5,18 @@ from __future__ import annotations
 import datetime as _dt
 import gc
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
-from textual.message import Message
-from textual.notifications import SeverityLevel
 
 from amr_tui.core.textsafety import make_visible
+from amr_tui.screens import flows
 from amr_tui.screens.main.screen import MainScreen, Place
-from amr_tui.services.config import Config, config_path, load_config, save_settings
+from amr_tui.services.config import Config, load_config, save_settings
 from amr_tui.services.workspace import Mount, discover, looks_like_memory_root, set_formats
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.safe import notify_text
@@ -30,10 +28,7 @@ if TYPE_CHECKING:
 
     from amr_tui.screens.finder import FinderResult
     from amr_tui.screens.main.peek import Lookahead
-    from amr_tui.services.history.forgotten import Forgotten
-    from amr_tui.services.history.provenance import HistoryService
-    from amr_tui.services.session.state import OpenFile, Session
-    from amr_tui.services.sync.run import SyncProgress, SyncResult
+    from amr_tui.services.session.state import Session
 
 # Other screens, providers and services are imported where first used: the first frame only
 # needs the main screen's widgets, and every module kept off that path is start-up time saved
@@ -55,38 +50,6 @@ def _actions_provider() -> type[Provider]:
     from amr_tui.screens.palette import ActionsProvider
 
     return ActionsProvider
-
-
-@dataclass
-class SyncProgressed(Message):
-    """A sync running in the background has got a step further."""
-
-    text: str
-    """The step, prefixed with the repo's name."""
-
-
-@dataclass
-class Synced(Message):
-    """A sync is over (or a stopped sync was resolved)."""
-
-    repo: str
-    """The repo that was synced."""
-    result: SyncResult | None
-    """What the sync did; None when it raised (``error``)."""
-    error: Exception | None
-    """What went wrong that the sync could not report itself, or None."""
-
-
-@dataclass
-class Forgot(Message):
-    """Forgetting an entry is done."""
-
-    repo: str
-    """The repo the entry was forgotten in."""
-    done: Forgotten | None
-    """What was forgotten and the commit that removed it; None when it failed."""
-    error: Exception | None
-    """Why the entry was not forgotten, or None."""
 
 
 def styles_dir() -> Path:
@@ -208,9 +171,9 @@ class AmrApp(App[int]):
             notify_text(self, problem, severity="warning", timeout=8)
         if not self.mounts:
             # Imported here: the welcome screen is for when nothing is mounted.
-            from amr_tui.screens.welcome import WelcomeScreen
+            from amr_tui.screens.welcome_flow import welcome
 
-            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
+            self.run_worker(welcome(self, self.config.merge_driver, self.start_session), group="flow:welcome")
             self.call_after_refresh(self.first_frame_painted)
 
     # ------------------------------------------------------------ settings kept in the config
@@ -246,108 +209,11 @@ class AmrApp(App[int]):
     def _main_screen_for(self, mounts: list[Mount]) -> MainScreen:
         self.session = None
         first, self.open_at = self.open_at, None  # the command line's file: at start only
-        return MainScreen(mounts, self.poll_interval, first=first)
+        return MainScreen(mounts, self.poll_interval, first=first, host=self)
 
     def session_ready(self, session: Session | None) -> None:
         """Called by the main screen once its session exists (before indexing is finished)."""
         self.session = session
-
-    def _welcome_done(self, choice: str | None) -> None:
-        if choice is not None and choice.startswith("open\0"):
-            self.start_session(discover([Path(p) for p in choice.split("\0")[1:]]))
-            return
-        if choice == "init":
-            # Imported here: only the welcome screen needs the dialogs.
-            from amr_tui.screens.dialogs import PromptScreen
-
-            self.push_screen(
-                PromptScreen(
-                    "Create a memory repo at",
-                    value=str(Path.cwd()),
-                    help_text="The current folder (empty, or a git repo of notes, which is adopted), or another "
-                    "one, such as ~/agent-memory. git init, MEMORY.md with an ## Index, one commit (as the "
-                    "agent skill does). You see what will be written before anything is.",
-                ),
-                self._init_asked,
-            )
-            return
-        if choice != "demo":
-            self.exit(0)
-            return
-        # Imported here: the demo is built only when the welcome screen asks for it.
-        import tempfile
-
-        from amr_tui.services.demo import build_demo
-
-        dest = Path(tempfile.mkdtemp(prefix="amr-demo-"))
-        repos = build_demo(dest)
-        self.start_session(discover(repos))
-
-    def _init_asked(self, value: str | None) -> None:
-        """The folder typed: say exactly what will be written there, and write it only on yes."""
-        from amr_tui.screens.dialogs import ConfirmScreen
-        from amr_tui.screens.welcome import WelcomeScreen
-        from amr_tui.services.init import InitError, preview_init
-
-        if not value:
-            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
-            return
-        try:
-            shown = preview_init(Path(value).expanduser(), merge_driver=self.config.merge_driver)
-        except InitError as exc:
-            notify_text(self, str(exc), title="Not created", severity="error", timeout=10)
-            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
-            return
-
-        def answer(yes: bool | None) -> None:
-            self._init_done(value if yes else None)
-
-        self.push_screen(ConfirmScreen("Create this memory repo?", shown, "Create", "Cancel"), answer)
-
-    def _init_done(self, value: str | None, identity: tuple[str, str] | None = None) -> None:
-        # Imported here: only the welcome screen creates a memory repo.
-        from amr_tui.screens.welcome import WelcomeScreen
-        from amr_tui.services.init import InitError, InitNoIdentityError, init_memory_repo
-
-        if not value:
-            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
-            return
-        try:
-            root = init_memory_repo(Path(value).expanduser(), identity=identity, merge_driver=self.config.merge_driver)
-        except InitNoIdentityError as exc:
-            if identity is None:  # as the main screen does: ask, and keep it in this repo only
-                self._ask_init_identity(value, exc.where)
-                return
-            notify_text(self, str(exc), title="Not created", severity="error", timeout=10)
-            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
-            return
-        except InitError as exc:
-            notify_text(self, str(exc), title="Not created", severity="error", timeout=10)
-            self.push_screen(WelcomeScreen(str(config_path())), self._welcome_done)
-            return
-        self.start_session(discover([root.path]))
-
-    def _ask_init_identity(self, value: str, where: str) -> None:
-        """No git identity: ask for one for the new repo only (its own config, never the global one)."""
-        from amr_tui.screens.dialogs import PromptScreen
-
-        def got(answer: str | None) -> None:
-            if answer and "<" in answer:
-                name, email = answer.split("<", 1)
-                self._init_done(value, (name.strip(), email.strip(" >")))
-                return
-            if answer:
-                notify_text(self, "Write it as: Name <email>", severity="warning")
-            self._init_done(None)
-
-        self.push_screen(
-            PromptScreen(
-                f"Git needs a name and email to commit in {make_visible(where)}",
-                placeholder="Your Name <you@example.com>",
-                help_text="Saved in this repo's own config (never your global config).",
-            ),
-            got,
-        )
 
     def action_help(self) -> None:
         # Imported here: the help screen is not needed for the first frame.
@@ -413,14 +279,11 @@ class AmrApp(App[int]):
         if isinstance(screen, MainScreen):
             screen.leave_file(lambda: screen.open_place(Place(result.repo, result.path, result.line)))
 
-    # ------------------------------------------------- sync, history, dreams
-    # The app's actions, bound to keys on the main screen: each acts on the repo of the file the
-    # main screen shows, pushes its own screen, and tells the main screen to read what changed.
-    def _main(self) -> MainScreen | None:
-        return next((s for s in reversed(self.screen_stack) if isinstance(s, MainScreen)), None)
-
+    # ------------------------------------------------- sync, share, history, dreams, activity
+    # Bound to keys on the main screen ("app.sync", ...); each runs its flow (screens/flows.py) as
+    # one worker on the repo of the file the main screen shows.
     def _main_session(self) -> tuple[MainScreen, Session] | None:
-        main = self._main()
+        main = next((s for s in reversed(self.screen_stack) if isinstance(s, MainScreen)), None)
         if main is None or main.session is None:
             return None
         return main, main.session
@@ -430,279 +293,35 @@ class AmrApp(App[int]):
             return None  # shown, greyed out, until the main screen's session exists
         return True
 
-    def _repo_shown(self, main: MainScreen, session: Session) -> str | None:
-        """The repo of the file the main screen shows, else the first one mounted."""
-        current = main.current
-        return current.repo if current else (session.names[0] if session.names else None)
-
-    def _after_change(self, changed: bool | None) -> None:
-        """A pushed screen is done: when it changed the repo, the main screen reads it again."""
-        main = self._main()
-        if changed and main is not None:
-            main.action_reload()
-            main.refresh_tree()
+    def _run(self, flow: Callable[..., Coroutine[Any, Any, None]], *args: object, exclusive: bool = False) -> None:
+        found = self._main_session()
+        if found is not None:
+            self.run_worker(flow(self, *found, *args), group=f"flow:{flow.__name__}", exclusive=exclusive)
 
     def action_sync(self) -> None:
-        found = self._main_session()
-        if found is None:
-            return
-        main, session = found
-        repo = self._repo_shown(main, session)
-        if repo is None or session.git(repo) is None:
-            notify_text(self, "Sync needs a git repo.", severity="warning")
-            return
-        if session.mount(repo).read_only:
-            notify_text(self, f"{repo} is read-only: no sync.", severity="error")
-            return
-        main.set_status(make_visible(f"Syncing {repo}…"))
-        self._sync_worker(session, repo)
-
-    @work(thread=True, exclusive=True, group="sync")
-    def _sync_worker(self, session: Session, repo: str) -> None:
-        # Imported in the worker: sync brings git.
-        from amr_tui.services.sync.run import sync
-
-        root = session.mount(repo).root
-
-        def progress(step: SyncProgress) -> None:
-            self.post_message(SyncProgressed(f"{repo}: {step.message}"))
-
-        try:
-            result = sync(root, progress=progress, merge_driver=self.config.merge_driver)
-        except Exception as exc:  # sync reports its own failures; this is for the unexpected
-            self.post_message(Synced(repo, None, exc))
-            return
-        self.post_message(Synced(repo, result, None))
-
-    def on_sync_progressed(self, message: SyncProgressed) -> None:
-        main = self._main()
-        if main is not None:
-            main.set_status(make_visible(message.text))
-
-    def on_synced(self, message: Synced) -> None:
-        result = message.result
-        if message.error is not None or result is None:
-            notify_text(self, str(message.error), title="Sync failed", severity="error")
-            return
-        found = self._main_session()
-        if found is not None:
-            found[0].set_status(make_visible(f"{message.repo}: {result.message}"))
-        severity: SeverityLevel = (
-            "information" if result.ok else "warning" if result.status in ("offline", "conflict") else "error"
-        )
-        notify_text(self, result.message, title=f"Sync: {result.status}", severity=severity)
-        for path, fact in result.resurrected:
-            notify_text(
-                self,
-                f"{path}: brings back a deleted fact: {fact}",
-                title="Resurrected fact",
-                severity="warning",
-                timeout=10,
-            )
-        if found is not None:
-            main, session = found
-            session.poll()
-            session.refresh_info(message.repo)  # ahead/behind and last sync changed
-            main.refresh_tree()
-            main.action_reload()
-        if result.pending is not None:
-            # Imported here: the sync conflict view is needed only when a sync stops on a conflict.
-            from amr_tui.screens.sync_conflict import SyncConflictScreen
-
-            repo = message.repo
-
-            def resolved(res: object) -> None:
-                self._after_resolve(repo, res)
-
-            self.push_screen(SyncConflictScreen(result.pending, repo), resolved)
-
-    def _after_resolve(self, repo: str, result: object) -> None:
-        if result is None:
-            notify_text(
-                self, "Conflicts left for later: the repo is unchanged; sync again to resolve.", severity="warning"
-            )
-            return
-        self.post_message(
-            Synced(repo, cast("SyncResult", result), None)
-        )  # the conflict view gives back resolve()'s result
+        self._run(flows.sync, self.config.merge_driver, exclusive=True)
 
     def action_share(self) -> None:
-        found = self._main_session()
-        if found is None:
-            return
-        # Imported here: the share screen is not needed for the first frame.
-        import tempfile
-
-        from amr_tui.screens.share import ShareScreen
-
-        self.push_screen(ShareScreen(found[1], tempfile.mkdtemp(prefix="amr-share-")))
-
-    def _history_service(self) -> tuple[OpenFile, HistoryService] | None:
-        """The file the main screen shows and its repo's history, or None (and says why)."""
-        found = self._main_session()
-        if found is None:
-            return None
-        main, session = found
-        of = main.current
-        if of is None:
-            return None
-        if session.git(of.repo) is None:
-            notify_text(self, "History needs a git repo.", severity="warning")
-            return None
-        try:
-            return of, session.history(of.repo)
-        except Exception as exc:  # a repo git refuses: say so
-            notify_text(self, str(exc), title="History", severity="error")
-            return None
+        self._run(flows.share)
 
     def action_file_history(self) -> None:
-        found = self._history_service()
-        if found is None:
-            return
-        of, service = found
-        # Imported here: the history screens are not needed for the first frame.
-        from amr_tui.screens.history import FileHistoryScreen
-
-        self.push_screen(FileHistoryScreen(service, of.repo, of.path))
+        self._run(flows.file_history)
 
     def action_entry_timeline(self) -> None:
-        found, main = self._history_service(), self._main()
-        if found is None or main is None or found[0].doc is None:
-            return
-        of, service = found
-        assert of.doc is not None
-        entry = of.doc.entry_at(main.view.cursor_line)
-        if entry is None:
-            notify_text(self, "Put the cursor on an entry to see its history.", severity="warning")
-            return
-        # Imported here: the history screens are not needed for the first frame.
-        from amr_tui.screens.history import TimelineScreen
-
-        self.push_screen(TimelineScreen(service, of.repo, of.path, entry.line, entry.text))
+        self._run(flows.entry_timeline)
 
     def action_forgotten(self) -> None:
-        found, main = self._history_service(), self._main_session()
-        if found is None or main is None:
-            return
-        of, service = found
-        # Imported here: the forgotten facts' screen is not needed for the first frame.
-        from amr_tui.screens.forgotten import ForgottenScreen
-
-        session = main[1]
-        screen = ForgottenScreen(service, of.repo, session.mount(of.repo).read_only)
-
-        def done(changed: bool | None) -> None:
-            for oid in screen.written:
-                session.note_written(of.repo, oid)  # z undoes a restore as any other write
-            self._after_change(changed)
-
-        self.push_screen(screen, done)
+        self._run(flows.forgotten)
 
     def action_forget_entry(self) -> None:
-        main = self._main()
-        if main is None:
-            return
-        writable = main.edits().writable_entry()
-        if writable is None:
-            return
-        of, entry = writable
-        found = self._history_service()
-        if found is None:
-            return
-        service = found[1]
-        # Imported here: the dialogs are not needed for the first frame.
-        from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
-
-        def with_mode(mode: str | None) -> None:
-            if mode is None:
-                return
-
-            def with_reason(reason: str | None) -> None:
-                if reason is None:
-                    return
-                raw = of.doc.lines[entry.line - 1].text if of.doc is not None else None
-                self._forget(service, of.repo, of.path, entry.line, raw, reason.strip() or None, mode == "redact")
-
-            self.push_screen(
-                PromptScreen("Why forget it? (optional)", placeholder="e.g. the user asked; out of date"), with_reason
-            )
-
-        self.push_screen(
-            ChoiceScreen(
-                f"Forget: {entry.text[:70]}",
-                [
-                    ("keep", "Forget it and record a tombstone (agents will not bring it back)"),
-                    ("redact", "Forget and redact: the tombstone keeps only a digest of the text"),
-                ],
-            ),
-            with_mode,
-        )
-
-    @work(thread=True, group="forget")
-    def _forget(
-        self,
-        service: HistoryService,
-        repo: str,
-        path: str,
-        line: int,
-        raw: str | None,
-        reason: str | None,
-        redact: bool,
-    ) -> None:
-        try:
-            self.post_message(Forgot(repo, service.forget(path, line, raw=raw, reason=reason, redact=redact), None))
-        except Exception as exc:
-            self.post_message(Forgot(repo, None, exc))
-
-    def on_forgot(self, message: Forgot) -> None:
-        from amr_tui.core.format.edit import summarise
-        from amr_tui.services.history.forgotten import SECRET_IN_HISTORY
-
-        done = message.done
-        if message.error is not None or done is None:
-            notify_text(self, str(message.error), title="Not forgotten", severity="error")
-            return
-        what = "an entry (redacted)" if done.secret else f'"{summarise(done.text)}"'
-        text = f"Forgot {what} from {done.path}, with a tombstone ({done.oid[:8]})."
-        if done.secret:
-            text += " " + SECRET_IN_HISTORY
-        notify_text(self, text, title="Committed", timeout=12 if done.secret else 5)
-        found = self._main_session()
-        if found is not None:
-            found[1].note_written(message.repo, done.oid)  # z undoes it
-        self._after_change(True)
+        self._run(flows.forget_entry)
 
     def action_review_dreams(self) -> None:
-        found = self._main_session()
-        if found is None:
-            return
-        session = found[1]
-        repos = [r for r in session.names if session.git(r) is not None]
-        if not repos:
-            notify_text(self, "No git repo mounted.", severity="warning")
-            return
-        # Imported here: the dream review is not needed for the first frame.
-        from amr_tui.screens.review.screen import DreamListScreen
-
-        self.push_screen(DreamListScreen(session, repos, poll_interval=self.poll_interval), self._after_change)
+        self._run(flows.review_dreams, self.poll_interval)
 
     def action_activity(self) -> None:
         """Review what others committed to the shown repo since the user last reviewed it."""
-        found = self._main_session()
-        if found is None:
-            return
-        main, session = found
-        repo = self._repo_shown(main, session)
-        if repo is None or session.git(repo) is None:
-            notify_text(self, "The activity review needs a git repo.", severity="warning")
-            return
-        from amr_tui.screens.activity import ActivityScreen  # not needed for the first frame
-
-        def done(changed: bool | None) -> None:
-            self._after_change(changed)
-            main.count_unreviewed()  # the mark may have moved: the tree's count follows
-
-        self.push_screen(ActivityScreen(session.activity(repo), repo, session.mount(repo).read_only), done)
+        self._run(flows.activity)
 
 
 def make_app(

@@ -181,8 +181,24 @@ class AppDriver:
         """Until no worker is pending or running, the messages they posted are handled and no
         animation is due."""
 
+        def asking() -> bool:
+            """Some screen on the stack was pushed by ``push_screen_wait`` and is not answered yet."""
+            return any(
+                cb.future is not None and not cb.future.done()
+                for screen in self.app.screen_stack
+                for cb in screen._result_callbacks
+            )
+
         def busy() -> list[Worker[Any]]:
-            return [w for w in self.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+            # A flow (``group="flow:..."``) that waits on a question it asked is idle: it goes on
+            # when the test answers, which it cannot do while this waits.
+            waiting = asking()
+            return [
+                w
+                for w in self.app.workers
+                if w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                and not (waiting and w.state is WorkerState.RUNNING and w.group.startswith("flow:"))
+            ]
 
         await self.pilot.pause()
         while busy():

@@ -1,7 +1,7 @@
 """The real app, driven by keys through Pilot, against an agent writing with plain files and git.
 
 A Hypothesis state machine (``RuleBasedStateMachine``) where every example is one app
-(``make_app`` via ``tests.apphelpers.app_for``, ``run_test(size=(130, 38))``, poll every 0.2 s)
+(``make_app`` via ``tests.driver.app_for``, ``run_test(size=(130, 38))``, poll every 0.2 s)
 on a real repo made with plain git in a temp dir. The user acts by keys only: j/k/g/G to move,
 ``e`` edit + typing + enter, ``o``/``O`` new entry, ``d`` + ``y`` delete, ``t`` date, ``E`` the
 whole-file editor + typing + ctrl+s, esc (and ctrl+q) with the question answered either way,
@@ -42,9 +42,6 @@ pytest -s tests/test_app_stateful.py -k against`` (about 20 minutes), prints a s
 agent writes and commits, saves, conflicts shown, violations); ``AMR_APP_STATEFUL_REPORT=path.json``
 writes it as JSON too.
 
-Known amr bugs this found are listed in ``KNOWN``: seen, they are counted in the summary instead
-of failing the run, and each has a strict-xfail test by keys at the end of this file.
-``AMR_APP_STATEFUL_STRICT=1`` makes them fail the run again.
 """
 
 from __future__ import annotations
@@ -138,16 +135,10 @@ AGENT_ACTIONS = [
 WHEN_USER = ["now", "now", "after_refresh", "after_pause"]
 WHEN_AGENT = ["now", "now", "after_refresh", "after_poll"]
 
-# Violation kinds that are a known amr bug, counted in the summary instead of failing the run (each
-# has a strict-xfail test by keys at the end of this file: when it is fixed, that test passes and
-# fails as XPASS, and the kind comes out of here). AMR_APP_STATEFUL_STRICT=1: every violation fails.
-KNOWN: frozenset[str] = frozenset() if os.environ.get("AMR_APP_STATEFUL_STRICT") else frozenset()
-
 NAV_DEBUG: list = []
 SLOW: list = []  # (rule, seconds) of steps over 5 s
 STATS: Counter = Counter()
 TIMES: Counter = Counter()  # seconds spent per rule
-FIRST_KNOWN: dict[str, str] = {}
 
 
 class Violation(AssertionError):
@@ -429,11 +420,6 @@ class AppVersusAgent(RuleBasedStateMachine):
 
     def violation(self, kind: str, msg: str) -> None:
         text = f"[{kind}] step {self.step_no}: {msg}"
-        if kind in KNOWN:
-            STATS[f"known:{kind}"] += 1
-            FIRST_KNOWN.setdefault(kind, text)
-            note("known amr bug seen: " + text)
-            return
         STATS["violations"] += 1
         self.failed = True
         raise Violation(text)
@@ -1374,15 +1360,6 @@ class AppVersusAgent(RuleBasedStateMachine):
         async def go(pilot):
             await self._when(pilot, when)
             if choice == "ctrl+q":  # the conflict view holds the user's text too: quitting asks first
-                if lost in KNOWN and not self.app.unsaved_edits():
-                    # Known: the app would quit without asking. Said without pressing, so the run goes on.
-                    self.violation(
-                        lost,
-                        "the conflict view of a whole-file edit holds the only copy of the typed "
-                        f"text, and the app lists nothing unsaved: ctrl+q would quit without asking "
-                        f"(typed: {self.edit['text']!r})",
-                    )
-                    return
                 await pilot.press("ctrl+q")
                 await wait_until(
                     pilot,
@@ -1449,8 +1426,6 @@ def _summary() -> dict:
         "edit_keys_typed_with_enter": s.get("typed_ahead_e", 0),
         "violations": 0,  # set from the outcome: the failing example Hypothesis reports, if any
         "violation_events_incl_shrinking": s.get("violations", 0),
-        "known_bugs_seen": {k.split(":", 1)[1]: v for k, v in s.items() if k.startswith("known:")},
-        "known_bug_examples": FIRST_KNOWN,
         "steps_by_rule": {k.split(":", 1)[1]: v for k, v in sorted(s.items()) if k.startswith("step:")},
         "seconds_by_rule": {k: round(v, 1) for k, v in sorted(TIMES.items())},
         "slow_steps": SLOW[:20],
@@ -1465,7 +1440,6 @@ def test_the_app_against_an_agent_stateful() -> None:
     TIMES.clear()
     SLOW.clear()
     NAV_DEBUG.clear()
-    FIRST_KNOWN.clear()
     STATS_ERRORS.clear()
     started = time.monotonic()
     failure: BaseException | None = None

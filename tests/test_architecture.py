@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import tomllib
@@ -65,3 +66,65 @@ def test_every_ignored_import_says_why():
 def test_styles_are_tcss_files_not_inline():
     for path in (ROOT / "amr_tui").rglob("*.py"):
         assert "DEFAULT_CSS" not in path.read_text(), f"{path.name}: put styles in styles/*.tcss"
+
+
+def _imports_in_functions() -> tuple[set[str], list[str]]:
+    """Functions of amr_tui with an import in their own body (``path:function``), and those
+    imports that say nothing of why (no comment on their lines or the line above)."""
+    functions: set[str] = set()
+    silent: list[str] = []
+    for path in sorted((ROOT / "amr_tui").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            stack, found = list(node.body), []
+            while stack:  # nested functions and classes are counted on their own
+                sub = stack.pop()
+                if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                    found.append(sub)
+                elif not isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    stack.extend(ast.iter_child_nodes(sub))
+            where = f"{path.relative_to(ROOT)}:{node.name}"
+            if found:
+                functions.add(where)
+            for imp in found:
+                said = lines[imp.lineno - 1 : imp.end_lineno]
+                above = lines[imp.lineno - 2].strip() if imp.lineno > 1 else ""
+                if not any("#" in line for line in said) and not above.startswith("#"):
+                    silent.append(f"{where}:{imp.lineno}")
+    return functions, silent
+
+
+#: The ratchet on imports inside functions (issue 26: 153 at its start). They keep modules off the
+#: start-up path of `amr` and of each command (tests/test_startup_path.py); lower these figures
+#: when you remove one, never raise them: import at the top of the module instead, or say why.
+MAX_FUNCTIONS_IMPORTING = 149
+MAX_SILENT_IMPORTS = 166
+
+
+def test_imports_inside_functions_only_go_down():
+    functions, silent = _imports_in_functions()
+    assert len(functions) <= MAX_FUNCTIONS_IMPORTING, (
+        f"{len(functions)} functions import in their body (at most {MAX_FUNCTIONS_IMPORTING}): "
+        "import at the top of the module, or lower the figure after removing another"
+    )
+    assert len(silent) <= MAX_SILENT_IMPORTS, (
+        f"{len(silent)} imports inside functions say nothing of why (at most {MAX_SILENT_IMPORTS}); "
+        f"comment the new one (which start-up it keeps short): {silent[-5:]}"
+    )
+
+
+def test_screens_reach_the_app_through_typed_hosts():
+    """What a screen needs from the app is a Protocol (screens/main/host.py), not ``getattr``."""
+    for path in (ROOT / "amr_tui").rglob("*.py"):
+        assert "getattr(self.app" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_packages_have_plain_init_files():
+    """No lazy package faces: an ``__init__.py`` is a docstring and at most a few re-exports."""
+    assert not (ROOT / "amr_tui" / "core" / "lazy.py").exists()
+    for path in (ROOT / "amr_tui").rglob("__init__.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "__getattr__" not in text and "face(" not in text, path

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.services.session.fs import (
+from amr_tui.git.worktree import (
     TEMP_PREFIX,
     FileTooLargeError,
     UnsafePathError,

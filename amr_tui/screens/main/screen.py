@@ -30,6 +30,7 @@ from amr_tui.core.model import Link
 from amr_tui.core.navigation import History
 from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
 from amr_tui.core.textsafety import make_visible, plural
+from amr_tui.screens.main.host import MainHost, NoHost
 from amr_tui.screens.main.past import open_past, past_loader
 from amr_tui.screens.main.place import Place
 from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFailed, SaveJob
@@ -166,9 +167,15 @@ class MainScreen(Screen[None]):
         """Which open this is: only the latest one asked for is shown."""
 
     def __init__(
-        self, mounts: list[Mount], poll_interval: float = 1.0, first: tuple[str, str, int] | None = None
+        self,
+        mounts: list[Mount],
+        poll_interval: float = 1.0,
+        first: tuple[str, str, int] | None = None,
+        *,
+        host: MainHost | None = None,
     ) -> None:
         super().__init__()
+        self.host: MainHost = host or NoHost()  # the app: settings, the first look, the first frame
         self.first = first  # (repo, path, line) to open first instead of the first repo's MEMORY.md
         self.mounts = mounts
         self.session: Session | None = None  # built by the load worker
@@ -207,19 +214,18 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        width = getattr(getattr(self.app, "config", None), "tree_width", None)
+        width = self.host.config.tree_width
         if width:
             self.query_one(MemoryTree).styles.width = width
         self.query_one("#editor", EntryEditor).display = False
         self.query_one("#file-message").display = False
-        today = getattr(self.app, "today", None)
-        if today:
-            self.view.today = today
+        if self.host.today:
+            self.view.today = self.host.today
         self.set_status("Loading memory…")
         # The tree's rows and the first file, before the session (git, index, lint) is built: read
         # by the app's lookahead while Textual started (then this first frame shows them), or by
         # the peek worker.
-        ahead = getattr(self.app, "lookahead", None)
+        ahead = self.host.lookahead
         # Nearly done more often than not (a large repo's walk, on a busy machine): a moment's wait
         # (the thread has the interpreter to itself meanwhile) makes this first frame the useful one.
         look = ahead.wait(FIRST_LOOK_WAIT_S) if ahead is not None and ahead.mounts == self.mounts else None
@@ -245,8 +251,7 @@ class MainScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         if self._before_paint is None:
             return
-        waits = getattr(self.app, "after_first_frame", None)
-        if waits is None or not waits(self._painted):  # headless, or written already
+        if not self.host.after_first_frame(self._painted):  # headless, or written already
             self.call_after_refresh(self._painted)
         else:  # and should the frame never be written, the load goes on anyway
             self.set_timer(FIRST_PAINT_WAIT_S, self._painted)
@@ -257,9 +262,7 @@ class MainScreen(Screen[None]):
             callback()
 
     def _first_frame_painted(self) -> None:
-        starting = getattr(self.app, "first_frame_painted", None)
-        if starting is not None:
-            starting()  # before the load worker: it pauses the collector itself and restores what it found
+        self.host.first_frame_painted()  # before the load worker: it pauses the collector itself and restores what it found
 
     @work(thread=True, exclusive=True, group="peek")
     def peek(self) -> None:
@@ -268,7 +271,7 @@ class MainScreen(Screen[None]):
 
         look = None
         try:
-            ahead = getattr(self.app, "lookahead", None)
+            ahead = self.host.lookahead
             if ahead is not None and ahead.mounts == self.mounts:
                 look = ahead.wait(5.0)  # under way since the app was built
             else:
@@ -341,7 +344,7 @@ class MainScreen(Screen[None]):
         self._session_made.set()
         self.post_message(self.SessionReady())
         self._first_shown.wait(FIRST_SHOWN_WAIT_S)
-        hold = getattr(self.app, "load_hold", None)  # tests hold the load here (a threading.Event)
+        hold = self.host.load_hold  # tests hold the load here
         if hold is not None:
             hold.wait(60)
         session.refresh_badges()
@@ -356,9 +359,7 @@ class MainScreen(Screen[None]):
         self.post_message(self.Loaded())
 
     def on_main_screen_session_ready(self, _: SessionReady) -> None:
-        session_ready = getattr(self.app, "session_ready", None)
-        if session_ready is not None:
-            session_ready(self.session)
+        self.host.session_ready(self.session)
         self.refresh_bindings()
         total = sum(len(self.loaded.files(name)) for name in self.loaded.names)
         self.set_status(f"Listed {plural(total, 'file')}; reading them…")
@@ -403,7 +404,7 @@ class MainScreen(Screen[None]):
         self._open_first()
         self.check_history()
         self.count_unreviewed()
-        if getattr(getattr(self.app, "config", None), "merge_driver", True):
+        if self.host.config.merge_driver:
             self.tell_missing_merge_driver()
 
     @dataclass
@@ -1053,9 +1054,7 @@ class MainScreen(Screen[None]):
         tree = self.query_one(MemoryTree)
         width = max(TREE_WIDTH[0], min(TREE_WIDTH[1], tree.outer_size.width + step, max(self.size.width - 30, 20)))
         tree.styles.width = width
-        save = getattr(self.app, "save_setting", None)
-        if save is not None:
-            save(tree_width=width)
+        self.host.save_setting(tree_width=width)
 
     def action_reload(self) -> None:
         cur, wanted = self.current, self._wanted

@@ -3,7 +3,7 @@ the search index, repo badges), the edits it makes, and the user's $EDITOR.
 
 ``Session`` (:mod:`.state`, with the poll of :mod:`.watch`) is thread-safe and never touches a
 widget; :mod:`.editing` turns an edit into bytes for the write gate; :mod:`.external` runs
-$EDITOR; :mod:`.fs` is the face of the safe file access in ``amr_tui.git.worktree``.
+$EDITOR. Safe file access is ``amr_tui.git.worktree``.
 
 It is the top of ``amr_tui.services``: it may import the workspace, the write gate, sync,
 history and dreams (and ``amr_tui.git``, ``amr_tui.core``), never the CLI's batch plumbing
