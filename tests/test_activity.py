@@ -245,6 +245,7 @@ def test_cli_lists_entries_with_commit_author_date_as_json_and_marks_reviewed(re
     assert amr("--since", "no-such-rev").returncode == 2
 
 
+@pytest.mark.slow
 async def test_the_tree_counts_unreviewed_changes_and_the_review_reverts_one_and_marks_reviewed(repo):
     app = app_for([repo], poll_interval=3600)
     async with app.run_test(size=APP_SIZE) as pilot:
@@ -304,6 +305,7 @@ def test_an_agent_writing_a_forgotten_fact_again_is_a_resurrection(repo, capsys,
     assert first["kind"] == "new" and first["resurrects"] is None
 
 
+@pytest.mark.slow
 async def test_a_resurrection_is_marked_in_the_past_search_and_the_finders_past_view(repo, capsys, monkeypatch):
     """Issue 24 point 3: the fact forgotten on purpose and written again by an agent is called a
     resurrection by `amr search --history` (text and JSON) and in the finder's past view."""

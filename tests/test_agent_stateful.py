@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -32,6 +33,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.agent.model import entry_hash
 from amr_tui.services.workspace import discover
+
+pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
 
 FILES = ("notes.md", "topic.md")
 WORDS = (

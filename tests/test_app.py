@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from amr_tui.widgets.entry_view import EntryView
 from tests.driver import AppDriver, app_for, git, notes, screen_text, shown, wait_for
 
 SIZE = (140, 40)
 
 
+@pytest.mark.slow
 async def test_opens_first_repo_memory_with_both_repos(demo):
     app = app_for([demo[0].parent])
     async with app.run_test(size=SIZE) as pilot:
@@ -19,6 +22,7 @@ async def test_opens_first_repo_memory_with_both_repos(demo):
         await shown(pilot, app, "memory-alice", "memory-bob", "\u2022", "[[team_structure]]")
 
 
+@pytest.mark.slow
 async def test_follow_link_back_and_forward(demo):
     app = app_for(demo)
     async with app.run_test(size=SIZE) as pilot:
@@ -65,6 +69,7 @@ async def test_finder_jumps_to_entry(demo):
             assert app.screen.query_one(EntryView).cursor_line == top.line
 
 
+@pytest.mark.slow
 async def test_edit_entry_commits_one_file(demo):
     alice = demo[0]
     before = int(git(alice, "rev-list", "--count", "HEAD"))
@@ -83,6 +88,7 @@ async def test_edit_entry_commits_one_file(demo):
     assert "Edit entry in MEMORY.md" in git(alice, "log", "-1", "--format=%s")
 
 
+@pytest.mark.slow
 async def test_typing_in_the_editor_keeps_the_entry(demo):
     """e opens the entry with the cursor at its end and nothing selected: keys typed add to
     the text (Textual's Input selects everything on focus, so one key replaced the entry)."""
@@ -97,6 +103,7 @@ async def test_typing_in_the_editor_keeps_the_entry(demo):
         assert inp.value == "Note: " + original + "!"
 
 
+@pytest.mark.slow
 async def test_editor_flags_metadata_that_is_not_at_the_end_as_you_type(demo):
     """AMR031 reaches the entry editor: metadata followed by text is shown as text, as a warning."""
     app = app_for(demo)
@@ -114,6 +121,7 @@ async def test_editor_flags_metadata_that_is_not_at_the_end_as_you_type(demo):
         await pilot.press("escape")
 
 
+@pytest.mark.slow
 async def test_invalid_entry_asks_before_saving(demo):
     alice = demo[0]
     head = git(alice, "rev-parse", "HEAD")
@@ -153,6 +161,7 @@ async def test_read_only_repo_refuses_edits(demo):
     assert git(bob, "rev-parse", "HEAD") == head
 
 
+@pytest.mark.slow
 async def test_agent_commit_during_edit_is_kept(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
@@ -284,6 +293,7 @@ async def test_new_agent_entry_becomes_searchable(demo):
         assert (hit.repo, hit.path) == ("memory-alice", "tooling/bun.md")
 
 
+@pytest.mark.slow
 async def test_user_and_agent_both_append_at_the_end_without_conflict(demo):
     """Seed case 1 inside one clone: the save merges entry-aware, so both appended facts stay."""
     alice = demo[0]

@@ -43,6 +43,7 @@ async def _file_edit_in_conflict(pilot, app, root: Path) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen), what="the conflict view")
 
 
+@pytest.mark.slow
 async def test_keep_theirs_of_a_whole_file_edit_keeps_my_other_change_and_their_commits(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
@@ -58,6 +59,7 @@ async def test_keep_theirs_of_a_whole_file_edit_keeps_my_other_change_and_their_
     assert git(root, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 async def test_keep_mine_of_a_whole_file_edit_keeps_their_commit_outside_the_conflict(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
@@ -73,6 +75,7 @@ async def test_keep_mine_of_a_whole_file_edit_keeps_their_commit_outside_the_con
     assert "agent: - fact 2 a2" in git(root, "log", "--format=%s")
 
 
+@pytest.mark.slow
 async def test_a_resolution_refused_gives_the_whole_file_edit_back(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
@@ -96,6 +99,7 @@ async def test_a_resolution_refused_gives_the_whole_file_edit_back(memory_repo) 
     assert "- fact 1 a9" in (root / "MEMORY.md").read_text()  # the agent's uncommitted line is still there
 
 
+@pytest.mark.slow
 async def test_ctrl_q_in_the_conflict_view_of_an_entry_edit_asks_and_keeps_the_view(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
@@ -126,6 +130,7 @@ async def test_ctrl_q_in_the_conflict_view_of_an_entry_edit_asks_and_keeps_the_v
     assert "fact 1 a1" in git(root, "show", "HEAD:MEMORY.md")
 
 
+@pytest.mark.slow
 async def test_the_conflict_view_opens_with_the_focus_in_the_result_at_the_first_conflict(memory_repo) -> None:
     """Issue 24 point 9: typing goes where it can land (the sides are read-only), at the first
     conflict marker, and typed text ends up in what is saved."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.widgets.entry_view import EntryView
@@ -124,6 +126,7 @@ async def test_broken_link_offers_to_create_file(demo):
     assert (bob / (broken.target + ".md")).exists()
 
 
+@pytest.mark.slow
 async def test_conflict_shows_both_sides_and_keeps_choice(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
@@ -273,6 +276,7 @@ async def test_click_on_link_follows_it(driver):
     await wait_for(pilot, lambda: driver.current.path == "team_structure.md", what="clicked link")
 
 
+@pytest.mark.slow
 async def test_the_last_file_asked_for_is_the_one_shown(make_repo):
     """Opens run in workers: a big file asked for first finishes after a small one asked for next.
     The small one stays shown (it once flipped back to the big one), and a reload meanwhile

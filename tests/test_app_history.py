@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import DataTable, OptionList
 
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
@@ -58,6 +59,7 @@ async def test_entry_timeline_and_reblame(demo):
         )
 
 
+@pytest.mark.slow
 async def test_forget_records_tombstone_and_restore_brings_back(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
@@ -91,6 +93,7 @@ async def test_forget_records_tombstone_and_restore_brings_back(demo):
     assert git(alice, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 async def test_review_accept_part_reject_rest(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from amr_tui.core.model import Severity
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.widgets.entry_view import EntryView
@@ -12,6 +14,7 @@ from tests.driver import AppDriver, app_for, git, shown, wait_for
 SIZE = (140, 40)
 
 
+@pytest.mark.slow
 async def test_palette_finds_entries(driver):
     app, pilot = driver.app, driver.pilot
     await pilot.press("ctrl+p")
@@ -22,6 +25,7 @@ async def test_palette_finds_entries(driver):
     await wait_for(pilot, lambda: driver.current.path == "tooling/bun.md", what="opened from palette")
 
 
+@pytest.mark.slow
 async def test_palette_runs_every_action_of_the_screen(demo):
     """ctrl+p lists the screen's actions from its bindings (history, dreams, forgotten facts...,
     not only a hand-kept list), and runs the one chosen on the screen that has it."""

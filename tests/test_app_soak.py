@@ -10,9 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from amr_tui.services.demo import build_demo
 from amr_tui.widgets.entry_view import EntryView
 from tests.driver import app_for, notes, wait_for
+
+pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
 
 AGENT_ENV = {
     "GIT_AUTHOR_NAME": "Agent",

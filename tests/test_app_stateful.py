@@ -1435,6 +1435,7 @@ def _summary() -> dict:
     return out
 
 
+@pytest.mark.slow
 def test_the_app_against_an_agent_stateful() -> None:
     STATS.clear()
     TIMES.clear()
@@ -1515,6 +1516,7 @@ REPLAYS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REPLAYS))
 def test_the_machine_replays_a_conflict(name: str) -> None:
     from hypothesis import Phase, given
@@ -1590,6 +1592,7 @@ async def _edit_fact_by_keys(pilot, app, fid: int, typed: str) -> None:
     await pilot.press("home", "ctrl+k", *typed)
 
 
+@pytest.mark.slow
 async def test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
@@ -1607,6 +1610,7 @@ async def test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict(repo
     assert fact_line(52, "a2") in head, f"the agent's fact 52, not in conflict, was deleted by 'Keep mine':\n{head}"
 
 
+@pytest.mark.slow
 async def test_keep_mine_leaves_an_agents_uncommitted_line_out_of_the_commit(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
@@ -1643,6 +1647,7 @@ async def _whole_file_edit_in_conflict(pilot, app, root: Path) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen), what="the conflict view")
 
 
+@pytest.mark.slow
 async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
@@ -1659,6 +1664,7 @@ async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(repo
         assert asked or back, f"the typed text is gone and nothing asked: screen {type(app.screen).__name__}"
 
 
+@pytest.mark.slow
 async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
@@ -1673,6 +1679,7 @@ async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(repo_
         assert app.return_code is None, "quit with the whole-file edit unsaved, and asked nothing"
 
 
+@pytest.mark.slow
 async def test_a_resolution_that_conflicts_again_shows_the_conflict_view(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
@@ -1697,6 +1704,7 @@ async def test_a_resolution_that_conflicts_again_shows_the_conflict_view(repo_wi
     assert fact_line(1, "a2") in plain_git(root, "show", "HEAD:MEMORY.md")  # nothing lost meanwhile
 
 
+@pytest.mark.slow
 async def test_editing_an_agents_uncommitted_line_keeps_a_committed_fact_it_moved(repo_with_facts) -> None:
     root = repo_with_facts  # HEAD: facts 0..5
     moved = "# Memory\n\n" + "".join(fact_line(i, "s0") + "\n" for i in (0, 1, 2, 3, 5, 4))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import SelectionList
 
 from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
@@ -17,6 +18,7 @@ SIZE = (150, 42)
 BASE = "# Memory\n\n- Deploys happen on Tuesdays [source: https://e.com/s/1]\n\n## Index\n"
 
 
+@pytest.mark.slow
 async def test_sync_merges_and_pushes(git_server, tmp_path):
     url = git_server.create("mem", {"MEMORY.md": BASE}, work=tmp_path)
     (tmp_path / "a").mkdir()
@@ -42,6 +44,7 @@ async def test_sync_merges_and_pushes(git_server, tmp_path):
     assert "Agent fact from another clone" in server_text and "My own fact" in server_text
 
 
+@pytest.mark.slow
 async def test_sync_conflict_resolved_per_entry(git_server, tmp_path):
     url = git_server.create("mem", {"MEMORY.md": BASE}, work=tmp_path)
     (tmp_path / "a").mkdir()
@@ -80,6 +83,7 @@ async def test_sync_conflict_resolved_per_entry(git_server, tmp_path):
     assert "Thursdays" not in (mine / "MEMORY.md").read_text()
 
 
+@pytest.mark.slow
 async def test_share_screen_partial_share_and_preview(tmp_path):
     vm = tmp_path / "vm"
     build_demo(vm)
@@ -137,6 +141,7 @@ def _deploy_day_conflict(git_server, tmp_path: Path) -> Path:
     return mine
 
 
+@pytest.mark.slow
 async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_server, tmp_path):
     """The conflict's "Write the entry as it should be" prompt dropped what was typed on esc and ctrl+q."""
     mine = _deploy_day_conflict(git_server, tmp_path)
@@ -175,6 +180,7 @@ async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_ser
         await wait_for(pilot, lambda: "Fridays" in git_server.read("mem", "MEMORY.md"), timeout=30, what="pushed")
 
 
+@pytest.mark.slow
 async def test_leaving_the_sync_conflict_view_asks_before_dropping_an_entry_written_there(git_server, tmp_path):
     """esc ("Leave for later") dropped the entries written with e without asking; ctrl+q did not count them."""
     mine = _deploy_day_conflict(git_server, tmp_path)

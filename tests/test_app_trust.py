@@ -21,6 +21,7 @@ def memory_repo(make_repo):
     return make_repo(files={"MEMORY.md": MEMORY, "projects/website.md": WEBSITE})
 
 
+@pytest.mark.slow
 async def test_an_edit_started_before_a_live_refresh_does_not_revert_the_agents_change(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
@@ -38,6 +39,7 @@ async def test_an_edit_started_before_a_live_refresh_does_not_revert_the_agents_
     assert git(root, "log", "-1", "--format=%s") == "agent: yarn too\n"
 
 
+@pytest.mark.slow
 async def test_an_edit_started_before_a_live_refresh_merges_with_a_change_elsewhere(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import OptionList, TextArea
 
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
@@ -18,6 +19,7 @@ SIZE = (140, 40)
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
+@pytest.mark.slow
 async def test_ctrl_q_with_an_entry_edit_asks_and_keep_editing_keeps_it(driver):
     app, pilot = driver.app, driver.pilot
     inp = await driver.edit_first_entry()
@@ -41,6 +43,7 @@ async def test_ctrl_q_with_an_entry_edit_asks_and_keep_editing_keeps_it(driver):
     await driver.quits()
 
 
+@pytest.mark.slow
 async def test_without_unsaved_text_q_and_ctrl_q_quit_at_once(demo):
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
@@ -56,6 +59,7 @@ async def test_without_unsaved_text_q_and_ctrl_q_quit_at_once(demo):
         await drive.quits()
 
 
+@pytest.mark.slow
 async def test_a_draft_kept_when_switching_files_counts_when_quitting(driver):
     app, pilot = driver.app, driver.pilot
     await driver.edit_first_entry()
@@ -92,6 +96,7 @@ async def test_a_draft_kept_when_switching_files_counts_when_quitting(driver):
     await driver.quits()
 
 
+@pytest.mark.slow
 async def test_whole_file_editor_asks_on_escape_and_on_ctrl_q(demo):
     app = app_for(demo, poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
@@ -122,6 +127,7 @@ async def test_whole_file_editor_asks_on_escape_and_on_ctrl_q(demo):
     assert "typed into the file" not in (demo[0] / "MEMORY.md").read_text()
 
 
+@pytest.mark.slow
 async def test_whole_file_editor_keep_editing_after_the_credential_question(demo, driver):
     alice = demo[0]
     app, pilot = driver.app, driver.pilot
@@ -139,6 +145,7 @@ async def test_whole_file_editor_keep_editing_after_the_credential_question(demo
     assert GH not in (alice / "MEMORY.md").read_text()
 
 
+@pytest.mark.slow
 async def test_a_whole_file_save_that_fails_hands_the_text_back(demo, driver):
     alice = demo[0]
     app, pilot = driver.app, driver.pilot
@@ -158,6 +165,7 @@ async def test_a_whole_file_save_that_fails_hands_the_text_back(demo, driver):
     await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="editor closed")
 
 
+@pytest.mark.slow
 async def test_an_unsaved_entry_edit_is_not_closed_by_another_write(driver):
     app, pilot = driver.app, driver.pilot
     inp = await driver.edit_first_entry()
@@ -187,6 +195,7 @@ async def _choose(pilot, app, choice: str) -> None:
     await pilot.press("enter")
 
 
+@pytest.mark.slow
 async def test_external_editor_changes_not_committed_stay_on_disk_and_are_said(demo, tmp_path, monkeypatch):
     alice = demo[0]
     _credential_editor(tmp_path, monkeypatch)
@@ -239,6 +248,7 @@ async def _capture_prompt(pilot, app):
     return app.screen, inp
 
 
+@pytest.mark.slow
 async def test_capture_asks_before_dropping_typed_text_on_escape_and_ctrl_q(demo):
     """The capture prompt (c) dropped what was typed on esc, and ctrl+q quit without asking."""
     heads = [git(r, "rev-parse", "HEAD") for r in demo]
@@ -280,6 +290,7 @@ async def test_capture_asks_before_dropping_typed_text_on_escape_and_ctrl_q(demo
         await drive.quits()
 
 
+@pytest.mark.slow
 async def test_capture_text_comes_back_from_the_repo_question_and_the_credential_question(demo):
     bob = demo[1]
     app = app_for(demo, poll_interval=60)
@@ -333,6 +344,7 @@ async def _leave_for(pilot, app, name: str, path: str) -> None:
     await wait_for(pilot, lambda: drive.current.path == path, what=f"switched to {path}")
 
 
+@pytest.mark.slow
 async def test_a_draft_follows_its_file_when_renamed_and_goes_with_it_when_deleted(demo, driver):
     """Drafts were keyed by the old path: after R the draft was not resumed in the renamed file and
     the quit question named a file that no longer existed; after D it stayed, for a deleted file."""
@@ -412,6 +424,7 @@ async def _review_edit_prompt(pilot, app):
     return review, change, app.screen, inp
 
 
+@pytest.mark.slow
 async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(demo):
     """The review's "Edit the entry, then accept it" prompt dropped a typed change on esc and ctrl+q."""
     from amr_tui.screens.review.screen import RunReviewScreen
@@ -455,6 +468,7 @@ async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(demo):
         await drive.quits()
 
 
+@pytest.mark.slow
 async def test_a_capture_that_is_not_saved_gives_the_text_back(demo):
     """A captured fact whose save was refused (the repo mid-bisect) was lost with the prompt."""
     alice = demo[0]
@@ -477,6 +491,7 @@ async def test_a_capture_that_is_not_saved_gives_the_text_back(demo):
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="prompt closed")
 
 
+@pytest.mark.slow
 async def test_ctrl_q_on_the_credential_question_of_a_capture_counts_the_fact(demo):
     """With one writable repo the capture prompt is gone while the credential question is open:
     ctrl+q there quit without a word about the fact."""
@@ -503,6 +518,7 @@ async def test_ctrl_q_on_the_credential_question_of_a_capture_counts_the_fact(de
     assert all(GH not in git(r, "show", "HEAD:MEMORY.md") for r in demo)
 
 
+@pytest.mark.slow
 async def test_ctrl_q_on_the_identity_question_of_a_capture_counts_the_fact(demo, monkeypatch):
     """A capture whose repo has no git identity asks for one; the prompt holding the fact is gone
     then, and ctrl+q on the identity question quit without a word about it."""

@@ -41,6 +41,7 @@ def evil_repo(make_repo):
     )
 
 
+@pytest.mark.slow
 async def test_hostile_entries_render_literally(evil_repo):
     app = app_for([evil_repo])
     async with app.run_test(size=(160, 40)) as pilot:
@@ -66,6 +67,7 @@ async def test_hostile_entries_render_literally(evil_repo):
         assert view.doc is not None and app.screen.current is not None
 
 
+@pytest.mark.slow
 async def test_hostile_file_names_and_finder(evil_repo):
     app = app_for([evil_repo])
     async with app.run_test(size=(160, 40)) as pilot:

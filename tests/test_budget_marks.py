@@ -25,6 +25,7 @@ def _budget(app) -> Static:
     return app.screen.query_one("#file-edit-budget", Static)
 
 
+@pytest.mark.slow
 async def test_the_file_editor_names_the_cut_and_warns_past_it(long_repo: Path) -> None:
     app = app_for([long_repo], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:
@@ -53,6 +54,7 @@ async def test_the_file_editor_names_the_cut_and_warns_past_it(long_repo: Path) 
         assert not _budget(app).has_class("-past-budget")
 
 
+@pytest.mark.slow
 async def test_the_entry_editor_says_an_entry_is_past_the_cut(long_repo: Path) -> None:
     app = app_for([long_repo], poll_interval=60)
     async with app.run_test(size=SIZE) as pilot:

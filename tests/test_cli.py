@@ -148,6 +148,7 @@ def test_init_creates_reuses_and_refuses(tmp_path):
     assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]
 
 
+@pytest.mark.slow
 def test_demo_builds_two_repos_and_lints(tmp_path):
     res = amr("demo", "--path", str(tmp_path / "vm"), "--no-open")
     assert res.returncode == 0, res.stderr

@@ -152,6 +152,7 @@ def test_lint_search_and_share_refuse_a_path_that_leaves_its_repo(
     assert (git(a, "rev-parse", "HEAD"), git(b, "rev-parse", "HEAD")) == heads
 
 
+@pytest.mark.slow
 def test_lint_search_and_share_still_follow_paths_that_stay_inside(repos: tuple[Path, Path], tmp_path: Path) -> None:
     a, b = repos
     run = run_amr(["lint", "alias.md", "--json"], cwd=a)

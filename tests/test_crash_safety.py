@@ -27,6 +27,7 @@ kill_saves = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(kill_saves)
 
 
+@pytest.mark.slow
 def test_sigkill_during_large_saves(tmp_path: Path) -> None:
     stats = kill_saves.run_kills(kills=15, mb=3, seed=7, base=tmp_path)
     assert stats["kills"] == 15

@@ -115,6 +115,7 @@ def test_refuses_a_non_empty_foreign_folder(tmp_path: Path) -> None:
         build_demo(tmp_path / "file")
 
 
+@pytest.mark.slow
 def test_reuses_then_rebuilds_a_demo_folder(tmp_path: Path) -> None:
     dest = tmp_path / "demo"
     first = build_demo(dest)

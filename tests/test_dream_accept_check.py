@@ -141,6 +141,7 @@ def test_the_command_line_keeps_both_when_asked(repo: Path, capsys, monkeypatch)
     assert RUN in notes and MAIN in notes
 
 
+@pytest.mark.slow
 def test_deleting_an_emptied_file_names_the_links_it_would_break(demo: list[Path]) -> None:
     """The demo's run merges landing-page.md into frontend/stack.md; accepting only those entry
     changes empties landing-page.md, and deleting it would break the links to it that the
@@ -168,6 +169,7 @@ async def _review(app, pilot) -> RunReviewScreen:
     return screen
 
 
+@pytest.mark.slow
 async def test_pilot_the_choice_replaces_mains_version(repo: Path) -> None:
     ids = _ids(DreamService(repo))
     app = app_for([repo], poll_interval=60)
@@ -191,6 +193,7 @@ async def test_pilot_the_choice_replaces_mains_version(repo: Path) -> None:
     assert MAIN not in notes and notes.count("Deploys go out") == 1
 
 
+@pytest.mark.slow
 async def test_pilot_the_emptied_file_question_names_what_deleting_breaks(demo: list[Path]) -> None:
     alice = demo[0]
     app = app_for([alice], poll_interval=60)
@@ -214,6 +217,7 @@ async def test_pilot_the_emptied_file_question_names_what_deleting_breaks(demo: 
     assert "landing-page.md" in git(alice, "ls-tree", "--name-only", "main").split()
 
 
+@pytest.mark.slow
 async def test_pilot_the_review_reads_again_when_main_moves(repo: Path) -> None:
     """Issue 24 point 9: an agent commits to main while the review is open; the review shows main
     as it is now (and what main changed since the run) without leaving it, marks kept."""

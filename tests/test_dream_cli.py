@@ -65,6 +65,7 @@ def test_dreams_list_and_show_for_the_devin_example(devin: Path, capsys) -> None
     assert run(capsys, "dreams", "show", "nope")[0] == 2
 
 
+@pytest.mark.slow
 def test_accept_parts_reject_and_undo_from_the_command_line(devin: Path, capsys) -> None:
     _, out, _ = run(capsys, "dreams", "show", "devin-launch", "--json", "--no-history")
     changes = json.loads(out)["changes"]

@@ -108,6 +108,7 @@ def test_service_closes_a_fully_decided_run_and_deletes_an_emptied_file_on_reque
     assert MAIN_DEPLOY in git(repo, "show", "main:notes.md")
 
 
+@pytest.mark.slow
 async def test_pilot_three_way_review_saves_rejections_and_closes_the_run(repo: Path) -> None:
     """In the screen: the marks, the question before applying over main's change, r saved at
     once, the empty-file question (yes deletes it in the same commit), and the run closed."""
@@ -187,6 +188,7 @@ async def test_pilot_three_way_review_saves_rejections_and_closes_the_run(repo: 
     assert "refs/amr/dreams/accepted/nightly" in git(repo, "for-each-ref", "--format=%(refname)", "refs/amr/dreams/")
 
 
+@pytest.mark.slow
 async def test_pilot_rejecting_the_last_change_closes_the_run(repo: Path) -> None:
     """r on every change (nothing accepted): the run is closed as rejected, nothing committed."""
     app = app_for([repo], poll_interval=60)

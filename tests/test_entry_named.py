@@ -37,6 +37,7 @@ def head(root: Path, rel: str) -> str:
     return git(root, "show", f"HEAD:{rel}")
 
 
+@pytest.mark.slow
 async def test_memory_forget_forgets_the_entry_named_when_an_agent_commits_meanwhile(tmp_path: Path) -> None:
     """Issue 24 point 1, by a real MCP client: read c1.md, a plain-git agent deletes E1 and commits,
     then memory_forget names E3 by its line and hash as read. E3 goes, E4 stays."""

@@ -281,6 +281,7 @@ def _settings(examples: int, steps: int) -> settings:
     )
 
 
+@pytest.mark.slow
 def test_entry_writes_name_their_entry_under_races() -> None:
     EntryWritesRace.TestCase.settings = _settings(6, 12)
     EntryWritesRace.TestCase().runTest()

@@ -4,6 +4,7 @@ and from the whole list, the first ``FIRST_ROWS`` rows are the same, for any rep
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
@@ -42,6 +43,7 @@ def _rows(tree: MemoryTree, rows: int) -> list[str]:
     return out[: rows + 1]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files=_files(), rows=st.sampled_from([3, 10, FIRST_ROWS]))
 async def test_the_first_rows_from_the_subset_are_the_whole_lists(files: list[str], rows: int) -> None:
@@ -77,6 +79,7 @@ def _labels(tree: MemoryTree) -> dict[str, str]:
     marks=st.lists(st.sampled_from(["\u25cf1", "orphan", ""]), max_size=30),
     branch=st.sampled_from(["", "main", "a-long-branch-name-that-widens-the-tree"]),
 )
+@pytest.mark.slow
 async def test_the_same_files_again_relabel_what_a_rebuild_would_show(
     files: list[str], marks: list[str], branch: str
 ) -> None:

@@ -500,6 +500,7 @@ def test_stale_index_lock_raises_and_is_never_deleted(make_repo) -> None:
 # --- concurrency ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
     repo = make_repo(files={"MEMORY.md": "# M\n", "notes.md": LINES, "agent.md": ""})
     r = GitRepo(repo, lock_timeout=10)

@@ -4,6 +4,8 @@ AMR032 (a warning); following one in the app puts the cursor on the heading's li
 
 from __future__ import annotations
 
+import pytest
+
 from amr_tui.core.format.parser import parse
 from amr_tui.core.lint.facts import facts_of, pack, unpack
 from amr_tui.core.lint.repo import RepoSnapshot, lint_repo
@@ -70,6 +72,7 @@ def test_empty_links_are_still_amr029() -> None:
     ]
 
 
+@pytest.mark.slow
 async def test_following_heading_links_goes_to_the_heading(make_repo) -> None:
     root = make_repo("vault", {"MEMORY.md": VAULT_MEMORY, "team.md": TEAM})
     app = app_for([root], poll_interval=60)

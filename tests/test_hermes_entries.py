@@ -162,6 +162,7 @@ def test_an_agent_writes_and_forgets_a_paragraph_through_mcp(hermes: Path) -> No
         memory.close()
 
 
+@pytest.mark.slow
 async def test_the_app_shows_paragraphs_as_entries_and_d_keeps_the_shape(hermes: Path) -> None:
     app = app_for([hermes], poll_interval=60)
     async with app.run_test(size=(130, 38)) as pilot:

@@ -20,6 +20,7 @@ def hostile_repo(tmp_path_factory) -> Path:
     return make_hostile_repo(tmp_path_factory.mktemp("cli") / "m\x1b[2J")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", subcommands())
 def test_cli_output_has_no_raw_controls(hostile_repo: Path, tmp_path: Path, command: str) -> None:
     repo = tmp_path / hostile_repo.name

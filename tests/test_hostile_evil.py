@@ -192,6 +192,7 @@ OPERATIONS: dict[str, Callable[[Session, EvilRepo], None]] = {
 }
 
 
+@pytest.mark.slow
 def test_every_app_operation_runs_nothing(evil: EvilRepo) -> None:
     s = _session(evil)
     for name, op in OPERATIONS.items():
@@ -205,6 +206,7 @@ def test_every_app_operation_runs_nothing(evil: EvilRepo) -> None:
 # Every CLI command (new ones are picked up from `amr --help`)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", subcommands())
 def test_every_cli_command_runs_nothing(evil: EvilRepo, tmp_path: Path, command: str) -> None:
     problems: list[str] = []
@@ -220,6 +222,7 @@ def test_every_cli_command_runs_nothing(evil: EvilRepo, tmp_path: Path, command:
 # The app itself (Pilot): open, find, palette, edit and save, new file
 
 
+@pytest.mark.slow
 async def test_app_on_the_evil_repo_runs_nothing(evil: EvilRepo) -> None:
     app = app_for([evil.root], poll_interval=0.2)
     async with app.run_test(size=(140, 40)) as pilot:

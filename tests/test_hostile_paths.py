@@ -128,6 +128,7 @@ def test_links_out_of_the_root_are_never_followed(repo: Path) -> None:
         assert s.resolve_link("memory", next(lk for lk in doc.links if lk.target == target))[1] is None
 
 
+@pytest.mark.slow
 async def test_following_escaping_links_in_the_app_opens_nothing(repo: Path) -> None:
     app = app_for([repo], poll_interval=60)
     async with app.run_test(size=(140, 36)) as pilot:
@@ -149,6 +150,7 @@ async def test_following_escaping_links_in_the_app_opens_nothing(repo: Path) -> 
     _untouched(repo)
 
 
+@pytest.mark.slow
 def test_cli_refuses_paths_out_of_the_root(repo: Path, tmp_path: Path) -> None:
     for argv in (
         ["forget", f"{repo}/../outside.md:1"],

@@ -57,6 +57,7 @@ def test_another_users_repo_is_read_only_with_a_clear_message(tmp_path: Path, mo
     assert (repo / "notes.md").read_bytes() == b"- a fact\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", subcommands())
 def test_cli_on_another_users_repo(tmp_path: Path, command: str) -> None:
     repo = init_repo(tmp_path / "theirs", {"MEMORY.md": MEMORY})

@@ -30,6 +30,8 @@ from tests.hostilehelpers import (
     screen_lines,
 )
 
+pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
+
 REPO_DIR = "m\x1b[2J"
 SIZE = (170, 50)
 

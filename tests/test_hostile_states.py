@@ -56,6 +56,7 @@ def repo(tmp_path: Path) -> Path:
 # Locks
 
 
+@pytest.mark.slow
 def test_index_lock_held_for_two_seconds_then_the_save_succeeds(repo: Path) -> None:
     s = session(repo)
     lock = repo / ".git" / "index.lock"
@@ -66,6 +67,7 @@ def test_index_lock_held_for_two_seconds_then_the_save_succeeds(repo: Path) -> N
     assert GitRepo(repo).status().is_clean
 
 
+@pytest.mark.slow
 def test_a_stale_lock_is_reported_and_never_deleted(repo: Path) -> None:
     s = session(repo)
     lock = repo / ".git" / "index.lock"
@@ -100,6 +102,7 @@ def test_polling_never_creates_the_lock(repo: Path) -> None:
     assert seen == []
 
 
+@pytest.mark.slow
 async def test_app_save_waits_out_a_two_second_lock_and_reports_a_stale_one(repo: Path) -> None:
     app = app_for([repo], poll_interval=0.1)
     lock = repo / ".git" / "index.lock"
@@ -177,6 +180,7 @@ def test_no_identity_refuses_and_writes_nothing(repo: Path, monkeypatch: pytest.
     assert (sha(repo / "MEMORY.md"), GitRepo(repo).head()) == before
 
 
+@pytest.mark.slow
 async def test_app_with_every_odd_state_mounted(tmp_path: Path) -> None:
     roots = [_state_repo(tmp_path, state) for state in ("empty", "detached", "merging", "rebasing")]
     before = {r: (sha(r / "MEMORY.md"), git(r, "status", "--porcelain")) for r in roots}
@@ -254,6 +258,7 @@ def test_crlf_bom_and_no_final_newline_round_trip_through_edits(repo: Path) -> N
     assert GitRepo(repo).read_blob("HEAD", "odd/mixed.md") == (repo / "odd" / "mixed.md").read_bytes()
 
 
+@pytest.mark.slow
 async def test_app_odd_files_whole_file_edit_keeps_crlf_bom_and_no_final_newline(repo: Path) -> None:
     app = app_for([repo], poll_interval=60)
     big = repo / "odd" / "huge.md"

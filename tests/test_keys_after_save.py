@@ -8,6 +8,7 @@ these tests post the key events together, as Textual's driver does.
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 
 from tests.driver import AppDriver, git, said, wait_for
@@ -44,6 +45,7 @@ async def test_a_key_pressed_with_enter_is_not_saved_in_the_line(driver: AppDriv
     assert driver.screen.editor.target.line == line
 
 
+@pytest.mark.slow
 async def test_o_pressed_with_enter_opens_a_new_entry_below_the_saved_one(driver: AppDriver, demo) -> None:
     inp, line = await save_first_entry_then(driver, "First fact [source: https://example.com/s/2]", "o")
     await driver.until(lambda: driver.screen.editor.display and inp.has_focus, what="the new entry's editor")
@@ -71,6 +73,7 @@ async def test_while_saving_the_editor_takes_no_keys(driver: AppDriver, demo) ->
     assert not inp.has_focus
 
 
+@pytest.mark.slow
 async def test_e_pressed_with_enter_in_the_finder_edits_the_entry_found(driver: AppDriver) -> None:
     await driver.press("slash")
     await driver.until(lambda: type(driver.app.screen).__name__ == "FinderScreen", what="the finder")
@@ -103,6 +106,7 @@ async def test_a_key_typed_with_ctrl_s_in_the_file_editor_is_not_committed(drive
     assert (demo[0] / "MEMORY.md").read_text() == want
 
 
+@pytest.mark.slow
 async def test_a_key_typed_with_enter_in_a_prompt_is_not_in_the_answer(driver: AppDriver, demo) -> None:
     from textual.widgets import OptionList
 

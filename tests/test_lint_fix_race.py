@@ -8,9 +8,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from amr_tui.services.batch.lintrun import fix_repo
 from amr_tui.services.workspace import discover
 from tests.conftest import git
+
+pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
 
 AGENT = r"""
 import subprocess, sys, time

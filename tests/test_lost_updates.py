@@ -23,6 +23,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
@@ -32,6 +33,8 @@ from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
 from tests.hostilehelpers import git, init_repo
+
+pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
 
 FACT = re.compile(r"^- fact (\d+) (\S+)$")
 FILES = ("notes.md", "agent.md")

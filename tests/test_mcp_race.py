@@ -25,9 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import Implementation
+
+pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
 
 WORDS = (
     "amber basil cedar delta ember fjord garnet harbor indigo juniper kestrel lumen marble nectar onyx "

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import Implementation
@@ -51,6 +52,7 @@ def head_text(root: Path, rel: str) -> str:
     return git(root, "show", f"main:{rel}")
 
 
+@pytest.mark.slow
 async def test_review_mode_writes_reach_the_review_screen_and_decisions_reach_main(make_repo) -> None:
     root = make_repo(
         "memory",

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp.client.session import DEFAULT_CLIENT_INFO
 
 from tests.mcp_client import (
@@ -224,6 +225,7 @@ async def test_load_search_read_and_history(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- remember
+@pytest.mark.slow
 async def test_remember(tmp_path: Path) -> None:
     repo = team_repo(tmp_path / "memory")
     async with amr_mcp(repo, home=tmp_path / "home") as client:
@@ -406,6 +408,7 @@ async def test_edit_by_line_and_hash(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- forget
+@pytest.mark.slow
 async def test_forget_tombstone_session_and_force(tmp_path: Path) -> None:
     repo = team_repo(tmp_path / "memory")
     fact = "rollbacks use helm rollback with the previous revision"
@@ -532,6 +535,7 @@ async def test_move_in_one_repo_and_across_repos(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- read-only and review
+@pytest.mark.slow
 async def test_read_only_mount_and_review_mode(tmp_path: Path) -> None:
     alpha = memory_repo(
         tmp_path / "alpha",
@@ -673,6 +677,7 @@ async def test_hostile_text_round_trips_as_data(tmp_path: Path) -> None:
         await still_up(client)
 
 
+@pytest.mark.slow
 async def test_malformed_requests_are_errors_and_the_server_stays_up(tmp_path: Path) -> None:
     repo = team_repo(tmp_path / "memory")
     outside = tmp_path / "x.md"

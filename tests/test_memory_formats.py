@@ -67,6 +67,7 @@ def test_each_format_opens_and_reads_as_its_agent_wrote_it(corpus: Path, folder:
     assert got == sorted(expected), [str(r.finding) for r in results]
 
 
+@pytest.mark.slow
 def test_opening_searching_and_linting_write_nothing(corpus: Path) -> None:
     before = {p: p.read_bytes() for p in corpus.rglob("*") if p.is_file()}
     for folder in EXPECTED:

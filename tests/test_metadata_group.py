@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,6 +60,7 @@ _piece = st.one_of(
 _group = st.lists(_piece, min_size=1, max_size=6).map(";".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(_group, st.integers(0, 40), st.integers(0, 10))
 def test_the_group_reader_is_the_definition(inner: str, offset: int, base: int) -> None:

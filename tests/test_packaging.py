@@ -7,9 +7,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_wheel_ships_styles_and_installed_copy_uses_them(tmp_path):
     out = tmp_path / "dist"
     subprocess.run(

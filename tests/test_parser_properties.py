@@ -180,6 +180,7 @@ TEXT = st.text(
 # --- properties -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @ROUND_TRIP_SETTINGS
 @given(any_file)
 def test_round_trip_is_byte_identical(data: bytes) -> None:
@@ -249,6 +250,7 @@ def test_structure_invariants(data: bytes) -> None:
     assert json.loads(json.dumps(rows)) == rows
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(with_entries(), st.data())
 def test_replacing_one_entry_line_changes_only_that_line(data: bytes, draw: st.DataObject) -> None:

@@ -83,6 +83,7 @@ def test_planted_corpus_holds_the_facts_where_it_says() -> None:
     assert len({e[:3] for e in corpus.removed} | set(now)) == len(corpus.removed) + len(now)  # no shared location
 
 
+@pytest.mark.slow
 def test_bench_runs_quick_and_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     engines = "amr,fzf" if shutil.which("fzf") else "amr"
     spec = f"{Path(__file__).resolve()}:SubstringEngine"

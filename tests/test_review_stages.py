@@ -241,6 +241,7 @@ async def test_files_listed_before_the_summary_and_actions_wait(repo: Path) -> N
     service.close()
 
 
+@pytest.mark.slow
 async def test_summary_fills_in_matches_the_service_and_a_resurrected_change_can_be_accepted(repo: Path) -> None:
     service = DreamService(repo)
     run = service.run("nightly")

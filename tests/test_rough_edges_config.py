@@ -5,6 +5,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from amr_tui.app import make_app
 from amr_tui.services.config import load_config, save_settings
 from amr_tui.widgets.file_tree import MemoryTree
@@ -47,6 +49,7 @@ def test_save_settings_keeps_the_users_other_keys_and_comments(tmp_path: Path) -
     assert path.read_text() == broken  # a file that is not TOML is left alone
 
 
+@pytest.mark.slow
 async def test_tree_width_and_theme_are_remembered(demo, tmp_path: Path) -> None:
     """> and < make the tree wider and narrower; the width, and a theme picked in the app (the
     command palette sets App.theme), are written to the config and used at the next start."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable
 
 from tests.driver import AppDriver, app_for, screen_text
@@ -11,6 +12,7 @@ from tests.driver import AppDriver, app_for, screen_text
 SMALL = (130, 38)
 
 
+@pytest.mark.slow
 async def test_help_scrolls_to_every_binding(demo):
     """On a 38-row terminal the ? help is longer than the screen: j, arrows and pgdn reach its
     last binding, and k/g come back to the first."""
@@ -44,6 +46,7 @@ async def test_help_scrolls_to_every_binding(demo):
         assert last in screen_text(app)
 
 
+@pytest.mark.slow
 async def test_every_list_moves_with_j_k_g_G_and_filters_as_typed(driver):
     """The tree, the side panel's lists, the move target list, the dream list and the share list
     all take j/k/g/G; typing narrows a list (the tree and the share list jump to the row starting
@@ -146,6 +149,7 @@ async def pilot_wait(driver, seconds: float) -> None:
     await driver.pilot.pause()
 
 
+@pytest.mark.slow
 async def test_tree_separates_repo_name_from_branch(driver):
     """The gap between a repo's name and its branch is drawn in every rendering of the screen: in
     the SVG a screenshot is made of, the branch's run does not start with the spaces (an SVG
@@ -174,6 +178,7 @@ def _info():
 MEMORY = "# Memory\n\n- fact 0 s0\n- fact 1 s0\n- fact 2 s0\n\n## Index\n- [[notes/a]]\n"
 
 
+@pytest.mark.slow
 async def test_keep_theirs_says_so_and_toasts_leave_the_dialog_buttons_free(make_repo):
     """Keeping theirs in the conflict view, with nothing else of mine, commits nothing: the
     notification says "Kept theirs" (it said "Resolve edit conflict"), never "Committed"; and a notification over a dialog does
@@ -215,6 +220,7 @@ async def test_keep_theirs_says_so_and_toasts_leave_the_dialog_buttons_free(make
         assert not [n for n in notes(app) if n.title == "Committed"]
 
 
+@pytest.mark.slow
 async def test_rejecting_a_dream_run_says_rejected(driver):
     """X in a run's review rejects it: the notification says "Rejected" (it said "Committed" and
     named a ref, though nothing was committed to main)."""
@@ -237,6 +243,7 @@ async def test_rejecting_a_dream_run_says_rejected(driver):
     assert git(root, "rev-parse", "main") == main
 
 
+@pytest.mark.slow
 async def test_new_above_on_the_heading_goes_below_it(driver):
     """O on line 1 (the file's heading) puts the new entry above the first entry, never above the
     heading."""
@@ -255,6 +262,7 @@ async def test_new_above_on_the_heading_goes_below_it(driver):
     await driver.settled()
 
 
+@pytest.mark.slow
 async def test_t_asks_before_replacing_an_added_date(driver):
     """t on an entry that has an `added` date asks before replacing it; no keeps it."""
     from amr_tui.screens.dialogs import ConfirmScreen
@@ -298,6 +306,7 @@ async def test_first_r_in_forgotten_facts_restores_the_highlighted_fact(driver):
 INDEXED = "# Memory\n\n- a fact\n\n## Index\n- [[notes/a]]\n\n## Later\n- more\n"
 
 
+@pytest.mark.slow
 async def test_orphans_are_marked_in_the_tree_and_a_new_file_is_offered_to_the_index(make_repo):
     """A file no link reaches from MEMORY.md (AMR013) reads "orphan" in the tree; n (new file)
     asks, once the file is created, to link it from MEMORY.md's Index, and yes commits

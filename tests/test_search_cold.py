@@ -162,6 +162,7 @@ def _files(draw: st.DrawFn) -> dict[str, str]:
     jobs=st.sampled_from([1, 2]),
     limit=st.sampled_from([1, 3, 20]),
 )
+@pytest.mark.slow
 def test_cold_equals_the_full_index_on_any_files(
     tmp_path_factory: pytest.TempPathFactory, files: dict[str, str], query: str, jobs: int, limit: int
 ) -> None:

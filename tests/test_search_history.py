@@ -122,6 +122,7 @@ def test_amr_search_history_json_and_text(repo: Path, tmp_path: Path) -> None:
     assert none.returncode == 1 and "No matches" in none.stderr
 
 
+@pytest.mark.slow
 async def test_the_finder_toggles_to_the_past_and_opens_a_deleted_fact(repo: Path) -> None:
     from textual.widgets import Static
 

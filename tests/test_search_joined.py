@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -96,6 +97,7 @@ def test_holders_remembered_equal_a_fresh_scan(entries: list[str], domains: list
 _KEYS = st.lists(st.sampled_from(list("vaulsecrt ") + ["\b"]), min_size=1, max_size=24)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(entries=st.lists(_entry(), min_size=250, max_size=600), keys=_KEYS, limit=st.sampled_from([5, 50]))
 def test_typing_a_phrase_past_what_is_scored_equals_a_fresh_search(

@@ -62,6 +62,7 @@ async def _answer(pilot, app, key: str) -> None:
     await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", what="back")
 
 
+@pytest.mark.slow
 async def test_every_way_of_writing_asks_before_saving_a_credential(repo: Path) -> None:
     app = app_for([repo], poll_interval=60)
     async with app.run_test(size=(140, 36)) as pilot:

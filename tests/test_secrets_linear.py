@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,7 @@ def test_real_credentials_are_still_found() -> None:
     assert kinds == {"password in URL", "AWS access key"}
 
 
+@pytest.mark.slow
 def test_multi_megabyte_lines_are_checked_in_one_pass() -> None:
     """Run in a child with a bound of 120 s: the old checks took hours on these (4 s at 40 KB,
     growing with the square of the length); the new ones take well under a second each."""

@@ -27,6 +27,8 @@ import pytest
 
 from tests.conftest import git
 
+pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
+
 CHROMIUM = "/usr/bin/chromium"
 
 

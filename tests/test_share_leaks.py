@@ -10,6 +10,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from amr_tui.services.share.build import select, share
 from amr_tui.services.workspace import discover
 from tests.synchelpers import amr, commit_all, git, write_files
@@ -249,6 +251,7 @@ def test_no_symlink_reaches_outside_a_partial_or_whole_share(tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_share_cli_says_what_was_left_out_and_keeps_messages_on_request(tmp_path):
     src = tmp_path / "memory-alice"
     _canary_repo(src)

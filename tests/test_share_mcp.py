@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
@@ -49,6 +50,7 @@ def _data(res: Any) -> dict[str, Any]:
     return res.structured_content
 
 
+@pytest.mark.slow
 async def test_share_prints_an_mcp_command_that_serves_only_the_shared_selection(tmp_path: Path, make_repo) -> None:
     alice = make_repo("vm/memory-alice", FILES_ALICE)
     bob = make_repo("vm/memory-bob", FILES_BOB)

@@ -166,6 +166,7 @@ def _amr_sync(case: int, a: Path, b: Path, server) -> str:
     return "synced" + (f", {more}" if more else "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(CASES))
 @pytest.mark.parametrize("mode", sorted(EXPECTED))
 def test_six_cases(git_server, tmp_path, mode, case):  # noqa: F811

@@ -8,8 +8,12 @@ The long version: `.venv/bin/python bench/soak_sync.py --seconds 180 --agents 4`
 
 from __future__ import annotations
 
+import pytest
+
 from bench.soak_sync import BASE_FILES, run_soak
 from tests.synchelpers import git_server  # noqa: F401
+
+pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
 
 
 def test_soak_many_writers_one_memory(git_server, tmp_path):  # noqa: F811

@@ -11,7 +11,11 @@ has to merge), and no call takes longer than 20 s.
 
 from __future__ import annotations
 
+import pytest
+
 from bench.starvation import run_bench, table
+
+pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
 
 
 def test_no_amr_write_is_starved_and_nothing_is_lost(tmp_path):

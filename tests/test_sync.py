@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from amr_tui.services.sync.resolve import pending_merge, preview, resolve
 from amr_tui.services.sync.run import sync, sync_state
 from tests.synchelpers import amr, append, clone, commit_all, git, git_server  # noqa: F401
@@ -96,6 +98,7 @@ def test_an_uncommitted_agent_edit_stays_uncommitted_and_sync_still_lands(git_se
     assert "- from A" in text and "- uncommitted agent edit" in text
 
 
+@pytest.mark.slow
 def test_conflict_cli_status_preview_and_resolve_both(git_server, tmp_path):  # noqa: F811
     a, b = _pair(git_server, tmp_path)
     for root, word in ((a, "slow"), (b, "very fast")):

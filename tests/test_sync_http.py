@@ -76,6 +76,7 @@ def test_the_server_really_wants_credentials(http_git_server, tmp_path):  # noqa
     assert "refs/heads/main" in git(tmp_path, "ls-remote", http_git_server.url("closed")).stdout
 
 
+@pytest.mark.slow
 def test_two_clones_sync_through_the_authenticated_server(http_git_server, tmp_path):  # noqa: F811
     a, b = _repo(http_git_server, tmp_path, "shared", "a", "b")
     append(a, "findings.md", "- Cache: warm it before the demo [source: s/a]")

@@ -131,6 +131,7 @@ def test_a_merging_sync_pushes_the_merge_and_then_takes_an_agent_commit_made_mea
     assert sync(b).status == "synced" and "meanwhile" in git_server.read("memory", "findings.md")
 
 
+@pytest.mark.slow
 def test_a_merging_sync_that_keeps_losing_the_push_race_goes_round_again_at_once(git_server, tmp_path):  # noqa: F811
     url = git_server.create("memory", BASE, work=tmp_path)
     a = clone(url, tmp_path / "a", name="A", driver=True)

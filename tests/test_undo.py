@@ -96,6 +96,7 @@ def app(repo):
     return app_for([repo], poll_interval=60)
 
 
+@pytest.mark.slow
 async def test_z_in_the_app_undoes_the_last_delete(driver: AppDriver, repo: Path) -> None:
     await driver.open("memory", "notes.md")
     await driver.to_line(4)
@@ -112,6 +113,7 @@ async def test_z_in_the_app_undoes_the_last_delete(driver: AppDriver, repo: Path
     await driver.until(lambda: said(driver.app, "Nothing to undo"), "the refusal")
 
 
+@pytest.mark.slow
 async def test_z_undoes_a_restore_made_in_the_forgotten_facts_screen(driver: AppDriver, repo: Path) -> None:
     """A restore is a write of amr's like a save: z after it takes the fact out again."""
     from amr_tui.screens.forgotten import ForgottenScreen

@@ -267,6 +267,7 @@ def property_repo(tmp_path_factory) -> tuple[GitRepo, Path]:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
+@pytest.mark.slow
 @given(n=st.integers(0, 7), agent_uncommitted=_EDITS, user=_EDITS, agent_committed=_EDITS)
 def test_merge_change_never_drops_a_committed_line_the_user_kept(
     property_repo, n, agent_uncommitted, user, agent_committed
