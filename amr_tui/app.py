@@ -20,9 +20,9 @@ from amr_tui.services.config import Config, load_config, save_settings
 from amr_tui.services.workspace import Mount, discover, looks_like_memory_root, set_formats
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.safe import notify_text
+from amr_tui.widgets.textual_private import FrameWatchingApp, run_binding_now
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
     from textual.command import Provider
     from textual.screen import Screen
 
@@ -67,7 +67,7 @@ class HoldsUnsavedText(Protocol):
     def unsaved_edits(self) -> list[str]: ...
 
 
-class AmrApp(App[int]):
+class AmrApp(FrameWatchingApp[int]):
     TITLE = "amr"
     SUB_TITLE = "Agent Memory Repos"
     CSS_PATH = [str(styles_dir() / "app.tcss")]
@@ -108,27 +108,7 @@ class AmrApp(App[int]):
         self._settings_lock = threading.Lock()  # guards _unsaved_settings
         self._settings_write_lock = threading.Lock()  # one config write at a time
         self._unsaved_settings: dict[str, str | int] = {}
-        self._frame_written = False  # see after_first_frame
-        self._after_frame: list[Callable[[], object]] = []
         self._session_started = False  # the first main screen is made (see get_default_screen)
-
-    def after_first_frame(self, callback: Callable[[], object]) -> bool:
-        """Call ``callback`` once the first frame is written to the terminal; False (and no call)
-        when it was written already or nothing is (headless): then the caller goes on itself."""
-        if self._frame_written or self.is_headless:
-            return False
-        self._after_frame.append(callback)
-        return True
-
-    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
-        # Textual writes each frame here (pinned Textual); the first written one releases what waits on it.
-        super()._display(screen, renderable)
-        written = renderable is not None and self._running and not self._batch_count and self._driver is not None
-        if written and not self._frame_written:
-            self._frame_written = True
-            waiting, self._after_frame = self._after_frame, []
-            for callback in waiting:
-                self.call_next(callback)
 
     def first_frame_painted(self) -> None:
         """Start-up is over: keep what it made out of every later collection, and collect again."""
@@ -147,7 +127,7 @@ class AmrApp(App[int]):
             and not event.is_forwarded
             and event.key != "escape"  # the screen's own handler comes before the bindings
             and isinstance(self.focused, EntryView)
-            and (await self._check_bindings(event.key, priority=True) or await self._check_bindings(event.key))
+            and await run_binding_now(self, event.key)
         ):
             return
         await super().on_event(event)

@@ -37,9 +37,9 @@ async def test_reload_reuses_only_what_reads_the_same():
         kept = dict(view._displays)
         # a line inserted above, a sub-bullet now top level, [[people]] now exists
         view.set_document(after, _states(after, {"infra/redis", "people"}), {}, keep_cursor=True)
-        reused = [view._display(i) for i in range(len(after.lines))]
+        reused = [view._line_display(i) for i in range(len(after.lines))]
         assert any(any(d is old for old in kept.values()) for d in reused)  # the layout was kept where it could be
         view._displays.clear()
         view._reuse = {}
-        fresh = [view._display(i) for i in range(len(after.lines))]
+        fresh = [view._line_display(i) for i in range(len(after.lines))]
         assert reused == fresh

@@ -22,12 +22,12 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, LineKind, Link, Severity
 from amr_tui.widgets.line_display import Hotspot, LineDisplay, build_line, links_by_line
+from amr_tui.widgets.textual_private import LaidOutScrollView
 
 if TYPE_CHECKING:  # the parser is not needed to draw: kept off the first frame's imports
     from amr_tui.core.format.parser import Document
@@ -71,7 +71,7 @@ def wrap_points(disp: LineDisplay, width: int) -> list[int]:
 _WORD = re.compile(r"\S+\s*|\s+")
 
 
-class EntryView(ScrollView, can_focus=True):
+class EntryView(LaidOutScrollView, can_focus=True):
     """The open file. Cursor on lines; tab cycles the links of the cursor line."""
 
     COMPONENT_CLASSES = {
@@ -173,7 +173,7 @@ class EntryView(ScrollView, can_focus=True):
         self._entries = {e.line: e for e in doc.entries} if doc else {}
         self._links = links_by_line(doc) if doc else {}
         self._reuse = reuse
-        self._invalidate()
+        self._relayout()
         self._reuse = {}
         if keep_cursor and doc:
             self.cursor_line = self._find_line(old_text, old_cursor)
@@ -215,7 +215,7 @@ class EntryView(ScrollView, can_focus=True):
                 return ln.number
         return 1
 
-    def _invalidate(self) -> None:
+    def _relayout(self) -> None:
         self._displays.clear()
         self._strips.clear()
         self._wrap_width = 0
@@ -223,7 +223,7 @@ class EntryView(ScrollView, can_focus=True):
         self.refresh()
 
     def watch_raw(self) -> None:
-        self._invalidate()
+        self._relayout()
 
     def watch_editing(self) -> None:
         self._strips.pop(self.cursor_line - 1, None)
@@ -233,13 +233,11 @@ class EntryView(ScrollView, can_focus=True):
         super().notify_style_update()
         self._strips.clear()
 
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        # Textual (pinned) calls this as it lays the screen out, before it renders the frame; the
-        # Resize event comes after that frame. Laid out here, the rows are at the view's width in
-        # the very first frame (the first file's lines, not a column of ten cells).
-        changed = super()._size_updated(size, virtual_size, container_size, layout)
+    def laid_out(self) -> None:
+        # Called as Textual lays the screen out, before it renders the frame; the Resize event
+        # comes after that frame. Laid out here, the rows are at the view's width in the very
+        # first frame (the first file's lines, not a column of ten cells).
         self._fit_width()
-        return changed
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_width()
@@ -260,7 +258,7 @@ class EntryView(ScrollView, can_focus=True):
         return [lk for _, lk in self._links.get(self.cursor_line, [])]
 
     # -------------------------------------------------------------- layout
-    def _display(self, idx: int) -> LineDisplay:
+    def _line_display(self, idx: int) -> LineDisplay:
         disp = self._displays.get(idx)
         if disp is None:
             assert self.doc is not None
@@ -300,7 +298,7 @@ class EntryView(ScrollView, can_focus=True):
         return max(10, self.scrollable_content_region.width - GUTTER)
 
     def _layout_rows(self) -> None:
-        if not self.size.width:  # not laid out yet: _size_updated lays the rows out at its width
+        if not self.size.width:  # not laid out yet: laid_out lays the rows out at its width
             self._wrap_width, self._row_starts, self._breaks, self._rows = 0, [], {}, 0
             self._strips.clear()
             return
@@ -312,7 +310,7 @@ class EntryView(ScrollView, can_focus=True):
         if self.doc:
             for idx in range(len(self.doc.lines)):
                 starts.append(rows)
-                disp = self._display(idx)
+                disp = self._line_display(idx)
                 if disp.cells <= width:
                     rows += 1
                 else:
@@ -335,7 +333,7 @@ class EntryView(ScrollView, can_focus=True):
     def _full_strip(self, idx: int) -> Strip:
         strip = self._strips.get(idx)
         if strip is None:
-            disp = self._display(idx)
+            disp = self._line_display(idx)
             text = Text(no_wrap=True, end="")
             for piece, comp in disp.pieces:
                 text.append(piece, self._style(comp))
@@ -499,7 +497,7 @@ class EntryView(ScrollView, can_focus=True):
         idx, sub = self._row_to_line(row)
         self.cursor_line = idx + 1
         cell = self._row_span(idx, sub)[0] + offset.x - GUTTER
-        disp = self._display(idx)
+        disp = self._line_display(idx)
         for spot in disp.hotspots:
             if spot.start <= cell < spot.end:
                 if spot.kind == "link":

@@ -15,6 +15,7 @@ from textual.widgets.tree import TreeNode
 from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys
 from amr_tui.widgets.safe import clean
+from amr_tui.widgets.textual_private import relayout_tree
 
 
 class Badge(Protocol):
@@ -199,7 +200,7 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         if changed:
             # A new label may be wider: the lines (and the scrollable width) are laid out again,
             # as after adding nodes (Textual's Tree; pinned). set_label alone redraws the rows.
-            self._invalidate()
+            relayout_tree(self)
 
     def _place_cursor(self, node: TreeNode[FileRef]) -> None:
         # A node's line is known once the tree has laid its lines out; after a rebuild or an

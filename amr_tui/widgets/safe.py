@@ -11,15 +11,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
 from textual.app import App
 from textual.content import Content
-from textual.expand_tabs import expand_tabs_inline
 from textual.notifications import SeverityLevel
-from textual.widgets import Input
 
 from amr_tui.core.textsafety import BIDI, SEPARATORS, make_visible
+from amr_tui.widgets.textual_private import ShownInput
 
 _ONE_CELL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f" + BIDI + SEPARATORS + "\ud800-\udfff]")
 
@@ -124,7 +122,7 @@ def visible_same_length(text: str) -> str:
     return text if text.isprintable() else _ONE_CELL.sub(_one_cell, text)
 
 
-class SafeInput(Input):
+class SafeInput(ShownInput):
     """An Input whose value may hold repo text (a file name, an entry) with escape sequences.
 
     Textual's Input draws its value as is, escape sequences included. This one draws every
@@ -134,25 +132,5 @@ class SafeInput(Input):
 
     BINDINGS = []  # Input's own keys still apply (bindings merge over the classes); ? lists none
 
-    @property
-    def _value(self) -> Text:
-        if self.password:
-            return super()._value
-        text = Text(visible_same_length(self.value), no_wrap=True, overflow="ignore", end="")
-        if self.highlighter is not None:
-            text = self.highlighter(text)
-        return text
-
-    def _position_to_cell(self, position: int) -> int:
-        return cell_len(expand_tabs_inline(visible_same_length(self.value[:position]), 4))
-
-    def _cell_offset_to_index(self, offset: int) -> int:
-        cell_offset = 0
-        offset += self.scroll_offset[0]
-        shown = visible_same_length(self.value)
-        for index, char in enumerate(shown):
-            width = get_character_cell_size(char)
-            if cell_offset <= offset < cell_offset + width:
-                return index
-            cell_offset += width
-        return max(0, min(offset, len(shown)))
+    def shown(self, value: str) -> str:
+        return visible_same_length(value)

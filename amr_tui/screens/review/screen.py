@@ -444,7 +444,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
                     view.cursor = i
                     break
 
-    def _ready(self) -> bool:
+    def _review_in(self) -> bool:
         """Whether the whole review is in; says so politely when not."""
         if self.review is None:
             notify_text(
@@ -464,7 +464,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         return self.changes[idx] if idx is not None and idx < len(self.changes) else None
 
     def action_decide(self, how: str) -> None:
-        if not self._ready():
+        if not self._review_in():
             return
         change = self._current_change()
         if change is None:
@@ -482,7 +482,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
             self.save_rejections([change.id], change.id in self.rejected)
 
     def action_decide_file(self) -> None:
-        if not self._ready():
+        if not self._review_in():
             return
         unreject = [c.id for c in self.changes if c.id in self.rejected]
         for change in self.changes:
@@ -494,7 +494,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
 
     def action_edit_change(self) -> None:
-        if not self._ready():
+        if not self._review_in():
             return
         change = self._current_change()
         if change is None or change.new is None:
@@ -521,7 +521,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
     def action_toggle_viewed(self) -> None:
         f = next((f for f in self.files if f.path == self.path), None)
         if self.stage == "reading" or f is None:
-            self._ready()
+            self._review_in()
             return
         self.mark_viewed(f.path, not f.viewed)
 

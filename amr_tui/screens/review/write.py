@@ -33,7 +33,7 @@ Job = Callable[[], "str | Accepted"]
 
 class ReviewWriteMixin(_Screen):
     """Mixed into ``RunReviewScreen``: uses its ``service``, ``run``, ``accepted``, ``edits``,
-    ``load`` and ``_ready``."""
+    ``load`` and ``_review_in``."""
 
     service: DreamService
     repo: str
@@ -50,7 +50,7 @@ class ReviewWriteMixin(_Screen):
 
         def load(self) -> None: ...
 
-        def _ready(self) -> bool: ...
+        def _review_in(self) -> bool: ...
 
     @dataclass
     class Checked(Message):
@@ -92,7 +92,7 @@ class ReviewWriteMixin(_Screen):
         return True
 
     def action_apply(self) -> None:
-        if not self._guard() or not self._ready():
+        if not self._guard() or not self._review_in():
             return
         if not self.accepted:
             notify_text(self.app, "Mark changes with a (or a file with A) first.", severity="warning")
@@ -127,7 +127,7 @@ class ReviewWriteMixin(_Screen):
             )
 
     def action_accept_all(self) -> None:
-        if not self._guard() or not self._ready():
+        if not self._guard() or not self._review_in():
             return
 
         def go(yes: bool | None) -> None:
