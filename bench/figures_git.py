@@ -25,7 +25,7 @@ def history(root: Path, repeats: int) -> list[Row]:
     m = manifest(root)
     tracked = m["tracked"]
     try:
-        from amr_tui.services.history.provenance import HistoryService
+        from amr_tui.services.history.service import HistoryService
     except ImportError:
         return [
             pending(
@@ -100,7 +100,7 @@ def review(root: Path, repeats: int) -> list[Row]:
     summary_row = "Review: the entry-level summary filled in (background)"
     try:
         from amr_tui.screens.review.screen import RunReviewScreen
-        from amr_tui.services.dreams.runs import DreamService
+        from amr_tui.services.dreams.service import DreamService
     except ImportError as exc:
         return [
             pending(files_row, f"not available ({exc})", f"< {REVIEW_MS:g} ms"),

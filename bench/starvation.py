@@ -48,6 +48,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from amr_tui.services.history.forgotten import forget, restore
+
 ROOT = Path(__file__).resolve().parent.parent
 FILE = "notes.md"
 FACT = re.compile(r"^- fact (\S+) (\S+) \[source: ")
@@ -404,7 +406,7 @@ def run_bench(
 ) -> dict:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from amr_tui.services.history.provenance import HistoryService
+    from amr_tui.services.history.service import HistoryService
     from amr_tui.services.session import editing
     from amr_tui.services.session.state import Session
     from amr_tui.services.sync.run import sync
@@ -523,7 +525,7 @@ def run_bench(
             ops["forget"].extra["skipped_nothing_to_forget"] += 1
             return
         no, fid = rng.choice(cands)
-        done, ms = timed("forget", c, lambda: svc.forget(FILE, no, reason="starvation bench", by="bench"))
+        done, ms = timed("forget", c, lambda: forget(svc, FILE, no, reason="starvation bench", by="bench"))
         if done is None:
             return
         ops["forget"].record(ms, True)
@@ -548,7 +550,7 @@ def run_bench(
             ops["restore"].extra["skipped_nothing_forgotten"] += 1
             return
         fact, fid = rng.choice(cands)
-        oid, ms = timed("restore", c, lambda: svc.restore(fact))
+        oid, ms = timed("restore", c, lambda: restore(svc, fact))
         if oid is None:
             return
         ops["restore"].record(ms, True)

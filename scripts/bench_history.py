@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from amr_tui.services.history.provenance import HistoryService  # noqa: E402
+from amr_tui.services.history.service import HistoryService  # noqa: E402
 
 TARGET_V1 = "The payments ledger posts entries through ledger.post_entry() only"
 TARGET_V2 = "The payments ledger posts every entry through ledger.post_entry(), never directly"

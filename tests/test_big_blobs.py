@@ -16,8 +16,8 @@ import pytest
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
-from amr_tui.services.dreams.runs import DreamService
-from amr_tui.services.history.provenance import HistoryService, resurrections
+from amr_tui.services.dreams.service import DreamService
+from amr_tui.services.history.service import HistoryService, resurrections
 from amr_tui.services.workspace import MAX_PARSE_BYTES
 from tests.historyhelpers import branch_commit, commit, git, new_repo
 from tests.hostilehelpers import run_amr

@@ -126,7 +126,7 @@ def test_lint_and_the_dream_review_give_the_same_answer_on_a_pair(
     """Issue 24 point 9: the run writes ``new`` beside main's ``old``; the review flags the pair,
     and after the accept ``amr lint`` flags the same pair with the same values."""
     from amr_tui.cli.main import main
-    from amr_tui.services.dreams.runs import DreamService
+    from amr_tui.services.dreams.service import DreamService
     from tests.historyhelpers import S, branch_commit, new_repo
 
     memory = "# Memory\n\n## Index\n- [[notes]]\n"

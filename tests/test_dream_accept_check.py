@@ -13,7 +13,8 @@ import pytest
 from amr_tui.cli.main import main as amr
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
-from amr_tui.services.dreams.runs import DreamService
+from amr_tui.services.dreams.check import accept_problems
+from amr_tui.services.dreams.service import DreamService
 from tests.driver import AppDriver, app_for, wait_for
 from tests.historyhelpers import S, branch_commit, commit, git, new_repo
 
@@ -62,7 +63,7 @@ def test_two_versions_and_an_entry_written_back_are_named_before_anything_is_wri
     svc = DreamService(repo)
     ids = _ids(svc)
     head = git(repo, "rev-parse", "main")
-    found = svc.check_accept("nightly", entries=[ids["deploy"], ids["cache"]])
+    found = accept_problems(svc, "nightly", entries=[ids["deploy"], ids["cache"]])
     kinds = {p.change: p.kind for p in found if p.change}
     assert kinds == {ids["deploy"]: "versions", ids["cache"]: "dropped"}
     versions = next(p for p in found if p.kind == "versions")
@@ -71,7 +72,7 @@ def test_two_versions_and_an_entry_written_back_are_named_before_anything_is_wri
     assert str(versions).startswith("notes.md:3: two versions of one entry: main's (line 4)")
     assert git(repo, "rev-parse", "main") == head  # checking writes nothing
     # the run's version replacing main's: no two versions left
-    after = svc.check_accept("nightly", entries=[ids["deploy"]], replace=[ids["deploy"]])
+    after = accept_problems(svc, "nightly", entries=[ids["deploy"]], replace=[ids["deploy"]])
     assert [p.kind for p in after] == []
 
 
@@ -113,7 +114,7 @@ def test_duplicates_lost_index_links_and_the_budget(tmp_path: Path) -> None:
         "dream: grow",
     )
     svc = DreamService(root)
-    found = {(p.kind, str(p)) for p in svc.check_accept("nightly")}
+    found = {(p.kind, str(p)) for p in accept_problems(svc, "nightly")}
     assert ("duplicate", "notes.md:4: says the same as line 3") in found
     assert ("index", "MEMORY.md:7: the Index would lose [[site]] (site.md stays)") in found
     budget = next(text for kind, text in found if kind == "budget")
@@ -151,8 +152,8 @@ def test_deleting_an_emptied_file_names_the_links_it_would_break(demo: list[Path
     run = svc.runs()[0].id
     ids = [c.id for c in svc.review(run, history=False).diff.changes if "landing-page.md" in c.paths]
     assert svc.emptied_by(run, entries=ids) == ["landing-page.md"]
-    kept = {str(p) for p in svc.check_accept(run, entries=ids)}
-    deleted = {str(p) for p in svc.check_accept(run, entries=ids, delete=["landing-page.md"])} - kept
+    kept = {str(p) for p in accept_problems(svc, run, entries=ids)}
+    deleted = {str(p) for p in accept_problems(svc, run, entries=ids, delete=["landing-page.md"])} - kept
     assert any(p.startswith("projects/website.md:") and "[[landing-page]]" in p for p in deleted), deleted
     assert any(p.startswith("MEMORY.md:") and "[[landing-page]]" in p for p in deleted), deleted
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from amr_tui.core.diff.entries import ChangeKind
-from amr_tui.services.dreams.runs import DreamService
+from amr_tui.services.dreams.check import accept_problems
+from amr_tui.services.dreams.service import DreamService
 from tests.historyhelpers import branch_commit, git, new_repo
 
 MEMORY = "# Memory\n\n## Index\n- [[old]]\n- [[keep]]\n- [[gone-already]]\n"
@@ -43,7 +44,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _problems(service: DreamService, **kw) -> list[str]:
-    return [str(p) for p in service.check_accept("r1", **kw)]
+    return [str(p) for p in accept_problems(service, "r1", **kw)]
 
 
 def test_the_whole_run_breaks_only_what_it_adds(repo: Path) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from amr_tui.core.dreams.clean import dream, follow_renames
 from amr_tui.core.tombstones import TOMBSTONE_PATH
-from amr_tui.services.dreams.runs import DreamService
+from amr_tui.services.dreams.make import builtin_dream
+from amr_tui.services.dreams.service import DreamService
 from tests.historyhelpers import commit, git, new_repo, tree_at
 
 TODAY = dt.date(2026, 10, 8)
@@ -103,7 +104,7 @@ def test_amr_dream_writes_a_run_branch_and_never_touches_main(tmp_path: Path) ->
     main_before = git(repo, "rev-parse", "main").strip()
     status_before = git(repo, "status", "--porcelain")
     service = DreamService(repo)
-    run = service.dream(today=TODAY)
+    run = builtin_dream(service, today=TODAY)
     assert run is not None and run.id == "2026-10-08-amr" and run.branch == "dreams/2026-10-08-amr"
     assert run.based_on_main and run.base == main_before
     assert git(repo, "rev-parse", "main").strip() == main_before
@@ -122,7 +123,7 @@ def test_amr_dream_writes_a_run_branch_and_never_touches_main(tmp_path: Path) ->
     assert tip["MEMORY.md"] == "# Memory\n\n## Index\n- [[notes]]\n- [[docs-guide]]\n"
     assert "Dreamed-by: amr (built-in pass)" in git(repo, "log", "-1", "--format=%B", "dreams/2026-10-08-amr")
     # a second pass on the same main gets a numbered id; with nothing to do, no branch
-    assert service.dream(today=TODAY).id == "2026-10-08-amr-2"
+    assert builtin_dream(service, today=TODAY).id == "2026-10-08-amr-2"
     commit(repo, {"notes.md": tip["notes.md"], "MEMORY.md": tip["MEMORY.md"]}, "Apply by hand")
-    assert service.dream(today=TODAY) is None
+    assert builtin_dream(service, today=TODAY) is None
     assert sorted(service.repo.branches("dreams/")) == ["dreams/2026-10-08-amr", "dreams/2026-10-08-amr-2"]

@@ -10,7 +10,8 @@ import pytest
 
 from amr_tui.core.diff.entries import ChangeKind
 from amr_tui.git.errors import DirtyFileError
-from amr_tui.services.dreams.runs import DreamError, DreamService
+from amr_tui.services.dreams.make import agent_dream
+from amr_tui.services.dreams.service import DreamError, DreamService
 from tests.historyhelpers import (
     DEVIN,
     DEVIN_BRANCH,
@@ -223,18 +224,18 @@ def test_agent_dream_runs_in_a_temporary_worktree(tmp_path: Path) -> None:
     script.write_text(AGENT)
     service = DreamService(repo)
     main = git(repo, "rev-parse", "main").strip()
-    outcome = service.dream_agent([sys.executable, str(script), "commit"], run_id="nightly", capture=True)
+    outcome = agent_dream(service, [sys.executable, str(script), "commit"], run_id="nightly", capture=True)
     assert outcome.result.returncode == 0 and not outcome.leftovers
     assert outcome.run is not None and outcome.run.summary == "infer the PR order" and outcome.run.base == main
     assert git(repo, "rev-parse", "main").strip() == main and git(repo, "status", "--porcelain") == ""
     assert len(git(repo, "worktree", "list").splitlines()) == 1
     (change,) = [c for c in service.review("nightly", history=False).diff.changes]
     assert change.kind is ChangeKind.NEW
-    none = service.dream_agent([sys.executable, str(script), "nothing"], run_id="idle")
+    none = agent_dream(service, [sys.executable, str(script), "nothing"], run_id="idle")
     assert none.run is None and "dreams/idle" not in service.repo.branches("dreams/")
-    left = service.dream_agent([sys.executable, str(script), "leftover"], run_id="messy")
+    left = agent_dream(service, [sys.executable, str(script), "leftover"], run_id="messy")
     assert left.leftovers and left.run is not None and not (repo / "scratch.md").exists()
-    failed = service.dream_agent([sys.executable, "-c", "import sys; sys.exit(3)"], run_id="broken")
+    failed = agent_dream(service, [sys.executable, "-c", "import sys; sys.exit(3)"], run_id="broken")
     assert failed.result.returncode == 3 and failed.run is None
 
 

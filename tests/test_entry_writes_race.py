@@ -37,6 +37,7 @@ from amr_tui.core.format.edit import set_metadata
 from amr_tui.core.format.parser import parse
 from amr_tui.git.gate import observe_steps
 from amr_tui.services.agent.memory import AgentMemory, Writer
+from amr_tui.services.history.forgotten import forget
 from amr_tui.services.session import editing
 from amr_tui.services.workspace import discover
 from tests.test_agent_stateful import AGENT_ENV, git
@@ -245,7 +246,7 @@ class EntryWritesRace(RuleBasedStateMachine):
             if op == "app_move":
                 return editing.move_entry(session, of, target.line, "memory", other)[-1].committed
             if op == "app_forget":
-                session.history("memory").forget(rel, target.line, raw=target.raw, reason="race")
+                forget(session.history("memory"), rel, target.line, raw=target.raw, reason="race")
                 return True
         except (editing.EditRefused, editing.AmrGitError, LookupError):
             return False

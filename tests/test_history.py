@@ -13,8 +13,8 @@ from amr_tui.core.tombstones import TOMBSTONE_PATH, parse_tombstones
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
-from amr_tui.services.history.forgotten import _commit_with_retries
-from amr_tui.services.history.provenance import HistoryService, resurrections
+from amr_tui.services.history.forgotten import _commit_with_retries, forget, restore
+from amr_tui.services.history.service import HistoryService, resurrections
 from tests.historyhelpers import commit, git, new_repo
 
 S = "https://example.com/sessions"
@@ -129,7 +129,7 @@ def test_forgotten_lists_deletions_not_moves_rewordings_or_index_lines(repo: Pat
         ("Priya owns pricing", "team.md", "Forget Priya", "2026-09-30")
     ]
     # restore writes it back as a new commit
-    new = service.restore(facts[0])
+    new = restore(service, facts[0])
     assert (repo / "team.md").read_text().endswith(f"- Priya owns pricing [source: {S}/101]\n")
     assert f"Restored-from: {facts[0].commit.oid}" in git(repo, "log", "-1", "--format=%B", new)
     assert git(repo, "status", "--porcelain") == ""
@@ -139,7 +139,7 @@ def test_forgotten_lists_deletions_not_moves_rewordings_or_index_lines(repo: Pat
 
 def test_forget_writes_a_tombstone_in_one_commit(repo: Path) -> None:
     service = HistoryService(repo)
-    service.forget("team.md", 3, reason="moved on", by="Alice Chen", today=__import__("datetime").date(2026, 10, 8))
+    forget(service, "team.md", 3, reason="moved on", by="Alice Chen", today=__import__("datetime").date(2026, 10, 8))
     assert "Priya" not in (repo / "team.md").read_text()
     (t,) = parse_tombstones((repo / TOMBSTONE_PATH).read_bytes())
     assert (t.text, t.forgotten, t.reason, t.by, t.sources, t.file) == (
@@ -156,7 +156,7 @@ def test_forget_writes_a_tombstone_in_one_commit(repo: Path) -> None:
     )
     (fact,) = service.forgotten()
     assert fact.tombstone is not None and fact.tombstone.reason == "moved on"
-    service.forget("notes.md", 3, redact=True)
+    forget(service, "notes.md", 3, redact=True)
     body = git(repo, "log", "-1", "--format=%B")
     assert "Marco" not in body and "redacted" in body
     stones = parse_tombstones((repo / TOMBSTONE_PATH).read_bytes())
@@ -164,9 +164,9 @@ def test_forget_writes_a_tombstone_in_one_commit(repo: Path) -> None:
     redacted = [f for f in service.forgotten() if f.redacted]
     assert len(redacted) == 1 and redacted[0].text == "(redacted)"
     with pytest.raises(ValueError):
-        service.restore(redacted[0])
+        restore(service, redacted[0])
     with pytest.raises(ValueError):
-        service.forget("team.md", 1)  # a heading, not an entry
+        forget(service, "team.md", 1)  # a heading, not an entry
 
 
 def test_a_commit_that_races_the_write_is_kept(repo: Path) -> None:
@@ -230,7 +230,7 @@ def test_seed_case_6_a_stale_session_brings_a_deleted_fact_back(tmp_path: Path) 
 
 def test_resurrection_of_a_tombstoned_fact_and_no_false_alarm_for_merged_duplicates(repo: Path) -> None:
     service = HistoryService(repo)
-    service.forget("team.md", 3, reason="wrong", by="Alice")
+    forget(service, "team.md", 3, reason="wrong", by="Alice")
     commit(
         repo, {"notes.md": (repo / "notes.md").read_text() + f"- priya owns pricing! [source: {S}/140]\n"}, "Relearn"
     )
@@ -279,7 +279,7 @@ def test_blob_reader_uses_gitpython_lazily_and_ignores_git_dir(tmp_path: Path, m
 
 
 def test_hostile_names_and_text_do_not_break_history_or_review(make_repo) -> None:
-    from amr_tui.services.dreams.runs import DreamService
+    from amr_tui.services.dreams.service import DreamService
 
     root = make_repo(
         "m",

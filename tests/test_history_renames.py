@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from amr_tui.services.history.provenance import HistoryService
+from amr_tui.services.history.service import HistoryService
 from tests.conftest import FIXED_ENV, git
 
 

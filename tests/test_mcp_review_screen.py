@@ -20,7 +20,7 @@ from mcp.types import Implementation
 from textual.widgets import OptionList
 
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
-from amr_tui.services.dreams.runs import DreamService
+from amr_tui.services.dreams.service import DreamService
 from tests.driver import AppDriver, app_for, git, shown, wait_for
 
 SIZE = (150, 42)

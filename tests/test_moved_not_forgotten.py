@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from amr_tui.services.agent.memory import AgentMemory, Writer
-from amr_tui.services.history.provenance import HistoryService
+from amr_tui.services.history.service import HistoryService
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from amr_tui.core.tombstones import TOMBSTONE_PATH, tombstone_line
-from amr_tui.services.history.provenance import HistoryService
+from amr_tui.services.history.forgotten import forget
+from amr_tui.services.history.service import HistoryService
 from tests.driver import AppDriver, app_for, wait_for
 from tests.historyhelpers import commit, new_repo
 from tests.hostilehelpers import run_amr
@@ -46,7 +47,7 @@ def build(root: Path) -> Path:
     service = HistoryService(root)
     try:
         line = next(i for i, ln in enumerate(NOTES.splitlines(), 1) if "wifi" in ln)
-        service.forget("notes.md", line, reason="it is a secret", by="Ann")
+        forget(service, "notes.md", line, reason="it is a secret", by="Ann")
     finally:
         service.close()
     return root

@@ -12,7 +12,7 @@ from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 if TYPE_CHECKING:  # annotations only: the dreams services are imported when a command runs (start-up of `amr`)
     from amr_tui.services.dreams.model import DreamRun
-    from amr_tui.services.dreams.runs import DreamService
+    from amr_tui.services.dreams.service import DreamService
 
 COMMANDS = ("dream", "dreams")
 
@@ -155,7 +155,7 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def _service(path: Path) -> DreamService:
-    from amr_tui.services.dreams.runs import DreamService
+    from amr_tui.services.dreams.service import DreamService
     from amr_tui.services.workspace import find_repo_root
 
     root = find_repo_root(path)
@@ -290,6 +290,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_accept(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams.check import accept_problems  # when run: `amr` starts without it
     from amr_tui.services.dreams.model import DreamError
 
     edits: dict[str, str] = {}
@@ -303,7 +304,7 @@ def run_accept(args: argparse.Namespace) -> int:
     replace = list(args.replace)
     try:
         service = _service(args.repo)
-        problems = service.check_accept(args.run, files=args.file, entries=entries, edits=edits, replace=replace)
+        problems = accept_problems(service, args.run, files=args.file, entries=entries, edits=edits, replace=replace)
         if args.check:
             for problem in problems:
                 print(safe(str(problem)))
@@ -375,6 +376,7 @@ def run_dream(args: argparse.Namespace) -> int:
     import shlex
 
     from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams.make import agent_dream, builtin_dream  # when run: `amr` starts without it
     from amr_tui.services.dreams.model import DreamError
 
     try:
@@ -386,7 +388,7 @@ def run_dream(args: argparse.Namespace) -> int:
         service = _service(args.repo)
         if args.agent:
             argv = shlex.split(args.agent)
-            outcome = service.dream_agent(argv, run_id=args.run_id, timeout=args.timeout, today=today)
+            outcome = agent_dream(service, argv, run_id=args.run_id, timeout=args.timeout, today=today)
             run = outcome.run
             if outcome.result.timed_out:
                 error("the agent timed out")
@@ -395,7 +397,7 @@ def run_dream(args: argparse.Namespace) -> int:
             if outcome.leftovers:
                 error("the agent left uncommitted changes; they were discarded with its work tree")
         else:
-            run = service.dream(today=today, run_id=args.run_id)
+            run = builtin_dream(service, today=today, run_id=args.run_id)
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
         return _fail(exc)
     if args.json:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # annotations only: each command imports what it runs when it
     from amr_tui.git.history import BlameLine, SkippedBlob
     from amr_tui.git.models import CommitInfo
     from amr_tui.services.history.forgotten import ForgottenFact
-    from amr_tui.services.history.provenance import HistoryService
+    from amr_tui.services.history.service import HistoryService
 
 COMMANDS = ("history", "forgotten", "forget", "undo")
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
@@ -114,7 +114,7 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
 
 
 def _service(root: Path) -> HistoryService:
-    from amr_tui.services.history.provenance import HistoryService
+    from amr_tui.services.history.service import HistoryService
 
     return HistoryService(root)
 
@@ -318,6 +318,7 @@ def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
 
 def run_forgotten(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.history.forgotten import restore  # when run: `amr` starts without git
 
     try:
         roots = _forgotten_roots(args.repo)
@@ -334,7 +335,7 @@ def run_forgotten(args: argparse.Namespace) -> int:
                 fact = next((f for f in facts if f.id == args.restore), None)
                 if fact is None:
                     continue
-                commit = service.restore(fact, path=args.to)
+                commit = restore(service, fact, path=args.to)
                 where = f"{name}/" if len(roots) > 1 else ""
                 print(f'Restored "{safe(fact.text)}" to {safe(where + (args.to or fact.path or ""))} as {commit[:7]}.')
                 return 0
@@ -390,7 +391,7 @@ def run_forget(args: argparse.Namespace) -> int:
     from amr_tui.core.format.edit import summarise
     from amr_tui.core.tombstones import TOMBSTONE_PATH
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.history.forgotten import SECRET_IN_HISTORY
+    from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, forget
 
     try:
         root, rel, line = _locate(args.target)
@@ -398,7 +399,7 @@ def run_forget(args: argparse.Namespace) -> int:
             error("name the entry as FILE:LINE")
             return 2
         raw = _shown_entry_line(root, rel, line)
-        done = _service(root).forget(rel, line, raw=raw, reason=args.reason, redact=args.redact, by=args.by)
+        done = forget(_service(root), rel, line, raw=raw, reason=args.reason, redact=args.redact, by=args.by)
     except (FileNotFoundError, LookupError, ValueError, AmrGitError) as exc:
         error(str(exc))
         return 2

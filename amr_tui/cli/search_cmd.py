@@ -141,7 +141,7 @@ def run_history(args: argparse.Namespace) -> int:
     from amr_tui.core.search.query import QueryError
     from amr_tui.git.errors import AmrGitError
     from amr_tui.services.history.past import PastEntry, PastIndex
-    from amr_tui.services.history.provenance import HistoryService
+    from amr_tui.services.history.service import HistoryService
     from amr_tui.services.workspace import discover
 
     def shown(path: Path) -> str:

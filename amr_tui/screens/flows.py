@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
 
     from amr_tui.screens.main.screen import MainScreen
-    from amr_tui.services.history.provenance import HistoryService
+    from amr_tui.services.history.service import HistoryService
     from amr_tui.services.session.state import OpenFile, Session
     from amr_tui.services.sync.run import SyncProgress, SyncResult
 
@@ -173,7 +173,7 @@ async def forget_entry(app: App[int], main: MainScreen, session: Session) -> Non
     service = found[1]
     from amr_tui.core.format.edit import summarise  # not on the first frame's path
     from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
-    from amr_tui.services.history.forgotten import SECRET_IN_HISTORY
+    from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, forget
 
     mode = await app.push_screen_wait(
         ChoiceScreen(
@@ -194,7 +194,7 @@ async def forget_entry(app: App[int], main: MainScreen, session: Session) -> Non
     raw = of.doc.lines[entry.line - 1].text if of.doc is not None else None
     try:
         done = await asyncio.to_thread(
-            service.forget, of.path, entry.line, raw=raw, reason=reason.strip() or None, redact=mode == "redact"
+            forget, service, of.path, entry.line, raw=raw, reason=reason.strip() or None, redact=mode == "redact"
         )
     except Exception as exc:
         notify_text(app, str(exc), title="Not forgotten", severity="error")

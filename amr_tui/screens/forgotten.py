@@ -16,12 +16,13 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.services.history.forgotten import restore as restore_fact
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, notify_text
 
 if TYPE_CHECKING:
     from amr_tui.services.history.forgotten import ForgottenFact
-    from amr_tui.services.history.provenance import HistoryService
+    from amr_tui.services.history.service import HistoryService
 
 NL = Content("\n")
 
@@ -137,7 +138,7 @@ class ForgottenScreen(Screen[bool]):
     @work(thread=True, group="restore")
     def restore(self, fact: ForgottenFact) -> None:
         try:
-            self.post_message(self.Restored(self.service.restore(fact), None))
+            self.post_message(self.Restored(restore_fact(self.service, fact), None))
         except Exception as exc:
             self.post_message(self.Restored(None, exc))
 

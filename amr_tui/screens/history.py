@@ -25,7 +25,7 @@ from amr_tui.widgets.tables import KeyTable
 
 if TYPE_CHECKING:
     from amr_tui.git.history import BlameLine
-    from amr_tui.services.history.provenance import (
+    from amr_tui.services.history.service import (
         FileVersion,
         HistoryCursor,
         HistoryItem,

@@ -29,7 +29,7 @@ from amr_tui.widgets.side_by_side import SideBySide
 if TYPE_CHECKING:
     from amr_tui.core.diff.entries import EntryChange
     from amr_tui.services.dreams.model import ChangedFile, DreamRun, FileReview, RunReview
-    from amr_tui.services.dreams.runs import DreamService
+    from amr_tui.services.dreams.service import DreamService
     from amr_tui.services.session.state import Session
 
 NL = Content("\n")

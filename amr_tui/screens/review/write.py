@@ -15,12 +15,13 @@ from textual.widgets import Static
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
+from amr_tui.services.dreams.check import accept_problems
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
     from amr_tui.services.dreams.check import Problem
     from amr_tui.services.dreams.model import DreamRun, RunReview
-    from amr_tui.services.dreams.runs import DreamService
+    from amr_tui.services.dreams.service import DreamService
     from amr_tui.services.dreams.write import Accepted
 
     _Screen = Screen[bool]  # to the type checker the mixin is the screen it is mixed into
@@ -176,14 +177,14 @@ class ReviewWriteMixin(_Screen):
     @work(thread=True, exclusive=True, group="review-write")
     def _check_worker(self, entries: list[str], edits: dict[str, str], close: bool, replace: list[str]) -> None:
         try:
-            problems = self.service.check_accept(self.run.branch, entries=entries, edits=edits, replace=replace)
+            problems = accept_problems(self.service, self.run.branch, entries=entries, edits=edits, replace=replace)
         except Exception:  # the accept itself says what is wrong (a conflict, a closed run)
             problems = []
         try:
             emptied = self.service.emptied_by(self.run.branch, entries=entries, edits=edits, replace=replace)
             if_deleted = (
-                self.service.check_accept(
-                    self.run.branch, entries=entries, edits=edits, replace=replace, delete=emptied
+                accept_problems(
+                    self.service, self.run.branch, entries=entries, edits=edits, replace=replace, delete=emptied
                 )
                 if emptied
                 else []

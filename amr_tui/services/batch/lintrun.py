@@ -151,7 +151,7 @@ def lint_targets(
     for target in targets:
         findings = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and diskcache.enabled())
         if history:
-            from amr_tui.services.history.provenance import resurrections  # lazy: see the top of the module
+            from amr_tui.services.history.service import resurrections  # lazy: see the top of the module
 
             walked: list[SkippedBlob] = []
             findings = sorted(

@@ -4,7 +4,7 @@ Dreaming runs are branches ``dreams/<run-id>``; decisions about them are refs un
 ``refs/amr/dreams/``. This module holds the names of those refs and trailers, the records a
 review is made of (:class:`DreamRun`, :class:`RunReview`...) and :class:`RunSource`, the reading
 side that :mod:`.write`, :mod:`.check` and :mod:`.make` work on (``DreamService`` in
-:mod:`.runs` is one). It imports nothing from ``amr_tui.services``.
+:mod:`.service` is one). It imports nothing from ``amr_tui.services``.
 """
 
 from __future__ import annotations

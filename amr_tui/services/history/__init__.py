@@ -3,6 +3,6 @@
 
 Inside, imports go one way: :mod:`.forgotten` (the deletion log, forget and restore, on any
 ``HistorySource``) <- :mod:`.past` (deleted and reworded entries, ``PastIndex``) <-
-:mod:`.provenance` (``HistoryService``). It may import the workspace (and
+:mod:`.service` (``HistoryService``). It may import the workspace (and
 ``amr_tui.git``, ``amr_tui.core``); dreams, the session and the CLI's lint import it.
 """

@@ -24,8 +24,8 @@ from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
 from amr_tui.services.activity.service import ActivityService
-from amr_tui.services.dreams.runs import DreamService
-from amr_tui.services.history.provenance import HistoryService
+from amr_tui.services.dreams.service import DreamService
+from amr_tui.services.history.service import HistoryService
 from amr_tui.services.session.searchctx import SessionSearchContext
 from amr_tui.services.session.watch import Change, RepoInfo, RepoState, WatchMixin
 from amr_tui.services.sync.gitattrs import lint_merge_drivers

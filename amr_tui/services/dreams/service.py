@@ -25,7 +25,6 @@ when forgotten facts are checked).
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import tempfile
@@ -44,8 +43,6 @@ from amr_tui.git.catfile import BlobReader, BlobTooLargeError
 from amr_tui.git.dreamrefs import list_refs
 from amr_tui.git.worktree import normalize_rel
 from amr_tui.services.dreams import threeway
-from amr_tui.services.dreams.check import Problem, accept_problems
-from amr_tui.services.dreams.make import AgentDream, agent_dream, builtin_dream
 from amr_tui.services.dreams.model import (
     BRANCH_PREFIX,
     DECISION_PREFIX,
@@ -61,7 +58,7 @@ from amr_tui.services.dreams.model import (
     trailer_values,
 )
 from amr_tui.services.dreams.write import Accepted, accept, close_if_decided, emptied_by, reject, undo
-from amr_tui.services.history.provenance import HistoryService
+from amr_tui.services.history.service import HistoryService
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
 VIEWED_FILE = "amr/viewed.json"  # inside the git dir, never in the work tree
@@ -523,21 +520,6 @@ class DreamService:
         "rejected", as recorded); None while something is undecided."""
         return close_if_decided(self, name)
 
-    def check_accept(
-        self,
-        name: str,
-        *,
-        files: list[str] | tuple[str, ...] = (),
-        entries: list[str] | tuple[str, ...] = (),
-        edits: dict[str, str] | None = None,
-        replace: list[str] | tuple[str, ...] = (),
-        delete: list[str] | tuple[str, ...] = (),
-    ) -> list[Problem]:
-        """What ``accept`` with the same arguments would break (two versions of one entry,
-        duplicates, links, lost Index links, unreachable new files, MEMORY.md's load budget),
-        without writing anything (``dreams.check``)."""
-        return accept_problems(self, name, files=files, entries=entries, edits=edits, replace=replace, delete=delete)
-
     def reject(self, name: str) -> str:
         """Close the run unaccepted; its commits stay under ``refs/amr/dreams/rejected/<id>``."""
         return reject(self, name)
@@ -545,21 +527,3 @@ class DreamService:
     def undo(self, name: str) -> str:
         """Undo the last decision on a run (see docs/dreams.md). Returns what was done."""
         return undo(self, name)
-
-    def dream(
-        self, *, today: _dt.date | None = None, run_id: str | None = None, env: dict[str, str] | None = None
-    ) -> DreamRun | None:
-        """The built-in dreaming pass onto a new ``dreams/<id>`` branch (None: nothing to change)."""
-        return builtin_dream(self, today=today, run_id=run_id, env=env)
-
-    def dream_agent(
-        self,
-        argv: list[str],
-        *,
-        run_id: str | None = None,
-        timeout: float | None = None,
-        capture: bool = False,
-        today: _dt.date | None = None,
-    ) -> AgentDream:
-        """Run an external agent in a temporary work tree on a new run branch."""
-        return agent_dream(self, argv, run_id=run_id, timeout=timeout, capture=capture, today=today)

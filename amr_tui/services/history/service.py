@@ -27,9 +27,7 @@ pages, timelines and :meth:`~HistoryService.history_skipped`); a read of one rai
 
 from __future__ import annotations
 
-import datetime as _dt
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +43,7 @@ from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.errors import AmrGitError
 from amr_tui.git.models import CommitInfo
-from amr_tui.services.history.forgotten import DeletionLog, Forgotten, ForgottenFact, forget, restore
+from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact
 from amr_tui.services.history.past import PastEntry, PastIndex, past_of
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
@@ -364,26 +362,6 @@ class HistoryService:
         """The files the last :meth:`forgotten` or :meth:`resurrections` did not read (over
         ``MAX_PARSE_BYTES``), oldest walk first: for a notice."""
         return self._log().skipped
-
-    def forget(
-        self,
-        path: str,
-        line: int,
-        *,
-        raw: str | None = None,
-        reason: str | None = None,
-        redact: bool = False,
-        by: str | None = None,
-        today: _dt.date | None = None,
-        trailers: tuple[str, ...] = (),
-        env: Mapping[str, str] | None = None,
-    ) -> Forgotten:
-        return forget(
-            self, path, line, raw=raw, reason=reason, redact=redact, by=by, today=today, trailers=trailers, env=env
-        )
-
-    def restore(self, fact: ForgottenFact, *, path: str | None = None) -> str:
-        return restore(self, fact, path=path)
 
 
 def resurrections(mount: Mount | Path | str, skipped: list[gh.SkippedBlob] | None = None) -> list[Finding]:
