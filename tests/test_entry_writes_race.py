@@ -95,7 +95,7 @@ class EntryWritesRace(RuleBasedStateMachine):
         return [m.group(1) for ln in text.splitlines() if ln.startswith("- ") and (m := FID.search(ln))]
 
     def read_now(self, rel: str) -> None:
-        self.memory.session.poll()
+        self.memory.session.watch.poll()
         self.reads[rel] = (self.memory.read("memory", rel), self.memory.session.open("memory", rel))
 
     def agent_commit(self, rng: random.Random, avoid: str | None = None) -> None:

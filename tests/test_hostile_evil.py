@@ -136,9 +136,9 @@ def op_filtered_types(s: Session, evil: EvilRepo) -> None:
 
 def op_poll_and_lint_fix(s: Session, evil: EvilRepo) -> None:
     (evil.root / "untracked.md").write_text("- dropped in by an agent\n")
-    s.poll()
+    s.watch.poll()
     fix_repo(s.mount(R))
-    s.poll()
+    s.watch.poll()
 
 
 def op_git_reads(s: Session, evil: EvilRepo) -> None:

@@ -95,7 +95,7 @@ def test_polling_never_creates_the_lock(repo: Path) -> None:
     try:
         for i in range(40):
             (repo / "MEMORY.md").write_text(MEMORY + f"- agent fact {i}\n")
-            s.poll()
+            s.watch.poll()
     finally:
         stop.set()
         watcher.join()
@@ -237,7 +237,7 @@ def test_odd_files_open_read_only_and_keep_their_bytes(repo: Path) -> None:
     from amr_tui.services.batch.lintrun import fix_repo
 
     fix_repo(s.mount("memory"))
-    s.poll()
+    s.watch.poll()
     assert {p: sha(p) for p in hashes} == hashes
 
 

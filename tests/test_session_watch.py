@@ -33,19 +33,19 @@ def _agent_writes(root, rel: str, text: str, *, commit: bool) -> None:
 
 def test_quiet_poll_reports_nothing_and_leaves_badges_alone(make_repo):
     root, session = _session(make_repo)
-    assert session.poll() == []
-    assert session.refresh_stale_info() == []  # nothing changed: no badge reads differently
+    assert session.watch.poll() == []
+    assert session.watch.refresh_stale_info() == []  # nothing changed: no badge reads differently
     assert session.info("memory").dirty is False
 
 
 def test_agent_write_is_reindexed_then_badge_turns_dirty(make_repo):
     root, session = _session(make_repo)
     _agent_writes(root, "infra.md", INFRA + "- Postgres max connections is 300\n", commit=False)
-    changes = session.poll()
+    changes = session.watch.poll()
     assert [c.changed for c in changes] == [("infra.md",)]
     assert session.search("postgres max", 5), "the new entry is searchable right after the poll"
     assert session.info("memory").dirty is False  # the badge is read after the re-index is shown
-    assert session.refresh_stale_info() == ["memory"]
+    assert session.watch.refresh_stale_info() == ["memory"]
     assert session.info("memory").dirty is True
 
 
@@ -53,28 +53,28 @@ def test_agent_commit_of_another_file_moves_head(make_repo):
     root, session = _session(make_repo)
     before = session.info("memory").head
     git(root, "commit", "-q", "--allow-empty", "-m", "agent: nothing on disk changed")
-    changes = session.poll()
+    changes = session.watch.poll()
     assert len(changes) == 1 and changes[0].head_moved and not changes[0].changed
     assert changes[0].describe() == "memory: new commit"
-    session.refresh_stale_info()
+    session.watch.refresh_stale_info()
     assert session.info("memory").head not in (None, before)
-    assert session.poll() == []  # seen once, not again
+    assert session.watch.poll() == []  # seen once, not again
 
 
 def test_badges_are_reread_when_old_even_if_nothing_changed(make_repo):
     root, session = _session(make_repo)
     git(root, "checkout", "-q", "-b", "other")  # HEAD's signature changes: noticed without a file change
-    changes = session.poll()
+    changes = session.watch.poll()
     assert changes and changes[0].head_moved
-    assert session.refresh_stale_info() == ["memory"]
+    assert session.watch.refresh_stale_info() == ["memory"]
     assert session.info("memory").branch == "other"
-    assert session.refresh_stale_info(max_age=0) == []  # re-read, reads the same
+    assert session.watch.refresh_stale_info(max_age=0) == []  # re-read, reads the same
 
 
 def test_reload_files_after_a_rename_drops_the_old_path_without_walking(make_repo):
     root, session = _session(make_repo)
     (root / "infra.md").rename(root / "ops.md")
-    session.reload_files("memory", ["infra.md", "ops.md"])
+    session.watch.reload_files("memory", ["infra.md", "ops.md"])
     assert "ops.md" in session.files("memory") and "infra.md" not in session.files("memory")
     assert session.files("memory") == sorted(session.files("memory"))
     hits = session.search("redis listens", 5)
@@ -120,10 +120,10 @@ def test_amrs_own_commit_is_not_news_but_an_agent_commit_on_top_is(make_repo):
     of = session.open("memory", "infra.md")
     saved = editing.replace_entry_line(session, of, 3, "- Redis listens on 6381 [source: https://example.com/a]")
     assert saved.committed and saved.head == git(root, "rev-parse", "HEAD").strip()
-    assert session.poll() == []
+    assert session.watch.poll() == []
     saved = editing.replace_entry_line(
         session, session.open("memory", "infra.md"), 3, "- Redis listens on 6382 [source: https://example.com/a]"
     )
     git(root, "commit", "-q", "--allow-empty", "-m", "agent: right after the save")
-    changes = session.poll()
+    changes = session.watch.poll()
     assert len(changes) == 1 and changes[0].head_moved, changes

@@ -80,8 +80,8 @@ async def sync(app: App[int], main: MainScreen, session: Session, merge_driver: 
 
 
 def _read_after_sync(session: Session, repo: str) -> None:
-    session.poll()
-    session.refresh_info(repo)  # ahead/behind and last sync changed
+    session.watch.poll()
+    session.watch.refresh_info(repo)  # ahead/behind and last sync changed
 
 
 def _report(app: App[int], main: MainScreen, repo: str, result: SyncResult) -> None:

@@ -31,6 +31,14 @@ TRAILER = "Edited-with: amr"
 FOREIGN_TRAILER = "Committed-with: amr (changes found uncommitted in the work tree, not made in amr)"
 
 
+class Rereads(Protocol):
+    """Re-reads files after they were written."""
+
+    def reload_files(self, repo: str, paths: list[str], committed: str | None = None) -> None:
+        """Re-read these files after they were written (``committed``: in this commit)."""
+        ...
+
+
 class WriteTarget(Protocol):
     """What the gate needs from the session it writes for: its mounts, their git, and a re-read."""
 
@@ -43,8 +51,9 @@ class WriteTarget(Protocol):
 
     def git(self, repo: str) -> GitRepo | None: ...
 
-    def reload_files(self, repo: str, paths: list[str], committed: str | None = None) -> None:
-        """Re-read these files after they were written (``committed``: in this commit)."""
+    @property
+    def watch(self) -> Rereads:
+        """What re-reads the files after a write (the session's watcher)."""
         ...
 
 
@@ -115,7 +124,7 @@ def write(
         return _write_without_git(session, repo, changes, message, line, shown, reload)
     result = git.write_files(list(changes), with_trailers(message, *trailers), env=env, branch=branch)
     if reload and branch is None:
-        session.reload_files(repo, [ch.path for ch in changes], result.head if result.committed else None)
+        session.watch.reload_files(repo, [ch.path for ch in changes], result.head if result.committed else None)
     if not result.committed:
         return Saved(repo, shown, result.head, "No change: it was already there", line, False, result.foreign)
     return Saved(repo, shown, result.head, message, line, True, result.foreign, result.merged)
@@ -139,7 +148,7 @@ def _write_without_git(
         else:
             atomic_write(root, ch.path, want)
     if reload:
-        session.reload_files(repo, [ch.path for ch in changes])
+        session.watch.reload_files(repo, [ch.path for ch in changes])
     return Saved(repo, shown, None, message + " (not a git repo: saved without a commit)", line, False)
 
 

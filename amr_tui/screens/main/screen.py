@@ -442,10 +442,10 @@ class MainScreen(Screen[None]):
         """The tree's unreviewed counts (``services.activity``: an entry diff per repo), read once
         the load is done and again after an activity review; the tree is redrawn if they changed."""
         session = self.loaded
-        session.count_unreviewed = True
+        session.watch.count_unreviewed = True
         for name in session.names:
-            session.mark_info_stale(name)
-        if session.refresh_stale_info():
+            session.watch.mark_info_stale(name)
+        if session.watch.refresh_stale_info():
             self.post_message(self.Polled([], done=False, badges=True))
 
     def _open_first(self) -> None:
@@ -510,13 +510,13 @@ class MainScreen(Screen[None]):
         session = self.loaded
         badges: list[str] = []
         try:
-            changes = session.poll()
+            changes = session.watch.poll()
             if changes:
                 self.post_message(self.Polled(changes, done=False))
                 if self._history_checked and time.monotonic() >= self._history_next:
                     self._history_next = time.monotonic() + HISTORY_RECHECK_SECONDS
                     self._recheck_history(session, {c.repo for c in changes})
-            badges = session.refresh_stale_info()
+            badges = session.watch.refresh_stale_info()
         except Exception as exc:  # polling must never bring the app down
             self.app.call_from_thread(notify_text, self.app, f"Could not check for changes: {exc}", severity="warning")
         self.post_message(self.Polled([], done=True, badges=bool(badges)))

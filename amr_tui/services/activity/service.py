@@ -76,6 +76,10 @@ class OneRepo:
     def git(self, repo: str) -> GitRepo | None:
         return self._git
 
+    @property
+    def watch(self) -> OneRepo:
+        return self  # no session to tell: nothing is re-read
+
     def reload_files(self, repo: str, paths: list[str], committed: str | None = None) -> None:
         return None
 

@@ -179,7 +179,7 @@ class AgentMemory:
     def _fresh(self) -> None:
         """Wait for the first load, then pick up what changed on disk or in git since."""
         self._loaded.wait()
-        for change in self.session.poll():
+        for change in self.session.watch.poll():
             self._grow_matcher(change.repo, [*change.added, *change.changed])
 
     @property

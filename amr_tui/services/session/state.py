@@ -27,7 +27,7 @@ from amr_tui.services.activity.service import ActivityService
 from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.history.service import HistoryService
 from amr_tui.services.session.searchctx import SessionSearchContext
-from amr_tui.services.session.watch import Change, RepoInfo, RepoState, WatchMixin
+from amr_tui.services.session.watch import Change, RepoInfo, RepoState, Watcher
 from amr_tui.services.sync.gitattrs import lint_merge_drivers
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files, style_of
 
@@ -60,7 +60,7 @@ class Backlink:
     text: str
 
 
-class Session(WatchMixin):
+class Session:
     def __init__(self, mounts: list[Mount]) -> None:
         self.lock = threading.RLock()
         self.index = SearchIndex()
@@ -79,6 +79,7 @@ class Session(WatchMixin):
         self._indexed: set[tuple[str, str]] = set()  # (repo, path) indexed while the first indexing runs
         self._index_done = False
         self._linted = False  # before the first repo-wide lint, a change re-lints its own files only
+        self.watch = Watcher(self)  # the poll, the re-read after a write, the badges
         for mount in mounts:
             git: GitRepo | None
             try:
@@ -96,6 +97,21 @@ class Session(WatchMixin):
     @property
     def names(self) -> list[str]:
         return list(self.repos)
+
+    def note_written(self, repo: str, commit: str) -> None:
+        """Remember a commit amr made in this session (``z`` undoes the newest not undone)."""
+        with self.lock:
+            if (repo, commit) not in self.written:
+                self.written.append((repo, commit))
+
+    def refusal_note(self, repo: str) -> str:
+        """Short reason a repo is read-only because git refuses it (empty when it does not)."""
+        why = self.refusals.get(repo, "")
+        if not why:
+            return ""
+        return "git refuses it: " + (
+            "another user owns it" if "another user" in why else "its config points git elsewhere"
+        )
 
     def mount(self, repo: str) -> Mount:
         return self.repos[repo].mount
@@ -185,7 +201,7 @@ class Session(WatchMixin):
     def lint_all(self) -> None:
         """The repo-wide lint of every repo (links, Index, duplicates), once every file is parsed."""
         for state in self.repos.values():
-            self._relint(state)
+            self.relint(state)
         with self.lock:
             self._linted = True
         gc.freeze()  # what was loaded stays; later collections skip it
@@ -193,7 +209,7 @@ class Session(WatchMixin):
     def refresh_badges(self) -> None:
         """Each repo's badge (git status, ahead/behind, last sync)."""
         for name in self.repos:
-            self.refresh_info(name)
+            self.watch.refresh_info(name)
 
     def badge(self, repo: str) -> RepoInfo:
         """The repo's badge as last read, or a bare one (its name) before git status was read: no git runs."""
@@ -210,7 +226,7 @@ class Session(WatchMixin):
             return None
         return (st.st_mtime_ns, st.st_size)
 
-    def _load_file(self, state: RepoState, rel: str) -> None:
+    def load_file(self, state: RepoState, rel: str) -> None:
         entries = self._read_entries(state, rel, self._stat(state, rel))
         with self.lock:
             self.index.set_file(state.mount.name, rel, entries)
@@ -258,7 +274,7 @@ class Session(WatchMixin):
                 style=state.style,
             )
 
-    def _relint(self, state: RepoState) -> None:
+    def relint(self, state: RepoState) -> None:
         snap = self._snapshot(state)
         if state.git is not None and state.mount.name not in self.refusals:
             snap.undefined_merge_drivers = lint_merge_drivers(state.mount.root)
@@ -272,13 +288,13 @@ class Session(WatchMixin):
         with self.lock:
             state.findings = by_file
 
-    def _relint_some(self, state: RepoState, paths: list[str]) -> None:
+    def relint_some(self, state: RepoState, paths: list[str]) -> None:
         """After a few files changed: a small repo is re-linted whole; a large one re-lints those
         files now (their rules and links) and the whole-repo checks on the next quiet poll."""
         with self.lock:
             whole = self._linted and len(state.docs) <= FULL_RELINT_MAX_DOCS
         if whole:
-            self._relint(state)
+            self.relint(state)
             return
         # lint_file reads one size, MEMORY.md's (its load budget): copying all 20,000 at 1M
         # entries was a third of a save's cost
@@ -302,7 +318,7 @@ class Session(WatchMixin):
             same = state.history_findings == found
             state.history_findings = found
         if not same:  # the marks change only when the findings do (a poll re-checks often)
-            self._relint(state)
+            self.relint(state)
         return len(found)
 
     # ------------------------------------------------------------------- reads
@@ -313,7 +329,7 @@ class Session(WatchMixin):
     def info(self, repo: str) -> RepoInfo:
         with self.lock:
             info = self.repos[repo].info
-        return info if info is not None else self.refresh_info(repo)
+        return info if info is not None else self.watch.refresh_info(repo)
 
     def document(self, repo: str, path: str) -> Document | None:
         with self.lock:

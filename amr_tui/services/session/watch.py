@@ -1,6 +1,7 @@
 """Noticing change: the 1-second poll, the re-read after a save, and the repo badges (git status).
 
-Mixed into :class:`amr_tui.services.session.Session`. The re-index path (stat, parse, lint,
+:class:`Watcher` is the session's (``Session.watch``), composed with it through the
+:class:`WatchHost` protocol. The re-index path (stat, parse, lint,
 search index) never waits for git: ``poll`` and ``reload_files`` only mark a repo's badge as
 stale, and ``refresh_stale_info`` runs ``git status`` afterwards, only for repos whose files or
 git state (``amr_tui.git.watch.state_signature``: a few stats under ``.git``) changed, and at
@@ -15,7 +16,7 @@ import stat as _stat_mod
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from amr_tui.core.format.parser import Document
 from amr_tui.core.lint.repo import Finding
@@ -98,34 +99,53 @@ class RepoState:
     own_head: str | None = None  # the commit amr made last: HEAD moving to it is not news (reload_files)
 
 
-class WatchMixin:
-    """Noticing change, mixed into ``Session``: the host provides what is declared below."""
+class WatchHost(Protocol):
+    """What the watcher needs from the session it watches for."""
 
     lock: threading.RLock
     index: SearchIndex
     repos: dict[str, RepoState]
     refusals: dict[str, str]  # repo -> why git refuses it
-    written: list[tuple[str, str]]  # (repo, commit) amr made in this session
-    #: Badges count the unreviewed entry changes (an entry diff per repo): the app turns it on
-    #: once its load is done; the agent interface never does.
-    count_unreviewed: bool = False
 
-    def _load_file(self, state: RepoState, rel: str) -> None:
-        raise NotImplementedError  # the host's: read, parse and index one file
+    def load_file(self, state: RepoState, rel: str) -> None:
+        """Read, parse and index one file."""
+        ...
 
-    def _relint(self, state: RepoState) -> None:
-        raise NotImplementedError  # the host's: lint the whole repo
+    def relint(self, state: RepoState) -> None:
+        """Lint the whole repo."""
+        ...
 
-    def _relint_some(self, state: RepoState, paths: list[str]) -> None:
-        raise NotImplementedError  # the host's: lint after these files changed
+    def relint_some(self, state: RepoState, paths: list[str]) -> None:
+        """Lint after these files changed."""
+        ...
 
     def activity(self, repo: str) -> ActivityService:
-        raise NotImplementedError  # the host's: the repo's activity review
+        """The repo's activity review."""
+        ...
+
+    def note_written(self, repo: str, commit: str) -> None:
+        """Remember a commit amr made in this session."""
+        ...
+
+    def refusal_note(self, repo: str) -> str:
+        """Why git refuses the repo, short (empty when it does not)."""
+        ...
+
+
+class Watcher:
+    """Noticing change for a session (``Session.watch``): the poll, the re-read after a write,
+    and the repo badges."""
+
+    def __init__(self, host: WatchHost) -> None:
+        self.host = host
+        #: Badges count the unreviewed entry changes (an entry diff per repo): the app turns it on
+        #: once its load is done; the agent interface never does.
+        self.count_unreviewed = False
 
     def mark_info_stale(self, repo: str) -> None:
         """Have the next ``refresh_stale_info`` read this repo's badge again (the review mark moved)."""
-        with self.lock:
-            self.repos[repo].info_stale = True
+        with self.host.lock:
+            self.host.repos[repo].info_stale = True
 
     # ----------------------------------------------------------------- changes
     def poll(self) -> list[Change]:
@@ -136,36 +156,36 @@ class WatchMixin:
         ``refresh_stale_info`` (``git status`` with optional locks off).
         """
         changes: list[Change] = []
-        for name, state in self.repos.items():
+        for name, state in self.host.repos.items():
             files, escaping, stats = scan_files(state.mount.root)
-            with self.lock:
+            with self.host.lock:
                 old_files = set(state.files)
                 old_stats = dict(state.stats)
             new_set = set(files)
             added = sorted(new_set - old_files)
             removed = sorted(old_files - new_set)
             changed = sorted(p for p in new_set & old_files if stats.get(p) != old_stats.get(p))
-            with self.lock:
+            with self.host.lock:
                 state.files, state.escaping = files, escaping
                 for p in removed:
                     state.docs.pop(p, None)
                     state.stats.pop(p, None)
-                    self.index.remove_file(name, p)
+                    self.host.index.remove_file(name, p)
             for p in added + changed:
-                self._load_file(state, p)
+                self.host.load_file(state, p)
             head_moved = self._git_moved(state)
             if added or removed or changed or head_moved:
                 state.info_stale = True
-                self._relint_some(state, added + changed + removed)
+                self.host.relint_some(state, added + changed + removed)
                 changes.append(Change(name, tuple(added), tuple(changed), tuple(removed), head_moved))
             elif state.lint_stale:
                 state.lint_stale = False
-                self._relint(state)  # a quiet moment: the whole-repo checks catch up
+                self.host.relint(state)  # a quiet moment: the whole-repo checks catch up
         return changes
 
     def _git_moved(self, state: RepoState) -> bool:
         """True when HEAD may have moved; marks the badge stale when any git state changed."""
-        if state.git is None or state.mount.name in self.refusals:
+        if state.git is None or state.mount.name in self.host.refusals:
             return False
         try:
             head_sig, sig = head_signature(state.git), state_signature(state.git)
@@ -183,20 +203,14 @@ class WatchMixin:
     def reload_file(self, repo: str, path: str) -> None:
         self.reload_files(repo, [path])
 
-    def note_written(self, repo: str, commit: str) -> None:
-        """Remember a commit amr made in this session (``z`` undoes the newest not undone)."""
-        with self.lock:
-            if (repo, commit) not in self.written:
-                self.written.append((repo, commit))
-
     def reload_files(self, repo: str, paths: list[str], committed: str | None = None) -> None:
         """Re-read these files after amr wrote them (a save, a rename): no walk of the repo, no git.
         ``committed``: the commit amr made of them; the next poll does not report HEAD moving to
         it as someone else's change (an agent's commit on top still is: HEAD is then another)."""
-        state = self.repos[repo]
+        state = self.host.repos[repo]
         if committed is not None:
             state.own_head = committed
-            self.note_written(repo, committed)
+            self.host.note_written(repo, committed)
         root = state.mount.root
         present: list[str] = []
         for path in dict.fromkeys(paths):
@@ -205,7 +219,7 @@ class WatchMixin:
             except OSError:
                 st = None
             is_file = st is not None and (_stat_mod.S_ISREG(st.st_mode) or _stat_mod.S_ISLNK(st.st_mode))
-            with self.lock:
+            with self.host.lock:
                 if is_file:
                     if path not in state.files:
                         bisect.insort(state.files, path)
@@ -217,10 +231,10 @@ class WatchMixin:
                     state.escaping.discard(path)
                     state.docs.pop(path, None)
                     state.stats.pop(path, None)
-                    self.index.remove_file(repo, path)
+                    self.host.index.remove_file(repo, path)
         for path in present:
-            self._load_file(state, path)
-        self._relint_some(state, list(dict.fromkeys(paths)))
+            self.host.load_file(state, path)
+        self.host.relint_some(state, list(dict.fromkeys(paths)))
         state.info_stale = True
 
     # ------------------------------------------------------------ repo badges
@@ -229,7 +243,7 @@ class WatchMixin:
         not read for ``max_age`` seconds. Returns the repos whose badge now reads differently."""
         now = time.monotonic()
         out = []
-        for name, state in self.repos.items():
+        for name, state in self.host.repos.items():
             if state.info_stale or state.info is None or now - state.info_at >= max_age:
                 before = state.info
                 if self.refresh_info(name) != before:
@@ -237,13 +251,13 @@ class WatchMixin:
         return out
 
     def refresh_info(self, repo: str) -> RepoInfo:
-        state = self.repos[repo]
+        state = self.host.repos[repo]
         self._git_moved(state)  # the signatures this status belongs to
         state.info_stale = False
         state.info_at = time.monotonic()
         info = RepoInfo(repo, read_only=state.mount.read_only)
-        if repo in self.refusals:
-            info.note = self.refusal_note(repo)
+        if repo in self.host.refusals:
+            info.note = self.host.refusal_note(repo)
         elif state.git is None:
             info.note = "not a git repo"
         else:
@@ -265,18 +279,9 @@ class WatchMixin:
                 info.last_sync = recorded.get("last_sync")
                 info.offline = bool(recorded.get("offline_since"))
                 if self.count_unreviewed and not st.is_empty_repo:
-                    info.unreviewed = self.activity(repo).count()
+                    info.unreviewed = self.host.activity(repo).count()
             except AmrGitError as exc:
                 info.note = str(exc)[:80]
-        with self.lock:
+        with self.host.lock:
             state.info = info
         return info
-
-    def refusal_note(self, repo: str) -> str:
-        """Short reason a repo is read-only because git refuses it (empty when it does not)."""
-        why = self.refusals.get(repo, "")
-        if not why:
-            return ""
-        return "git refuses it: " + (
-            "another user owns it" if "another user" in why else "its config points git elsewhere"
-        )
