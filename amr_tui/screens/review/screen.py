@@ -20,7 +20,7 @@ from amr_tui.core.diff.align import align
 from amr_tui.core.textsafety import make_visible, plural
 from amr_tui.screens.dialogs import TextPromptScreen
 from amr_tui.screens.review.text import age, describe_change, file_line
-from amr_tui.screens.review.write import ReviewWriteMixin
+from amr_tui.screens.review.write import WRITE_GROUP, ReviewWrites
 from amr_tui.services.dreams.threeway import rows_now
 from amr_tui.widgets.lists import FilterList, JumpList
 from amr_tui.widgets.safe import content, notify_text
@@ -137,7 +137,7 @@ class DreamListScreen(Screen[bool]):
         self.dismiss(self.changed)
 
 
-class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
+class RunReviewScreen(Screen[bool]):
     """One run: files with viewed marks, the entry-level summary of the file, side by side.
 
     It fills in in stages, from one background worker: the run's files as git lists them (a few
@@ -226,6 +226,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         self.rejected: set[str] = set()
         self.edits: dict[str, str] = {}
         self.changed = False
+        self.writes = ReviewWrites(self)  # apply, accept all, reject the run, undo, rejections
         self._token = 0
 
     def compose(self) -> ComposeResult:
@@ -254,7 +255,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         is under a dialog, is reading, or is writing (its own accept moves main)."""
         if not self.is_current or self.stage != "done":
             return
-        if any(w.node is self and w.group == "review-write" and not w.is_finished for w in self.app.workers):
+        if any(w.node is self and w.group == WRITE_GROUP and not w.is_finished for w in self.app.workers):
             return
         self._read_main_tip()
 
@@ -444,7 +445,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
                     view.cursor = i
                     break
 
-    def _review_in(self) -> bool:
+    def review_in(self) -> bool:
         """Whether the whole review is in; says so politely when not."""
         if self.review is None:
             notify_text(
@@ -456,6 +457,18 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
             return False
         return True
 
+    def action_apply(self) -> None:
+        self.writes.apply()
+
+    def action_accept_all(self) -> None:
+        self.writes.accept_all()
+
+    def action_reject_run(self) -> None:
+        self.writes.reject_run()
+
+    def action_undo(self) -> None:
+        self.writes.undo()
+
     def _current_change(self) -> EntryChange | None:
         focused = self.focused
         if isinstance(focused, SideBySide) and focused.row and focused.row.change:
@@ -464,7 +477,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         return self.changes[idx] if idx is not None and idx < len(self.changes) else None
 
     def action_decide(self, how: str) -> None:
-        if not self._review_in():
+        if not self.review_in():
             return
         change = self._current_change()
         if change is None:
@@ -479,22 +492,22 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         self.refresh_changes()
         self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
         if (change.id in self.rejected) != was_rejected:
-            self.save_rejections([change.id], change.id in self.rejected)
+            self.writes.save_rejections([change.id], change.id in self.rejected)
 
     def action_decide_file(self) -> None:
-        if not self._review_in():
+        if not self.review_in():
             return
         unreject = [c.id for c in self.changes if c.id in self.rejected]
         for change in self.changes:
             self.accepted.add(change.id)
             self.rejected.discard(change.id)
         if unreject:
-            self.save_rejections(unreject, False)
+            self.writes.save_rejections(unreject, False)
         self.refresh_changes()
         self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
 
     def action_edit_change(self) -> None:
-        if not self._review_in():
+        if not self.review_in():
             return
         change = self._current_change()
         if change is None or change.new is None:
@@ -521,7 +534,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
     def action_toggle_viewed(self) -> None:
         f = next((f for f in self.files if f.path == self.path), None)
         if self.stage == "reading" or f is None:
-            self._review_in()
+            self.review_in()
             return
         self.mark_viewed(f.path, not f.viewed)
 
@@ -530,7 +543,7 @@ class RunReviewScreen(ReviewWriteMixin, Screen[bool]):
         try:
             self.service.mark_viewed(self.run.branch, path, viewed)
         except Exception as exc:
-            self.post_message(self.Done(None, exc))
+            self.app.call_from_thread(self.writes.done, None, exc)
             return
         self.app.call_from_thread(self.load)
 

@@ -1,16 +1,19 @@
 """The review screen's decisions that write: apply the accepted changes (after saying what they
-would break), accept the whole run, reject the rest, undo. Each write runs in one worker at a
-time; ``RunReviewScreen`` reads the run again when it is done."""
+would break), accept the whole run, reject the rest, undo, and keep rejections.
+
+:class:`ReviewWrites` is the screen's (``RunReviewScreen.writes``), composed with it through the
+:class:`ReviewHost` protocol. Each decision is an async flow run as one worker of the screen: git
+runs in a thread (``asyncio.to_thread``), each question is asked with ``push_screen_wait``, and
+the screen reads the run again when the write is done. One write runs at a time (the group
+``flow:review-write``, exclusive)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from textual import work
-from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static
 
 from amr_tui.core.textsafety import make_visible
@@ -19,22 +22,23 @@ from amr_tui.services.dreams.check import accept_problems
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
+    from textual.app import App
+    from textual.worker import Worker
+
     from amr_tui.services.dreams.check import Problem
     from amr_tui.services.dreams.model import DreamRun, RunReview
     from amr_tui.services.dreams.service import DreamService
     from amr_tui.services.dreams.write import Accepted
 
-    _Screen = Screen[bool]  # to the type checker the mixin is the screen it is mixed into
-else:
-    _Screen = object
-
-#: A write the review does in its worker: what it says it did, or what the accept did.
+#: A write the review does in a thread: what it says it did, or what the accept did.
 Job = Callable[[], "str | Accepted"]
 
+#: The worker group of the review's writes (``RunReviewScreen`` does not re-read main meanwhile).
+WRITE_GROUP = "flow:review-write"
 
-class ReviewWriteMixin(_Screen):
-    """Mixed into ``RunReviewScreen``: uses its ``service``, ``run``, ``accepted``, ``edits``,
-    ``load`` and ``_review_in``."""
+
+class ReviewHost(Protocol):
+    """What the writes need from the review screen."""
 
     service: DreamService
     repo: str
@@ -43,250 +47,246 @@ class ReviewWriteMixin(_Screen):
     review: RunReview | None
     stage: str
     accepted: set[str]
-    rejected: set[str]
     edits: dict[str, str]
     changed: bool
 
-    if TYPE_CHECKING:
+    @property
+    def app(self) -> App[Any]: ...
 
-        def load(self) -> None: ...
+    def query_one(self, selector: str, expect_type: type[Static]) -> Static: ...
 
-        def _review_in(self) -> bool: ...
+    def run_worker(
+        self, work: Coroutine[Any, Any, None], *, group: str = ..., exclusive: bool = ...
+    ) -> Worker[None]: ...
 
-    @dataclass
-    class Checked(Message):
-        """What an accept would break, worked out: the accept waits for it."""
+    def load(self) -> None:
+        """Read the run again."""
+        ...
 
-        entries: list[str]
-        """The ids of the entry changes to accept (empty: the whole run)."""
-        edits: dict[str, str]
-        """Entry change id to the text the reviewer wrote instead."""
-        close: bool
-        """Whether the screen closes once the accept is done."""
-        problems: list[Problem]
-        """What the accept would break: two versions of one entry, duplicates, broken links, lost
-        Index links, unreachable files, MEMORY.md over budget."""
-        replace: list[str] = field(default_factory=list)
-        """Entry changes whose version replaces main's (the reviewer chose so)."""
-        emptied: list[str] = field(default_factory=list)
-        """Files the accept would leave with no entry (only a heading): offered for deletion."""
-        if_deleted: list[Problem] = field(default_factory=list)
-        """What deleting the emptied files too would break besides ``problems``."""
+    def dismiss(self, result: bool) -> Any: ...
 
-    @dataclass
-    class Done(Message):
-        """A write is done (or failed); the screen reads the run again."""
+    def review_in(self) -> bool:
+        """Whether the whole review is in; says so when not."""
+        ...
 
-        text: str | None
-        """What was done, to say so (None on error)."""
-        error: Exception | None
-        """Why nothing was written, if nothing was."""
-        close: bool = False
-        """Whether the screen closes now (the run left the pending list)."""
-        title: str = "Committed"
-        """What kind of write it was, for the notification ("Rejected", "Undone")."""
+
+@dataclass
+class _Check:
+    """What an accept would break, worked out in a thread."""
+
+    problems: list[Problem]
+    emptied: list[str] = field(default_factory=list)
+    """Files the accept would leave with no entry (only a heading): offered for deletion."""
+    if_deleted: list[Problem] = field(default_factory=list)
+    """What deleting the emptied files too would break besides ``problems``."""
+
+
+def _check(service: DreamService, branch: str, entries: list[str], edits: dict[str, str], replace: list[str]) -> _Check:
+    try:
+        problems = accept_problems(service, branch, entries=entries, edits=edits, replace=replace)
+    except Exception:  # the accept itself says what is wrong (a conflict, a closed run)
+        problems = []
+    try:
+        emptied = service.emptied_by(branch, entries=entries, edits=edits, replace=replace)
+        if_deleted = (
+            accept_problems(service, branch, entries=entries, edits=edits, replace=replace, delete=emptied)
+            if emptied
+            else []
+        )
+    except Exception:
+        emptied, if_deleted = [], []
+    said = set(problems)
+    return _Check(problems, emptied, [p for p in if_deleted if p not in said])
+
+
+class ReviewWrites:
+    """The review screen's writes (see the module)."""
+
+    def __init__(self, screen: ReviewHost) -> None:
+        self.screen = screen
+
+    def _status(self, text: str) -> None:
+        self.screen.query_one("#review-status", Static).update(text)
 
     def _guard(self) -> bool:
-        if self.read_only:
-            notify_text(self.app, f"{self.repo} is read-only: nothing was changed.", severity="error")
+        if self.screen.read_only:
+            notify_text(self.screen.app, f"{self.screen.repo} is read-only: nothing was changed.", severity="error")
             return False
         return True
 
-    def action_apply(self) -> None:
-        if not self._guard() or not self._review_in():
+    def _run(self, flow: Coroutine[Any, Any, None]) -> None:
+        self.screen.run_worker(flow, group=WRITE_GROUP, exclusive=True)
+
+    # ------------------------------------------------------------------ actions
+    def apply(self) -> None:
+        """Apply the changes marked accepted, after saying what the accept would break."""
+        s = self.screen
+        if not self._guard() or not s.review_in():
             return
-        if not self.accepted:
-            notify_text(self.app, "Mark changes with a (or a file with A) first.", severity="warning")
+        if not s.accepted:
+            notify_text(s.app, "Mark changes with a (or a file with A) first.", severity="warning")
             return
-        entries = sorted(self.accepted)
-        edits = {k: v for k, v in self.edits.items() if k in self.accepted}
-        self._check_then_accept(entries, edits, close=False)
+        entries = sorted(s.accepted)
+        edits = {k: v for k, v in s.edits.items() if k in s.accepted}
+        self._status("Checking what the accept would leave\u2026")
+        self._run(self._accept(entries, edits, close=False))
+
+    def accept_all(self) -> None:
+        if self._guard() and self.screen.review_in():
+            self._run(self._accept_all())
+
+    def reject_run(self) -> None:
+        if self._guard():
+            self._run(self._reject_run())
+
+    def undo(self) -> None:
+        if self._guard():
+            branch = self.screen.run.branch
+            self._write(lambda: self.screen.service.undo(branch), close=False, title="Undone")
 
     def save_rejections(self, changes: list[str], rejected: bool) -> None:
         """Keep a rejection (or take it back) in the repo's rejection marks, at once; a run whose
         every change is then decided is closed."""
         if self._guard():
-            self._save_rejections(list(changes), rejected)
+            self.screen.run_worker(self._save_rejections(list(changes), rejected), group="review-reject")
 
-    @work(thread=True, group="review-reject")
-    def _save_rejections(self, changes: list[str], rejected: bool) -> None:
-        try:
-            self.service.reject_parts(self.run.branch, changes=changes, rejected=rejected)
-            state = self.service.close_if_decided(self.run.branch) if rejected else None
-        except Exception as exc:
-            self.post_message(self.Done(None, exc))
-            return
-        if state is not None:
-            what = "accepted in part, the rest rejected" if state == "accepted" else "rejected"
-            self.post_message(
-                self.Done(
-                    f"Every change of run {self.run.id} is decided: it is closed ({what}) and left the pending list.",
-                    None,
-                    close=True,
-                    title="Rejected",
-                )
-            )
+    # -------------------------------------------------------------------- flows
+    async def _accept_all(self) -> None:
+        s = self.screen
+        if await s.app.push_screen_wait(ConfirmScreen("Accept the whole run?", s.run.summary, "Accept all")):
+            self._status("Checking what the accept would leave\u2026")
+            await self._accept([], {}, close=True)
 
-    def action_accept_all(self) -> None:
-        if not self._guard() or not self._review_in():
-            return
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self._check_then_accept([], {}, close=True)
-
-        self.app.push_screen(ConfirmScreen("Accept the whole run?", self.run.summary, "Accept all"), go)
-
-    def action_reject_run(self) -> None:
-        if not self._guard():
-            return
-        note = f"{len(self.accepted)} accepted change(s) not yet applied will be dropped.\n\n" if self.accepted else ""
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self._write(lambda: self._reject(), close=True, title="Rejected")
-
-        self.app.push_screen(
+    async def _reject_run(self) -> None:
+        s = self.screen
+        note = f"{len(s.accepted)} accepted change(s) not yet applied will be dropped.\n\n" if s.accepted else ""
+        yes = await s.app.push_screen_wait(
             ConfirmScreen(
                 "Reject the rest of this run?",
                 f"{note}The run leaves the pending list; its commits stay findable and the "
                 "decision can be undone (u, or amr dreams undo).",
                 "Reject",
-            ),
-            go,
+            )
         )
-
-    def action_undo(self) -> None:
-        if self._guard():
-            self._write(lambda: self.service.undo(self.run.branch), close=False, title="Undone")
+        if yes:
+            await self._do(self._reject, close=True, title="Rejected")
 
     def _reject(self) -> str:
-        self.service.reject(self.run.branch)
+        run = self.screen.run
+        self.screen.service.reject(run.branch)
         return (
-            f"Rejected run {self.run.id}: it left the pending list, nothing was committed to main "
+            f"Rejected run {run.id}: it left the pending list, nothing was committed to main "
             "(u or amr dreams undo brings it back)."
         )
 
-    def _check_then_accept(
-        self, entries: list[str], edits: dict[str, str], close: bool, replace: list[str] | None = None
-    ) -> None:
-        """Accept (all of the run when ``entries`` is empty), after showing what it would break."""
-        self.query_one("#review-status", Static).update("Checking what the accept would leave…")
-        self._check_worker(entries, edits, close, replace or [])
+    async def _save_rejections(self, changes: list[str], rejected: bool) -> None:
+        s = self.screen
+        branch, run_id = s.run.branch, s.run.id
 
-    @work(thread=True, exclusive=True, group="review-write")
-    def _check_worker(self, entries: list[str], edits: dict[str, str], close: bool, replace: list[str]) -> None:
+        def save() -> str | None:
+            s.service.reject_parts(branch, changes=changes, rejected=rejected)
+            return s.service.close_if_decided(branch) if rejected else None
+
         try:
-            problems = accept_problems(self.service, self.run.branch, entries=entries, edits=edits, replace=replace)
-        except Exception:  # the accept itself says what is wrong (a conflict, a closed run)
-            problems = []
-        try:
-            emptied = self.service.emptied_by(self.run.branch, entries=entries, edits=edits, replace=replace)
-            if_deleted = (
-                accept_problems(
-                    self.service, self.run.branch, entries=entries, edits=edits, replace=replace, delete=emptied
-                )
-                if emptied
-                else []
+            state = await asyncio.to_thread(save)
+        except Exception as exc:
+            self.done(None, exc)
+            return
+        if state is not None:
+            what = "accepted in part, the rest rejected" if state == "accepted" else "rejected"
+            self.done(
+                f"Every change of run {run_id} is decided: it is closed ({what}) and left the pending list.",
+                None,
+                close=True,
+                title="Rejected",
             )
-        except Exception:
-            emptied, if_deleted = [], []
-        said = set(problems)
-        extra = [p for p in if_deleted if p not in said]
-        self.post_message(
-            self.Checked(entries, edits, close, problems, replace=replace, emptied=emptied, if_deleted=extra)
+
+    async def _accept(self, entries: list[str], edits: dict[str, str], *, close: bool) -> None:
+        """Accept (all of the run when ``entries`` is empty), after showing what it would break."""
+        s = self.screen
+        branch, replace = s.run.branch, list[str]()
+        while True:
+            check = await asyncio.to_thread(_check, s.service, branch, entries, edits, replace)
+            if not check.problems:
+                break
+            title, body, choices = problem_choice(check.problems, s.service.main, bool(entries))
+            choice = await s.app.push_screen_wait(ChoiceScreen(title, choices, body=body))
+            if choice == "apply":
+                break
+            if choice == "replace":
+                replace = [*replace, *(p.change for p in check.problems if p.kind == "versions")]
+            elif choice == "skip":
+                clashing = {p.change for p in check.problems if p.kind in ("versions", "dropped")}
+                rest = [e for e in entries if e not in clashing]
+                if not rest:
+                    self._status("Nothing applied: every change marked clashes.")
+                    return
+                entries, edits = rest, {k: v for k, v in edits.items() if k in rest}
+            else:
+                self._status("Nothing applied.")
+                return
+            self._status("Checking what the accept would leave\u2026")
+        delete: list[str] = []
+        if check.emptied:
+            yes = await s.app.push_screen_wait(_delete_emptied(check))
+            if yes:
+                delete = check.emptied
+        chosen = list(entries)
+        await self._do(
+            lambda: s.service.accept(branch, entries=chosen, edits=edits, delete=delete, replace=replace), close=close
         )
 
-    def on_review_write_mixin_checked(self, message: Checked) -> None:
-        branch, entries, edits, replace = self.run.branch, message.entries, message.edits, message.replace
-        delete: list[str] = []
-
-        def job() -> Accepted:
-            return self.service.accept(branch, entries=entries, edits=edits, delete=delete, replace=replace)
-
-        def write() -> None:
-            if not message.emptied:
-                self._write(job, close=message.close)
-                return
-
-            def answer(yes: bool | None) -> None:
-                if yes:
-                    delete.extend(message.emptied)
-                self._write(job, close=message.close)
-
-            names = ", ".join(make_visible(p) for p in message.emptied)
-            body = "Yes deletes the file in the same commit; No keeps it as it is left."
-            if message.if_deleted:
-                broken = "\n".join(make_visible(f"- {p}") for p in message.if_deleted[:8])
-                more = f"\n\u2026 and {len(message.if_deleted) - 8} more" if len(message.if_deleted) > 8 else ""
-                body = f"Deleting would break {len(message.if_deleted)} link(s):\n{broken}{more}\n\n{body}"
-            self.app.push_screen(
-                ConfirmScreen(
-                    f"This accept leaves {names} with no entries (only a heading). Delete "
-                    f"{'it' if len(message.emptied) == 1 else 'them'}?",
-                    body,
-                    "Delete",
-                    "Keep",
-                ),
-                answer,
-            )
-
-        if not message.problems:
-            write()
-            return
-        title, body, choices = problem_choice(message.problems, self.service.main, bool(entries))
-
-        def chosen(choice: str | None) -> None:
-            clashing = {p.change for p in message.problems if p.kind in ("versions", "dropped")}
-            if choice == "apply":
-                write()
-            elif choice == "replace":
-                versions = [p.change for p in message.problems if p.kind == "versions"]
-                self._check_then_accept(entries, edits, message.close, [*replace, *versions])
-            elif choice == "skip":
-                rest = [e for e in entries if e not in clashing]
-                if rest:
-                    self._check_then_accept(rest, {k: v for k, v in edits.items() if k in rest}, message.close, replace)
-                else:
-                    self.query_one("#review-status", Static).update("Nothing applied: every change marked clashes.")
-            else:
-                self.query_one("#review-status", Static).update("Nothing applied.")
-
-        self.app.push_screen(ChoiceScreen(title, choices, body=body), chosen)
-
     def _write(self, job: Job, close: bool, title: str = "Committed") -> None:
-        self.query_one("#review-status", Static).update("Writing…")
-        self._write_worker(job, close, title)
+        self._run(self._do(job, close=close, title=title))
 
-    @work(thread=True, exclusive=True, group="review-write")
-    def _write_worker(self, job: Job, close: bool, title: str) -> None:
+    async def _do(self, job: Job, *, close: bool, title: str = "Committed") -> None:
+        self._status("Writing\u2026")
         try:
-            result = job()
+            result = await asyncio.to_thread(job)
         except Exception as exc:
-            self.post_message(self.Done(None, exc))
+            self.done(None, exc)
             return
         if isinstance(result, str):
             text, closed = result, False
         else:
             text = f"Accepted ({result.how}){' and closed the run' if result.closed else ''}: {', '.join(result.items)}"
             closed = result.closed
-        self.post_message(self.Done(text, None, close or closed, title))
+        self.done(text, None, close or closed, title)
 
-    def on_review_write_mixin_done(self, message: Done) -> None:
-        if message.error is not None:
-            notify_text(self.app, str(message.error), title="Dream review", severity="error")
-            self.load()
+    def done(self, text: str | None, error: Exception | None, close: bool = False, title: str = "Committed") -> None:
+        """A write is done (or failed): say so, and read the run again (or close the screen)."""
+        s = self.screen
+        if error is not None:
+            notify_text(s.app, str(error), title="Dream review", severity="error")
+            s.load()
             return
-        if message.text:
-            self.changed = True
-            notify_text(self.app, message.text, title=message.title)
-        self.accepted.clear()  # the rejections are kept (saved): the next reading brings them back
-        self.edits.clear()
-        if message.close:
-            self.dismiss(True)
+        if text:
+            s.changed = True
+            notify_text(s.app, text, title=title)
+        s.accepted.clear()  # the rejections are kept (saved): the next reading brings them back
+        s.edits.clear()
+        if close:
+            s.dismiss(True)
         else:
-            self.review, self.stage = None, "summary"  # main (or the run) moved: decide on what is read next
-            self.load()
+            s.review, s.stage = None, "summary"  # main (or the run) moved: decide on what is read next
+            s.load()
+
+
+def _delete_emptied(check: _Check) -> ConfirmScreen:
+    """The question whether to delete the files an accept leaves with no entry."""
+    names = ", ".join(make_visible(p) for p in check.emptied)
+    body = "Yes deletes the file in the same commit; No keeps it as it is left."
+    if check.if_deleted:
+        broken = "\n".join(make_visible(f"- {p}") for p in check.if_deleted[:8])
+        more = f"\n\u2026 and {len(check.if_deleted) - 8} more" if len(check.if_deleted) > 8 else ""
+        body = f"Deleting would break {len(check.if_deleted)} link(s):\n{broken}{more}\n\n{body}"
+    return ConfirmScreen(
+        f"This accept leaves {names} with no entries (only a heading). Delete "
+        f"{'it' if len(check.emptied) == 1 else 'them'}?",
+        body,
+        "Delete",
+        "Keep",
+    )
 
 
 _WHAT = {
