@@ -8,7 +8,6 @@ controller (editing.py). Sync, history and dreams are the app's actions (app.py)
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from amr_tui.screens.main.host import MainHost, NoHost
 from amr_tui.screens.main.past import open_past, past_loader
 from amr_tui.screens.main.place import Place
 from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFailed, SaveJob
+from amr_tui.screens.main.state import Opens, Polls, StartUp
 from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
@@ -62,9 +62,6 @@ _BEFORE_SESSION = frozenset(
 FIRST_SHOWN_WAIT_S = 3.0
 FIRST_PAINT_WAIT_S = 0.5  # after this the work queued for after the first frame runs, painted or not
 FIRST_LOOK_WAIT_S = 0.1  # how long the mounting main screen waits for the first look (else: the peek worker)
-
-
-HISTORY_RECHECK_SECONDS = 5.0  # a poll re-checks resurrections (AMR030) at most this often
 
 
 class MainScreen(Screen[None]):
@@ -186,19 +183,9 @@ class MainScreen(Screen[None]):
         self.foreign_repo: str | None = None  # the repo the last save left others' changes in (U commits them)
         self.last_save_error: Exception | None = None
         self._edit_actions: EditActions | None = None  # loaded at the first edit
-        self._polling = False
-        self._first_opened = False  # MEMORY.md was asked for (at Indexed, or at Loaded)
-        self._history_checked = False  # the first AMR030 walk is done: polls re-check what changed
-        self._history_next = 0.0  # ... at most every HISTORY_RECHECK_SECONDS (agents commit often)
-        self._open_ticket = 0  # bumped by every open_place; only the latest one's file is shown
-        self._wanted: Place | None = None  # the place the latest open_place asked for
-        self._shown_ticket = 0  # the open_place whose file (or failure) was shown last
-        self._deferred: Callable[[], None] | None = None  # an edit key pressed while a save or an open was on its way
-        self._first_shown = threading.Event()  # the tree and the first file are painted: the load goes on
-        self._session_made = threading.Event()  # opens asked for before the session exists wait on it
-        self._peeked: tuple[str, str] | None = None  # the file the first look showed (repo, path)
-        # What waits for the first frame to be painted (the rest of the tree, the load): see after_paint.
-        self._before_paint: list[Callable[[], object]] | None = []
+        self.start = StartUp()  # the first frame and the first load's steps
+        self.opens = Opens()  # which open is the latest, and an edit key waiting for it
+        self.polls = Polls()  # one poll at a time, and when one re-checks history
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -243,13 +230,13 @@ class MainScreen(Screen[None]):
         the next idle, before anything is written (the first frame goes out when the app lays the
         screen out for the terminal's size), and work queued that way (the rest of the tree, the
         session's load) held the first frame back by its own length."""
-        if self._before_paint is None:
+        if self.start.before_paint is None:
             self.call_after_refresh(callback, *args)
         else:
-            self._before_paint.append(partial(callback, *args))
+            self.start.before_paint.append(partial(callback, *args))
 
     def on_screen_resume(self) -> None:
-        if self._before_paint is None:
+        if self.start.before_paint is None:
             return
         if not self.host.after_first_frame(self._painted):  # headless, or written already
             self.call_after_refresh(self._painted)
@@ -257,7 +244,7 @@ class MainScreen(Screen[None]):
             self.set_timer(FIRST_PAINT_WAIT_S, self._painted)
 
     def _painted(self) -> None:
-        queued, self._before_paint = self._before_paint or [], None
+        queued = self.start.take_queued()
         for callback in queued:
             callback()
 
@@ -317,7 +304,7 @@ class MainScreen(Screen[None]):
             self.after_paint(tree.select_file, look.repo, look.path)
             if self.first is not None and self.first[:2] == (look.repo, look.path) and self.first[2]:
                 self.after_paint(self.view.go_to_line, self.first[2])  # `amr FILE:LINE`
-            self._peeked = (look.repo, look.path)
+            self.start.peeked = (look.repo, look.path)
 
     @property
     def loaded(self) -> Session:
@@ -341,9 +328,9 @@ class MainScreen(Screen[None]):
             self.app.call_from_thread(notify_text, self.app, f"Could not open the memory: {exc}", severity="error")
             return
         self.session = session
-        self._session_made.set()
+        self.start.session_made.set()
         self.post_message(self.SessionReady())
-        self._first_shown.wait(FIRST_SHOWN_WAIT_S)
+        self.start.first_shown.wait(FIRST_SHOWN_WAIT_S)
         hold = self.host.load_hold  # tests hold the load here
         if hold is not None:
             hold.wait(60)
@@ -365,8 +352,8 @@ class MainScreen(Screen[None]):
         self.set_status(f"Listed {plural(total, 'file')}; reading them…")
         self.refresh_tree()
         self._open_first()
-        if self.current is None and not self._first_opened:
-            self._first_shown.set()  # nothing to open: the load goes on
+        if self.current is None and not self.start.first_opened:
+            self.start.first_shown.set()  # nothing to open: the load goes on
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.session is None and action not in _BEFORE_SESSION:
@@ -452,12 +439,12 @@ class MainScreen(Screen[None]):
         # Once only: Loaded may arrive while the open asked for at Indexed is still in flight, and a
         # second open would put back the cursor the user has moved meanwhile.
         session = self.loaded
-        if self.current is None and not self._first_opened and self._wanted is None and session.names:
-            self._first_opened = True
+        if self.current is None and not self.start.first_opened and self.opens.wanted is None and session.names:
+            self.start.first_opened = True
             first = self.first if self.first is not None and self.first[0] in session.names else None
             place = Place(*first) if first else Place(session.names[0], entry_file(session.files(session.names[0])), 0)
             # The first look showed it already: read again with its HEAD, the cursor left where it is.
-            self.open_place(place, keep_cursor=self._peeked == (place.repo, place.path))
+            self.open_place(place, keep_cursor=self.start.peeked == (place.repo, place.path))
 
     @work(thread=True, exclusive=True, group="history-lint")
     def check_history(self) -> None:
@@ -469,7 +456,7 @@ class MainScreen(Screen[None]):
                 found += session.check_history(name)
             except Exception:  # history is a bonus; a repo git refuses is already reported
                 continue
-        self._history_checked = True
+        self.polls.history_checked = True
         if found:
             self._tell_resurrected(found)
 
@@ -500,8 +487,8 @@ class MainScreen(Screen[None]):
             self._tell_resurrected(more)
 
     def _tick(self) -> None:
-        if not self.indexing and not self._polling:
-            self._polling = True
+        if not self.indexing and not self.polls.running:
+            self.polls.running = True
             self.poll()
 
     @work(thread=True, exclusive=True, group="poll")
@@ -513,8 +500,7 @@ class MainScreen(Screen[None]):
             changes = session.watch.poll()
             if changes:
                 self.post_message(self.Polled(changes, done=False))
-                if self._history_checked and time.monotonic() >= self._history_next:
-                    self._history_next = time.monotonic() + HISTORY_RECHECK_SECONDS
+                if self.polls.history_due(time.monotonic()):
                     self._recheck_history(session, {c.repo for c in changes})
             badges = session.watch.refresh_stale_info()
         except Exception as exc:  # polling must never bring the app down
@@ -523,7 +509,7 @@ class MainScreen(Screen[None]):
 
     def on_main_screen_polled(self, message: Polled) -> None:
         if message.done:
-            self._polling = False
+            self.polls.running = False
         if message.badges:
             self.refresh_tree()
         if not message.changes:
@@ -541,7 +527,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="open")
     def _open_worker(self, place: Place, keep_cursor: bool, record: bool, ticket: int) -> None:
-        self._session_made.wait(60)  # asked for from the first look's tree, before the session exists
+        self.start.session_made.wait(60)  # asked for from the first look's tree, before the session exists
         try:
             of = self.loaded.open(place.repo, place.path)
         except Exception as exc:  # an unreadable file is a message, not a crash
@@ -550,10 +536,10 @@ class MainScreen(Screen[None]):
         self.post_message(self.Opened(of, place.line, keep_cursor, record, ticket))
 
     def _open_failed(self, ticket: int, text: str) -> None:
-        self._first_shown.set()
+        self.start.first_shown.set()
         notify_text(self.app, text, severity="error")
-        if ticket == self._open_ticket:
-            self._wanted = None  # nothing is on its way: a reload reads the file on screen
+        if self.opens.is_latest(ticket):
+            self.opens.wanted = None  # nothing is on its way: a reload reads the file on screen
             self._shown(ticket)
 
     # ------------------------------------------------------------- saving
@@ -619,7 +605,7 @@ class MainScreen(Screen[None]):
         """A save was not made (or the entry was not sent: empty, kept to be fixed): the entry
         editor (if it was saving) takes keys again, with the text as typed, and an edit key
         pressed meanwhile is dropped (the editor it would open is the one still open)."""
-        self._deferred = None
+        self.opens.deferred = None
         self.editor.give_back()
 
     def _focus_off_editor(self) -> None:
@@ -639,18 +625,18 @@ class MainScreen(Screen[None]):
         reopens is shown: e or o pressed right after enter edits the file as saved, never the
         version before, and is never lost. The same holds for a file still opening (a click in
         the tree, an agent's change being reloaded). The last such key wins."""
-        if self.saver.saving or self.editor.saving or self._open_ticket != self._shown_ticket:
-            self._deferred = action
+        if self.saver.saving or self.editor.saving or self.opens.on_its_way:
+            self.opens.deferred = action
             return
         action()
 
     def _shown(self, ticket: int) -> None:
         """The open with ``ticket`` is on screen (or failed): a deferred edit key runs now."""
-        self._shown_ticket = ticket
-        action, self._deferred = self._deferred, None
+        self.opens.shown = ticket
+        action, self.opens.deferred = self.opens.deferred, None
         if action is not None:
             if self.saver.saving or self.editor.saving:
-                self._deferred = action
+                self.opens.deferred = action
             else:
                 action()
 
@@ -797,12 +783,10 @@ class MainScreen(Screen[None]):
     def open_place(self, place: Place, *, keep_cursor: bool = False, record: bool = True) -> None:
         # Opens run in workers and may finish out of order (a big file after a small one): only
         # the last one asked for is shown, and a reload meanwhile reloads that one.
-        self._open_ticket += 1
-        self._wanted = place
-        self._open_worker(place, keep_cursor, record, self._open_ticket)
+        self._open_worker(place, keep_cursor, record, self.opens.ask(place))
 
     def on_main_screen_opened(self, message: Opened) -> None:
-        if message.ticket != self._open_ticket:
+        if not self.opens.is_latest(message.ticket):
             return  # a later open was asked for: it shows its own file
         of = message.of
         prev = self.current
@@ -810,8 +794,8 @@ class MainScreen(Screen[None]):
             self.places.record(Place(prev.repo, prev.path, self.view.cursor_line))
         self.current = of
         self.show_file(of, message.line, message.keep_cursor)
-        if not self._first_shown.is_set():
-            self.call_after_refresh(self._first_shown.set)  # painted: the load worker goes on
+        if not self.start.first_shown.is_set():
+            self.call_after_refresh(self.start.first_shown.set)  # painted: the load worker goes on
         self._shown(message.ticket)
 
     def show_file(self, of: OpenFile, line: int, keep_cursor: bool) -> None:
@@ -1057,7 +1041,7 @@ class MainScreen(Screen[None]):
         self.host.save_setting(tree_width=width)
 
     def action_reload(self) -> None:
-        cur, wanted = self.current, self._wanted
+        cur, wanted = self.current, self.opens.wanted
         if wanted is not None and cur is not None and (wanted.repo, wanted.path) != (cur.repo, cur.path):
             self.open_place(wanted, record=False)  # still opening: read that file again instead
         elif cur is not None:
