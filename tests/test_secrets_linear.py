@@ -15,10 +15,10 @@ import sys
 import textwrap
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.secrets import _PATTERNS, find_secrets, secret_line_candidates
+from amr_tui.core.secrets import _PATTERNS, _value, find_secrets, not_a_secret, secret_line_candidates
 from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.workspace import discover
 
@@ -40,12 +40,16 @@ def reference(text: str) -> list[tuple[str, int, int]]:
         for m in pattern.finditer(text):
             if any(s <= m.start() < e for _k, s, e in found):
                 continue
+            if not_a_secret(_value(m.group(), kind)) or text.startswith(("...", "\u2026"), m.end()):
+                continue  # a template, a placeholder or a key cut short: no secret (issue 25)
             found.append((kind, m.start(), m.end()))
     return sorted(found, key=lambda f: f[1])
 
 
 @settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+@example("password:secret0:")  # the value is all after the first ":", not after the last one
+@example("password:12345678...")  # cut short: no secret, and no other pattern reports it
 def test_find_secrets_reports_what_the_pattern_set_reports(text: str) -> None:
     assert [(m.kind, m.start, m.end) for m in find_secrets(text)] == reference(text)
     lines = secret_line_candidates(text)
@@ -89,3 +93,11 @@ def test_memory_remember_refuses_a_fact_too_long_for_one_line(make_repo) -> None
         assert ok.status == "written"
     finally:
         memory.close()
+
+
+def test_an_assignment_value_is_all_after_the_first_separator() -> None:
+    """``password:secret0:`` holds ``secret0:``: split after the last ``:`` it looked empty, so
+    a real value that ends in a colon was taken for no secret."""
+    assert [m.kind for m in find_secrets("password:secret0:")] == ["password or secret assignment"]
+    assert [m.kind for m in find_secrets("api_key = abc:def:12345678")] == ["password or secret assignment"]
+    assert find_secrets("password: $TOKEN") == []  # a template is still none

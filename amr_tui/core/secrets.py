@@ -42,6 +42,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 # "password in URL" is found from each "://" (see _passwords_in_urls): as one regex its scheme
 # part restarted at every letter of a long word, and a 200 KB line took seconds.
 _URL_KIND = "password in URL"
+_ASSIGNMENT_KIND = "password or secret assignment"
+_FIRST_SEPARATOR = re.compile(r"[:=]")
 _LETTER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _SCHEME_CHAR = _LETTER | frozenset("0123456789+.-")
 _USERINFO = re.compile(r"[^/\s:@]+:[^/\s:@]+@")
@@ -124,12 +126,13 @@ _PLACEHOLDER = re.compile(
 
 
 def _value(span: str, kind: str) -> str:
-    """The credential part of a match: a URL's password, an assignment's value, else all of it."""
+    """The credential part of a match: a URL's password, an assignment's value (all that follows
+    the first ``:`` or ``=`` after the key: ``password: abc:def`` holds ``abc:def``), else all
+    of it."""
     if kind == _URL_KIND:
         return span.rstrip("@").rsplit(":", 1)[-1]
-    for sep in ("=", ":"):
-        if sep in span and not span.startswith("-----"):
-            span = span.rsplit(sep, 1)[-1]
+    if kind == _ASSIGNMENT_KIND:
+        span = _FIRST_SEPARATOR.split(span, maxsplit=1)[-1]
     return span.strip(" \t'\"`")
 
 
