@@ -71,6 +71,11 @@ def _out_lines(data: bytes) -> list[str]:
     return [ln.rstrip("\r") for ln in data.decode().split("\n")]
 
 
+def _text(line: str) -> str | None:
+    doc = parse((line + "\n").encode(), "f.md")
+    return doc.entries[0].text if doc.entries else None
+
+
 def _meta(line: str) -> set[tuple[str, str]]:
     doc = parse((line + "\n").encode(), "f.md")
     return {(m.key.lower(), m.value) for m in doc.entries[0].metadata} if doc.entries else set()
@@ -84,6 +89,13 @@ def _triple(draw):
 
 @SETTINGS
 @given(_triple())
+@example(
+    (
+        ["", "", "- Database is fast", "- LB ruled out [source: s/1]", "- LB ruled out"],
+        ["", "", "- Database is fast", "- LB ruled out [source: s/1; by: ours]", "- LB ruled out"],
+        ["- theirs inserted 2", "", "- Database is fast", "- LB ruled out theirs"],
+    )
+)  # theirs took source off (and reworded): ours' own change, by, is what must stay
 def test_never_drops_a_line_either_side_added(triple):
     base, ours, theirs = triple
     result = merge3(_bytes(base), _bytes(ours), _bytes(theirs), "f.md")
@@ -105,10 +117,15 @@ def test_never_drops_a_line_either_side_added(triple):
             only_meta_dropped = not items and any(
                 e.text == entries[0].text and e.metadata for e in parse(_bytes(base), "f.md").entries
             )
+            # Keys the line shares with a base entry of its text are no change of this side's: the
+            # other side may take them off (merged key by key, its removal wins).
+            had = [_meta(b) for b in base if _text(b) == entries[0].text]
+            new_items = items - set().union(*had) if had else items
             kept = (
                 entries[0].text in texts
                 or (items and any(items <= m for m in metas))
                 or (items and all(f"{k}: {v}" in merged_text for k, v in items))
+                or (had and new_items != items and all(f"{k}: {v}" in merged_text for k, v in new_items))
                 or only_meta_dropped
             )  # merged key by key
             assert kept, f"entry {line!r} was dropped:\n{merged_text}"
