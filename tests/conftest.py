@@ -14,10 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.driver import AppDriver, app_for
-
-#: The terminal size of the app fixtures.
-APP_SIZE = (140, 40)
+from tests.driver import APP_SIZE, AppDriver, app_for, running
 
 FIXED_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -111,7 +108,5 @@ def app(demo: list[Path]):
 @pytest.fixture
 async def driver(app) -> AsyncIterator[AppDriver]:
     """The ``app`` fixture running at APP_SIZE, its first file open and indexed."""
-    async with app.run_test(size=APP_SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, APP_SIZE) as drive:
         yield drive

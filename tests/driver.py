@@ -1,11 +1,13 @@
 """The app driver: the common steps of a Pilot test, said once.
 
-A test builds the app with :func:`app_for`, runs it with ``app.run_test()`` and drives it with an
-:class:`AppDriver`: open a file, move to an entry, edit it, save, and wait, with Textual's own
-waits (``pilot.pause()``, ``app.workers.wait_for_complete()``,
-``pilot.wait_for_scheduled_animations()``) or, for what a worker thread brings in at its own
-pace, :func:`wait_for`. The ``app`` and ``driver`` fixtures in ``tests/conftest.py`` do the
-building and running for the common case.
+A test builds the app with :func:`app_for`, runs it with :func:`running` (Textual's
+``app.run_test()`` at one of the named sizes below) and drives it with the :class:`AppDriver`
+that gives: open a file, move to an entry, edit it, save, and wait, with Textual's own waits
+(``pilot.pause()``, ``app.workers.wait_for_complete()``, ``pilot.wait_for_scheduled_animations()``)
+or, for what a worker thread brings in at its own pace, :func:`wait_for`. The ``app`` and
+``driver`` fixtures in ``tests/conftest.py`` do the building and running for the common case;
+a snapshot test, whose app pytest-textual-snapshot runs itself, drives it through
+:func:`before_snapshot`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import contextlib
 import subprocess
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,26 @@ from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.main.place import Place
 from amr_tui.services.config import Config
 from amr_tui.widgets.entry_view import EntryView
+
+# The terminal sizes the Pilot tests run at, named once: a test's size is part of what it checks
+# (what fits on a line, which rows scroll, the pictures of tests/test_snapshots.py).
+
+#: The common case: the ``driver`` fixture, and every test with nothing to say about the size.
+APP_SIZE = (140, 40)
+#: The size the issues' reproductions in tmux use (help longer than the screen, cut lines).
+TMUX_SIZE = (130, 38)
+#: Side-by-side screens (history versions, sync conflicts, share, review) with room for both sides.
+WIDE_SIZE = (150, 42)
+#: The dream review's three-way view: both sides and the change list, on 40 rows.
+REVIEW_SIZE = (150, 40)
+#: The hostile-input visits: every panel wide and tall enough to show its payloads whole.
+HOSTILE_SIZE = (170, 50)
+#: Progressive start: a smaller terminal, whose first frame is the tree and MEMORY.md.
+START_SIZE = (120, 36)
+#: The pictures in tests/__snapshots__ (changing it redraws every one of them).
+SNAPSHOT_SIZE = (130, 36)
+#: A small terminal, for what the start-up path paints first.
+SMALL_SIZE = (100, 30)
 
 #: Every notification each app was given, oldest first (see :func:`notes`).
 _NOTES: weakref.WeakKeyDictionary[App[Any], list[Notification]] = weakref.WeakKeyDictionary()
@@ -138,6 +160,32 @@ async def shown(pilot, app: AmrApp, *needles: str, timeout: float = 30.0) -> str
 def git(root, *args: str) -> str:
     """Plain git in a test repo (set-up, and playing an agent)."""
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@contextlib.asynccontextmanager
+async def running(
+    app: AmrApp, size: tuple[int, int] = APP_SIZE, *, ready: bool = True, **run_test_kw: Any
+) -> AsyncIterator[AppDriver]:
+    """Run ``app`` under Pilot at ``size`` (``App.run_test``, given ``run_test_kw`` too:
+    ``notifications=True``, ``message_hook=...``) and give its :class:`AppDriver` (the pilot is
+    ``drive.pilot``); when ``ready``, once the first file is open and indexed
+    (:meth:`AppDriver.ready`). ``ready=False`` is for a test that looks at the app before that,
+    or at an app that never gets there (no repo: the welcome screen)."""
+    async with app.run_test(size=size, **run_test_kw) as pilot:
+        drive = AppDriver(pilot)
+        if ready:
+            await drive.ready()
+        yield drive
+
+
+def before_snapshot(steps: Callable[[AppDriver], Awaitable[object]]) -> Callable[[Any], Awaitable[None]]:
+    """``steps`` as ``snap_compare``'s ``run_before``: pytest-textual-snapshot runs the app itself
+    (at its ``terminal_size``) and hands over its pilot, which is driven here."""
+
+    async def run_before(pilot) -> None:
+        await steps(AppDriver(pilot))
+
+    return run_before
 
 
 class AppDriver:
