@@ -13,8 +13,8 @@ import pytest
 from amr_tui.cli.main import main
 from amr_tui.services.activity.model import REVIEWED_FILE, ActivityError
 from amr_tui.services.activity.service import ActivityService
-from tests.conftest import APP_SIZE, FIXED_ENV, git
-from tests.driver import AppDriver, app_for
+from tests.conftest import FIXED_ENV, git
+from tests.driver import app_for, running
 
 AGENT = {
     "GIT_AUTHOR_NAME": "claude-code",
@@ -248,8 +248,8 @@ def test_cli_lists_entries_with_commit_author_date_as_json_and_marks_reviewed(re
 @pytest.mark.slow
 async def test_the_tree_counts_unreviewed_changes_and_the_review_reverts_one_and_marks_reviewed(repo):
     app = app_for([repo], poll_interval=3600)
-    async with app.run_test(size=APP_SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app, ready=False) as drive:
+        pilot = drive.pilot
         await drive.settled()
         tree = app.screen.query_one("#tree")
 
@@ -327,8 +327,8 @@ async def test_a_resurrection_is_marked_in_the_past_search_and_the_finders_past_
     assert "written again since: resurrected" in capsys.readouterr().out
 
     app = app_for([repo], poll_interval=60)
-    async with app.run_test(size=APP_SIZE) as pilot:
-        await AppDriver(pilot).ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("slash")
         await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen), what="finder")
         finder = app.screen

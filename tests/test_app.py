@@ -7,17 +7,14 @@ import subprocess
 import pytest
 
 from amr_tui.widgets.entry_view import EntryView
-from tests.driver import AppDriver, app_for, git, notes, screen_text, shown, wait_for
-
-SIZE = (140, 40)
+from tests.driver import app_for, git, notes, running, screen_text, shown, wait_for
 
 
 @pytest.mark.slow
 async def test_opens_first_repo_memory_with_both_repos(demo):
     app = app_for([demo[0].parent])
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         assert (drive.current.repo, drive.current.path) == ("memory-alice", "MEMORY.md")
         await shown(pilot, app, "memory-alice", "memory-bob", "\u2022", "[[team_structure]]")
 
@@ -25,9 +22,8 @@ async def test_opens_first_repo_memory_with_both_repos(demo):
 @pytest.mark.slow
 async def test_follow_link_back_and_forward(demo):
     app = app_for(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         index_line = next(ln.number for ln in drive.current.doc.lines if "[[team_structure]]" in ln.text)
         await drive.to_line(index_line)
         await pilot.press("enter")
@@ -40,9 +36,8 @@ async def test_follow_link_back_and_forward(demo):
 
 async def test_backlinks_listed(demo):
     app = app_for(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await drive.open("memory-alice", "team_structure.md")
         await pilot.pause(0.2)
         await shown(pilot, app, "MEMORY.md:")
@@ -51,9 +46,8 @@ async def test_backlinks_listed(demo):
 
 async def test_finder_jumps_to_entry(demo):
     app = app_for(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await wait_for(pilot, lambda: len(app.session.index) > 10, what="index")
         await pilot.press("slash")
         await pilot.press(*"bun")
@@ -74,8 +68,8 @@ async def test_edit_entry_commits_one_file(demo):
     alice = demo[0]
     before = int(git(alice, "rev-list", "--count", "HEAD"))
     app = app_for(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app) as drive:
+        pilot = drive.pilot
         inp = await drive.edit_first_entry()
         inp.value = "Alice prefers short summaries [source: https://example.com/sessions/999; added: 2026-11-01]"
         await pilot.press("enter")
@@ -93,8 +87,8 @@ async def test_typing_in_the_editor_keeps_the_entry(demo):
     """e opens the entry with the cursor at its end and nothing selected: keys typed add to
     the text (Textual's Input selects everything on focus, so one key replaced the entry)."""
     app = app_for(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app) as drive:
+        pilot = drive.pilot
         inp = await drive.edit_first_entry()
         original = inp.value
         await pilot.press("!")
@@ -107,8 +101,8 @@ async def test_typing_in_the_editor_keeps_the_entry(demo):
 async def test_editor_flags_metadata_that_is_not_at_the_end_as_you_type(demo):
     """AMR031 reaches the entry editor: metadata followed by text is shown as text, as a warning."""
     app = app_for(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app) as drive:
+        pilot = drive.pilot
         inp = await drive.edit_first_entry()
         inp.value = "Use bun [source: https://x.example/1; added: 2026-09-01]"
         await pilot.pause(0.1)
@@ -126,9 +120,8 @@ async def test_invalid_entry_asks_before_saving(demo):
     alice = demo[0]
     head = git(alice, "rev-parse", "HEAD")
     app = app_for(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("o")
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
@@ -148,9 +141,8 @@ async def test_read_only_repo_refuses_edits(demo):
     bob = demo[1]
     head = git(bob, "rev-parse", "HEAD")
     app = app_for(demo, read_only={"memory-bob"})
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await drive.open("memory-bob", "MEMORY.md")
         await pilot.press("e")
         await pilot.pause(0.2)
@@ -165,8 +157,9 @@ async def test_read_only_repo_refuses_edits(demo):
 async def test_agent_commit_during_edit_is_kept(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        inp = await AppDriver(pilot).edit_first_entry()
+    async with running(app) as drive:
+        pilot = drive.pilot
+        inp = await drive.edit_first_entry()
         # An agent appends a fact and commits while the user types.
         with (alice / "MEMORY.md").open("a") as fh:
             fh.write("- Agent learned something new [source: https://example.com/sessions/555]\n")
@@ -184,9 +177,8 @@ async def test_agent_commit_during_edit_is_kept(demo):
 async def test_live_update_keeps_cursor(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         view = app.screen.query_one(EntryView)
         target = drive.current.doc.entries[1].line
         await drive.to_line(target)
@@ -201,9 +193,8 @@ async def test_live_update_keeps_cursor(demo):
 
 async def test_help_screen_lists_bindings(demo):
     app = app_for(demo)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("question_mark")
         from amr_tui.screens.help import HelpScreen
 
@@ -216,7 +207,8 @@ async def test_help_screen_lists_bindings(demo):
 async def test_welcome_screen_without_repos(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     app = app_for([])
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, ready=False) as drive:
+        pilot = drive.pilot
         await pilot.pause(0.2)
         from amr_tui.screens.welcome import WelcomeScreen
 
@@ -227,8 +219,8 @@ async def test_welcome_screen_without_repos(tmp_path, monkeypatch):
 async def test_welcome_creates_a_memory_repo(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     app = app_for([])
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app, ready=False) as drive:
+        pilot = drive.pilot
         await pilot.pause(0.2)
         await pilot.press("ctrl+n")
         from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
@@ -260,9 +252,8 @@ async def test_config_repos_theme_and_key_overrides(demo, tmp_path, monkeypatch)
     app = make_app([], config=cfg, poll_interval=60)
     assert [m.name for m in app.mounts] == ["memory-alice", "memory-bob"]
     assert [m.read_only for m in app.mounts] == [False, True]
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         assert app.theme == "gruvbox"
         await pilot.press("f")
         from amr_tui.screens.finder import FinderScreen
@@ -282,9 +273,8 @@ def test_broken_config_is_reported_not_fatal(tmp_path):
 async def test_new_agent_entry_becomes_searchable(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         (alice / "tooling" / "bun.md").write_text(
             (alice / "tooling" / "bun.md").read_text() + "- Zanzibar cache warms at boot\n"
         )
@@ -299,9 +289,8 @@ async def test_user_and_agent_both_append_at_the_end_without_conflict(demo):
     alice = demo[0]
     path = alice / "tooling" / "bun.md"
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await drive.open("memory-alice", "tooling/bun.md")
         await drive.to_line(drive.current.doc.entries[-1].line)
         await pilot.press("o")
@@ -320,7 +309,8 @@ async def test_user_and_agent_both_append_at_the_end_without_conflict(demo):
 async def test_screen_stays_usable_while_indexing(demo):
     """The screen is never covered by Textual's loading spinner while the repos are indexed."""
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, ready=False) as drive:
+        pilot = drive.pilot
         from amr_tui.screens.main.screen import MainScreen
 
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="main screen")
@@ -339,7 +329,8 @@ async def test_letters_typed_on_the_welcome_screen_act_on_nothing(tmp_path, monk
 
     monkeypatch.chdir(tmp_path)
     app = app_for([])
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, ready=False) as drive:
+        pilot = drive.pilot
         await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen), what="the welcome screen")
         await pilot.press(*"idemo", "tab")
         await pilot.pause(0.3)

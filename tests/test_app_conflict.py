@@ -12,9 +12,8 @@ from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main.screen import MainScreen
-from tests.driver import AppDriver, app_for, git, notes, wait_for
+from tests.driver import TMUX_SIZE, app_for, git, notes, running, wait_for
 
-SIZE = (130, 38)
 MEMORY = "# Memory\n\n- fact 0 s0\n- fact 1 s0\n- fact 2 s0\n- fact 3 s0\n\n## Index\n- [[notes/a]]\n"
 
 
@@ -31,8 +30,6 @@ def _agent_commits(root: Path, old: str, new: str) -> None:
 
 async def _file_edit_in_conflict(pilot, app, root: Path) -> None:
     """E; fact 1 and fact 3 retyped; the agent commits its own fact 1 and fact 2; ctrl+s."""
-    drive = AppDriver(pilot)
-    await drive.ready()
     await pilot.press("E")
     await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="the file editor")
     await pilot.press("down", "down", "down", "end", "ctrl+u", *"- fact 1 u1")
@@ -47,7 +44,8 @@ async def _file_edit_in_conflict(pilot, app, root: Path) -> None:
 async def test_keep_theirs_of_a_whole_file_edit_keeps_my_other_change_and_their_commits(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await _file_edit_in_conflict(pilot, app, root)
         head = git(root, "rev-parse", "HEAD")
         await pilot.press("ctrl+t")
@@ -63,7 +61,8 @@ async def test_keep_theirs_of_a_whole_file_edit_keeps_my_other_change_and_their_
 async def test_keep_mine_of_a_whole_file_edit_keeps_their_commit_outside_the_conflict(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await _file_edit_in_conflict(pilot, app, root)
         head = git(root, "rev-parse", "HEAD")
         await pilot.press("ctrl+o")
@@ -79,7 +78,8 @@ async def test_keep_mine_of_a_whole_file_edit_keeps_their_commit_outside_the_con
 async def test_a_resolution_refused_gives_the_whole_file_edit_back(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await _file_edit_in_conflict(pilot, app, root)
         # While the conflict view is open the agent rewrites fact 1 again and leaves it uncommitted:
         # the user's choice for fact 1 cannot go into the file without dropping that.
@@ -103,9 +103,8 @@ async def test_a_resolution_refused_gives_the_whole_file_edit_back(memory_repo) 
 async def test_ctrl_q_in_the_conflict_view_of_an_entry_edit_asks_and_keeps_the_view(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         view = app.screen.view
         view.focus()
         await pilot.press("g")
@@ -138,7 +137,8 @@ async def test_the_conflict_view_opens_with_the_focus_in_the_result_at_the_first
 
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await _file_edit_in_conflict(pilot, app, root)
         result = app.screen.query_one("#conflict-merged", TextArea)
         assert app.focused is result

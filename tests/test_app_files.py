@@ -9,9 +9,7 @@ import pytest
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.widgets.entry_view import EntryView
-from tests.driver import AppDriver, app_for, click_text, git, notes, screen_text, shown, tree_files, wait_for
-
-SIZE = (140, 40)
+from tests.driver import app_for, click_text, git, notes, running, screen_text, shown, tree_files, wait_for
 
 
 async def saved(pilot, app, before: int):
@@ -31,9 +29,8 @@ def commits(app) -> int:
 async def test_delete_entry_asks_then_commits(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         entry = drive.current.doc.entries[0]
         await drive.to_first_entry()
         await pilot.press("d")
@@ -48,9 +45,8 @@ async def test_delete_entry_asks_then_commits(demo):
 async def test_move_entry_to_other_repo(demo):
     alice, bob = demo
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         entry = drive.current.doc.entries[0]
         await drive.to_first_entry()
         await pilot.press("m")
@@ -71,9 +67,8 @@ async def test_move_entry_to_other_repo(demo):
 async def test_rename_rewrites_links_in_one_commit(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await drive.open("memory-alice", "team_structure.md")
         await pilot.press("R")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="prompt")
@@ -93,9 +88,8 @@ async def test_rename_rewrites_links_in_one_commit(demo):
 async def test_delete_file_lists_backlinks(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await drive.open("memory-alice", "team_structure.md")
         await pilot.press("D")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirm")
@@ -110,9 +104,8 @@ async def test_delete_file_lists_backlinks(demo):
 async def test_broken_link_offers_to_create_file(demo):
     bob = demo[1]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await drive.open("memory-bob", "deploys.md")
         doc = drive.current.doc
         states = app.session.link_states("memory-bob", doc)
@@ -130,9 +123,8 @@ async def test_broken_link_offers_to_create_file(demo):
 async def test_conflict_shows_both_sides_and_keeps_choice(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         entry = drive.current.doc.entries[0]
         await drive.to_first_entry()
         await pilot.press("e")
@@ -167,9 +159,8 @@ async def test_refuses_mid_merge(demo):
     assert (alice / ".git" / "MERGE_HEAD").exists()
     head = git(alice, "rev-parse", "HEAD")
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await drive.open("memory-alice", "team_structure.md")
         await pilot.press("o")
         inp = app.screen.query_one("#editor-input")
@@ -189,9 +180,8 @@ async def test_missing_identity_is_asked_and_set_locally(demo, monkeypatch):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("EMAIL", "")
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("o")
         inp = app.screen.query_one("#editor-input")
         await wait_for(pilot, lambda: inp.has_focus, what="editor")
@@ -235,9 +225,8 @@ async def test_sql_file_is_highlighted_read_view(driver):
 async def test_capture_asks_which_repo(demo):
     bob = demo[1]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="prompt")
         app.screen.query_one("#prompt-input").value = "Bob prefers tabs [added: 2026-11-29]"
@@ -295,9 +284,8 @@ async def test_the_last_file_asked_for_is_the_one_shown(make_repo):
         },
     )
     app = app_for([repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         screen = app.screen
         screen.open_place(Place("mem", "big.md", 0))
         screen.open_place(Place("mem", "small.md", 0))
@@ -318,9 +306,8 @@ async def test_the_tree_cursor_stays_put_when_an_agent_adds_a_file(make_repo):
 
     repo = make_repo("mem", {"MEMORY.md": "# Memory\n\n## Index\n- [[a]]\n- [[b]]\n", "a.md": "- a\n", "b.md": "- b\n"})
     app = app_for([repo], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         tree = app.screen.query_one(MemoryTree)
         # start-up puts the cursor on the open file once the tree has its lines: let it happen first
         await wait_for(

@@ -11,16 +11,13 @@ from amr_tui.screens.history import FileHistoryScreen, TimelineScreen
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.side_by_side import SideBySide
-from tests.driver import AppDriver, app_for, git, notes, screen_text, shown, wait_for
-
-SIZE = (150, 42)
+from tests.driver import WIDE_SIZE, app_for, git, notes, running, screen_text, shown, wait_for
 
 
 async def test_file_history_lists_commits_and_shows_versions(demo):
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, FileHistoryScreen), what="history screen")
         table = app.screen.query_one(DataTable)
@@ -39,9 +36,8 @@ async def test_file_history_lists_commits_and_shows_versions(demo):
 
 async def test_entry_timeline_and_reblame(demo):
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await drive.open("memory-alice", "projects/website.md")
         doc = drive.current.doc
         edited = next(e for e in doc.entries if "sign" in e.text.lower())
@@ -63,9 +59,8 @@ async def test_entry_timeline_and_reblame(demo):
 async def test_forget_records_tombstone_and_restore_brings_back(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         entry = drive.current.doc.entries[0]
         await drive.to_first_entry()
         await pilot.press("x")
@@ -97,9 +92,8 @@ async def test_forget_records_tombstone_and_restore_brings_back(demo):
 async def test_review_accept_part_reject_rest(demo):
     alice = demo[0]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("V")
         await wait_for(
             pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs"
@@ -167,9 +161,8 @@ async def test_resurrected_fact_is_marked_in_the_entry_view(make_repo):
     (repo / "notes.md").write_text("# Notes\n\n- Dev server runs on port 3001 [source: https://e.com/s/9]\n")
     git(repo, "commit", "-qam", "stale session re-learns the port")
     app = app_for([repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await wait_for(
             pilot,
             lambda: any(n.title == "Resurrected facts" for n in notes(app)),

@@ -11,9 +11,8 @@ import pytest
 
 from amr_tui.screens.main.screen import MainScreen
 from amr_tui.services.workspace import MAX_PARSE_BYTES
-from tests.driver import AppDriver, app_for, forget_notes, git, said, wait_for
+from tests.driver import app_for, forget_notes, git, running, said, wait_for
 
-SIZE = (140, 40)
 LINE = "- Bulk fact about the service [source: https://example.com/b; added: 2026-10-01]\n"
 BIG = "# Big\n\n" + LINE * (MAX_PARSE_BYTES // len(LINE) + 10)
 
@@ -35,9 +34,7 @@ def _editor(tmp_path: Path, monkeypatch, *, append: bool) -> Path:
     return log
 
 
-async def _open_big(pilot, app) -> None:
-    drive = AppDriver(pilot)
-    await drive.ready()
+async def _open_big(drive) -> None:
     await drive.open("memory", "big.md")
     assert drive.current.read_only == "too large" and drive.current.data is None
 
@@ -50,9 +47,9 @@ async def test_ctrl_e_opens_a_file_too_large_to_load_and_says_the_changes_are_no
     log = _editor(tmp_path, monkeypatch, append=True)
     head = git(repo, "rev-parse", "HEAD")
     app = app_for([repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await _open_big(pilot, app)
+    async with running(app) as drive:
+        pilot = drive.pilot
+        await _open_big(drive)
         await pilot.press("ctrl+e")
         await wait_for(pilot, lambda: log.exists(), timeout=10, what="the editor to run")
         assert log.read_text().strip() == str(repo / "big.md")
@@ -72,8 +69,9 @@ async def test_ctrl_e_opens_a_file_too_large_to_load_and_says_the_changes_are_no
 async def test_ctrl_e_on_an_unchanged_large_file_says_nothing_is_kept(repo: Path, tmp_path: Path, monkeypatch) -> None:
     log = _editor(tmp_path, monkeypatch, append=False)
     app = app_for([repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await _open_big(pilot, app)
+    async with running(app) as drive:
+        pilot = drive.pilot
+        await _open_big(drive)
         await pilot.press("ctrl+e")
         await wait_for(pilot, lambda: log.exists(), timeout=10, what="the editor to run")
         await pilot.pause(0.3)
@@ -84,8 +82,9 @@ async def test_ctrl_e_on_an_unchanged_large_file_says_nothing_is_kept(repo: Path
 async def test_E_and_e_on_a_file_too_large_to_load_say_why(repo: Path, tmp_path: Path, monkeypatch) -> None:
     log = _editor(tmp_path, monkeypatch, append=True)
     app = app_for([repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await _open_big(pilot, app)
+    async with running(app) as drive:
+        pilot = drive.pilot
+        await _open_big(drive)
         for key in ("E", "e"):
             forget_notes(app)
             await pilot.press(key)
@@ -105,8 +104,9 @@ async def test_ctrl_e_does_not_hand_a_read_only_repos_large_file_to_the_editor(
 ) -> None:
     log = _editor(tmp_path, monkeypatch, append=True)
     app = app_for([repo], poll_interval=60, read_only={"memory"})
-    async with app.run_test(size=SIZE) as pilot:
-        await _open_big(pilot, app)
+    async with running(app) as drive:
+        pilot = drive.pilot
+        await _open_big(drive)
         await pilot.press("ctrl+e")
         await wait_for(
             pilot, lambda: said(app, "Read-only: the repo is mounted read-only"), timeout=10, what="the refusal"

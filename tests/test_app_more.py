@@ -9,9 +9,7 @@ import pytest
 from amr_tui.core.model import Severity
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.widgets.entry_view import EntryView
-from tests.driver import AppDriver, app_for, git, shown, wait_for
-
-SIZE = (140, 40)
+from tests.driver import app_for, git, running, shown, wait_for
 
 
 @pytest.mark.slow
@@ -33,9 +31,8 @@ async def test_palette_runs_every_action_of_the_screen(demo):
     from amr_tui.screens.palette import ActionsProvider
 
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         names = [name for name, _help, _run in ActionsProvider(app.screen)._commands()]
         for wanted in ("History", "Dreams", "Find entries and files", "Help", "New entry below"):
             assert wanted in names, names
@@ -55,9 +52,8 @@ async def test_whole_file_edit_commits_and_keeps_crlf(demo):
     path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
     git(alice, "commit", "-qam", "crlf")
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await drive.open("memory-alice", "tooling/bun.md")
         await pilot.press("E")
         await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="file editor")
@@ -78,9 +74,8 @@ async def test_external_editor_result_is_committed(demo, tmp_path, monkeypatch):
     script.chmod(0o755)
     monkeypatch.setenv("VISUAL", str(script))
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("ctrl+e")
         await wait_for(
             pilot,
@@ -99,9 +94,8 @@ async def test_tree_shows_branch_dirty_and_ahead(demo, tmp_path):
     git(clone, "commit", "-qam", "local")
     (clone / "team_structure.md").write_text("- dirty\n")
     app = app_for([clone], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await shown(pilot, app, "memory-alice \u25cf \u21911  main")
 
 
@@ -121,9 +115,8 @@ async def test_polling_works_while_index_lock_is_held_and_leaves_it(demo):
     alice = demo[0]
     lock = alice / ".git" / "index.lock"
     app = app_for(demo, poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         lock.write_bytes(b"")
         (alice / "MEMORY.md").write_text((alice / "MEMORY.md").read_text() + "- written while locked\n")
         await wait_for(pilot, lambda: "written while locked" in drive.current.doc.text, what="reload under lock")

@@ -1,7 +1,7 @@
 """The real app, driven by keys through Pilot, against an agent writing with plain files and git.
 
 A Hypothesis state machine (``RuleBasedStateMachine``) where every example is one app
-(``make_app`` via ``tests.driver.app_for``, ``run_test(size=(130, 38))``, poll every 0.2 s)
+(``make_app`` via ``tests.driver.app_for``, run by ``tests.driver.running`` at ``TMUX_SIZE``, poll every 0.2 s)
 on a real repo made with plain git in a temp dir. The user acts by keys only: j/k/g/G to move,
 ``e`` edit + typing + enter, ``o``/``O`` new entry, ``d`` + ``y`` delete, ``t`` date, ``E`` the
 whole-file editor + typing + ctrl+s, esc (and ctrl+q) with the question answered either way,
@@ -72,9 +72,8 @@ from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main.screen import MainScreen
 from amr_tui.services.session import editing
-from tests.driver import AppDriver, app_for, wait_for
+from tests.driver import TMUX_SIZE, app_for, running, wait_for
 
-SIZE = (130, 38)
 TODAY = _dt.date(2026, 11, 29)
 EXAMPLES = int(os.environ.get("AMR_APP_STATEFUL_EXAMPLES", "6"))
 STEPS = int(os.environ.get("AMR_APP_STATEFUL_STEPS", "12"))
@@ -223,14 +222,14 @@ class Driver:
         self.loop.run_until_complete(start())
 
     async def _main(self, started: asyncio.Future, hook) -> None:
-        async with self.app.run_test(size=SIZE, message_hook=hook) as pilot:
+        async with running(self.app, TMUX_SIZE, ready=False, message_hook=hook) as drive:
             started.set_result(None)
             while True:
                 job, fut = await self._inbox.get()
                 if job is None:
                     return
                 try:
-                    result = await job(pilot)
+                    result = await job(drive.pilot)
                 except Exception as exc:  # handed to the rule that asked
                     if not fut.done():
                         fut.set_exception(exc)
@@ -1578,8 +1577,8 @@ def _agent_sets(root: Path, fid: int, value: str | None, message: str, *, only_m
     plain_git(root, "commit", "-q", "-m", message, env=AGENT_ENV)
 
 
-async def _edit_fact_by_keys(pilot, app, fid: int, typed: str) -> None:
-    drive = AppDriver(pilot)
+async def _edit_fact_by_keys(drive, fid: int, typed: str) -> None:
+    pilot, app = drive.pilot, drive.app
     await drive.ready()
     view = app.screen.view
     view.focus()
@@ -1596,8 +1595,9 @@ async def _edit_fact_by_keys(pilot, app, fid: int, typed: str) -> None:
 async def test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
-    async with app.run_test(size=SIZE) as pilot:
-        await _edit_fact_by_keys(pilot, app, 1, "fact 1 u1")
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
+        await _edit_fact_by_keys(drive, 1, "fact 1 u1")
         _agent_sets(root, 1, "a1", "agent: rewrite fact 1")
         _agent_sets(root, 52, "a2", "agent: append fact 52")
         agent_head = plain_git(root, "rev-parse", "HEAD").strip()
@@ -1614,13 +1614,13 @@ async def test_keep_mine_keeps_an_agent_fact_committed_outside_the_conflict(repo
 async def test_keep_mine_leaves_an_agents_uncommitted_line_out_of_the_commit(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app, TMUX_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
         with open(root / "MEMORY.md", "a") as fh:  # the agent's line, not committed
             fh.write(fact_line(60, "draft") + "\n")
         await wait_for(pilot, lambda: b"fact 60 draft" in drive.current.data, what="the live refresh")
-        await _edit_fact_by_keys(pilot, app, 1, "fact 1 u1")
+        await _edit_fact_by_keys(drive, 1, "fact 1 u1")
         _agent_sets(root, 1, "a1", "agent: rewrite fact 1, only that", only_mine=True)
         agent_head = plain_git(root, "rev-parse", "HEAD").strip()
         await pilot.press("enter")
@@ -1637,8 +1637,6 @@ async def test_keep_mine_leaves_an_agents_uncommitted_line_out_of_the_commit(rep
 
 async def _whole_file_edit_in_conflict(pilot, app, root: Path) -> None:
     """E, fact 1 retyped by keys; the agent commits its own fact 1; ctrl+s: the conflict view."""
-    drive = AppDriver(pilot)
-    await drive.ready()
     await pilot.press("E")
     await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="the file editor")
     await pilot.press("down", "down", "down", "end", "ctrl+u", *fact_line(1, "u1"))
@@ -1651,7 +1649,8 @@ async def _whole_file_edit_in_conflict(pilot, app, root: Path) -> None:
 async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await _whole_file_edit_in_conflict(pilot, app, root)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ConflictScreen), what="the conflict view to close")
@@ -1668,7 +1667,8 @@ async def test_esc_in_the_conflict_view_of_a_whole_file_edit_keeps_the_text(repo
 async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await _whole_file_edit_in_conflict(pilot, app, root)
         await pilot.press("ctrl+q")
         await wait_for(
@@ -1683,8 +1683,9 @@ async def test_ctrl_q_in_the_conflict_view_of_a_whole_file_edit_asks_first(repo_
 async def test_a_resolution_that_conflicts_again_shows_the_conflict_view(repo_with_facts) -> None:
     root = repo_with_facts
     app = app_for([root], poll_interval=0.2, today=TODAY)
-    async with app.run_test(size=SIZE) as pilot:
-        await _edit_fact_by_keys(pilot, app, 1, "fact 1 u1")
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
+        await _edit_fact_by_keys(drive, 1, "fact 1 u1")
         _agent_sets(root, 1, "a1", "agent: rewrite fact 1")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ConflictScreen), what="the conflict view")
@@ -1710,8 +1711,8 @@ async def test_editing_an_agents_uncommitted_line_keeps_a_committed_fact_it_move
     moved = "# Memory\n\n" + "".join(fact_line(i, "s0") + "\n" for i in (0, 1, 2, 3, 5, 4))
     (root / "MEMORY.md").write_text(moved + fact_line(60, "draft") + "\n\n## Index\n- [[notes/a]]\n")  # not committed
     app = app_for([root], poll_interval=0.2, today=TODAY)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app, TMUX_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         await wait_for(
             pilot,
             lambda: getattr(app.screen, "current", None) is not None and b"fact 60 draft" in drive.current.data,

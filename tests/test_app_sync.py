@@ -11,10 +11,9 @@ from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
 from amr_tui.screens.share import ShareScreen
 from amr_tui.screens.sync_conflict import SyncConflictScreen
 from amr_tui.services.demo import build_demo
-from tests.driver import AppDriver, app_for, git, notes, screen_text, wait_for
+from tests.driver import WIDE_SIZE, app_for, git, notes, running, screen_text, wait_for
 from tests.synchelpers import append, clone, commit_all, git_server, replace_line  # noqa: F401 (fixture)
 
-SIZE = (150, 42)
 BASE = "# Memory\n\n- Deploys happen on Tuesdays [source: https://e.com/s/1]\n\n## Index\n"
 
 
@@ -31,9 +30,8 @@ async def test_sync_merges_and_pushes(git_server, tmp_path):
     append(mine, "MEMORY.md", "- My own fact [source: https://e.com/s/3]")
     commit_all(mine, "me: fact")
     app = app_for([mine], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("S")
         await wait_for(
             pilot, lambda: any(str(n.title).startswith("Sync:") for n in notes(app)), timeout=30, what="sync result"
@@ -67,9 +65,8 @@ async def test_sync_conflict_resolved_per_entry(git_server, tmp_path):
     )
     commit_all(mine, "me: deploy day")
     app = app_for([mine], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
         await wait_for(
@@ -89,9 +86,8 @@ async def test_share_screen_partial_share_and_preview(tmp_path):
     build_demo(vm)
     app = app_for([vm], poll_interval=60)
     out = tmp_path / "session"
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("P")
         await wait_for(pilot, lambda: isinstance(app.screen, ShareScreen), what="share screen")
         sel = app.screen.query_one(SelectionList)
@@ -146,9 +142,8 @@ async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_ser
     """The conflict's "Write the entry as it should be" prompt dropped what was typed on esc and ctrl+q."""
     mine = _deploy_day_conflict(git_server, tmp_path)
     app = app_for([mine], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
         view = app.screen
@@ -185,9 +180,8 @@ async def test_leaving_the_sync_conflict_view_asks_before_dropping_an_entry_writ
     """esc ("Leave for later") dropped the entries written with e without asking; ctrl+q did not count them."""
     mine = _deploy_day_conflict(git_server, tmp_path)
     app = app_for([mine], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
         view = app.screen

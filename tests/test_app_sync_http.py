@@ -10,11 +10,10 @@ from pathlib import Path
 from textual.widgets import Static
 
 from amr_tui.core.textsafety import make_visible
-from tests.driver import AppDriver, app_for, notes, screen_text, wait_for
+from tests.driver import WIDE_SIZE, app_for, notes, running, screen_text, wait_for
 from tests.httpgitserver import PASSWORD, USER, WRONG_PASSWORD, http_git_server, store_credentials  # noqa: F401
 from tests.synchelpers import append, clone, commit_all, git
 
-SIZE = (150, 42)
 BASE = "# Memory\n\n- Deploys happen on Tuesdays [source: https://e.com/s/1]\n\n## Index\n"
 
 
@@ -31,8 +30,6 @@ def _status(app) -> str:
 
 
 async def _press_sync(pilot, app) -> tuple[str, str]:
-    drive = AppDriver(pilot)
-    await drive.ready()
     await pilot.press("S")
     await wait_for(pilot, lambda: _sync_notes(app), timeout=30, what="sync result")
     return _sync_notes(app)[0]
@@ -47,7 +44,8 @@ async def test_sync_with_wrong_stored_password_says_authentication_failed(http_g
     mine_head = commit_all(mine, "me: fact")
     store_credentials(_home(), http_git_server, USER, WRONG_PASSWORD)
     app = app_for([mine], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         title, message = await _press_sync(pilot, app)
         assert title == "Sync: auth", (title, message)
         expected = make_visible(
@@ -77,7 +75,8 @@ async def test_sync_through_the_authenticated_server(http_git_server, tmp_path):
     append(mine, "MEMORY.md", "- My own fact [source: https://e.com/s/3]")
     commit_all(mine, "me: fact")
     app = app_for([mine], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         title, message = await _press_sync(pilot, app)
         assert title == "Sync: synced", (title, message)
         for text in [screen_text(app), *(str(n.message) for n in notes(app))]:

@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 from amr_tui.screens.conflict import ConflictScreen
-from tests.driver import AppDriver, app_for, git, notes, wait_for
+from tests.driver import TMUX_SIZE, app_for, git, notes, running, wait_for
 
-SIZE = (130, 38)
 MEMORY = (
     "# Memory\n\n- Use npm for the website [added: 2026-09-01]\n- Deploy with fly\n\n## Index\n- [[projects/website]]\n"
 )
@@ -25,9 +24,8 @@ def memory_repo(make_repo):
 async def test_an_edit_started_before_a_live_refresh_does_not_revert_the_agents_change(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await drive.edit_first_entry()
         await pilot.press("home", *"Always ")
         (root / "MEMORY.md").write_text(MEMORY.replace("Use npm", "Use npm and yarn"))
@@ -43,9 +41,8 @@ async def test_an_edit_started_before_a_live_refresh_does_not_revert_the_agents_
 async def test_an_edit_started_before_a_live_refresh_merges_with_a_change_elsewhere(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await drive.edit_first_entry()
         await pilot.press("home", *"Always ")
         (root / "MEMORY.md").write_text(MEMORY.replace("Deploy with fly", "Deploy with fly.io"))
@@ -61,9 +58,8 @@ async def test_an_edit_started_before_a_live_refresh_merges_with_a_change_elsewh
 async def test_t_never_commits_someone_elses_uncommitted_line(memory_repo) -> None:
     root = memory_repo
     app = app_for([root], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         with (root / "projects/website.md").open("a") as f:
             f.write("- Uncommitted agent line\n")
         from amr_tui.screens.main.screen import Place

@@ -13,9 +13,8 @@ from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main.screen import MainScreen
 from amr_tui.widgets.entry_view import EntryView
-from tests.driver import AppDriver, app_for, git, notes, screen_text, settle, shown, wait_for
+from tests.driver import app_for, git, notes, running, screen_text, settle, shown, wait_for
 
-SIZE = (140, 40)
 GH = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
@@ -46,14 +45,13 @@ async def test_ctrl_q_with_an_entry_edit_asks_and_keep_editing_keeps_it(driver):
 @pytest.mark.slow
 async def test_without_unsaved_text_q_and_ctrl_q_quit_at_once(demo):
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("q")
         await drive.quits()
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app) as drive:
+        pilot = drive.pilot
         await drive.edit_first_entry()  # open, nothing typed: nothing to lose
         await pilot.press("ctrl+q")
         await drive.quits()
@@ -99,9 +97,8 @@ async def test_a_draft_kept_when_switching_files_counts_when_quitting(driver):
 @pytest.mark.slow
 async def test_whole_file_editor_asks_on_escape_and_on_ctrl_q(demo):
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("E")
         await wait_for(pilot, lambda: isinstance(app.screen, FileEditScreen), what="file editor")
         area = app.screen.query_one(TextArea)
@@ -201,9 +198,8 @@ async def test_external_editor_changes_not_committed_stay_on_disk_and_are_said(d
     _credential_editor(tmp_path, monkeypatch)
     before = git(alice, "rev-parse", "HEAD")
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("ctrl+e")
         await drive.asked_secret()
         await shown(pilot, app, "Esc: do not commit.")
@@ -229,9 +225,8 @@ async def test_external_editor_changes_put_back_on_request(demo, tmp_path, monke
     original = (alice / "MEMORY.md").read_bytes()
     _credential_editor(tmp_path, monkeypatch)
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("ctrl+e")
         await drive.asked_secret()
         await pilot.press("escape")
@@ -253,9 +248,8 @@ async def test_capture_asks_before_dropping_typed_text_on_escape_and_ctrl_q(demo
     """The capture prompt (c) dropped what was typed on esc, and ctrl+q quit without asking."""
     heads = [git(r, "rev-parse", "HEAD") for r in demo]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         prompt, inp = await _capture_prompt(pilot, app)
         await pilot.press("escape")  # nothing typed: closes at once
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), what="prompt closed")
@@ -280,9 +274,8 @@ async def test_capture_asks_before_dropping_typed_text_on_escape_and_ctrl_q(demo
         await drive.quits()
     assert [git(r, "rev-parse", "HEAD") for r in demo] == heads
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await _capture_prompt(pilot, app)
         await pilot.press(*"half a fact", "ctrl+q")
         await drive.asked("Quit and discard 1 unsaved edit?")
@@ -294,9 +287,8 @@ async def test_capture_asks_before_dropping_typed_text_on_escape_and_ctrl_q(demo
 async def test_capture_text_comes_back_from_the_repo_question_and_the_credential_question(demo):
     bob = demo[1]
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         _, inp = await _capture_prompt(pilot, app)
         await pilot.press(*"Bob prefers tabs")
         await pilot.press("enter")
@@ -333,9 +325,9 @@ async def _capture_prompt_shown(pilot, app):
     return app.screen, inp
 
 
-async def _leave_for(pilot, app, name: str, path: str) -> None:
+async def _leave_for(drive, name: str, path: str) -> None:
     """Switch files from inside the entry editor, by the palette (the edit is kept as a draft)."""
-    drive = AppDriver(pilot)
+    pilot, app = drive.pilot, drive.app
     await pilot.press("ctrl+p")
     await pilot.press(*name)
     await pilot.pause(1.0)
@@ -355,7 +347,7 @@ async def test_a_draft_follows_its_file_when_renamed_and_goes_with_it_when_delet
     inp = await driver.edit_first_entry()
     await pilot.press("home", *"Always: ")
     typed = inp.value
-    await _leave_for(pilot, app, "redis.md", "backend/redis.md")
+    await _leave_for(driver, "redis.md", "backend/redis.md")
     assert list(screen.drafts) == [("memory-alice", "tooling/bun.md")]
     await pilot.press("left_square_bracket")  # back to the file
     await wait_for(pilot, lambda: driver.current.path == "tooling/bun.md", what="back in bun.md")
@@ -386,7 +378,7 @@ async def test_a_draft_follows_its_file_when_renamed_and_goes_with_it_when_delet
     await wait_for(pilot, lambda: not screen.editor.display, what="editor closed")
     inp = await driver.edit_first_entry()
     await pilot.press("home", *"Doomed: ")
-    await _leave_for(pilot, app, "redis.md", "backend/redis.md")
+    await _leave_for(driver, "redis.md", "backend/redis.md")
     await pilot.press("left_square_bracket")
     await wait_for(pilot, lambda: driver.current.path == "tooling/bun-renamed.md", what="back in the file")
     await pilot.press("D")
@@ -425,47 +417,44 @@ async def _review_edit_prompt(pilot, app):
 
 
 @pytest.mark.slow
-async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(demo):
+async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(driver):
     """The review's "Edit the entry, then accept it" prompt dropped a typed change on esc and ctrl+q."""
     from amr_tui.screens.review.screen import RunReviewScreen
 
-    app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
-        review, change, prompt, inp = await _review_edit_prompt(pilot, app)
-        await pilot.press("escape")  # nothing changed: closes at once
-        await wait_for(pilot, lambda: app.screen is review, what="prompt closed")
-        await pilot.press("e")
-        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
-        prompt, inp = app.screen, app.screen.query_one("#prompt-input")
-        await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
-        await pilot.press("end", *" (edited)")
-        typed = inp.value
-        assert typed.endswith(" (edited)")
-        await pilot.press("escape")
-        await drive.asked("Discard what you typed?")
-        await pilot.press("n")  # Keep editing
-        await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
-        assert inp.value == typed and inp.has_focus
-        await pilot.press("ctrl+q")
-        dialog = await drive.asked("Quit and discard 1 unsaved edit?")
-        assert "the dream entry you are editing" in dialog.body
-        await pilot.press("n")
-        await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
-        assert app.return_code is None and inp.value == typed
-        await pilot.press("enter")  # saved into the review's edits and accepted
-        await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen), what="back in the review")
-        assert review.edits[change.id] == typed and change.id in review.accepted
-        await pilot.press("e")  # the edit again, changed again: ctrl+q asks, discard quits
-        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
-        inp = app.screen.query_one("#prompt-input")
-        assert inp.value == typed
-        await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
-        await pilot.press("end", *" more", "ctrl+q")
-        await drive.asked("Quit and discard 1 unsaved edit?")
-        await pilot.press("y")
-        await drive.quits()
+    app, pilot = driver.app, driver.pilot
+    review, change, prompt, inp = await _review_edit_prompt(pilot, app)
+    await pilot.press("escape")  # nothing changed: closes at once
+    await wait_for(pilot, lambda: app.screen is review, what="prompt closed")
+    await pilot.press("e")
+    await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
+    prompt, inp = app.screen, app.screen.query_one("#prompt-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+    await pilot.press("end", *" (edited)")
+    typed = inp.value
+    assert typed.endswith(" (edited)")
+    await pilot.press("escape")
+    await driver.asked("Discard what you typed?")
+    await pilot.press("n")  # Keep editing
+    await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
+    assert inp.value == typed and inp.has_focus
+    await pilot.press("ctrl+q")
+    dialog = await driver.asked("Quit and discard 1 unsaved edit?")
+    assert "the dream entry you are editing" in dialog.body
+    await pilot.press("n")
+    await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
+    assert app.return_code is None and inp.value == typed
+    await pilot.press("enter")  # saved into the review's edits and accepted
+    await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen), what="back in the review")
+    assert review.edits[change.id] == typed and change.id in review.accepted
+    await pilot.press("e")  # the edit again, changed again: ctrl+q asks, discard quits
+    await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
+    inp = app.screen.query_one("#prompt-input")
+    assert inp.value == typed
+    await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+    await pilot.press("end", *" more", "ctrl+q")
+    await driver.asked("Quit and discard 1 unsaved edit?")
+    await pilot.press("y")
+    await driver.quits()
 
 
 @pytest.mark.slow
@@ -473,9 +462,8 @@ async def test_a_capture_that_is_not_saved_gives_the_text_back(demo):
     """A captured fact whose save was refused (the repo mid-bisect) was lost with the prompt."""
     alice = demo[0]
     app = app_for(demo, poll_interval=60, read_only={"memory-bob"})  # one writable repo: no repo question
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         head = git(alice, "rev-parse", "HEAD")
         _, inp = await _capture_prompt(pilot, app)
         await pilot.press(*"Kept through a refusal")
@@ -496,9 +484,8 @@ async def test_ctrl_q_on_the_credential_question_of_a_capture_counts_the_fact(de
     """With one writable repo the capture prompt is gone while the credential question is open:
     ctrl+q there quit without a word about the fact."""
     app = app_for(demo, poll_interval=60, read_only={"memory-bob"})
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         _, inp = await _capture_prompt(pilot, app)
         inp.value = f"deploy with {GH}"
         await pilot.press("enter")
@@ -526,9 +513,8 @@ async def test_ctrl_q_on_the_identity_question_of_a_capture_counts_the_fact(demo
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("EMAIL", "")
     app = app_for(demo, poll_interval=60, read_only={"memory-bob"})
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         _, inp = await _capture_prompt(pilot, app)
         inp.value = "Fact waiting on an identity"
         await pilot.press("enter")

@@ -10,9 +10,8 @@ import pytest
 from textual.widgets import Static, TextArea
 
 from amr_tui.screens.file_editor import FileEditScreen
-from tests.driver import AppDriver, app_for
+from tests.driver import TMUX_SIZE, app_for, running
 
-SIZE = (130, 38)
 LONG = "# Memory\n\n" + "".join(f"- Fact number {k} about the payments team\n" for k in range(1, 221)) + "\n## Index\n"
 
 
@@ -28,9 +27,8 @@ def _budget(app) -> Static:
 @pytest.mark.slow
 async def test_the_file_editor_names_the_cut_and_warns_past_it(long_repo: Path) -> None:
     app = app_for([long_repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await drive.press("E")
         await drive.until(lambda: isinstance(app.screen, FileEditScreen), what="the file editor")
         text = str(_budget(app).render())
@@ -57,9 +55,7 @@ async def test_the_file_editor_names_the_cut_and_warns_past_it(long_repo: Path) 
 @pytest.mark.slow
 async def test_the_entry_editor_says_an_entry_is_past_the_cut(long_repo: Path) -> None:
     app = app_for([long_repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
         await drive.to_line(3)
         await drive.press("e")
         title = app.screen.query_one("#editor-title", Static)

@@ -15,7 +15,7 @@ from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.services.dreams.check import accept_problems
 from amr_tui.services.dreams.service import DreamService
-from tests.driver import AppDriver, app_for, wait_for
+from tests.driver import REVIEW_SIZE, app_for, running, wait_for
 from tests.historyhelpers import S, branch_commit, commit, git, new_repo
 
 BASE = f"- Deploys go out on Tuesdays after the standup [source: {S}/1]"
@@ -24,7 +24,6 @@ RUN = f"- Deploys go out on Tuesdays after the standup and a smoke test [source:
 STAGING = f"- Staging is rebuilt every night from main [source: {S}/4]"
 CACHE = f"- The build cache lives in the CI runner's volume [source: {S}/5]"
 MEMORY = "# Memory\n\n- Memory of the web team\n\n## Index\n- [[notes]]\n- [[site]]\n"
-SIZE = (150, 40)
 
 
 @pytest.fixture
@@ -174,8 +173,8 @@ async def _review(app, pilot) -> RunReviewScreen:
 async def test_pilot_the_choice_replaces_mains_version(repo: Path) -> None:
     ids = _ids(DreamService(repo))
     app = app_for([repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await AppDriver(pilot).ready()
+    async with running(app, REVIEW_SIZE) as drive:
+        pilot = drive.pilot
         review = await _review(app, pilot)
         await wait_for(pilot, lambda: review.path == "notes.md" and review.changes, what="notes.md")
         changes = review.query_one("#review-changes")
@@ -198,8 +197,8 @@ async def test_pilot_the_choice_replaces_mains_version(repo: Path) -> None:
 async def test_pilot_the_emptied_file_question_names_what_deleting_breaks(demo: list[Path]) -> None:
     alice = demo[0]
     app = app_for([alice], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        await AppDriver(pilot).ready()
+    async with running(app, REVIEW_SIZE) as drive:
+        pilot = drive.pilot
         review = await _review(app, pilot)
         files = review.query_one("#review-files")
         files.highlighted = [f.path for f in review.files].index("landing-page.md")
@@ -226,8 +225,8 @@ async def test_pilot_the_review_reads_again_when_main_moves(repo: Path) -> None:
 
     ids = _ids(DreamService(repo))
     app = app_for([repo], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
-        await AppDriver(pilot).ready()
+    async with running(app, REVIEW_SIZE) as drive:
+        pilot = drive.pilot
         review = await _review(app, pilot)
         await wait_for(pilot, lambda: review.stage == "done", what="the review read")
         changes = review.query_one("#review-changes")

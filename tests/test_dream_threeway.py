@@ -18,7 +18,7 @@ from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.dreams.threeway import rows_now
 from amr_tui.widgets.side_by_side import SideBySide
-from tests.driver import AppDriver, app_for, notes, wait_for
+from tests.driver import REVIEW_SIZE, app_for, notes, running, wait_for
 from tests.historyhelpers import S, branch_commit, commit, git, new_repo
 
 BASE_DEPLOY = f"- Deploys go out on Tuesdays after the standup [source: {S}/1]"
@@ -27,7 +27,6 @@ RUN_DEPLOY = f"- Deploys go out on Tuesdays after the standup and a smoke test [
 AVIF = f"- Hero images are served from the CDN as AVIF [source: {S}/8]"
 JPEG = f"- Hero images are served from the CDN as JPEG [source: {S}/3]"
 WEB = f"- The web app ships every week [source: {S}/2]"
-SIZE = (150, 40)
 
 
 @pytest.fixture
@@ -114,9 +113,8 @@ async def test_pilot_three_way_review_saves_rejections_and_closes_the_run(repo: 
     once, the empty-file question (yes deletes it in the same commit), and the run closed."""
     _svc, ids = _ids(repo)
     app = app_for([repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, REVIEW_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("V")
         await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, what="runs")
         await pilot.press("enter")
@@ -193,9 +191,8 @@ async def test_pilot_rejecting_the_last_change_closes_the_run(repo: Path) -> Non
     """r on every change (nothing accepted): the run is closed as rejected, nothing committed."""
     app = app_for([repo], poll_interval=60)
     main_before = git(repo, "rev-parse", "main").strip()
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, REVIEW_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("V")
         await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, what="runs")
         await pilot.press("enter")

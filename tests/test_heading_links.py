@@ -10,7 +10,7 @@ from amr_tui.core.format.parser import parse
 from amr_tui.core.lint.facts import facts_of, pack, unpack
 from amr_tui.core.lint.repo import RepoSnapshot, lint_repo
 from amr_tui.widgets.entry_view import EntryView
-from tests.driver import AppDriver, app_for
+from tests.driver import app_for, running
 
 VAULT_MEMORY = (
     "# Memory\n\n"
@@ -76,9 +76,7 @@ def test_empty_links_are_still_amr029() -> None:
 async def test_following_heading_links_goes_to_the_heading(make_repo) -> None:
     root = make_repo("vault", {"MEMORY.md": VAULT_MEMORY, "team.md": TEAM})
     app = app_for([root], poll_interval=60)
-    async with app.run_test(size=(140, 40)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
         assert drive.current.path == "MEMORY.md"
         lines = VAULT_MEMORY.splitlines()
         some = lines.index("## Some Heading") + 1

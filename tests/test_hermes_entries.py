@@ -17,7 +17,7 @@ from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
 from tests.conftest import git
-from tests.driver import AppDriver, app_for
+from tests.driver import TMUX_SIZE, app_for, running
 
 MEMORY = (
     "The user deploys the blog with `hugo`; the build takes about 40 seconds.\n"
@@ -165,9 +165,8 @@ def test_an_agent_writes_and_forgets_a_paragraph_through_mcp(hermes: Path) -> No
 @pytest.mark.slow
 async def test_the_app_shows_paragraphs_as_entries_and_d_keeps_the_shape(hermes: Path) -> None:
     app = app_for([hermes], poll_interval=60)
-    async with app.run_test(size=(130, 38)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         assert drive.current.path == "MEMORY.md"
         await drive.shown("\u2022 The staging site is at staging.example.org")
         await drive.to_line(3)

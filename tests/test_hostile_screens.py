@@ -19,7 +19,7 @@ import pytest
 
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.main.screen import MainScreen, Place
-from tests.driver import app_for, click_text, notes, wait_for
+from tests.driver import HOSTILE_SIZE, app_for, click_text, notes, running, wait_for
 from tests.hostilehelpers import (
     LITERALS,
     PAYLOADS,
@@ -33,7 +33,6 @@ from tests.hostilehelpers import (
 pytestmark = pytest.mark.slow  # the slow tier: `pytest -m slow` (README)
 
 REPO_DIR = "m\x1b[2J"
-SIZE = (170, 50)
 
 
 @dataclass(frozen=True)
@@ -216,7 +215,8 @@ def _groups(n: int) -> list[list[Visit]]:
 async def test_every_screen_shows_hostile_text_literally(hostile_repo: Path, group: list[Visit]) -> None:
     app = app_for([hostile_repo], poll_interval=60)
     problems: list[str] = []
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, HOSTILE_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, timeout=30, what="open")
         await pilot.pause(0.3)
         for visit in group:
@@ -227,7 +227,8 @@ async def test_every_screen_shows_hostile_text_literally(hostile_repo: Path, gro
 
 async def test_entries_file_names_and_branch_appear_literally(hostile_repo: Path) -> None:
     app = app_for([hostile_repo], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, HOSTILE_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, timeout=30, what="open")
         await pilot.pause(0.3)
         text = "\n".join(screen_lines(app))
@@ -255,7 +256,8 @@ async def test_notifications_with_hostile_names(hostile_repo: Path, tmp_path: Pa
     repo = tmp_path / REPO_DIR
     shutil.copytree(hostile_repo, repo, symlinks=True)
     app = app_for([repo], poll_interval=0.2)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(app, HOSTILE_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, timeout=30, what="open")
         name = "[red]new[-red] \x1b]52;c;eA==\x07 \u202e.md"
         (repo / name).write_text("- arrived\n")

@@ -21,9 +21,8 @@ from textual.widgets import OptionList
 
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.services.dreams.service import DreamService
-from tests.driver import AppDriver, app_for, git, shown, wait_for
+from tests.driver import WIDE_SIZE, app_for, git, running, shown, wait_for
 
-SIZE = (150, 42)
 KEEP = "The nightly backup of the billing database runs at 02:00 UTC"
 DROP = "The design team moved its standup to Thursday afternoons"
 
@@ -80,9 +79,8 @@ async def test_review_mode_writes_reach_the_review_screen_and_decisions_reach_ma
     assert git(root, "status", "--porcelain") == ""
 
     app = app_for([root], poll_interval=60)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, WIDE_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("V")
         await wait_for(
             pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs"

@@ -16,7 +16,7 @@ import pytest
 
 from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
 from amr_tui.services.workspace import discover, repo_style
-from tests.driver import AppDriver, app_for
+from tests.driver import TMUX_SIZE, app_for, running
 
 FORMATS = Path(__file__).parent / "fixtures" / "formats"
 
@@ -120,9 +120,7 @@ def test_a_folder_outside_git_says_it_has_no_history(corpus: Path) -> None:
 async def test_the_app_opens_a_claude_code_memory_and_follows_its_markdown_links(corpus: Path) -> None:
     root = corpus / "claude-code" / "memory"
     app = app_for([root], poll_interval=60)
-    async with app.run_test(size=(130, 38)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
         assert drive.current.path == "MEMORY.md"
         await drive.to_line(1)
         await drive.press("enter")  # [User role](user_role.md)
@@ -137,9 +135,7 @@ async def test_the_app_opens_a_claude_code_memory_and_follows_its_markdown_links
 async def test_the_app_opens_an_obsidian_vault_and_resolves_by_name(corpus: Path) -> None:
     root = corpus / "obsidian-vault"
     app = app_for([root], poll_interval=60)
-    async with app.run_test(size=(130, 38)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
         await drive.open("obsidian-vault", "Reading list.md")
         backlinks = app.screen.session.backlinks("obsidian-vault", "People/Dana.md")
         assert {b.path for b in backlinks} == {"Projects/Atlas.md", "Reading list.md", "Daily/2026-03-05.md"}
@@ -189,7 +185,8 @@ async def test_the_welcome_screen_lists_what_it_found_and_opens_it_all(tmp_path:
     monkeypatch.delenv("BASIC_MEMORY_HOME", raising=False)
     monkeypatch.chdir(tmp_path)
     app = app_for([], poll_interval=60)
-    async with app.run_test(size=(130, 38)) as pilot:
+    async with running(app, TMUX_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen) and app.screen.found, what="found")
         shown = str(app.screen.query_one("#welcome-found").render())
         assert "Claude Code" in shown and "Letta" in shown and "ctrl+o" in shown

@@ -10,7 +10,7 @@ import pytest
 
 from amr_tui.app import make_app
 from amr_tui.services.config import Config
-from tests.driver import AppDriver
+from tests.driver import running
 from tests.historyhelpers import new_repo
 from tests.hostilehelpers import run_amr
 
@@ -46,9 +46,7 @@ async def test_file_and_line_argument_opens_there(repo: Path) -> None:
     paths, open_at = parse_targets([str(repo / "notes" / "team.md") + ":7"])
     assert open_at == (repo / "notes" / "team.md", 7)
     app = make_app(paths, config=Config(), poll_interval=60, open_at=open_at)
-    async with app.run_test(size=(140, 40)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
         await drive.settled()
         assert (drive.current.repo, drive.current.path) == ("memory", "notes/team.md")
         assert drive.view.cursor_line == 7
@@ -60,8 +58,6 @@ async def test_file_argument_without_line_opens_that_file(repo: Path) -> None:
     paths, open_at = parse_targets([str(repo / "notes" / "team.md")])
     assert open_at == (repo / "notes" / "team.md", 0)
     app = make_app(paths, config=Config(), poll_interval=60, open_at=open_at)
-    async with app.run_test(size=(140, 40)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
         await drive.settled()
         assert drive.current.path == "notes/team.md"

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import threading
 
-from tests.driver import AppDriver, app_for, git, screen_text, shown, tree_files, wait_for
+from tests.driver import START_SIZE, app_for, git, running, screen_text, shown, tree_files, wait_for
 
-SIZE = (120, 36)
 MEMORY = "# Memory\n\n## Index\n- Alice likes green tea; see [[notes]]\n- People are in [[people/bob]]\n"
 NOTES = "# Notes\n\n- The staging deploy runs on Fridays\n- Redis listens on port 6380\n"
 BOB = "# Bob\n\n- Bob reviews the quarterly budget\n"
@@ -34,8 +33,8 @@ def held_app(root):
 async def test_tree_and_memory_are_shown_and_usable_before_the_load(make_repo):
     root = make_repo("memory", FILES)
     app = held_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app, START_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         try:
             text = await shown(pilot, app, "MEMORY.md", "notes.md", "Alice likes green tea", "Listed 3 files")
             await opened(pilot, drive)
@@ -75,8 +74,8 @@ async def test_tree_and_memory_are_shown_and_usable_before_the_load(make_repo):
 async def test_finder_answers_from_what_is_indexed_and_says_how_much(make_repo):
     root = make_repo("memory", FILES)
     app = held_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app, START_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         try:
             await shown(pilot, app, "Alice likes green tea")
             await opened(pilot, drive)
@@ -100,8 +99,8 @@ async def test_saving_works_before_the_load_and_the_load_keeps_the_save(make_rep
     root = make_repo("memory", FILES)
     before = int(git(root, "rev-list", "--count", "HEAD"))
     app = held_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app, START_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         try:
             await shown(pilot, app, "Alice likes green tea")
             await opened(pilot, drive)
@@ -133,8 +132,8 @@ async def test_a_large_tree_gets_every_row_while_the_load_is_held(make_repo):
     files.update({f"area{k % 5}/topic-{k:03}.md": f"- Fact number {k}\n" for k in range(150)})
     root = make_repo("memory", files)
     app = held_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app, START_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         try:
             await shown(pilot, app, "Alice likes green tea")
             tree = app.screen.query_one("#tree")

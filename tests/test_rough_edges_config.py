@@ -10,7 +10,7 @@ import pytest
 from amr_tui.app import make_app
 from amr_tui.services.config import load_config, save_settings
 from amr_tui.widgets.file_tree import MemoryTree
-from tests.driver import AppDriver, record_notes
+from tests.driver import TMUX_SIZE, record_notes, running
 
 USER_CONFIG = """# my amr config
 repos = ["~/agent-memory"]   # the repos I use
@@ -57,9 +57,8 @@ async def test_tree_width_and_theme_are_remembered(demo, tmp_path: Path) -> None
     path.write_text(USER_CONFIG)
     app = make_app(demo, config=load_config(path), poll_interval=60)
     record_notes(app)
-    async with app.run_test(size=(140, 40)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         tree = app.screen.query_one(MemoryTree)
         start = tree.outer_size.width
         await pilot.press("greater_than_sign", "greater_than_sign", "greater_than_sign", "less_than_sign")
@@ -75,8 +74,8 @@ async def test_tree_width_and_theme_are_remembered(demo, tmp_path: Path) -> None
     assert data["theme"] == "textual-light" and data["keys"] == {"main.find": "slash,ctrl+f"}
     assert data["repos"] == ["~/agent-memory"]
     again = make_app(demo, config=load_config(path), poll_interval=60)
-    async with again.run_test(size=(140, 40)) as pilot:
-        await AppDriver(pilot).ready()
+    async with running(again) as drive:
+        pilot = drive.pilot
         await pilot.pause()
         assert again.theme == "textual-light"
         assert again.screen.query_one(MemoryTree).outer_size.width == start + 4
@@ -102,9 +101,7 @@ async def test_light_theme_keeps_the_cursor_line_and_line_numbers_readable(demo)
     from tests.driver import app_for, screen_strips
 
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=(130, 38)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
         app.theme = "textual-light"
         await drive.to_line(3)
         await drive.settled()

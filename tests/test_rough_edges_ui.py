@@ -7,9 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
-from tests.driver import AppDriver, app_for, screen_text
-
-SMALL = (130, 38)
+from tests.driver import TMUX_SIZE, app_for, running, screen_text
 
 
 @pytest.mark.slow
@@ -17,15 +15,14 @@ async def test_help_scrolls_to_every_binding(demo):
     """On a 38-row terminal the ? help is longer than the screen: j, arrows and pgdn reach its
     last binding, and k/g come back to the first."""
     app = app_for(demo, poll_interval=60)
-    async with app.run_test(size=SMALL) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await pilot.press("question_mark")
         await drive.until(lambda: app.screen.query("#help-table"), what="the help")
         table = app.screen.query_one("#help-table", DataTable)
         last = str(table.get_row_at(table.row_count - 1)[2])[:20]  # a long row may be cut at the right
         first = str(table.get_row_at(0)[2])[:20]
-        assert table.row_count > SMALL[1], "the help fits the screen: nothing to scroll"
+        assert table.row_count > TMUX_SIZE[1], "the help fits the screen: nothing to scroll"
         await pilot.pause()
         assert last not in screen_text(app)
         for _ in range(table.row_count):
@@ -192,9 +189,8 @@ async def test_keep_theirs_says_so_and_toasts_leave_the_dialog_buttons_free(make
 
     root = make_repo(files={"MEMORY.md": MEMORY, "notes/a.md": "# A\n\n- note a\n"})
     app = app_for([root], poll_interval=60)
-    async with app.run_test(size=SMALL, notifications=True) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE, notifications=True) as drive:
+        pilot = drive.pilot
         await drive.to_line(4)
         await pilot.press("e")
         inp = app.screen.query_one("#editor-input")
@@ -317,9 +313,8 @@ async def test_orphans_are_marked_in_the_tree_and_a_new_file_is_offered_to_the_i
 
     root = make_repo(files={"MEMORY.md": INDEXED, "notes/a.md": "# A\n\n- note a\n", "stray.md": "# Stray\n\n- x\n"})
     app = app_for([root], poll_interval=60)
-    async with app.run_test(size=SMALL) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, TMUX_SIZE) as drive:
+        pilot = drive.pilot
         await drive.settled()
         tree = app.screen.query_one(MemoryTree)
         labels = {path: str(node.label) for (_repo, path), node in tree_files(tree).items()}
@@ -362,7 +357,8 @@ async def test_welcome_init_offers_the_current_folder_and_asks_for_an_identity(t
     here.mkdir()
     monkeypatch.chdir(here)
     app = app_for([], poll_interval=60)
-    async with app.run_test(size=SMALL) as pilot:
+    async with running(app, TMUX_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen), what="the welcome screen")
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the folder prompt")

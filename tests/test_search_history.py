@@ -16,7 +16,7 @@ import pytest
 from amr_tui.core.tombstones import TOMBSTONE_PATH, tombstone_line
 from amr_tui.services.history.forgotten import forget
 from amr_tui.services.history.service import HistoryService
-from tests.driver import AppDriver, app_for, wait_for
+from tests.driver import app_for, running, wait_for
 from tests.historyhelpers import commit, new_repo
 from tests.hostilehelpers import run_amr
 
@@ -132,9 +132,8 @@ async def test_the_finder_toggles_to_the_past_and_opens_a_deleted_fact(repo: Pat
     from amr_tui.screens.history import TimelineScreen
 
     app = app_for([repo], poll_interval=60)
-    async with app.run_test(size=(140, 40)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("slash")
         await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen), what="finder")
         finder = app.screen
@@ -187,8 +186,8 @@ async def test_the_finder_says_a_plain_folder_has_no_history(tmp_path: Path) -> 
     plain.mkdir()
     (plain / "MEMORY.md").write_text("# Memory\n\n- a plain folder fact\n")
     app = app_for([plain], poll_interval=60)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await AppDriver(pilot).ready()
+    async with running(app) as drive:
+        pilot = drive.pilot
         await pilot.press("slash")
         await wait_for(pilot, lambda: isinstance(app.screen, FinderScreen), what="finder")
         finder = app.screen

@@ -16,9 +16,8 @@ from amr_tui.screens.finder import FinderScreen
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.services.demo import build_demo
 from amr_tui.widgets.side_by_side import SideBySide
-from tests.driver import AppDriver, app_for
+from tests.driver import SNAPSHOT_SIZE, AppDriver, app_for, before_snapshot
 
-SIZE = (130, 36)
 TODAY = _dt.date(2026, 11, 29)
 
 
@@ -32,11 +31,11 @@ def _app(demo_root: Path):
     return app_for([demo_root], poll_interval=3600, today=TODAY)
 
 
-async def _quiet(pilot) -> AppDriver:
+async def _quiet(drive: AppDriver) -> None:
     """Loaded, and quiet: the first file open and indexed, the tree's cursor on it (it moves there
     after the first refresh), no worker running (the history check and the badges post their
     results from workers); the start-up notifications cleared."""
-    drive = AppDriver(pilot)
+    pilot = drive.pilot
     await drive.settled()
     screen = pilot.app.screen
     node = screen.query_one("#tree").cursor_node
@@ -46,7 +45,6 @@ async def _quiet(pilot) -> AppDriver:
     )
     pilot.app.clear_notifications()
     await pilot.pause(0.1)
-    return drive
 
 
 # ------------------------------------------------------------------------------ the main screen
@@ -54,26 +52,28 @@ async def _quiet(pilot) -> AppDriver:
 
 def test_main_screen(snap_compare, demo_root):
     """The demo's first MEMORY.md, the tree and the side panel, as the app opens."""
-    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=_quiet)
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(_quiet))
 
 
 def test_topic_file_with_links(snap_compare, demo_root):
     """A topic file with links and backlinks (projects/payments.md)."""
 
-    async def go(pilot):
-        drive = await _quiet(pilot)
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
         await drive.open("memory-alice", "projects/payments.md")
         await drive.settled()
         await pilot.pause(0.5)
 
-    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
 
 
 def test_editing_with_diagnostics(snap_compare, demo_root):
     """The entry editor (o) with an entry whose date is invalid, and its diagnostics."""
 
-    async def go(pilot):
-        await _quiet(pilot)
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
         await pilot.press("o")
         await pilot.pause(0.2)
         pilot.app.screen.query_one(
@@ -81,7 +81,7 @@ def test_editing_with_diagnostics(snap_compare, demo_root):
         ).value = "Deploys freeze on Fridays [source: s/301; added: 2026-02-30]"
         await pilot.pause(0.3)
 
-    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
 
 
 # ------------------------------------------------------------------------------ the finder
@@ -90,8 +90,9 @@ def test_editing_with_diagnostics(snap_compare, demo_root):
 def test_finder(snap_compare, demo_root):
     """The finder (/) with the hits for 'launch'."""
 
-    async def go(pilot):
-        drive = await _quiet(pilot)
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
         await pilot.press("slash", *"launch")
         await drive.settled()
         screen = pilot.app.screen
@@ -102,7 +103,7 @@ def test_finder(snap_compare, demo_root):
         await pilot.pause(0.5)
         await pilot.wait_for_scheduled_animations()
 
-    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
 
 
 # ------------------------------------------------------------------------------ the help screen
@@ -111,13 +112,14 @@ def test_finder(snap_compare, demo_root):
 def test_help_screen(snap_compare, demo_root):
     """The help screen (?) with the key bindings."""
 
-    async def go(pilot):
-        await _quiet(pilot)
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
         await pilot.press("question_mark")
         await pilot.pause(0.3)
         await pilot.wait_for_scheduled_animations()
 
-    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
 
 
 # ------------------------------------------------------------------------------ file history
@@ -126,15 +128,16 @@ def test_help_screen(snap_compare, demo_root):
 def test_file_history_screen(snap_compare, demo_root):
     """The history of the open file (h), versions side by side."""
 
-    async def go(pilot):
-        drive = await _quiet(pilot)
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
         await pilot.press("h")
         await drive.settled()
         views = pilot.app.screen.query(SideBySide)
         assert views and views.first().rows, "the history shows no versions"
         await pilot.pause(0.3)
 
-    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
 
 
 # ------------------------------------------------------------------------------ dream review
@@ -143,8 +146,9 @@ def test_file_history_screen(snap_compare, demo_root):
 def test_dream_review_screen(snap_compare, demo_root):
     """A dreaming run's review (V, then enter on the first run)."""
 
-    async def go(pilot):
-        drive = await _quiet(pilot)
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
         await pilot.press("V")
         await drive.settled()
         assert isinstance(pilot.app.screen, DreamListScreen) and pilot.app.screen.cards, "no dreaming runs listed"
@@ -155,7 +159,7 @@ def test_dream_review_screen(snap_compare, demo_root):
         await pilot.pause(0.4)
         pilot.app.clear_notifications()
 
-    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
 
 
 def test_activity_review_screen(snap_compare, demo_root):
@@ -169,8 +173,9 @@ def test_activity_review_screen(snap_compare, demo_root):
     service.mark_reviewed("HEAD~5")
     service.close()
 
-    async def go(pilot):
-        drive = await _quiet(pilot)
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
         await pilot.press("A")
         await drive.settled()
         screen = pilot.app.screen
@@ -181,4 +186,4 @@ def test_activity_review_screen(snap_compare, demo_root):
         await pilot.pause(0.2)
         pilot.app.clear_notifications()
 
-    assert snap_compare(_app(demo_root), terminal_size=SIZE, run_before=go)
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 from amr_tui.services.workspace import discover
-from tests.driver import AppDriver, app_for, wait_for
+from tests.driver import SMALL_SIZE, app_for, running, wait_for
 
 # Loaded by the session worker or by the first use of a feature, never before the first frame.
 NOT_BEFORE_FIRST_FRAME = (
@@ -71,8 +71,8 @@ def test_the_first_look_imports_no_session():
 async def test_actions_wait_for_the_session_then_work(make_repo):
     root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- Alice likes tea\n"})
     app = app_for([root])
-    async with app.run_test(size=(100, 30)) as pilot:
-        drive = AppDriver(pilot)
+    async with running(app, SMALL_SIZE, ready=False) as drive:
+        pilot = drive.pilot
         from amr_tui.screens.main.screen import MainScreen
 
         screen = MainScreen(discover([root]))  # not mounted: no worker has built its session yet
@@ -91,9 +91,7 @@ async def test_collector_paused_for_start_up_comes_back(make_repo):
     app.gc_paused = True  # as `amr` does (cli/app_cmd.py)
     gc.disable()
     try:
-        async with app.run_test(size=(100, 30)) as pilot:
-            drive = AppDriver(pilot)
-            await drive.ready()
+        async with running(app, SMALL_SIZE):
             assert gc.isenabled(), "the collector stays off after the first frame"
             assert app.gc_paused is False
     finally:
@@ -106,9 +104,8 @@ async def test_first_file_gets_its_lint_marks_once_the_lint_is_done(make_repo):
     memory = "# Memory\n\n## Index\n- [[notes]]\n- Deploys happen on 2026-13-45 [added: 2026-13-45]\n"
     root = make_repo("memory", {"MEMORY.md": memory, "notes.md": "- a note\n"})
     app = app_for([root])
-    async with app.run_test(size=(100, 30)) as pilot:
-        drive = AppDriver(pilot)
-        await drive.ready()
+    async with running(app, SMALL_SIZE) as drive:
+        pilot = drive.pilot
         view = app.screen.view
         await wait_for(pilot, lambda: 5 in view.marks, what="the bad date marked on line 5")
         assert "AMR008" in {d.code for d in app.session.diagnostics("memory", "MEMORY.md")}
