@@ -128,3 +128,34 @@ def test_packages_have_plain_init_files():
     for path in (ROOT / "amr_tui").rglob("__init__.py"):
         text = path.read_text(encoding="utf-8")
         assert "__getattr__" not in text and "face(" not in text, path
+
+
+def _pilot_shortcuts() -> tuple[list[str], list[str]]:
+    """Test modules that build an ``AppDriver`` by hand (``path:line``), and those that define a
+    module-level ``SIZE`` of their own (``path``)."""
+    built, sized = [], []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        where = str(path.relative_to(ROOT))
+        if where in ("tests/driver.py", "tests/conftest.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        built += [
+            f"{where}:{node.lineno}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "AppDriver"
+        ]
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            if any(isinstance(t, ast.Name) and t.id == "SIZE" for t in targets):
+                sized.append(where)
+    return built, sized
+
+
+def test_every_pilot_test_runs_through_the_driver():
+    """The ratchet on hand-built drivers (issue: 99 ``AppDriver(pilot)`` and 18 ``SIZE`` constants
+    at its start, now none): a Pilot test runs its app with ``tests.driver.running`` (or the
+    ``driver`` fixture, or ``before_snapshot`` under ``snap_compare``) at one of the sizes named in
+    tests/driver.py, so the waits and the sizes are said once."""
+    built, sized = _pilot_shortcuts()
+    assert not built, f"AppDriver built by hand (use tests.driver.running or the driver fixture): {built}"
+    assert not sized, f"a SIZE of their own (name the size in tests/driver.py): {sized}"
