@@ -21,6 +21,7 @@ from amr_tui.services.workspace import Mount, discover, looks_like_memory_root, 
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.safe import notify_text
 from amr_tui.widgets.textual_private import FrameWatchingApp, run_binding_now
+from amr_tui.widgets.type_ahead import type_ahead
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -118,13 +119,27 @@ class AmrApp(FrameWatchingApp[int]):
             gc.enable()
 
     async def on_event(self, event: events.Event) -> None:
+        # Every key and paste goes through the type-ahead line (widgets/type_ahead.py): handed
+        # on in the order typed, each once the one before it is done with and nothing it started
+        # is still on its way.
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded and self.screen_stack:
+            line = type_ahead(self)
+            if line.waits(event):
+                return
+            sent_to = self.focused or self.screen
+            try:
+                await self._read_typed(event)
+            finally:
+                line.handled(event, sent_to)
+            return
+        await super().on_event(event)
+
+    async def _read_typed(self, event: events.Key | events.Paste) -> None:
         # A key read while the entry view has the focus runs its binding now. Textual forwards
         # the key to the view, which takes no keys itself: the binding runs only once the key has
-        # bubbled back up, by which time the keys after it in the same read were forwarded to the
-        # view too: "1 Down Down Down" moved the view's cursor, not the tree's it had focused.
+        # bubbled back up, several hops later.
         if (
             isinstance(event, events.Key)
-            and not event.is_forwarded
             and event.key != "escape"  # the screen's own handler comes before the bindings
             and isinstance(self.focused, EntryView)
             and await run_binding_now(self, event.key)

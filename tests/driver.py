@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.cells import cell_len
+from textual import events
 from textual.app import App
 from textual.notifications import Notification
 from textual.worker import Worker, WorkerCancelled, WorkerState
@@ -176,6 +177,18 @@ async def running(
         if ready:
             await drive.ready()
         yield drive
+
+
+#: The character a named key types (a key named by one character types it).
+_CHARACTERS = {"enter": "\r", "escape": "\x1b", "tab": "\t", "space": " ", "backspace": "\x7f"}
+
+
+def burst(drive: AppDriver, *keys: str) -> None:
+    """Post ``keys`` to the app at once, as the terminal driver posts the keys of one read (a
+    fast typist's burst, a key macro): nothing waits between them, unlike ``pilot.press``."""
+    for key in keys:
+        name = "space" if key == " " else key
+        drive.app.post_message(events.Key(name, _CHARACTERS.get(name, key if len(key) == 1 else None)))
 
 
 def before_snapshot(steps: Callable[[AppDriver], Awaitable[object]]) -> Callable[[Any], Awaitable[None]]:

@@ -9,16 +9,8 @@ these tests post the key events together, as Textual's driver does.
 from __future__ import annotations
 
 import pytest
-from textual import events
 
-from tests.driver import AppDriver, git, said, wait_for
-
-
-def burst(driver: AppDriver, *keys: str) -> None:
-    """Post ``keys`` to the app at once, as the terminal driver posts the keys of one read."""
-    for key in keys:
-        char = {"enter": "\r", "escape": "\x1b"}.get(key, key if len(key) == 1 else None)
-        driver.app.post_message(events.Key(key, char))
+from tests.driver import AppDriver, burst, git, said, wait_for
 
 
 async def save_first_entry_then(driver: AppDriver, value: str, key: str):
@@ -66,9 +58,10 @@ async def test_o_pressed_with_enter_opens_a_new_entry_below_the_saved_one(driver
 async def test_while_saving_the_editor_takes_no_keys(driver: AppDriver, demo) -> None:
     inp = await driver.edit_first_entry()
     inp.value = "Kept as typed [source: https://example.com/s/4]"
-    burst(driver, "enter", "x", "y", "z")
+    main = driver.screen
+    burst(driver, "enter", "x", "y", "z")  # x: forget the entry saved (it asks which way)
     await driver.until(lambda: said(driver.app, "Edit entry in MEMORY.md"), what="the save")
-    await wait_for(driver.pilot, lambda: not driver.screen.editor.display, what="the editor closed")
+    await wait_for(driver.pilot, lambda: not main.editor.display, what="the editor closed")
     assert "- Kept as typed [source: https://example.com/s/4]\n" in (demo[0] / "MEMORY.md").read_text()
     assert not inp.has_focus
 

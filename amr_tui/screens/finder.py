@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 from amr_tui.core.search.index import QueryError, SearchHit
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.safe import SafeInput, content
+from amr_tui.widgets.type_ahead import hold
 
 if TYPE_CHECKING:
     from amr_tui.services.history.past import PastEntry, PastIndex
@@ -139,6 +140,8 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         self.initial = query
         self.serial = 0
         self.hits: list[SearchHit] = []
+        self.shown_query = ""  # the query the results shown are for
+        self.choose_pending = False  # enter came before the results of the query typed: it waits for them
         self.in_past = False  # searching the memory's past (ctrl+r) instead of the memory now
         self.past_index: PastIndex | None = None
         self.past_entries: list[PastEntry] = []  # the past entry of each hit, in the past
@@ -176,6 +179,7 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         waiting = self.in_past and self.past_state != "ready"
         if not query.strip() or waiting:
             self.hits, self.past_entries = [], []
+            self.shown_query = query
             self.query_one(OptionList).clear_options()
             status = self.query_one("#finder-status", Static)
             status.set_class(False, "-error")
@@ -235,6 +239,7 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         if message.serial != self.serial or (message.past is not None) != self.in_past:
             return  # a newer keystroke (or the toggle) already asked again
         self.hits = message.hits
+        self.shown_query = message.query
         self.past_entries = message.past or []
         self.shown_coverage = message.coverage
         options = self.query_one(OptionList)
@@ -262,6 +267,9 @@ class FinderScreen(ModalScreen[FinderResult | None]):
             more = "+" if n >= 200 else ""
             part = f" ({partial} holding only some of the words, below)" if partial else ""
             status.update(f"{which}{n}{more} match{'es' if n != 1 else ''}{part}{searched}")
+        if self.choose_pending and self.shown_query == self.query_one(Input).value:
+            self.choose_pending = False
+            self.action_choose()
 
     @on(Input.Submitted, "#finder-input")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -276,6 +284,12 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         options.highlighted = max(0, min(len(self.hits) - 1, cur + step))
 
     def action_choose(self) -> None:
+        """Open the highlighted result; enter typed before the results of the query as typed are
+        shown opens the top one of those (the keys after it wait for that)."""
+        if self.query_one(Input).value != self.shown_query:
+            self.choose_pending = True
+            hold(self.app, "the finder's results", lambda: not self.choose_pending or not self.is_attached, 5.0)
+            return
         options = self.query_one(OptionList)
         idx = options.highlighted
         if idx is None or idx >= len(self.hits):

@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 
 from amr_tui.core.model import Diagnostic, Link, Severity
 from amr_tui.widgets.safe import SafeInput, content
+from amr_tui.widgets.type_ahead import hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,8 @@ class EntryEditor(Vertical):
         inp.cursor_position = len(target.original)
         self.display = True
         inp.focus()
+        # The keys typed after the edit key wait for the input to have the focus.
+        hold(self.app, "the entry editor opening", lambda: inp.has_focus or not self.display, 2.0)
         self._validate(target.original)
 
     def line_text(self) -> str:

@@ -40,6 +40,7 @@ from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_panel import SidePanel
+from amr_tui.widgets.type_ahead import hold
 
 if TYPE_CHECKING:
     from amr_tui.screens.finder import FinderResult
@@ -561,6 +562,7 @@ class MainScreen(Screen[None]):
             # shown (``when_shown``).
             self._focus_off_editor()
             self.editor.saving = True
+        self.hold_keys("a save")
 
     def on_saved(self, message: Saved) -> None:
         self.saver.settle()
@@ -784,6 +786,12 @@ class MainScreen(Screen[None]):
         # Opens run in workers and may finish out of order (a big file after a small one): only
         # the last one asked for is shown, and a reload meanwhile reloads that one.
         self._open_worker(place, keep_cursor, record, self.opens.ask(place))
+        self.hold_keys("a file opening")
+
+    def hold_keys(self, why: str) -> None:
+        """Keys typed from now on wait (widgets/type_ahead.py) until no save and no open is on
+        its way: the keys after ``e`` pressed right after a save go to the editor it opens."""
+        hold(self.app, why, lambda: not (self.saver.saving or self.editor.saving or self.opens.on_its_way), 10.0)
 
     def on_main_screen_opened(self, message: Opened) -> None:
         if not self.opens.is_latest(message.ticket):
