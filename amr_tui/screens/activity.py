@@ -266,14 +266,12 @@ class ActivityScreen(Screen[bool]):
             saved = self.service.revert_change(change.id, oid)
             return f"Reverted one {change.kind.value} entry ({(saved.head or '')[:7]}); the rest stays."
 
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Revert this {change.kind.value} entry change?",
-                f"{make_visible(change.primary_path)}: {make_visible(text)}\n\nA new commit undoes only this change.",
-                "Revert",
-            ),
-            lambda yes: self._write(job, "Reverted") if yes else None,
+        question = ConfirmScreen(
+            f"Revert this {change.kind.value} entry change?",
+            f"{make_visible(change.primary_path)}: {make_visible(text)}\n\nA new commit undoes only this change.",
+            "Revert",
         )
+        self.run_worker(self._revert(question, job), group="flow:activity-revert")
 
     def action_revert_commit(self) -> None:
         if not self._can_write() or self.activity is None:
@@ -290,15 +288,18 @@ class ActivityScreen(Screen[bool]):
             saved = self.service.revert_commit(oid)
             return f"Reverted {oid[:7]} as a new commit ({(saved.head or '')[:7]})."
 
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Revert the whole commit {commit.short}?",
-                f"{make_visible(commit.subject)}\nby {make_visible(commit.author_name)}, "
-                f"{len(commit.diff.changes)} entry change(s)\n\nA new commit undoes all of it; history stays.",
-                "Revert commit",
-            ),
-            lambda yes: self._write(job, "Reverted") if yes else None,
+        question = ConfirmScreen(
+            f"Revert the whole commit {commit.short}?",
+            f"{make_visible(commit.subject)}\nby {make_visible(commit.author_name)}, "
+            f"{len(commit.diff.changes)} entry change(s)\n\nA new commit undoes all of it; history stays.",
+            "Revert commit",
         )
+        self.run_worker(self._revert(question, job), group="flow:activity-revert")
+
+    async def _revert(self, question: ConfirmScreen, job: Callable[[], str]) -> None:
+        """Ask ``question``; yes runs the revert ``job``."""
+        if await self.app.push_screen_wait(question):
+            self._write(job, "Reverted")
 
     def _write(self, job: Callable[[], str], title: str) -> None:
         self.busy = True

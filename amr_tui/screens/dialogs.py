@@ -131,22 +131,20 @@ class TextPromptScreen(PromptScreen):
         if not self._holds_text():
             self.dismiss(None)
             return
+        self.run_worker(self.discard(), group="flow:discard-typed")
 
-        def answer(discard: bool | None) -> None:
-            if discard:
-                self.dismiss(None)
-            else:
-                self.query_one(Input).focus()
-
-        self.app.push_screen(
+    async def discard(self) -> None:
+        if await self.app.push_screen_wait(
             ConfirmScreen(
                 "Discard what you typed?",
                 f"{self.what[:1].upper()}{self.what[1:]} is not saved.",
                 "Discard",
                 "Keep editing",
-            ),
-            answer,
-        )
+            )
+        ):
+            self.dismiss(None)
+        else:
+            self.query_one(Input).focus()
 
 
 class ChoiceScreen(ModalScreen[str | None], _HoldsText):

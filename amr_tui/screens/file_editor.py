@@ -13,7 +13,7 @@ from amr_tui.core.lint.repo import LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES, load_bu
 from amr_tui.core.paths import MEMORY_FILE, is_markdown
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
-from amr_tui.screens.secret_check import ask_before_saving_secrets
+from amr_tui.screens.secret_check import new_secrets, secret_answer
 
 
 class FileEditScreen(ModalScreen[str | None]):
@@ -90,22 +90,28 @@ class FileEditScreen(ModalScreen[str | None]):
         if text == self.original:
             self.dismiss(None)
             return
+        if not new_secrets(self.original, text):
+            self.dismiss(text)
+            return
         # Asked here, not after closing: "Keep editing" comes back to this text.
-        ask_before_saving_secrets(self.app, self.original, text, self.dismiss)
+        self.run_worker(self.save_secret(text), group="flow:file-edit-save")
+
+    async def save_secret(self, text: str) -> None:
+        chosen = await secret_answer(self.app, self.original, text)
+        if chosen is not None:
+            self.dismiss(chosen)
 
     def action_close(self) -> None:
         text = self.query_one(TextArea).text
         if text == self.original:
             self.dismiss(None)
             return
+        self.run_worker(self.discard(), group="flow:file-edit-close")
 
-        def answer(discard: bool | None) -> None:
-            if discard:
-                self.dismiss(None)
-
-        self.app.push_screen(
+    async def discard(self) -> None:
+        if await self.app.push_screen_wait(
             ConfirmScreen(
                 "Discard changes?", make_visible(f"Your edits to {self.path} are not saved."), "Discard", "Keep editing"
-            ),
-            answer,
-        )
+            )
+        ):
+            self.dismiss(None)

@@ -121,19 +121,17 @@ class ForgottenScreen(Screen[bool]):
         if fact.line is None:
             notify_text(self.app, "Only a digest of this fact was kept; it cannot be written back.", severity="warning")
             return
+        self.run_worker(self.restore_asked(fact), group="flow:restore")
 
-        def go(yes: bool | None) -> None:
-            if yes:
-                self.restore(fact)
-
-        self.app.push_screen(
+    async def restore_asked(self, fact: ForgottenFact) -> None:
+        if await self.app.push_screen_wait(
             ConfirmScreen(
                 "Restore this fact?",
                 make_visible(fact.text) + "\n\n" + make_visible(f"into {fact.path} as a new commit"),
                 "Restore",
-            ),
-            go,
-        )
+            )
+        ):
+            self.restore(fact)
 
     @work(thread=True, group="restore")
     def restore(self, fact: ForgottenFact) -> None:

@@ -9,7 +9,6 @@ chosen, no commit message ever holds a credential (the write gate redacts every 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -81,31 +80,20 @@ class SecretScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def ask_before_saving_secrets(
-    app: App[Any],
-    before: str,
-    after: str,
-    save: Callable[[str], object],
-    *,
-    declined: Callable[[], object] | None = None,
-    no: str = "keep editing",
-    holds: str | None = None,
-) -> None:
-    """Call ``save(text)`` now, or once the person chose, when ``after`` adds a credential: with
-    the credentials of the new lines replaced by placeholders (the default), or as written (a
-    typed word); ``declined`` (if given) on esc. ``holds``: the unsaved text waiting on the
-    question when no screen under it holds it any more (the quit question lists it)."""
+async def secret_answer(
+    app: App[Any], before: str, after: str, *, no: str = "keep editing", holds: str | None = None
+) -> str | None:
+    """The text to save, asked in a flow (a worker: ``push_screen_wait``) when ``after`` adds a
+    credential: with the credentials of the new lines replaced by placeholders (the default), or
+    as written (a typed word); None on esc. No credential added: ``after``, asking nothing.
+    ``holds``: the unsaved text waiting on the question when no screen under it holds it any
+    more (the quit question lists it)."""
     kinds = new_secrets(before, after)
     if not kinds:
-        save(after)
-        return
-
-    def answer(choice: str | None) -> None:
-        if choice == PLACEHOLDER:
-            save(redact_new_lines(before, after))
-        elif choice == AS_IS:
-            save(after)
-        elif declined is not None:
-            declined()
-
-    app.push_screen(SecretScreen(kinds, no=no, holds=holds), answer)
+        return after
+    choice = await app.push_screen_wait(SecretScreen(kinds, no=no, holds=holds))
+    if choice == PLACEHOLDER:
+        return redact_new_lines(before, after)
+    if choice == AS_IS:
+        return after
+    return None

@@ -224,11 +224,11 @@ class ShareScreen(Screen[None]):
                 notify_text(self.app, "\n".join(lines), title="Shared", severity="warning", timeout=12)
             self.app.pop_screen()
             return
+        self.run_worker(self.offer_copy(done, lines, argv), group="flow:share-copy")
 
-        def copy(yes: bool | None) -> None:
-            if yes:
-                self.app.copy_to_clipboard(shlex.join(argv))
-                notify_text(self.app, "The amr mcp command is on the clipboard.", title="Shared")
-            self.app.pop_screen()  # this screen, now on top again
-
-        self.app.push_screen(ConfirmScreen(f"{done}.", "\n".join(lines), "Copy the command", "Close"), copy)
+    async def offer_copy(self, done: str, lines: list[str], argv: list[str]) -> None:
+        """Offer to copy the ``amr mcp`` command that serves what was shared, then close."""
+        if await self.app.push_screen_wait(ConfirmScreen(f"{done}.", "\n".join(lines), "Copy the command", "Close")):
+            self.app.copy_to_clipboard(shlex.join(argv))
+            notify_text(self.app, "The amr mcp command is on the clipboard.", title="Shared")
+        self.app.pop_screen()  # this screen, now on top again

@@ -149,23 +149,22 @@ class SyncConflictScreen(Screen[object]):
             return
         f, c = current
         start = " ".join(c.ours or c.theirs)
-
-        def done(value: str | None) -> None:
-            if value is not None:
-                self.choices.setdefault(f.path, {})[c.index] = [value] if value.strip() else []
-                self.written.add((f.path, c.index))
-                self._advance()
-
         # esc and quitting ask before dropping a changed entry (TextPromptScreen)
-        self.app.push_screen(
-            TextPromptScreen(
-                "Write the entry as it should be (empty removes it)",
-                value=start,
-                what=f"{self.repo}/{f.path}: the entry you are writing for a sync conflict",
-                edits_value=True,
-            ),
-            done,
+        prompt = TextPromptScreen(
+            "Write the entry as it should be (empty removes it)",
+            value=start,
+            what=f"{self.repo}/{f.path}: the entry you are writing for a sync conflict",
+            edits_value=True,
         )
+        self.run_worker(self.write_entry(f.path, c.index, prompt), group="flow:sync-conflict-edit")
+
+    async def write_entry(self, path: str, index: int, prompt: TextPromptScreen) -> None:
+        """The entry as written in ``prompt`` resolves conflict ``index`` of ``path``."""
+        value = await self.app.push_screen_wait(prompt)
+        if value is not None:
+            self.choices.setdefault(path, {})[index] = [value] if value.strip() else []
+            self.written.add((path, index))
+            self._advance()
 
     def _advance(self) -> None:
         options = self.query_one(OptionList)
@@ -204,18 +203,15 @@ class SyncConflictScreen(Screen[object]):
             self.dismiss(None)
             return
         n = len(self.written)
-
-        def answered(leave: bool | None) -> None:
-            if leave:
-                self.dismiss(None)
-
-        self.app.push_screen(
-            ConfirmScreen(
-                "Leave for later and discard what you wrote?",
-                f"{n} entr{'y' if n == 1 else 'ies'} you wrote here will be lost, with the other choices made "
-                "here. The sync stays stopped until its conflicts are resolved.",
-                yes="Discard and leave",
-                no="Keep resolving",
-            ),
-            answered,
+        question = ConfirmScreen(
+            "Leave for later and discard what you wrote?",
+            f"{n} entr{'y' if n == 1 else 'ies'} you wrote here will be lost, with the other choices made "
+            "here. The sync stays stopped until its conflicts are resolved.",
+            yes="Discard and leave",
+            no="Keep resolving",
         )
+        self.run_worker(self.leave(question), group="flow:sync-conflict-close")
+
+    async def leave(self, question: ConfirmScreen) -> None:
+        if await self.app.push_screen_wait(question):
+            self.dismiss(None)

@@ -3,19 +3,22 @@ what a save that is not made asks next (a git identity, a conflict view).
 
 ``EditActions`` is a controller, not a widget: it acts on the screen through ``EditingHost``
 (what it needs of it) and hands every save to the screen's ``run_save``, one commit each.
+An action that asks first is an async flow run as a worker of the screen (the group
+``flow:<name>``): it asks each question in turn with ``push_screen_wait``, then saves.
 The main screen loads this module at its first edit (it imports git, the parser and the
 dialogs, which the first frame does without).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from textual.app import App, SuspendNotSupported
 from textual.widgets import Input
+from textual.worker import Worker
 
 from amr_tui.core.format.edit import entry_span, new_entry_line, set_metadata, today_iso
 from amr_tui.core.format.links import LinkState, link_text_for
@@ -30,7 +33,7 @@ from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main.external import edit_unread
 from amr_tui.screens.main.place import Place
 from amr_tui.screens.main.saving import Conflict, SaveFailed, SaveJob
-from amr_tui.screens.secret_check import ask_before_saving_secrets
+from amr_tui.screens.secret_check import new_secrets, secret_answer
 from amr_tui.services import writegate
 from amr_tui.services.session import editing
 from amr_tui.services.session.external import put_back, run_editor
@@ -86,6 +89,8 @@ class EditingHost(Protocol):
 
     def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
 
+    def run_worker(self, work: Coroutine[Any, Any, None], *, group: str = ...) -> Worker[None]: ...
+
 
 def last_of(saves: Sequence[Saved]) -> Saved:
     """One save of several files (a move): the last one (the source file, where the cursor
@@ -114,6 +119,15 @@ class EditActions:
         return session
 
     # ------------------------------------------------------------ helpers
+    def flow(self, name: str, flow: Coroutine[Any, Any, None]) -> None:
+        """Run ``flow`` (its questions asked in turn) as a worker of the screen, in ``flow:<name>``."""
+        self.host.run_worker(flow, group=f"flow:{name}")
+
+    async def confirmed(self, question: ConfirmScreen, job: SaveJob, of: OpenFile | None = None) -> None:
+        """Ask ``question``; yes runs the save ``job`` (based on ``of``)."""
+        if await self.app.push_screen_wait(question):
+            self.host.run_save(job, of)
+
     def writable(self) -> OpenFile | None:
         """The open file when it can be written, else None (and says why)."""
         if self.host.entry_edit_pending():
@@ -167,12 +181,13 @@ class EditActions:
 
     def conflict(self, message: Conflict) -> None:
         """Show both sides; the choice made there is saved as a change of the committed version."""
-        err, back, repo = message.error, message.back, message.of.repo
+        self.flow("conflict", self.show_conflict(message.of.repo, message.error, message.back))
 
-        def chosen(choice: ConflictChoice | None) -> None:
-            self.resolve_conflict(repo, err, choice, back)
-
-        self.app.push_screen(ConflictScreen(err.path, err.ours, err.base, err.theirs, err.merged, repo=repo), chosen)
+    async def show_conflict(self, repo: str, err: ConflictError, back: Callable[[], None] | None) -> None:
+        choice = await self.app.push_screen_wait(
+            ConflictScreen(err.path, err.ours, err.base, err.theirs, err.merged, repo=repo)
+        )
+        self.resolve_conflict(repo, err, choice, back)
 
     def repo_at(self, where: str) -> str | None:
         """The mounted repo whose root is ``where`` (a NoIdentityError names the repo it needs)."""
@@ -189,32 +204,34 @@ class EditActions:
         self, retry: Callable[[], None] | None, repo: str | None = None, back: Callable[[], None] | None = None
     ) -> None:
         current = self.host.current
-        target = repo or (current.repo if current else None)
+        self.flow("identity", self.identity(retry, repo or (current.repo if current else None), back))
 
-        def got(value: str | None) -> None:
-            if not value or target is None or "<" not in value:
-                if value:
-                    notify_text(self.app, "Write it as: Name <email>", severity="warning")
-                if back is not None:
-                    back()
-                return
-            name, email = value.split("<", 1)
-            git = self.session.git(target)
-            if git is not None:
-                git.set_local_identity(name.strip(), email.strip(" >"))
-                notify_text(self.app, f"Identity set for {target} only.")
-                if retry:
-                    retry()
-
-        self.app.push_screen(
+    async def identity(
+        self, retry: Callable[[], None] | None, target: str | None, back: Callable[[], None] | None
+    ) -> None:
+        """Ask for the name and email git needs in ``target``, set them there, then ``retry``;
+        ``back`` (the text waiting on the save, given back) when none is given."""
+        value = await self.app.push_screen_wait(
             PromptScreen(
                 f"Git needs a name and email to commit in {make_visible(target or 'this repo')}",
                 placeholder="Your Name <you@example.com>",
                 help_text="Saved in this repo's own config (never your global config).",
                 holds="the text waiting on this save" if back is not None else None,
-            ),
-            got,
+            )
         )
+        if not value or target is None or "<" not in value:
+            if value:
+                notify_text(self.app, "Write it as: Name <email>", severity="warning")
+            if back is not None:
+                back()
+            return
+        name, email = value.split("<", 1)
+        git = self.session.git(target)
+        if git is not None:
+            git.set_local_identity(name.strip(), email.strip(" >"))
+            notify_text(self.app, f"Identity set for {target} only.")
+            if retry:
+                retry()
 
     def resolve_conflict(
         self, repo: str, err: ConflictError, choice: ConflictChoice | None, back: Callable[[], None] | None = None
@@ -249,22 +266,15 @@ class EditActions:
         listing = "\n".join(make_visible(f"  {p}") for p in paths[:10]) + (
             f"\n  … and {len(paths) - 10} more" if len(paths) > 10 else ""
         )
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self.host.run_save(lambda: writegate.commit_foreign(session, repo, paths))
-
-        self.app.push_screen(
-            ConfirmScreen(
-                "Commit others' uncommitted changes?",
-                f"These files hold changes nobody committed (agents often leave them):\n{listing}\n\n"
-                "They will be committed exactly as they are on disk, in a commit of their own labelled as "
-                "not made in amr.",
-                "Commit them",
-                "Cancel",
-            ),
-            go,
+        question = ConfirmScreen(
+            "Commit others' uncommitted changes?",
+            f"These files hold changes nobody committed (agents often leave them):\n{listing}\n\n"
+            "They will be committed exactly as they are on disk, in a commit of their own labelled as "
+            "not made in amr.",
+            "Commit them",
+            "Cancel",
         )
+        self.flow("commit-foreign", self.confirmed(question, lambda: writegate.commit_foreign(session, repo, paths)))
 
     # ------------------------------------------------------- entry edits
     def edit_entry(self) -> None:
@@ -341,37 +351,39 @@ class EditActions:
             self.host.editor_back()
             return
         others = [d for d in errors if d.code != "AMR016"]
-        if len(others) < len(errors):
+        before = target.original if target.mode == "edit" else ""
+        if len(others) < len(errors) and new_secrets(before, line_text):
+            self.flow("entry-save", self.save_asked(target, line_text, others, before))
+        elif others:
+            self.flow("entry-save", self.save_asked(target, line_text, others))
+        else:
+            self.save_entry(target, line_text)
+
+    async def save_asked(
+        self, target: EditTarget, line_text: str, errors: list[Diagnostic], before: str | None = None
+    ) -> None:
+        """Save the entry after asking: about the credential it adds to ``before`` (the text it
+        replaces, when given), then whether to save a line that breaks the format (``errors``).
+        Esc on either gives the text back to the editor."""
+        if before is not None:
             # A credential: Enter saves a placeholder instead, typing a word saves it as written.
-            def chosen(text: str) -> None:
-                if text == line_text:
-                    self.save_checked(target, text, others)
-                else:
-                    self.save_entry(target, text)
-
-            before = target.original if target.mode == "edit" else ""
-            ask_before_saving_secrets(self.app, before, line_text, chosen, declined=self.host.editor_back)
-            return
-        self.save_checked(target, line_text, errors)
-
-    def save_checked(self, target: EditTarget, line_text: str, errors: list[Diagnostic]) -> None:
-        """Save, after asking when the line breaks the format (``errors``)."""
+            text = await secret_answer(self.app, before, line_text)
+            if text is None:
+                self.host.editor_back()
+                return
+            if text != line_text:
+                self.save_entry(target, text)
+                return
         if errors:
-
-            def confirmed(yes: bool | None) -> None:
-                if yes:
-                    self.save_entry(target, line_text)
-                else:
-                    self.host.editor_back()
-
             lines = "\n".join(make_visible(f"{d.code} {d.message}") for d in errors[:5])
-            self.app.push_screen(
+            yes = await self.app.push_screen_wait(
                 ConfirmScreen(
                     "This entry breaks the format", f"{lines}\n\nSave it anyway?", "Save anyway", "Keep editing"
-                ),
-                confirmed,
+                )
             )
-            return
+            if not yes:
+                self.host.editor_back()
+                return
         self.save_entry(target, line_text)
 
     def save_entry(self, target: EditTarget, line_text: str) -> None:
@@ -393,21 +405,16 @@ class EditActions:
         self.host.run_save(job, of)
 
     def cancelled(self, message: EntryEditor.Cancelled) -> None:
-        host = self.host
-
-        def drop(yes: bool | None) -> None:
-            if yes:
-                host.close_editor()
-
         if message.changed:
-            self.app.push_screen(
-                ConfirmScreen(
-                    "Discard this edit?", "Your changes to this entry are not saved.", "Discard", "Keep editing"
-                ),
-                drop,
-            )
+            self.flow("discard-edit", self.discard_edit())
         else:
-            drop(True)
+            self.host.close_editor()
+
+    async def discard_edit(self) -> None:
+        if await self.app.push_screen_wait(
+            ConfirmScreen("Discard this edit?", "Your changes to this entry are not saved.", "Discard", "Keep editing")
+        ):
+            self.host.close_editor()
 
     def delete_entry(self) -> None:
         found = self.writable_entry()
@@ -415,14 +422,8 @@ class EditActions:
             return
         of, entry = found
         line, session = entry.line, self.session
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self.host.run_save(lambda: editing.delete_entry(session, of, line), of)
-
-        self.app.push_screen(
-            ConfirmScreen("Delete entry?", f"{make_visible(entry.text)}\n\nIt stays in git history.", "Delete"), go
-        )
+        question = ConfirmScreen("Delete entry?", f"{make_visible(entry.text)}\n\nIt stays in git history.", "Delete")
+        self.flow("delete-entry", self.confirmed(question, lambda: editing.delete_entry(session, of, line), of))
 
     def undo_last(self) -> None:
         """``z``: undo amr's newest write of this session that is not undone yet, as a new commit
@@ -449,20 +450,17 @@ class EditActions:
         new = set_metadata(of.doc.lines[entry.line - 1].text, entry, "added", today)
         session = self.session
         had = next((item.value for item in entry.metadata if item.key == "added"), None)
+
+        def job() -> Saved:
+            return editing.replace_entry_line(session, of, entry.line, new)
+
         if had is None or had == today:
-            self.host.run_save(lambda: editing.replace_entry_line(session, of, entry.line, new), of)
+            self.host.run_save(job, of)
             return
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self.host.run_save(lambda: editing.replace_entry_line(session, of, entry.line, new), of)
-
-        self.app.push_screen(
-            ConfirmScreen(
-                f"Replace added: {had} with today?", f"{entry.text}\n\nadded: {had} \u2192 {today}", "Replace"
-            ),
-            go,
+        question = ConfirmScreen(
+            f"Replace added: {had} with today?", f"{entry.text}\n\nadded: {had} \u2192 {today}", "Replace"
         )
+        self.flow("stamp-added", self.confirmed(question, job, of))
 
     def move_entry(self) -> None:
         found = self.writable_entry()
@@ -477,13 +475,15 @@ class EditActions:
             for path in session.files(repo):
                 if is_markdown(path) and (repo, path) != (of.repo, of.path):
                     choices.append((f"{repo}\0{path}", f"{repo} / {path}"))
+        self.flow("move-entry", self.move_entry_to(of, entry, choices))
 
-        def chosen(value: str | None) -> None:
-            if value:
-                repo, path = value.split("\0", 1)
-                self.host.run_save(lambda: last_of(editing.move_entry(session, of, entry.line, repo, path)), of)
-
-        self.app.push_screen(ChoiceScreen("Move entry to…", choices), chosen)
+    async def move_entry_to(self, of: OpenFile, entry: Entry, choices: list[tuple[str, str]]) -> None:
+        """Ask which file (of ``choices``) the entry goes to, then move it there in one save."""
+        value = await self.app.push_screen_wait(ChoiceScreen("Move entry to…", choices))
+        if value:
+            session = self.session
+            repo, path = value.split("\0", 1)
+            self.host.run_save(lambda: last_of(editing.move_entry(session, of, entry.line, repo, path)), of)
 
     def capture(self) -> None:
         """Write a new entry from anywhere; asks which repo when more than one can take it."""
@@ -494,50 +494,45 @@ class EditActions:
         if not writable:
             notify_text(self.app, "Every mounted repo is read-only.", severity="error")
             return
+        self.flow("capture", self.capture_flow(writable))
 
-        def prompt(value: str = "") -> None:  # esc and quitting ask before dropping what was typed
-            self.app.push_screen(
+    async def capture_flow(self, writable: list[str], text: str = "") -> None:
+        """Ask for the fact (starting from ``text``), then about a credential it holds, then which
+        of the ``writable`` repos it is for (when more than one), then save it. Esc on a later
+        question, or a save that is not made, comes back to the text in the prompt."""
+        holds = "the fact you are capturing"
+        while True:
+            # esc and quitting ask before dropping what was typed
+            typed = await self.app.push_screen_wait(
                 TextPromptScreen(
                     "Remember…",
-                    value,
+                    text,
                     placeholder="fact [source: https://...]",
                     help_text="Goes to the top of MEMORY.md, above ## Index.",
-                    what="the fact you are capturing",
-                ),
-                with_text,
+                    what=holds,
+                )
             )
-
-        def with_text(text: str | None) -> None:
-            if not text or not text.strip():
+            if not typed or not typed.strip():
                 return
+            text = typed
+            line = await secret_answer(self.app, "", new_entry_line(text), holds=holds)
+            if line is None:
+                continue
+            if len(writable) == 1:
+                repo: str | None = writable[0]
+            else:
+                repo = await self.app.push_screen_wait(
+                    ChoiceScreen("Which memory is this for?", [(r, r) for r in writable], holds=holds)
+                )
+            if repo:  # a save that is not made gives the text back in the prompt
+                self.capture_save(writable, text, repo, line)
+                return
+            # esc on "which memory": back to the text
 
-            def choose(line: str) -> None:
-                def to_repo(repo: str | None) -> None:
-                    if repo:  # a save that is not made gives the text back in the prompt
-                        self.host.run_save(lambda: self.capture_into(repo, line), back=lambda: prompt(text))
-                    else:  # esc on "which memory": back to the text
-                        prompt(text)
-
-                if len(writable) == 1:
-                    to_repo(writable[0])
-                else:
-                    self.app.push_screen(
-                        ChoiceScreen(
-                            "Which memory is this for?", [(r, r) for r in writable], holds="the fact you are capturing"
-                        ),
-                        to_repo,
-                    )
-
-            ask_before_saving_secrets(
-                self.app,
-                "",
-                new_entry_line(text),
-                choose,
-                declined=lambda: prompt(text),
-                holds="the fact you are capturing",
-            )
-
-        prompt()
+    def capture_save(self, writable: list[str], text: str, repo: str, line: str) -> None:
+        self.host.run_save(
+            lambda: self.capture_into(repo, line), back=lambda: self.flow("capture", self.capture_flow(writable, text))
+        )
 
     def capture_into(self, repo: str, line: str) -> Saved:
         """In the save worker: the captured line goes at the top of MEMORY.md, above ## Index."""
@@ -576,20 +571,20 @@ class EditActions:
         A save that fails for a reason the user must fix first (someone else's uncommitted change,
         a refusal) hands the text back in a new editor, so it is never dropped; a conflict shows
         both versions (the conflict screen) and a missing identity retries after asking."""
-        session = self.session
+        self.flow("file-edit", self.file_editor(of, plain, crlf, bom, edited))
 
-        def done(new_text: str | None) -> None:
-            if new_text is None:
-                return
-            body = new_text.replace("\n", "\r\n") if crlf else new_text
-            data = (("\ufeff" if bom else "") + body).encode("utf-8")
-            self.host.run_save(
-                lambda: editing.write(session, of, data, f"Edit {of.path}"),
-                of,
-                back=lambda: self.open_file_editor(of, plain, crlf, bom, new_text),
-            )
-
-        self.app.push_screen(FileEditScreen(of.path, plain, edited=edited, repo=of.repo), done)
+    async def file_editor(self, of: OpenFile, plain: str, crlf: bool, bom: bool, edited: str | None) -> None:
+        new_text = await self.app.push_screen_wait(FileEditScreen(of.path, plain, edited=edited, repo=of.repo))
+        if new_text is None:
+            return
+        session, text = self.session, new_text
+        body = text.replace("\n", "\r\n") if crlf else text
+        data = (("\ufeff" if bom else "") + body).encode("utf-8")
+        self.host.run_save(
+            lambda: editing.write(session, of, data, f"Edit {of.path}"),
+            of,
+            back=lambda: self.open_file_editor(of, plain, crlf, bom, text),
+        )
 
     def external_editor(self) -> None:
         of = self.host.current
@@ -626,17 +621,21 @@ class EditActions:
             return
         if data == of.data:
             return
-        left = data
         before = of.data.decode("utf-8", "replace") if of.data is not None else ""
-        after = left.decode("utf-8", "replace")
-        ask_before_saving_secrets(
-            self.app,
-            before,
-            after,
-            lambda chosen: self.commit_external(of, left if chosen == after else chosen.encode("utf-8")),
-            declined=lambda: self.external_not_committed(of, left),
-            no="do not commit",
-        )
+        after = data.decode("utf-8", "replace")
+        if new_secrets(before, after):
+            self.flow("external-editor", self.external_secrets(of, data, before, after))
+        else:
+            self.commit_external(of, data)
+
+    async def external_secrets(self, of: OpenFile, left: bytes, before: str, after: str) -> None:
+        """$EDITOR left a credential in the file: commit it with placeholders or as written, or
+        (esc: not committed) ask what becomes of what it left."""
+        chosen = await secret_answer(self.app, before, after, no="do not commit")
+        if chosen is None:
+            await self.external_not_committed(of, left)
+        else:
+            self.commit_external(of, left if chosen == after else chosen.encode("utf-8"))
 
     def commit_external(self, of: OpenFile, data: bytes) -> None:
         session = self.session
@@ -660,38 +659,9 @@ class EditActions:
             timeout=12,
         )
 
-    def external_not_committed(self, of: OpenFile, data: bytes) -> None:
+    async def external_not_committed(self, of: OpenFile, data: bytes) -> None:
         """The user would not commit what $EDITOR left: edit again, leave it on disk, or put the file back."""
-
-        def chosen(choice: str | None) -> None:
-            if choice == "again":
-                self.host.call_after_refresh(self.run_external_editor, of)
-                return
-            if choice == "restore":
-                root = self.session.mount(of.repo).root
-                try:
-                    restored = put_back(root, of.path, data, of.data or b"")
-                except Exception as exc:  # a refused path, a disk error: say so, keep what is there
-                    notify_text(self.app, f"Could not put {of.path} back: {exc}", severity="error")
-                    restored = False
-                if restored:
-                    notify_text(
-                        self.app,
-                        f"{of.repo}/{of.path} is back as it was; your $EDITOR changes are discarded.",
-                        timeout=6,
-                    )
-                else:
-                    notify_text(
-                        self.app,
-                        f"{of.path} changed again meanwhile: left as it is on disk.",
-                        severity="warning",
-                        timeout=8,
-                    )
-            else:  # "keep", or esc: nothing is thrown away
-                self.external_left_on_disk(of)
-            self.host.action_reload()
-
-        self.app.push_screen(
+        choice = await self.app.push_screen_wait(
             ChoiceScreen(
                 make_visible(f"Your $EDITOR changes to {of.repo}/{of.path} are not committed"),
                 [
@@ -699,9 +669,34 @@ class EditActions:
                     ("keep", "Leave them on disk, not committed (git diff shows them)"),
                     ("restore", "Put the file back as it was before $EDITOR (your changes are discarded)"),
                 ],
-            ),
-            chosen,
+            )
         )
+        if choice == "again":
+            self.host.call_after_refresh(self.run_external_editor, of)
+            return
+        if choice == "restore":
+            root = self.session.mount(of.repo).root
+            try:
+                restored = put_back(root, of.path, data, of.data or b"")
+            except Exception as exc:  # a refused path, a disk error: say so, keep what is there
+                notify_text(self.app, f"Could not put {of.path} back: {exc}", severity="error")
+                restored = False
+            if restored:
+                notify_text(
+                    self.app,
+                    f"{of.repo}/{of.path} is back as it was; your $EDITOR changes are discarded.",
+                    timeout=6,
+                )
+            else:
+                notify_text(
+                    self.app,
+                    f"{of.path} changed again meanwhile: left as it is on disk.",
+                    severity="warning",
+                    timeout=8,
+                )
+        else:  # "keep", or esc: nothing is thrown away
+            self.external_left_on_disk(of)
+        self.host.action_reload()
 
     def new_file(self) -> None:
         if self.host.entry_edit_pending():
@@ -710,14 +705,14 @@ class EditActions:
         repo = current.repo if current else (session.names[0] if session.names else None)
         if repo is None:
             return
+        self.flow("new-file", self.new_file_in(repo))
 
-        def named(path: str | None) -> None:
-            if path:
-                self.create_file_at(repo, path, offer_index=True)
-
-        self.app.push_screen(
-            PromptScreen(f"New file in {repo}", placeholder="topic or folder/topic (.md added)"), named
+    async def new_file_in(self, repo: str) -> None:
+        path = await self.app.push_screen_wait(
+            PromptScreen(f"New file in {repo}", placeholder="topic or folder/topic (.md added)")
         )
+        if path:
+            self.create_file_at(repo, path, offer_index=True)
 
     def create_file_at(self, repo: str, path: str, *, offer_index: bool = False) -> None:
         """Create ``path``; ``offer_index``: then ask to link it from the Index (a file made by
@@ -740,19 +735,16 @@ class EditActions:
     def offer_index(self, repo: str, path: str) -> None:
         """A new file no link reaches is an orphan (AMR013): offer to link it from the Index."""
         session = self.session
-
-        def go(yes: bool | None) -> None:
-            if yes:  # the new file stays open: the Index line is the commit, not the place to go
-                self.host.run_save(lambda: replace(editing.add_to_index(session, repo, path), path=path, line=1))
-
-        self.app.push_screen(
-            ConfirmScreen(
-                "Add it to MEMORY.md's Index?",
-                f"- [[{link_text_for(path)}]] goes under ## Index, so an agent reading MEMORY.md finds {path}.",
-                "Add to the Index",
-                "Not now",
-            ),
-            go,
+        question = ConfirmScreen(
+            "Add it to MEMORY.md's Index?",
+            f"- [[{link_text_for(path)}]] goes under ## Index, so an agent reading MEMORY.md finds {path}.",
+            "Add to the Index",
+            "Not now",
+        )
+        # yes: the new file stays open: the Index line is the commit, not the place to go
+        self.flow(
+            "offer-index",
+            self.confirmed(question, lambda: replace(editing.add_to_index(session, repo, path), path=path, line=1)),
         )
 
     def rename_file(self) -> None:
@@ -761,25 +753,27 @@ class EditActions:
             return
         session = self.session
         backlinks = len(session.backlinks(of.repo, of.path))
+        self.flow("rename-file", self.rename_file_to(of, backlinks))
 
-        def named(new: str | None) -> None:
-            if new and new != of.path:
-
-                def job() -> Saved:
-                    saved, _rewritten = editing.rename_file(session, of.repo, of.path, new)
-                    self.app.call_from_thread(self.draft_follows, of.repo, of.path, saved.path)
-                    return saved
-
-                self.host.run_save(job)
-
-        self.app.push_screen(
+    async def rename_file_to(self, of: OpenFile, backlinks: int) -> None:
+        """Ask for the new path (the ``backlinks`` links to the file are rewritten), then rename."""
+        new = await self.app.push_screen_wait(
             PromptScreen(
                 f"Rename or move {of.path}",
                 value=of.path,
                 help_text=f"{backlinks} link(s) to it will be rewritten in the same commit.",
-            ),
-            named,
+            )
         )
+        if not new or new == of.path:
+            return
+        session, to = self.session, new
+
+        def job() -> Saved:
+            saved, _rewritten = editing.rename_file(session, of.repo, of.path, to)
+            self.app.call_from_thread(self.draft_follows, of.repo, of.path, saved.path)
+            return saved
+
+        self.host.run_save(job)
 
     def delete_file(self) -> None:
         of = self.writable()
@@ -794,12 +788,9 @@ class EditActions:
         if draft is not None:
             line = f" of line {draft[0].line}" if draft[0].mode == "edit" else ""
             body += f"\n\nYour unsaved draft{line} in this file (kept when you left it) will be discarded."
-
-        def go(yes: bool | None) -> None:
-            if yes:
-                self.host.run_save(lambda: self.delete_and_go(of))
-
-        self.app.push_screen(ConfirmScreen("Delete file?", body, "Delete"), go)
+        self.flow(
+            "delete-file", self.confirmed(ConfirmScreen("Delete file?", body, "Delete"), lambda: self.delete_and_go(of))
+        )
 
     def delete_and_go(self, of: OpenFile) -> Saved:
         """In the save worker: delete the file, then show the repo's MEMORY.md."""

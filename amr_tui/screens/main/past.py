@@ -35,15 +35,13 @@ def past_loader(session: Session) -> Callable[[], PastIndex | str]:
     return load
 
 
-def open_past(
-    app: App[Any],
-    session: Session,
-    entry: PastEntry,
-    go_to: Callable[[str, str, int], None],
-    after_change: Callable[[bool | None], None],
-) -> None:
+async def open_past(
+    app: App[Any], session: Session, entry: PastEntry, go_to: Callable[[str, str, int], None]
+) -> bool | None:
     """A deleted fact: the forgotten facts with it highlighted (restore it there); a reworded one:
-    the timeline of its wording of today; a deleted fact that is back: where it is now."""
+    the timeline of its wording of today; a deleted fact that is back: where it is now.
+
+    Awaited in a flow (a worker): whether the forgotten facts changed the repo (a restore)."""
     # Imported here: the history screens are not needed for the first frame.
     from amr_tui.screens.forgotten import ForgottenScreen
     from amr_tui.screens.history import TimelineScreen
@@ -51,11 +49,12 @@ def open_past(
     service = session.history(entry.repo)
     if entry.kind == "deleted" and entry.forgotten_id is not None:
         read_only = session.mount(entry.repo).read_only
-        app.push_screen(ForgottenScreen(service, entry.repo, read_only, highlight=entry.forgotten_id), after_change)
-    elif entry.kind == "reworded" and entry.now is not None:
+        return await app.push_screen_wait(ForgottenScreen(service, entry.repo, read_only, highlight=entry.forgotten_id))
+    if entry.kind == "reworded" and entry.now is not None:
         path, line = entry.now
         app.push_screen(TimelineScreen(service, entry.repo, path, line, entry.new_text or entry.text))
     elif entry.now is not None:
         go_to(entry.repo, *entry.now)
     else:
         notify_text(app, "Its wording of today is not in the repo any more.", severity="warning")
+    return None

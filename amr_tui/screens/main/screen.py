@@ -43,7 +43,7 @@ from amr_tui.widgets.side_panel import SidePanel
 from amr_tui.widgets.type_ahead import hold
 
 if TYPE_CHECKING:
-    from amr_tui.screens.finder import FinderResult
+    from amr_tui.screens.finder import FinderScreen
     from amr_tui.screens.main.editing import EditActions
     from amr_tui.screens.main.peek import FirstLook
     from amr_tui.services.session.state import Change, OpenFile, Session
@@ -914,50 +914,49 @@ class MainScreen(Screen[None]):
             notify_text(self.app, "Empty link.", severity="warning")
         else:
             hint = f" Did you mean [[{suggestion}]]?" if suggestion else ""
-            target = with_md_suffix(link.target)
-            repo = of.repo
-
-            def create(yes: bool | None) -> None:
-                if yes:
-                    self.create_file_at(repo, target)
-
             if of.read_only or session.mount(of.repo).read_only:
                 notify_text(self.app, f"[[{link.target}]] names no file.{hint}", severity="warning")
                 return
-            # Imported here: the dialogs are not needed for the first frame.
-            from amr_tui.screens.dialogs import ConfirmScreen
+            self.run_worker(self.offer_missing(of.repo, link, hint), group="flow:missing-file")
 
-            self.app.push_screen(
-                ConfirmScreen(
-                    "Missing file",
-                    make_visible(f"[[{link.target}]] names no file in {of.repo}.{hint}")
-                    + "\n\n"
-                    + make_visible(f"Create {target}?"),
-                    "Create",
-                ),
-                create,
+    async def offer_missing(self, repo: str, link: Link, hint: str) -> None:
+        """The link names no file in ``repo``: create it if the user says so."""
+        # Imported here: the dialogs are not needed for the first frame.
+        from amr_tui.screens.dialogs import ConfirmScreen
+
+        target = with_md_suffix(link.target)
+        if await self.app.push_screen_wait(
+            ConfirmScreen(
+                "Missing file",
+                make_visible(f"[[{link.target}]] names no file in {repo}.{hint}")
+                + "\n\n"
+                + make_visible(f"Create {target}?"),
+                "Create",
             )
+        ):
+            self.create_file_at(repo, target)
 
     def on_entry_view_source_activated(self, message: EntryView.SourceActivated) -> None:
         url = message.url.replace("%3B", ";").replace("%5B", "[").replace("%5D", "]")
         if not url.lower().startswith(("http://", "https://")):
             notify_text(self.app, f"Not a web link, not opened: {url}", severity="warning")
             return
+        self.run_worker(self.open_source(url), group="flow:open-source")
 
-        def go(yes: bool | None) -> None:
-            if yes:
-                # Imported here: webbrowser (and the subprocess module it loads) only when a link is opened.
-                import webbrowser
-
-                notify_text(self.app, "Opening in your browser…")
-                self.run_worker(lambda: webbrowser.open(url), thread=True, group="browser")
-
+    async def open_source(self, url: str) -> None:
+        """Open ``url`` (a source's link) in the web browser if the user says so."""
         # Imported here: the dialogs are not needed for the first frame.
         from amr_tui.screens.dialogs import ConfirmScreen
 
-        self.app.push_screen(
-            ConfirmScreen("Open source?", f"Open this link in your web browser?\n\n{make_visible(url)}", "Open"), go
-        )
+        if not await self.app.push_screen_wait(
+            ConfirmScreen("Open source?", f"Open this link in your web browser?\n\n{make_visible(url)}", "Open")
+        ):
+            return
+        # Imported here: webbrowser (and the subprocess module it loads) only when a link is opened.
+        import webbrowser
+
+        notify_text(self.app, "Opening in your browser…")
+        self.run_worker(lambda: webbrowser.open(url), thread=True, group="browser")
 
     def on_side_panel_open(self, message: SidePanel.Open) -> None:
         of = self.current
@@ -971,28 +970,28 @@ class MainScreen(Screen[None]):
             self.leave_file(lambda: self.open_place(place))
 
     def action_find(self) -> None:
-        def go_to(repo: str, path: str, line: int) -> None:
-            place = Place(repo, path, line)
-            self.leave_file(lambda: self.open_place(place))
-
-        def after_change(changed: bool | None) -> None:
-            if changed:
-                self.action_reload()
-                self.refresh_tree()
-
-        def chosen(result: FinderResult | None) -> None:
-            if result is not None and result.past is not None:
-                open_past(self.app, self.loaded, result.past, go_to, after_change)
-            elif result is not None:
-                go_to(result.repo, result.path, result.line)
-
         # Imported here: the finder (and the search it drives) is not needed for the first frame.
         from amr_tui.screens.finder import FinderScreen
 
         session = self.loaded
-        self.app.push_screen(
-            FinderScreen(session.search_session(), past=past_loader(session), coverage=session.coverage), chosen
-        )
+        finder = FinderScreen(session.search_session(), past=past_loader(session), coverage=session.coverage)
+        self.run_worker(self.find(session, finder), group="flow:find")
+
+    async def find(self, session: Session, finder: FinderScreen) -> None:
+        """The finder, then what its result opens: a place, or what a result of the past is
+        (``open_past``; a restore there reads the repo again)."""
+        result = await self.app.push_screen_wait(finder)
+        if result is None:
+            return
+        if result.past is None:
+            self.go_to(result.repo, result.path, result.line)
+        elif await open_past(self.app, session, result.past, self.go_to):
+            self.action_reload()
+            self.refresh_tree()
+
+    def go_to(self, repo: str, path: str, line: int) -> None:
+        place = Place(repo, path, line)
+        self.leave_file(lambda: self.open_place(place))
 
     def _here(self) -> Place | None:
         """The place shown now, with the cursor where it is (what back and forward come back to)."""

@@ -123,15 +123,14 @@ class DreamListScreen(Screen[bool]):
             return
         repo, run = self.cards[idx]
         read_only = self.session.mount(repo).read_only
+        review = RunReviewScreen(self.session.dreams(repo), repo, run, read_only, poll_interval=self.poll_interval)
+        self.run_worker(self.review_run(review), group="flow:review-run")
 
-        def done(changed: bool | None) -> None:
-            if changed:
-                self.changed = True
-            self.load()
-
-        self.app.push_screen(
-            RunReviewScreen(self.session.dreams(repo), repo, run, read_only, poll_interval=self.poll_interval), done
-        )
+    async def review_run(self, review: RunReviewScreen) -> None:
+        """The run's review; the list is read again after it (a decision moves the run)."""
+        if await self.app.push_screen_wait(review):
+            self.changed = True
+        self.load()
 
     def action_close(self) -> None:
         self.dismiss(self.changed)
@@ -512,24 +511,23 @@ class RunReviewScreen(Screen[bool]):
         change = self._current_change()
         if change is None or change.new is None:
             return
-
-        def edited(value: str | None) -> None:
-            if value:
-                self.edits[change.id] = value
-                self.accepted.add(change.id)
-                self.rejected.discard(change.id)
-                self.refresh_changes()
-
         # esc and quitting ask before dropping a change typed into the entry (TextPromptScreen)
-        self.app.push_screen(
-            TextPromptScreen(
-                "Edit the entry, then accept it",
-                value=self.edits.get(change.id, change.new.raw),
-                what=f"{self.repo}/{self.path}: the dream entry you are editing",
-                edits_value=True,
-            ),
-            edited,
+        prompt = TextPromptScreen(
+            "Edit the entry, then accept it",
+            value=self.edits.get(change.id, change.new.raw),
+            what=f"{self.repo}/{self.path}: the dream entry you are editing",
+            edits_value=True,
         )
+        self.run_worker(self.edit_change(change.id, prompt), group="flow:review-edit")
+
+    async def edit_change(self, change: str, prompt: TextPromptScreen) -> None:
+        """The entry as the reviewer writes it (``prompt``) is accepted in place of ``change``'s."""
+        value = await self.app.push_screen_wait(prompt)
+        if value:
+            self.edits[change] = value
+            self.accepted.add(change)
+            self.rejected.discard(change)
+            self.refresh_changes()
 
     def action_toggle_viewed(self) -> None:
         f = next((f for f in self.files if f.path == self.path), None)
