@@ -180,14 +180,16 @@ async def running(
 
 
 #: The character a named key types (a key named by one character types it).
-_CHARACTERS = {"enter": "\r", "escape": "\x1b", "tab": "\t", "space": " ", "backspace": "\x7f"}
+_CHARACTERS = {"enter": "\r", "escape": "\x1b", "tab": "\t", "space": " ", "backspace": "\x7f", "slash": "/"}
+#: The key a character is named by, when it is not the character itself.
+_NAMES = {" ": "space", "/": "slash"}
 
 
 def burst(drive: AppDriver, *keys: str) -> None:
     """Post ``keys`` to the app at once, as the terminal driver posts the keys of one read (a
     fast typist's burst, a key macro): nothing waits between them, unlike ``pilot.press``."""
     for key in keys:
-        name = "space" if key == " " else key
+        name = _NAMES.get(key, key)
         drive.app.post_message(events.Key(name, _CHARACTERS.get(name, key if len(key) == 1 else None)))
 
 

@@ -93,9 +93,39 @@ async def test_keys_typed_while_a_file_opens_act_on_that_file(driver: AppDriver,
     assert "] for sure\n" in git(demo[0], "show", "HEAD:tooling/bun.md")
 
 
+async def test_the_whole_file_editor_takes_a_burst_whole(driver: AppDriver, demo: list[Path]) -> None:
+    burst(driver, "E", *"Top ", "ctrl+s")
+    await driver.until(lambda: git(demo[0], "show", "HEAD:MEMORY.md").startswith("Top # Memory"), what="the save")
+
+
+async def test_a_prompt_takes_a_burst_whole(driver: AppDriver, demo: list[Path]) -> None:
+    """``n`` (a new file: its name asked for), the name and Enter, in one burst."""
+    burst(driver, "n", *"burst-note", "enter")
+    await driver.until(lambda: (demo[0] / "burst-note.md").exists(), what="the new file")
+
+
 # ------------------------------------------------------------------ the property
-# Keys that type, move, open or close an editor, save, and cancel; and letters bound to nothing.
-KEYS = ["e", "o", "j", "k", "home", "end", "left", "backspace", "enter", "escape", "a", "i", "u", "w", " "]
+# Keys that type, move, open or close an editor, save, cancel, delete (a question), find; and
+# letters bound to nothing on the main screen.
+KEYS = [
+    "e",
+    "o",
+    "d",
+    "slash",
+    "j",
+    "k",
+    "home",
+    "end",
+    "left",
+    "backspace",
+    "enter",
+    "escape",
+    "a",
+    "i",
+    "u",
+    "w",
+    " ",
+]
 
 
 async def _type(demo: list[Path], keys: list[str], *, at_once: bool) -> tuple[str, list[str], str | None]:
@@ -123,7 +153,7 @@ async def _type(demo: list[Path], keys: list[str], *, at_once: bool) -> tuple[st
 
 
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(keys=st.lists(st.sampled_from(KEYS), min_size=2, max_size=14).map(lambda ks: ["e", *ks]))
 async def test_a_burst_ends_where_the_same_keys_typed_slowly_end(
     keys: list[str], tmp_path_factory: pytest.TempPathFactory, _demo_template: Path

@@ -140,8 +140,10 @@ class TypeAhead:
         self._screen = screen
 
         def ready() -> bool:
-            return screen is not self._app.screen or screen.focused is not None or (
-                screen.is_mounted and not screen.focus_chain
+            return (
+                screen is not self._app.screen
+                or screen.focused is not None
+                or (screen.is_mounted and not screen.focus_chain)
             )
 
         self.hold("a screen opening", ready, 1.0)
