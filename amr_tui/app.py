@@ -122,7 +122,9 @@ class AmrApp(FrameWatchingApp[int]):
         # Every key and paste goes through the type-ahead line (widgets/type_ahead.py): handed
         # on in the order typed, each once the one before it is done with and nothing it started
         # is still on its way.
-        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded and self.screen_stack:
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            if not self.screen_stack:
+                return  # the app is closing: a key typed ahead has nothing left to go to
             line = type_ahead(self)
             if line.waits(event):
                 return

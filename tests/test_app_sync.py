@@ -114,6 +114,8 @@ async def test_share_screen_partial_share_and_preview(tmp_path):
         command = f"amr mcp {out / 'memory-alice'} --read-only memory-alice"
         await wait_for(pilot, lambda: app.clipboard == command, what="the command copied")
         await wait_for(pilot, lambda: not isinstance(app.screen, (ConfirmScreen, ShareScreen)), what="closed")
+        # The share flow that opened the screen ends with it (it waited for the screen's answer).
+        await wait_for(pilot, lambda: not [w for w in app.workers if w.group.startswith("flow:share")], what="done")
     shared = out / "memory-alice"
     assert (shared / "MEMORY.md").exists() and (shared / "projects" / "payments.md").exists()
     assert not (shared / "team_structure.md").exists()

@@ -174,6 +174,15 @@ def test_typos_are_tolerated_when_strict_matches_are_few():
     assert entry_texts(idx.search("kuberentes clustr")) == ["kubernetes cluster upgrade"]
 
 
+def test_a_three_letter_word_with_two_letters_swapped_is_found():
+    """``amr demo``: "bnu script" found nothing, although facts say how bun is used."""
+    idx = make({("r", "a.md"): ["use bun for every task", "a bus timetable", "nub of it"]})
+    hits = idx.search("bnu script")
+    assert entry_texts(hits) == ["use bun for every task"]
+    assert hits[0].missing == ("script",)
+    assert entry_texts(idx.search("bnu")) == ["use bun for every task"]
+
+
 def test_words_run_together_are_found():
     idx = make({("r", "a.md"): ["redis cache warmup", "unrelated"]})
     assert entry_texts(idx.search("rediscache")) == ["redis cache warmup"]

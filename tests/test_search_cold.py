@@ -84,6 +84,8 @@ QUERIES = [
     "cafe",
     "notes",
     "zzzz nothing",
+    "pdb",  # a three-letter word with two letters swapped (dbt)
+    "rdis prot",
 ]
 
 

@@ -95,7 +95,7 @@ def preview_content(previews: list[RepoPreview]) -> Content:
 
 class ShareScreen(Screen[None]):
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back", id="share.close"),
+        Binding("escape", "close", "Back", id="share.close"),
         Binding("ctrl+s", "share", "Share", priority=True, id="share.go"),  # the folder as typed so far
         Binding("w", "toggle_write", "Grant write", id="share.write"),
     ]
@@ -222,13 +222,17 @@ class ShareScreen(Screen[None]):
         if not argv:
             if lines:
                 notify_text(self.app, "\n".join(lines), title="Shared", severity="warning", timeout=12)
-            self.app.pop_screen()
+            self.dismiss(None)
             return
         self.run_worker(self.offer_copy(done, lines, argv), group="flow:share-copy")
+
+    def action_close(self) -> None:
+        """Back to the memory: the flow that opened this screen (``flows.share``) ends."""
+        self.dismiss(None)
 
     async def offer_copy(self, done: str, lines: list[str], argv: list[str]) -> None:
         """Offer to copy the ``amr mcp`` command that serves what was shared, then close."""
         if await self.app.push_screen_wait(ConfirmScreen(f"{done}.", "\n".join(lines), "Copy the command", "Close")):
             self.app.copy_to_clipboard(shlex.join(argv))
             notify_text(self.app, "The amr mcp command is on the clipboard.", title="Shared")
-        self.app.pop_screen()  # this screen, now on top again
+        self.dismiss(None)  # this screen, now on top again: the flow that opened it ends

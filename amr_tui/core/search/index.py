@@ -294,7 +294,7 @@ class SearchIndex(PostingStore):
         partial: list[int] = []
         typos: list[int] = []
         if len(strict) + len(fuzzy) < limit and len(atoms) >= 2:
-            typos = [resolver.fuzzy_bits(am.text) if len(am.text) >= 4 else 0 for am in atoms]
+            typos = [resolver.fuzzy_bits(am.text) if len(am.text) >= 3 else 0 for am in atoms]
             held = [(am.upto(3) | t) & live for am, t in zip(atoms, typos, strict=True)]
             partial = self._partial(held, weights, live, tier(3) | bits_of(fuzzy), cap - taken, keep)
         if not strict and not fuzzy and not partial:

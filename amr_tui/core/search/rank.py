@@ -262,6 +262,12 @@ def fuzzy_bits(index: PostingStore, atom: str) -> int:
             longer, heads = index.vocab_heads(n)
             for _h, _d, i in process.extract(atom, heads, scorer=OSA.distance, score_cutoff=k, limit=None):
                 toks.add(longer[i])
+    elif n == 3:  # a three-letter word with two letters swapped ("bnu" for "bun"): one edit of
+        # any other kind would reach too many three-letter words to mean one
+        for i in range(2):
+            swapped = atom[:i] + atom[i + 1] + atom[i] + atom[i + 2 :]
+            if swapped != atom and index.has_token(swapped):
+                toks.add(swapped)
     bits = index.bits_for(toks) if toks else 0
     for cut in range(2, n - 1):  # "rediscache" -> "redis" + "cache..."
         left, right = atom[:cut], atom[cut:]
@@ -282,7 +288,7 @@ def typo_candidates(
     loose = live
     any_typo = False
     for am in atoms:
-        typo = resolver.fuzzy_bits(am.text) if len(am.text) >= 4 else 0
+        typo = resolver.fuzzy_bits(am.text) if len(am.text) >= 3 else 0
         any_typo = any_typo or bool(typo)
         loose &= am.upto(3) | typo
         if not loose:

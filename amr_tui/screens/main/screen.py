@@ -780,7 +780,9 @@ class MainScreen(Screen[None]):
         return self.query_one("#editor", EntryEditor)
 
     def set_status(self, text: str) -> None:
-        self.query_one("#status", Static).update(content(text))
+        """The status line says ``text`` (a flow that outlives the screen, at quit, says nothing)."""
+        if self.is_attached:
+            self.query_one("#status", Static).update(content(text))
 
     def open_place(self, place: Place, *, keep_cursor: bool = False, record: bool = True) -> None:
         # Opens run in workers and may finish out of order (a big file after a small one): only

@@ -101,6 +101,8 @@ def _loose_parts(words: list[list[str]]) -> list[re.Pattern[str]]:
             parts.append(_subseq(f))
             if len(f) >= 4:
                 parts += [re.escape(f[:3]), re.escape(f[-3:])]
+            elif len(f) == 3:  # two letters swapped: the typo a three-letter word is searched with
+                parts += [re.escape(f[1] + f[0] + f[2]), re.escape(f[0] + f[2] + f[1])]
     return [re.compile(p) for p in dict.fromkeys(parts)]
 
 
