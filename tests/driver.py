@@ -316,6 +316,17 @@ class AppDriver:
         """Put the cursor on the open file's first entry, with keys."""
         await self.to_line(self.current.doc.entries[0].line)
 
+    async def edit_prompt(self, key: str = "e"):
+        """Press ``key`` (an edit on a review or conflict screen); (the prompt it opens, its
+        input), once the input has the focus."""
+        from amr_tui.screens.dialogs import PromptScreen
+
+        await self.press(key)
+        await self.until(lambda: isinstance(self.app.screen, PromptScreen), what="the edit prompt")
+        prompt, inp = self.app.screen, self.app.screen.query_one("#prompt-input")
+        await self.until(lambda: inp.has_focus, what="prompt focus")
+        return prompt, inp
+
     async def edit_first_entry(self):
         """Wait until ready, go to the first entry, press e; the entry editor's input, focused."""
         await self.ready()

@@ -149,16 +149,10 @@ async def test_sync_conflict_edit_prompt_asks_before_dropping_typed_text(git_ser
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SyncConflictScreen), timeout=30, what="conflict view")
         view = app.screen
-        await pilot.press("e")
-        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt")
-        prompt, inp = app.screen, app.screen.query_one("#prompt-input")
-        await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+        prompt, inp = await drive.edit_prompt()
         await pilot.press("escape")  # nothing changed: closes at once
         await wait_for(pilot, lambda: app.screen is view, what="prompt closed")
-        await pilot.press("e")
-        await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
-        prompt, inp = app.screen, app.screen.query_one("#prompt-input")
-        await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+        prompt, inp = await drive.edit_prompt()
         inp.value = "- Deploys happen on Fridays [source: https://e.com/s/1]"
         await pilot.press("escape")
         await drive.asked("Discard what you typed?")

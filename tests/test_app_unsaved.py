@@ -425,10 +425,7 @@ async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(driver):
     review, change, prompt, inp = await _review_edit_prompt(pilot, app)
     await pilot.press("escape")  # nothing changed: closes at once
     await wait_for(pilot, lambda: app.screen is review, what="prompt closed")
-    await pilot.press("e")
-    await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
-    prompt, inp = app.screen, app.screen.query_one("#prompt-input")
-    await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
+    prompt, inp = await driver.edit_prompt()
     await pilot.press("end", *" (edited)")
     typed = inp.value
     assert typed.endswith(" (edited)")
