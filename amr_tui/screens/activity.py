@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
@@ -23,7 +22,7 @@ from amr_tui.core.diff.align import align
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.review.text import describe_change
-from amr_tui.widgets.lists import JumpList
+from amr_tui.widgets.review_panes import ReviewPanes
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
 
@@ -88,15 +87,7 @@ class ActivityScreen(Screen[bool]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(content(f"{self.repo} \u00b7 activity"), id="review-title")
-        with Horizontal(id="review-panes"):
-            with Vertical(id="review-left"):
-                yield Static("Others' commits", classes="side-title", markup=False)
-                yield JumpList(id="review-files")
-                yield Static("Entry changes", classes="side-title", markup=False)
-                yield JumpList(id="review-changes")
-            with Vertical(id="review-right"):
-                yield Static("Reading the activity\u2026", id="review-status", markup=False)
-                yield SideBySide(id="review-diff")
+        yield ReviewPanes("Others' commits", "Entry changes", "Reading the activity\u2026")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
@@ -22,7 +21,8 @@ from amr_tui.screens.dialogs import TextPromptScreen
 from amr_tui.screens.review.text import age, describe_change, file_line
 from amr_tui.screens.review.write import WRITE_GROUP, ReviewWrites
 from amr_tui.services.dreams.threeway import rows_now
-from amr_tui.widgets.lists import FilterList, JumpList
+from amr_tui.widgets.lists import FilterList
+from amr_tui.widgets.review_panes import ReviewPanes
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
 
@@ -231,15 +231,7 @@ class RunReviewScreen(Screen[bool]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"), id="review-title")
-        with Horizontal(id="review-panes"):
-            with Vertical(id="review-left"):
-                yield Static("Files", classes="side-title", markup=False)
-                yield JumpList(id="review-files")
-                yield Static("Entry changes in this file", classes="side-title", markup=False)
-                yield JumpList(id="review-changes")
-            with Vertical(id="review-right"):
-                yield Static("Reading the run…", id="review-status", markup=False)
-                yield SideBySide(id="review-diff")
+        yield ReviewPanes("Files", "Entry changes in this file", "Reading the run…")
         yield Footer()
 
     def on_mount(self) -> None:
