@@ -115,11 +115,6 @@ class TypeAhead:
         self._holds = [h for h in self._holds if now < h.deadline and not _ended(h)]
         return bool(self._holds)
 
-    @property
-    def held(self) -> list[str]:
-        """Why keys would wait now (tests and the debug log)."""
-        return [h.why for h in self._holds] if self.holding() else []
-
     # -- holds ---------------------------------------------------------------------------------
 
     def hold(self, why: str, until: Callable[[], bool], timeout: float) -> None:
