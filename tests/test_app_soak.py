@@ -91,6 +91,18 @@ class Agent:
             self.facts.append(fact)
 
 
+def _history_of(root: Path, text: str) -> list[str]:
+    """The commits that added or dropped ``text`` (newest first), with their authors."""
+    out = subprocess.run(
+        ["git", "log", "--format=%h %an %s", "-S", text, "--", "MEMORY.md"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout.splitlines()
+
+
 async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
     alice = build_demo(tmp_path / "vm")[0]
     agent = Agent(alice)
@@ -154,7 +166,7 @@ async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
             agent.finish()
     text = (alice / "MEMORY.md").read_text()
     missing_user = [f for f in user_facts if f not in text]
-    assert not missing_user, missing_user
+    assert not missing_user, [(f, _history_of(alice, f)) for f in missing_user]
     assert len(agent.commits) >= 10, "the agent barely ran"
     unreachable = [
         c

@@ -781,8 +781,8 @@ class MainScreen(Screen[None]):
 
     def set_status(self, text: str) -> None:
         """The status line says ``text`` (a flow that outlives the screen, at quit, says nothing)."""
-        if self.is_attached:
-            self.query_one("#status", Static).update(content(text))
+        for status in self.query("#status").results(Static):  # none once the screen is torn down
+            status.update(content(text))
 
     def open_place(self, place: Place, *, keep_cursor: bool = False, record: bool = True) -> None:
         # Opens run in workers and may finish out of order (a big file after a small one): only
