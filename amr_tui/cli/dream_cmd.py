@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
+import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from amr_tui.cli.history_cmd import report_skipped, skipped_json
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 if TYPE_CHECKING:  # annotations only: the dreams services are imported when a command runs (start-up of `amr`)
@@ -155,8 +158,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def _service(path: Path) -> DreamService:
-    from amr_tui.services.dreams.service import DreamService
-    from amr_tui.services.workspace import find_repo_root
+    from amr_tui.services.dreams.service import DreamService  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import find_repo_root  # workspace: not loaded to build the parser (amr --help)
 
     root = find_repo_root(path)
     if root is None or not (root / ".git").exists():
@@ -227,7 +230,7 @@ def _card(run: DreamRun, colour: bool) -> list[str]:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
 
     try:
         service = _service(args.repo)
@@ -246,11 +249,10 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from amr_tui.cli.history_cmd import report_skipped, skipped_json
-    from amr_tui.core.diff.align import align
-    from amr_tui.core.diff.text import diff_json, summary_lines
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.model import DreamError
+    from amr_tui.core.diff.align import align  # lint: not loaded to build the parser (amr --help)
+    from amr_tui.core.diff.text import diff_json, summary_lines  # lint: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
 
     try:
         service = _service(args.repo)
@@ -289,9 +291,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_accept(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
     from amr_tui.services.dreams.check import accept_problems  # when run: `amr` starts without it
-    from amr_tui.services.dreams.model import DreamError
+    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
 
     edits: dict[str, str] = {}
     for item in args.edit:
@@ -339,8 +341,8 @@ def run_accept(args: argparse.Namespace) -> int:
 
 
 def run_reject(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.model import DreamError
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
 
     try:
         service = _service(args.repo)
@@ -360,8 +362,8 @@ def run_reject(args: argparse.Namespace) -> int:
 
 
 def run_undo(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.model import DreamError
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
 
     try:
         note = _service(args.repo).undo(args.run)
@@ -372,12 +374,9 @@ def run_undo(args: argparse.Namespace) -> int:
 
 
 def run_dream(args: argparse.Namespace) -> int:
-    import datetime as _dt
-    import shlex
-
-    from amr_tui.git.errors import AmrGitError
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
     from amr_tui.services.dreams.make import agent_dream, builtin_dream  # when run: `amr` starts without it
-    from amr_tui.services.dreams.model import DreamError
+    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
 
     try:
         today = _dt.date.fromisoformat(args.today) if args.today else None

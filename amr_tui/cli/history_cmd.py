@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+from amr_tui.cli.parse_cmd import LeavesRepoError, locate_in_repo
 from amr_tui.core.paths import MEMORY_FILE
 
 if TYPE_CHECKING:  # annotations only: each command imports what it runs when it runs (start-up of `amr`)
@@ -98,8 +99,6 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
 
     Found as ``amr parse`` finds a file (``parse_cmd.locate_in_repo``): from the name as given, and
     refused when it, or a folder on its way, is a symlink that leads out of the repo or into .git."""
-    from amr_tui.cli.parse_cmd import LeavesRepoError, locate_in_repo
-
     line = None
     m = _FILE_LINE.match(target)
     if m and not os.path.lexists(target):
@@ -114,7 +113,7 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
 
 
 def _service(root: Path) -> HistoryService:
-    from amr_tui.services.history.service import HistoryService
+    from amr_tui.services.history.service import HistoryService  # git: not loaded to build the parser (amr --help)
 
     return HistoryService(root)
 
@@ -136,8 +135,8 @@ def skipped_json(skipped: Iterable[SkippedBlob]) -> list[dict[str, object]]:
 
 def report_skipped(skipped: Iterable[SkippedBlob]) -> None:
     """One line on stderr for each file a history walk did not read (over the size limit)."""
-    from amr_tui.git.catfile import describe_size
-    from amr_tui.services.workspace import MAX_PARSE_BYTES
+    from amr_tui.git.catfile import describe_size  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import MAX_PARSE_BYTES  # workspace: not loaded to build the parser (amr --help)
 
     for s in dict.fromkeys(skipped):
         error(
@@ -147,7 +146,7 @@ def report_skipped(skipped: Iterable[SkippedBlob]) -> None:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
 
     if args.limit < 1:
         error("--limit must be at least 1")
@@ -213,7 +212,7 @@ _KIND_NAMES = {
 
 def _not_an_entry(service: HistoryService, rel: str, line: int) -> str | None:
     """Why line ``line`` of ``rel`` as committed is no entry, or None when it is one."""
-    from amr_tui.core.format.parser import parse
+    from amr_tui.core.format.parser import parse  # parser: not loaded to build the parser (amr --help)
 
     head = service.repo.resolve("HEAD")
     data = service.blobs.read(head, rel) if head else None
@@ -299,7 +298,10 @@ def _timeline(service: HistoryService, rel: str, line: int, args: argparse.Names
 def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
     """(name, root) of each repo with git that ``path`` names: the repo it is in, or each memory
     repo in the folder (as ``amr lint FOLDER`` finds them)."""
-    from amr_tui.services.workspace import discover, find_repo_root
+    from amr_tui.services.workspace import (
+        discover,
+        find_repo_root,
+    )  # workspace: not loaded to build the parser (amr --help)
 
     root = find_repo_root(path)
     if root is not None and (root / ".git").exists():
@@ -317,7 +319,7 @@ def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
 
 
 def run_forgotten(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
     from amr_tui.services.history.forgotten import restore  # when run: `amr` starts without git
 
     try:
@@ -388,10 +390,13 @@ def run_forgotten(args: argparse.Namespace) -> int:
 
 
 def run_forget(args: argparse.Namespace) -> int:
-    from amr_tui.core.format.edit import summarise
-    from amr_tui.core.tombstones import TOMBSTONE_PATH
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, forget
+    from amr_tui.core.format.edit import summarise  # parser: not loaded to build the parser (amr --help)
+    from amr_tui.core.tombstones import TOMBSTONE_PATH  # lint: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.history.forgotten import (
+        SECRET_IN_HISTORY,
+        forget,
+    )  # git: not loaded to build the parser (amr --help)
 
     try:
         root, rel, line = _locate(args.target)
@@ -416,8 +421,11 @@ def _shown_entry_line(root: Path, rel: str, line: int) -> str | None:
     """The first line of the entry on ``line`` of the file as it is on disk (what the user sees,
     lines nobody committed included): the entry is named by that text, not by its line number.
     None for a file too large to read here (the history service then says why it refuses)."""
-    from amr_tui.core.format.parser import parse
-    from amr_tui.services.workspace import MAX_PARSE_BYTES, read_bytes
+    from amr_tui.core.format.parser import parse  # parser: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import (
+        MAX_PARSE_BYTES,
+        read_bytes,
+    )  # workspace: not loaded to build the parser (amr --help)
 
     data = read_bytes(root, rel, MAX_PARSE_BYTES)
     if data is None:
@@ -432,11 +440,11 @@ def _shown_entry_line(root: Path, rel: str, line: int) -> str | None:
 
 
 def run_undo(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.activity.service import OneRepo
-    from amr_tui.services.undo import last_amr_write, undo
-    from amr_tui.services.workspace import Mount
-    from amr_tui.services.writegate import EditRefused
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.activity.service import OneRepo  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.undo import last_amr_write, undo  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import Mount  # workspace: not loaded to build the parser (amr --help)
+    from amr_tui.services.writegate import EditRefused  # git: not loaded to build the parser (amr --help)
 
     try:
         root, _rel, _line = _locate(str(Path(args.repo) / MEMORY_FILE) if Path(args.repo).is_dir() else args.repo)

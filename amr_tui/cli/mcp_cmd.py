@@ -47,9 +47,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.services.agent.memory import Writer
-    from amr_tui.services.config import load_config
-    from amr_tui.services.workspace import discover, looks_like_memory_root
+    from amr_tui.services.agent.memory import Writer  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.config import load_config  # platformdirs: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import (
+        discover,
+        looks_like_memory_root,
+    )  # workspace: not loaded to build the parser (amr --help)
 
     cfg = load_config()
     paths: list[Path] = list(args.paths)
@@ -80,11 +83,11 @@ def run(args: argparse.Namespace) -> int:
         author_name, author_email = m.group(1), m.group(2)
     base = Writer(None, args.session or os.environ.get(SESSION_ENV) or None, author_name, author_email)
 
-    from amr_tui.services.agent.memory import AgentMemory
+    from amr_tui.services.agent.memory import AgentMemory  # git: not loaded to build the parser (amr --help)
 
     memory = AgentMemory(mounts, review=review, load=False)
     memory.start_loading()
-    from amr_tui.cli.mcp_server import build_server
+    from amr_tui.cli.mcp_server import build_server  # mcp, pydantic: loaded once the repos are checked
 
     server = build_server(memory, base)
     try:

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_driver(base: str, ours: str, theirs: str, marker_size: int, path: str) -> int:
     """Merge the three files git hands over; write the result over ``ours``."""
-    from amr_tui.core.merge.three_way import merge3
+    from amr_tui.core.merge.three_way import merge3  # parser: not loaded to build the parser (amr --help)
 
     try:
         data = [Path(p).read_bytes() for p in (base, ours, theirs)]
@@ -67,8 +67,8 @@ def run_driver(base: str, ours: str, theirs: str, marker_size: int, path: str) -
 
 
 def run_install(repo: Path, *, commit: bool) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.sync.gitattrs import install_merge_driver
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.sync.gitattrs import install_merge_driver  # git: not loaded to build the parser (amr --help)
 
     try:
         res = install_merge_driver(repo, commit=commit)

@@ -12,7 +12,7 @@ from amr_tui.core.paths import MEMORY_FILE
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from amr_tui.services.workspace import MAX_PARSE_BYTES
+    from amr_tui.services.workspace import MAX_PARSE_BYTES  # workspace: not loaded to build the parser (amr --help)
 
     p = sub.add_parser(
         "parse",
@@ -48,7 +48,7 @@ def locate_in_repo(path: Path) -> tuple[Path, str] | None:
     of every read of the session, search and lint), including a symlinked folder of a memory repo
     that makes another repo look like a folder of it (a symlink to a repo from a folder that is
     not a memory repo, such as a home folder kept in git, is just the repo's name)."""
-    from amr_tui.services.workspace import path_is_safe
+    from amr_tui.services.workspace import path_is_safe  # workspace: not loaded to build the parser (amr --help)
 
     lexical = Path(os.path.abspath(path))
     root = next((c for c in lexical.parents if _is_root(c)), None)
@@ -76,7 +76,10 @@ def check_named_paths(paths: list[Path]) -> None:
     as a symlinked folder of a memory repo around it (another repo made to look like a folder of
     it); any other folder is checked inside the nearest root above it. Missing paths are left to
     the command, which says so."""
-    from amr_tui.services.workspace import looks_like_memory_root, path_is_safe
+    from amr_tui.services.workspace import (
+        looks_like_memory_root,
+        path_is_safe,
+    )  # workspace: not loaded to build the parser (amr --help)
 
     for path in paths:
         path = path.expanduser()
@@ -104,7 +107,7 @@ def check_named_paths(paths: list[Path]) -> None:
 
 
 def _too_large(path: Path, size: int, limit: int) -> str:
-    from amr_tui.git.catfile import describe_size
+    from amr_tui.git.catfile import describe_size  # git: not loaded to build the parser (amr --help)
 
     return f"{path} is {describe_size(size)}, more than the {describe_size(limit)} amr parses; nothing was parsed"
 
@@ -112,7 +115,7 @@ def _too_large(path: Path, size: int, limit: int) -> str:
 def read_input(path: Path, limit: int) -> bytes:
     """The file's bytes, at most ``limit`` of them; OSError or ValueError (with the sentence to
     print) when it is missing, too large, or a way out of the memory repo it is in."""
-    from amr_tui.services.workspace import read_bytes
+    from amr_tui.services.workspace import read_bytes  # workspace: not loaded to build the parser (amr --help)
 
     found = locate_in_repo(path)
     if found is not None:
@@ -135,9 +138,9 @@ def read_input(path: Path, limit: int) -> bytes:
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.core.format.jsonout import entries_json
-    from amr_tui.core.format.parser import parse
-    from amr_tui.services.workspace import MAX_PARSE_BYTES
+    from amr_tui.core.format.jsonout import entries_json  # parser: not loaded to build the parser (amr --help)
+    from amr_tui.core.format.parser import parse  # parser: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import MAX_PARSE_BYTES  # workspace: not loaded to build the parser (amr --help)
 
     try:
         data = read_input(args.file, MAX_PARSE_BYTES)

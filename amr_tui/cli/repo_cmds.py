@@ -7,7 +7,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from amr_tui.cli.output import error, safe
+from amr_tui.cli import app_cmd
+from amr_tui.cli.app_cmd import open_app
+from amr_tui.cli.output import emit_json, error, safe
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,7 +68,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run_track(args: argparse.Namespace) -> int:
-    from amr_tui.services.init import TRACK_MESSAGE, InitError, track_folder, track_plan
+    from amr_tui.services.init import (
+        TRACK_MESSAGE,
+        InitError,
+        track_folder,
+        track_plan,
+    )  # git: not loaded to build the parser (amr --help)
 
     try:
         target, files = track_plan(args.path)
@@ -85,9 +92,8 @@ def run_track(args: argparse.Namespace) -> int:
 
 
 def run_discover(args: argparse.Namespace) -> int:
-    from amr_tui.cli.output import emit_json
-    from amr_tui.services.config import load_config
-    from amr_tui.services.discovery import discover_memory
+    from amr_tui.services.config import load_config  # platformdirs: not loaded to build the parser (amr --help)
+    from amr_tui.services.discovery import discover_memory  # discovery: not loaded to build the parser (amr --help)
 
     found = discover_memory(configured=[*load_config().repos, *args.paths])
     if args.json:
@@ -99,15 +105,13 @@ def run_discover(args: argparse.Namespace) -> int:
             history = "git" if f.git else "no history (not a git repo)"
             print(f"{safe(str(f.path))}  {f.agent}, {f.style}, {history}")
     if args.open and found:
-        from amr_tui.cli import app_cmd
-
         return app_cmd.run([str(f.path) for f in found])
     return 0
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from amr_tui.services.config import load_config
-    from amr_tui.services.init import InitError, init_memory_repo
+    from amr_tui.services.config import load_config  # platformdirs: not loaded to build the parser (amr --help)
+    from amr_tui.services.init import InitError, init_memory_repo  # git: not loaded to build the parser (amr --help)
 
     try:
         result = init_memory_repo(args.path.expanduser(), merge_driver=load_config().merge_driver)
@@ -119,7 +123,7 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from amr_tui.services.demo import DemoError, build_demo
+    from amr_tui.services.demo import DemoError, build_demo  # git: not loaded to build the parser (amr --help)
 
     dest = args.path or Path(tempfile.mkdtemp(prefix="amr-demo-"))
     try:
@@ -132,13 +136,15 @@ def run_demo(args: argparse.Namespace) -> int:
         for repo in repos:
             print(f"  {safe(str(repo))}")
         return _lint_summary(repos)
-    from amr_tui.cli.app_cmd import open_app
 
     return open_app(repos, read_only=set())
 
 
 def _lint_summary(repos: list[Path]) -> int:
-    from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
+    from amr_tui.services.batch.lintrun import (
+        lint_targets,
+        resolve_targets,
+    )  # lintrun: not loaded to build the parser (amr --help)
 
     results = lint_targets(resolve_targets(repos))
     by_code: dict[str, int] = {}

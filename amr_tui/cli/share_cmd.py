@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, safe
+from amr_tui.cli.parse_cmd import check_named_paths
 from amr_tui.core.textsafety import plural
 
 if TYPE_CHECKING:  # annotations only: the share services are imported when it runs (start-up of `amr`)
@@ -53,14 +54,18 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.share.build import left_out_json, preview, select, share
-    from amr_tui.services.workspace import discover
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.share.build import (
+        left_out_json,
+        preview,
+        select,
+        share,
+    )  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import discover  # workspace: not loaded to build the parser (amr --help)
 
     if not args.preview and args.into is None:
         error("--into DIR is required (or --preview)")
         return 2
-    from amr_tui.cli.parse_cmd import check_named_paths
 
     try:
         check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does
@@ -95,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         }
         for r in made
     ]
-    from amr_tui.services.share.build import mcp_argv, mcp_config
+    from amr_tui.services.share.build import mcp_argv, mcp_config  # git: not loaded to build the parser (amr --help)
 
     argv, not_served = mcp_argv(made)
     data["mcp"] = (
@@ -114,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_mcp(argv: list[str], not_served: list[str]) -> None:
-    from amr_tui.services.share.build import mcp_lines
+    from amr_tui.services.share.build import mcp_lines  # git: not loaded to build the parser (amr --help)
 
     for line in mcp_lines(argv, not_served):
         print(safe(line))

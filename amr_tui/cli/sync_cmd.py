@@ -60,7 +60,7 @@ def _progress(enabled: bool) -> Callable[[SyncProgress], None] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
+    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
 
     repos = args.repos or [Path(".")]
     code = 0
@@ -84,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    from amr_tui.services.config import load_config
-    from amr_tui.services.sync.run import sync
+    from amr_tui.services.config import load_config  # platformdirs: not loaded to build the parser (amr --help)
+    from amr_tui.services.sync.run import sync  # git: not loaded to build the parser (amr --help)
 
     res = sync(
         repo,
@@ -133,8 +133,8 @@ def _print_pending(pending: PendingMerge) -> None:
 
 
 def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    from amr_tui.services.sync.resolve import pending_merge
-    from amr_tui.services.sync.run import sync_state
+    from amr_tui.services.sync.resolve import pending_merge  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.sync.run import sync_state  # git: not loaded to build the parser (amr --help)
 
     st = sync_state(repo, args.remote, args.branch)
     pending = pending_merge(repo) if (args.conflicts or st.pending) else None
@@ -167,7 +167,11 @@ def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
 
 
 def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    from amr_tui.services.sync.resolve import all_choice, pending_merge, resolve
+    from amr_tui.services.sync.resolve import (
+        all_choice,
+        pending_merge,
+        resolve,
+    )  # git: not loaded to build the parser (amr --help)
 
     pending = pending_merge(repo)
     if pending is None:

@@ -172,8 +172,8 @@ async def forget_entry(app: App[int], main: MainScreen, session: Session) -> Non
         return
     service = found[1]
     from amr_tui.core.format.edit import summarise  # not on the first frame's path
-    from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
-    from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, forget
+    from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen  # dialogs: not on the first frame's path
+    from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, forget  # git: not on the first frame's path
 
     mode = await app.push_screen_wait(
         ChoiceScreen(

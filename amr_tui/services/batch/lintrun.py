@@ -193,7 +193,7 @@ def git_tracked(root: Path) -> set[str] | None:
 def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
     """No AMR013 fix for a file git does not track (nothing is linked when git cannot say)."""
     from amr_tui.core.lint.repo import without_untracked_links  # lazy: see the top of the module
-    from amr_tui.git import AmrGitError
+    from amr_tui.git import AmrGitError  # lazy: see the top of the module
 
     try:
         tracked = git_tracked(root)
@@ -250,7 +250,7 @@ def _snapshot(
     others are parsed, on every core when there are many (services.batch.parallel). MEMORY.md is
     always parsed here: the checks of the entry point read its document."""
     from amr_tui.core.lint.facts import unpack  # the rules: see the top of the module
-    from amr_tui.core.lint.repo import RepoSnapshot
+    from amr_tui.core.lint.repo import RepoSnapshot  # lazy: see the top of the module
 
     with paused_gc():
         documents, facts, sizes = {}, {}, {}
@@ -284,10 +284,15 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
     was applied (it could not take) is not applied again, so the rounds end.
     """
     from amr_tui.core.format.parser import parse  # lazy: see the top of the module
-    from amr_tui.core.lint.repo import apply_edits, fix_edits, lint_repo, without_untracked_links
-    from amr_tui.git import AmrGitError, UnsafeRepoError
-    from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree
-    from amr_tui.git.worktree import UnsafePathError
+    from amr_tui.core.lint.repo import (
+        apply_edits,
+        fix_edits,
+        lint_repo,
+        without_untracked_links,
+    )  # lazy: see the top of the module
+    from amr_tui.git import AmrGitError, UnsafeRepoError  # lazy: see the top of the module
+    from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree  # lazy: see the top of the module
+    from amr_tui.git.worktree import UnsafePathError  # lazy: see the top of the module
 
     try:
         tracked = git_tracked(mount.root)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from amr_tui.services.workspace import is_markdown, load_document, paused_gc
+from amr_tui.services.workspace import is_markdown, load_document, paused_gc, repo_style
 
 MIN_FILES = 200  # below this a pool costs more than it saves (fork, pipes, pickling)
 MAX_WORKERS = 8
@@ -95,6 +95,4 @@ def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
 
 @functools.lru_cache(maxsize=64)
 def _style(root: str) -> str:
-    from amr_tui.services.workspace import repo_style
-
     return repo_style(Path(root))
