@@ -64,6 +64,10 @@ async def test_while_saving_the_editor_takes_no_keys(driver: AppDriver, demo) ->
     await wait_for(driver.pilot, lambda: not main.editor.display, what="the editor closed")
     assert "- Kept as typed [source: https://example.com/s/4]\n" in (demo[0] / "MEMORY.md").read_text()
     assert not inp.has_focus
+    # x asks how to forget the entry saved: answered with esc, so the app quits with no question up.
+    await driver.until(lambda: type(driver.app.screen).__name__ == "ChoiceScreen", what="the forget question")
+    await driver.press("escape")
+    await driver.settled()
 
 
 @pytest.mark.slow

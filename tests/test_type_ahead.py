@@ -104,6 +104,24 @@ async def test_a_prompt_takes_a_burst_whole(driver: AppDriver, demo: list[Path])
     await driver.until(lambda: (demo[0] / "burst-note.md").exists(), what="the new file")
 
 
+async def test_accept_apply_and_the_answer_to_its_question_in_one_burst(driver: AppDriver, demo: list[Path]) -> None:
+    """In the dream review, ``a`` (accept the first change), ctrl+s (apply: it checks, then asks
+    about the link the accept would break) and enter ("Apply anyway") typed at once: enter
+    waits for the question the check asks."""
+    from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+
+    head = git(demo[0], "rev-parse", "main").strip()
+    await driver.press("V")
+    await driver.until(lambda: isinstance(driver.app.screen, DreamListScreen), what="the runs")
+    await driver.settled()
+    await driver.press("enter")
+    await driver.until(lambda: isinstance(driver.app.screen, RunReviewScreen), what="the run's review")
+    await driver.settled()
+    burst(driver, "a", "ctrl+s", "enter")
+    await driver.until(lambda: git(demo[0], "rev-parse", "main").strip() != head, what="the accept committed")
+    assert git(demo[0], "log", "-1", "--format=%s", "main").startswith("Accept 1 entry change from dreaming run")
+
+
 # ------------------------------------------------------------------ the property
 # Keys that type, move, open or close an editor, save, cancel, delete (a question), find; and
 # letters bound to nothing on the main screen.
@@ -111,6 +129,7 @@ KEYS = [
     "e",
     "o",
     "d",
+    "y",  # yes to the delete question (a letter of the text in an editor)
     "slash",
     "j",
     "k",

@@ -15,9 +15,11 @@ up, else it waits its turn here:
   node, from the widget the key went to, up to the app): when the marker reaches the app, every
   node the key could reach has handled it.
 - **a hold**: something a key just started is not there yet: the entry editor opening (until its
-  input has the focus), a screen pushed (until it has focused its widget), a file opening or a
-  save being made. Whoever starts it calls :func:`hold` with the condition that ends it; a hold
-  also ends at its timeout, so a key never waits for long on something that never came.
+  input has the focus), a screen pushed or popped (until it has focused its widget), a file
+  opening or a save being made (the main screen), enter in the finder before the results of the
+  query typed, a dream-review write before its question is up. Whoever starts it calls
+  :func:`hold` with the condition that ends it (and why, shown in its repr); a hold also ends at
+  its timeout, so a key never waits for long on something that never came.
 
 Keys typed at a person's speed are each done with long before the next one comes: nothing waits.
 """
@@ -114,11 +116,6 @@ class TypeAhead:
         now = time.monotonic()
         self._holds = [h for h in self._holds if now < h.deadline and not _ended(h)]
         return bool(self._holds)
-
-    @property
-    def held(self) -> list[str]:
-        """Why keys would wait now (tests and the debug log)."""
-        return [h.why for h in self._holds] if self.holding() else []
 
     # -- holds ---------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
 from amr_tui.services.dreams.check import accept_problems
 from amr_tui.widgets.safe import notify_text
+from amr_tui.widgets.type_ahead import hold
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -115,7 +116,12 @@ class ReviewWrites:
         return True
 
     def _run(self, flow: Coroutine[Any, Any, None]) -> None:
-        self.screen.run_worker(flow, group=WRITE_GROUP, exclusive=True)
+        worker = self.screen.run_worker(flow, group=WRITE_GROUP, exclusive=True)
+        # The keys typed after ctrl+s (enter: "Apply anyway") answer the question the check asks,
+        # or act once the write is done: they wait until one or the other (widgets/type_ahead.py).
+        app = self.screen.app
+        on = app.screen
+        hold(app, "a review write on its way", lambda: worker.is_finished or app.screen is not on, 30.0)
 
     # ------------------------------------------------------------------ actions
     def apply(self) -> None:
