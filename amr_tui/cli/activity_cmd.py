@@ -12,6 +12,9 @@ from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 if TYPE_CHECKING:  # annotations only: the command imports what it runs when it runs
     from amr_tui.services.activity.model import Activity, ActivityCommit
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("activity",)
 
 
@@ -39,7 +42,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def _root(path: Path) -> Path:
-    from amr_tui.services.workspace import discover  # workspace: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import discover
 
     root = discover([path])[0].root  # any folder of Markdown memory, with or without MEMORY.md
     if not (root / ".git").exists():
@@ -61,7 +64,7 @@ def _commit_json(c: ActivityCommit) -> dict[str, object]:
 
 
 def _json(name: str, activity: Activity) -> dict[str, object]:
-    from amr_tui.core.diff.text import change_json  # lint: not loaded to build the parser (amr --help)
+    from amr_tui.core.diff.text import change_json
 
     return {
         "repo": name,
@@ -79,9 +82,9 @@ def _json(name: str, activity: Activity) -> dict[str, object]:
 
 
 def run_activity(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.activity.model import ActivityError  # lint: not loaded to build the parser (amr --help)
-    from amr_tui.services.activity.service import ActivityService  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.activity.model import ActivityError
+    from amr_tui.services.activity.service import ActivityService
 
     rest = list(args.args)
     mark = bool(rest) and rest[0] == "mark-reviewed"
@@ -112,7 +115,7 @@ def run_activity(args: argparse.Namespace) -> int:
 
 
 def _print(name: str, activity: Activity) -> None:
-    from amr_tui.core.diff.text import describe  # lint: not loaded to build the parser (amr --help)
+    from amr_tui.core.diff.text import describe
 
     colour = use_colour(sys.stdout)
     start = (activity.start or "")[:7] or "the first commit"

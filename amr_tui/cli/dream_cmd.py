@@ -17,6 +17,9 @@ if TYPE_CHECKING:  # annotations only: the dreams services are imported when a c
     from amr_tui.services.dreams.model import DreamRun
     from amr_tui.services.dreams.service import DreamService
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("dream", "dreams")
 
 
@@ -158,8 +161,8 @@ def _run_args(p: argparse.ArgumentParser) -> None:
 
 
 def _service(path: Path) -> DreamService:
-    from amr_tui.services.dreams.service import DreamService  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.workspace import find_repo_root  # workspace: not loaded to build the parser (amr --help)
+    from amr_tui.services.dreams.service import DreamService
+    from amr_tui.services.workspace import find_repo_root
 
     root = find_repo_root(path)
     if root is None or not (root / ".git").exists():
@@ -230,7 +233,7 @@ def _card(run: DreamRun, colour: bool) -> list[str]:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
 
     try:
         service = _service(args.repo)
@@ -249,10 +252,10 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from amr_tui.core.diff.align import align  # lint: not loaded to build the parser (amr --help)
-    from amr_tui.core.diff.text import diff_json, summary_lines  # lint: not loaded to build the parser (amr --help)
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.core.diff.align import align
+    from amr_tui.core.diff.text import diff_json, summary_lines
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams.model import DreamError
 
     try:
         service = _service(args.repo)
@@ -291,9 +294,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_accept(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
     from amr_tui.services.dreams.check import accept_problems  # when run: `amr` starts without it
-    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.dreams.model import DreamError
 
     edits: dict[str, str] = {}
     for item in args.edit:
@@ -341,8 +344,8 @@ def run_accept(args: argparse.Namespace) -> int:
 
 
 def run_reject(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams.model import DreamError
 
     try:
         service = _service(args.repo)
@@ -362,8 +365,8 @@ def run_reject(args: argparse.Namespace) -> int:
 
 
 def run_undo(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.dreams.model import DreamError
 
     try:
         note = _service(args.repo).undo(args.run)
@@ -374,9 +377,9 @@ def run_undo(args: argparse.Namespace) -> int:
 
 
 def run_dream(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
     from amr_tui.services.dreams.make import agent_dream, builtin_dream  # when run: `amr` starts without it
-    from amr_tui.services.dreams.model import DreamError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.dreams.model import DreamError
 
     try:
         today = _dt.date.fromisoformat(args.today) if args.today else None

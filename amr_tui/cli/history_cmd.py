@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # annotations only: each command imports what it runs when it
     from amr_tui.services.history.forgotten import ForgottenFact
     from amr_tui.services.history.service import HistoryService
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("history", "forgotten", "forget", "undo")
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
@@ -113,7 +116,7 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
 
 
 def _service(root: Path) -> HistoryService:
-    from amr_tui.services.history.service import HistoryService  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.history.service import HistoryService
 
     return HistoryService(root)
 
@@ -135,8 +138,8 @@ def skipped_json(skipped: Iterable[SkippedBlob]) -> list[dict[str, object]]:
 
 def report_skipped(skipped: Iterable[SkippedBlob]) -> None:
     """One line on stderr for each file a history walk did not read (over the size limit)."""
-    from amr_tui.git.catfile import describe_size  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.workspace import MAX_PARSE_BYTES  # workspace: not loaded to build the parser (amr --help)
+    from amr_tui.git.catfile import describe_size
+    from amr_tui.services.workspace import MAX_PARSE_BYTES
 
     for s in dict.fromkeys(skipped):
         error(
@@ -146,7 +149,7 @@ def report_skipped(skipped: Iterable[SkippedBlob]) -> None:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
 
     if args.limit < 1:
         error("--limit must be at least 1")
@@ -212,7 +215,7 @@ _KIND_NAMES = {
 
 def _not_an_entry(service: HistoryService, rel: str, line: int) -> str | None:
     """Why line ``line`` of ``rel`` as committed is no entry, or None when it is one."""
-    from amr_tui.core.format.parser import parse  # parser: not loaded to build the parser (amr --help)
+    from amr_tui.core.format.parser import parse
 
     head = service.repo.resolve("HEAD")
     data = service.blobs.read(head, rel) if head else None
@@ -301,7 +304,7 @@ def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
     from amr_tui.services.workspace import (
         discover,
         find_repo_root,
-    )  # workspace: not loaded to build the parser (amr --help)
+    )
 
     root = find_repo_root(path)
     if root is not None and (root / ".git").exists():
@@ -319,7 +322,7 @@ def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
 
 
 def run_forgotten(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
     from amr_tui.services.history.forgotten import restore  # when run: `amr` starts without git
 
     try:
@@ -390,13 +393,13 @@ def run_forgotten(args: argparse.Namespace) -> int:
 
 
 def run_forget(args: argparse.Namespace) -> int:
-    from amr_tui.core.format.edit import summarise  # parser: not loaded to build the parser (amr --help)
-    from amr_tui.core.tombstones import TOMBSTONE_PATH  # lint: not loaded to build the parser (amr --help)
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.core.format.edit import summarise
+    from amr_tui.core.tombstones import TOMBSTONE_PATH
+    from amr_tui.git.errors import AmrGitError
     from amr_tui.services.history.forgotten import (
         SECRET_IN_HISTORY,
         forget,
-    )  # git: not loaded to build the parser (amr --help)
+    )
 
     try:
         root, rel, line = _locate(args.target)
@@ -421,11 +424,11 @@ def _shown_entry_line(root: Path, rel: str, line: int) -> str | None:
     """The first line of the entry on ``line`` of the file as it is on disk (what the user sees,
     lines nobody committed included): the entry is named by that text, not by its line number.
     None for a file too large to read here (the history service then says why it refuses)."""
-    from amr_tui.core.format.parser import parse  # parser: not loaded to build the parser (amr --help)
+    from amr_tui.core.format.parser import parse
     from amr_tui.services.workspace import (
         MAX_PARSE_BYTES,
         read_bytes,
-    )  # workspace: not loaded to build the parser (amr --help)
+    )
 
     data = read_bytes(root, rel, MAX_PARSE_BYTES)
     if data is None:
@@ -440,11 +443,11 @@ def _shown_entry_line(root: Path, rel: str, line: int) -> str | None:
 
 
 def run_undo(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.activity.service import OneRepo  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.undo import last_amr_write, undo  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.workspace import Mount  # workspace: not loaded to build the parser (amr --help)
-    from amr_tui.services.writegate import EditRefused  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.activity.service import OneRepo
+    from amr_tui.services.undo import last_amr_write, undo
+    from amr_tui.services.workspace import Mount
+    from amr_tui.services.writegate import EditRefused
 
     try:
         root, _rel, _line = _locate(str(Path(args.repo) / MEMORY_FILE) if Path(args.repo).is_dir() else args.repo)

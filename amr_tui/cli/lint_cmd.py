@@ -15,6 +15,9 @@ from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
 if TYPE_CHECKING:  # annotations only: lint's services are imported when it runs (start-up of `amr`)
     from amr_tui.git.history import SkippedBlob
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 _SEVERITIES = ("error", "warning", "info")
 
 
@@ -61,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         fix_repo,
         lint_targets,
         resolve_targets,
-    )  # lintrun: not loaded to build the parser (amr --help)
+    )
 
     paths = args.paths or [Path(".")]
     try:

@@ -18,6 +18,9 @@ from pathlib import Path
 
 from amr_tui.cli.output import error
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("mcp",)
 SESSION_ENV = "AMR_SESSION_ID"
 
@@ -47,12 +50,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.services.agent.memory import Writer  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.config import load_config  # platformdirs: not loaded to build the parser (amr --help)
+    from amr_tui.services.agent.memory import Writer
+    from amr_tui.services.config import load_config
     from amr_tui.services.workspace import (
         discover,
         looks_like_memory_root,
-    )  # workspace: not loaded to build the parser (amr --help)
+    )
 
     cfg = load_config()
     paths: list[Path] = list(args.paths)
@@ -83,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         author_name, author_email = m.group(1), m.group(2)
     base = Writer(None, args.session or os.environ.get(SESSION_ENV) or None, author_name, author_email)
 
-    from amr_tui.services.agent.memory import AgentMemory  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.agent.memory import AgentMemory
 
     memory = AgentMemory(mounts, review=review, load=False)
     memory.start_loading()

@@ -7,6 +7,9 @@ from pathlib import Path
 
 from amr_tui.cli.output import error, safe
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("merge-driver",)
 
 _DESCRIPTION = (
@@ -50,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_driver(base: str, ours: str, theirs: str, marker_size: int, path: str) -> int:
     """Merge the three files git hands over; write the result over ``ours``."""
-    from amr_tui.core.merge.three_way import merge3  # parser: not loaded to build the parser (amr --help)
+    from amr_tui.core.merge.three_way import merge3
 
     try:
         data = [Path(p).read_bytes() for p in (base, ours, theirs)]
@@ -67,8 +70,8 @@ def run_driver(base: str, ours: str, theirs: str, marker_size: int, path: str) -
 
 
 def run_install(repo: Path, *, commit: bool) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.sync.gitattrs import install_merge_driver  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.sync.gitattrs import install_merge_driver
 
     try:
         res = install_merge_driver(repo, commit=commit)

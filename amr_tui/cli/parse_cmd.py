@@ -10,9 +10,12 @@ from pathlib import Path
 from amr_tui.cli.output import emit_json, error, safe
 from amr_tui.core.paths import MEMORY_FILE
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from amr_tui.services.workspace import MAX_PARSE_BYTES  # workspace: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import MAX_PARSE_BYTES
 
     p = sub.add_parser(
         "parse",
@@ -48,7 +51,7 @@ def locate_in_repo(path: Path) -> tuple[Path, str] | None:
     of every read of the session, search and lint), including a symlinked folder of a memory repo
     that makes another repo look like a folder of it (a symlink to a repo from a folder that is
     not a memory repo, such as a home folder kept in git, is just the repo's name)."""
-    from amr_tui.services.workspace import path_is_safe  # workspace: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import path_is_safe
 
     lexical = Path(os.path.abspath(path))
     root = next((c for c in lexical.parents if _is_root(c)), None)
@@ -79,7 +82,7 @@ def check_named_paths(paths: list[Path]) -> None:
     from amr_tui.services.workspace import (
         looks_like_memory_root,
         path_is_safe,
-    )  # workspace: not loaded to build the parser (amr --help)
+    )
 
     for path in paths:
         path = path.expanduser()
@@ -107,7 +110,7 @@ def check_named_paths(paths: list[Path]) -> None:
 
 
 def _too_large(path: Path, size: int, limit: int) -> str:
-    from amr_tui.git.catfile import describe_size  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.catfile import describe_size
 
     return f"{path} is {describe_size(size)}, more than the {describe_size(limit)} amr parses; nothing was parsed"
 
@@ -115,7 +118,7 @@ def _too_large(path: Path, size: int, limit: int) -> str:
 def read_input(path: Path, limit: int) -> bytes:
     """The file's bytes, at most ``limit`` of them; OSError or ValueError (with the sentence to
     print) when it is missing, too large, or a way out of the memory repo it is in."""
-    from amr_tui.services.workspace import read_bytes  # workspace: not loaded to build the parser (amr --help)
+    from amr_tui.services.workspace import read_bytes
 
     found = locate_in_repo(path)
     if found is not None:
@@ -138,9 +141,9 @@ def read_input(path: Path, limit: int) -> bytes:
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.core.format.jsonout import entries_json  # parser: not loaded to build the parser (amr --help)
-    from amr_tui.core.format.parser import parse  # parser: not loaded to build the parser (amr --help)
-    from amr_tui.services.workspace import MAX_PARSE_BYTES  # workspace: not loaded to build the parser (amr --help)
+    from amr_tui.core.format.jsonout import entries_json
+    from amr_tui.core.format.parser import parse
+    from amr_tui.services.workspace import MAX_PARSE_BYTES
 
     try:
         data = read_input(args.file, MAX_PARSE_BYTES)

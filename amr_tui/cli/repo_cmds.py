@@ -11,6 +11,9 @@ from amr_tui.cli import app_cmd
 from amr_tui.cli.app_cmd import open_app
 from amr_tui.cli.output import emit_json, error, safe
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -73,7 +76,7 @@ def run_track(args: argparse.Namespace) -> int:
         InitError,
         track_folder,
         track_plan,
-    )  # git: not loaded to build the parser (amr --help)
+    )
 
     try:
         target, files = track_plan(args.path)
@@ -92,8 +95,8 @@ def run_track(args: argparse.Namespace) -> int:
 
 
 def run_discover(args: argparse.Namespace) -> int:
-    from amr_tui.services.config import load_config  # platformdirs: not loaded to build the parser (amr --help)
-    from amr_tui.services.discovery import discover_memory  # discovery: not loaded to build the parser (amr --help)
+    from amr_tui.services.config import load_config
+    from amr_tui.services.discovery import discover_memory
 
     found = discover_memory(configured=[*load_config().repos, *args.paths])
     if args.json:
@@ -110,8 +113,8 @@ def run_discover(args: argparse.Namespace) -> int:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from amr_tui.services.config import load_config  # platformdirs: not loaded to build the parser (amr --help)
-    from amr_tui.services.init import InitError, init_memory_repo  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.config import load_config
+    from amr_tui.services.init import InitError, init_memory_repo
 
     try:
         result = init_memory_repo(args.path.expanduser(), merge_driver=load_config().merge_driver)
@@ -123,7 +126,7 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from amr_tui.services.demo import DemoError, build_demo  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.demo import DemoError, build_demo
 
     dest = args.path or Path(tempfile.mkdtemp(prefix="amr-demo-"))
     try:
@@ -144,7 +147,7 @@ def _lint_summary(repos: list[Path]) -> int:
     from amr_tui.services.batch.lintrun import (
         lint_targets,
         resolve_targets,
-    )  # lintrun: not loaded to build the parser (amr --help)
+    )
 
     results = lint_targets(resolve_targets(repos))
     by_code: dict[str, int] = {}

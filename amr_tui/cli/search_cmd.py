@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from amr_tui.core.search.index import SearchHit
     from amr_tui.services.workspace import Mount
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
     from amr_tui.services.batch.searchrun import (
         search_paths,
-    )  # loaded with the collector off (run), not to build the parser
+    )
 
     if args.limit < 1:
         error("--limit must be at least 1")
@@ -62,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from amr_tui.cli.parse_cmd import (
         LeavesRepoError,
         check_named_paths,
-    )  # loaded with the collector off (run), not to build the parser
-    from amr_tui.core.search.query import QueryError  # loaded with the collector off (run), not to build the parser
+    )
+    from amr_tui.core.search.query import QueryError
 
     try:
         check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does
@@ -142,17 +145,17 @@ def run_history(args: argparse.Namespace) -> int:
     from amr_tui.cli.parse_cmd import (
         LeavesRepoError,
         check_named_paths,
-    )  # loaded with the collector off (run), not to build the parser
-    from amr_tui.core.search.query import QueryError  # loaded with the collector off (run), not to build the parser
-    from amr_tui.git.errors import AmrGitError  # loaded with the collector off (run), not to build the parser
+    )
+    from amr_tui.core.search.query import QueryError
+    from amr_tui.git.errors import AmrGitError
     from amr_tui.services.history.past import (
         PastEntry,
         PastIndex,
-    )  # loaded with the collector off (run), not to build the parser
+    )
     from amr_tui.services.history.service import (
         HistoryService,
-    )  # loaded with the collector off (run), not to build the parser
-    from amr_tui.services.workspace import discover  # loaded with the collector off (run), not to build the parser
+    )
+    from amr_tui.services.workspace import discover
 
     def shown(path: Path) -> str:
         """``path`` as the user would type it here: relative when under the current folder."""

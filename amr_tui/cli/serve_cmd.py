@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from aiohttp import web
     from textual_serve.server import Server
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("serve",)
 HOST = "127.0.0.1"  # never another interface: the token is the only lock
 
@@ -57,11 +60,11 @@ def app_command(args: list[str], read_only: list[str]) -> str:
 
 def _targets(raw: list[str], read_only: list[str]) -> list[str] | str:
     """The PATH arguments made absolute (the app runs in a child process), or what is wrong."""
-    from amr_tui.services.config import load_config  # platformdirs: not loaded to build the parser (amr --help)
+    from amr_tui.services.config import load_config
     from amr_tui.services.workspace import (
         discover,
         looks_like_memory_root,
-    )  # workspace: not loaded to build the parser (amr --help)
+    )
 
     args: list[str] = []
     paths: list[Path] = []

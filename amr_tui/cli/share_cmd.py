@@ -14,6 +14,9 @@ from amr_tui.core.textsafety import plural
 if TYPE_CHECKING:  # annotations only: the share services are imported when it runs (start-up of `amr`)
     from amr_tui.services.share.build import RepoPreview
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("share",)
 
 _DESCRIPTION = (
@@ -54,14 +57,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
     from amr_tui.services.share.build import (
         left_out_json,
         preview,
         select,
         share,
-    )  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.workspace import discover  # workspace: not loaded to build the parser (amr --help)
+    )
+    from amr_tui.services.workspace import discover
 
     if not args.preview and args.into is None:
         error("--into DIR is required (or --preview)")
@@ -100,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         }
         for r in made
     ]
-    from amr_tui.services.share.build import mcp_argv, mcp_config  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.share.build import mcp_argv, mcp_config
 
     argv, not_served = mcp_argv(made)
     data["mcp"] = (
@@ -119,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_mcp(argv: list[str], not_served: list[str]) -> None:
-    from amr_tui.services.share.build import mcp_lines  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.share.build import mcp_lines
 
     for line in mcp_lines(argv, not_served):
         print(safe(line))

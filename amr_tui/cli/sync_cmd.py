@@ -13,6 +13,9 @@ from amr_tui.cli.output import emit_json, error, safe
 if TYPE_CHECKING:  # annotations only: the sync services are imported when a command runs (start-up of `amr`)
     from amr_tui.services.sync.run import PendingMerge, SyncProgress, SyncResult
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("sync",)
 _SEVERITY = [0, 3, 1, 2]  # with several repos, the worst exit code wins: error > conflict > offline
 
@@ -60,7 +63,7 @@ def _progress(enabled: bool) -> Callable[[SyncProgress], None] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError  # git: not loaded to build the parser (amr --help)
+    from amr_tui.git.errors import AmrGitError
 
     repos = args.repos or [Path(".")]
     code = 0
@@ -84,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    from amr_tui.services.config import load_config  # platformdirs: not loaded to build the parser (amr --help)
-    from amr_tui.services.sync.run import sync  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.config import load_config
+    from amr_tui.services.sync.run import sync
 
     res = sync(
         repo,
@@ -133,8 +136,8 @@ def _print_pending(pending: PendingMerge) -> None:
 
 
 def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    from amr_tui.services.sync.resolve import pending_merge  # git: not loaded to build the parser (amr --help)
-    from amr_tui.services.sync.run import sync_state  # git: not loaded to build the parser (amr --help)
+    from amr_tui.services.sync.resolve import pending_merge
+    from amr_tui.services.sync.run import sync_state
 
     st = sync_state(repo, args.remote, args.branch)
     pending = pending_merge(repo) if (args.conflicts or st.pending) else None
@@ -171,7 +174,7 @@ def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]
         all_choice,
         pending_merge,
         resolve,
-    )  # git: not loaded to build the parser (amr --help)
+    )
 
     pending = pending_merge(repo)
     if pending is None:

@@ -87,7 +87,7 @@ def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
     """(line, text) of each entry with text: what the search index holds of a file."""
     if not is_markdown(rel):
         return []
-    from amr_tui.core.format.edit import searchable_lines  # lazy: see the top of the module
+    from amr_tui.core.format.edit import searchable_lines  # the parser: only a cold run, in its workers
 
     doc = load_document(root, rel, check=False)  # entries only: no lint
     return searchable_lines(doc, prose=_style(str(root)) != "amr") if doc is not None else []
