@@ -42,13 +42,13 @@ _AFTER_SESSION = frozenset(
 
 
 def _memory_provider() -> type[Provider]:
-    from amr_tui.screens.palette import MemoryProvider
+    from amr_tui.screens.palette import MemoryProvider  # palette: not on the first frame's path
 
     return MemoryProvider
 
 
 def _actions_provider() -> type[Provider]:
-    from amr_tui.screens.palette import ActionsProvider
+    from amr_tui.screens.palette import ActionsProvider  # palette: not on the first frame's path
 
     return ActionsProvider
 
@@ -218,7 +218,7 @@ class AmrApp(FrameWatchingApp[int]):
 
         if isinstance(self.screen, HelpScreen):
             return
-        from amr_tui.core.search.query import SYNTAX
+        from amr_tui.core.search.query import SYNTAX  # search syntax: not on the first frame's path
 
         groups = collect_bindings(self, self.screen)
         groups.append(("Find (/): what to type", list(SYNTAX)))

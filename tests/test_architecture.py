@@ -70,12 +70,14 @@ def test_styles_are_tcss_files_not_inline():
 
 def _imports_in_functions() -> tuple[set[str], list[str]]:
     """Functions of amr_tui with an import in their own body (``path:function``), and those
-    imports that say nothing of why (no comment on their lines or the line above)."""
+    imports that say nothing of why: no comment on their lines or the line above, and no
+    ``# Lazy imports: <why>`` line at the top level of their module (one reason for them all)."""
     functions: set[str] = set()
     silent: list[str] = []
     for path in sorted((ROOT / "amr_tui").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         lines = text.splitlines()
+        said_once = any(line.startswith("# Lazy imports: ") for line in lines)
         for node in ast.walk(ast.parse(text)):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
@@ -92,7 +94,7 @@ def _imports_in_functions() -> tuple[set[str], list[str]]:
             for imp in found:
                 said = lines[imp.lineno - 1 : imp.end_lineno]
                 above = lines[imp.lineno - 2].strip() if imp.lineno > 1 else ""
-                if not any("#" in line for line in said) and not above.startswith("#"):
+                if not said_once and not any("#" in line for line in said) and not above.startswith("#"):
                     silent.append(f"{where}:{imp.lineno}")
     return functions, silent
 
@@ -100,8 +102,8 @@ def _imports_in_functions() -> tuple[set[str], list[str]]:
 #: The ratchet on imports inside functions (issue 26: 153 at its start). They keep modules off the
 #: start-up path of `amr` and of each command (tests/test_startup_path.py); lower these figures
 #: when you remove one, never raise them: import at the top of the module instead, or say why.
-MAX_FUNCTIONS_IMPORTING = 148
-MAX_SILENT_IMPORTS = 166
+MAX_FUNCTIONS_IMPORTING = 131
+MAX_SILENT_IMPORTS = 0
 
 
 def test_imports_inside_functions_only_go_down():

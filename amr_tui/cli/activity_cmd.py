@@ -12,6 +12,9 @@ from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 if TYPE_CHECKING:  # annotations only: the command imports what it runs when it runs
     from amr_tui.services.activity.model import Activity, ActivityCommit
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("activity",)
 
 

@@ -61,7 +61,7 @@ def open_app(paths: list[Path], read_only: set[str], open_at: tuple[Path, int] |
     # The app freezes them and turns the collector back on once its first frame is painted.
     gc.disable()
     try:
-        from amr_tui.app import make_app
+        from amr_tui.app import make_app  # textual: loaded with the collector off; a build without it says so
     except ImportError:
         gc.enable()
         error("the interactive editor is not available in this build; use amr lint / search / parse")

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
+import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from amr_tui.cli.history_cmd import report_skipped, skipped_json
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 if TYPE_CHECKING:  # annotations only: the dreams services are imported when a command runs (start-up of `amr`)
     from amr_tui.services.dreams.model import DreamRun
     from amr_tui.services.dreams.service import DreamService
+
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
 
 COMMANDS = ("dream", "dreams")
 
@@ -246,7 +252,6 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from amr_tui.cli.history_cmd import report_skipped, skipped_json
     from amr_tui.core.diff.align import align
     from amr_tui.core.diff.text import diff_json, summary_lines
     from amr_tui.git.errors import AmrGitError
@@ -372,9 +377,6 @@ def run_undo(args: argparse.Namespace) -> int:
 
 
 def run_dream(args: argparse.Namespace) -> int:
-    import datetime as _dt
-    import shlex
-
     from amr_tui.git.errors import AmrGitError
     from amr_tui.services.dreams.make import agent_dream, builtin_dream  # when run: `amr` starts without it
     from amr_tui.services.dreams.model import DreamError

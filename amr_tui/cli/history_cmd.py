@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+from amr_tui.cli.parse_cmd import LeavesRepoError, locate_in_repo
 from amr_tui.core.paths import MEMORY_FILE
 
 if TYPE_CHECKING:  # annotations only: each command imports what it runs when it runs (start-up of `amr`)
@@ -18,6 +19,9 @@ if TYPE_CHECKING:  # annotations only: each command imports what it runs when it
     from amr_tui.git.models import CommitInfo
     from amr_tui.services.history.forgotten import ForgottenFact
     from amr_tui.services.history.service import HistoryService
+
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
 
 COMMANDS = ("history", "forgotten", "forget", "undo")
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
@@ -98,8 +102,6 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
 
     Found as ``amr parse`` finds a file (``parse_cmd.locate_in_repo``): from the name as given, and
     refused when it, or a folder on its way, is a symlink that leads out of the repo or into .git."""
-    from amr_tui.cli.parse_cmd import LeavesRepoError, locate_in_repo
-
     line = None
     m = _FILE_LINE.match(target)
     if m and not os.path.lexists(target):
@@ -299,7 +301,10 @@ def _timeline(service: HistoryService, rel: str, line: int, args: argparse.Names
 def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
     """(name, root) of each repo with git that ``path`` names: the repo it is in, or each memory
     repo in the folder (as ``amr lint FOLDER`` finds them)."""
-    from amr_tui.services.workspace import discover, find_repo_root
+    from amr_tui.services.workspace import (
+        discover,
+        find_repo_root,
+    )
 
     root = find_repo_root(path)
     if root is not None and (root / ".git").exists():
@@ -391,7 +396,10 @@ def run_forget(args: argparse.Namespace) -> int:
     from amr_tui.core.format.edit import summarise
     from amr_tui.core.tombstones import TOMBSTONE_PATH
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, forget
+    from amr_tui.services.history.forgotten import (
+        SECRET_IN_HISTORY,
+        forget,
+    )
 
     try:
         root, rel, line = _locate(args.target)
@@ -417,7 +425,10 @@ def _shown_entry_line(root: Path, rel: str, line: int) -> str | None:
     lines nobody committed included): the entry is named by that text, not by its line number.
     None for a file too large to read here (the history service then says why it refuses)."""
     from amr_tui.core.format.parser import parse
-    from amr_tui.services.workspace import MAX_PARSE_BYTES, read_bytes
+    from amr_tui.services.workspace import (
+        MAX_PARSE_BYTES,
+        read_bytes,
+    )
 
     data = read_bytes(root, rel, MAX_PARSE_BYTES)
     if data is None:

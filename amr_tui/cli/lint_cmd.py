@@ -8,10 +8,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from amr_tui.cli.history_cmd import report_skipped
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
 
 if TYPE_CHECKING:  # annotations only: lint's services are imported when it runs (start-up of `amr`)
     from amr_tui.git.history import SkippedBlob
+
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
 
 _SEVERITIES = ("error", "warning", "info")
 
@@ -53,8 +58,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
-    from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
-    from amr_tui.services.batch.lintrun import FixRefusedError, LintTarget, fix_repo, lint_targets, resolve_targets
+    from amr_tui.services.batch.lintrun import (
+        FixRefusedError,
+        LintTarget,
+        fix_repo,
+        lint_targets,
+        resolve_targets,
+    )
 
     paths = args.paths or [Path(".")]
     try:
@@ -82,8 +92,6 @@ def run(args: argparse.Namespace) -> int:
         skipped=skipped,
     )
     if skipped:
-        from amr_tui.cli.history_cmd import report_skipped
-
         report_skipped(skipped)
     floor = _SEVERITIES.index(args.severity)
     level = {s: _SEVERITIES.index(s.value) for s in {r.finding.diagnostic.severity for r in results}}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
 from types import ModuleType
@@ -52,7 +53,7 @@ _READS_MEMORY = frozenset({"lint", "search", "activity", "mcp", "serve", "share"
 
 
 def _modules(names: tuple[str, ...] = MODULES) -> Iterator[ModuleType]:
-    import importlib
+    import importlib  # only the sub-commands need it: `amr` alone starts without it
 
     for name in names:
         try:
@@ -83,18 +84,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version"):
-        from amr_tui.cli import app_cmd
+        from amr_tui.cli import app_cmd  # the editor's start: the sub-commands start without it
 
         return app_cmd.run(argv)
     if not argv:
-        from amr_tui.cli import app_cmd
+        from amr_tui.cli import app_cmd  # the editor's start: the sub-commands start without it
 
         return app_cmd.run([])
     parser = build_parser(argv[0])
     args = parser.parse_args(argv)
     if argv[0] in _READS_MEMORY:
-        from amr_tui.services.config import load_config
-        from amr_tui.services.workspace import set_formats
+        from amr_tui.services.config import load_config  # only the commands that read memory need it
+        from amr_tui.services.workspace import set_formats  # only the commands that read memory need it
 
         set_formats(load_config().formats)  # [formats]: how each repo's memory is read
     try:
@@ -115,8 +116,6 @@ def console_main() -> None:
     argv = sys.argv[1:]
     code = main(argv)
     if argv and argv[0] in FAST_EXIT:
-        import os
-
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -18,6 +18,9 @@ from pathlib import Path
 
 from amr_tui.cli.output import error
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("mcp",)
 SESSION_ENV = "AMR_SESSION_ID"
 
@@ -49,7 +52,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 def run(args: argparse.Namespace) -> int:
     from amr_tui.services.agent.memory import Writer
     from amr_tui.services.config import load_config
-    from amr_tui.services.workspace import discover, looks_like_memory_root
+    from amr_tui.services.workspace import (
+        discover,
+        looks_like_memory_root,
+    )
 
     cfg = load_config()
     paths: list[Path] = list(args.paths)
@@ -84,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
     memory = AgentMemory(mounts, review=review, load=False)
     memory.start_loading()
-    from amr_tui.cli.mcp_server import build_server
+    from amr_tui.cli.mcp_server import build_server  # mcp, pydantic: loaded once the repos are checked
 
     server = build_server(memory, base)
     try:

@@ -7,6 +7,9 @@ from pathlib import Path
 
 from amr_tui.cli.output import error, safe
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("merge-driver",)
 
 _DESCRIPTION = (

@@ -10,6 +10,9 @@ from pathlib import Path
 from amr_tui.cli.output import emit_json, error, safe
 from amr_tui.core.paths import MEMORY_FILE
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from amr_tui.services.workspace import MAX_PARSE_BYTES
@@ -76,7 +79,10 @@ def check_named_paths(paths: list[Path]) -> None:
     as a symlinked folder of a memory repo around it (another repo made to look like a folder of
     it); any other folder is checked inside the nearest root above it. Missing paths are left to
     the command, which says so."""
-    from amr_tui.services.workspace import looks_like_memory_root, path_is_safe
+    from amr_tui.services.workspace import (
+        looks_like_memory_root,
+        path_is_safe,
+    )
 
     for path in paths:
         path = path.expanduser()

@@ -7,7 +7,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from amr_tui.cli.output import error, safe
+from amr_tui.cli import app_cmd
+from amr_tui.cli.app_cmd import open_app
+from amr_tui.cli.output import emit_json, error, safe
+
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,7 +71,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run_track(args: argparse.Namespace) -> int:
-    from amr_tui.services.init import TRACK_MESSAGE, InitError, track_folder, track_plan
+    from amr_tui.services.init import (
+        TRACK_MESSAGE,
+        InitError,
+        track_folder,
+        track_plan,
+    )
 
     try:
         target, files = track_plan(args.path)
@@ -85,7 +95,6 @@ def run_track(args: argparse.Namespace) -> int:
 
 
 def run_discover(args: argparse.Namespace) -> int:
-    from amr_tui.cli.output import emit_json
     from amr_tui.services.config import load_config
     from amr_tui.services.discovery import discover_memory
 
@@ -99,8 +108,6 @@ def run_discover(args: argparse.Namespace) -> int:
             history = "git" if f.git else "no history (not a git repo)"
             print(f"{safe(str(f.path))}  {f.agent}, {f.style}, {history}")
     if args.open and found:
-        from amr_tui.cli import app_cmd
-
         return app_cmd.run([str(f.path) for f in found])
     return 0
 
@@ -132,13 +139,15 @@ def run_demo(args: argparse.Namespace) -> int:
         for repo in repos:
             print(f"  {safe(str(repo))}")
         return _lint_summary(repos)
-    from amr_tui.cli.app_cmd import open_app
 
     return open_app(repos, read_only=set())
 
 
 def _lint_summary(repos: list[Path]) -> int:
-    from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
+    from amr_tui.services.batch.lintrun import (
+        lint_targets,
+        resolve_targets,
+    )
 
     results = lint_targets(resolve_targets(repos))
     by_code: dict[str, int] = {}

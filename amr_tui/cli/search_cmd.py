@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,9 @@ from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 if TYPE_CHECKING:
     from amr_tui.core.search.index import SearchHit
     from amr_tui.services.workspace import Mount
+
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,14 +53,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
-    from amr_tui.services.batch.searchrun import search_paths
+    from amr_tui.services.batch.searchrun import (
+        search_paths,
+    )
 
     if args.limit < 1:
         error("--limit must be at least 1")
         return 2
     if args.history:
         return run_history(args)
-    from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
+    from amr_tui.cli.parse_cmd import (
+        LeavesRepoError,
+        check_named_paths,
+    )
     from amr_tui.core.search.query import QueryError
 
     try:
@@ -81,8 +90,6 @@ def _cache_in_child(mounts: list[Mount]) -> None:
     """After a cold answer: build the index cache in a child process, detached from the
     terminal and from our output (a pipe reading us sees its end now), so the next search is
     answered from the cache."""
-    import os
-
     sys.stdout.flush()
     sys.stderr.flush()
     fork = getattr(os, "fork", None)
@@ -99,7 +106,7 @@ def _cache_in_child(mounts: list[Mount]) -> None:
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        from amr_tui.services.batch.searchrun import build_cache
+        from amr_tui.services.batch.searchrun import build_cache  # in the forked child only
 
         build_cache(mounts)
     finally:
@@ -135,13 +142,19 @@ def _print(args: argparse.Namespace, hits: list[SearchHit]) -> int:
 
 def run_history(args: argparse.Namespace) -> int:
     """``amr search --history``: the past of each repo with git that the paths name, best first."""
-    import os
-
-    from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
+    from amr_tui.cli.parse_cmd import (
+        LeavesRepoError,
+        check_named_paths,
+    )
     from amr_tui.core.search.query import QueryError
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.history.past import PastEntry, PastIndex
-    from amr_tui.services.history.service import HistoryService
+    from amr_tui.services.history.past import (
+        PastEntry,
+        PastIndex,
+    )
+    from amr_tui.services.history.service import (
+        HistoryService,
+    )
     from amr_tui.services.workspace import discover
 
     def shown(path: Path) -> str:

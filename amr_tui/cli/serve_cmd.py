@@ -21,11 +21,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from amr_tui.cli.app_cmd import BadTarget, parse_targets
 from amr_tui.cli.output import error
 
 if TYPE_CHECKING:
     from aiohttp import web
     from textual_serve.server import Server
+
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
 
 COMMANDS = ("serve",)
 HOST = "127.0.0.1"  # never another interface: the token is the only lock
@@ -56,9 +60,11 @@ def app_command(args: list[str], read_only: list[str]) -> str:
 
 def _targets(raw: list[str], read_only: list[str]) -> list[str] | str:
     """The PATH arguments made absolute (the app runs in a child process), or what is wrong."""
-    from amr_tui.cli.app_cmd import BadTarget, parse_targets
     from amr_tui.services.config import load_config
-    from amr_tui.services.workspace import discover, looks_like_memory_root
+    from amr_tui.services.workspace import (
+        discover,
+        looks_like_memory_root,
+    )
 
     args: list[str] = []
     paths: list[Path] = []
@@ -92,10 +98,10 @@ def _targets(raw: list[str], read_only: list[str]) -> list[str] | str:
 def make_web_app(command: str, token: str) -> tuple[web.Application, Server]:
     """The aiohttp app serving ``command`` under ``/<token>/``, and its textual-serve server (whose
     ``public_url`` the caller sets once the port is known)."""
-    import aiohttp_jinja2
-    import jinja2
-    from aiohttp import web
-    from textual_serve.server import Server
+    import aiohttp_jinja2  # aiohttp (textual-serve's): only `amr serve` loads it
+    import jinja2  # jinja2 (textual-serve's): only `amr serve` loads it
+    from aiohttp import web  # aiohttp (textual-serve's): only `amr serve` loads it
+    from textual_serve.server import Server  # textual-serve: only `amr serve` loads it
 
     server = Server(command, host=HOST, title="amr")
     prefix = f"/{token}/"
@@ -140,7 +146,7 @@ def make_web_app(command: str, token: str) -> tuple[web.Application, Server]:
 
 async def serve(command: str, port: int, token: str, ready: asyncio.Event | None = None) -> None:
     """Serve until SIGINT or SIGTERM (or the task is cancelled), printing the URL once bound."""
-    from aiohttp import web
+    from aiohttp import web  # aiohttp (textual-serve's): only `amr serve` loads it
 
     app, server = make_web_app(command, token)
     runner = web.AppRunner(app, handle_signals=False)

@@ -8,10 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, safe
+from amr_tui.cli.parse_cmd import check_named_paths
 from amr_tui.core.textsafety import plural
 
 if TYPE_CHECKING:  # annotations only: the share services are imported when it runs (start-up of `amr`)
     from amr_tui.services.share.build import RepoPreview
+
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
 
 COMMANDS = ("share",)
 
@@ -54,13 +58,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def run(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.share.build import left_out_json, preview, select, share
+    from amr_tui.services.share.build import (
+        left_out_json,
+        preview,
+        select,
+        share,
+    )
     from amr_tui.services.workspace import discover
 
     if not args.preview and args.into is None:
         error("--into DIR is required (or --preview)")
         return 2
-    from amr_tui.cli.parse_cmd import check_named_paths
 
     try:
         check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does

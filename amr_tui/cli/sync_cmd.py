@@ -13,6 +13,9 @@ from amr_tui.cli.output import emit_json, error, safe
 if TYPE_CHECKING:  # annotations only: the sync services are imported when a command runs (start-up of `amr`)
     from amr_tui.services.sync.run import PendingMerge, SyncProgress, SyncResult
 
+# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
+# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
+
 COMMANDS = ("sync",)
 _SEVERITY = [0, 3, 1, 2]  # with several repos, the worst exit code wins: error > conflict > offline
 
@@ -167,7 +170,11 @@ def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
 
 
 def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    from amr_tui.services.sync.resolve import all_choice, pending_merge, resolve
+    from amr_tui.services.sync.resolve import (
+        all_choice,
+        pending_merge,
+        resolve,
+    )
 
     pending = pending_merge(repo)
     if pending is None:

@@ -83,7 +83,7 @@ def _gitpython() -> Any:
     """Import GitPython lazily. Its import-time ``git version`` probe uses our absolute git."""
     if "GIT_PYTHON_GIT_EXECUTABLE" not in os.environ:
         os.environ["GIT_PYTHON_GIT_EXECUTABLE"] = git_binary()
-    import git as gitpython
+    import git as gitpython  # GitPython: not on the first frame's path; the variable above is set first
 
     return gitpython
 

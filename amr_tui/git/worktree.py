@@ -11,6 +11,7 @@ rejected. Content is bytes and is never decoded or re-encoded (CRLF survives).
 
 from __future__ import annotations
 
+import ctypes
 import os
 import secrets
 import stat
@@ -230,7 +231,6 @@ def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two names. False when the system cannot (the caller falls back)."""
     if _renameat2 is None:
         return False
-    import ctypes
 
     rc = _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
     if rc == 0:

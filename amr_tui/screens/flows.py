@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from amr_tui.services.session.state import OpenFile, Session
     from amr_tui.services.sync.run import SyncProgress, SyncResult
 
+# Lazy imports: each flow imports its screen and services when it starts, so that the editor's first
+# frame loads none of them (tests/test_startup_path.py).
+
 
 def shown_repo(main: MainScreen, session: Session) -> str | None:
     """The repo of the file the main screen shows, else the first one mounted."""
@@ -43,7 +46,7 @@ def read_again(main: MainScreen, changed: bool | None) -> None:
 async def sync(app: App[int], main: MainScreen, session: Session, merge_driver: bool) -> None:
     """Sync the shown repo; a sync stopped on a conflict opens the conflict view, and what it
     resolved is reported as a sync."""
-    from amr_tui.services.sync.run import sync as run_sync  # git: not on the first frame's path
+    from amr_tui.services.sync.run import sync as run_sync
 
     repo = shown_repo(main, session)
     if repo is None or session.git(repo) is None:
@@ -100,7 +103,7 @@ def _report(app: App[int], main: MainScreen, repo: str, result: SyncResult) -> N
 
 # ------------------------------------------------------------------ share
 async def share(app: App[int], main: MainScreen, session: Session) -> None:
-    from amr_tui.screens.share import ShareScreen  # not on the first frame's path
+    from amr_tui.screens.share import ShareScreen
 
     await app.push_screen_wait(ShareScreen(session, tempfile.mkdtemp(prefix="amr-share-")))
 
@@ -127,7 +130,7 @@ async def file_history(app: App[int], main: MainScreen, session: Session) -> Non
     if found is None:
         return
     of, service = found
-    from amr_tui.screens.history import FileHistoryScreen  # not on the first frame's path
+    from amr_tui.screens.history import FileHistoryScreen
 
     await app.push_screen_wait(FileHistoryScreen(service, of.repo, of.path))
 
@@ -142,7 +145,7 @@ async def entry_timeline(app: App[int], main: MainScreen, session: Session) -> N
     if entry is None:
         notify_text(app, "Put the cursor on an entry to see its history.", severity="warning")
         return
-    from amr_tui.screens.history import TimelineScreen  # not on the first frame's path
+    from amr_tui.screens.history import TimelineScreen
 
     await app.push_screen_wait(TimelineScreen(service, of.repo, of.path, entry.line, entry.text))
 
@@ -152,7 +155,7 @@ async def forgotten(app: App[int], main: MainScreen, session: Session) -> None:
     if found is None:
         return
     of, service = found
-    from amr_tui.screens.forgotten import ForgottenScreen  # not on the first frame's path
+    from amr_tui.screens.forgotten import ForgottenScreen
 
     screen = ForgottenScreen(service, of.repo, session.mount(of.repo).read_only)
     changed = await app.push_screen_wait(screen)
@@ -171,7 +174,7 @@ async def forget_entry(app: App[int], main: MainScreen, session: Session) -> Non
     if found is None:
         return
     service = found[1]
-    from amr_tui.core.format.edit import summarise  # not on the first frame's path
+    from amr_tui.core.format.edit import summarise
     from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
     from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, forget
 
@@ -214,7 +217,7 @@ async def review_dreams(app: App[int], main: MainScreen, session: Session, poll_
     if not repos:
         notify_text(app, "No git repo mounted.", severity="warning")
         return
-    from amr_tui.screens.review.screen import DreamListScreen  # not on the first frame's path
+    from amr_tui.screens.review.screen import DreamListScreen
 
     changed = await app.push_screen_wait(DreamListScreen(session, repos, poll_interval=poll_interval))
     read_again(main, changed)
@@ -226,7 +229,7 @@ async def activity(app: App[int], main: MainScreen, session: Session) -> None:
     if repo is None or session.git(repo) is None:
         notify_text(app, "The activity review needs a git repo.", severity="warning")
         return
-    from amr_tui.screens.activity import ActivityScreen  # not on the first frame's path
+    from amr_tui.screens.activity import ActivityScreen
 
     service = await asyncio.to_thread(session.activity, repo)  # the first use reads the repo
     changed = await app.push_screen_wait(ActivityScreen(service, repo, session.mount(repo).read_only))

@@ -55,8 +55,8 @@ class WelcomeScreen(Screen[str | None]):
 
     @work(thread=True, exclusive=True, group="welcome-discover")
     def _discover(self) -> None:
-        from amr_tui.services.config import load_config
-        from amr_tui.services.discovery import discover_memory
+        from amr_tui.services.config import load_config  # in the worker: the welcome screen paints first
+        from amr_tui.services.discovery import discover_memory  # in the worker: the welcome screen paints first
 
         try:
             found = discover_memory(configured=load_config().repos)

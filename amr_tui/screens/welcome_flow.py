@@ -59,7 +59,12 @@ def _demo() -> list[Mount]:
 async def _create(app: App[int], merge_driver: bool) -> list[Mount] | None:
     """Ask where, show exactly what will be written there, and write it only on yes; with no git
     identity, ask for one for the new repo only (its own config, never the global one)."""
-    from amr_tui.services.init import InitError, InitNoIdentityError, init_memory_repo, preview_init
+    from amr_tui.services.init import (
+        InitError,
+        InitNoIdentityError,
+        init_memory_repo,
+        preview_init,
+    )  # git: only when a repo is created
 
     value = await app.push_screen_wait(
         PromptScreen("Create a memory repo at", value=str(Path.cwd()), help_text=_WHERE_HELP)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,7 +79,7 @@ def load_config(path: Path | None = None) -> Config:
         cfg.merge_driver = False
     formats = data.get("formats", {})
     if isinstance(formats, dict):
-        from amr_tui.services.workspace import STYLES
+        from amr_tui.services.workspace import STYLES  # workspace: only for a config with [formats]
 
         cfg.formats = {str(k): str(v) for k, v in formats.items() if isinstance(v, str) and v in STYLES}
     keys = data.get("keys", {})
@@ -103,8 +104,7 @@ def save_settings(path: Path | None, **values: str | int) -> str | None:
     new one goes before the first table. The result is read back with tomllib before it replaces
     the file (atomically); a file that cannot be read as TOML is left alone. Returns the error, or
     None when saved."""
-    import tempfile
-    import tomllib
+    import tomllib  # here: as in load_config, start-up does not load it
 
     path = path or config_path()
     try:

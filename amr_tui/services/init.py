@@ -30,6 +30,8 @@ from amr_tui.core.format.links import index_link
 from amr_tui.core.lint.repo import is_memory_note
 from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, NotARepoError, RepoStateError, is_memory_repo
+from amr_tui.git.mergedriver import install_driver_config
+from amr_tui.services.sync.gitattrs import ATTRIBUTES, attributes_with_driver
 from amr_tui.services.workspace import is_markdown, scan_files
 
 MEMORY_TEMPLATE = b"# Memory\n\n## Index\n"
@@ -93,7 +95,6 @@ def init_memory_repo(
         raise InitError(str(exc)) from exc
     if not merge_driver or result.head is None:
         return result
-    from amr_tui.git.mergedriver import install_driver_config
 
     try:
         configured = install_driver_config(GitRepo(result.path).runner)
@@ -164,8 +165,6 @@ def _init(
 
 def _attributes(repo: GitRepo, merge_driver: bool) -> dict[str, bytes]:
     """``.gitattributes`` with ``*.md merge=amr`` for the first commit, when it lacks the line."""
-    from amr_tui.services.sync.gitattrs import ATTRIBUTES, attributes_with_driver
-
     if not merge_driver:
         return {}
     head = repo.head()

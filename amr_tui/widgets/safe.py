@@ -58,7 +58,7 @@ def rich_text(text: str, style: str = "") -> Text:
 def word_diff(old: str, new: str, removed: str, added: str, *, limit: int = 12) -> Content:
     """The lines that differ between two texts, each pair as "- old" / "+ new" with the words
     taken out or put in styled ``removed`` / ``added`` (``core.diff.words``); text made visible."""
-    from amr_tui.core.diff.words import changed_lines, word_changes
+    from amr_tui.core.diff.words import changed_lines, word_changes  # word diff: not on the first frame's path
 
     lines: list[Content] = []
     for before, after in changed_lines(old, new, limit):

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from amr_tui.core.format.metadata import format_metadata
 from amr_tui.core.format.parser import BOM, SEPARATOR, Document, parse
 from amr_tui.core.format.rules import diag, rebuild_line
-from amr_tui.core.model import Diagnostic, Entry, Line, Link
+from amr_tui.core.model import Diagnostic, Entry, Line, LineKind, Link
 from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.core.secrets import redact_secrets
 
@@ -269,7 +269,6 @@ def searchable_lines(doc: Document, *, prose: bool = False) -> list[tuple[int, s
     out = [(e.line, e.text) for e in doc.entries if e.text]
     if not prose:
         return out
-    from amr_tui.core.model import LineKind
 
     out += [(ln, f"{key}: {value}") for ln, key, value in front_matter_fields(doc) if key != "limit"]
     for line in doc.lines:

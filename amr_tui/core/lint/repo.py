@@ -26,6 +26,7 @@ from amr_tui.core.format.links import (
 )
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag
+from amr_tui.core.lint.contradictions import find_contradictions
 from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text
 from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link
 from amr_tui.core.model import Finding as Finding  # what lint_repo returns: lint's API
@@ -575,8 +576,6 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
 def _contradictions(repo: RepoSnapshot) -> list[Finding]:
     """AMR033: entries whose texts differ only in a value (``core.lint.contradictions``), reported
     at the later one, naming the other place and the two values."""
-    from amr_tui.core.lint.contradictions import find_contradictions
-
     texts: list[str] = []
     where: list[tuple[str, int]] = []
     seen: set[str] = set()

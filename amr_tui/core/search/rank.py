@@ -248,7 +248,7 @@ class Resolver:
 
 def fuzzy_bits(index: PostingStore, atom: str) -> int:
     from rapidfuzz import process  # on first use: rapidfuzz costs `amr` start-up time
-    from rapidfuzz.distance import OSA
+    from rapidfuzz.distance import OSA  # on first use, as rapidfuzz.process above
 
     n = len(atom)
     vocab = index.vocab

@@ -38,6 +38,7 @@ from amr_tui.services import writegate
 from amr_tui.services.session import editing
 from amr_tui.services.session.external import put_back, run_editor
 from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.undo import undo_newest
 from amr_tui.services.workspace import MEMORY_FILE, is_markdown
 from amr_tui.services.writegate import EditRefused, Saved
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
@@ -434,8 +435,6 @@ class EditActions:
             return
 
         def job() -> Saved:
-            from amr_tui.services.undo import undo_newest
-
             return undo_newest(session, list(session.written))
 
         self.host.run_save(job)

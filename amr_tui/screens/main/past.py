@@ -44,7 +44,7 @@ async def open_past(
     Awaited in a flow (a worker): whether the forgotten facts changed the repo (a restore)."""
     # Imported here: the history screens are not needed for the first frame.
     from amr_tui.screens.forgotten import ForgottenScreen
-    from amr_tui.screens.history import TimelineScreen
+    from amr_tui.screens.history import TimelineScreen  # history screens: not on the first frame's path
 
     service = session.history(entry.repo)
     if entry.kind == "deleted" and entry.forgotten_id is not None:

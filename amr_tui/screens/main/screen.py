@@ -34,6 +34,7 @@ from amr_tui.screens.main.past import open_past, past_loader
 from amr_tui.screens.main.place import Place
 from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFailed, SaveJob
 from amr_tui.screens.main.state import Opens, Polls, StartUp
+from amr_tui.services.config import TREE_WIDTH
 from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
@@ -255,7 +256,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="peek")
     def peek(self) -> None:
         """The first look (screens/main/peek.py): one walk of each repo and the first file parsed."""
-        from amr_tui.screens.main.peek import first_look
+        from amr_tui.screens.main.peek import first_look  # parser: in this worker, not before the first frame
 
         look = None
         try:
@@ -403,7 +404,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="merge-driver")
     def tell_missing_merge_driver(self) -> None:
-        from amr_tui.services.sync.gitattrs import tell_missing_driver_once
+        from amr_tui.services.sync.gitattrs import tell_missing_driver_once  # git: not on the first frame's path
 
         session = self.loaded
         missing = [
@@ -1042,8 +1043,6 @@ class MainScreen(Screen[None]):
 
     def action_tree_width(self, step: int) -> None:
         """Make the tree narrower or wider; the width is kept in the config (tree_width)."""
-        from amr_tui.services.config import TREE_WIDTH
-
         tree = self.query_one(MemoryTree)
         width = max(TREE_WIDTH[0], min(TREE_WIDTH[1], tree.outer_size.width + step, max(self.size.width - 30, 20)))
         tree.styles.width = width

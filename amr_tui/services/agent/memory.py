@@ -42,16 +42,18 @@ from amr_tui.core.format.edit import (
     replace_line,
     summarise,
 )
-from amr_tui.core.format.links import LinkState, normalise, unsafe_reason
+from amr_tui.core.format.links import LinkState, normalise, resolve, unsafe_reason
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.lint.repo import INDEX_HEADING, LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES
 from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.core.paths import MEMORY_FILE, with_md_suffix
+from amr_tui.core.search.index import QueryError
 from amr_tui.core.search.topics import Topic, rank_topics
 from amr_tui.core.secrets import find_secrets
 from amr_tui.core.textsafety import make_visible
 from amr_tui.core.tombstones import FactMatcher
 from amr_tui.git.commit import blob_oid
+from amr_tui.git.dreamrefs import list_refs
 from amr_tui.git.errors import AmrGitError, ConflictError, EntryGoneError, NoIdentityError, RefMovedError
 from amr_tui.git.gate import Change, ForeignConflictError
 from amr_tui.services import writegate
@@ -81,7 +83,7 @@ from amr_tui.services.agent.model import (
     WriteResult,
 )
 from amr_tui.services.dreams.model import BRANCH_PREFIX, DECISION_PREFIX, run_id_of
-from amr_tui.services.history.forgotten import MOVED_TRAILER
+from amr_tui.services.history.forgotten import MOVED_TRAILER, SECRET_IN_HISTORY, plan_changes, plan_forget
 from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.workspace import Mount
 from amr_tui.services.writegate import EditRefused, Saved
@@ -307,8 +309,6 @@ class AgentMemory:
         return out
 
     def _resolved(self, repo: str, target: str) -> str | None:
-        from amr_tui.core.format.links import resolve
-
         return resolve(target, set(self.session.files(repo))).path
 
     def search(self, query: str, limit: int = 10, repo: str | None = None) -> SearchResults:
@@ -318,7 +318,6 @@ class AgentMemory:
             if repo is not None:
                 repo = self._repo(repo)
             limit = max(1, min(int(limit), MAX_LIMIT))
-            from amr_tui.core.search.index import QueryError
 
             try:
                 hits = self.session.search(query, limit * 2 + 10, repos=[repo] if repo else None)
@@ -538,7 +537,6 @@ class AgentMemory:
             if isinstance(found, WriteResult):
                 return found
             entry, raw = found
-            from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, plan_changes, plan_forget
 
             service = self.session.history(repo)
             try:
@@ -861,7 +859,6 @@ class AgentMemory:
         if found is not None:
             return found, run_id_of(found)
         stem = f"{INBOX_STEM}{self.today.isoformat()}"
-        from amr_tui.git.dreamrefs import list_refs
 
         closed = {ref.rsplit("/", 1)[-1] for ref in list_refs(git, DECISION_PREFIX)}
         n = 1

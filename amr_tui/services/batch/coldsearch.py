@@ -287,8 +287,8 @@ def _starts(texts: list[str]) -> list[int]:
 def _parse(data: bytes, rel: str, *, prose: bool = False) -> list[tuple[int, str]]:
     """(line, text) of every entry with text, from the parser (``prose``: and the running text
     and front matter, ``core.format.edit.searchable_lines``)."""
-    from amr_tui.core.format.edit import searchable_lines
-    from amr_tui.core.format.parser import parse as parse_document
+    from amr_tui.core.format.edit import searchable_lines  # parser: only for files not read as plain lines
+    from amr_tui.core.format.parser import parse as parse_document  # parser: only for files not read as plain lines
 
     return searchable_lines(parse_document(data, rel, check=False), prose=prose)
 
@@ -363,7 +363,7 @@ class _Child:
         return got
 
     def _receive(self) -> Any:
-        import select
+        import select  # only when a forked child answers
 
         if not select.select([self.stream], [], [], CHILD_WAIT_S)[0]:
             raise TimeoutError(f"no answer from the child in {CHILD_WAIT_S:g} s")
@@ -378,7 +378,7 @@ class _Child:
         """Stop the child (its work may no longer be wanted). It is reaped later, without
         waiting (the kernel takes milliseconds to free its memory): by the next search in this
         process, or by init when this process ends."""
-        import signal
+        import signal  # only when a forked child is stopped
 
         if self.stream.closed:  # stopped already (its pid may be reaped and reused since)
             return
@@ -472,9 +472,9 @@ def _wants_fork(jobs: int | None, files: int) -> bool:
         return jobs > 1 and hasattr(os, "fork")
     if not hasattr(os, "fork") or files < FORK_FILES:
         return False
-    import threading
+    import threading  # only for a repo big enough to fork for
 
-    from amr_tui.services.batch.parallel import processes
+    from amr_tui.services.batch.parallel import processes  # only for a repo big enough to fork for
 
     return threading.active_count() == 1 and processes() > 1  # a fork copies locks other threads hold
 
@@ -491,7 +491,7 @@ def _index(
 ) -> SearchIndex:
     """The index of the candidate entries, and of the files whose name holds every probe
     (``every``) or one of them."""
-    from amr_tui.core.search.index import SearchIndex
+    from amr_tui.core.search.index import SearchIndex  # search index: loaded after the scan, off `amr search` start-up
 
     index = SearchIndex()
     pick = all if every else any

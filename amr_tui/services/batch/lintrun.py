@@ -31,10 +31,10 @@ if TYPE_CHECKING:  # annotations only: these are imported where used (below)
     from amr_tui.core.lint.repo import RepoSnapshot
     from amr_tui.git.history import SkippedBlob
 
-# Start-up of `amr lint`: the parser and the rules (core.format, core.lint), git (amr_tui.git,
-# services.sync, services.history) are imported inside the functions that need them. A repo
-# answered from the cache (services.batch.lintcache) never needs them, and they are most of the
-# time of such a run.
+# Lazy imports: at the start-up of `amr lint`, the parser and the rules (core.format, core.lint)
+# and git (amr_tui.git, services.sync, services.history) are imported inside the functions that
+# need them. A repo answered from the cache (services.batch.lintcache) never needs them, and they
+# are most of the time of such a run.
 
 MAX_FIX_ROUNDS = 50
 
@@ -151,7 +151,7 @@ def lint_targets(
     for target in targets:
         findings = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and diskcache.enabled())
         if history:
-            from amr_tui.services.history.service import resurrections  # lazy: see the top of the module
+            from amr_tui.services.history.service import resurrections
 
             walked: list[SkippedBlob] = []
             findings = sorted(
@@ -179,7 +179,7 @@ def git_tracked(root: Path) -> set[str] | None:
     ``root`` may be a folder inside a larger work tree (its files are then the ones under it).
     Raises UnsafeRepoError when git refuses the repo (another user's, or a work tree elsewhere).
     """
-    from amr_tui.git import GitRepo, NotARepoError  # lazy: see the top of the module
+    from amr_tui.git import GitRepo, NotARepoError
 
     try:
         repo = GitRepo(root)
@@ -192,7 +192,7 @@ def git_tracked(root: Path) -> set[str] | None:
 
 def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
     """No AMR013 fix for a file git does not track (nothing is linked when git cannot say)."""
-    from amr_tui.core.lint.repo import without_untracked_links  # lazy: see the top of the module
+    from amr_tui.core.lint.repo import without_untracked_links
     from amr_tui.git import AmrGitError
 
     try:
@@ -228,7 +228,7 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
             cached = lintcache.lookup(probe)
         if cached is not None:
             return cached
-    from amr_tui.core.lint.repo import lint_repo  # lazy: see the top of the module
+    from amr_tui.core.lint.repo import lint_repo
 
     with paused_gc():
         kept = lintcache.cached_facts(probe) if probe is not None else {}
@@ -283,8 +283,13 @@ def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
     not track is never linked into the Index. A fix whose finding comes back unchanged after it
     was applied (it could not take) is not applied again, so the rounds end.
     """
-    from amr_tui.core.format.parser import parse  # lazy: see the top of the module
-    from amr_tui.core.lint.repo import apply_edits, fix_edits, lint_repo, without_untracked_links
+    from amr_tui.core.format.parser import parse
+    from amr_tui.core.lint.repo import (
+        apply_edits,
+        fix_edits,
+        lint_repo,
+        without_untracked_links,
+    )
     from amr_tui.git import AmrGitError, UnsafeRepoError
     from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree
     from amr_tui.git.worktree import UnsafePathError

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from amr_tui.services.workspace import is_markdown, load_document, paused_gc
+from amr_tui.services.workspace import is_markdown, load_document, paused_gc, repo_style
 
 MIN_FILES = 200  # below this a pool costs more than it saves (fork, pipes, pickling)
 MAX_WORKERS = 8
@@ -87,7 +87,7 @@ def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
     """(line, text) of each entry with text: what the search index holds of a file."""
     if not is_markdown(rel):
         return []
-    from amr_tui.core.format.edit import searchable_lines  # lazy: see the top of the module
+    from amr_tui.core.format.edit import searchable_lines  # the parser: only a cold run, in its workers
 
     doc = load_document(root, rel, check=False)  # entries only: no lint
     return searchable_lines(doc, prose=_style(str(root)) != "amr") if doc is not None else []
@@ -95,6 +95,4 @@ def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
 
 @functools.lru_cache(maxsize=64)
 def _style(root: str) -> str:
-    from amr_tui.services.workspace import repo_style
-
     return repo_style(Path(root))

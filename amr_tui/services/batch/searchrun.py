@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from amr_tui.services.batch import diskcache, searchcache
 from amr_tui.services.batch.parallel import entry_texts, map_files
-from amr_tui.services.workspace import Mount, discover, paused_gc, read_bytes, scan_files
+from amr_tui.services.workspace import Mount, discover, load_snapshot, paused_gc, read_bytes, scan_files
 
 if TYPE_CHECKING:  # the index is imported where it is used: a search without its cache forks first
     from amr_tui.core.format.parser import Document
@@ -40,8 +40,8 @@ def index_mount(index: SearchIndex, mount: Mount) -> int:
 
 def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     """The index of these repos: from the cache, brought up to date, or built (and cached)."""
-    from amr_tui.core.search.index import SearchIndex
-    from amr_tui.services.batch import searchcolumns
+    from amr_tui.core.search.index import SearchIndex  # search index: a cold search answers without it
+    from amr_tui.services.batch import searchcolumns  # search index: a cold search answers without it
 
     path = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
     cached = searchcache.load(path) if path is not None else None
@@ -84,7 +84,7 @@ class DiskSearchContext:
     def _doc(self, repo: str, path: str) -> Document | None:
         key = (repo, path)
         if key not in self._docs:
-            from amr_tui.core.format.parser import parse
+            from amr_tui.core.format.parser import parse  # parser: only for filters that read a hit's entry
 
             mount = self._mounts.get(repo)
             data = read_bytes(mount.root, path) if mount is not None else None
@@ -103,13 +103,11 @@ class DiskSearchContext:
 
     def _snapshot(self, repo: str) -> RepoSnapshot:
         if repo not in self._snapshots:
-            from amr_tui.services.workspace import load_snapshot
-
             self._snapshots[repo] = load_snapshot(self._mounts[repo])
         return self._snapshots[repo]
 
     def broken(self, item: SearchItem) -> bool:
-        from amr_tui.core.format.links import LinkState
+        from amr_tui.core.format.links import LinkState  # links: only for the filter on broken links
 
         doc = self._doc(item.repo, item.path)
         entry = doc.entry_at(item.line) if doc else None
@@ -120,7 +118,7 @@ class DiskSearchContext:
 
     def orphan(self, repo: str, path: str) -> bool:
         if repo not in self._reachable:
-            from amr_tui.core.lint.repo import reachable
+            from amr_tui.core.lint.repo import reachable  # lint: only for the filter on orphans
 
             self._reachable[repo] = reachable(self._snapshot(repo))
         return path not in self._reachable[repo]
@@ -136,7 +134,7 @@ def search_paths(
     context = DiskSearchContext(mounts)
     cache = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
     if cache is None or not cache.exists():
-        from amr_tui.services.batch.coldsearch import cold_index
+        from amr_tui.services.batch.coldsearch import cold_index  # cold search: only when there is no cache
 
         with paused_gc():
             cold = cold_index(mounts, query, limit)

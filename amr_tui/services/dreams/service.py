@@ -35,6 +35,7 @@ from typing import Any
 from amr_tui.core.diff.align import FileSummary, Row, align, applied_ids, entry_line_counts, file_summaries
 from amr_tui.core.diff.entries import EntryDiff, diff_entries, mark_forgotten
 from amr_tui.core.format.parser import parse
+from amr_tui.core.lint.contradictions import find_contradictions
 from amr_tui.core.paths import in_amr_folder
 from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, parse_tombstones
 from amr_tui.git import GitRepo
@@ -338,8 +339,6 @@ class DreamService:
     def contradictions(self, review: RunReview) -> dict[str, list[str]]:
         """Change id -> "contradicts path:line (A vs B)?" for each entry the run writes that may
         contradict another entry of main now or of the run's result (``core.lint.contradictions``)."""
-        from amr_tui.core.lint.contradictions import find_contradictions
-
         run = review.run
         changed = set(review.diff.changed_paths)
         texts: list[str] = []

@@ -61,6 +61,7 @@ from amr_tui.git.remote import (
     remotes,
 )
 from amr_tui.git.runner import GitRunner
+from amr_tui.services.sync.gitattrs import install_merge_driver
 from amr_tui.services.sync.state import (
     FileConflict,
     SyncState,
@@ -371,8 +372,6 @@ def sync(
 
 def _install_driver(repo: GitRepo) -> str:
     """Install the merge driver where it is missing; what was done, in a sentence (or "")."""
-    from amr_tui.services.sync.gitattrs import install_merge_driver
-
     try:
         done = install_merge_driver(repo.root)
     except (AmrGitError, OSError) as exc:
