@@ -17,7 +17,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens import flows
 from amr_tui.screens.main.screen import MainScreen, Place
 from amr_tui.services.config import Config, load_config, save_settings
-from amr_tui.services.workspace import Mount, discover, looks_like_memory_root, set_formats
+from amr_tui.services.workspace import Mount, opening, set_formats
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.safe import notify_text
 from amr_tui.widgets.textual_private import FrameWatchingApp, run_binding_now
@@ -335,30 +335,8 @@ def make_app(
     ``open_at``: a file of a mounted repo and a line (0: the top) to open first, not MEMORY.md."""
     cfg = config if config is not None else load_config()
     set_formats(cfg.formats)
-    problems: list[str] = []
-    if cfg.error:
-        problems.append(f"Config not read: {cfg.error}")
-    ro = set(read_only or set()) | cfg.read_only
-    candidates = list(paths or [])
-    if not candidates:
-        cwd = Path.cwd()
-        if looks_like_memory_root(cwd):
-            candidates = [cwd]
-        else:
-            candidates = [p for p in cfg.repos if p.exists()]
-            problems += [f"Config names a repo that is not there: {p}" for p in cfg.repos if not p.exists()]
-    mounts: list[Mount] = []
-    for path in candidates:
-        try:
-            mounts.extend(discover([path], ro))
-        except FileNotFoundError as exc:
-            problems.append(str(exc))
-    first: tuple[str, str, int] | None = None
-    if open_at is not None:
-        target = open_at[0].expanduser().resolve()
-        mount = next((m for m in mounts if target.is_relative_to(m.root.resolve())), None)
-        if mount is None:
-            problems.append(f"{open_at[0]} is not in a mounted repo; not opened")
-        else:
-            first = (mount.name, target.relative_to(mount.root.resolve()).as_posix(), open_at[1])
-    return AmrApp(mounts, cfg, poll_interval=poll_interval, problems=problems, today=today, open_at=first)
+    found = opening(
+        list(paths or []), read_only=set(read_only or ()) | cfg.read_only, config_repos=cfg.repos, open_at=open_at
+    )
+    problems = ([f"Config not read: {cfg.error}"] if cfg.error else []) + found.problems
+    return AmrApp(found.mounts, cfg, poll_interval=poll_interval, problems=problems, today=today, open_at=found.first)

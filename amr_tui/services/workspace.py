@@ -248,6 +248,48 @@ def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount
     return mounts
 
 
+@dataclass(frozen=True)
+class Opening:
+    """What the editor opens: the repos mounted, what went wrong finding them, and the file to
+    show first as (repo, path, line), when one was asked for."""
+
+    mounts: list[Mount]
+    problems: list[str]
+    first: tuple[str, str, int] | None = None
+
+
+def opening(
+    paths: list[Path],
+    *,
+    read_only: set[str],
+    config_repos: list[Path],
+    open_at: tuple[Path, int] | None = None,
+) -> Opening:
+    """The repos to open: ``paths``, else the current folder if it is memory, else the config's."""
+    problems: list[str] = []
+    candidates = list(paths)
+    if not candidates:
+        cwd = Path.cwd()
+        if looks_like_memory_root(cwd):
+            candidates = [cwd]
+        else:
+            candidates = [p for p in config_repos if p.exists()]
+            problems += [f"Config names a repo that is not there: {p}" for p in config_repos if not p.exists()]
+    mounts: list[Mount] = []
+    for path in candidates:
+        try:
+            mounts.extend(discover([path], read_only))
+        except FileNotFoundError as exc:
+            problems.append(str(exc))
+    if open_at is None:
+        return Opening(mounts, problems)
+    target = open_at[0].expanduser().resolve()
+    mount = next((m for m in mounts if target.is_relative_to(m.root.resolve())), None)
+    if mount is None:
+        return Opening(mounts, [*problems, f"{open_at[0]} is not in a mounted repo; not opened"])
+    return Opening(mounts, problems, (mount.name, target.relative_to(mount.root.resolve()).as_posix(), open_at[1]))
+
+
 def list_files(root: Path) -> tuple[list[str], set[str]]:
     """(files, symlinks pointing outside the root). Posix paths relative to the root, sorted."""
     files, escaping, _ = scan_files(root)
