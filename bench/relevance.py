@@ -1,7 +1,8 @@
 """Relevance benchmark for search (issue 15, point 6): does the search find the fact you mean?
 
     .venv/bin/python bench/relevance.py [--entries N | --quick] [--classes a,b] [--cli]
-        [--engines amr,fzf] [--engine module:Class ...] [--show-misses] [--seed S]
+        [--engines amr,fzf] [--engine module:Class ...] [--weights NAME=VALUE,...]
+        [--show-misses] [--seed S]
 
 The realistic facts and typed queries of ``bench/relevance_facts.py`` are planted among the
 synthetic filler of ``bench/corpus.py`` (at positions fixed by the seed; some in files named for
@@ -182,6 +183,36 @@ class AmrEngine:
         return [(h.item.repo, h.item.path, h.item.line) for h in hits]
 
 
+class WeightedAmrEngine(AmrEngine):
+    """``amr`` with other ranking weights (``--weights length=0,saturation=1.2``): the fields of
+    ``amr_tui.core.search.rank.Weights`` given are changed for this engine's searches only."""
+
+    def __init__(self, spec: str) -> None:
+        from dataclasses import fields, replace
+
+        from amr_tui.core.search import rank
+
+        super().__init__()
+        known = {f.name: f.type for f in fields(rank.Weights)}
+        changes: dict[str, float | int] = {}
+        for part in filter(None, spec.split(",")):
+            key, _, value = part.partition("=")
+            if key not in known:
+                raise SystemExit(f"--weights: no weight {key!r}; known: {', '.join(known)}")
+            changes[key] = int(value) if known[key] in (int, "int") else float(value)
+        self.weights = replace(rank.WEIGHTS, **changes)  # type: ignore[arg-type]
+        self.name = f"amr {spec}" if spec else "amr"
+
+    def search(self, query: str, limit: int) -> list[Loc]:
+        from amr_tui.core.search import rank
+
+        kept, rank.WEIGHTS = rank.WEIGHTS, self.weights
+        try:
+            return super().search(query, limit)
+        finally:
+            rank.WEIGHTS = kept
+
+
 class FzfEngine:
     """``fzf --filter QUERY`` over one line per entry (``repo/path:line: full line``), a process
     per query; the first ``limit`` output lines, in fzf's order (its score)."""
@@ -339,7 +370,7 @@ def plant(n: int, seed: int) -> Corpus:
     """The filler corpus of ``n`` entries with the facts and decoys put in place of filler lines
     at positions fixed by ``seed``; a fact with a topic file goes into a filler file renamed so."""
     from corpus import generate_files
-    from relevance_facts import DECOYS, FACTS
+    from relevance_facts import DECOYS, FACTS, NOISE
 
     files = generate_files(n, seed=seed)
     r = random.Random(f"relevance/{seed}")
@@ -396,7 +427,7 @@ def plant(n: int, seed: int) -> Corpus:
         else:
             cf.entries[ei] = (line, fact.text, full)
         where[fact.id] = (cf.repo, cf.path, line)
-    for text, meta in DECOYS:
+    for text, meta in DECOYS + NOISE:
         fi, ei = slot(None)
         cf = files[fi]
         line = cf.entries[ei][0]
@@ -549,6 +580,24 @@ def table(results: Sequence[Result], classes: Sequence[str]) -> str:
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
 
 
+def weights_table(results: Sequence[Result], classes: Sequence[str]) -> str:
+    """One row per ranking choice (``--weights``): recall@1 of each class and overall, with
+    recall@5 and MRR overall (deleted facts aside)."""
+    shown = [c for c in classes if c != "deleted"]
+    head = ["weights", *(f"{c} R@1" for c in shown), "R@1", "R@5", "MRR"]
+    lines = ["| " + " | ".join(head) + " |", "| --- |" + " ---: |" * (len(head) - 1)]
+    for r in results:
+        cells = [r.name.removeprefix("amr ") if r.name != "amr" else "amr's own"]
+        for c in shown:
+            score = r.classes.get(c)
+            fig = score.figures() if score is not None else None
+            cells.append(f"{fig[0]:.2f}" if fig is not None else "n/a")
+        overall = r.current.figures()
+        cells += [f"{x:.2f}" for x in overall] if overall is not None else ["n/a"] * 3
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def as_json(results: Sequence[Result], n: int, classes: Sequence[str]) -> dict[str, object]:
     def figs(score: Score | None) -> dict[str, float] | None:
         fig = score.figures() if score else None
@@ -582,6 +631,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--engines", default="amr,fzf", help="built-in engines: amr, fzf, amr-cli (default amr,fzf)")
     ap.add_argument("--engine", action="append", default=[], metavar="MODULE:CLASS", help="a plug-in engine")
     ap.add_argument("--cli", action="store_true", help="also run amr-cli (amr search per query; slow)")
+    ap.add_argument(
+        "--weights",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE,...",
+        help="also run amr with these ranking weights (rank.Weights), e.g. length=0 or saturation=1.2",
+    )
     ap.add_argument("--show-misses", action="store_true", help="print each missed query with the top 3")
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = ap.parse_args(argv)
@@ -599,6 +655,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name not in BUILTIN:
             raise SystemExit(f"unknown engine {name!r}; built in: {', '.join(BUILTIN)}")
         engines.append(BUILTIN[name]())
+    engines += [WeightedAmrEngine(spec) for spec in args.weights]
     engines += [load_engine(spec) for spec in args.engine]
 
     t = time.perf_counter()
@@ -617,7 +674,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         past = f" (history {res.history_s:.2f} s)" if res.history_s is not None else ", no history search"
         print(f"{res.name}: build {res.build_s:.2f} s{past}, {res.queries} queries, {per_q:.1f} ms per query")
     print()
-    print(table(results, classes))
+    weighted = [
+        r for r, e in zip(results, engines, strict=True) if isinstance(e, WeightedAmrEngine) and e.name != "amr"
+    ]
+    print(table([r for r in results if r not in weighted], classes))
+    if weighted:
+        print()
+        print(weights_table([r for r in results if r.name == "amr"] + weighted, classes))
     if args.json:
         Path(args.json).write_text(json.dumps(as_json(results, n, classes), indent=2) + "\n", encoding="utf-8")
     if args.show_misses:

@@ -447,7 +447,41 @@ DECOYS: tuple[tuple[str, str], ...] = (
     ("Who decides what: the team decides the date of the review", _D),
 )
 
-CLASSES: tuple[str, ...] = ("exact", "partial", "typo", "order", "question", "abbrev", "metadata", "deleted")
+# Short filler an agent's noise leaves behind, repeating a few words of a ``noise`` query (a
+# heading copied as an entry, a line said three times): never a right answer. The real fact
+# holds the same words in a sentence; a ranking that rewards a short text, or counts each
+# repetition again, puts these first.
+NOISE: tuple[tuple[str, str], ...] = (
+    ("Deploy order, deploy order", ""),
+    ("Postgres password? Postgres password", ""),
+    ("Release captains approvals approvals", ""),
+    ("Canary traffic minutes, canary traffic", ""),
+    ("Pool size per node, pool size per node", ""),
+    ("Rate limit per token, rate limit", ""),
+    ("Redis port redis port redis port", ""),
+    ("Kafka topic days kafka topic days", ""),
+    ("VPN access approval: VPN access", ""),
+    ("Nightly janitor tags janitor tags", ""),
+    ("Incident commander, incident commander", ""),
+    ("Architecture review Thursday review", ""),
+    ("Read replica lags read replica", ""),
+    ("Feature flags sprints flags", ""),
+    ("TLS certificates TLS certificates renew", ""),
+)
+
+CLASSES: tuple[str, ...] = (
+    "exact",
+    "partial",
+    "typo",
+    "order",
+    "question",
+    "abbrev",
+    "metadata",
+    "missing",
+    "typo3",
+    "noise",
+    "deleted",
+)
 
 _QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
     "exact": (
@@ -636,6 +670,63 @@ _QUERIES: dict[str, tuple[tuple[str, str], ...]] = {
         ("license source:legal", "license"),
         ("canary rollout added:2026-10-08", "dep_canary"),
         ("secrets vault source:wiki added:>=2026-10-01", "secrets_vault"),
+    ),
+    # some typed words are in no right answer: it holds most of them (the rarer ones), and an
+    # empty answer is a miss (an agent then writes the fact again)
+    "missing": (
+        ("deploy migrations first always", "dep_order"),
+        ("friday deploys forbidden", "dep_friday"),
+        ("postgres password rotation schedule", "db_pw"),
+        ("pgbouncer pool limit", "db_pool"),
+        ("okta saml owner", "auth_sso"),
+        ("webauthn keys required admins", "auth_2fa"),
+        ("lazyvim mouse settings", "tl_editor"),
+        ("istio release blocking upgrade", "k8s_version"),
+        ("storybook node 22 failure", "fe_node"),
+        ("redis port default change", "redis_port"),
+        ("kafka orders retention policy", "kafka_retention"),
+        ("testflight beta review", "mobile_release"),
+        ("launchdarkly flag cleanup", "flags"),
+        ("loki logs retention audits", "log_retention"),
+        ("terraform state locking", "terraform_state"),
+        ("sentry quota exceeded", "sentry"),
+        ("renovate dependabot schedule", "deps_renovate"),
+        ("vault secrets path convention", "secrets_vault"),
+        ("bastion ssh jump host", "ssh_bastion"),
+        ("grafana p99 latency alert threshold", "grafana_url"),
+    ),
+    # a three-letter word typed with two letters swapped (the words around it spelled right)
+    "typo3": (
+        ("asw resource tags", "cost_tag"),
+        ("dsn ttl outage", "incident_dns"),
+        ("jtw expire minutes", "auth_jwt"),
+        ("shs production bastion", "ssh_bastion"),
+        ("vnp access requests", "vpn"),
+        ("cup quota namespace", "k8s_ns"),
+        ("tsl certificates renew", "k8s_ingress"),
+        ("ois app testflight", "mobile_release"),
+        ("ppi install system", "tl_python"),
+        ("cak page primary", "oc_pager"),
+        ("sud budget month", "budget"),
+        ("api rate limti token", "api_rate"),
+    ),
+    # the words of a short noise line (NOISE) that repeats them: the fact is the answer
+    "noise": (
+        ("deploy order", "dep_order"),
+        ("postgres password", "db_pw db_pw_staging"),
+        ("release captains approvals", "rel_hotfix"),
+        ("canary traffic minutes", "dep_canary"),
+        ("pool size per node", "db_pool"),
+        ("rate limit per token", "api_rate"),
+        ("redis port", "redis_port"),
+        ("kafka topic days", "kafka_retention"),
+        ("vpn access approval", "vpn"),
+        ("nightly janitor tags", "cost_tag"),
+        ("incident commander", "oc_kenji"),
+        ("architecture review thursday", "meeting"),
+        ("read replica lags", "db_replica"),
+        ("feature flags sprints", "flags"),
+        ("tls certificates renew", "k8s_ingress"),
     ),
     "deleted": (
         ("redis-old", "old_redis_host"),

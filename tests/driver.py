@@ -163,6 +163,10 @@ def git(root, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
+#: How long a test's app may take to come to rest before it quits (``running``).
+SETTLE_BEFORE_QUIT = 10.0
+
+
 @contextlib.asynccontextmanager
 async def running(
     app: AmrApp, size: tuple[int, int] = APP_SIZE, *, ready: bool = True, **run_test_kw: Any
@@ -177,6 +181,11 @@ async def running(
         if ready:
             await drive.ready()
         yield drive
+        # A test that ends while something it started is on its way (a file the prompt made,
+        # being opened) lets it come to rest first: the app then quits from a state a person
+        # could quit from, not from the middle of a mount Textual's teardown cancels.
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(drive.settled(), SETTLE_BEFORE_QUIT)
 
 
 #: The character a named key types (a key named by one character types it).

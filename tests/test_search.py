@@ -183,6 +183,43 @@ def test_a_three_letter_word_with_two_letters_swapped_is_found():
     assert entry_texts(idx.search("bnu")) == ["use bun for every task"]
 
 
+@pytest.mark.parametrize(
+    ("query", "fact", "noise"),
+    [
+        (
+            "deploy order",
+            "Deploy order: run database migrations first, then the api, then the workers",
+            ["Deploy order, deploy order", "deploy order deploy order deploy order"],
+        ),
+        (
+            "release captains",
+            "Hotfixes skip the freeze but need two approvals from the release captains",
+            ["Release captains approvals approvals"],
+        ),
+        (
+            "canary traffic minutes",
+            "Canary gets 5% of traffic for 30 minutes before a full rollout",
+            ["Canary traffic minutes, canary traffic", "canary canary traffic minutes minutes"],
+        ),
+    ],
+)
+def test_short_noise_repeating_the_words_ranks_below_the_sentence_that_holds_them(
+    query: str, fact: str, noise: list[str]
+) -> None:
+    """Filler an agent left (a line said twice, a heading kept as an entry) holds the typed words
+    in a shorter text, together and first; the fact says them in a sentence and goes first."""
+    idx = make({("r", "a.md"): [*noise, fact, "an unrelated line about the weather"]})
+    hits = entry_texts(idx.search(query))
+    assert hits[0] == fact
+    assert set(hits[1:]) == set(noise)
+
+
+def test_a_short_entry_that_repeats_nothing_is_not_noise():
+    """An entry as short as the query, with no word said twice, keeps its place above a longer one."""
+    idx = make({("r", "a.md"): ["the frontend deploy order is in the runbook of the web team", "Deploy order"]})
+    assert entry_texts(idx.search("deploy order"))[0] == "Deploy order"
+
+
 def test_words_run_together_are_found():
     idx = make({("r", "a.md"): ["redis cache warmup", "unrelated"]})
     assert entry_texts(idx.search("rediscache")) == ["redis cache warmup"]

@@ -14,6 +14,7 @@ import math
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from dataclasses import dataclass
 from operator import itemgetter
 
 from amr_tui.core.search.abbrev import forms_of
@@ -26,6 +27,34 @@ FUZZY_SCORE = 0.3
 MISSING = 5  # a partial match: the item does not hold this atom at all
 PARTIAL_FACTOR = 0.8  # a partial match's score is scaled down (and it ranks below every full match)
 _BIT = tuple(1 << k for k in range(8))
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The share of each signal in an item's score (``score_slots``); they sum to 1.
+
+    ``length`` rewards a short text (``length_span`` characters and more earn nothing).
+    ``saturation`` is BM25's k1 for each typed word's count in the text: 0 counts a word once
+    however often it repeats; a larger value lets each repetition add more.
+    ``noise_span``, ``noise_cut``: noise, a text that repeats its words and says little else
+    ("Deploy order, deploy order"), loses up to ``noise_cut`` of its score: all of it with no
+    word besides the typed ones, none from ``noise_span`` other words on (``_said``); a
+    ``noise_span`` of 0 turns this off. ``bench/relevance.py --weights`` measures each choice."""
+
+    match: float = 0.73
+    phrase: float = 0.1
+    position: float = 0.05
+    length: float = 0.05
+    order: float = 0.02
+    near: float = 0.03
+    case: float = 0.02
+    length_span: float = 200.0
+    saturation: float = 0.0
+    noise_span: int = 3
+    noise_cut: float = 0.5
+
+
+WEIGHTS = Weights()
 _MAX_NARROW = 5000  # narrow from a previous atom only while its token list is this short
 
 
@@ -328,6 +357,22 @@ def near_phrase(q: Query) -> re.Pattern[str] | None:
     return re.compile(first + rf"(?<![^\W_]{first})" + "".join(r"\w*[\W_]+" + p for p in parts[1:]))
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _said(low: str, spellings: list[list[str]], span: int) -> float:
+    """1.0 for a text that says something; less for noise: a text that repeats a word and holds
+    fewer than ``span`` other words than the typed ones ("Deploy order, deploy order" says
+    nothing beyond "deploy order"). A real sentence repeats "the" but holds other words."""
+    words = _WORD.findall(low)
+    distinct = set(words)
+    if len(distinct) == len(words):
+        return 1.0
+    typed = [sp for forms in spellings for sp in forms]
+    other = sum(1 for word in distinct if not any(sp in word for sp in typed))
+    return min(1.0, other / span)
+
+
 def _where(low: str, spellings: list[str]) -> tuple[int, int]:
     """(offset, length) of the first of these spellings in ``low``, at a word start if any is."""
     best = (-1, 0)
@@ -361,6 +406,7 @@ def score_slots(
     ``group`` is 0 for an item holding every atom (strictly or with a typo), 1 for a
     ``partial`` one (it lacks some atoms: they score nothing). ``weights``: one per atom (its
     rarity); the atoms' class scores are averaged with them."""
+    ww = WEIGHTS
     slots = strict + fuzzy + list(partial)
     w = list(weights) if weights is not None else [1.0] * len(atoms)
     w_total = sum(w) or 1.0
@@ -429,7 +475,7 @@ def score_slots(
                 f_phrase = 0.8  # the typed words together, each as a word's start ("deploys on friday")
         f_pos = max(0.0, 1.0 - pos / 80.0) if pos >= 0 else 0.0
         text = item.text
-        f_len = 1.0 - min(1.0, len(text) / 200.0)
+        f_len = 1.0 - min(1.0, len(text) / ww.length_span)
         f_order = f_near = 0.0
         if n > 1:
             # the words in the typed order, and close together ("deploys on Friday" for "deploy
@@ -440,21 +486,18 @@ def score_slots(
             if len(found) > 1:
                 gap = max(p for p, _s in found) - min(p for p, _s in found) - sum(s for _p, s in found[:-1])
                 f_near = 1.0 / (1.0 + max(0, gap) / 8.0)
+        if ww.saturation:  # each repetition of a typed word adds (BM25's tf saturation)
+            k1 = ww.saturation
+            typed = [max(low.count(sp) for sp in forms) for forms in spellings]
+            base *= sum(wk * (tf * (k1 + 1) / (tf + k1) if tf else 1.0) for wk, tf in zip(w, typed, strict=True))
+        said = _said(low, spellings, ww.noise_span) if ww.noise_span else 1.0
         f_case = 1.0 if q.cased_words and any(w in text for w in q.cased_words) else 0.0
         adj = 0.0
         if item.kind == "file":
             base_name = low[low.rfind("/") + 1 :]
             adj = 0.04 if all(a in base_name for a in q.atoms) else -0.03
-        score = (
-            0.73 * base
-            + 0.1 * f_phrase
-            + 0.05 * f_pos
-            + 0.05 * f_len
-            + 0.02 * f_order
-            + 0.03 * f_near
-            + 0.02 * f_case
-            + adj
-        )
+        where = ww.phrase * f_phrase + ww.position * f_pos + ww.length * f_len + ww.order * f_order + ww.near * f_near
+        score = (ww.match * base + where + ww.case * f_case + adj) * (1.0 - ww.noise_cut * (1.0 - said))
         if is_partial:
             score *= PARTIAL_FACTOR
         score = round(100.0 * min(1.0, max(0.0, score)), 3)
