@@ -85,7 +85,7 @@ def indexing(root: Path, repeats: int = 2) -> tuple[list[Row], object]:
         runs.append(parts)
     best = min(runs, key=lambda p: p["parse_index"])
     base = median([_baseline_read(root) for _ in range(3)])
-    entries = sum(len(d.entries) for s in session.repos.values() for d in s.docs.values())
+    entries = sum(len(f.entries) for s in session.repos.values() for f in s.facts.values())
     rows = [
         row(
             f"Indexing: parse + search index of {entries:,} entries (Session.load without lint/git)",
@@ -210,7 +210,7 @@ def search(sessions: dict[int, object], baseline_keys: int) -> list[Row]:
                     t = time.perf_counter()
                     finder(q, 50)
                     times.append((time.perf_counter() - t) * 1000)
-        texts = [e.text for s in session.repos.values() for d in s.docs.values() for e in d.entries if e.text]
+        texts = [t for s in session.repos.values() for f in s.facts.values() for t in f.texts]
         keys = [k for s in SCRIPTS for k in keystrokes(s)]
         sample = keys[:: max(1, len(keys) // baseline_keys)][:baseline_keys]
         base = []

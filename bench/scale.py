@@ -100,7 +100,7 @@ def child(size: int) -> dict[str, float]:
         "index_cpu_s": at_lint[1] if at_lint else float("nan"),
         "rss_imports_mb": before,
         "rss_now_mb": vm("VmRSS"),
-        "entries": float(sum(len(d.entries) for s in session.repos.values() for d in s.docs.values())),
+        "entries": float(sum(len(f.entries) for s in session.repos.values() for f in s.facts.values())),
         "files": float(sum(len(s.files) for s in session.repos.values())),
     }
     rows = reindex(session, root)

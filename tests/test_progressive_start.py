@@ -45,7 +45,8 @@ async def test_tree_and_memory_are_shown_and_usable_before_the_load(make_repo):
             assert screen.indexing and not session.index_done
             assert session.coverage() == (1, 3)  # MEMORY.md, parsed and indexed as it was opened
             assert session.repos["memory"].info is None and "main" not in text.splitlines()[1]
-            assert session.document("memory", "notes.md") is None  # not parsed yet
+            held = session.repos["memory"]
+            assert "notes.md" not in held.facts and "notes.md" not in held.docs  # not parsed yet
             # Moving in the tree: down from MEMORY.md to the next row, and opening it with enter.
             tree = screen.query_one("#tree")
             await pilot.press("1")

@@ -339,10 +339,9 @@ def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
     """What can be said of one file quickly: its own rules and its links (no orphans, no duplicates).
 
     For a live editor after one file changed; the whole-repo checks follow in the background."""
-    doc = repo.documents.get(path)
-    if doc is None:
+    if path not in repo.documents and path not in repo.facts:
         return []
-    out = [Finding(path, d) for d in doc.diagnostics]
+    out = [Finding(path, d) for d in repo.diagnostics_of(path)]
     out.extend(_link_checks(repo, only=path))
     if path == MEMORY_FILE:
         out.extend(f for f in _memory_checks(repo) if f.path == path)

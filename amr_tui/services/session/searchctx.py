@@ -1,9 +1,10 @@
 """What the search index cannot know itself, answered from the session's parsed files.
 
 The finder's (and the agent interface's) metadata filters (``source:``, ``added:>=``,
-``has:``, ``no:``, ``KEY:VALUE``) read the entry's metadata from the session's documents,
-``is:broken`` resolves its links against the repo's files, and ``is:orphan`` reads the lint
-findings (AMR013: not reachable from MEMORY.md). See ``core.search.index.SearchContext``.
+``has:``, ``no:``, ``KEY:VALUE``) read the entry's metadata the session keeps per file
+(``core.search.entrymeta``),
+``is:broken`` resolves the links of entries in files the lint found a broken link in
+(AMR010), and ``is:orphan`` reads the lint findings (AMR013: not reachable from MEMORY.md). See ``core.search.index.SearchContext``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from amr_tui.core.format.links import LinkState
+from amr_tui.core.format.parser import Document
 from amr_tui.core.model import Link
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.core.search.items import SearchItem
@@ -26,8 +28,11 @@ class Session(Protocol):
 
     def resolve_link(self, repo: str, link: Link) -> tuple[LinkState, str | None, str | None]: ...
 
+    def document(self, repo: str, path: str) -> Document | None: ...
+
 
 ORPHAN = "AMR013"
+BROKEN = "AMR010"
 
 
 class SessionSearchContext:
@@ -42,28 +47,23 @@ class SessionSearchContext:
         """Every metadata key of the session's entries (read again when the index changed)."""
         generation = self._session.index.generation
         if self._keys[0] != generation:
-            keys: set[str] = set()
-            for state in self._session.repos.values():
-                for doc in state.docs.values():
-                    for e in doc.entries:
-                        keys.update(m.key.lower() for m in e.metadata)
-            self._keys = (generation, frozenset(keys))
+            sets = {m.keys for state in self._session.repos.values() for m in state.meta.values()}
+            self._keys = (generation, frozenset().union(*sets))
         return self._keys[1]
 
     def metadata(self, item: SearchItem) -> Mapping[str, Sequence[str]] | None:
         state = self._session.repos.get(item.repo)
-        doc = state.docs.get(item.path) if state else None
-        entry = doc.entry_at(item.line) if doc else None
-        if entry is None:
-            return None
-        out: dict[str, list[str]] = {}
-        for m in entry.metadata:
-            out.setdefault(m.key.lower(), []).append(m.value)
-        return out
+        meta = state.meta.get(item.path) if state else None
+        return meta.at(item.line) if meta is not None else None
 
     def broken(self, item: SearchItem) -> bool:
+        """The entry holds a link that names no file. Only a file the lint found such a link in
+        (AMR010) is read to see which of its entries holds it (until the first lint of a repo
+        is done, then, no entry is broken)."""
         state = self._session.repos.get(item.repo)
-        doc = state.docs.get(item.path) if state else None
+        if state is None or not any(f.diagnostic.code == BROKEN for f in state.findings.get(item.path, ())):
+            return False
+        doc = self._session.document(item.repo, item.path)
         entry = doc.entry_at(item.line) if doc else None
         if entry is None:
             return False

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from amr_tui.core.format.edit import searchable_lines
 from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
+from amr_tui.core.lint.facts import FileFacts, facts_of
 from amr_tui.core.lint.repo import MEMORY_FILE, Finding, RepoSnapshot, links_by_name, lint_file, lint_repo
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
+from amr_tui.core.search.entrymeta import FileMeta, file_meta
 from amr_tui.core.search.index import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, UnsafeRepoError
@@ -40,6 +42,17 @@ FULL_RELINT_MAX_DOCS = 400  # above this, a change re-lints its own files first 
 # up to this size; `amr lint --severity info` and the dream review check any size.
 CONTRADICTIONS_MAX_ENTRIES = 5_000
 LOAD_BATCH = 100  # files parsed, then indexed in one batch and a short sleep (the UI thread gets the GIL)
+KEEP_DOCS = 64  # parsed Documents kept per repo (open or read last; MEMORY.md always): see RepoState.docs
+
+
+@dataclass(slots=True)
+class _Parsed:
+    """One Markdown file read and parsed (outside the lock): what the session keeps of it."""
+
+    doc: Document
+    facts: FileFacts
+    meta: FileMeta | None
+    entries: list[tuple[int, str]]  # for the search index
 
 
 @dataclass(slots=True)
@@ -73,6 +86,7 @@ class Session:
         self._activity: dict[str, ActivityService] = {}  # the activity review's, one per repo
         self._search_context: SessionSearchContext | None = None
         self._name_indexes: dict[str, tuple[tuple[int, int], NameIndex]] = {}  # repo -> (files listing, index)
+        self._key_sets: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per distinct set of metadata keys
         # The first load, step by step (scan, index_files, lint_all): what is done so far.
         self._scanned = False
         self._total_files = 0
@@ -178,14 +192,14 @@ class Session:
                     indexed = {rel for repo, rel in self._indexed if repo == name}
                 checked_dirs: dict[str, bool] = {}
                 for at in range(0, len(files), LOAD_BATCH):
-                    docs: dict[str, Document] = {}
                     todo = [rel for rel in files[at : at + LOAD_BATCH] if rel not in indexed]
-                    batch = [(rel, self._parse_entries(state, rel, stats.get(rel), checked_dirs, docs)) for rel in todo]
+                    batch = [(rel, self._parse(state, rel, stats.get(rel), checked_dirs)) for rel in todo]
                     with self.lock:
                         # Read meanwhile (opened, saved, polled): that reading is newer than this one.
-                        fresh = [(rel, e) for rel, e in batch if (name, rel) not in self._indexed]
-                        state.docs.update({rel: docs[rel] for rel, _ in fresh if rel in docs})
-                        self.index.set_files(name, fresh)
+                        fresh = [(rel, p) for rel, p in batch if (name, rel) not in self._indexed]
+                        for rel, parsed in fresh:
+                            self._absorb(state, rel, parsed)
+                        self.index.set_files(name, [(rel, p.entries if p else []) for rel, p in fresh])
                         self._indexed.update((name, rel) for rel in files[at : at + LOAD_BATCH])
                     done += min(LOAD_BATCH, len(files) - at)
                     if progress:
@@ -227,38 +241,50 @@ class Session:
         return (st.st_mtime_ns, st.st_size)
 
     def load_file(self, state: RepoState, rel: str) -> None:
-        entries = self._read_entries(state, rel, self._stat(state, rel))
-        with self.lock:
-            self.index.set_file(state.mount.name, rel, entries)
-            if not self._index_done:
-                self._indexed.add((state.mount.name, rel))
-
-    def _read_entries(self, state: RepoState, rel: str, st: tuple[int, int] | None) -> list[tuple[int, str]]:
-        """Read and parse one file (keeping its stat and document); its entries for the index."""
-        docs: dict[str, Document] = {}
-        entries = self._parse_entries(state, rel, st, None, docs)
+        """Read one file again (its stat, facts and entries; its document when one is kept)."""
+        st = self._stat(state, rel)
+        parsed = self._parse(state, rel, st, None)
         with self.lock:
             if st is not None:
                 state.stats[rel] = st
-            state.docs.update(docs)
-        return entries
+            self._absorb(state, rel, parsed)
+            self.index.set_file(state.mount.name, rel, parsed.entries if parsed else [])
+            if not self._index_done:
+                self._indexed.add((state.mount.name, rel))
 
-    @staticmethod
-    def _parse_entries(
-        state: RepoState,
-        rel: str,
-        st: tuple[int, int] | None,
-        checked_dirs: dict[str, bool] | None,
-        docs: dict[str, Document],
-    ) -> list[tuple[int, str]]:
-        """Parse one Markdown file into ``docs``; its entries for the index (no lock taken)."""
+    def _parse(
+        self, state: RepoState, rel: str, st: tuple[int, int] | None, checked_dirs: dict[str, bool] | None
+    ) -> _Parsed | None:
+        """Read and parse one Markdown file (no lock taken); None when it is not one amr parses."""
         if rel in state.escaping or not is_markdown(rel) or st is None or st[1] > MAX_PARSE_BYTES:
-            return []
+            return None
         data = read_bytes(state.mount.root, rel, checked_dirs=checked_dirs)
         if data is None:
-            return []
-        doc = docs[rel] = parse(data, rel)
-        return searchable_lines(doc, prose=state.style != "amr")
+            return None
+        return self._parsed(state, parse(data, rel))
+
+    def _parsed(self, state: RepoState, doc: Document) -> _Parsed:
+        return _Parsed(
+            doc,
+            facts_of(doc),
+            file_meta(doc.entries, self._key_sets),
+            searchable_lines(doc, prose=state.style != "amr"),
+        )
+
+    @staticmethod
+    def _absorb(state: RepoState, rel: str, parsed: _Parsed | None) -> None:
+        """Keep what a reading of ``rel`` found (under the lock): its facts and metadata, and its
+        document when it is MEMORY.md or one already kept (refreshed)."""
+        if parsed is None:
+            state.forget_parse(rel)
+            return
+        state.facts[rel] = parsed.facts
+        if parsed.meta is not None:
+            state.meta[rel] = parsed.meta
+        else:
+            state.meta.pop(rel, None)
+        if rel == MEMORY_FILE or rel in state.docs:
+            keep_doc(state, rel, parsed.doc)
 
     def _snapshot(self, state: RepoState, sizes: Iterable[str] | None = None) -> RepoSnapshot:
         """A copy of ``state``'s files, documents and sizes for the linter, taken under the lock.
@@ -271,6 +297,7 @@ class Session:
                 dict(state.docs),
                 set(state.escaping),
                 {p: s[1] for p, s in stats.items()} if sizes is None else {p: stats[p][1] for p in sizes if p in stats},
+                facts=dict(state.facts),
                 style=state.style,
             )
 
@@ -281,7 +308,7 @@ class Session:
         by_file: dict[str, list[Finding]] = {}
         with self.lock:
             extra = list(state.history_findings)
-        entries = sum(len(doc.entries) for doc in snap.documents.values())
+        entries = sum(len(f.entries) for f in snap.facts.values())
         found = lint_repo(snap, contradictions=entries <= CONTRADICTIONS_MAX_ENTRIES)
         for finding in [*found, *extra]:
             by_file.setdefault(finding.path, []).append(finding)
@@ -292,14 +319,14 @@ class Session:
         """After a few files changed: a small repo is re-linted whole; a large one re-lints those
         files now (their rules and links) and the whole-repo checks on the next quiet poll."""
         with self.lock:
-            whole = self._linted and len(state.docs) <= FULL_RELINT_MAX_DOCS
+            whole = self._linted and len(state.facts) <= FULL_RELINT_MAX_DOCS
         if whole:
             self.relint(state)
             return
         # lint_file reads one size, MEMORY.md's (its load budget): copying all 20,000 at 1M
         # entries was a third of a save's cost
         snap = self._snapshot(state, sizes=(MEMORY_FILE,))
-        fresh = {p: lint_file(snap, p) for p in paths if p in snap.documents}
+        fresh = {p: lint_file(snap, p) for p in paths if p in snap.documents or p in snap.facts}
         with self.lock:
             for p in paths:
                 state.findings.pop(p, None)
@@ -332,8 +359,29 @@ class Session:
         return info if info is not None else self.watch.refresh_info(repo)
 
     def document(self, repo: str, path: str) -> Document | None:
+        """The parsed Markdown file (None when amr does not parse it: not Markdown, too large,
+        outside the root, missing). Kept ones answer at once; another is read and parsed now
+        and kept (``KEEP_DOCS``)."""
+        state = self.repos[repo]
         with self.lock:
-            return self.repos[repo].docs.get(path)
+            doc = state.docs.get(path)
+            if doc is not None or path in state.escaping or not is_markdown(path):
+                return doc
+        if not path_is_safe(state.mount.root, path):
+            return None
+        st = self._stat(state, path)
+        if st is None or st[1] > MAX_PARSE_BYTES:
+            return None
+        data = read_bytes(state.mount.root, path)
+        if data is None:
+            return None
+        doc = parse(data, path)
+        with self.lock:
+            kept = state.docs.get(path)  # read meanwhile (a reload): that one is as new
+            if kept is not None:
+                return kept
+            keep_doc(state, path, doc)
+        return doc
 
     def open(self, repo: str, path: str) -> OpenFile:
         """Read a file for display or editing, with the HEAD it was read at."""
@@ -380,11 +428,13 @@ class Session:
         elif b"\0" in data:
             read_only = "the file is binary"
         if is_markdown(path):
+            parsed = self._parsed(state, doc) if st[1] <= MAX_PARSE_BYTES else None
             with self.lock:
-                state.docs[path] = doc
-                if not self._index_done and (repo, path) not in self._indexed and st[1] <= MAX_PARSE_BYTES:
+                keep_doc(state, path, doc)
+                if parsed is not None and not self._index_done and (repo, path) not in self._indexed:
                     # Opened before the first indexing reached it: indexed now, as it was read.
-                    self.index.set_file(repo, path, searchable_lines(doc, prose=state.style != "amr"))
+                    self._absorb(state, path, parsed)
+                    self.index.set_file(repo, path, parsed.entries)
                     self._indexed.add((repo, path))
                     state.stats[path] = st
         return OpenFile(repo, path, data, doc, head, read_only)
@@ -463,21 +513,35 @@ class Session:
         return heading_line(heading, doc.headings)
 
     def backlinks(self, repo: str, path: str) -> list[Backlink]:
+        """Every link in the repo that resolves to ``path``, with the entry (or line) holding it."""
         state = self.repos[repo]
         with self.lock:
             files = set(state.files)
+            facts = dict(state.facts)
             docs = dict(state.docs)
         lower = {f.lower(): f for f in files}
         names = self._names(state, files)
+
+        def here(links: Iterable[Link]) -> list[Link]:
+            return [
+                link
+                for link in links
+                if (res := resolve(link.target, files, lower, names)).state is LinkState.OK and res.path == path
+            ]
+
         out: list[Backlink] = []
-        for src in sorted(docs):
-            doc = docs[src]
-            for link in doc.links:
-                res = resolve(link.target, files, lower, names)
-                if res.state is LinkState.OK and res.path == path:
-                    entry = doc.entry_at(link.line)
-                    text = entry.text if entry else doc.lines[link.line - 1].text.strip()
-                    out.append(Backlink(src, link.line, text))
+        for src in sorted(facts.keys() | docs.keys()):
+            doc = docs.get(src)
+            found = here(doc.links if doc is not None else facts[src].links)
+            if found and doc is None:
+                doc = self.document(repo, src)  # only the files that link here are read again
+                found = here(doc.links) if doc is not None else []  # as it reads now (facts may be a poll behind)
+            if doc is None:
+                continue
+            for link in found:
+                entry = doc.entry_at(link.line)
+                text = entry.text if entry else doc.lines[link.line - 1].text.strip()
+                out.append(Backlink(src, link.line, text))
         return out
 
     def outgoing(self, repo: str, doc: Document) -> list[tuple[Link, LinkState, str | None]]:
@@ -555,6 +619,19 @@ class Session:
                 service.close()
             except Exception:  # closing is best effort
                 pass
+
+
+def keep_doc(state: RepoState, path: str, doc: Document) -> None:
+    """Keep ``doc`` as ``path``'s newest parsed document (under the lock), the oldest kept one
+    (never MEMORY.md) dropped past ``KEEP_DOCS``."""
+    docs = state.docs
+    docs.pop(path, None)
+    docs[path] = doc
+    if len(docs) > KEEP_DOCS:
+        for old in docs:
+            if old != MEMORY_FILE and old != path:
+                del docs[old]
+                break
 
 
 class LockedSearch:

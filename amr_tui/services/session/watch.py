@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from amr_tui.core.format.parser import Document
+from amr_tui.core.lint.facts import FileFacts
 from amr_tui.core.lint.repo import Finding
+from amr_tui.core.search.entrymeta import FileMeta
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError
@@ -87,7 +89,13 @@ class RepoState:
     files: list[str] = field(default_factory=list)
     escaping: set[str] = field(default_factory=set)
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (mtime_ns, size)
+    # Parsed documents of MEMORY.md and the few files open or read last (``Session.keep_doc``),
+    # oldest first; every other Markdown file is known by its lint facts and its entries'
+    # metadata (the search index holds its entries' text). A million entries' Documents would
+    # be most of a gigabyte.
     docs: dict[str, Document] = field(default_factory=dict)
+    facts: dict[str, FileFacts] = field(default_factory=dict)  # every parsed Markdown file's
+    meta: dict[str, FileMeta] = field(default_factory=dict)  # files with entry metadata only
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
     lint_stale: bool = False  # only the changed files were re-linted; the whole-repo checks are due
@@ -97,6 +105,17 @@ class RepoState:
     head_sig: tuple[object, ...] | None = None  # amr_tui.git.watch signatures at the last look
     git_sig: tuple[object, ...] | None = None
     own_head: str | None = None  # the commit amr made last: HEAD moving to it is not news (reload_files)
+
+    def forget(self, path: str) -> None:
+        """Drop what is known of a file that is gone (under the session's lock)."""
+        self.forget_parse(path)
+        self.stats.pop(path, None)
+
+    def forget_parse(self, path: str) -> None:
+        """Drop what a parse of ``path`` gave (it is no longer one amr parses)."""
+        self.docs.pop(path, None)
+        self.facts.pop(path, None)
+        self.meta.pop(path, None)
 
 
 class WatchHost(Protocol):
@@ -168,8 +187,7 @@ class Watcher:
             with self.host.lock:
                 state.files, state.escaping = files, escaping
                 for p in removed:
-                    state.docs.pop(p, None)
-                    state.stats.pop(p, None)
+                    state.forget(p)
                     self.host.index.remove_file(name, p)
             for p in added + changed:
                 self.host.load_file(state, p)
@@ -229,8 +247,7 @@ class Watcher:
                 elif path in state.files:
                     state.files.remove(path)
                     state.escaping.discard(path)
-                    state.docs.pop(path, None)
-                    state.stats.pop(path, None)
+                    state.forget(path)
                     self.host.index.remove_file(repo, path)
         for path in present:
             self.host.load_file(state, path)
