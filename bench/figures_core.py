@@ -46,9 +46,13 @@ def _baseline_read(root: Path) -> float:
     return time.perf_counter() - t
 
 
-def load_timed(root: Path):
-    """Session.load on ``root``, split into its parts: (session, parts in seconds, progress calls)."""
+def load_timed(root: Path, *, cache: bool = False):
+    """Session.load on ``root``, split into its parts: (session, parts in seconds, progress calls).
+    ``cache``: start from the caches a session wrote (``Session.save_caches``); else every file
+    is read (``AMR_NO_CACHE``)."""
     session = _session(root)
+    was = os.environ.get("AMR_NO_CACHE")
+    os.environ["AMR_NO_CACHE"] = "0" if cache else "1"
     parts = {"relint": 0.0, "git": 0.0}
 
     def wrap(name, fn):
@@ -67,7 +71,13 @@ def load_timed(root: Path):
     gc.collect()
     t = time.perf_counter()
     c = time.process_time()
-    session.load(progress=lambda d, n: calls.append((d, n)))
+    try:
+        session.load(progress=lambda d, n: calls.append((d, n)))
+    finally:
+        if was is None:
+            del os.environ["AMR_NO_CACHE"]
+        else:
+            os.environ["AMR_NO_CACHE"] = was
     parts["total"] = time.perf_counter() - t
     parts["cpu"] = time.process_time() - c
     parts["parse_index"] = parts["total"] - parts["relint"] - parts["git"]

@@ -8,6 +8,9 @@ import subprocess
 import sys
 import time
 
+import pytest
+
+from amr_tui.core.search.index import SearchIndex
 from amr_tui.services.batch import searchcache
 from amr_tui.services.batch.searchcolumns import LazyItems
 from amr_tui.services.batch.searchrun import build_index
@@ -64,8 +67,9 @@ def test_cached_index_answers_like_a_fresh_one_through_edits(make_repo):
     reread = build_index(mounts)
     assert isinstance(reread._items, LazyItems)
     assert _answers(reread) == _answers(_fresh(root))
-    assert [reread._items[i] for i in range(len(reread._items))] == again._items
-    assert [reread._lower[i] for i in range(len(reread._lower))] == again._lower
+    assert isinstance(again._items, LazyItems)  # changed in place: what changed is kept beside the columns
+    assert [reread._items[i] for i in range(len(reread._items))] == [again._items[i] for i in range(len(again._items))]
+    assert [reread._lower[i] for i in range(len(reread._lower))] == [again._lower[i] for i in range(len(again._lower))]
 
 
 def test_same_size_rewrite_right_after_caching_is_seen(make_repo):
@@ -135,3 +139,28 @@ def test_each_cache_folder_keeps_only_its_newest_files(make_repo, tmp_path):
     left = sorted(p.name for p in folder.glob("*.pickle"))
     assert len(left) == diskcache.KEEP_FILES and left[0] == f"{5:024d}.pickle"
     assert (folder / "notes.txt").exists()
+
+
+def test_lazy_columns_change_like_the_lists_they_stand_for():
+    from amr_tui.core.search.items import SearchItem
+    from amr_tui.services.batch.searchcolumns import LazyLower, attach, to_columns
+
+    items = [SearchItem("m", "a.md", 1, "Alpha", "entry"), None, SearchItem("m", "b.md", 0, "b.md", "file")]
+    lower = ["alpha", None, "b.md"]
+    index = SearchIndex.__new__(SearchIndex)
+    attach(index, to_columns(items, lower))
+    lazy, low = index._items, index._lower
+    assert isinstance(lazy, LazyItems) and isinstance(low, LazyLower)
+    assert [lazy[i] for i in range(3)] == items and lazy[-1] == items[-1] and len(lazy) == 3
+    assert to_columns(lazy, low) == to_columns(items, lower)  # unchanged: the columns it came from
+    fresh = SearchItem("m", "c.md", 2, "Gamma", "entry")
+    lazy.append(fresh)
+    low.append("gamma")
+    lazy[0] = None
+    low[0] = None
+    assert len(lazy) == 4 and lazy[3] == fresh and lazy[0] is None and low[3] == "gamma"
+    with pytest.raises(IndexError):
+        lazy[4]
+    with pytest.raises(IndexError):
+        lazy[4] = fresh
+    assert to_columns(lazy, low) == to_columns([None, None, items[2], fresh], [None, None, "b.md", "gamma"])

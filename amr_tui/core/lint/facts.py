@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from amr_tui.core.format.entrymeta import FileMeta, PackedMeta, file_meta, pack_meta, unpack_meta
 from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, ParsedFile, Severity
 
 _PUNCT = re.compile(r"[^\w\s]")
@@ -34,6 +35,7 @@ PackedFacts = tuple[
     tuple[tuple[str, int], ...],
     tuple[str, ...],
     tuple[str, ...],
+    PackedMeta | None,
 ]
 
 
@@ -52,10 +54,12 @@ class FileFacts:
     entries: list[tuple[str, int]]  # (normalised text, line) of each entry with text, in order
     headings: list[str]  # the text of each heading, in order (what a [[file#heading]] link names)
     texts: list[str] = field(default_factory=list)  # each entry's text as written, as ``entries`` (AMR033)
+    meta: FileMeta | None = None  # the entries' [key: value] metadata (the finder's filters); None: none has any
 
 
-def facts_of(doc: ParsedFile) -> FileFacts:
-    """The facts of a parsed file (a ``core.format.parser.Document``)."""
+def facts_of(doc: ParsedFile, keys: dict[frozenset[str], frozenset[str]] | None = None) -> FileFacts:
+    """The facts of a parsed file (a ``core.format.parser.Document``). ``keys``: shared across
+    files, so files with the same metadata keys share one set."""
     lines = doc.lines
     link_lines = {ln: lines[ln - 1].text for ln in {link.line for link in doc.links}}
     entries = []
@@ -66,7 +70,9 @@ def facts_of(doc: ParsedFile) -> FileFacts:
             entries.append((norm, entry.line))
             texts.append(entry.text)
     headings = [t for _ln, _lvl, t in doc.headings]
-    return FileFacts(doc.diagnostics, list(doc.links), link_lines, entries, headings, texts)
+    return FileFacts(
+        doc.diagnostics, list(doc.links), link_lines, entries, headings, texts, file_meta(doc.entries, keys)
+    )
 
 
 def pack_diagnostic(d: Diagnostic) -> PackedDiagnostic:
@@ -96,11 +102,12 @@ def pack(f: FileFacts) -> PackedFacts:
         tuple(f.entries),
         tuple(f.headings),
         tuple(f.texts),
+        pack_meta(f.meta) if f.meta is not None else None,
     )
 
 
-def unpack(t: PackedFacts) -> FileFacts:
-    diags, links, link_lines, entries, headings, texts = t
+def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = None) -> FileFacts:
+    diags, links, link_lines, entries, headings, texts, meta = t
     return FileFacts(
         [unpack_diagnostic(d) for d in diags],
         [Link(*k) for k in links],
@@ -108,4 +115,5 @@ def unpack(t: PackedFacts) -> FileFacts:
         [(n, ln) for n, ln in entries],
         list(headings),
         list(texts),
+        unpack_meta(meta, keys) if meta is not None else None,
     )

@@ -159,6 +159,10 @@ class SearchIndex(PostingStore):
         if fresh or gone or changed:
             self.generation += 1
 
+    def paths(self, repo: str) -> list[str]:
+        """Every file of ``repo`` the index holds."""
+        return [path for r, path in self._files if r == repo]
+
     def remove_file(self, repo: str, path: str) -> None:
         old = self._files.pop((repo, path), None)
         if old is not None:

@@ -319,7 +319,8 @@ class MainScreen(Screen[None]):
     def load_session(self) -> None:
         """The session, step by step, each step shown as it lands: the files listed (the tree's
         rows; the first file opens), the repo badges (git status), the search index (parsing
-        every file, with progress), then the repo-wide lint."""
+        every file the caches do not hold, with progress), then the repo-wide lint; last, the
+        caches are written when files were read that they did not hold."""
         # Imported in the worker: the session brings git, the parser and the search index.
         from amr_tui.services.session.state import Session
 
@@ -346,6 +347,7 @@ class MainScreen(Screen[None]):
         self.post_message(self.Indexed())
         session.lint_all()
         self.post_message(self.Loaded())
+        session.save_caches()  # the next start (and `amr search`, `amr lint`) reads only what changes
 
     def on_main_screen_session_ready(self, _: SessionReady) -> None:
         self.host.session_ready(self.session)

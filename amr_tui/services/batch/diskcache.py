@@ -48,8 +48,8 @@ def stamp(fmt: int) -> str:
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, data: bytes, allowed: frozenset[tuple[str, str]]) -> None:
-        super().__init__(io.BytesIO(data))
+    def __init__(self, file: io.BufferedIOBase, allowed: frozenset[tuple[str, str]]) -> None:
+        super().__init__(file)
         self.allowed = allowed
 
     def find_class(self, module: str, name: str) -> Any:
@@ -61,11 +61,12 @@ class _Unpickler(pickle.Unpickler):
 def load(path: Path, fmt: int, allowed: frozenset[tuple[str, str]] = PLAIN) -> dict[str, Any] | None:
     """The payload written by ``save`` with the same format stamp, or None."""
     try:
-        data = path.read_bytes()
+        fh = path.open("rb")  # read as it unpickles: no copy of the whole file in memory
     except OSError:
         return None
     try:
-        payload = _Unpickler(data, PLAIN | allowed).load()
+        with fh:
+            payload = _Unpickler(fh, PLAIN | allowed).load()
     except Exception:  # a damaged or foreign file is a cache miss, never an error
         return None
     if not isinstance(payload, dict) or payload.get("stamp") != stamp(fmt):

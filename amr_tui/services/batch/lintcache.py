@@ -22,7 +22,7 @@ from amr_tui.core.model import Finding
 from amr_tui.services.batch import diskcache
 from amr_tui.services.workspace import Mount, scan_files
 
-FORMAT = 12  # 12: Markdown links and their labels; 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them); 7: AMR032 and each file's headings; 8: AMR033; 9: each entry's text as written (AMR033); 10: AMR012 on symlink loops; 11: AMR034
+FORMAT = 13  # 13: each file's entry metadata (the app's finder filters); 12: Markdown links and their labels; 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them); 7: AMR032 and each file's headings; 8: AMR033; 9: each entry's text as written (AMR033); 10: AMR012 on symlink loops; 11: AMR034
 
 
 @dataclass(slots=True)
@@ -43,7 +43,7 @@ def probe(mount: Mount, *, duplicates: bool, near: bool) -> Probe:
     root = os.fspath(mount.root.resolve())
     return Probe(
         diskcache.cache_path("lint", ["lint", root, mount.name, duplicates, near]),
-        diskcache.cache_path("lint", ["facts", root, mount.name]),
+        facts_file(mount),
         files,
         stats,
         escaping,
@@ -87,27 +87,45 @@ def _unpack(t: tuple[Any, ...]) -> Finding:
     return Finding(t[0], unpack_diagnostic(t[1]))
 
 
+def facts_file(mount: Mount) -> Path:
+    """Where the facts of ``mount``'s files are kept (``amr lint`` and the app share it)."""
+    return diskcache.cache_path("lint", ["facts", os.fspath(mount.root.resolve()), mount.name])
+
+
 def cached_facts(p: Probe) -> dict[str, FileFacts]:
     """Facts of the files whose stat is what it was when they were kept (not racy)."""
-    payload = diskcache.load(p.facts_path, FORMAT)
+    return fresh_facts(p.facts_path, p.stats)
+
+
+def fresh_facts(
+    path: Path, stats: diskcache.Stats, keys: dict[frozenset[str], frozenset[str]] | None = None
+) -> dict[str, FileFacts]:
+    """Facts kept at ``path`` of the files whose stat is still the one in ``stats`` (not racy).
+    ``keys``: shared metadata key sets (see ``facts_of``)."""
+    payload = diskcache.load(path, FORMAT)
     if payload is None:
         return {}
     try:
         written = int(payload["written"])
         kept = payload["facts"]
-        again, _gone = diskcache.stale_paths(payload["stats"], p.stats, written)
+        again, _gone = diskcache.stale_paths(payload["stats"], stats, written)
         stale = set(again)
-        return {path: unpack(t) for path, t in kept.items() if path in p.stats and path not in stale}
+        return {path: unpack(t, keys) for path, t in kept.items() if path in stats and path not in stale}
     except Exception:  # a payload of the wrong shape is a cache miss
         return {}
 
 
 def store_facts(p: Probe, facts: dict[str, FileFacts]) -> None:
+    save_facts(p.facts_path, p.stats, facts)
+
+
+def save_facts(path: Path, stats: diskcache.Stats, facts: dict[str, FileFacts]) -> None:
+    """Keep ``facts`` (with each file's stat in ``stats``) at ``path``."""
     diskcache.save(
-        p.facts_path,
+        path,
         FORMAT,
         {
-            "stats": {path: p.stats[path] for path in facts if path in p.stats},
-            "facts": {path: pack(f) for path, f in facts.items()},
+            "stats": {rel: stats[rel] for rel in facts if rel in stats},
+            "facts": {rel: pack(f) for rel, f in facts.items()},
         },
     )

@@ -50,7 +50,6 @@ def load(path: Path) -> tuple[SearchIndex, Stats, int] | None:
 def save(path: Path, index: SearchIndex, stats: Stats) -> None:
     from amr_tui.services.batch import searchcolumns  # search index: only when a cache is read or written
 
-    searchcolumns.materialize(index)
     index.vocab_text()  # the joined vocabulary, made once here rather than by every search
     state = {k: v for k, v in index.__dict__.items() if k not in ("_items", "_lower")}
     diskcache.save(

@@ -6,8 +6,8 @@ texts and folded texts as one string each with offsets, repos, paths, lines and 
 arrays), and ``LazyItems``/``LazyLower`` hand out the item of a slot when the index asks
 for it. Loading is then a handful of big objects instead of 300,000 small ones.
 
-The lazy sequences are read-only: before the index is changed (files added, changed or
-removed since the cache was written) ``materialize`` turns them back into lists.
+The index changes them as it changes lists (a slot set, a slot appended) when files are
+added, changed or removed after the load; what it puts there is kept beside the columns.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ KINDS = ("entry", "file")
 
 def to_columns(items: Sequence[SearchItem | None], lower: Sequence[str | None]) -> dict[str, Any]:
     """Columns of the index's ``_items`` and ``_lower`` (slot order; freed slots kept as such)."""
+    if isinstance(items, LazyItems) and isinstance(lower, LazyLower) and not items._set and not lower._set:
+        return items._c.columns()  # loaded and not changed since: the columns it was loaded from
     repos: dict[str, int] = {}
     paths: dict[str, int] = {}
     repo_ix, path_ix, lines, kinds = array("I"), array("I"), array("I"), array("B")
@@ -105,22 +107,75 @@ class _Columns:
         if self.text_off[-1] != len(self.text) or self.low_off[-1] != len(self.low):
             raise ValueError("search cache texts do not line up")
 
+    def columns(self) -> dict[str, Any]:
+        """What ``to_columns`` made these from."""
+        return {
+            "n": self.n,
+            "repos": self.repos,
+            "paths": self.paths,
+            "repo_ix": self.repo_ix.tobytes(),
+            "path_ix": self.path_ix.tobytes(),
+            "lines": self.lines.tobytes(),
+            "kinds": self.kinds,
+            "dead": self.dead,
+            "text": self.text,
+            "text_off": self.text_off.tobytes(),
+            "low": self.low,
+            "low_off": self.low_off.tobytes(),
+        }
 
-class LazyItems:
-    """``index._items`` read from columns: the SearchItem of a slot, made when asked for."""
 
-    __slots__ = ("_c",)
+class _Lazy:
+    """A slot sequence read from columns, changed the way ``PostingStore`` changes its lists
+    (a slot set, a slot appended): what is set or appended is kept beside the columns."""
+
+    __slots__ = ("_c", "_n", "_set")
 
     def __init__(self, columns: _Columns) -> None:
         self._c = columns
+        self._n = columns.n
+        self._set: dict[int, Any] = {}  # slot -> what was put there since the load
 
     def __len__(self) -> int:
-        return self._c.n
+        return self._n
 
-    def __getitem__(self, slot: int) -> SearchItem | None:
-        c = self._c
-        if c.dead[slot]:
+    def _slot(self, slot: int) -> int:
+        if slot < 0:
+            slot += self._n
+        if not 0 <= slot < self._n:
+            raise IndexError(slot)
+        return slot
+
+    def __setitem__(self, slot: int, value: Any) -> None:
+        self._set[self._slot(slot)] = value
+
+    def append(self, value: Any) -> None:
+        self._set[self._n] = value
+        self._n += 1
+
+    def _column(self, slot: int) -> Any:
+        raise NotImplementedError
+
+    def __getitem__(self, slot: int) -> Any:
+        slot = self._slot(slot)
+        got = self._set.get(slot, _UNSET)
+        if got is not _UNSET:
+            return got
+        if self._c.dead[slot]:
             return None
+        return self._column(slot)
+
+
+_UNSET = object()
+
+
+class LazyItems(_Lazy):
+    """``index._items`` read from columns: the SearchItem of a slot, made when asked for."""
+
+    __slots__ = ()
+
+    def _column(self, slot: int) -> SearchItem:
+        c = self._c
         return SearchItem(
             c.repos[c.repo_ix[slot]],
             c.paths[c.path_ix[slot]],
@@ -130,21 +185,13 @@ class LazyItems:
         )
 
 
-class LazyLower:
+class LazyLower(_Lazy):
     """``index._lower`` read from columns."""
 
-    __slots__ = ("_c",)
+    __slots__ = ()
 
-    def __init__(self, columns: _Columns) -> None:
-        self._c = columns
-
-    def __len__(self) -> int:
-        return self._c.n
-
-    def __getitem__(self, slot: int) -> str | None:
+    def _column(self, slot: int) -> str:
         c = self._c
-        if c.dead[slot]:
-            return None
         return c.low[c.low_off[slot] : c.low_off[slot + 1]]
 
 
@@ -152,13 +199,3 @@ def attach(index: SearchIndex, columns: dict[str, Any]) -> None:
     """Give a loaded index its items from ``columns`` (ValueError when they do not fit)."""
     c = _Columns(columns)
     index._items, index._lower = LazyItems(c), LazyLower(c)  # type: ignore[assignment]
-
-
-def materialize(index: SearchIndex) -> None:
-    """Lists again (before the index is changed); a no-op when they are lists already."""
-    items, lower = index._items, index._lower
-    if isinstance(items, LazyItems) and isinstance(lower, LazyLower):
-        index._items = [items[i] for i in range(len(items))]
-        index._lower = [
-            None if it is None else (it.text if lower[i] == it.text else lower[i]) for i, it in enumerate(index._items)
-        ]

@@ -41,7 +41,6 @@ def index_mount(index: SearchIndex, mount: Mount) -> int:
 def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     """The index of these repos: from the cache, brought up to date, or built (and cached)."""
     from amr_tui.core.search.index import SearchIndex  # search index: a cold search answers without it
-    from amr_tui.services.batch import searchcolumns  # search index: a cold search answers without it
 
     path = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
     cached = searchcache.load(path) if path is not None else None
@@ -51,8 +50,6 @@ def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     for mount in mounts:
         stats[mount.name] = found = _walk(mount)
         again, gone = diskcache.stale_paths(old_stats.get(mount.name, {}), found, written)
-        if again or gone:
-            searchcolumns.materialize(index)  # a cached index is read-only until then
         for rel in gone:
             index.remove_file(mount.name, rel)
         if again:

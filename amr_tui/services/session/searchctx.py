@@ -2,7 +2,7 @@
 
 The finder's (and the agent interface's) metadata filters (``source:``, ``added:>=``,
 ``has:``, ``no:``, ``KEY:VALUE``) read the entry's metadata the session keeps per file
-(``core.search.entrymeta``),
+(``core.format.entrymeta``),
 ``is:broken`` resolves the links of entries in files the lint found a broken link in
 (AMR010), and ``is:orphan`` reads the lint findings (AMR013: not reachable from MEMORY.md). See ``core.search.index.SearchContext``.
 """
@@ -47,14 +47,14 @@ class SessionSearchContext:
         """Every metadata key of the session's entries (read again when the index changed)."""
         generation = self._session.index.generation
         if self._keys[0] != generation:
-            sets = {m.keys for state in self._session.repos.values() for m in state.meta.values()}
+            sets = {f.meta.keys for state in self._session.repos.values() for f in state.facts.values() if f.meta}
             self._keys = (generation, frozenset().union(*sets))
         return self._keys[1]
 
     def metadata(self, item: SearchItem) -> Mapping[str, Sequence[str]] | None:
         state = self._session.repos.get(item.repo)
-        meta = state.meta.get(item.path) if state else None
-        return meta.at(item.line) if meta is not None else None
+        facts = state.facts.get(item.path) if state else None
+        return facts.meta.at(item.line) if facts is not None and facts.meta is not None else None
 
     def broken(self, item: SearchItem) -> bool:
         """The entry holds a link that names no file. Only a file the lint found such a link in

@@ -20,12 +20,12 @@ from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.lint.facts import FileFacts, facts_of
 from amr_tui.core.lint.repo import MEMORY_FILE, Finding, RepoSnapshot, links_by_name, lint_file, lint_repo
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
-from amr_tui.core.search.entrymeta import FileMeta, file_meta
 from amr_tui.core.search.index import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
 from amr_tui.services.activity.service import ActivityService
+from amr_tui.services.batch import diskcache, lintcache, searchcache
 from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.history.service import HistoryService
 from amr_tui.services.session.searchctx import SessionSearchContext
@@ -51,7 +51,6 @@ class _Parsed:
 
     doc: Document
     facts: FileFacts
-    meta: FileMeta | None
     entries: list[tuple[int, str]]  # for the search index
 
 
@@ -93,6 +92,7 @@ class Session:
         self._indexed: set[tuple[str, str]] = set()  # (repo, path) indexed while the first indexing runs
         self._index_done = False
         self._linted = False  # before the first repo-wide lint, a change re-lints its own files only
+        self._cache_stale = True  # files were read that the on-disk caches do not hold (save_caches)
         self.watch = Watcher(self)  # the poll, the re-read after a write, the badges
         for mount in mounts:
             git: GitRepo | None
@@ -175,13 +175,15 @@ class Session:
 
     def index_files(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Parse every listed file and index its entries, ``LOAD_BATCH`` at a time (``progress``
-        after each). A file opened or saved meanwhile was indexed then and is not read again."""
+        after each). A file opened or saved meanwhile was indexed then and is not read again.
+        What the caches kept of files unchanged since (``warm_start``) is not read either."""
         if not self._scanned:
             self.scan()
         total_files = self._total_files
         done = 0
         if progress:
             progress(0, total_files)
+        self.warm_start()
         collecting = gc.isenabled()
         gc.disable()  # parsing makes many small objects that live on: no point scanning them mid-load
         try:
@@ -193,6 +195,11 @@ class Session:
                 checked_dirs: dict[str, bool] = {}
                 for at in range(0, len(files), LOAD_BATCH):
                     todo = [rel for rel in files[at : at + LOAD_BATCH] if rel not in indexed]
+                    if not todo:  # every file of the batch came from the caches
+                        done += min(LOAD_BATCH, len(files) - at)
+                        if progress:
+                            progress(done, total_files)
+                        continue
                     batch = [(rel, self._parse(state, rel, stats.get(rel), checked_dirs)) for rel in todo]
                     with self.lock:
                         # Read meanwhile (opened, saved, polled): that reading is newer than this one.
@@ -211,6 +218,76 @@ class Session:
         with self.lock:
             self._index_done = True
             self._indexed.clear()
+
+    def warm_start(self) -> None:
+        """Take the search index ``amr search`` (or the last run) kept, and the lint facts
+        ``amr lint`` (or the last run) kept, for every file whose stat has not changed since:
+        ``index_files`` then reads only the others (MEMORY.md always). Nothing when there is
+        no cache, it is unusable, or caches are off (``AMR_NO_CACHE``)."""
+        if not diskcache.enabled():
+            return
+        cached = searchcache.load(searchcache.cache_file([s.mount for s in self.repos.values()]))
+        if cached is None:
+            return
+        loaded, old_stats, written = cached
+        with self.lock:
+            now = {
+                name: {rel: state.stats[rel] for rel in state.files if rel in state.stats}
+                for name, state in self.repos.items()
+            }
+        kept = {
+            name: lintcache.fresh_facts(lintcache.facts_file(state.mount), now[name], self._key_sets)
+            for name, state in self.repos.items()
+        }
+        with self.lock:
+            warm: set[tuple[str, str]] = set()
+            missed = False  # a file the caches do not hold as it is now
+            for name, state in self.repos.items():
+                listed = set(state.files)
+                for rel in loaded.paths(name):
+                    if rel not in listed:
+                        loaded.remove_file(name, rel)
+                again, _gone = diskcache.stale_paths(old_stats.get(name, {}), now[name], written)
+                stale = set(again)
+                facts = kept[name]
+                for rel in state.files:
+                    st = now[name].get(rel)
+                    if rel in stale or st is None:
+                        missed = True
+                        continue
+                    whole = rel in state.escaping or not is_markdown(rel) or st[1] > MAX_PARSE_BYTES
+                    if not whole and rel not in facts:
+                        missed = True
+                    elif rel != MEMORY_FILE and (name, rel) not in self._indexed:  # those are read again
+                        if not whole:
+                            state.facts[rel] = facts[rel]
+                        warm.add((name, rel))  # a file amr does not parse is indexed by its name only
+            generation = self.index.generation
+            self.index.__dict__.clear()
+            self.index.__dict__.update(loaded.__dict__)
+            self.index.generation = max(generation, loaded.generation) + 1  # every finder starts again
+            self._indexed = warm
+            self._cache_stale = missed
+
+    def save_caches(self) -> None:
+        """Keep the search index and every file's lint facts for the next start (and for
+        ``amr search`` and ``amr lint``, which read the same caches), when this session read
+        files the caches did not hold. The index is written under the lock (its postings
+        change in place): about a second at a million entries."""
+        if not diskcache.enabled():
+            return
+        with self.lock:
+            if not self._cache_stale or not self._index_done:
+                return
+            stats = {
+                name: {rel: state.stats[rel] for rel in state.files if rel in state.stats}
+                for name, state in self.repos.items()
+            }
+            facts = {name: dict(state.facts) for name, state in self.repos.items()}
+            searchcache.save(searchcache.cache_file([s.mount for s in self.repos.values()]), self.index, stats)
+            self._cache_stale = False
+        for name, state in self.repos.items():
+            lintcache.save_facts(lintcache.facts_file(state.mount), stats[name], facts[name])
 
     def lint_all(self) -> None:
         """The repo-wide lint of every repo (links, Index, duplicates), once every file is parsed."""
@@ -249,6 +326,7 @@ class Session:
                 state.stats[rel] = st
             self._absorb(state, rel, parsed)
             self.index.set_file(state.mount.name, rel, parsed.entries if parsed else [])
+            self._cache_stale = True
             if not self._index_done:
                 self._indexed.add((state.mount.name, rel))
 
@@ -266,8 +344,7 @@ class Session:
     def _parsed(self, state: RepoState, doc: Document) -> _Parsed:
         return _Parsed(
             doc,
-            facts_of(doc),
-            file_meta(doc.entries, self._key_sets),
+            facts_of(doc, self._key_sets),
             searchable_lines(doc, prose=state.style != "amr"),
         )
 
@@ -279,10 +356,6 @@ class Session:
             state.forget_parse(rel)
             return
         state.facts[rel] = parsed.facts
-        if parsed.meta is not None:
-            state.meta[rel] = parsed.meta
-        else:
-            state.meta.pop(rel, None)
         if rel == MEMORY_FILE or rel in state.docs:
             keep_doc(state, rel, parsed.doc)
 

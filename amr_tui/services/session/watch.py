@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Protocol
 from amr_tui.core.format.parser import Document
 from amr_tui.core.lint.facts import FileFacts
 from amr_tui.core.lint.repo import Finding
-from amr_tui.core.search.entrymeta import FileMeta
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError
@@ -94,8 +93,7 @@ class RepoState:
     # metadata (the search index holds its entries' text). A million entries' Documents would
     # be most of a gigabyte.
     docs: dict[str, Document] = field(default_factory=dict)
-    facts: dict[str, FileFacts] = field(default_factory=dict)  # every parsed Markdown file's
-    meta: dict[str, FileMeta] = field(default_factory=dict)  # files with entry metadata only
+    facts: dict[str, FileFacts] = field(default_factory=dict)  # every parsed Markdown file's (and its metadata)
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
     lint_stale: bool = False  # only the changed files were re-linted; the whole-repo checks are due
@@ -115,7 +113,6 @@ class RepoState:
         """Drop what a parse of ``path`` gave (it is no longer one amr parses)."""
         self.docs.pop(path, None)
         self.facts.pop(path, None)
-        self.meta.pop(path, None)
 
 
 class WatchHost(Protocol):

@@ -19,9 +19,11 @@ from collections.abc import Iterable
 
 from amr_tui.core.model import Entry
 
-__all__ = ["FileMeta", "file_meta"]
+__all__ = ["FileMeta", "PackedMeta", "file_meta", "pack_meta", "unpack_meta"]
 
 _NO_KEYS: frozenset[str] = frozenset()
+
+PackedMeta = tuple[bytes, bytes, str, tuple[str, ...]]  # lines, offsets (array "I" bytes), text, keys
 
 
 class FileMeta:
@@ -72,7 +74,27 @@ def file_meta(entries: Iterable[Entry], intern: dict[frozenset[str], frozenset[s
         offsets.append(at)
     if not lines:
         return None
-    frozen = frozenset(keys)
-    if intern is not None:
-        frozen = intern.setdefault(frozen, frozen)
-    return FileMeta(lines, offsets, "".join(parts), frozen if frozen else _NO_KEYS)
+    return FileMeta(lines, offsets, "".join(parts), _intern(frozenset(keys), intern))
+
+
+def _intern(keys: frozenset[str], intern: dict[frozenset[str], frozenset[str]] | None) -> frozenset[str]:
+    if not keys:
+        return _NO_KEYS
+    return intern.setdefault(keys, keys) if intern is not None else keys
+
+
+def pack_meta(m: FileMeta) -> PackedMeta:
+    """Plain bytes and strings (what a cache may hold)."""
+    return m._lines.tobytes(), m._offsets.tobytes(), m._text, tuple(sorted(m.keys))
+
+
+def unpack_meta(t: PackedMeta, intern: dict[frozenset[str], frozenset[str]] | None = None) -> FileMeta:
+    """The FileMeta of ``pack_meta``; ValueError when its parts do not line up."""
+    raw_lines, raw_offsets, text, keys = t
+    lines: array[int] = array("I")
+    offsets: array[int] = array("I")
+    lines.frombytes(raw_lines)
+    offsets.frombytes(raw_offsets)
+    if len(offsets) != len(lines) + 1 or offsets[-1] != len(text):
+        raise ValueError("packed metadata does not line up")
+    return FileMeta(lines, offsets, str(text), _intern(frozenset(map(str, keys)), intern))
