@@ -53,10 +53,21 @@ class BitArray:
             self._int = int.from_bytes(self.buf, "little")
         return self._int
 
+    @classmethod
+    def of(cls, bits: int) -> BitArray:
+        """A BitArray holding the bitset ``bits`` (>= 0)."""
+        made = cls()
+        made.buf = bytearray(bits.to_bytes((bits.bit_length() + 7) >> 3, "little"))
+        made._int = bits
+        return made
+
 
 def _bucket(n: int) -> int:
     """Text-length bucket: exact below 160 characters, then 64 wide, capped."""
     return n if n < 160 else 160 + min((n - 160) >> 6, 31)
+
+
+_BAND = 4  # a band of length buckets: bucket >> _BAND (16 buckets, 12 bands in all)
 
 
 class PostingStore:
@@ -65,6 +76,12 @@ class PostingStore:
     The ranker (``rank.py``) reads it through the public methods and properties below.
     The attribute names are part of ``amr search``'s cache (it pickles ``__dict__``).
     """
+
+    # The union of the length buckets of each band (``_BAND``), so that ``take_best`` tests a
+    # dozen bands before the buckets of one, not up to 190 buckets. None until first needed
+    # (then made from ``_len_bits``: an index from a cache written without it has none), kept
+    # up to date from then on.
+    _len_bands: dict[int, BitArray] | None = None
 
     def __init__(self) -> None:
         self._items: list[SearchItem | None] = []
@@ -76,10 +93,12 @@ class PostingStore:
         self._vjoined: str | None = None
         self._vstarts: list[int] = []
         self._vgroups: dict[int, list[str]] | None = None  # tokens by length
+        # vocab_heads(n) by n; vocab_by_length's lists by a negative key (one dict, dropped together)
         self._vheads: dict[int, tuple[list[str], list[str]]] = {}
         self._repo_bits: dict[str, BitArray] = {}
         self._all = BitArray()
         self._len_bits: dict[int, BitArray] = {}
+        self._len_bands = {}
         self._count = 0
 
     def _dense_min(self) -> int:
@@ -154,6 +173,10 @@ class PostingStore:
         self._all.set(slots)
         for b, lst in by_len.items():
             self._len_bits.setdefault(b, BitArray()).set(lst)
+        bands = self._len_bands
+        if bands is not None:
+            for band, lst in _by_band(by_len).items():
+                bands.setdefault(band, BitArray()).set(lst)
         self._count += len(slots)
         return slots
 
@@ -188,6 +211,10 @@ class PostingStore:
         self._all.clear(slots)
         for b, lst in by_len.items():
             self._len_bits[b].clear(lst)
+        bands = self._len_bands
+        if bands is not None:
+            for band, lst in _by_band(by_len).items():
+                bands[band].clear(lst)
         self._count -= len(slots)
 
     # ------------------------------------------------------------------ reading
@@ -222,9 +249,17 @@ class PostingStore:
         return self._vjoined, self._vstarts
 
     def vocab_by_length(self, shortest: int, longest: int) -> list[str]:
-        """Tokens whose length is in the range (for typo look-ups)."""
-        groups = self._vocab_groups()
-        return [t for n in range(shortest, longest + 1) for t in groups.get(n, ())]
+        """Tokens whose length is in the range (for typo look-ups; read it, do not change it).
+        Kept until the vocabulary changes, with ``vocab_heads``' lists: made afresh, the list
+        of the 200,000 tokens of 5-9 characters at 1M entries was a third of a typo look-up."""
+        self.vocab_text()
+        key = -1 - (shortest << 8 | longest)  # negative: apart from vocab_heads' keys
+        got = self._vheads.get(key)
+        if got is None:
+            groups = self._vocab_groups()
+            toks = [t for n in range(shortest, longest + 1) for t in groups.get(n, ())]
+            got = self._vheads[key] = (toks, toks)
+        return got[0]
 
     def _vocab_groups(self) -> dict[int, list[str]]:
         self.vocab_text()
@@ -273,11 +308,12 @@ class PostingStore:
             return []
         if bits.bit_count() <= k:
             return ids_of(bits)
-        whole = 0  # buckets taken entirely
+        whole = 0  # buckets (and bands of them) taken entirely
         got = 0
         rest: list[int] = []
-        for b in sorted(self._len_bits):
-            x = bits & self._len_bits[b].value()
+        len_bits = self._len_bits
+        for band, in_band in sorted(self._bands().items()):
+            x = bits & in_band.value()
             if not x:
                 continue
             c = x.bit_count()
@@ -287,12 +323,42 @@ class PostingStore:
                 if got == k:
                     break
                 continue
-            ids = ids_of(x)  # the bucket that has to be cut: same length, so by place
-            items = self._items
-            keyed = sorted(zip(map(_PLACE, map(items.__getitem__, ids)), ids, strict=True))
-            rest = [slot for _key, slot in keyed[: k - got]]
+            # the band that has to be cut: its buckets, shortest first
+            top = (band + 1) << _BAND
+            for b in sorted(n for n in len_bits if band << _BAND <= n < top):
+                y = x & len_bits[b].value()
+                if not y:
+                    continue
+                c = y.bit_count()
+                if got + c <= k:
+                    whole |= y
+                    got += c
+                    if got == k:
+                        break
+                    continue
+                ids = ids_of(y)  # the bucket that has to be cut: same length, so by place
+                items = self._items
+                keyed = sorted(zip(map(_PLACE, map(items.__getitem__, ids)), ids, strict=True))
+                rest = [slot for _key, slot in keyed[: k - got]]
+                break
             break
         return ids_of(whole) + rest
+
+    def _bands(self) -> dict[int, BitArray]:
+        bands = self._len_bands
+        if bands is None:
+            acc: dict[int, int] = {}
+            for b, in_bucket in self._len_bits.items():
+                acc[b >> _BAND] = acc.get(b >> _BAND, 0) | in_bucket.value()
+            bands = self._len_bands = {band: BitArray.of(v) for band, v in acc.items()}
+        return bands
+
+
+def _by_band(by_len: dict[int, list[int]]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for b, lst in by_len.items():
+        out.setdefault(b >> _BAND, []).extend(lst)
+    return out
 
 
 _PLACE = attrgetter("repo", "path", "line")
