@@ -95,7 +95,7 @@ def indexing(root: Path, repeats: int = 2) -> tuple[list[Row], object]:
         runs.append(parts)
     best = min(runs, key=lambda p: p["parse_index"])
     base = median([_baseline_read(root) for _ in range(3)])
-    entries = sum(len(f.entries) for s in session.repos.values() for f in s.facts.values())
+    entries = sum(f.count for s in session.repos.values() for f in s.facts.values())
     rows = [
         row(
             f"Indexing: parse + search index of {entries:,} entries (Session.load without lint/git)",

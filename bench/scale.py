@@ -103,7 +103,7 @@ def child(size: int, warm: bool = False) -> dict[str, float]:
         "index_cpu_s": at_lint[1] if at_lint else float("nan"),
         "rss_imports_mb": before,
         "rss_now_mb": vm("VmRSS"),
-        "entries": float(sum(len(f.entries) for s in session.repos.values() for f in s.facts.values())),
+        "entries": float(sum(f.count for s in session.repos.values() for f in s.facts.values())),
         "files": float(sum(len(s.files) for s in session.repos.values())),
     }
     rows = reindex(session, root)

@@ -12,6 +12,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from amr_tui.core.format.entrymeta import FileMeta, PackedMeta, file_meta, pack_meta, unpack_meta
@@ -32,7 +34,8 @@ PackedFacts = tuple[
     tuple[PackedDiagnostic, ...],
     tuple[PackedLink, ...],
     tuple[tuple[int, str], ...],
-    tuple[tuple[str, int], ...],
+    str,
+    bytes,
     tuple[str, ...],
     tuple[str, ...],
     PackedMeta | None,
@@ -51,10 +54,24 @@ class FileFacts:
     diagnostics: list[Diagnostic]  # the file's line-local findings (Document.diagnostics)
     links: list[Link]  # every [[link]] that counts (not in code or HTML)
     link_lines: dict[int, str]  # text of each line that holds a link
-    entries: list[tuple[str, int]]  # (normalised text, line) of each entry with text, in order
+    # The normalised text of each entry with text, in order, joined by line breaks (a
+    # normalised text has none), and each one's line: two objects a file, not two an entry.
+    norms: str
+    lines: array[int]
     headings: list[str]  # the text of each heading, in order (what a [[file#heading]] link names)
     texts: list[str] = field(default_factory=list)  # each entry's text as written, as ``entries`` (AMR033)
     meta: FileMeta | None = None  # the entries' [key: value] metadata (the finder's filters); None: none has any
+
+    @property
+    def count(self) -> int:
+        """How many entries with text."""
+        return len(self.lines)
+
+    @property
+    def entries(self) -> Iterator[tuple[str, int]]:
+        """(normalised text, line) of each entry with text, in order."""
+        if self.lines:
+            yield from zip(self.norms.split("\n"), self.lines, strict=True)
 
 
 def facts_of(doc: ParsedFile, keys: dict[frozenset[str], frozenset[str]] | None = None) -> FileFacts:
@@ -62,16 +79,25 @@ def facts_of(doc: ParsedFile, keys: dict[frozenset[str], frozenset[str]] | None 
     files, so files with the same metadata keys share one set."""
     lines = doc.lines
     link_lines = {ln: lines[ln - 1].text for ln in {link.line for link in doc.links}}
-    entries = []
+    norms = []
+    at: array[int] = array("I")
     texts = []
     for entry in doc.entries:
         norm = normalise_text(entry.text)
         if norm:
-            entries.append((norm, entry.line))
+            norms.append(norm)
+            at.append(entry.line)
             texts.append(entry.text)
     headings = [t for _ln, _lvl, t in doc.headings]
     return FileFacts(
-        doc.diagnostics, list(doc.links), link_lines, entries, headings, texts, file_meta(doc.entries, keys)
+        doc.diagnostics,
+        list(doc.links),
+        link_lines,
+        "\n".join(norms),
+        at,
+        headings,
+        texts,
+        file_meta(doc.entries, keys),
     )
 
 
@@ -99,7 +125,8 @@ def pack(f: FileFacts) -> PackedFacts:
         tuple(map(pack_diagnostic, f.diagnostics)),
         links,
         tuple(f.link_lines.items()),
-        tuple(f.entries),
+        f.norms,
+        f.lines.tobytes(),
         tuple(f.headings),
         tuple(f.texts),
         pack_meta(f.meta) if f.meta is not None else None,
@@ -107,12 +134,17 @@ def pack(f: FileFacts) -> PackedFacts:
 
 
 def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = None) -> FileFacts:
-    diags, links, link_lines, entries, headings, texts, meta = t
+    diags, links, link_lines, norms, raw_lines, headings, texts, meta = t
+    at: array[int] = array("I")
+    at.frombytes(raw_lines)
+    if len(at) != len(texts) or (norms.count("\n") + 1 if norms else 0) != len(at):
+        raise ValueError("packed facts do not line up")
     return FileFacts(
         [unpack_diagnostic(d) for d in diags],
         [Link(*k) for k in links],
         dict(link_lines),
-        [(n, ln) for n, ln in entries],
+        str(norms),
+        at,
         list(headings),
         list(texts),
         unpack_meta(meta, keys) if meta is not None else None,

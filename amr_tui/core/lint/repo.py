@@ -115,16 +115,21 @@ class RepoSnapshot:
         facts = self.facts.get(path)
         return facts.headings if facts is not None else None
 
-    def entries_of(self, path: str) -> Iterator[tuple[str, int]]:
-        """``(normalised text, line)`` of each entry with text, in order."""
+    def norms_of(self, path: str) -> tuple[str, Sequence[int]]:
+        """The normalised text of each entry with text, in order, joined by line breaks, and
+        each one's line (``FileFacts.norms`` / ``lines``)."""
         doc = self.documents.get(path)
         if doc is None:
-            yield from self.facts[path].entries
-            return
+            facts = self.facts[path]
+            return facts.norms, facts.lines
+        norms: list[str] = []
+        lines: list[int] = []
         for entry in doc.entries:
             norm = normalise_text(entry.text)
             if norm:
-                yield norm, entry.line
+                norms.append(norm)
+                lines.append(entry.line)
+        return "\n".join(norms), lines
 
 
 #: Formats whose ``[[note]]`` names a note anywhere in the folder (or by its title), not a path.
@@ -507,34 +512,70 @@ def _index_anchor(memory: Document, index_line: int) -> int:
 def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
 
-    seen: dict[str, tuple[str, int]] = {}
-    # Near-duplicate candidates as columns (a tuple per entry costs 64 bytes, 100,000 times):
-    # normalised text, path, line.
-    norms: list[str] = []
+    # Every entry as a row of columns (a tuple and a string per entry, a million times, was
+    # the repo lint's peak memory): its file, where its text starts in that file's joined
+    # normalised texts, its length and line, and the hash of its text.
     paths: list[str] = []
-    lines = array("I")
-    out: list[Finding] = []
+    joined: list[str] = []
+    file_ix, starts, sizes, lines, hashes = array("I"), array("I"), array("I"), array("I"), array("q")
     for path in repo.markdown_paths():
         if in_amr_folder(path) or is_journal(path):
             continue  # amr's own records repeat facts on purpose; a daily journal repeats its status lines
-        for norm, line in repo.entries_of(path):
-            first = seen.get(norm)
-            if first is not None:
-                where = "above" if first[0] == path else f"in {first[0]}"
-                out.append(Finding(path, diag("AMR014", f"same fact as line {first[1]} {where}", line, 1)))
-                continue
-            seen[norm] = (path, line)
-            if near and len(norm) >= NEAR_DUPLICATE_MIN_CHARS:
-                norms.append(norm)
-                paths.append(path)
-                lines.append(line)
+        norms, at = repo.norms_of(path)
+        if not at:
+            continue
+        f = len(paths)
+        paths.append(path)
+        joined.append(norms)
+        pos = 0
+        for norm, line in zip(norms.split("\n"), at, strict=True):
+            file_ix.append(f)
+            starts.append(pos)
+            sizes.append(len(norm))
+            lines.append(line)
+            hashes.append(hash(norm))
+            pos += len(norm) + 1
+
+    def text(row: int) -> str:
+        start = starts[row]
+        return joined[file_ix[row]][start : start + sizes[row]]
+
+    # Same text: rows sorted by hash (stable: in reading order within a hash), the texts of a
+    # run of equal hashes compared; the first row of a text is the fact, every later one AMR014.
+    out: list[Finding] = []
+    repeated = bytearray(len(hashes))
+    order = sorted(range(len(hashes)), key=hashes.__getitem__)
+    run = 0
+    while run < len(order):
+        end = run + 1
+        while end < len(order) and hashes[order[end]] == hashes[order[run]]:
+            end += 1
+        if end - run > 1:
+            firsts: dict[str, int] = {}
+            for row in order[run:end]:
+                t = text(row)
+                first = firsts.setdefault(t, row)
+                if first != row:
+                    repeated[row] = 1
+                    f_path, path = paths[file_ix[first]], paths[file_ix[row]]
+                    where = "above" if f_path == path else f"in {f_path}"
+                    out.append(
+                        Finding(path, diag("AMR014", f"same fact as line {lines[first]} {where}", lines[row], 1))
+                    )
+        run = end
+    del order
+    # Near-duplicate candidates: the first row of each text, long enough, in reading order.
+    rows = array("I", (r for r in range(len(hashes)) if not repeated[r] and sizes[r] >= NEAR_DUPLICATE_MIN_CHARS))
+    if not near:
+        rows = array("I")
+    norms_at = _Rows(rows, text)
     # Near duplicates: block on the two rarest words (fewest entries, then alphabetical), then
     # score inside each block: each entry against the block's earlier ones, first match wins.
     # Two passes over the texts instead of keeping 100,000 word sets alive (memory).
-    freq = Counter(chain.from_iterable(set(norm.split()) for norm in norms))
+    freq = Counter(chain.from_iterable(set(norm.split()) for norm in norms_at))
     rank = {w: k for k, (w, _n) in enumerate(sorted(freq.items(), key=itemgetter(1, 0)))}.__getitem__
     blocks: dict[str, array[int]] = defaultdict(lambda: array("I"))
-    for i, norm in enumerate(norms):
+    for i, norm in enumerate(norms_at):
         for w in sorted(set(norm.split()), key=rank)[:2]:
             blocks[w].append(i)
     del freq, rank
@@ -545,7 +586,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     for members in blocks.values():
         if len(members) < 2 or len(members) > 200:
             continue
-        texts = [" ".join(sorted(norms[b].split())) for b in members]
+        texts = [" ".join(sorted(norms_at[b].split())) for b in members]
         for a_pos, a in enumerate(members):
             if a in reported or a_pos == 0:
                 continue
@@ -557,19 +598,38 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
             if not matches:
                 continue
             _choice, score, k = min(matches, key=lambda m: m[2])
-            b = members[k]
-            first_path, first_line = paths[b], lines[b]
-            where = "above" if first_path == paths[a] else f"in {first_path}"
+            b, row = rows[members[k]], rows[a]
+            first_path, path = paths[file_ix[b]], paths[file_ix[row]]
+            where = "above" if first_path == path else f"in {first_path}"
             out.append(
                 Finding(
-                    paths[a],
+                    path,
                     diag(
-                        "AMR015", f"nearly the same fact as line {first_line} {where} ({score:.0f}% alike)", lines[a], 1
+                        "AMR015",
+                        f"nearly the same fact as line {lines[b]} {where} ({score:.0f}% alike)",
+                        lines[row],
+                        1,
                     ),
                 )
             )
             reported.add(a)
     return out
+
+
+class _Rows:
+    """The texts of some rows, read when asked for (a sequence of strings that holds none)."""
+
+    def __init__(self, rows: array[int], text: Callable[[int], str]) -> None:
+        self._rows, self._text = rows, text
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i: int) -> str:
+        return self._text(self._rows[i])
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self._text, self._rows)
 
 
 def _contradictions(repo: RepoSnapshot) -> list[Finding]:
@@ -587,7 +647,7 @@ def _contradictions(repo: RepoSnapshot) -> list[Finding]:
             items: Iterator[tuple[str, int]] = ((e.text, e.line) for e in doc.entries)
         else:
             facts = repo.facts[path]
-            items = zip(facts.texts, (line for _norm, line in facts.entries), strict=False)
+            items = zip(facts.texts, facts.lines, strict=False)
         for text, line in items:
             norm = normalise_text(text)
             if norm and norm not in seen:  # a second copy is AMR014, not a second contradiction

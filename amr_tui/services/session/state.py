@@ -381,7 +381,7 @@ class Session:
         by_file: dict[str, list[Finding]] = {}
         with self.lock:
             extra = list(state.history_findings)
-        entries = sum(len(f.entries) for f in snap.facts.values())
+        entries = sum(f.count for f in snap.facts.values())
         found = lint_repo(snap, contradictions=entries <= CONTRADICTIONS_MAX_ENTRIES)
         for finding in [*found, *extra]:
             by_file.setdefault(finding.path, []).append(finding)
