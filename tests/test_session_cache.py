@@ -244,3 +244,39 @@ def test_any_changes_between_runs_give_what_a_cold_start_gives(make_repo, monkey
         got = picture(warm)
         mp.setenv("AMR_NO_CACHE", "1")
         assert got == picture(session(root))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    at=st.integers(min_value=0, max_value=2),
+    name=st.sampled_from(["notes.md", "people/bob.md", "MEMORY.md", "new.md"]),
+    same_size=st.booleans(),
+)
+def test_an_agent_writing_while_the_session_starts_warm_is_seen_by_the_next_poll(
+    make_repo, monkeypatch, tmp_path_factory, at, name, same_size
+):
+    """The write lands after the files were listed: before the caches are read (the first
+    progress call), after the index is built, or never; the next poll brings it in."""
+    root = make_repo(f"r{time.perf_counter_ns()}", FILES)
+    with monkeypatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        age(root)
+        session(root).save_caches()
+        calls = []
+
+        def agent(done: int, total: int) -> None:
+            calls.append(done)
+            if len(calls) == at + 1:
+                path = root / name
+                old = path.read_text() if path.exists() else ""
+                text = old.replace("Bob", "Rob").replace("Fridays", "Sundays") if same_size and old else old
+                path.write_text(text if text != old else old + "- Carol joined the vault team\n")
+
+        warm = Session([Mount("memory", root)])
+        warm.load(progress=agent)
+        warm.watch.poll()
+        for state in warm.repos.values():
+            warm.relint(state)
+        got = picture(warm)
+        mp.setenv("AMR_NO_CACHE", "1")
+        assert got == picture(session(root))
