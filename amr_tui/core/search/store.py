@@ -24,17 +24,28 @@ _CLEAR = tuple(0xFF ^ (1 << k) for k in range(8))
 
 
 class BitArray:
-    """A mutable bitset: bytes changed in place, the int form made on demand and cached."""
+    """A mutable bitset, held in one of two forms: bytes, changed in place while files are
+    added or dropped, or the int a query reads (made on demand; the bytes are then let go, so
+    a million-slot posting is not held twice, ~85 MB at a million entries). A change to the
+    int form turns it back into bytes."""
 
     __slots__ = ("buf", "_int")
 
     def __init__(self) -> None:
-        self.buf = bytearray()
+        self.buf: bytearray | None = None
         self._int: int | None = 0
+
+    def _bytes(self) -> bytearray:
+        buf = self.buf
+        if buf is None:
+            bits = self._int or 0
+            size = (bits.bit_length() + 7) >> 3
+            self.buf = buf = bytearray(bits.to_bytes(size + (size >> 3), "little"))  # with headroom
+        return buf
 
     def set(self, ids: list[int]) -> None:
         """Set the bits ``ids`` (a non-empty list)."""
-        buf = self.buf
+        buf = self._bytes()
         top = max(ids) >> 3
         if top >= len(buf):  # grow with headroom: files are added one after another
             buf.extend(bytes(top + 1 + (top >> 3) - len(buf)))
@@ -43,21 +54,24 @@ class BitArray:
         self._int = None
 
     def clear(self, ids: list[int]) -> None:
-        buf = self.buf
+        buf = self._bytes()
+        top = len(buf) << 3
         for i in ids:
-            buf[i >> 3] &= _CLEAR[i & 7]
+            if i < top:
+                buf[i >> 3] &= _CLEAR[i & 7]
         self._int = None
 
     def value(self) -> int:
-        if self._int is None:
-            self._int = int.from_bytes(self.buf, "little")
-        return self._int
+        got = self._int
+        if got is None:
+            got = self._int = int.from_bytes(self._bytes(), "little")
+            self.buf = None
+        return got
 
     @classmethod
     def of(cls, bits: int) -> BitArray:
         """A BitArray holding the bitset ``bits`` (>= 0)."""
         made = cls()
-        made.buf = bytearray(bits.to_bytes((bits.bit_length() + 7) >> 3, "little"))
         made._int = bits
         return made
 
