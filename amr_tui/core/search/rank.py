@@ -15,7 +15,6 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 
 from amr_tui.core.search.abbrev import forms_of
 from amr_tui.core.search.store import PostingStore
@@ -285,9 +284,7 @@ class Resolver:
             if inside == todo and todo.bit_count() * _REUSE >= count:
                 return ids, texts, True
         ids = ids_of(todo)
-        lower = self._index.lower
-        # itemgetter gathers the texts in C (a third faster than a loop at 30,000 slots)
-        joined = Joined(itemgetter(*ids)(lower) if len(ids) > 1 else [lower[s] for s in ids])  # type: ignore[misc]
+        joined = Joined(self._index.lower_of(ids))
         self._last = (todo, len(ids), ids, joined)
         return ids, joined, False
 

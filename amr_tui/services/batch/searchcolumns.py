@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Sequence
 from itertools import accumulate
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from amr_tui.core.search.index import SearchIndex, SearchItem
 
@@ -120,7 +120,9 @@ class _Columns:
 
 class _Lazy:
     """A slot sequence read from columns, changed the way ``PostingStore`` changes its lists
-    (a slot set, a slot appended): what is set or appended is kept beside the columns."""
+    (a slot set, a slot appended): what is set or appended is kept beside the columns.
+    ``__getitem__`` is on every keystroke's path (thousands of slots): it is written out in
+    each subclass rather than shared."""
 
     __slots__ = ("_c", "_n", "_set")
 
@@ -146,29 +148,20 @@ class _Lazy:
         self._set[self._n] = value
         self._n += 1
 
-    def _column(self, slot: int) -> Any:
-        raise NotImplementedError
-
-    def __getitem__(self, slot: int) -> Any:
-        slot = self._slot(slot)
-        got = self._set.get(slot, _UNSET)
-        if got is not _UNSET:
-            return got
-        if self._c.dead[slot]:
-            return None
-        return self._column(slot)
-
-
-_UNSET = object()
-
 
 class LazyItems(_Lazy):
     """``index._items`` read from columns: the SearchItem of a slot, made when asked for."""
 
     __slots__ = ()
 
-    def _column(self, slot: int) -> SearchItem:
+    def __getitem__(self, slot: int) -> SearchItem | None:
         c = self._c
+        if self._set or not 0 <= slot < c.n:
+            slot = self._slot(slot)
+            if slot in self._set:
+                return cast(SearchItem | None, self._set[slot])
+        if c.dead[slot]:
+            return None
         return SearchItem(
             c.repos[c.repo_ix[slot]],
             c.paths[c.path_ix[slot]],
@@ -183,9 +176,24 @@ class LazyLower(_Lazy):
 
     __slots__ = ()
 
-    def _column(self, slot: int) -> str:
+    def __getitem__(self, slot: int) -> str | None:
         c = self._c
-        return c.low[c.low_off[slot] : c.low_off[slot + 1]]
+        if self._set or not 0 <= slot < c.n:
+            slot = self._slot(slot)
+            if slot in self._set:
+                return cast(str | None, self._set[slot])
+        if c.dead[slot]:
+            return None
+        off = c.low_off
+        return c.low[off[slot] : off[slot + 1]]
+
+    def take(self, ids: list[int]) -> list[str]:
+        """The folded texts of the live slots ``ids`` (``PostingStore.lower_of``): sliced in C."""
+        if self._set or (ids and not 0 <= max(ids) < self._c.n):
+            return [cast(str, self[i]) for i in ids]
+        off = self._c.low_off
+        ends = map(off.__getitem__, map((1).__add__, ids))
+        return list(map(self._c.low.__getitem__, map(slice, map(off.__getitem__, ids), ends)))
 
 
 def attach(index: SearchIndex, columns: dict[str, Any]) -> None:
