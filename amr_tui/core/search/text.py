@@ -14,11 +14,13 @@ Pure functions over strings and ints; no I/O. ``index.py`` builds the index on t
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import Any, cast
 
 MAX_TOKEN = 64
 MAX_ATOMS = 24  # atoms of a query used for matching (a pasted paragraph stays cheap)
@@ -105,6 +107,22 @@ def subseq_pattern(atom: str, gap: str = r"\n") -> re.Pattern[str]:
 # ---------------------------------------------------------------------------- bitsets
 
 
+# Bitsets at least this wide (an index of half a million items and more) convert with numpy,
+# twice as fast as the loops below at a million slots (33,000 set: 5.6 -> 2.6 ms one way, 3.4 ->
+# 1.6 ms the other); narrower ones never import it. None: numpy is not installed.
+WIDE_BITS = 1 << 19
+
+
+@functools.cache
+def _numpy() -> Any:
+    try:
+        import numpy  # a million-entry index only: it costs start-up time and memory
+
+        return numpy
+    except ImportError:  # the loops below give the same answers
+        return None
+
+
 def bits_of(ids: Iterable[int]) -> int:
     """A bitset holding ``ids``."""
     known: Collection[int] = ids if isinstance(ids, (list, tuple, set, frozenset)) else list(ids)
@@ -117,6 +135,11 @@ def bits_of(ids: Iterable[int]) -> int:
             m |= 1 << (i - lo)
         return m << lo
     top = max(known) + 1
+    np = _numpy() if top >= WIDE_BITS else None
+    if np is not None:
+        flags = np.zeros(top, dtype=np.bool_)
+        flags[np.fromiter(known, dtype=np.int64, count=len(known))] = True
+        return int.from_bytes(np.packbits(flags, bitorder="little").tobytes(), "little")
     buf = bytearray(b"0") * top
     for i in known:
         buf[top - 1 - i] = 49  # "1", most significant bit first
@@ -134,6 +157,10 @@ def ids_of(bits: int) -> list[int]:
     if bits & (bits - 1) == 0:
         return [bits.bit_length() - 1]
     width = bits.bit_length()
+    np = _numpy() if width >= WIDE_BITS else None
+    if np is not None and bits.bit_count() << 8 >= width:  # not so sparse that the bytes walk wins
+        raw = np.frombuffer(bits.to_bytes((width + 7) >> 3, "little"), dtype=np.uint8)
+        return cast(list[int], np.flatnonzero(np.unpackbits(raw, bitorder="little")).tolist())
     if bits.bit_count() << 6 < width:  # sparse: walk the non-zero bytes
         raw = bits.to_bytes((width + 7) >> 3, "little")
         out: list[int] = []

@@ -75,13 +75,14 @@ def load(path: Path, fmt: int, allowed: frozenset[tuple[str, str]] = PLAIN) -> d
 
 
 def save(path: Path, fmt: int, payload: dict[str, Any]) -> None:
-    """Write ``payload`` (plus its stamp and time) atomically; failures are ignored."""
-    import tempfile  # lazy: a cache that is only read never needs it
-
+    """Write ``payload`` (plus its stamp and time) atomically; failures are ignored. Two
+    writers of one cache (the app and ``amr search``) each write their own temp file: the
+    last rename wins, and a reader sees one whole file or the other."""
     payload = dict(payload, stamp=stamp(fmt), written=time.time_ns())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".amr-cache-", dir=path.parent)
+        tmp = path.parent / f".amr-cache-{os.urandom(8).hex()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             with os.fdopen(fd, "wb") as fh:
                 pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
