@@ -164,3 +164,22 @@ def test_lazy_columns_change_like_the_lists_they_stand_for():
     with pytest.raises(IndexError):
         lazy[4] = fresh
     assert to_columns(lazy, low) == to_columns([None, None, items[2], fresh], [None, None, "b.md", "gamma"])
+
+
+def test_a_temp_file_a_killed_writer_left_is_swept_by_the_next_write(tmp_path):
+    from amr_tui.services.batch import diskcache
+
+    folder = tmp_path / "kind"
+    folder.mkdir()
+    killed = folder / f"{diskcache.TEMP_PREFIX}0123456789abcdef"
+    killed.write_bytes(b"half an index")
+    hours_ago = time.time() - 7200
+    os.utime(killed, (hours_ago, hours_ago))
+    writing = folder / f"{diskcache.TEMP_PREFIX}fedcba9876543210"  # another writer's, now
+    writing.write_bytes(b"in progress")
+    target = diskcache.cache_path("kind", ["key"]).with_name("a" * 24 + ".pickle")
+    target = folder / target.name
+    diskcache.save(target, 1, {"x": 1})
+    assert not killed.exists() and writing.exists()
+    assert diskcache.load(target, 1)["x"] == 1
+    assert not [p for p in folder.iterdir() if p.name.startswith(diskcache.TEMP_PREFIX) and p != writing]

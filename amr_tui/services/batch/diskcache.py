@@ -24,6 +24,8 @@ from typing import Any
 from amr_tui import __version__
 
 RACY_NS = 2_000_000_000
+TEMP_PREFIX = ".amr-cache-"  # a file being written; renamed over the cache file when whole
+TEMP_MAX_AGE_NS = 3600 * 1_000_000_000  # a temp file this old is a writer's that was killed
 KEEP_FILES = 24  # per kind: the least recently written beyond this are deleted (one per repo or set of repos)
 PLAIN = frozenset({("builtins", "bytearray"), ("builtins", "set"), ("builtins", "frozenset")})
 
@@ -81,7 +83,7 @@ def save(path: Path, fmt: int, payload: dict[str, Any]) -> None:
     payload = dict(payload, stamp=stamp(fmt), written=time.time_ns())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.parent / f".amr-cache-{os.urandom(8).hex()}"
+        tmp = path.parent / f"{TEMP_PREFIX}{os.urandom(8).hex()}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -99,13 +101,16 @@ def save(path: Path, fmt: int, payload: dict[str, Any]) -> None:
 
 
 def _trim(folder: Path, keep: int = KEEP_FILES) -> None:
-    """Delete the oldest cache files of a kind beyond ``keep`` (only ``*.pickle`` files amr names)."""
+    """Delete the oldest cache files of a kind beyond ``keep`` (only ``*.pickle`` files amr names),
+    and temp files a killed writer left (the app quit while it wrote a million-entry index)."""
+    now = time.time_ns()
     try:
         files = [(p.stat().st_mtime_ns, p) for p in folder.glob("*.pickle") if len(p.stem) == 24]
+        left = [p for p in folder.glob(TEMP_PREFIX + "*") if now - p.lstat().st_mtime_ns > TEMP_MAX_AGE_NS]
     except OSError:
         return
     files.sort(reverse=True)
-    for _, old in files[keep:]:
+    for old in [p for _, p in files[keep:]] + left:
         try:
             old.unlink()
         except OSError:
