@@ -332,40 +332,20 @@ class PostingStore:
             return []
         if bits.bit_count() <= k:
             return ids_of(bits)
-        whole = 0  # buckets (and bands of them) taken entirely
-        got = 0
-        rest: list[int] = []
         len_bits = self._len_bits
-        for band, in_band in sorted(self._bands().items()):
-            x = bits & in_band.value()
-            if not x:
-                continue
-            c = x.bit_count()
-            if got + c <= k:
-                whole |= x
-                got += c
-                if got == k:
-                    break
-                continue
-            # the band that has to be cut: its buckets, shortest first
+        whole, got, cut = _fill(bits, k, sorted(self._bands().items()))  # bands of buckets taken whole
+        rest: list[int] = []
+        if cut is not None:  # the band that has to be cut: its buckets, shortest first
+            band, x = cut
             top = (band + 1) << _BAND
-            for b in sorted(n for n in len_bits if band << _BAND <= n < top):
-                y = x & len_bits[b].value()
-                if not y:
-                    continue
-                c = y.bit_count()
-                if got + c <= k:
-                    whole |= y
-                    got += c
-                    if got == k:
-                        break
-                    continue
-                ids = ids_of(y)  # the bucket that has to be cut: same length, so by place
+            buckets = ((b, len_bits[b]) for b in sorted(n for n in len_bits if band << _BAND <= n < top))
+            more, got, cut = _fill(x, k, buckets, got)
+            whole |= more
+            if cut is not None:  # the bucket that has to be cut: same length, so by place
+                ids = ids_of(cut[1])
                 items = self._items
                 keyed = sorted(zip(map(_PLACE, map(items.__getitem__, ids)), ids, strict=True))
                 rest = [slot for _key, slot in keyed[: k - got]]
-                break
-            break
         return ids_of(whole) + rest
 
     def _bands(self) -> dict[int, BitArray]:
@@ -386,3 +366,24 @@ def _by_band(by_len: dict[int, list[int]]) -> dict[int, list[int]]:
 
 
 _PLACE = attrgetter("repo", "path", "line")
+
+
+def _fill(
+    bits: int, k: int, groups: Iterable[tuple[int, BitArray]], got: int = 0
+) -> tuple[int, int, tuple[int, int] | None]:
+    """Take the slots of ``bits`` group by group, in order, while whole groups fit in ``k``
+    (``got`` already taken): (what was taken, how many now, the first group that did not fit
+    as (its key, its slots in ``bits``), or None when ``k`` was reached or the groups ran out)."""
+    whole = 0
+    for key, group in groups:
+        x = bits & group.value()
+        if not x:
+            continue
+        c = x.bit_count()
+        if got + c > k:
+            return whole, got, (key, x)
+        whole |= x
+        got += c
+        if got == k:
+            break
+    return whole, got, None
