@@ -273,7 +273,7 @@ class Session:
         """Keep the search index and every file's lint facts for the next start (and for
         ``amr search`` and ``amr lint``, which read the same caches), when this session read
         files the caches did not hold. The index is written under the lock (its postings
-        change in place): about a second at a million entries."""
+        change in place): most of the 2.8 s this takes at a million entries (docs/scale.md)."""
         if not diskcache.enabled():
             return
         with self.lock:
@@ -431,10 +431,11 @@ class Session:
             info = self.repos[repo].info
         return info if info is not None else self.watch.refresh_info(repo)
 
-    def document(self, repo: str, path: str) -> Document | None:
+    def document(self, repo: str, path: str, *, keep: bool = True) -> Document | None:
         """The parsed Markdown file (None when amr does not parse it: not Markdown, too large,
         outside the root, missing). Kept ones answer at once; another is read and parsed now
-        and kept (``KEEP_DOCS``)."""
+        and kept (``KEEP_DOCS``) unless ``keep`` is False (a scan over many files that should
+        not push the files the user opened out)."""
         state = self.repos[repo]
         with self.lock:
             doc = state.docs.get(path)
@@ -453,7 +454,8 @@ class Session:
             kept = state.docs.get(path)  # read meanwhile (a reload): that one is as new
             if kept is not None:
                 return kept
-            keep_doc(state, path, doc)
+            if keep:
+                keep_doc(state, path, doc)
         return doc
 
     def open(self, repo: str, path: str) -> OpenFile:
@@ -607,7 +609,7 @@ class Session:
             doc = docs.get(src)
             found = here(doc.links if doc is not None else facts[src].links)
             if found and doc is None:
-                doc = self.document(repo, src)  # only the files that link here are read again
+                doc = self.document(repo, src, keep=False)  # only the files that link here are read again
                 found = here(doc.links) if doc is not None else []  # as it reads now (facts may be a poll behind)
             if doc is None:
                 continue
