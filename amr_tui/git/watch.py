@@ -46,11 +46,19 @@ def head_signature(repo: RepoHandle) -> tuple[object, ...]:
     except OSError:
         return ("no HEAD",)
     ref_stat = None
+    ref_oid = b""
     if head.startswith(b"ref: "):
         ref = head[5:].strip().decode("utf-8", "replace")
         if ref.startswith("refs/") and ".." not in ref.split("/"):
             ref_stat = _stat(common / ref)
-    return (head, ref_stat, _stat(common / "packed-refs"))
+            # The commit the ref names, too: two commits within one clock tick can leave the ref
+            # file with the same mtime, size and (reused) inode as a look two commits ago.
+            try:
+                with open(common / ref, "rb") as fh:
+                    ref_oid = fh.read(_MAX_HEAD_BYTES)
+            except OSError:
+                pass
+    return (head, ref_oid, ref_stat, _stat(common / "packed-refs"))
 
 
 def head_oid(repo: RepoHandle) -> str | None:
