@@ -1,8 +1,11 @@
 """amr serve in a real browser: Playwright driving Debian's chromium.
 
-The page's terminal is a canvas, so the test reads it through screenshots (each key that changes
-the screen changes the picture) and reads the outcome from git: a reviewer opens the dream review
-(V, Enter), accepts one entry change (a, ctrl+s, y) and main gets the accepting commit.
+The page's terminal is a canvas, so the test reads what the app draws from the page's WebSocket
+(an init script keeps every frame the page is sent; the escapes are stripped here) and waits after
+each key for the text that key brings (a screen's list read, a row accepted, the question asked),
+never for a quiet moment: under load a screen can sit on "Reading…" for seconds. A reviewer opens
+the dream review (V, Enter), accepts one entry change (a, ctrl+s, Enter) and main gets the
+accepting commit, read from git.
 
 Without chromium or Playwright the test skips and says why; under CI=true it fails instead.
 """
@@ -87,18 +90,55 @@ def served(demo: list[Path]) -> Iterator[tuple[str, Path]]:
         assert "Traceback" not in err, err
 
 
-def _settled(page: Any, unlike: bytes | None = None, timeout: float = 15.0, quiet: int = 1) -> bytes:
-    """A screenshot once the page stops changing (``quiet`` + 1 alike, 0.25 s apart), unlike ``unlike``."""
+# Kept by the page: every binary frame its terminal is sent, decoded (the app's output, escapes
+# and all). Installed before textual.js runs, so its WebSocket is this one.
+TAP = r"""
+(() => {
+  const Native = window.WebSocket;
+  const decoder = new TextDecoder();
+  window.__amrDrawn = [];
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        if (typeof event.data !== "string") {
+          window.__amrDrawn.push(decoder.decode(new Uint8Array(event.data), { stream: true }));
+        }
+      });
+    }
+  };
+})();
+"""
+_ESCAPES = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[\]P_^][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b.")
+
+
+def _frames(page: Any) -> int:
+    return int(page.evaluate("window.__amrDrawn.length"))
+
+
+def _drawn(page: Any, since: int = 0) -> str:
+    """The text the app drew from frame ``since`` on (cursor moves and styles taken out)."""
+    return _ESCAPES.sub("", str(page.evaluate("(n) => window.__amrDrawn.slice(n).join('')", since)))
+
+
+def _until_drawn(page: Any, since: int, marks: tuple[str, ...], what: str, timeout: float = 45.0) -> str:
+    """Wait until one of ``marks`` is drawn (from frame ``since``); returns the one drawn."""
     deadline = time.monotonic() + timeout
-    last, alike = page.screenshot(), 0
+    drawn = ""
     while time.monotonic() < deadline:
-        time.sleep(0.25)
-        shot = page.screenshot()
-        alike = alike + 1 if shot == last else 0
-        if alike >= quiet and shot != unlike:
-            return shot
-        last = shot
-    raise AssertionError("the page's terminal did not settle on a new picture")
+        drawn = _drawn(page, since)
+        for mark in marks:
+            if mark in drawn:
+                return mark
+        time.sleep(0.1)
+    raise AssertionError(f"{what}: none of {marks} was drawn in {timeout} s; the last text drawn: {drawn[-800:]!r}")
+
+
+def _press(page: Any, key: str, *marks: str) -> str:
+    """Press ``key`` and wait for the text it brings."""
+    since = _frames(page)
+    page.keyboard.press(key)
+    return _until_drawn(page, since, marks, f"after {key}")
 
 
 def _main_head(repo: Path) -> str:
@@ -146,6 +186,7 @@ def test_a_reviewer_accepts_a_dream_entry_in_a_browser(served: tuple[str, Path])
                 route.abort()
 
             page.route(re.compile(r"^(?!http://127\.0\.0\.1[:/]|ws://127\.0\.0\.1[:/]).*"), elsewhere)
+            page.add_init_script(TAP)
             refused = page.goto(origin + "/")
             assert refused is not None and refused.status == 403
             page.goto(url)
@@ -153,19 +194,15 @@ def test_a_reviewer_accepts_a_dream_entry_in_a_browser(served: tuple[str, Path])
             page.wait_for_selector("#terminal canvas", state="attached", timeout=10_000)
             assert outside == [], outside
             page.evaluate("document.querySelector('.xterm-helper-textarea').focus()")
-            main_screen = _settled(page)
+            _until_drawn(page, 0, ("items indexed",), "the app's load")
 
-            page.keyboard.press("V")  # the pending runs
-            runs = _settled(page, unlike=main_screen)
-            page.keyboard.press("Enter")  # the run's review
-            review = _settled(page, unlike=runs)
+            _press(page, "V", "since it started")  # the pending runs, read
+            _press(page, "Enter", "modified; 3 dropped, 1 new")  # the run's review, its files read
             assert _main_head(repo) == head_before  # looking changes nothing
-            page.keyboard.press("a")  # accept the first entry change: MEMORY.md's new [[frontend/stack]]
-            accepted = _settled(page, unlike=review)
-            page.keyboard.press("Control+s")  # apply: asks first (the link names a file main lacks yet)
-            _settled(page, unlike=accepted, quiet=4)
-            if _main_head(repo) == head_before:
-                page.keyboard.press("Enter")  # "Apply anyway", the first choice
+            _press(page, "a", "✔")  # accept the first entry change: MEMORY.md's new [[frontend/stack]]
+            # Apply: it asks first (the link names a file main lacks yet); "Apply anyway" is the first choice.
+            if _press(page, "Control+s", "Apply anyway", "Committed") == "Apply anyway":
+                _press(page, "Enter", "Committed")
 
             deadline = time.monotonic() + 15
             while _main_head(repo) == head_before and time.monotonic() < deadline:

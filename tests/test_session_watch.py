@@ -127,3 +127,31 @@ def test_amrs_own_commit_is_not_news_but_an_agent_commit_on_top_is(make_repo):
     git(root, "commit", "-q", "--allow-empty", "-m", "agent: right after the save")
     changes = session.watch.poll()
     assert len(changes) == 1 and changes[0].head_moved, changes
+
+
+def test_a_commit_while_the_session_loads_is_news_at_the_first_poll(make_repo):
+    """The app shows MEMORY.md at the HEAD it read when the session was made; an agent's commit
+    before the load's last step (the badges) leaves the files as they were, and the first poll
+    must still report HEAD moving (the view showed the old head for good: a stale view)."""
+    root = make_repo("memory", {"MEMORY.md": MEMORY, "infra.md": INFRA})
+    session = Session(discover([root]))
+    shown = session.open("memory", "MEMORY.md").head
+    git(root, "commit", "-q", "--allow-empty", "-m", "agent: while amr starts")
+    session.load()
+    changes = session.watch.poll()
+    assert len(changes) == 1 and changes[0].head_moved, changes
+    assert session.open("memory", "MEMORY.md").head != shown
+    assert session.watch.poll() == []
+
+
+def test_a_commit_between_a_poll_and_the_badge_read_is_news_at_the_next_poll(make_repo):
+    """The poll worker polls, then re-reads stale badges (which look at HEAD too): a commit
+    landing between the two is reported by the next poll, not swallowed by the badge read."""
+    root, session = _session(make_repo)
+    assert session.watch.poll() == []
+    git(root, "commit", "-q", "--allow-empty", "-m", "agent: between the poll and the badges")
+    session.watch.mark_info_stale("memory")
+    session.watch.refresh_stale_info()
+    changes = session.watch.poll()
+    assert len(changes) == 1 and changes[0].head_moved, changes
+    assert session.watch.poll() == []

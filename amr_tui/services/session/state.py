@@ -105,7 +105,8 @@ class Session:
                 self.refusals[mount.name] = str(exc)
             except AmrGitError:
                 git = None
-            self.repos[mount.name] = RepoState(mount, git, style_of(mount))
+            self.repos[mount.name] = state = RepoState(mount, git, style_of(mount))
+            self.watch.baseline(state)
 
     # ------------------------------------------------------------------ loading
     @property

@@ -103,6 +103,7 @@ class RepoState:
     head_sig: tuple[object, ...] | None = None  # amr_tui.git.watch signatures at the last look
     git_sig: tuple[object, ...] | None = None
     own_head: str | None = None  # the commit amr made last: HEAD moving to it is not news (reload_files)
+    head_news: bool = False  # HEAD moved since the last poll reported it (a badge read may see it first)
 
     def forget(self, path: str) -> None:
         """Drop what is known of a file that is gone (under the session's lock)."""
@@ -188,7 +189,8 @@ class Watcher:
                     self.host.index.remove_file(name, p)
             for p in added + changed:
                 self.host.load_file(state, p)
-            head_moved = self._git_moved(state)
+            head_moved = self._git_moved(state) | state.head_news
+            state.head_news = False
             if added or removed or changed or head_moved:
                 state.info_stale = True
                 self.host.relint_some(state, added + changed + removed)
@@ -198,8 +200,14 @@ class Watcher:
                 self.host.relint(state)  # a quiet moment: the whole-repo checks catch up
         return changes
 
+    def baseline(self, state: RepoState) -> None:
+        """Take the git signatures a new session starts from, before it reads any file: a
+        commit from then on is news at the first poll, however long the load takes."""
+        self._git_moved(state)
+
     def _git_moved(self, state: RepoState) -> bool:
-        """True when HEAD may have moved; marks the badge stale when any git state changed."""
+        """True when HEAD may have moved; marks the badge stale when any git state changed.
+        A move seen here and not returned to a poll (a badge read) waits in ``head_news``."""
         if state.git is None or state.mount.name in self.host.refusals:
             return False
         try:
@@ -266,7 +274,8 @@ class Watcher:
 
     def refresh_info(self, repo: str) -> RepoInfo:
         state = self.host.repos[repo]
-        self._git_moved(state)  # the signatures this status belongs to
+        if self._git_moved(state):  # the signatures this status belongs to
+            state.head_news = True  # for the next poll to show
         state.info_stale = False
         state.info_at = time.monotonic()
         info = RepoInfo(repo, read_only=state.mount.read_only)
