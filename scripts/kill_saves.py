@@ -107,6 +107,7 @@ def run_kills(kills: int, mb: int = 3, seed: int = 1, base: Path | None = None, 
         "index_reverts_commit": 0,
         "fsck_errors": 0,
     }
+    events: list[str] = []  # what each bad count was, for the message of a failing run
     aged: list[Path] = []
     env = {**os.environ, **ENV, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     for _ in range(kills):
@@ -122,7 +123,10 @@ def run_kills(kills: int, mb: int = 3, seed: int = 1, base: Path | None = None, 
         stats["child_errors"] = stats.get("child_errors", 0)
         if not line.startswith(b"ready"):
             raise RuntimeError(f"child did not start: {line!r} {proc.stderr.read().decode()[-2000:]}")
-        stats["not_swept"] += sum(1 for p in aged if p.exists())  # the start must have swept them
+        unswept = [p.name for p in aged if p.exists()]  # the start must have swept them
+        stats["not_swept"] += len(unswept)
+        if unswept:
+            events.append(f"kill {stats['kills']}: not swept at the next start: {unswept}")
         for _skip in range(rng.randrange(3)):  # let a few saves complete now and then
             proc.stdout.readline()
         began = proc.stdout.readline()  # "begin N": a save is starting now
@@ -138,11 +142,15 @@ def run_kills(kills: int, mb: int = 3, seed: int = 1, base: Path | None = None, 
         data = (root / REL).read_bytes() if (root / REL).exists() else None
         if data is None:
             stats["missing"] += 1
+            events.append(f"kill {stats['kills']}: {REL} missing")
         elif data not in (a, b):
             stats["torn"] += 1
-        head_blob = _git(root, "cat-file", "blob", f"HEAD:{REL}", check=False).stdout
+            events.append(f"kill {stats['kills']}: {REL} torn ({len(data)} bytes)")
+        shown = _git(root, "cat-file", "blob", f"HEAD:{REL}", check=False)
+        head_blob = shown.stdout
         if head_blob not in (a, b):
             stats["head_torn"] += 1
+            events.append(f"kill {stats['kills']}: HEAD:{REL} is {len(head_blob)} bytes: {shown.stderr[-300:]!r}")
         lock = root / ".git" / "index.lock"
         if lock.exists():
             stats["stale_index_lock"] += 1
@@ -158,13 +166,21 @@ def run_kills(kills: int, mb: int = 3, seed: int = 1, base: Path | None = None, 
                 stats["edit_staged_not_committed"] += 1  # killed after the index swap, before the ref moved
             else:
                 stats["index_reverts_commit"] += 1  # an agent's next `git commit` would undo the save
+                events.append(
+                    f"kill {stats['kills']}: the index stages {len(staged)} bytes, HEAD {len(head_blob)}, "
+                    f"the file {len(data or b'')}; the child said {out[-300:]!r}"
+                )
         found = leftovers(root)
         stats["leftover_files"] += len(found)
         old = time.time() - 3600
         for p in found:
             os.utime(p, (old, old))  # older than a running save could be: the next start sweeps them
         aged = found
-    stats["fsck_errors"] = 0 if _git(root, "fsck", "--no-dangling", check=False).returncode == 0 else 1
+    fsck = _git(root, "fsck", "--no-dangling", check=False)
+    stats["fsck_errors"] = 0 if fsck.returncode == 0 else 1
+    if fsck.returncode:
+        events.append(f"git fsck: {fsck.stderr[-600:]!r}")
+    stats["events"] = events
     stats["saves_committed"] = int(_git(root, "rev-list", "--count", "HEAD").stdout.strip()) - 1
     stats["root"] = str(root)
     return stats

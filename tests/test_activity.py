@@ -337,3 +337,22 @@ async def test_a_resurrection_is_marked_in_the_past_search_and_the_finders_past_
         at = next(i for i, e in enumerate(finder.past_entries) if e.text == "Staging is reset nightly")
         label = str(finder.query_one("#finder-results", OptionList).get_option_at_index(at).prompt)
         assert "written again at deploys.md:" in label and "resurrected" in label, label
+
+
+def test_a_new_commit_diffs_only_itself_and_the_activity_is_the_same_as_from_scratch(repo):
+    """The badge re-reads the activity after every agent commit: each commit's own entry diff is
+    kept (by parent and commit), so the next activity diffs only the new commit, and what it
+    lists is what a fresh service lists."""
+    service = ActivityService(repo)
+    first = service.activity()
+    assert len(first.commits) == 2
+    commit(repo, {"deploys.md": (repo / "deploys.md").read_text() + "- Canary first, then all\n"}, "Canary", AGENT)
+    second = service.activity()
+    assert [c.oid for c in second.commits][:2] == [c.oid for c in first.commits]
+    assert all(a.diff is b.diff for a, b in zip(first.commits, second.commits, strict=False))  # not diffed again
+    fresh = ActivityService(repo).activity()
+    assert [(c.oid, [ch.id for ch in c.diff.changes]) for c in second.commits] == [
+        (c.oid, [ch.id for ch in c.diff.changes]) for c in fresh.commits
+    ]
+    assert [(c.change.id, c.commit.oid) for c in second.changes] == [(c.change.id, c.commit.oid) for c in fresh.changes]
+    assert second.count == fresh.count == first.count + 1

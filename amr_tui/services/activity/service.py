@@ -59,6 +59,7 @@ from amr_tui.services.writegate import Saved, WriteTarget
 _IDENT = re.compile(r"^(?P<name>.*?) <(?P<email>[^<>]*)> \d+ [+-]\d{4}$")
 CACHE = 4  # activities kept per service, by (start, why there, HEAD, user)
 MAX_UNMARKED = 200  # with no mark, at most this many of the latest commits are looked at
+COMMIT_DIFFS = 2 * MAX_UNMARKED  # single commits' entry diffs kept (the activities hold them anyway)
 
 
 class OneRepo:
@@ -95,6 +96,9 @@ class ActivityService:
         self.blobs = BlobReader(self.repo)
         self._lock = threading.Lock()
         self._cache: dict[tuple[str | None, str, str | None, str | None], Activity] = {}
+        # Each commit's own entry diff, by (parent, commit): it never changes, and a badge re-read
+        # after every agent commit would otherwise parse every commit since the start again.
+        self._commit_diffs: dict[tuple[str | None, str], EntryDiff] = {}
 
     def close(self) -> None:
         self.blobs.close()
@@ -178,6 +182,19 @@ class ActivityService:
             paths = [c.path for c in gh.tree_changes(self.repo, old, new)]
         return diff_entries(self._files(old, paths), self._files(new, paths))
 
+    def _commit_diff(self, parent: str | None, commit: str) -> EntryDiff:
+        """What ``commit`` itself changed, entry by entry (kept for the next activities)."""
+        key = (parent, commit)
+        with self._lock:
+            diff = self._commit_diffs.pop(key, None)
+        if diff is None:
+            diff = self._diff(parent, commit)
+        with self._lock:
+            self._commit_diffs[key] = diff  # the newest last: the oldest go first
+            while len(self._commit_diffs) > COMMIT_DIFFS:
+                del self._commit_diffs[next(iter(self._commit_diffs))]
+        return diff
+
     def activity(self, since: str | None = None) -> Activity:
         """What others committed after the start (see the module's doc) up to HEAD."""
         head = self.repo.resolve("HEAD")
@@ -213,7 +230,7 @@ class ActivityService:
                     e.info.author_email,
                     e.info.author_date,
                     e.info.subject,
-                    self._diff(parent, e.oid),
+                    self._commit_diff(parent, e.oid),
                 )
             )
         paths = sorted({p for c in commits for p in c.diff.changed_paths})
