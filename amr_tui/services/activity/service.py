@@ -24,6 +24,7 @@ Thread-safe; the diffs of a (start, HEAD) pair are cached.
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import re
@@ -36,6 +37,7 @@ from typing import Any
 
 from amr_tui.core.diff.entries import ChangeKind, EntryDiff, diff_entries, mark_forgotten
 from amr_tui.core.format.edit import summarise
+from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, parse_tombstones
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
@@ -59,6 +61,7 @@ from amr_tui.services.writegate import Saved, WriteTarget
 _IDENT = re.compile(r"^(?P<name>.*?) <(?P<email>[^<>]*)> \d+ [+-]\d{4}$")
 CACHE = 4  # activities kept per service, by (start, why there, HEAD, user)
 MAX_UNMARKED = 200  # with no mark, at most this many of the latest commits are looked at
+PARSED_KEPT = 32  # versions of files kept parsed (by their bytes' digest)
 COMMIT_DIFFS = 2 * MAX_UNMARKED  # single commits' entry diffs kept (the activities hold them anyway)
 
 
@@ -99,6 +102,7 @@ class ActivityService:
         # Each commit's own entry diff, by (parent, commit): it never changes, and a badge re-read
         # after every agent commit would otherwise parse every commit since the start again.
         self._commit_diffs: dict[tuple[str | None, str], EntryDiff] = {}
+        self._docs: dict[tuple[str, bytes], Document] = {}  # (path, digest of the bytes): see _parsed
 
     def close(self) -> None:
         self.blobs.close()
@@ -164,8 +168,8 @@ class ActivityService:
         return None, "root"
 
     # -- reading -----------------------------------------------------------------------------------
-    def _files(self, commit: str | None, paths: list[str]) -> dict[str, bytes]:
-        out: dict[str, bytes] = {}
+    def _files(self, commit: str | None, paths: list[str]) -> dict[str, Document]:
+        out: dict[str, Document] = {}
         if commit is None:
             return out
         for p in paths:
@@ -174,8 +178,22 @@ class ActivityService:
             except BlobTooLargeError:
                 continue  # too large to parse: left out of the entry diff
             if data is not None:
-                out[p] = data
+                out[p] = self._parsed(p, data)
         return out
+
+    def _parsed(self, path: str, data: bytes) -> Document:
+        """``data`` parsed, from the last few versions parsed: a commit's new version is the next
+        commit's old one, and the whole activity's old side is the same for every HEAD."""
+        key = (path, hashlib.blake2b(data, digest_size=16).digest())
+        with self._lock:
+            doc = self._docs.pop(key, None)
+        if doc is None:
+            doc = parse(data, path)
+        with self._lock:
+            self._docs[key] = doc
+            while len(self._docs) > PARSED_KEPT:
+                del self._docs[next(iter(self._docs))]
+        return doc
 
     def _diff(self, old: str | None, new: str, paths: list[str] | None = None) -> EntryDiff:
         if paths is None:
