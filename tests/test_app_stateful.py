@@ -37,7 +37,7 @@ wrapping ``services.editing``'s functions (recording the base each save was made
 changed.
 
 Budget: ``AMR_APP_STATEFUL_EXAMPLES`` (default 6) examples of ``AMR_APP_STATEFUL_STEPS``
-(default 12) steps. A long run, e.g. ``AMR_APP_STATEFUL_EXAMPLES=250 AMR_APP_STATEFUL_STEPS=15
+(default 12) steps, shared by two test items (two workers run them at once). A long run, e.g. ``AMR_APP_STATEFUL_EXAMPLES=250 AMR_APP_STATEFUL_STEPS=15
 pytest -s tests/test_app_stateful.py -k against`` (about 20 minutes), prints a summary (steps,
 agent writes and commits, saves, conflicts shown, violations); ``AMR_APP_STATEFUL_REPORT=path.json``
 writes it as JSON too.
@@ -1435,7 +1435,8 @@ def _summary() -> dict:
 
 
 @pytest.mark.slow
-def test_the_app_against_an_agent_stateful() -> None:
+@pytest.mark.parametrize("share", [1, 2])  # the examples in two items: two test workers run them side by side
+def test_the_app_against_an_agent_stateful(share: int) -> None:
     STATS.clear()
     TIMES.clear()
     SLOW.clear()
@@ -1447,7 +1448,7 @@ def test_the_app_against_an_agent_stateful() -> None:
         run_state_machine_as_test(
             AppVersusAgent,
             settings=settings(
-                max_examples=EXAMPLES,
+                max_examples=max(1, (EXAMPLES + 2 - share) // 2),  # EXAMPLES in all
                 stateful_step_count=STEPS,
                 deadline=None,
                 derandomize=False,

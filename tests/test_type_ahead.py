@@ -172,10 +172,11 @@ async def _type(demo: list[Path], keys: list[str], *, at_once: bool) -> tuple[st
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize("share", [1, 2])  # two items of 8 examples each: two test workers share the 16
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(keys=st.lists(st.sampled_from(KEYS), min_size=2, max_size=14).map(lambda ks: ["e", *ks]))
 async def test_a_burst_ends_where_the_same_keys_typed_slowly_end(
-    keys: list[str], tmp_path_factory: pytest.TempPathFactory, _demo_template: Path
+    share: int, keys: list[str], tmp_path_factory: pytest.TempPathFactory, _demo_template: Path
 ) -> None:
     import shutil
 
