@@ -245,3 +245,22 @@ async def test_pilot_the_review_reads_again_when_main_moves(repo: Path) -> None:
         assert review.review is not None and "Thursdays" in review.review.main_changed[ids["deploy"]]
         assert ids["deploy"] in review.accepted  # the reviewer's marks are kept
         assert app.screen is review
+
+
+def test_a_copy_of_an_entry_in_a_file_the_run_leaves_alone_is_a_duplicate(tmp_path: Path) -> None:
+    # issue 38 point 9: the run adds, to notes.md, the exact text of an entry of site.md, which it does not touch
+    root = new_repo(
+        tmp_path / "memory",
+        {"MEMORY.md": MEMORY, "notes.md": f"# Notes\n\n{STAGING}\n", "site.md": f"# Site\n\n{CACHE}\n"},
+    )
+    branch_commit(root, "dreams/nightly", {"notes.md": f"# Notes\n\n{STAGING}\n{CACHE}\n"}, "dream: add")
+    found = {(p.kind, str(p)) for p in accept_problems(DreamService(root), "nightly")}
+    assert found == {("duplicate", "notes.md:4: says the same as site.md:3")}
+
+
+def test_lines_that_differ_in_a_number_are_two_facts(tmp_path: Path) -> None:
+    # issue 38 point 9: "number 1" and "number 27" were called the same, hundreds of times
+    root = new_repo(tmp_path / "memory", {"MEMORY.md": MEMORY, "notes.md": "# Notes\n\n- Fact number 1 about the team\n"})
+    added = "".join(f"- Fact number {k} about the team\n" for k in range(2, 40))
+    branch_commit(root, "dreams/nightly", {"notes.md": "# Notes\n\n- Fact number 1 about the team\n" + added}, "d")
+    assert [str(p) for p in accept_problems(DreamService(root), "nightly") if p.kind == "duplicate"] == []

@@ -62,13 +62,18 @@ def test_parts_that_leave_links_and_files_behind_are_named(repo: Path) -> None:
         "keep.md:3: [[old]] would name no file (the accept deletes it)",
         "keep.md:4: [[old#part|alias]] would name no file (the accept deletes it)",
     ]
-    # the new file alone: nothing links to it yet (and its own new link is broken)
+    # the new file alone: nothing links to it yet (and its own new link is broken), and its
+    # entries repeat old.md's, which this accept keeps
     assert _problems(service, files=["topics/new.md"]) == [
+        "topics/new.md:3: says the same as old.md:3",
+        "topics/new.md:4: says the same as old.md:4",
         "topics/new.md:5: [[nowhere-new]] would name no file",
         "topics/new.md: new file that no file links to: MEMORY.md would not reach it",
     ]
     # with the Index: reached, but the Index no longer links old.md, which this accept keeps
     assert _problems(service, files=["topics/new.md", "MEMORY.md"]) == [
+        "topics/new.md:3: says the same as old.md:3",
+        "topics/new.md:4: says the same as old.md:4",
         "topics/new.md:5: [[nowhere-new]] would name no file",
         "MEMORY.md:4: the Index would lose [[old]] (old.md stays)",
     ]

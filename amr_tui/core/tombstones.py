@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from amr_tui.core.diff.similarity import SAME_FACT_MIN_CHARS, SAME_FACT_THRESHOLD, normalise, text_digest
 from amr_tui.core.format.metadata import format_metadata
 from amr_tui.core.format.parser import Document, parse
+from amr_tui.core.lint.facts import same_values
 from amr_tui.core.paths import (
     TOMBSTONE_PATH as TOMBSTONE_PATH,  # the tombstone file's API, defined with the other path rules
 )
@@ -136,7 +137,8 @@ class FactMatcher:
     """Tells whether a text states a fact from a list (tombstones, past deletions).
 
     ``match`` tries, in order: equal normalised text, equal digest, then the closest text by
-    ``similarity.same_fact`` (token-sort ratio 90+, texts of 20+ characters). The fuzzy step only
+    ``similarity.same_fact`` (token-sort ratio 90+, texts of 20+ characters, the same numbers and
+    dates). The fuzzy step only
     compares texts whose lengths are within the range a 90% ratio allows and that share one of
     the query's three rarest known words (when every word is common, all texts of a fitting
     length), and scores them in rapidfuzz: plain ratio of the word-sorted texts, which is what
@@ -212,8 +214,13 @@ class FactMatcher:
             cands, keys = order[a:b], all_keys[a:b]
         if not cands:
             return None
-        found = process.extractOne(query, keys, scorer=fuzz.ratio, score_cutoff=SAME_FACT_THRESHOLD)
-        return self._fuzzy[cands[found[2]]][1] if found else None
+        # the best-scoring text that holds the same values: "port 5432" never matches "port 6432"
+        for _key, _score, k in process.extract(
+            query, keys, scorer=fuzz.ratio, score_cutoff=SAME_FACT_THRESHOLD, limit=None
+        ):
+            if same_values(query, keys[k]):
+                return self._fuzzy[cands[k]][1]
+        return None
 
     def _length_index(self) -> tuple[list[int], list[str], list[int]]:
         if self._by_length is None:

@@ -12,8 +12,9 @@ article's and the demo's examples:
   file in one commit (the position already says they are related).
 * ``MERGE_THRESHOLD`` (80, ``token_set_ratio``): an entry absorbed into a longer one ("The landing
   page is built with Next.js and Tailwind CSS" inside the merged stack entry scores 97).
-* ``SAME_FACT_THRESHOLD`` (90, ``token_sort_ratio``, texts of 20 or more characters): a near
-  duplicate, a resurrected fact, a tombstone match. The same bar as lint's AMR015.
+* ``SAME_FACT_THRESHOLD`` (90, ``token_sort_ratio``, texts of 20 or more characters, the same
+  numbers, versions and dates on both sides): a near duplicate, a resurrected fact, a tombstone
+  match. The same bar as lint's AMR015.
 
 rapidfuzz is imported on first use: importing it costs `amr` start-up time that a command
 which never compares texts should not pay.
@@ -24,7 +25,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_left, bisect_right
 
-from amr_tui.core.lint.facts import normalise_text
+from amr_tui.core.lint.facts import normalise_text, same_values
 from amr_tui.core.lint.repo import NEAR_DUPLICATE_MIN_CHARS, NEAR_DUPLICATE_THRESHOLD
 
 REWORD_THRESHOLD = 70.0
@@ -61,12 +62,13 @@ def contained_score(a: str, b: str) -> float:
 def same_fact(a: str, b: str) -> float | None:
     """The score when two *normalised* texts state the same fact, else None.
 
-    Equal texts always match; otherwise both must be at least ``SAME_FACT_MIN_CHARS`` long and
-    score ``SAME_FACT_THRESHOLD`` or more.
+    Equal texts always match; otherwise both must be at least ``SAME_FACT_MIN_CHARS`` long, hold
+    the same numbers, versions and dates (``facts.same_values``: "port 5432" and "port 6432" are
+    two facts) and score ``SAME_FACT_THRESHOLD`` or more.
     """
     if a == b:
         return 100.0 if a else None
-    if len(a) < SAME_FACT_MIN_CHARS or len(b) < SAME_FACT_MIN_CHARS:
+    if len(a) < SAME_FACT_MIN_CHARS or len(b) < SAME_FACT_MIN_CHARS or not same_values(a, b):
         return None
     score = reword_score(a, b)
     return score if score >= SAME_FACT_THRESHOLD else None

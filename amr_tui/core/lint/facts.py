@@ -49,6 +49,20 @@ def normalise_text(text: str) -> str:
     return " ".join(_PUNCT.sub(" ", folded).split())
 
 
+def value_words(norm: str) -> tuple[str, ...]:
+    """The words of a *normalised* text that hold a digit, sorted: its numbers, ports, versions,
+    dates and sizes. Two texts that differ in one of them state different facts ("listens on port
+    5432" and "listens on port 6432"): at most a possible contradiction, never a duplicate."""
+    if not any(ch.isdigit() for ch in norm):
+        return ()
+    return tuple(sorted(w for w in norm.split() if any(ch.isdigit() for ch in w)))
+
+
+def same_values(a: str, b: str) -> bool:
+    """Whether two *normalised* texts hold the same numbers, versions and dates (``value_words``)."""
+    return value_words(a) == value_words(b)
+
+
 @dataclass(slots=True)
 class FileFacts:
     diagnostics: list[Diagnostic]  # the file's line-local findings (Document.diagnostics)

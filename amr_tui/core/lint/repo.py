@@ -27,7 +27,7 @@ from amr_tui.core.format.links import (
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag
 from amr_tui.core.lint.contradictions import find_contradictions
-from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text
+from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text, same_values
 from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link
 from amr_tui.core.model import Finding as Finding  # what lint_repo returns: lint's API
 from amr_tui.core.paths import MAX_PARSE_BYTES, in_amr_folder, is_markdown
@@ -595,6 +595,9 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
             matches = process.extract(
                 texts[a_pos], texts[:a_pos], scorer=fuzz.ratio, score_cutoff=NEAR_DUPLICATE_THRESHOLD, limit=None
             )
+            # texts that differ in a number, version or date are two facts (AMR033 may call them a
+            # possible contradiction), never a near duplicate
+            matches = [m for m in matches if same_values(texts[a_pos], m[0])]
             if not matches:
                 continue
             _choice, score, k = min(matches, key=lambda m: m[2])

@@ -11,8 +11,8 @@ compares main before and after, reporting only what the accept itself would brea
 * ``versions``: an accepted entry change whose entry main changed since the run started, where
   main's version would stay beside the run's (``accept(..., replace=...)`` replaces it instead);
   ``dropped``: one whose entry main deleted since, which the accept would write back;
-* ``duplicate``: a line the accept writes that says the same as another entry of the files it
-  changes (same normalised text, or a near duplicate as lint's AMR015 judges it);
+* ``duplicate``: a line the accept writes that says the same as another entry (same normalised
+  text in any file, or a near duplicate in its file as lint's AMR015 judges it);
 * ``link``: a link in a file the accept changes that resolves on main today (or is new) and
   would name no file afterwards; or a link in a file the accept leaves alone that names a file
   the accept deletes (found with ``git grep`` on main, then parsed: a link in code does not count);
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from amr_tui.core.format.links import LinkState, link_text_for, resolve
 from amr_tui.core.format.parser import Document, is_markdown, parse
-from amr_tui.core.lint.facts import normalise_text
+from amr_tui.core.lint.facts import normalise_text, same_values
 from amr_tui.core.lint.repo import (
     LOAD_BUDGET_BYTES,
     LOAD_BUDGET_LINES,
@@ -159,12 +159,14 @@ def _two_versions(
 
 
 def _duplicates(service: RunSource, main: str, changes: dict[str, bytes | None]) -> list[Problem]:
-    """Entries the accept writes that repeat another entry of the files it changes: the same
-    normalised text anywhere in them, or a near duplicate in the same file (for the first
-    ``MAX_NEAR_CHECKED`` lines written; a whole rewrite of a large repo is checked exactly only)."""
+    """Entries the accept writes that repeat another entry: the same normalised text anywhere in
+    the files it changes or in the files it leaves alone (those found with one ``git grep`` of the
+    lines' texts on main, then parsed: a copy in code does not count), or a near duplicate in the
+    same file (for the first ``MAX_NEAR_CHECKED`` lines written; a whole rewrite of a large repo is
+    checked exactly only). Texts that differ in a number, version or date are two facts."""
     from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
 
-    written: list[tuple[str, int, str]] = []  # path, line, normalised text
+    written: list[tuple[str, int, str, str]] = []  # path, line, normalised text, text as written
     by_norm: dict[str, list[tuple[str, int]]] = {}  # every entry afterwards
     in_file: dict[str, list[tuple[int, str]]] = {}
     for path, data in sorted(changes.items()):
@@ -180,13 +182,27 @@ def _duplicates(service: RunSource, main: str, changes: dict[str, bytes | None])
             by_norm.setdefault(norm, []).append((path, entry.line))
             in_file.setdefault(path, []).append((entry.line, norm))
             if doc.lines[entry.line - 1].text not in before:
-                written.append((path, entry.line, norm))
+                written.append((path, entry.line, norm, entry.text))
+    # The files the accept leaves alone that may hold a written line's text: one git grep.
+    lonely = [text.strip() for path, line, norm, text in written if len(by_norm[norm]) == 1][:MAX_NAMES]
+    if lonely:
+        for other in sorted(gh.grep_fixed(service.repo, main, *lonely)):
+            if other in changes or not is_markdown(other) or in_amr_folder(other):
+                continue
+            data = service.blobs.read(main, other)
+            for entry in parse(data, other, check=False).entries if data is not None else ():
+                norm = normalise_text(entry.text)
+                if norm in by_norm:
+                    by_norm[norm].append((other, entry.line))
     out: list[Problem] = []
-    for k, (path, line, norm) in enumerate(written):
+    for k, (path, line, norm, _text) in enumerate(written):
         same = next((x for x in by_norm[norm] if x != (path, line)), None)
         if same is None and k < MAX_NEAR_CHECKED and len(norm) >= NEAR_DUPLICATE_MIN_CHARS:
             others = {ln: n for ln, n in in_file[path] if ln != line}
-            best = process.extractOne(norm, others, scorer=fuzz.token_sort_ratio, score_cutoff=NEAR_DUPLICATE_THRESHOLD)
+            near = process.extract(
+                norm, others, scorer=fuzz.token_sort_ratio, score_cutoff=NEAR_DUPLICATE_THRESHOLD, limit=None
+            )
+            best = next((m for m in near if same_values(norm, m[0])), None)  # another number: another fact
             same = (path, best[2]) if best is not None else None
         if same is not None:
             where = f"line {same[1]}" if same[0] == path else f"{same[0]}:{same[1]}"
