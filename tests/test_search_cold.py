@@ -45,6 +45,7 @@ def _corpus(root: Path) -> None:
         (root / f"topic-{k}.md").write_text("\n".join(lines) + "\n")
     (root / "deploy.md").write_text(
         "# Deploy\n\n- deploy via helm to kubernetes\n  - nested redis port note\n\n```\n- redis in a code block\n```\n"
+        "- End-to-end tests run before each deploy\n- open pull requests need one review\n"
     )
     (root / "crlf.md").write_bytes(b"# CRLF\r\n\r\n- redis crlf entry\r\n- postgres crlf entry\r\n")
     (root / "unicode.md").write_text("# \u0130nfra\n\n- \u0130stanbul redis replica\n- caf\u00e9 config\n")
@@ -86,6 +87,9 @@ QUERIES = [
     "zzzz nothing",
     "pdb",  # a three-letter word with two letters swapped (dbt)
     "rdis prot",
+    "e2e tests",  # a form of several words (abbrev.py): "end-to-end"
+    "pr review",
+    "e2e kubernetes zebra",  # most of the words, one of them a phrase form
 ]
 
 

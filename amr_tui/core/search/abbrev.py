@@ -2,12 +2,16 @@
 
 A query word in this table also matches its other forms: ``db`` finds "database", "database"
 finds "db"; ``k8s`` finds "kubernetes"; British and American spellings meet. Each row is a group
-of one-word forms that mean the same; matching is per word (prefixes and typos still apply to
-each form). Kept small and documented (README, "Search"): a form here must mean one thing in an
-engineering note. Pure data.
+of forms that mean the same; matching is per word (prefixes and typos still apply to each
+form). A form of several words ("end to end" for ``e2e``, "pull request" for ``pr``) matches
+those words in order with only non-letters between them ("end-to-end"); it is found from the
+abbreviation typed, not the other way round. Kept small and documented (README, "Search"): a
+form here must mean one thing in an engineering note. Pure data.
 """
 
 from __future__ import annotations
+
+import re
 
 GROUPS: tuple[tuple[str, ...], ...] = (
     ("db", "database", "databases"),
@@ -48,6 +52,41 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("fn", "func", "function"),
     ("spec", "specification"),
     ("w", "with"),
+    # testing and tooling
+    ("e2e", "end to end"),
+    ("pr", "prs", "pull request", "pull requests"),
+    ("mr", "merge request", "merge requests"),
+    ("ci", "continuous integration"),
+    ("qa", "quality assurance"),
+    ("sso", "single sign on"),
+    ("mfa", "multi factor"),
+    ("2fa", "two factor"),
+    ("tdd", "test driven"),
+    ("a11y", "accessibility"),
+    ("i18n", "internationalization", "internationalisation"),
+    ("l10n", "localization", "localisation"),
+    ("lint", "linter", "linting", "linters"),
+    ("fmt", "formatter", "formatting"),
+    ("cov", "coverage"),
+    ("bench", "benchmark", "benchmarks"),
+    ("regex", "regexp", "regular expression"),
+    ("pkg", "pkgs", "package", "packages"),
+    ("lib", "libs", "library", "libraries"),
+    ("util", "utils", "utility", "utilities"),
+    ("img", "imgs", "image", "images"),
+    ("ver", "version", "versions"),
+    ("ns", "namespace", "namespaces"),
+    ("cert", "certs", "certificate", "certificates"),
+    ("cmd", "cmds", "command", "commands"),
+    ("arg", "args", "argument", "arguments"),
+    ("param", "params", "parameter", "parameters"),
+    ("async", "asynchronous"),
+    ("sched", "scheduler"),
+    ("mgr", "manager"),
+    ("ctx", "context"),
+    ("msgs", "messages"),
+    ("vm", "vms", "virtual machine", "virtual machines"),
+    ("gc", "garbage collection", "garbage collector"),
     ("colour", "color"),
     ("behaviour", "behavior"),
     ("licence", "license"),
@@ -73,4 +112,12 @@ def forms_of(atom: str) -> tuple[str, ...]:
     return ALIASES.get(atom, ())
 
 
-__all__ = ["ALIASES", "GROUPS", "forms_of"]
+def phrase_form_pattern(form: str) -> re.Pattern[str]:
+    """What a form of several words matches in folded text: its words in order, the first at a
+    word start, with only non-letters between them ("end-to-end" and "end to end" for "end to
+    end"; the last word may go on: "pull requests" for "pull request")."""
+    words = [re.escape(w) for w in form.split()]
+    return re.compile(r"(?<![^\W_])" + r"[\W_]+".join(words))
+
+
+__all__ = ["ALIASES", "GROUPS", "forms_of", "phrase_form_pattern"]

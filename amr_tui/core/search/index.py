@@ -296,11 +296,20 @@ class SearchIndex(PostingStore):
                 fuzzy = ids_of(keep.bits(bits_of(fuzzy)))
         strict = ids_of(chosen) + picked
         partial: list[int] = []
-        typos: list[int] = []
-        if len(strict) + len(fuzzy) < limit and len(atoms) >= 2:
+        typos: list[int] = [0] * len(atoms)
+        # Too few items hold every word as typed: those holding every word with a typo and those
+        # holding most of the words exactly are ranked together, by score (a typo two letters
+        # off, "metrics" for "retries", is no better than leaving out a common word).
+        # Items holding every word only inside other words ("ui" and "kit" in "buildkite") are
+        # weak: when fewer than ``limit`` hold every word as a word or a word's start, the items
+        # holding most words as words are scored too, and the two rank together by score.
+        strong = tier(1).bit_count()
+        if (len(strict) < limit or strong < limit) and len(atoms) >= 2:
             typos = [resolver.fuzzy_bits(am.text) if len(am.text) >= 3 else 0 for am in atoms]
-            held = [(am.upto(3) | t) & live for am, t in zip(atoms, typos, strict=True)]
-            partial = self._partial(held, weights, live, tier(3) | bits_of(fuzzy), cap - taken, keep)
+            exact = [am.upto(1) & live for am in atoms]
+            loose = [(am.upto(3) | t) & live for am, t in zip(atoms, typos, strict=True)]
+            room = max(cap - taken - len(fuzzy), 0 if strong >= limit else cap // 2)
+            partial = self._partial(exact, loose, weights, live, tier(3) | bits_of(fuzzy), room, keep)
         if not strict and not fuzzy and not partial:
             return []
         ranked = score_slots(self, q, atoms, strict, fuzzy, partial, weights, typos)
@@ -329,42 +338,56 @@ class SearchIndex(PostingStore):
         return bits.bit_count()
 
     def _partial(
-        self, bits: list[int], weights: list[float], live: int, taken: int, room: int, keep: _Keep | None
+        self,
+        exact: list[int],
+        loose: list[int],
+        weights: list[float],
+        live: int,
+        taken: int,
+        room: int,
+        keep: _Keep | None,
     ) -> list[int]:
-        """Items holding most of the atoms (``bits``: the slots holding each, strictly or with a
-        typo; at least half, the rarest weighing most), for a query too few items answer in
-        full: those lacking one atom first, then two, ..."""
+        """Items holding most of the atoms, for a query too few items answer in full (at least
+        half of them, the rarest weighing most): those lacking one atom first, then two, ...
+
+        ``exact``: the slots holding each atom as a word or a word's start; ``loose``: also
+        inside a word, or with a typo. Among items lacking as many atoms, those holding the rest
+        as words come first, then those holding them only loosely ("metrics" is two letters off
+        "retries"; "dance" is in "guidance"), and within each pass those whose missing atoms
+        weigh least ("ci macos api": the fact holding "ci" and "macos" before the thousands
+        holding "ci" and "api"). Each such set is cut to the room left by ``take_best`` on its
+        own, so a common word's holders never crowd out a rare word's."""
         if room <= 0:
             return []
-        n = len(bits)
+        n = len(exact)
         need = (n + 1) // 2
+        total = sum(weights)
         out: list[int] = []
         seen = taken
         for missing in range(1, n - need + 1):
-            union = 0
-            combos = 0
-            for leave in combinations(range(n), missing):
-                if combos >= _MAX_COMBOS:
-                    break
-                combos += 1
-                if sum(weights[k] for k in leave) > 0.75 * sum(weights):
-                    continue  # the rarest words are what the query is about: they may not all be missing
-                acc = live
-                for k in range(n):
-                    if k not in leave:
-                        acc &= bits[k]
-                        if not acc:
-                            break
-                union |= acc
-            union &= ~seen
-            if keep is not None and union:
-                union = keep.bits(union)
-            if union:
-                got = self.take_best(union, room - len(out))
-                out += got
-                seen |= union
-                if len(out) >= room:
-                    break
+            leaves = [
+                leave
+                for leave in sorted(
+                    combinations(range(n), missing), key=lambda leave: (sum(weights[k] for k in leave), leave)
+                )[:_MAX_COMBOS]
+                # the rarest words are what the query is about: they may not all be missing
+                if sum(weights[k] for k in leave) <= 0.75 * total
+            ]
+            for bits in (exact, loose):
+                for leave in leaves:
+                    acc = live & ~seen
+                    for k in range(n):
+                        if k not in leave:
+                            acc &= bits[k]
+                            if not acc:
+                                break
+                    if keep is not None and acc:
+                        acc = keep.bits(acc)
+                    if acc:
+                        out += self.take_best(acc, room - len(out))
+                        seen |= acc
+                        if len(out) >= room:
+                            return out
         return out
 
     def _entry_bits(self) -> int:

@@ -16,7 +16,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from amr_tui.core.search.abbrev import forms_of
+from amr_tui.core.search.abbrev import forms_of, phrase_form_pattern
 from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import Joined, Query, bits_of, ids_of, is_subsequence, subseq_pattern
 
@@ -119,7 +119,7 @@ class AtomAny(_Levels):
 
     __slots__ = ("forms",)
 
-    def __init__(self, text: str, forms: Sequence[AtomMatch]) -> None:
+    def __init__(self, text: str, forms: Sequence[AtomMatch | AtomPhrase]) -> None:
         super().__init__(text)
         self.forms = tuple(forms)
 
@@ -137,7 +137,38 @@ class AtomAny(_Levels):
         return [t for f in self.forms for t in f.all_tokens()]
 
 
-Atom = AtomMatch | AtomAny
+class AtomPhrase(_Levels):
+    """A form of several words (``abbrev.py``: "e2e" is "end to end"): the slots holding its
+    words in order, each a whole word but the last (a word's start: "pull requests"), separated
+    by anything but letters and digits ("end-to-end", "end to end"). Every level is the same:
+    a phrase form is matched as written or not at all."""
+
+    __slots__ = ("_resolver", "pattern")
+
+    def __init__(self, resolver: Resolver, text: str) -> None:
+        super().__init__(text)
+        self._resolver = resolver
+        self.pattern = phrase_form_pattern(text)
+
+    @property
+    def tokens(self) -> tuple[list[str], ...]:
+        return [], [], [], []
+
+    def _level_bits(self, level: int, below: int) -> int:
+        if level:
+            return below
+        bits = -1
+        for word in self.text.split():
+            bits &= self._resolver.atom(word).upto(1)
+            if not bits:
+                return 0
+        return self._resolver.holders(bits, near=self.pattern)
+
+    def all_tokens(self) -> list[str]:
+        return []
+
+
+Atom = AtomMatch | AtomAny | AtomPhrase
 
 
 def idf(df: int, n: int) -> float:
@@ -242,7 +273,7 @@ class Resolver:
         forms = forms_of(text)
         if not forms:
             return self.atom(text)
-        return AtomAny(text, [self.atom(text), *(self.atom(f) for f in forms)])
+        return AtomAny(text, [self.atom(text), *(AtomPhrase(self, f) if " " in f else self.atom(f) for f in forms)])
 
     def holders(self, domain: int, phrase: str = "", near: re.Pattern[str] | None = None) -> int:
         """The slots of ``domain`` whose folded text holds ``phrase`` (or, given ``near``, that
@@ -427,8 +458,9 @@ def score_slots(
 ) -> list[tuple[int, float, str, str, int, int]]:
     """``(group, -score, repo, path, line, slot)`` for every slot given; sort it for the ranking.
 
-    ``group`` is 0 for an item holding every atom (strictly or with a typo), 1 for a
-    ``partial`` one (it lacks some atoms: they score nothing). ``weights``: one per atom (its
+    ``group`` is 0 for an item holding every atom as a word or a word's start, 1 for one
+    holding some only inside a word (several atoms), with a typo (``fuzzy``) or not at all
+    (``partial``: they score nothing): those rank together by score. ``weights``: one per atom (its
     rarity); the atoms' class scores are averaged with them."""
     ww = WEIGHTS
     slots = strict + fuzzy + list(partial)
@@ -525,5 +557,6 @@ def score_slots(
         if is_partial:
             score *= PARTIAL_FACTOR
         score = round(100.0 * min(1.0, max(0.0, score)), 3)
-        out.append((1 if is_partial else 0, -score, item.repo, item.path, item.line, slot))
+        weak = is_partial or is_fuzzy or (n > 1 and worst >= 2)
+        out.append((1 if weak else 0, -score, item.repo, item.path, item.line, slot))
     return out

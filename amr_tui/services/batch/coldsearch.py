@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from amr_tui.core.paths import is_markdown
-from amr_tui.core.search.abbrev import forms_of
+from amr_tui.core.search.abbrev import forms_of, phrase_form_pattern
 from amr_tui.core.search.query import STOPWORDS, parse
 from amr_tui.core.search.text import parse_query, strip_metadata
 from amr_tui.services.workspace import Mount, read_bytes, scan_files, style_of
@@ -78,7 +78,10 @@ def _subseq(form: str) -> str:
 
     A superset of the index's subsequence match, cheaper to scan for: a gap may hold any
     letter or digit but the next one, and any character past ASCII (``re`` tests an ASCII set
-    much faster than the Unicode class of word characters); the index then decides."""
+    much faster than the Unicode class of word characters); the index then decides. A form of
+    several words ("end to end") is its words with anything but letters between them."""
+    if " " in form:
+        return r"[\W_]+".join(re.escape(w) for w in form.split())
     if len(form) > 24:
         return re.escape(form)
     parts = [re.escape(form[0])]
@@ -99,6 +102,8 @@ def _loose_parts(words: list[list[str]]) -> list[re.Pattern[str]]:
     for forms in words:
         for f in forms:
             parts.append(_subseq(f))
+            if " " in f:
+                continue  # a phrase form is matched as written, never with a typo
             if len(f) >= 4:
                 parts += [re.escape(f[:3]), re.escape(f[-3:])]
             elif len(f) == 3:  # two letters swapped: the typo a three-letter word is searched with
@@ -124,8 +129,13 @@ def _entry_text(line: str) -> str | None:
 
 
 def _starts_word(text: str, forms: list[str]) -> bool:
-    """``text`` holds a word starting with one of ``forms``."""
+    """``text`` holds a word starting with one of ``forms`` (a form of several words: those
+    words in order, ``abbrev.phrase_form_pattern``)."""
     for form in forms:
+        if " " in form:
+            if phrase_form_pattern(form).search(text) is not None:
+                return True
+            continue
         at = text.find(form)
         while at >= 0:
             if at == 0 or not text[at - 1].isalnum():
@@ -208,14 +218,20 @@ class _Share:
         low = self.low
         lines: set[int] = set()
         for form in _minimal(forms):
-            at = low.find(form)
-            while at >= 0:
-                if not low[at - 1].isalnum():  # a word starts here (the text opens with a newline)
-                    line = low.rfind("\n", 0, at) + 1
-                    if line not in lines and _IS_BULLET.match(low, line):  # entries only
-                        if "[" not in low[line:at] or self._in_text(line, at, forms):
-                            lines.add(line)
-                at = low.find(form, at + 1)
+            if " " in form:  # a form of several words: where its pattern matches (at a word start)
+                starts = [m.start() for m in phrase_form_pattern(form).finditer(low)]
+            else:
+                starts = []
+                at = low.find(form)
+                while at >= 0:
+                    if not low[at - 1].isalnum():  # a word starts here (the text opens with a newline)
+                        starts.append(at)
+                    at = low.find(form, at + 1)
+            for at in starts:
+                line = low.rfind("\n", 0, at) + 1
+                if line not in lines and _IS_BULLET.match(low, line):  # entries only
+                    if "[" not in low[line:at] or self._in_text(line, at, forms):
+                        lines.add(line)
         parsed = (text.lower() for entries in self.parsed.values() for _line, text in entries)
         return len(lines) + sum(1 for text in parsed if _starts_word(text, forms))
 
