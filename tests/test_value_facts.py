@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from amr_tui.core.diff.similarity import same_fact
-from amr_tui.core.lint.facts import normalise_text, same_values, value_words
 from amr_tui.core.format.parser import parse
+from amr_tui.core.lint.facts import normalise_text, same_values, value_words
 from amr_tui.core.lint.repo import RepoSnapshot, lint_repo
 from amr_tui.core.tombstones import FactMatcher
 from tests.historyhelpers import S
