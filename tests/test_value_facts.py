@@ -38,8 +38,9 @@ def test_a_different_port_is_not_the_same_fact() -> None:
 
 @given(st.integers(0, 10**6), st.integers(0, 10**6))
 def test_numbers_decide(x: int, y: int) -> None:
-    a, b = _norm(f"The staging cluster keeps {x} replicas of the cache"), _norm(
-        f"The staging cluster keeps {y} replicas of the cache"
+    a, b = (
+        _norm(f"The staging cluster keeps {x} replicas of the cache"),
+        _norm(f"The staging cluster keeps {y} replicas of the cache"),
     )
     assert (same_fact(a, b) is not None) == (x == y) == same_values(a, b)
 
