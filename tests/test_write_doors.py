@@ -155,9 +155,7 @@ def test_no_module_outside_the_gate_commits_or_writes_a_repo() -> None:
         if path.is_relative_to(GIT) or path == DOOR:
             continue
         doors += side_doors(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)), names, methods)
-    assert doors == [], "side doors around the write gate (route them through services.writegate):\n" + "\n".join(
-        doors
-    )
+    assert doors == [], "side doors around the write gate (route them through services.writegate):\n" + "\n".join(doors)
 
 
 def test_the_door_check_sees_each_kind_of_side_door() -> None:

@@ -413,7 +413,7 @@ def run_forget(args: argparse.Namespace) -> int:
     except (FileNotFoundError, LookupError, ValueError, AmrGitError, EditRefused) as exc:
         error(str(exc))
         return 2
-    kind = "a redacted tombstone" if args.redact else "a tombstone"
+    kind = "a redacted tombstone" if args.redact or done.secret else "a tombstone"
     what = "" if args.redact or done.secret else f' "{safe(summarise(done.text))}"'
     moved = f" (line {done.line} in the last commit)" if done.line != line else ""
     print(f"Forgot {safe(rel)}:{line}{what}{moved}; {kind} is in {TOMBSTONE_PATH} ({done.oid[:7]}).")

@@ -590,7 +590,7 @@ class AgentMemory:
             self._forgotten.pop(repo, None)
             kept = " (redacted: the tombstone keeps only its digest)" if redact or done.secret else ""
             if done.secret:
-                kept += ". " + SECRET_IN_HISTORY
+                kept += ". " + SECRET_IN_HISTORY.rstrip(".")  # the reply adds its own full stop
             return self._reply(
                 done.saved, branch, run, f"Forgot {path}:{entry.line}{kept}", EntryOut.of(entry, raw), []
             )
