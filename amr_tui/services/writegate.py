@@ -277,7 +277,8 @@ def advance(
     fast-forward and merge), each work-tree file and index entry brought forward by merging when
     the branch is checked out (see :func:`amr_tui.git.merging.advance_branch`). ``held``: the
     ``index.lock`` of a retry loop (``gate.cas_attempts``)."""
-    _repair_first(git)
+    if held is None:  # (holding index.lock, a repair would wait for this very process)
+        _repair_first(git)
     _merging.advance_branch(git, branch, old, new, message, held=held, journal=journal())
 
 

@@ -580,6 +580,8 @@ class MainScreen(Screen[None]):
         if saved.merged:
             note.append("Merged with a change committed meanwhile: " + ", ".join(saved.merged))
         notify_text(self.app, note, title=title, timeout=4)
+        for repair in saved.repaired:  # another amr's write, killed half way, repaired before this one
+            notify_text(self.app, repair, title="Repaired", severity="warning", timeout=20)
         if saved.foreign:
             self.foreign_repo = saved.repo
             notify_text(
