@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from amr_tui.core.diff.entries import ChangeKind
-from amr_tui.git.errors import DirtyFileError
 from amr_tui.services.dreams.make import agent_dream
 from amr_tui.services.dreams.service import DreamError, DreamService
 from tests.historyhelpers import (
@@ -178,13 +177,17 @@ def test_conflicting_file_is_refused_and_nothing_moves(make_repo) -> None:
     assert git(repo, "rev-parse", "main").strip() == before and service.run("r1").state == "pending"
 
 
-def test_fast_forward_refuses_to_overwrite_an_uncommitted_edit(devin: Path) -> None:
+def test_fast_forward_keeps_an_uncommitted_edit_out_of_main_and_in_the_work_tree(devin: Path) -> None:
+    """A whole run accepted goes through the write gate (issue 38 point 1): each file is brought
+    forward by merging, so a hand edit nobody committed stays in the work tree (here the run
+    deletes the file: the edit stays as an untracked file) and never reaches main."""
     (devin / "dev-port.md").write_text("# Dev port\n\n- edited by hand, not committed\n")
     service = DreamService(devin)
-    with pytest.raises(DirtyFileError):
-        service.accept(RUN)
+    done = service.accept(RUN)
+    assert done.how == "fast-forward" and git(devin, "rev-parse", "main").strip() == service.run(RUN).tip
     assert "edited by hand" in (devin / "dev-port.md").read_text()
-    assert service.run(RUN).state == "pending" and git(devin, "rev-parse", "main").strip() == service.run(RUN).base
+    assert "edited by hand" not in git(devin, "log", "-p", "main")
+    assert git(devin, "diff", "--cached", "--name-only").strip() == ""
 
 
 def test_viewed_marks_clear_when_the_file_changes_again(devin: Path) -> None:

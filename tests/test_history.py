@@ -13,7 +13,8 @@ from amr_tui.core.tombstones import TOMBSTONE_PATH, parse_tombstones
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
-from amr_tui.services.history.forgotten import _commit_with_retries, forget, restore
+from amr_tui.git.gate import observe_steps
+from amr_tui.services.history.forgotten import forget, restore
 from amr_tui.services.history.service import HistoryService, resurrections
 from tests.historyhelpers import commit, git, new_repo
 
@@ -169,20 +170,27 @@ def test_forget_writes_a_tombstone_in_one_commit(repo: Path) -> None:
         forget(service, "team.md", 1)  # a heading, not an entry
 
 
-def test_a_commit_that_races_the_write_is_kept(repo: Path) -> None:
+def test_a_commit_that_races_a_restore_is_kept(repo: Path) -> None:
+    """Restore goes through the write gate: an agent's commit landing after it read HEAD is
+    merged with it, never dropped (the gate's retry, not a loop of restore's own)."""
     service = HistoryService(repo)
-    calls = []
+    lines = (repo / "team.md").read_text().splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if t.startswith("- "))
+    forget(service, "team.md", line)
+    fact = next(f for f in service.forgotten(refresh=True) if f.line is not None)
+    fired: list[str] = []
 
-    def build(head):
-        calls.append(head)
-        if len(calls) == 1:  # an agent commits between amr reading HEAD and moving the branch
+    def agent(step: str) -> None:
+        if step == "head" and not fired:  # between amr reading the branch and moving it
+            fired.append(step)
             commit(repo, {"agent.md": "- agent fact\n"}, "Agent was here", name="Agent")
-        return {"notes.md": b"# Notes\n\n- rewritten\n"}
 
-    new = _commit_with_retries(service, build, "Rewrite notes")
-    assert len(calls) == 1  # built once: the write gate merges it onto the agent's commit
-    assert git(repo, "log", "--format=%s", "-2", new).splitlines() == ["Rewrite notes", "Agent was here"]
-    assert (repo / "agent.md").exists()
+    with observe_steps(agent):
+        new = restore(service, fact)
+    assert fired == ["head"]
+    assert git(repo, "log", "--format=%s", "-2", new).splitlines()[1] == "Agent was here"
+    assert git(repo, "log", "-1", "--format=%s", new).startswith("Restore forgotten entry")
+    assert (repo / "agent.md").exists() and git(repo, "status", "--porcelain") == ""
 
 
 def test_seed_case_6_a_stale_session_brings_a_deleted_fact_back(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
-"""`amr lint --fix` while agents append and commit: the fix is applied through the write gate's
-work-tree path, to the file as it is at that moment, so no line an agent wrote is lost and no
-committed fact disappears from a later commit (it used to rewrite whole files from a snapshot)."""
+"""`amr lint --fix` while agents append and commit: the fixes are committed through the write gate,
+merged onto what is committed by then and brought into the file as it is at that moment, so no
+line an agent wrote is lost and no committed fact disappears from a later commit (it used to
+rewrite whole files from a snapshot)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import time
 
 import pytest
 
-from amr_tui.services.batch.lintrun import fix_repo
+from amr_tui.services.batch.lintfix import fix_repo
 from amr_tui.services.workspace import discover
 from tests.conftest import git
 
@@ -48,7 +49,7 @@ def test_lint_fix_racing_three_agents_loses_nothing(make_repo) -> None:
     fixes = 0
     deadline = time.monotonic() + 4
     while time.monotonic() < deadline:
-        fixes += fix_repo(mount)
+        fixes += fix_repo(mount).applied
         with open(root / "MEMORY.md", "a") as f:  # more to fix for the next round
             f.write("* another starred fact\n")
     written = [ln for a in agents for ln in a.communicate(timeout=60)[0].splitlines()]

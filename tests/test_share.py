@@ -1,4 +1,4 @@
-"""Sharing for pairing: preview, whole and partial shares (leak-proof), grants, routing back."""
+"""Sharing for pairing: preview, whole and partial shares (leak-proof), grants."""
 
 from __future__ import annotations
 
@@ -9,16 +9,7 @@ import pytest
 
 from amr_tui.core.lint.repo import load_budget
 from amr_tui.services.share.build import preview, select, share, shareable_files
-from amr_tui.services.share.route import (
-    ASK,
-    READ_ONLY,
-    ROUTE,
-    grant_write,
-    load_manifest,
-    route_back,
-    session_entries,
-    write_back,
-)
+from amr_tui.services.share.route import load_manifest
 from amr_tui.services.workspace import discover
 from tests.synchelpers import amr, commit_all, git, write_files
 
@@ -167,42 +158,6 @@ def test_preview_budget_reachability_and_dangling_links(tmp_path):
         select(discover([src]), ["memory-alice:does/not/exist"])
     with pytest.raises(ValueError):
         select(discover([src]), ["memory-bob"])
-
-
-def test_grants_and_routing_back(tmp_path):
-    src = tmp_path / "memory-alice"
-    _history(src)
-    session = tmp_path / "session"
-    share(select(discover([src]), ["memory-alice:MEMORY.md,projects/"]), session)
-    target = session / "memory-alice" / "projects" / "payments.md"
-    target.write_text(target.read_text() + "- Refunds take 5 days [source: s/9]\n")
-    (entry,) = session_entries(session)
-    assert (entry.repo, entry.path, entry.text) == (
-        "memory-alice",
-        "projects/payments.md",
-        "- Refunds take 5 days [source: s/9]",
-    )
-    route = route_back(session, target)
-    assert route.status == READ_ONLY
-    with pytest.raises(ValueError):
-        write_back(session, route, [entry.text])
-    forged = json.loads((session / ".amr-share.json").read_text())
-    forged["repos"][0]["write"] = True  # the session cannot grant itself write
-    (session / ".amr-share.json").write_text(json.dumps(forged))
-    assert route_back(session, target).status == READ_ONLY
-    grant_write(session, "memory-alice")
-    route = route_back(session, target)
-    assert (route.status, route.path, route.source) == (ROUTE, "projects/payments.md", src)
-    oid = write_back(session, route, [entry.text])
-    assert oid and "- Refunds take 5 days" in git(src, "show", "HEAD:projects/payments.md").stdout
-    assert git(src, "status", "--porcelain").stdout == ""
-    assert write_back(session, route, [entry.text]) is None  # already there
-    loose = route_back(session, session / "scratch.md")
-    assert loose.status == ASK and loose.candidates == ("memory-alice",)
-    chosen = route_back(session, session / "scratch.md", repo="memory-alice")
-    assert (chosen.status, chosen.path) == (ROUTE, "scratch.md")
-    clash = route_back(session, session / "memory-alice" / "team.md")  # exists at home, was not shared
-    assert clash.status == ASK
 
 
 def test_share_cli(tmp_path):

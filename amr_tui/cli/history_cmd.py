@@ -324,6 +324,7 @@ def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
 def run_forgotten(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
     from amr_tui.services.history.forgotten import restore  # when run: `amr` starts without git
+    from amr_tui.services.writegate import EditRefused
 
     try:
         roots = _forgotten_roots(args.repo)
@@ -348,7 +349,7 @@ def run_forgotten(args: argparse.Namespace) -> int:
         if args.restore:
             error(f"no forgotten entry {args.restore!r}: `amr forgotten` lists them")
             return 2
-    except (FileNotFoundError, LookupError, ValueError, AmrGitError) as exc:
+    except (FileNotFoundError, LookupError, ValueError, AmrGitError, EditRefused) as exc:
         error(str(exc))
         return 2
     if args.json:
@@ -400,6 +401,7 @@ def run_forget(args: argparse.Namespace) -> int:
         SECRET_IN_HISTORY,
         forget,
     )
+    from amr_tui.services.writegate import EditRefused
 
     try:
         root, rel, line = _locate(args.target)
@@ -408,10 +410,10 @@ def run_forget(args: argparse.Namespace) -> int:
             return 2
         raw = _shown_entry_line(root, rel, line)
         done = forget(_service(root), rel, line, raw=raw, reason=args.reason, redact=args.redact, by=args.by)
-    except (FileNotFoundError, LookupError, ValueError, AmrGitError) as exc:
+    except (FileNotFoundError, LookupError, ValueError, AmrGitError, EditRefused) as exc:
         error(str(exc))
         return 2
-    kind = "a redacted tombstone" if args.redact else "a tombstone"
+    kind = "a redacted tombstone" if args.redact or done.secret else "a tombstone"
     what = "" if args.redact or done.secret else f' "{safe(summarise(done.text))}"'
     moved = f" (line {done.line} in the last commit)" if done.line != line else ""
     print(f"Forgot {safe(rel)}:{line}{what}{moved}; {kind} is in {TOMBSTONE_PATH} ({done.oid[:7]}).")

@@ -1,4 +1,4 @@
-"""amr lint [PATH...] [--json] [--fix]"""
+"""amr lint [PATH...] [--json] [--fix [--no-commit]]"""
 
 from __future__ import annotations
 
@@ -35,7 +35,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument(
         "--json", action="store_true", help='print {"diagnostics": [...]} with paths relative to the repo root'
     )
-    p.add_argument("--fix", action="store_true", help="apply the safe automatic fixes, then report what is left")
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help=(
+            "apply the safe automatic fixes, then report what is left; in a git repo the fixes are "
+            "committed as amr's own commit (only the lines fixed: someone's uncommitted edits stay out)"
+        ),
+    )
+    p.add_argument(
+        "--no-commit",
+        action="store_true",
+        help="with --fix: leave the fixes in the work tree, uncommitted (also lines nobody committed are fixed)",
+    )
     p.add_argument(
         "--severity",
         choices=_SEVERITIES,
@@ -61,7 +73,6 @@ def run(args: argparse.Namespace) -> int:
     from amr_tui.services.batch.lintrun import (
         FixRefusedError,
         LintTarget,
-        fix_repo,
         lint_targets,
         resolve_targets,
     )
@@ -73,15 +84,34 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, NotADirectoryError, LeavesRepoError) as exc:
         error(str(exc))
         return 2
+    if args.no_commit and not args.fix:
+        error("--no-commit goes with --fix")
+        return 2
     fixed = 0
     refused = 0  # repos git refuses, where --fix wrote nothing
+    notes: list[str] = []  # what --fix committed, and what it left
     if args.fix:
+        from amr_tui.services.batch.lintfix import fix_repo  # --fix alone loads git and the write gate
+
         for target in targets:
             try:
-                fixed += fix_repo(target.mount, duplicates=not args.no_duplicates)
+                done = fix_repo(target.mount, duplicates=not args.no_duplicates, commit=not args.no_commit)
             except FixRefusedError as exc:  # nothing written there; the others are still fixed
                 error(str(exc))
                 refused += 1
+                continue
+            fixed += done.applied
+            where = f" in {safe(target.display_root)}" if len(targets) > 1 and target.display_root else ""
+            if done.commit:
+                notes.append(f"Committed the fixes{where} as {done.commit[:7]} (amr undo takes them back).")
+            elif done.applied and not args.no_commit and not done.commit:
+                notes.append(f"The fixes{where} are in the work tree, not committed (not a git repo with a commit).")
+            if done.left:
+                notes.append(
+                    f"Left {done.left} fix{'es' if done.left != 1 else ''}{where} unmade: on lines nobody committed "
+                    "(someone's uncommitted edit) or in a file git does not track; amr lint --fix --no-commit "
+                    "fixes them in the work tree."
+                )
     skipped: list[SkippedBlob] = []  # files the --history walk did not read (over MAX_PARSE_BYTES)
     results = lint_targets(
         targets,
@@ -130,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
         summary = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n)
         if fixed:
             print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)
+        for note in notes:
+            print(note, file=sys.stderr)
         if shown:
             fixable = sum(1 for r in shown if r.finding.diagnostic.fix is not None)
             tail = f" ({fixable} fixable with --fix)" if fixable and not args.fix else ""

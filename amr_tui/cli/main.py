@@ -104,6 +104,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    finally:
+        _say_repairs()
+
+
+def _say_repairs() -> None:
+    """What the write gate repaired before a write (a write a killed amr left half done): on
+    stderr. Only a command that wrote loaded the gate."""
+    gate = sys.modules.get("amr_tui.services.writegate")
+    if gate is not None:
+        for note in gate.take_repairs():  # made visible already (cli.output.safe)
+            sys.stderr.write(f"amr: {note}\n")
 
 
 # One-shot read-only commands whose process ends right after its output: they skip Python's

@@ -3,9 +3,9 @@
 * :func:`set_ref` is a compare-and-swap on any ref (create, move or delete), like every ref
   change amr makes: a ref only moves from the exact value the caller saw.
 * :func:`fast_forward` moves a branch to a descendant commit. When that branch is checked out it
-  does what ``commit_changes`` does (see :mod:`amr_tui.git.commit`): under ``index.lock`` it checks
-  that every changed work-tree file still holds the old version, writes the new ones, stages
-  them, and only then swaps the ref; on a lost race the files are put back.
+  moves through the write gate (:func:`amr_tui.git.merging.advance_branch`): under ``index.lock``
+  each changed work-tree file and index entry is brought forward by merging (someone's
+  uncommitted edit stays), then the ref is swapped; on a lost race the files are put back.
 * :func:`add_worktree` / :func:`remove_worktree` manage the throwaway ``git worktree`` that an
   external dreaming agent runs in, and :func:`run_agent` starts that agent there. The agent is
   the user's own command: it gets the user's environment minus the variables that would point
@@ -21,11 +21,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from amr_tui.git.commit import _check_worktree, _index_info, _restore_worktree, _write_worktree
 from amr_tui.git.errors import GitError
 from amr_tui.git.handle import RepoHandle, check_ref, swap_ref
-from amr_tui.git.history import changed_paths, tree_files
-from amr_tui.git.indexlock import IndexLock
+from amr_tui.git.journal import Journal
+from amr_tui.git.merging import advance_branch
 from amr_tui.git.runner import _STRIPPED_ENV, _STRIPPED_PREFIXES
 
 
@@ -72,51 +71,15 @@ def make_commit(
     return repo.runner.text([*args, tree], input=text.encode("utf-8"), env=env, write=True).strip()
 
 
-def fast_forward(repo: RepoHandle, branch: str, new: str, expected: str) -> None:
+def fast_forward(repo: RepoHandle, branch: str, new: str, expected: str, *, journal: Journal | None = None) -> None:
     """Move ``refs/heads/<branch>`` from ``expected`` to its descendant ``new`` (see module doc)."""
     repo.check_branch_name(branch)
-    ref = f"refs/heads/{branch}"
     if not repo.is_ancestor(expected, new):
         raise ValueError(f"{new} does not descend from {expected}: not a fast-forward")
     if repo.current_branch() != branch:
-        set_ref(repo, ref, new, expected, f"amr: fast-forward {branch}")
+        set_ref(repo, f"refs/heads/{branch}", new, expected, f"amr: fast-forward {branch}")
         return
-    fmt = repo.object_format
-    zero = repo.zero_oid()
-    paths = [p for _, p in changed_paths(repo, expected, new)]
-    old_tree = tree_files(repo, expected)
-    new_tree = tree_files(repo, new)
-    norm: dict[str, bytes | None] = {}
-    records: list[tuple[str, str, str]] = []
-    for rel in paths:
-        if rel in new_tree:
-            norm[rel] = repo.read_blob(new, rel)
-            records.append((new_tree[rel][0], new_tree[rel][1], rel))
-        else:
-            norm[rel] = None
-            records.append(("0", zero, rel))
-    head_oids = {rel: old_tree[rel][1] if rel in old_tree else None for rel in paths}
-    allowed = {rel: {data} for rel, data in norm.items()}
-    with IndexLock(repo.git_dir, repo.runner.lock_timeout) as lock:
-        check_ref(repo, ref, expected)
-        before = _check_worktree(repo, norm, head_oids, allowed, fmt)
-        _write_worktree(repo, norm, before)
-        staged = lock.staged_copy()
-        try:
-            if records:
-                repo.runner.run(
-                    ["update-index", "-z", "--index-info"],
-                    input=_index_info(records, zero),
-                    env={"GIT_INDEX_FILE": str(staged)},
-                    write=True,
-                )
-            lock.swap_in()  # before the branch moves (see amr_tui.git.commit): a crash never stages a revert
-            set_ref(repo, ref, new, expected, f"amr: fast-forward {branch}")
-        except BaseException:
-            lock.swap_back()
-            _restore_worktree(repo, norm, before)
-            raise
-        lock.install()
+    advance_branch(repo, branch, expected, new, f"amr: fast-forward {branch}", journal=journal)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,9 +48,10 @@ from amr_tui.git.commit import (
     _update_ref,
     blob_oid,
 )
-from amr_tui.git.errors import ConflictError, DirtyFileError, EntryGoneError, GitError, RefMovedError
+from amr_tui.git.errors import ConflictError, DirtyFileError, EntryGoneError, GitError, LockedError, RefMovedError
 from amr_tui.git.handle import RepoHandle, check_ref
 from amr_tui.git.indexlock import IndexLock
+from amr_tui.git.journal import FileIntent, Intent, Journal
 from amr_tui.git.worktree import (
     Displaced,
     UnsafePathError,
@@ -272,8 +273,13 @@ def commit_files(
     branch: str | None = None,
     probe: Probe | None = None,
     max_attempts: int = MAX_ATTEMPTS,
+    journal: Journal | None = None,
 ) -> GateResult:
     """Commit ``changes`` on ``branch`` (default: the checked-out one) through the gate.
+
+    ``journal``: where the write keeps its intent while it changes the work tree (see
+    :mod:`amr_tui.git.journal`), so that :func:`repair` can finish or take back a write whose
+    process was killed.
 
     Raises ConflictError (the change and a commit made since its base overlap; nothing written),
     ForeignConflictError, OperationInProgressError, DetachedHeadError, NoIdentityError,
@@ -341,6 +347,7 @@ def commit_files(
                 fmt,
                 held,
                 step,
+                journal,
             )
         except RefMovedError as exc:
             last = exc
@@ -360,6 +367,7 @@ def advance(
     *,
     probe: Probe | None = None,
     held: IndexLock | None = None,
+    journal: Journal | None = None,
 ) -> tuple[str, ...]:
     """Move the checked-out ``branch`` from ``old`` to the ready commit ``new`` (compare-and-swap),
     bringing each of ``files`` (path -> (bytes at old, bytes at new)) forward in the work tree and
@@ -380,6 +388,7 @@ def advance(
         fmt,
         held,
         _stepper(probe),
+        journal,
     )
 
 
@@ -463,10 +472,13 @@ def _move_checked_out(
     fmt: str,
     held: IndexLock | None,
     step: Probe,
+    journal: Journal | None = None,
 ) -> tuple[str, ...]:
     """Steps 3-4 under ``index.lock``; returns the files that keep someone else's edit.
     ``files``: path -> (committed before, committed after, work-tree base, work-tree want).
-    ``new == old`` moves no ref (the change was already committed; the work tree still takes it)."""
+    ``new == old`` moves no ref (the change was already committed; the work tree still takes it).
+    With a ``journal``, the write's intent is kept there from before the first file changes
+    until the branch has moved (or the change was taken back), under the lock throughout."""
     lock_cm = contextlib.nullcontext(held) if held is not None else IndexLock(repo.git_dir, repo.runner.lock_timeout)
     with lock_cm as lock:
         assert lock is not None
@@ -477,9 +489,16 @@ def _move_checked_out(
         foreign: list[str] = []
         watch: list[Displaced] = []
         staged = lock.staged_copy()
+        begun = False
         try:
+            targets = {}
             for rel, (was, now, wt_base, wt_want) in files.items():
-                idx_record, idx_foreign = _index_target(repo, rel, was, now, wt_base, wt_want, fmt, zero)
+                targets[rel] = _index_target(repo, rel, was, now, wt_base, wt_want, fmt, zero)
+            if journal is not None:
+                journal.begin(_intent(repo, ref, old, new, text, files, targets, fmt))
+                begun = True
+            for rel, (_was, now, wt_base, wt_want) in files.items():
+                idx_record, idx_foreign, _before = targets[rel]
                 if idx_record is not None:
                     stage.append(idx_record)
                 before, wrote = _bring_forward(repo, rel, wt_base, wt_want, step, None, watch)
@@ -504,10 +523,58 @@ def _move_checked_out(
             lock.swap_back()
             _settle(repo, repo.root, watch)
             _undo(repo, undo)
+            if begun:
+                assert journal is not None
+                journal.end(repo.git_dir)
             raise
+        if begun:
+            assert journal is not None
+            journal.end(repo.git_dir)  # the branch moved: nothing left to finish
         lock.install()  # releases the lock too (a held one's later release is then a no-op)
     _settle(repo, repo.root, watch)
     return tuple(foreign)
+
+
+def _intent(
+    repo: RepoHandle,
+    ref: str,
+    old: str | None,
+    new: str | None,
+    text: str,
+    files: dict[str, tuple[bytes | None, bytes | None, bytes | None, bytes | None]],
+    targets: Mapping[str, tuple[tuple[str, str, str] | None, bool, tuple[str, str, int] | None]],
+    fmt: str,
+) -> Intent:
+    """What the write is about to do, with every blob it names in the object store."""
+
+    def oid(data: bytes | None, known: tuple[str | None, ...] = ()) -> str | None:
+        if data is None:
+            return None
+        have = blob_oid(data, fmt)
+        return have if have in known else _write_blob(repo, data)
+
+    out = []
+    for rel, (was, now, wt_base, wt_want) in files.items():
+        record, _foreign, before = targets[rel]
+        was_oid = blob_oid(was, fmt) if was is not None else None  # in the old commit
+        now_oid = blob_oid(now, fmt) if now is not None else None  # in the new commit (or == was)
+        if record is None:
+            after = (before[0], before[1]) if before is not None else None  # left as it was
+        else:
+            after = None if record[0] == "0" else (record[0], record[1])
+        out.append(
+            FileIntent(
+                rel,
+                was_oid,
+                now_oid,
+                oid(wt_base, (was_oid, now_oid)),
+                oid(wt_want, (was_oid, now_oid)),
+                (before[0], before[1]) if before is not None else None,
+                after,
+            )
+        )
+    subject = text.splitlines()[0][:200] if text.strip() else ""
+    return Intent(str(repo.root), str(repo.git_dir), ref, old, new, subject, os.getpid(), tuple(out))
 
 
 def _index_target(
@@ -519,8 +586,9 @@ def _index_target(
     wt_want: bytes | None,
     fmt: str,
     zero: str,
-) -> tuple[tuple[str, str, str] | None, bool]:
-    """The index record that brings ``rel`` forward, and whether it keeps a foreign staged edit.
+) -> tuple[tuple[str, str, str] | None, bool, tuple[str, str, int] | None]:
+    """The index record that brings ``rel`` forward, whether it keeps a foreign staged edit, and
+    the index entry as it is (mode, blob, stage).
     ``was -> now`` is the committed change; ``wt_base -> wt_want`` the writer's change as made."""
     idx = repo.index_entry(rel)
     if idx is not None and idx[2] != 0:
@@ -537,11 +605,11 @@ def _index_target(
         return (mode, _write_blob(repo, data), rel)
 
     if staged_oid == oid(was):
-        return record(now), False
+        return record(now), False, idx
     if staged_oid == oid(now):
-        return None, False
+        return None, False, idx
     if staged_oid == oid(wt_base):  # what the writer saw was staged: stage what it wants
-        return record(wt_want), wt_want != now
+        return record(wt_want), wt_want != now, idx
     # Someone staged their own version: keep it, with this change merged in.
     staged_bytes = _read_object(repo, staged_oid) if staged_oid is not None else None
     try:
@@ -551,7 +619,7 @@ def _index_target(
             target = merge_bytes(repo, rel, wt_base, wt_want, staged_bytes, None)
         except ConflictError:
             raise ForeignConflictError(rel) from None
-    return record(target), target != now
+    return record(target), target != now, idx
 
 
 def apply_in_worktree(
@@ -672,10 +740,133 @@ def _undo(repo: RepoHandle, undo: list[tuple[str, bytes | None, bytes | None]]) 
                 _put(repo, rel, back, disk, lambda _n: None)
 
 
+# ------------------------------------------------------------------------------ repair
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """What :func:`repair` did about a write a killed process left half done."""
+
+    subject: str  # the write's commit subject
+    how: str  # "finished" (its commit had landed), "taken back" (it had not), "locked" (not yet)
+    files: tuple[str, ...]  # the files the repair changed
+    commit: str | None  # the branch tip afterwards
+
+    def describe(self) -> str:
+        names = ", ".join(self.files) or "no file"
+        if self.how == "finished":
+            return (
+                f'amr was stopped in the middle of a write ("{self.subject}"). Its commit '
+                f"{(self.commit or '')[:8]} had landed; amr finished bringing {names} up to it."
+            )
+        if self.how == "taken back":
+            return (
+                f'amr was stopped in the middle of a write ("{self.subject}") before it committed. amr took '
+                f"that change back out of {names}: nothing of it is committed. Make it again if you still want it."
+            )
+        return (
+            f'amr was stopped in the middle of a write ("{self.subject}") and .git/index.lock is still there. '
+            "If no git process is running, remove that file: amr repairs the files the next time it opens the repo."
+        )
+
+
+def repair(repo: RepoHandle, journal: Journal, *, timeout: float | None = None) -> Repair | None:
+    """Finish or take back the write whose intent ``journal`` holds for this repo (its process was
+    killed while it changed the work tree): when the branch holds the write's commit, each file
+    is brought forward to it; otherwise amr's change is taken back out of each file (and of the
+    index), keeping whatever anyone else wrote. A file whose change was committed by someone
+    else meanwhile (``git commit -a``) is left as it is. Runs under ``index.lock``: a write under
+    way in another process holds it for as long as its intent exists.
+
+    Returns None when there was nothing to do (no intent; or the files were already right);
+    a ``"locked"`` repair, with the intent kept, when ``index.lock`` is held past ``timeout``.
+    """
+    if journal.find(repo.git_dir) is None:
+        return None
+    lock = IndexLock(repo.git_dir, repo.runner.lock_timeout if timeout is None else timeout)
+    try:
+        lock.acquire()
+    except LockedError:
+        found = journal.find(repo.git_dir)
+        return Repair(found.subject, "locked", (), None) if found is not None else None
+    try:
+        intent = journal.find(repo.git_dir)  # again, holding the lock: a live write has ended by now
+        if intent is None:
+            return None
+        changed, stage = _repair_files(repo, intent)
+        if stage:
+            staged = lock.staged_copy()
+            repo.runner.run(
+                ["update-index", "-z", "--index-info"],
+                input=_index_info(stage, repo.zero_oid()),
+                env={"GIT_INDEX_FILE": str(staged)},
+                write=True,
+            )
+            lock.swap_in()
+            lock.install()
+        journal.end(repo.git_dir)
+        tip = repo.resolve(intent.ref)
+        if not changed and not stage:
+            return None
+        landed = tip == intent.new and intent.new is not None
+        return Repair(intent.subject, "finished" if landed else "taken back", tuple(changed), tip)
+    finally:
+        lock.release()
+
+
+def _repair_files(repo: RepoHandle, intent: Intent) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """Bring each file of ``intent`` forward (its commit landed) or back (it did not); returns
+    the files changed and the index records to stage."""
+    tip = repo.resolve(intent.ref)
+    landed = intent.new is not None and tip == intent.new
+    moved_on = not landed and tip != intent.old  # someone committed since the write died
+
+    def blob(oid: str | None) -> bytes | None:
+        return _read_object(repo, oid) if oid is not None else None
+
+    zero = repo.zero_oid()
+    changed: list[str] = []
+    stage: list[tuple[str, str, str]] = []
+    for f in intent.files:
+        base, want = blob(f.base), blob(f.want)
+        disk = read_file_or_none(repo.root, f.path, max_bytes=None)
+        at_tip = repo.read_blob_or_none(tip, f.path) if moved_on and tip else None
+        cur = repo.index_entry(f.path)
+        now_idx = (cur[0], cur[1]) if cur is not None and cur[2] == 0 else None
+        if landed:
+            frm, to = base, want
+            if now_idx == f.staged_before and f.staged_after != f.staged_before:
+                stage.append(_index_record(f.path, f.staged_after, zero))
+        else:
+            frm, to = want, base
+            keep_index = moved_on and now_idx is not None and at_tip is not None
+            if not keep_index and now_idx == f.staged_after and f.staged_after != f.staged_before:
+                stage.append(_index_record(f.path, f.staged_before, zero))
+            if moved_on and disk == at_tip:
+                continue  # committed as it is by someone since: left alone
+        if disk == to:
+            continue
+        if disk == frm:
+            target = to
+        elif to is None or frm is None or disk is None:
+            continue  # created or deleted on one side and changed on the other: left as it is
+        else:
+            try:
+                target = merge_bytes(repo, f.path, frm, to, disk, None)
+            except ConflictError:
+                continue
+        if target != disk and _put(repo, f.path, target, disk, lambda _n: None) is not None:
+            changed.append(f.path)
+    return changed, stage
+
+
+def _index_record(path: str, entry: tuple[str, str] | None, zero: str) -> tuple[str, str, str]:
+    return ("0", zero, path) if entry is None else (entry[0], entry[1], path)
+
+
 __all__ = [
     "Change",
     "ForeignConflictError",
     "GateResult",
+    "Repair",
     "STEPS",
     "advance",
     "apply_in_worktree",
@@ -683,4 +874,5 @@ __all__ = [
     "commit_files",
     "merge_bytes",
     "observe_steps",
+    "repair",
 ]

@@ -28,6 +28,7 @@ from amr_tui.git.errors import GitError, OperationInProgressError, RepoStateErro
 from amr_tui.git.gate import advance
 from amr_tui.git.handle import RepoHandle, check_ref, swap_ref
 from amr_tui.git.indexlock import IndexLock
+from amr_tui.git.journal import Journal
 from amr_tui.git.mergedriver import merge_drivers_for_merging
 from amr_tui.git.overrides import AMR_MERGE_DRIVER as AMR_DRIVER
 from amr_tui.git.runner import GitRunner, end_of_options
@@ -277,7 +278,14 @@ def empty_tree(repo: RepoHandle) -> str:
 
 
 def advance_branch(
-    repo: RepoHandle, branch: str, old: str | None, new: str, message: str, *, held: IndexLock | None = None
+    repo: RepoHandle,
+    branch: str,
+    old: str | None,
+    new: str,
+    message: str,
+    *,
+    held: IndexLock | None = None,
+    journal: Journal | None = None,
 ) -> None:
     """Move ``refs/heads/<branch>`` from ``old`` to ``new`` (compare-and-swap), updating the index
     and work tree when the branch is checked out.
@@ -302,7 +310,7 @@ def advance_branch(
     if files is not None:
         # Through the write gate: each file is brought forward by merging, so an agent's
         # uncommitted edit stays in the work tree instead of making the sync "busy".
-        advance(repo, branch, old, new, message or "amr: sync", files, held=held)
+        advance(repo, branch, old, new, message or "amr: sync", files, held=held, journal=journal)
         return
     start = old or empty_tree(repo)
     lock_cm = contextlib.nullcontext(held) if held is not None else IndexLock(repo.git_dir, repo.runner.lock_timeout)

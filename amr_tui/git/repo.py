@@ -18,6 +18,7 @@ from amr_tui.git import gate as _gate
 from amr_tui.git import history as _history
 from amr_tui.git.errors import GitError, NotARepoError, RepoStateError
 from amr_tui.git.handle import RepoHandle
+from amr_tui.git.journal import Journal
 from amr_tui.git.models import LOG_FORMAT, CommitInfo, parse_log
 from amr_tui.git.runner import GitRunner, end_of_options
 from amr_tui.git.worktree import normalize_rel
@@ -175,10 +176,11 @@ class GitRepo(RepoHandle):
         branch: str | None = None,
         probe: _gate.Probe | None = None,
         max_attempts: int = _gate.MAX_ATTEMPTS,
+        journal: Journal | None = None,
     ) -> _gate.GateResult:
         """Commit changes through the write gate (see :func:`amr_tui.git.gate.commit_files`)."""
         return _gate.commit_files(
-            self, changes, message, env=env, branch=branch, probe=probe, max_attempts=max_attempts
+            self, changes, message, env=env, branch=branch, probe=probe, max_attempts=max_attempts, journal=journal
         )
 
     def save_file(

@@ -197,7 +197,14 @@ async def forget_entry(app: App[int], main: MainScreen, session: Session) -> Non
     raw = of.doc.lines[entry.line - 1].text if of.doc is not None else None
     try:
         done = await asyncio.to_thread(
-            forget, service, of.path, entry.line, raw=raw, reason=reason.strip() or None, redact=mode == "redact"
+            forget,
+            service,
+            of.path,
+            entry.line,
+            raw=raw,
+            reason=reason.strip() or None,
+            redact=mode == "redact",
+            target=session,
         )
     except Exception as exc:
         notify_text(app, str(exc), title="Not forgotten", severity="error")

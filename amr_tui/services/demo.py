@@ -26,6 +26,7 @@ from pathlib import Path
 
 from amr_tui.git import AmrGitError, GitRepo, is_memory_repo
 from amr_tui.git.mergedriver import install_driver_config
+from amr_tui.services import writegate
 
 MARKER = ".amr-demo"
 MARKER_TEXT = b"amr demo v1\n"
@@ -87,7 +88,7 @@ class _Builder:
         }
         expected = self.head if branch is None else parent
         data = {p: (None if c is None else c.encode()) for p, c in changes.items()}
-        new = self.repo.commit_changes(data, message, expected, branch, env=env)
+        new = writegate.seed(self.repo, data, message, expected, branch, env=env)
         if branch is None:
             self.head = new
             for p, c in changes.items():
@@ -291,7 +292,7 @@ def _alice(repo: GitRepo) -> None:
     )
 
     # The nightly dreaming run starts from `base` on its own branch.
-    repo.create_branch(DREAM_BRANCH, base)
+    writegate.create_branch(repo, DREAM_BRANCH, base)
     dream = AGENTS["dream"]
     stack = (
         "# Frontend stack\n\n"

@@ -31,6 +31,7 @@ from amr_tui.core.lint.repo import is_memory_note
 from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, NotARepoError, RepoStateError, is_memory_repo
 from amr_tui.git.mergedriver import install_driver_config
+from amr_tui.services import writegate
 from amr_tui.services.sync.gitattrs import ATTRIBUTES, attributes_with_driver
 from amr_tui.services.workspace import is_markdown, scan_files
 
@@ -149,7 +150,7 @@ def _init(
         if identity is not None:
             repo.set_local_identity(*identity)
         files = {MEMORY_FILE: MEMORY_TEMPLATE, **_attributes(repo, merge_driver)}
-        head = repo.commit_changes(files, INITIAL_MESSAGE, expected_head=None)
+        head = writegate.seed(repo, files, INITIAL_MESSAGE, None)
     except NoIdentityError:
         # Undo exactly what this call created: the new .git and any folders it made.
         if repo.head() is None and not (target / MEMORY_FILE).exists():
@@ -192,7 +193,7 @@ def _adopt(target: Path, merge_driver: bool) -> InitResult | None:
     index, folders = index_plan(notes, set(repo.ls_files()))
     attrs = _attributes(repo, merge_driver)
     files = {MEMORY_FILE: MEMORY_TEMPLATE + index.encode(), **folders, **attrs}
-    new_head = repo.commit_changes(files, ADOPT_MESSAGE, expected_head=head)
+    new_head = writegate.seed(repo, files, ADOPT_MESSAGE, head)
     count = f"{len(notes)} note{'s' if len(notes) != 1 else ''}"
     clean = repo.status().is_clean
     note = "" if clean else " Uncommitted changes and untracked files were left as they were."
@@ -328,7 +329,7 @@ def track_folder(path: str | os.PathLike[str], identity: tuple[str, str] | None 
         if identity is not None:
             repo.set_local_identity(*identity)
         files = {rel: (target / rel).read_bytes() for rel in wanted}
-        head = repo.commit_changes(files, TRACK_MESSAGE, expected_head=None)
+        head = writegate.seed(repo, files, TRACK_MESSAGE, None)
     except NoIdentityError:
         if repo.head() is None:
             shutil.rmtree(target / ".git")

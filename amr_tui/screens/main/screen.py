@@ -351,6 +351,8 @@ class MainScreen(Screen[None]):
 
     def on_main_screen_session_ready(self, _: SessionReady) -> None:
         self.host.session_ready(self.session)
+        for note in self.loaded.repairs:  # a write a killed amr left half done, finished or taken back
+            notify_text(self.app, note, title="Repaired", severity="warning", timeout=20)
         self.refresh_bindings()
         total = sum(len(self.loaded.files(name)) for name in self.loaded.names)
         self.set_status(f"Listed {plural(total, 'file')}; reading them…")
@@ -578,6 +580,8 @@ class MainScreen(Screen[None]):
         if saved.merged:
             note.append("Merged with a change committed meanwhile: " + ", ".join(saved.merged))
         notify_text(self.app, note, title=title, timeout=4)
+        for repair in saved.repaired:  # another amr's write, killed half way, repaired before this one
+            notify_text(self.app, repair, title="Repaired", severity="warning", timeout=20)
         if saved.foreign:
             self.foreign_repo = saved.repo
             notify_text(

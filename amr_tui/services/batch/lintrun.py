@@ -18,10 +18,8 @@ from amr_tui.services.workspace import (
     find_repo_root,
     is_markdown,
     load_document,
-    load_snapshot,
     looks_like_memory_root,
     paused_gc,
-    read_bytes,
     scan_files,
     style_of,
 )
@@ -274,80 +272,3 @@ def _snapshot(
             if doc is not None:
                 documents[rel] = doc
     return RepoSnapshot(mount.name, set(files), documents, set(escaping), sizes, facts=facts, style=style_of(mount))
-
-
-def fix_repo(mount: Mount, *, duplicates: bool = True) -> int:
-    """Apply safe fixes until none is left (each round re-lints). Returns how many were applied.
-
-    Raises FixRefusedError, before writing anything, when git refuses the repo. A file git does
-    not track is never linked into the Index. A fix whose finding comes back unchanged after it
-    was applied (it could not take) is not applied again, so the rounds end.
-    """
-    from amr_tui.core.format.parser import parse
-    from amr_tui.core.lint.repo import (
-        apply_edits,
-        fix_edits,
-        lint_repo,
-        without_untracked_links,
-    )
-    from amr_tui.git import AmrGitError, UnsafeRepoError
-    from amr_tui.git.gate import Change, ForeignConflictError, apply_in_worktree
-    from amr_tui.git.worktree import UnsafePathError
-
-    try:
-        tracked = git_tracked(mount.root)
-    except UnsafeRepoError as exc:
-        raise FixRefusedError(f"{exc} amr lint --fix wrote nothing in {mount.root}.") from None
-    except AmrGitError:
-        tracked = set()  # git cannot say what it tracks: link nothing
-    applied = 0
-    tried: set[tuple[object, ...]] = set()  # the findings whose fix was applied in an earlier round
-    for _ in range(MAX_FIX_ROUNDS):
-        snapshot = load_snapshot(mount)
-        with paused_gc():  # near-duplicates (AMR015) have no fix: no need to look for them
-            findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=False)
-        if tracked is not None:
-            findings = without_untracked_links(findings, tracked)
-        findings = [f for f in findings if f.diagnostic.fix is None or _fix_key(f, snapshot) not in tried]
-        edits = fix_edits(findings)
-        if not edits:
-            break
-        chosen = {id(e) for line_edits in edits.values() for e in line_edits}
-        tried.update(
-            _fix_key(f, snapshot)
-            for f in findings
-            if f.diagnostic.fix is not None and any(id(e) in chosen for e in f.diagnostic.fix.edits)
-        )
-        changed = False
-        for path, line_edits in edits.items():
-            doc = snapshot.documents.get(path)
-            if doc is None:
-                data = read_bytes(mount.root, path)
-                if data is None:
-                    continue
-                doc = parse(data, path)
-            if not doc.utf8:
-                continue  # never rewrite a file whose bytes amr cannot decode
-            new = apply_edits(doc, line_edits)
-            old = doc.to_bytes()
-            if new != old:
-                # Through the write gate's work-tree path: the fix is applied to the file as it
-                # is now, so a line an agent wrote since the snapshot was read is kept.
-                try:
-                    if apply_in_worktree(mount.root, [Change(path, old, new)]):
-                        applied += len(line_edits)
-                        changed = True
-                except (ForeignConflictError, UnsafePathError):
-                    continue  # the file changed in the same place meanwhile: left as it is
-        if not changed:
-            break
-    return applied
-
-
-def _fix_key(f: Finding, snapshot: RepoSnapshot) -> tuple[object, ...]:
-    """A finding, as far as telling "the same one came back" goes: with its line's text, so a
-    second group moved to where the first one was is another finding."""
-    d = f.diagnostic
-    doc = snapshot.documents.get(f.path)
-    text = doc.lines[d.line - 1].text if doc is not None and 1 <= d.line <= len(doc.lines) else None
-    return f.path, d.code, d.line, d.column, d.message, text

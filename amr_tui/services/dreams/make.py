@@ -5,7 +5,7 @@ or its index:
 
 * :func:`builtin_dream` reads main's tree from git, runs ``core.dreams.clean`` (rename map from
   ``git log -M``) and writes one commit per step on the run branch (plumbing: the branch is not
-  checked out, so ``commit_changes`` only moves its ref).
+  checked out, so ``writegate.seed`` only moves its ref).
 * :func:`agent_dream` adds a ``git worktree`` on the run branch in a temporary folder, runs the
   agent command there (no shell; ``AMR_DREAM_RUN``, ``AMR_DREAM_BASE`` and ``AMR_DREAM_BRANCH`` in
   its environment), and removes the work tree afterwards. Whatever the agent committed on the
@@ -29,9 +29,9 @@ from amr_tui.git.dreamrefs import (
     list_refs,
     remove_worktree,
     run_agent,
-    set_ref,
     worktree_is_clean,
 )
+from amr_tui.services import writegate
 from amr_tui.services.dreams.model import BRANCH_PREFIX, DECISION_PREFIX, DreamError, DreamRun, RunSource
 
 TRAILER_DREAMER = "Dreamed-by"
@@ -61,7 +61,7 @@ def _start_branch(service: RunSource, run_id: str | None, stem: str) -> tuple[st
         raise DreamError(f"{rid!r} is not a valid run id") from None
     if service.repo.resolve(f"refs/heads/{branch}") is not None:
         raise DreamError(f"{branch} already exists")
-    service.repo.create_branch(branch, main)
+    writegate.create_branch(service.repo, branch, main)
     return rid, branch, main
 
 
@@ -88,11 +88,11 @@ def builtin_dream(
     try:
         for step in result.steps:
             message = step.message.rstrip("\n") + f"\n\n{TRAILER_DREAMER}: amr (built-in pass)\n"
-            head = service.repo.commit_changes(step.changes, message, head, branch=branch, env=env)
+            head = writegate.seed(service.repo, step.changes, message, head, branch, env=env)
     except BaseException:
         tip = service.repo.resolve(f"refs/heads/{branch}")
         if tip == main:
-            set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: dream failed")
+            writegate.set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: dream failed")
         raise
     return service.run(rid)
 
@@ -136,6 +136,6 @@ def agent_dream(
     tip = service.repo.resolve(f"refs/heads/{branch}")
     if tip is None or tip == main:
         if tip == main:
-            set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: the agent made no commits")
+            writegate.set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: the agent made no commits")
         return AgentDream(None, result, leftovers, output)
     return AgentDream(service.run(rid), result, leftovers, output)

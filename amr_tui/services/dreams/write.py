@@ -1,8 +1,8 @@
 """Accepting, rejecting and undoing dreaming runs. Every ref moves by compare-and-swap.
 
 * **Accept the whole run** when its base is main's tip (and nothing of it was accepted before):
-  main fast-forwards to the run's tip (``dreamrefs.fast_forward``; the work tree follows when
-  main is checked out). Otherwise, and for **some files** or **some entry changes**, one new
+  main fast-forwards to the run's tip (``writegate.fast_forward``; the work tree follows when
+  main is checked out, each file brought forward by merging). Otherwise, and for **some files** or **some entry changes**, one new
   commit on main applies them (files three-way from base to tip onto main's version; entry
   changes replayed by ``core.dreams.apply``), with trailers ``Dream-Run: <id>``, one
   ``Dream-Commit: <oid>`` per run commit and one ``Dream-Accepted: all|file <path>|entry <id>``
@@ -32,9 +32,9 @@ from amr_tui.core.format.parser import parse
 from amr_tui.core.secrets import redact_secrets
 from amr_tui.core.textsafety import make_visible
 from amr_tui.git import history as gh
-from amr_tui.git.dreamrefs import fast_forward, make_commit, set_ref
 from amr_tui.git.errors import ConflictError, GitError, RefMovedError
 from amr_tui.git.gate import Change
+from amr_tui.services import writegate
 from amr_tui.services.dreams import threeway
 from amr_tui.services.dreams.model import (
     BRANCH_PREFIX,
@@ -251,7 +251,7 @@ def accept(
     run, review, files, entries, whole = p.run, p.review, p.files, p.entries, p.whole
     assert run.base is not None and run.main is not None  # plan() refuses a run without them
     if whole and not p.partial_whole and run.base == run.main and not run.accept_commits:
-        fast_forward(service.repo, service.main, run.tip, run.main)
+        writegate.fast_forward(service.repo, service.main, run.tip, run.main)
         closed = _close(service, run, "accepted", run.main, run.tip, [])
         return Accepted(run.id, "fast-forward", run.tip, closed, ("all",))
     if whole and not p.partial_whole:
@@ -338,13 +338,13 @@ def _close(
     if after:
         lines.append(f"Dream-Main-After: {after}")
     lines += [f"Dream-Accept-Commit: {c}" for c in accept_commits]
-    record = make_commit(service.repo, run.tip, [run.tip], "\n".join(lines))
+    record = writegate.record(service.repo, run.tip, [run.tip], "\n".join(lines))
     ref = f"{DECISION_PREFIX}{state}/{run.id}"
-    set_ref(service.repo, ref, record, service.repo.resolve(ref, "object"), f"amr: dream {state}")
+    writegate.set_ref(service.repo, ref, record, service.repo.resolve(ref, "object"), f"amr: dream {state}")
     try:
-        set_ref(service.repo, f"refs/heads/{BRANCH_PREFIX}{run.id}", None, run.tip, f"amr: dream {state}")
+        writegate.set_ref(service.repo, f"refs/heads/{BRANCH_PREFIX}{run.id}", None, run.tip, f"amr: dream {state}")
     except RefMovedError:
-        set_ref(service.repo, ref, None, record, "amr: dream run moved")
+        writegate.set_ref(service.repo, ref, None, record, "amr: dream run moved")
         return False
     return True
 
@@ -390,7 +390,7 @@ def _through_gate(service: RunSource, main: str, changes: dict[str, bytes | None
     onto anything committed since, only these files, nobody's uncommitted edit swept in."""
     gate_changes = [Change(path, service.blobs.read(main, path), data, main) for path, data in changes.items()]
     try:
-        return service.repo.write_files(gate_changes, message, branch=service.main).head
+        return writegate.commit(service.repo, gate_changes, message, branch=service.main).head
     except ConflictError as exc:
         raise DreamError(
             f"{exc.path} changed on {service.main} in the same place meanwhile; nothing was "
@@ -436,12 +436,12 @@ def undo(service: RunSource, name: str) -> str:
                 )
             ]
             text = f"dream: {'; '.join(subjects) or rid} (reopened)\n\nDream-Reopened-From: {decision.tip}"
-            tip = make_commit(service.repo, _parent(service, new), [new], text)
-            set_ref(service.repo, branch_ref, tip, None, "amr: dream undo")
-            set_ref(service.repo, decision.ref, None, decision.record, "amr: dream undo")
+            tip = writegate.record(service.repo, _parent(service, new), [new], text)
+            writegate.set_ref(service.repo, branch_ref, tip, None, "amr: dream undo")
+            writegate.set_ref(service.repo, decision.ref, None, decision.record, "amr: dream undo")
             return f"run {rid} was accepted: {note}reopened as {BRANCH_PREFIX}{rid}"
-    set_ref(service.repo, branch_ref, decision.tip, None, "amr: dream undo")
-    set_ref(service.repo, decision.ref, None, decision.record, "amr: dream undo")
+    writegate.set_ref(service.repo, branch_ref, decision.tip, None, "amr: dream undo")
+    writegate.set_ref(service.repo, decision.ref, None, decision.record, "amr: dream undo")
     return f"run {rid} was {decision.state}: {note}reopened as {BRANCH_PREFIX}{rid}"
 
 

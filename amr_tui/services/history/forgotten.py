@@ -18,8 +18,9 @@ A file over ``MAX_PARSE_BYTES`` (in a commit's change, at HEAD, or as the tombst
 read: the walk skips it and lists it in :attr:`DeletionLog.skipped`, and ``forget``/``restore``
 refuse it (the history service's blob reader raises ``BlobTooLargeError``).
 
-``forget`` and ``restore`` are one commit each through the write gate (``GitRepo.write_files``), retried
-on top of whatever an agent committed meanwhile: an agent's commit is never lost.
+``forget`` and ``restore`` are one commit each through the write gate (``services.writegate.write``),
+merged onto whatever an agent committed meanwhile: an agent's commit is never lost. ``forget`` is
+the one the app, ``amr forget`` and the agent interface all call.
 """
 
 from __future__ import annotations
@@ -27,17 +28,25 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from amr_tui.core.diff import similarity as sim
 from amr_tui.core.diff.entries import LineEntry, entry_of_line
-from amr_tui.core.format.edit import delete_lines, find_entry, insert_lines, new_entry_lines, removal_span, summarise
+from amr_tui.core.format.edit import (
+    delete_lines,
+    entry_span,
+    find_entry,
+    insert_lines,
+    new_entry_lines,
+    removal_span,
+    summarise,
+)
 from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.format.rules import diag
 from amr_tui.core.lint.repo import INDEX_HEADING, MEMORY_FILE, Finding
-from amr_tui.core.secrets import find_secrets
+from amr_tui.core.secrets import find_secrets, redact_secrets
 from amr_tui.core.textsafety import make_visible
 from amr_tui.core.tombstones import (
     TOMBSTONE_PATH,
@@ -54,7 +63,9 @@ from amr_tui.git.catfile import BlobReader, BlobTooLargeError
 from amr_tui.git.errors import ConflictError, EntryGoneError
 from amr_tui.git.gate import Change
 from amr_tui.git.models import CommitInfo
+from amr_tui.services import writegate
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, load_snapshot
+from amr_tui.services.writegate import RepoTarget, Saved, WriteTarget
 
 
 class HistorySource(Protocol):
@@ -390,23 +401,42 @@ class DeletionLog:
 # Writing: forget and restore
 
 
-def _commit_with_retries(
+class NotForgotten(LookupError):
+    """Nothing was written: the entry is not committed as named, or it (or its place) changed."""
+
+
+class NotCommitted(NotForgotten):
+    """The entry named is not in the last commit as shown (uncommitted, or changed since)."""
+
+
+class EntryChanged(NotForgotten):
+    """The entry named was changed or removed by someone else before it could be forgotten."""
+
+
+class SamePlaceChanged(NotForgotten):
+    """A commit made meanwhile changed the same place of the file."""
+
+
+def _write(
     service: HistorySource,
-    build: Callable[[str | None], Mapping[str, bytes | None]],
+    changes: list[Change],
     message: str,
+    *,
     env: Mapping[str, str] | None = None,
-) -> str:
-    """``build(head) -> changes`` (path -> wanted bytes), made from HEAD's versions; committed
-    through the write gate, which merges it onto anything committed meanwhile (no rebuild, no
-    retry loop of its own) and keeps anyone's uncommitted edit out of the commit."""
-    head = service.repo.head()
-    changes = build(head)
-    gate_changes = [Change(p, service.blobs.read(head, p) if head else None, data, head) for p, data in changes.items()]
+    target: WriteTarget | None = None,
+    branch: str | None = None,
+) -> Saved:
+    """Commit forget's or restore's change through the write gate (``target``: the session that
+    holds the repo, which re-reads the files; the command line has none). The gate merges it onto
+    anything committed meanwhile, only the entry named goes, and nobody's uncommitted edit is
+    swept in."""
+    where = target if target is not None else RepoTarget.of(service.mount, service.repo)
     try:
-        result = service.repo.write_files(gate_changes, message, env=env)
+        return writegate.write(where, service.mount.name, changes, message, trailers=(), env=env, branch=branch)
     except ConflictError as exc:
-        raise LookupError(f"{exc.path} changed in the same place meanwhile; nothing was written") from None
-    return result.head or ""
+        raise SamePlaceChanged(f"{exc.path} changed in the same place meanwhile; nothing was written") from None
+    except EntryGoneError as exc:
+        raise EntryChanged(str(exc)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,8 +444,7 @@ class ForgetPlan:
     """What forgetting one entry writes: ``build(rev)`` gives the changed files (the entry's
     lines removed, its tombstone added) made from that commit's versions, and ``message`` the
     commit message. ``rev`` is the commit the entry was found in (the base of the change),
-    ``line`` its line there and ``text`` the fact. ``forget`` commits it; the agent interface's
-    review mode puts it on a pending branch instead."""
+    ``line`` its line there and ``text`` the fact. :func:`forget` commits it."""
 
     build: Callable[[str | None], dict[str, bytes | None]]
     message: str
@@ -446,9 +475,13 @@ def plan_forget(
     ``line`` of ``rev``'s version. ``build(head)`` finds it by the same text in the version it
     reads, so the entry removed is always the entry named, whatever was committed meanwhile.
 
+    An entry that holds a credential (``core.secrets.find_secrets``) always gets a redacting
+    tombstone (the fact's digest, never its text) and a commit message without its text,
+    whatever ``redact`` says.
+
     Raises ValueError when ``line`` holds no entry, FileNotFoundError when ``path`` is not
-    committed, LookupError when the entry named is not in ``rev``'s version (not committed yet,
-    or changed); ``build`` raises LookupError when the entry is not in the version it reads.
+    committed, NotCommitted when the entry named is not in ``rev``'s version (not committed yet,
+    or changed); ``build`` raises EntryChanged when the entry is not in the version it reads.
     """
     if not _keep(path):
         raise ValueError(f"{path} is not a Markdown memory file")
@@ -465,7 +498,7 @@ def plan_forget(
     else:
         entry0 = find_entry(doc0, raw, line)
         if entry0 is None:
-            raise LookupError(
+            raise NotCommitted(
                 f"the entry at {path}:{line} is not in the last commit as shown (it is uncommitted, or it "
                 "changed since); nothing was written"
             )
@@ -475,6 +508,12 @@ def plan_forget(
     else:
         ident = service.repo.identity()
         who = ident.name if ident else None
+    # The whole entry (its continuation lines too) is what goes: a credential anywhere in it,
+    # or in the reason given, is never copied into the tombstone.
+    first, last = entry_span(doc0, entry0)
+    secret = bool(find_secrets("\n".join(ln.text for ln in doc0.lines[first - 1 : last])))
+    if reason and find_secrets(reason):
+        reason, secret = redact_secrets(reason), True
     stone = tombstone_line(
         text0,
         date=(today or _dt.date.today()).isoformat(),
@@ -482,7 +521,7 @@ def plan_forget(
         by=who,
         sources=entry0.meta("source"),
         file=path,
-        redact=redact,
+        redact=redact or secret,
     )
     near = entry0.line
 
@@ -491,11 +530,10 @@ def plan_forget(
         doc = parse(data or b"", path)
         entry = find_entry(doc, raw, near)
         if entry is None:
-            raise LookupError(f"the entry at {path}:{line} changed before it could be forgotten; nothing was written")
+            raise EntryChanged(f"the entry at {path}:{line} changed before it could be forgotten; nothing was written")
         tomb = service.blobs.read(head, TOMBSTONE_PATH) if head else None
         return {path: delete_lines(doc, *removal_span(doc, entry)), TOMBSTONE_PATH: add_tombstone(tomb, stone)}
 
-    secret = bool(find_secrets(raw))
     if redact or secret:
         # A credential never goes into a commit message, whatever the user chose.
         message = f"Forget an entry in {path} (redacted)\n\nForgotten-with: amr"
@@ -515,22 +553,32 @@ def forget(
     redact: bool = False,
     by: str | None = None,
     today: _dt.date | None = None,
-    trailers: tuple[str, ...] = (),
+    trailers: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    target: WriteTarget | None = None,
+    branch: str | None = None,
 ) -> Forgotten:
-    """Remove one entry of ``path`` and record a tombstone, in one commit (see
-    :func:`plan_forget` for how the entry is named: ``raw`` as the caller saw it at ``line``).
+    """Remove one entry of ``path`` and record a tombstone, in one commit through the write gate:
+    the one forget of the app (``x``), ``amr forget`` and the agent interface's ``memory_forget``
+    (see :func:`plan_forget` for how the entry is named: ``raw`` as the caller saw it at ``line``).
 
+    The change is based on the commit the entry was found in: the gate merges it onto anything
+    committed meanwhile (only the entry named goes) or refuses when the same entry changed.
     ``redact`` keeps only the fact's digest in the tombstone and leaves the text and the reason
-    out of the commit message. ``trailers`` are added to the message (the agent interface's
-    ``Session:``), ``env`` goes to the commit (an agent's author). Returns what was forgotten
-    and the new commit. Raises ValueError when ``line`` holds no entry, LookupError when the
-    entry is not committed as named, or changed before it could be committed.
+    out of the commit message (always so for an entry that holds a credential). ``trailers`` are
+    added to the message (the agent interface's ``Session:``), ``env`` goes to the commit (an
+    agent's author), ``target`` is the session holding the repo (it re-reads the files), and
+    ``branch`` a branch that is not checked out (the agent interface's review mode).
+
+    Raises ValueError when ``line`` holds no entry, NotCommitted when the entry is not committed
+    as named, EntryChanged or SamePlaceChanged when it changed before it could be committed (all
+    three are LookupErrors), and the write gate's refusals.
     """
     plan = plan_forget(service, path, line, raw=raw, reason=reason, redact=redact, by=by, today=today)
     message = plan.message + "".join(f"\n{t}" for t in trailers if t)
-    oid = _commit_plan(service, plan, message, env)
-    return Forgotten(oid, path, plan.line, plan.text, plan.secret)
+    changes = plan_changes(plan, lambda p: service.blobs.read(plan.rev, p) if plan.rev else None)
+    saved = _write(service, changes, message, env=env, target=target, branch=branch)
+    return Forgotten(saved.head or "", path, plan.line, plan.text, plan.secret, saved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -542,12 +590,14 @@ class Forgotten:
     line: int
     text: str
     secret: bool = False  # it held a credential: the note on purging history applies
+    saved: Saved | None = None  # the write gate's answer
 
 
 SECRET_IN_HISTORY = (
-    "It held a credential: forgetting removes it from the files, not from git history. "
-    "Rotate the credential now; to purge it, rewrite history (git filter-repo --replace-text) "
-    "and force-push every clone, which amr never does for you."
+    "It held a credential: the tombstone keeps only a digest of it, but git history still holds "
+    "the entry (the commits before this one). Rotate the credential now. To purge it, rewrite "
+    "history (git filter-repo --replace-text, or BFG Repo-Cleaner) and force-push every clone: "
+    "amr never rewrites history for you."
 )
 
 
@@ -559,44 +609,31 @@ def plan_changes(plan: ForgetPlan, committed: Callable[[str], bytes | None]) -> 
     ]
 
 
-def _commit_plan(service: HistorySource, plan: ForgetPlan, message: str, env: Mapping[str, str] | None = None) -> str:
-    """Commit ``plan`` based on the commit it was planned against: the gate merges it onto
-    anything committed meanwhile (only the entry named goes) or refuses when the same entry
-    changed."""
-    gate_changes = plan_changes(plan, lambda p: service.blobs.read(plan.rev, p) if plan.rev else None)
-    try:
-        result = service.repo.write_files(gate_changes, message, env=env)
-    except ConflictError as exc:
-        raise LookupError(f"{exc.path} changed in the same place meanwhile; nothing was written") from None
-    except EntryGoneError as exc:
-        raise LookupError(str(exc)) from None
-    return result.head or ""
-
-
-def restore(service: HistorySource, fact: ForgottenFact, *, path: str | None = None) -> str:
-    """Write a forgotten entry back as a new commit (and drop its tombstone, if it has one)."""
+def restore(
+    service: HistorySource, fact: ForgottenFact, *, path: str | None = None, target: WriteTarget | None = None
+) -> str:
+    """Write a forgotten entry back as a new commit through the write gate (and drop its
+    tombstone, if it has one), based on HEAD as read now: merged onto anything committed since."""
     if fact.line is None:
         raise ValueError("this fact is known only by its digest or its tombstone; amr cannot write it back")
     dest = path or fact.path
     if not dest or not _keep(dest):
         raise ValueError("name a Markdown file to restore the entry into")
     line = fact.line.strip("\r\n")
-
-    def build(head: str | None) -> dict[str, bytes | None]:
-        data = service.blobs.read(head, dest) if head else None
-        changes: dict[str, bytes | None] = {dest: _with_line(dest, data, line)}
-        if fact.tombstone is not None and head:
-            tomb = service.blobs.read(head, TOMBSTONE_PATH)
-            if tomb is not None:
-                tdoc = parse(tomb, TOMBSTONE_PATH)
-                match = next((t for t in parse_tombstones(tdoc) if t.digest == fact.tombstone.digest), None)
-                if match is not None:
-                    changes[TOMBSTONE_PATH] = delete_lines(tdoc, match.line)
-        return changes
-
+    head = service.repo.head()
+    data = service.blobs.read(head, dest) if head else None
+    wanted: dict[str, bytes | None] = {dest: _with_line(dest, data, line)}
+    if fact.tombstone is not None and head:
+        tomb = service.blobs.read(head, TOMBSTONE_PATH)
+        if tomb is not None:
+            tdoc = parse(tomb, TOMBSTONE_PATH)
+            match = next((t for t in parse_tombstones(tdoc) if t.digest == fact.tombstone.digest), None)
+            if match is not None:
+                wanted[TOMBSTONE_PATH] = delete_lines(tdoc, match.line)
+    changes = [Change(p, service.blobs.read(head, p) if head else None, d, head) for p, d in wanted.items()]
     trailer = f"\n\n{RESTORED_TRAILER}: {fact.commit.oid}" if fact.commit else ""
     title = f"Restore forgotten entry to {dest}: {make_visible(summarise(fact.text))}"
-    return _commit_with_retries(service, build, title + trailer)
+    return _write(service, changes, title + trailer, target=target).head or ""
 
 
 def _with_line(path: str, data: bytes | None, line: str) -> bytes:

@@ -288,6 +288,13 @@ def rename_file(session: Session, repo: str, old: str, new: str) -> tuple[Saved,
     data = read_bytes(mount.root, old)
     if data is None:
         raise EditRefused(f"{old} cannot be read")
+    committed = git.read_blob_or_none(head, old) if head is not None else None
+    if committed is not None and data != committed:
+        # The new file would be committed as it is on disk: someone's uncommitted lines with it.
+        raise EditRefused(
+            f"{old} holds a change nobody committed (another program's?): amr does not rename it under them. "
+            "Commit that change first (U), then rename the file."
+        )
     changes: list[Change] = [Change(old, data, None, head)]
     new_data = data
     rewritten = 0

@@ -7,7 +7,8 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from amr_tui.git.worktree import atomic_write, safe_path
+from amr_tui.git.worktree import safe_path
+from amr_tui.services import writegate
 from amr_tui.services.workspace import read_bytes
 
 
@@ -50,7 +51,4 @@ def put_back(root: Path, rel: str, left: bytes, original: bytes) -> bool:
 
     False, and nothing written, when the file changed again meanwhile (an agent, another editor).
     """
-    if read_bytes(root, rel) != left:
-        return False
-    atomic_write(root, rel, original)
-    return True
+    return writegate.put_back(root, rel, left, original)

@@ -24,6 +24,7 @@ from amr_tui.core.search.index import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
+from amr_tui.services import writegate
 from amr_tui.services.activity.service import ActivityService
 from amr_tui.services.batch import diskcache, lintcache, searchcache
 from amr_tui.services.dreams.service import DreamService
@@ -80,6 +81,8 @@ class Session:
         self.written: list[tuple[str, str]] = []
         self.repos: dict[str, RepoState] = {}
         self.refusals: dict[str, str] = {}  # repo -> why git refuses it (another owner...): read-only
+        # What the start repaired: a write a killed amr left half done (services.writegate.recover)
+        self.repairs: list[str] = []
         self._history: dict[str, HistoryService] = {}  # one per repo, made on first use
         self._dreams: dict[str, DreamService] = {}
         self._activity: dict[str, ActivityService] = {}  # the activity review's, one per repo
@@ -151,6 +154,8 @@ class Session:
         for name, state in self.repos.items():
             if name not in self.refusals:
                 sweep_temp_files(state.mount.root)  # leftovers of a save that was killed
+                if state.git is not None and not state.mount.read_only:
+                    self.repairs.extend(writegate.recover(state.git))  # a write killed half way: finish or take back
             files, escaping, stats = scan_files(state.mount.root)
             with self.lock:
                 state.files, state.escaping = files, escaping

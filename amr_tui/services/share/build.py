@@ -35,14 +35,13 @@ from amr_tui.git import GitRepo
 from amr_tui.git.rewrite import (
     SHARE_BRANCH,
     LeftOut,
-    copy_branch,
     left_out,
     list_tree,
     remove_tree,
-    rewrite_history,
     selection_filter,
 )
 from amr_tui.git.worktree import normalize_rel
+from amr_tui.services import writegate
 from amr_tui.services.share.route import record_share
 from amr_tui.services.workspace import Mount
 
@@ -300,20 +299,15 @@ def share(
             src = GitRepo(sel.root)
             head = src.head()
             target = dest / name
-            if sel.whole:
-                copy_branch(src, "HEAD", target, branch=SHARE_BRANCH)
-                kind = "clone"
-            else:
-                rewrite_history(
-                    src,
-                    "HEAD",
-                    sel.paths or (),
-                    target,
-                    branch=SHARE_BRANCH,
-                    progress=_progress_of(progress, sel.repo),
-                    keep_messages=keep_messages,
-                )
-                kind = "partial"
+            writegate.publish_share(
+                src,
+                target,
+                paths=None if sel.whole else (sel.paths or ()),
+                branch=SHARE_BRANCH,
+                progress=_progress_of(progress, sel.repo),
+                keep_messages=keep_messages,
+            )
+            kind = "clone" if sel.whole else "partial"
             made.append(
                 SharedRepo(
                     name,

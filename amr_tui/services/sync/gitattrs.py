@@ -18,7 +18,8 @@ from amr_tui.git.errors import AmrGitError
 from amr_tui.git.gate import Change
 from amr_tui.git.mergedriver import BUILTIN_DRIVERS, configured_merge_drivers, install_driver_config
 from amr_tui.git.overrides import AMR_MERGE_DRIVER
-from amr_tui.git.worktree import atomic_write, read_file_or_none
+from amr_tui.git.worktree import read_file_or_none
+from amr_tui.services import writegate
 
 ATTRIBUTES = ".gitattributes"
 ATTRIBUTE_LINE = f"*.md merge={AMR_MERGE_DRIVER}"
@@ -155,12 +156,12 @@ def install_merge_driver(
     ):
         new = current  # present in the work tree only: commit it
     if new is not None and not commit:
-        atomic_write(repo.root, ATTRIBUTES, new)
-        changed = True
+        # The work tree only, merged onto the file as it is then (a line written meanwhile stays).
+        changed = bool(writegate.write_worktree(repo.root, [Change(ATTRIBUTES, current, new)], repo))
     elif new is not None:
         # Through the write gate, based on the file as it is now (the user's own .gitattributes).
-        made = repo.write_files(
-            [Change(ATTRIBUTES, current, new, head)], "Use amr's entry-aware merge driver for memory files"
+        made = writegate.commit(
+            repo, [Change(ATTRIBUTES, current, new, head)], "Use amr's entry-aware merge driver for memory files"
         ).head
         changed = True
     return InstallResult(repo.root, changed, config_changed, made)

@@ -19,7 +19,8 @@ from amr_tui.core.merge.parts import BOTH, Choice
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, RefMovedError
 from amr_tui.git.gate import cas_attempts
-from amr_tui.git.merging import WorktreeBusyError, commit_tree, merge_commits, tree_with_files
+from amr_tui.git.merging import WorktreeBusyError, merge_commits, tree_with_files
+from amr_tui.services import writegate
 from amr_tui.services.sync.run import (
     CONFLICT,
     ERROR,
@@ -107,7 +108,7 @@ def resolve(
     with repo_lock(repo):
         tree = tree_with_files(repo, pending.tree, changes)
         label = f"{pending.remote}/{pending.branch}"
-        merge = commit_tree(
+        merge = writegate.write_merge(
             repo,
             tree,
             [pending.ours, pending.theirs],

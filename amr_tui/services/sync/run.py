@@ -43,8 +43,6 @@ from amr_tui.git.errors import AmrGitError, GitError, NoIdentityError, RefMovedE
 from amr_tui.git.gate import cas_attempts
 from amr_tui.git.merging import (
     WorktreeBusyError,
-    advance_branch,
-    commit_tree,
     deferred_runner,
     merge_bases,
     merge_commits,
@@ -57,10 +55,10 @@ from amr_tui.git.remote import (
     PushRejectedError,
     ahead_behind,
     fetch,
-    push,
     remotes,
 )
 from amr_tui.git.runner import GitRunner
+from amr_tui.services import writegate
 from amr_tui.services.sync.gitattrs import install_merge_driver
 from amr_tui.services.sync.state import (
     FileConflict,
@@ -282,7 +280,7 @@ def merge_commit(
         changes = {f.path: f.resolved_bytes({}) for f in files}
         tree = tree_with_files(repo, tree, changes)
         auto = sorted(changes)
-    return commit_tree(repo, tree, [head, theirs], f"Merge {label} into {local} (amr sync)"), None, auto
+    return writegate.write_merge(repo, tree, [head, theirs], f"Merge {label} into {local} (amr sync)"), None, auto
 
 
 def integrate(
@@ -312,12 +310,12 @@ def integrate(
             return "same", head, None, [], []
         try:
             if head is None or repo.is_ancestor(head, theirs):
-                advance_branch(repo, local, head, theirs, f"amr sync: fast-forward to {label}", held=held)
+                writegate.advance(repo, local, head, theirs, f"amr sync: fast-forward to {label}", held=held)
                 return "ff", theirs, None, [], []
             merge, pending, auto = merge_commit(repo, local, head, theirs, label, amr_command=amr_command)
             if merge is None:
                 return "conflict", head, pending, [], []
-            advance_branch(repo, local, head, merge, f"amr sync: merge {label}", held=held)
+            writegate.advance(repo, local, head, merge, f"amr sync: merge {label}", held=held)
         except RefMovedError as exc:
             last = exc
             continue
@@ -492,7 +490,7 @@ def _sync_locked(
                     return _conflict(finish, pending, remote_name, attempt)
                 _emit(progress, "push", f"pushing the merge with {label}", attempt)
                 try:
-                    push(repo, remote_name, rbranch, merge)
+                    writegate.push(repo, remote_name, rbranch, merge)
                     pushed_merge = merge
                 except PushRejectedError as exc:
                     if not exc.non_fast_forward:
@@ -567,7 +565,7 @@ def _sync_locked(
                 )
             _emit(progress, "push", f"pushing to {label}", attempt)
             try:
-                push(repo, remote_name, rbranch, head)
+                writegate.push(repo, remote_name, rbranch, head)
                 return finish(SYNCED, f"pushed to {label}", pushed=True, attempt=attempt)
             except PushRejectedError as exc:
                 if not exc.non_fast_forward:
