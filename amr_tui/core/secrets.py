@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import Any
 
 from amr_tui.core.foldtable import SENSITIVE_RANGES
+from amr_tui.core.textsafety import INVISIBLE
 
 _NEWLINE = re.compile("\n")
 
@@ -53,10 +54,7 @@ class SecretMatch:
 # ----------------------------------------------------------------------------- normalising
 
 # Characters that draw nothing (or only steer the direction of text): removed before any check.
-INVISIBLE_CLASS = (
-    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff"
-)
+INVISIBLE_CLASS = INVISIBLE + "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _INVISIBLE = re.compile(f"[{INVISIBLE_CLASS}]")
 
 
@@ -887,9 +885,11 @@ def redact_secrets(text: str) -> str:
 
 
 def _line_spans(text: str) -> list[tuple[int, int, str]]:
-    out, at = [], 0
+    """(start, end, text without its line break) of each line, as ``str.splitlines`` splits."""
+    out: list[tuple[int, int, str]] = []
+    at = 0
     for line in text.splitlines(keepends=True):
-        out.append((at, at + len(line), line.rstrip("\r\n")))
+        out.append((at, at + len(line), (line.splitlines() or [""])[0]))
         at += len(line)
     return out
 
