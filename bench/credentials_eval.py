@@ -25,7 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-SETS = {"tuning": ROOT / "tests/data/credentials_tuning.json", "sealed": ROOT / "tests/data/credentials_sealed.json"}
+SETS = {
+    "tuning": ROOT / "tests/data/credentials_tuning.json",
+    "sealed": ROOT / "tests/data/credentials_sealed.json",
+    "fresh": ROOT / "tests/data/credentials_fresh.json",
+}
 
 
 def cases(name: str) -> list[dict[str, Any]]:

@@ -99,12 +99,31 @@ class Folded:
 
 
 def _class(ranges: Iterable[tuple[int, int]], more: str = "") -> str:
-    """A regex of one character of ``ranges`` (up to U+FFFF) and ``more``, or any past U+FFFF:
-    a class of BMP characters compiles to a bitmap, a class with others to a list of ranges tried
-    one by one. Characters past U+FFFF are rare; the caller looks at each."""
+    """A regex class of the characters of ``ranges`` up to U+FFFF and ``more``: a class of such
+    characters compiles to a bitmap (one with others to a list of ranges tried one by one), so it
+    is searched at memchr speed. Characters past U+FFFF are searched apart (``_ASTRAL``)."""
     rows = [(a, min(b, 0xFFFF)) for a, b in ranges if a <= 0xFFFF]
     low = "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in rows)
-    return f"[{low}{more}]|[\U00010000-\U0010ffff]"
+    return f"[{low}{more}]"
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]+")  # emoji, math letters, tags: each is looked at
+
+
+def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """The runs of ``pattern`` and of characters past U+FFFF in ``text``, in order, touching runs
+    joined."""
+    found = [m.span() for m in pattern.finditer(text)]
+    astral = [m.span() for m in _ASTRAL.finditer(text)] if not text.isascii() else []
+    if astral:
+        found = sorted(found + astral)
+    out: list[tuple[int, int]] = []
+    for a, b in found:
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _ranges(codes: Iterable[int]) -> list[tuple[int, int]]:
@@ -120,7 +139,7 @@ def _ranges(codes: Iterable[int]) -> list[tuple[int, int]]:
 _INVISIBLE_BMP = INVISIBLE_CLASS.replace("\U000e0000-\U000e0fff", "")
 # Any character folding may change (the table), an invisible one, a conjoining jamo, or one past
 # U+FFFF (looked at one by one).
-_SENSITIVE = re.compile(_class(SENSITIVE_RANGES, _INVISIBLE_BMP + "\u1160-\u11ff"))
+_SENSITIVE = re.compile(_class(SENSITIVE_RANGES, _INVISIBLE_BMP + "\u1160-\u11ff"))  # and _ASTRAL
 
 
 @lru_cache(maxsize=1)
@@ -145,7 +164,7 @@ def _fold_tables() -> tuple[dict[str, str], re.Pattern[str], re.Pattern[str]]:
             else:
                 rest.add(code)
     one_re = re.compile("[" + "".join(re.escape(c) for c in sorted(one)) + "]")
-    runs = re.compile(f"(?:{_class(_ranges(rest), _INVISIBLE_BMP + chr(0x1160) + '-' + chr(0x11FF))})+")
+    runs = re.compile(_class(_ranges(rest), _INVISIBLE_BMP + chr(0x1160) + "-" + chr(0x11FF)) + "+")
     return one, one_re, runs
 
 
@@ -154,12 +173,12 @@ def fold(text: str) -> Folded:
 
     Characters NFKC maps one to one (fullwidth ``Ａ``, ``：``) are translated in one pass; only the
     others (``…``, marks, invisible ones) are looked at one by one, with the marks after them."""
-    if text.isascii() or _SENSITIVE.search(text) is None:
+    if text.isascii() or (_SENSITIVE.search(text) is None and _ASTRAL.search(text) is None):
         return Folded(text)
     one, one_re, runs = _fold_tables()
     src = one_re.sub(lambda m: one[m.group()], text)  # one character for one: offsets stay
-    first = runs.search(src)
-    if first is None:
+    spans = _spans(runs, src)
+    if not spans:
         return Folded(src, [0], [0], [len(text)], [True])
     out: list[str] = []
     norm: list[int] = []
@@ -185,8 +204,7 @@ def fold(text: str) -> Folded:
         size += b - a if new is None else len(new)
 
     at = 0
-    for m in runs.finditer(src, first.start()):
-        a, b = m.span()
+    for a, b in spans:
         if a > at and _joins_previous(src[a]):
             a -= 1  # a mark composes with the character before it
         piece(at, a)
@@ -353,6 +371,7 @@ def not_a_secret(value: str) -> bool:
 # ----------------------------------------------------------------------------- key words
 
 STRONG, MEDIUM = 2, 1
+PAIR = 3  # a login: only the password of a "user / password" pair after it counts
 # Words (lower case, as they read after NFKC) naming a password, in the languages people write
 # memory in. A word of an identifier counts when it ends with one of these (``dbpassword``).
 _PASSWORD_ENDINGS = (
@@ -368,9 +387,11 @@ _PASSWORD_WORDS = frozenset(
 _IDENT_ONLY = frozenset(("pass",))
 _SECRET_ENDINGS = (
     "secret", "token", "apikey", "accesskey", "secretkey", "privatekey", "authkey", "masterkey", "signingkey",
-    "credential", "credentials", "secreto", "secreta", "segreto", "segredo", "geheimnis",
+    "credential", "credentials", "credenciales", "credenciais", "credenziali", "identifiants", "zugangsdaten",
+    "secreto", "secreta", "segreto", "segredo", "geheimnis",
     "токен", "секрет", "jeton",
 )  # fmt: skip
+_PAIR_WORDS = frozenset(("login", "creds"))
 # Words that name a key in general: a credential only with a qualifier near (``API key``).
 _KEY_WORDS = frozenset(
     ("key", "clé", "cle", "clave", "chave", "chiave", "schlüssel", "schluessel", "ключ", "sleutel", "klucz",
@@ -407,7 +428,7 @@ _PHRASES: dict[str, int] = {
     "كلمة المرور": STRONG, "كلمة السر": STRONG, "סיסמה": STRONG, "סיסמא": STRONG, "पासवर्ड": STRONG,
     "รหัสผ่าน": STRONG,
     "密码": STRONG, "密碼": STRONG, "口令": STRONG, "パスワード": STRONG, "暗証番号": STRONG,
-    "비밀번호": STRONG, "패스워드": STRONG, "암호": STRONG,
+    "비밀번호": STRONG, "비번": STRONG, "패스워드": STRONG, "암호": STRONG,
     "密钥": MEDIUM, "秘钥": MEDIUM, "密鑰": MEDIUM, "金鑰": MEDIUM, "令牌": MEDIUM, "凭证": MEDIUM, "憑證": MEDIUM,
     "トークン": MEDIUM, "シークレット": MEDIUM, "秘密鍵": MEDIUM, "토큰": MEDIUM, "시크릿": MEDIUM,
     "キー": 0, "키": 0,
@@ -418,8 +439,8 @@ _WORD_LITERALS = (
     "pass", "pwd", "psw", "psk", "pw", "mdp", "senha", "contrase", "kennwort", "wachtwoord", "lösenord", "losenord",
     "adgangskode", "salasana", "hasło", "haslo", "ifre", "heslo", "geslo", "lozinka", "jelsz", "parolă",
     "κωδικός", "парол", "secret", "token", "key", "credential", "segre",
-    "geheimnis", "токен", "секрет", "jeton", "clé", "cle", "clave", "chave", "chiave", "schl", "ключ", "sleutel", "klucz",
-    "nøgle", "nyckel", "anahtar", "avain", "kulcs", "bearer",
+    "geheimnis", "credencia", "credenzia", "identifiant", "zugangsdaten", "токен", "секрет", "jeton", "clé", "cle", "clave", "chave", "chiave", "schl", "ключ", "sleutel", "klucz",
+    "nøgle", "nyckel", "anahtar", "avain", "kulcs", "bearer", "login", "creds",
 )  # fmt: skip
 _KEY_LITERALS = tuple(sorted((*_PHRASES, *_WORD_LITERALS), key=len, reverse=True))
 
@@ -473,6 +494,8 @@ def _word_strength(word: str, ident: bool = True) -> int:
         return STRONG
     if word.endswith(_SECRET_ENDINGS) or word == "bearer":
         return MEDIUM
+    if word in _PAIR_WORDS:
+        return PAIR
     return 0
 
 
@@ -533,6 +556,9 @@ _WORD_IN = re.compile(r"[\w'’-]{1,40}")
 _OPENERS = re.compile(r"[\s*_`\"'«「『“‘(\[]{0,8}")
 _VALUE = re.compile(r"[!-~]{1,1024}")
 _GAP = re.compile(r"[ \t]{1,4}")
+_PAIR = re.compile(r"[ \t]{1,3}/[ \t]{1,3}")
+# Key words of credentials as a whole: "user / password" after them counts as a pair too.
+_PAIRED = ("credential", "credencia", "credenzia", "identifiant", "zugangsdaten", "login", "creds")
 _CLOSING = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
@@ -611,9 +637,8 @@ _NOT_A_VALUE = re.compile(
 _HEX = frozenset("0123456789abcdefABCDEF")
 # Lower-case words and short numbers joined by - _ . / : a name, not a key (no nested repetition:
 # each part is a fixed alternation).
-_NAME_LIKE = re.compile(
-    r"^(?:[a-z]{2,}[0-9]{0,2}|[0-9]{1,4}[a-z]?|v[0-9]{1,3})(?:[-_./:](?:[a-z]{2,}[0-9]{0,2}|[0-9]{1,4}[a-z]?|v[0-9]{1,3}))+$"
-)
+_NAME_PART = r"(?:[a-z]{2,}[0-9]{0,2}|[0-9]{1,4}[a-z]?|v[0-9]{1,3}|[a-z][0-9]{1,2}[a-z]{1,2})"  # k8s, i18n
+_NAME_LIKE = re.compile(f"^{_NAME_PART}(?:[-_./:]{_NAME_PART})+$")
 
 
 def _credential_value(v: str, strength: int, separated: bool, bearer: bool = False) -> bool:
@@ -711,7 +736,12 @@ def _assignments(x: _Text) -> Iterator[tuple[int, int]]:
             o = _OPENERS.match(t, sep_end)
             vpos = o.end() if o else sep_end
             s, e, run = _value_at(t, vpos, (closers if "*" in closers else "") + t[sep_end:vpos])
-            candidates.append((s, e, run, True))
+            if key.strength != PAIR:
+                candidates.append((s, e, run, True))
+            pair = _PAIR.match(t, run) if e > s else None
+            if pair is not None and (key.strength == PAIR or low[key.start : key.end].startswith(_PAIRED)):
+                s2, e2, run2 = _value_at(t, pair.end(), "")
+                candidates.append((s2, e2, run2, True))  # login: user / password
         # 2. a value right after the key, with no separator ("secret wJalr…", "token b_…")
         o = _GAP.match(t, key.end)
         if o is not None or not low[key.end - 1].isascii():
@@ -720,8 +750,11 @@ def _assignments(x: _Text) -> Iterator[tuple[int, int]]:
                 candidates.append((s, e, run, False))
         if not qualified:
             continue
+        if key.strength == PAIR:  # only the pair's password, judged as a password
+            candidates = [c for c in candidates if c[0] > key.end and c[3]]
+        strength = STRONG if key.strength == PAIR else key.strength
         for s, e, run, separated in candidates:
-            if _credential_value(t[s:e], key.strength, separated, bearer and not separated):
+            if _credential_value(t[s:e], strength, separated, bearer and not separated):
                 yield s, e
                 floor = max(floor, run)
                 break

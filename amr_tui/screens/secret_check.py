@@ -31,6 +31,12 @@ def new_secrets(before: str, after: str) -> list[str]:
     return sorted({m.kind for m in secrets_on_new_lines(before, after)})
 
 
+def listed(kinds: list[str]) -> str:
+    """``an AWS access key and an AWS secret access key``."""
+    named = [f"{'an' if k[:1] in 'AEIOU' else 'a'} {k}" for k in kinds]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
 class SecretScreen(ModalScreen[str | None]):
     """``PLACEHOLDER`` (Enter), ``AS_IS`` (the word typed, then Enter) or None (esc)."""
 
@@ -49,7 +55,7 @@ class SecretScreen(ModalScreen[str | None]):
         return [self.holds] if self.holds else []
 
     def compose(self) -> ComposeResult:
-        what = ", ".join(self.kinds)
+        what = listed(self.kinds)
         with Vertical(classes="dialog-box"):
             yield Static(content("This looks like a credential"), classes="dialog-title")
             yield Static(
