@@ -303,7 +303,7 @@ _SCHEME_CHAR = _LETTER | frozenset("0123456789+.-")
 _USERINFO = re.compile(r"[^/\s:@]*:[^/\s:@]+@")
 _PEM_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = re.compile(r"(?:[ \t]*\r?\n[ \t]*(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+: .*))*")
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _AWS_CONTEXT = re.compile(r"(?<![a-z])(?:aws|amazon)|a[ks]ia")
 _AWS_NEAR = 160  # characters between an AWS secret and its context
 _AUTH_BASIC = re.compile(r"authorization[\"']?\s{0,4}[:=]\s{0,4}[\"']?basic\s{1,4}([a-z0-9+/]{8,}={0,2})")
