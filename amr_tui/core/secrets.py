@@ -143,11 +143,11 @@ _SENSITIVE = re.compile(_class(SENSITIVE_RANGES, _INVISIBLE_BMP + "\u1160-\u11ff
 
 
 @lru_cache(maxsize=1)
-def _fold_tables() -> tuple[dict[str, str], re.Pattern[str], re.Pattern[str]]:
+def _fold_tables() -> tuple[dict[int, str], re.Pattern[str], re.Pattern[str]]:
     """(the characters up to U+FFFF that NFKC turns into one other character composing with
     nothing, what each becomes, and a regex of them; a regex of runs of the others). Made on first
     use (about 15 ms)."""
-    one: dict[str, str] = {}
+    one: dict[int, str] = {}
     rest: set[int] = set()
     for a, b in SENSITIVE_RANGES:
         for code in range(a, min(b, 0xFFFF) + 1):
@@ -160,10 +160,10 @@ def _fold_tables() -> tuple[dict[str, str], re.Pattern[str], re.Pattern[str]]:
                 and _INVISIBLE.match(new) is None
                 and not ("\u1160" <= new <= "\u11ff")
             ):
-                one[ch] = new
+                one[code] = new
             else:
                 rest.add(code)
-    one_re = re.compile("[" + "".join(re.escape(c) for c in sorted(one)) + "]")
+    one_re = re.compile(_class(_ranges(one)) + "+")
     runs = re.compile(_class(_ranges(rest), _INVISIBLE_BMP + chr(0x1160) + "-" + chr(0x11FF)) + "+")
     return one, one_re, runs
 
@@ -176,7 +176,7 @@ def fold(text: str) -> Folded:
     if text.isascii() or (_SENSITIVE.search(text) is None and _ASTRAL.search(text) is None):
         return Folded(text)
     one, one_re, runs = _fold_tables()
-    src = one_re.sub(lambda m: one[m.group()], text)  # one character for one: offsets stay
+    src = one_re.sub(lambda m: m.group().translate(one), text)  # one character for one: offsets stay
     spans = _spans(runs, src)
     if not spans:
         return Folded(src, [0], [0], [len(text)], [True])

@@ -139,7 +139,7 @@ def check_document(
             diag("AMR028", "YAML front matter is not part of the Agent Memory Repo format", doc.front_matter[0], 1)
         )
     for line in doc.lines:
-        if line.text.isascii():
+        if line.text.isprintable() and line.text.isascii():
             continue
         if not line.text.isprintable():
             for offset, ch in find_controls(line.text)[:1]:
