@@ -171,6 +171,38 @@ def test_amr017_controls(ch):
     assert only({"MEMORY.md": INDEX + f"- a {ch} b\n"}, "AMR017")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "prod key AKIA\u200bQZ4CX9E75DCG3HW2",  # a key id split by a zero-width space
+        "pass\u2060word is set",  # a word joiner
+        "pay\u00adments team",  # a soft hyphen
+        "ab\ufe0fcd",  # a variation selector between letters
+        "note \U000e0041\U000e0042 hidden",  # tag characters spell hidden ASCII, anywhere
+        "BOM in\ufeffside",
+    ],
+)
+def test_amr035_invisible_characters_inside_a_word(text):
+    found = only({"MEMORY.md": INDEX + f"- {text}\n"}, "AMR035")
+    assert found == [("AMR035", "MEMORY.md", 4)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the team \U0001f469\u200d\U0001f4bb ships on Fridays",  # an emoji's joiner
+        "love it \u2764\ufe0f",  # an emoji's variation selector
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645 in Persian",  # a non-joiner that spells the word
+        "\u0915\u094d\u200d\u0937 in Devanagari",
+        "\u845b\U000e0100 city",  # an ideographic variation
+        "flag \U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+        "a\u200b b",  # not inside a word
+    ],
+)
+def test_amr035_not_for_the_invisible_characters_writing_needs(text):
+    assert only({"MEMORY.md": INDEX + f"- {text}\n"}, "AMR035") == []
+
+
 def test_amr018_not_utf8():
     assert only({"MEMORY.md": INDEX.encode() + b"- caf\xe9\n"}, "AMR018")
 

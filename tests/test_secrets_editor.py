@@ -150,3 +150,30 @@ async def test_external_editor_adding_a_credential_asks(repo: Path, tmp_path: Pa
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "MainScreen", what="back")
         assert "s3cretpass" not in _committed(repo) and (repo / "MEMORY.md").read_text() == MEMORY
+
+
+AWS_ID, AWS_SECRET = "AKIAZ7QXJ4MNB2KLP3RT", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vL2tK9a"  # the issue's made-up pair
+
+
+@pytest.mark.slow
+async def test_the_placeholder_replaces_every_credential_of_the_entry(repo: Path) -> None:
+    """Issue 38 point 3, by keys: e, the text with an AWS key id and its secret, Enter, Enter. The
+    key id became a placeholder, the secret was committed, and "wJalr…" was in the subject."""
+    app = app_for([repo], poll_interval=60)
+    async with app.run_test(size=(140, 36)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "current", None) is not None, what="open")
+        screen = app.screen
+        await pilot.press("e")
+        inp = screen.query_one("#editor-input")
+        await wait_for(pilot, lambda: inp.has_focus, what="editor")
+        inp.value = f"Prod AWS key is {AWS_ID} and secret {AWS_SECRET}"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SecretScreen", what="the credential question")
+        assert "AWS secret access" in screen_text(app)  # both kinds are named
+        await pilot.press("enter")  # the default: placeholders
+        await wait_for(pilot, lambda: "Prod AWS key" in _committed(repo), what="saved")
+    line = next(ln for ln in _committed(repo).splitlines() if "Prod AWS key" in ln)
+    assert line == "- Prod AWS key is <redacted: AWS access key> and secret <redacted: AWS secret access key>"
+    log = git_log(repo)
+    assert not any(AWS_SECRET[i : i + 5] in log for i in range(len(AWS_SECRET) - 4)), log
+    assert not any(AWS_ID[i : i + 8] in log for i in range(len(AWS_ID) - 7)), log

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,6 +50,13 @@ SAMPLES = [
     "clientsecret=abcdefgh1",
     "pa\u017f\u017fword = hunter2hunter2",
     "\u212aey \u0130",
+    # issue 38: every positive case of the tuning set (key words in many languages, markup,
+    # invisible and fullwidth characters, AWS secrets near a context, more prefixes)
+    *(
+        c["text"]
+        for c in json.loads((Path(__file__).parent / "data/credentials_tuning.json").read_text())["cases"]
+        if c["secrets"]
+    ),
 ]
 FILLER = [
     "",
@@ -61,6 +71,11 @@ FILLER = [
     "Asia/Tokyo",
     "disk-full",
     "eyes",
+    "\u2026",
+    "\uff0c",
+    "\u200b",
+    "e\u0301",
+    "\U0001d400",
 ]
 
 

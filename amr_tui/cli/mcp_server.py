@@ -8,6 +8,7 @@ dataclasses, so the names they use are imported at module level, where the SDK l
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 import traceback
@@ -19,6 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from amr_tui import __version__
+from amr_tui.core.textsafety import servable
 from amr_tui.services.agent.memory import AgentError, AgentMemory, Writer
 from amr_tui.services.agent.model import FileRead, HistoryResult, LoadResult, SearchResults, WriteResult
 
@@ -33,6 +35,23 @@ INSTRUCTIONS = """amr serves Agent Memory Repos: git repos of Markdown files, ME
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def served(value: Any) -> Any:
+    """``value`` (a result dataclass, its lists, dicts and strings) with every byte of a file that
+    was not UTF-8 as U+FFFD: such a byte is read as a lone surrogate, which no JSON encoder takes,
+    and the tool failed with a bare "Error executing tool". Hashes and revs are of the bytes as
+    they are, so an agent's edit still names the right line."""
+    if isinstance(value, str):
+        return servable(value)
+    if isinstance(value, list):
+        return [served(v) for v in value]
+    if isinstance(value, dict):
+        return {served(k): served(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: served(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return dataclasses.replace(value, **changes)
+    return value
+
+
 def build_server(memory: AgentMemory, base: Writer) -> MCPServer:
     """The MCPServer with amr's tools over ``memory``; ``base`` is the writer before the client
     names itself (its session id, an --author)."""
@@ -45,7 +64,7 @@ def build_server(memory: AgentMemory, base: Writer) -> MCPServer:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             try:
-                return fn(*args, **kwargs)
+                return served(fn(*args, **kwargs))
             except AgentError as exc:
                 raise ToolError(str(exc)) from None
             except (ValueError, LookupError, FileNotFoundError) as exc:
@@ -170,4 +189,4 @@ def build_server(memory: AgentMemory, base: Writer) -> MCPServer:
     return server
 
 
-__all__ = ["INSTRUCTIONS", "build_server"]
+__all__ = ["INSTRUCTIONS", "build_server", "served"]

@@ -2,7 +2,8 @@
 entry editor, capture, whole-file editing, $EDITOR.
 
 The safe path is the easy one, as GitHub's push protection does it: Enter saves the text with
-each credential replaced by a placeholder (``<redacted: AWS access key>``); saving the
+each credential replaced by a placeholder (``<redacted: AWS access key>``: every credential of
+the new lines, only the value after a key word, a whole private key block); saving the
 credential as written takes typing the word ``save``; esc goes back to the text. Whatever is
 chosen, no commit message ever holds a credential (the write gate redacts every message).
 """
@@ -17,7 +18,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from amr_tui.core.secrets import find_secrets, redact_new_lines
+from amr_tui.core.secrets import redact_new_lines, secrets_on_new_lines
 from amr_tui.widgets.safe import SafeInput, content, content_lines, notify_text
 
 AS_IS_WORD = "save"
@@ -25,9 +26,15 @@ PLACEHOLDER, AS_IS = "placeholder", "as-is"
 
 
 def new_secrets(before: str, after: str) -> list[str]:
-    """Kinds of credential-looking text on lines of ``after`` that ``before`` did not have."""
-    old = set(before.splitlines())
-    return sorted({m.kind for line in after.splitlines() if line not in old for m in find_secrets(line)})
+    """Kinds of credential-looking text on lines of ``after`` that ``before`` did not have (a key
+    block counts when any of its lines is new)."""
+    return sorted({m.kind for m in secrets_on_new_lines(before, after)})
+
+
+def listed(kinds: list[str]) -> str:
+    """``an AWS access key and an AWS secret access key``."""
+    named = [f"{'an' if k[:1] in 'AEIOU' else 'a'} {k}" for k in kinds]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
 class SecretScreen(ModalScreen[str | None]):
@@ -48,7 +55,7 @@ class SecretScreen(ModalScreen[str | None]):
         return [self.holds] if self.holds else []
 
     def compose(self) -> ComposeResult:
-        what = ", ".join(self.kinds)
+        what = listed(self.kinds)
         with Vertical(classes="dialog-box"):
             yield Static(content("This looks like a credential"), classes="dialog-title")
             yield Static(

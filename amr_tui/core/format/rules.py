@@ -26,7 +26,7 @@ from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Fix, Line, LineEdi
 from amr_tui.core.paths import has_md_suffix
 from amr_tui.core.secrets import find_secrets, secret_line_candidates
 from amr_tui.core.shared import EMPTY
-from amr_tui.core.textsafety import describe, find_controls
+from amr_tui.core.textsafety import describe, find_controls, find_invisible, name_invisible
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -70,6 +70,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "AMR032": (W, "link names no heading of its file"),
     "AMR033": (INFO, "possible contradiction"),
     "AMR034": (W, "file too large to read"),
+    "AMR035": (W, "invisible character inside a word"),
 }
 
 DATE_KEYS = ("added", "expires", "updated")
@@ -138,11 +139,21 @@ def check_document(
             diag("AMR028", "YAML front matter is not part of the Agent Memory Repo format", doc.front_matter[0], 1)
         )
     for line in doc.lines:
-        if line.text.isprintable():
+        if line.text.isprintable() and line.text.isascii():
             continue
-        for offset, ch in find_controls(line.text)[:1]:
-            if doc.utf8 or not (0xDC80 <= ord(ch) <= 0xDCFF):
-                out.append(diag("AMR017", f"{describe(ch)} in the text", line.number, offset + 1))
+        if not line.text.isprintable():
+            for offset, ch in find_controls(line.text)[:1]:
+                if doc.utf8 or not (0xDC80 <= ord(ch) <= 0xDCFF):
+                    out.append(diag("AMR017", f"{describe(ch)} in the text", line.number, offset + 1))
+        for offset, ch in find_invisible(line.text)[:1]:
+            out.append(
+                diag(
+                    "AMR035",
+                    f"{name_invisible(ch)} inside a word: it draws nothing, so the word is not what it shows",
+                    line.number,
+                    offset + 1,
+                )
+            )
     for link in doc.links:
         if not link.target.strip(WHITESPACE):
             heading = split_heading(link.raw)

@@ -50,7 +50,7 @@ from amr_tui.core.paths import MEMORY_FILE, with_md_suffix
 from amr_tui.core.search.index import QueryError
 from amr_tui.core.search.topics import Topic, rank_topics
 from amr_tui.core.secrets import find_secrets
-from amr_tui.core.textsafety import make_visible
+from amr_tui.core.textsafety import find_invisible, make_visible, name_invisible
 from amr_tui.core.tombstones import FactMatcher
 from amr_tui.git.commit import blob_oid
 from amr_tui.git.dreamrefs import list_refs
@@ -128,6 +128,22 @@ class Writer:
         if self.session:
             out.append(f"Session: {_clean(self.session)}")
         return tuple(out)
+
+
+def _refuse_invisible(line: str, repo: str, path: str) -> WriteResult | None:
+    """A refusal for text with a character that draws nothing inside a word (AMR035): what a
+    person reads there is not what is written (``AKIA\u200b…`` is no key id to a search)."""
+    found = find_invisible(line)
+    if not found:
+        return None
+    offset, ch = found[0]
+    return WriteResult(
+        "refused",
+        f"The text holds an invisible character ({name_invisible(ch)}) inside a word, at character {offset + 1} "
+        "of the line: what it shows is not what it says. Nothing was written; write the text without it.",
+        repo,
+        path,
+    )
 
 
 def _too_long(text: str, repo: str, path: str) -> WriteResult | None:
@@ -448,6 +464,9 @@ class AgentMemory:
                     repo,
                     path or "",
                 )
+            hidden = _refuse_invisible(line, repo, path or "")
+            if hidden:
+                return hidden
             dup = self._duplicate(repo, entry.text)
             if dup is not None:
                 return dup
@@ -516,6 +535,9 @@ class AgentMemory:
                 return WriteResult(
                     "refused", "The new text looks like it holds a credential; nothing was written.", repo, path
                 )
+            hidden = _refuse_invisible(new_raw, repo, path)
+            if hidden:
+                return hidden
             if new_raw == raw:
                 return WriteResult("unchanged", "The entry already says that.", repo, path, EntryOut.of(entry, raw))
             data = replace_line(of.doc, entry.line, new_raw)
