@@ -28,6 +28,7 @@ pages, timelines and :meth:`~HistoryService.history_skipped`); a read of one rai
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +44,7 @@ from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.errors import AmrGitError
 from amr_tui.git.models import CommitInfo
-from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact
+from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact, Resurrection
 from amr_tui.services.history.past import PastEntry, PastIndex, past_of
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
@@ -123,6 +124,20 @@ def _sources_and_counts(diff: gh.FileDiff) -> tuple[tuple[str, ...], int, int]:
     before = {s for e in removed for s in e.sources}
     sources = dict.fromkeys(s for e in added for s in e.sources if s not in before)
     return tuple(sources), len(added), len(removed)
+
+
+def _in_place(hunk: gh.Hunk, line: str) -> tuple[str, float] | None:
+    """The line of ``hunk`` that ``line`` (one it added) took the place of, as the history walk
+    pairs them (``similarity.in_place_pairs``): (the old line, score), or None."""
+    olds = [(x, e) for x in hunk.removed if (e := entry_of_line(x)) is not None]
+    news = [(x, e) for x in hunk.added if (e := entry_of_line(x)) is not None]
+    at = next((j for j, (x, _e) in enumerate(news) if x == line), None)
+    if at is None or not olds:
+        return None
+    for i, j, score in sim.in_place_pairs([e.key for _x, e in olds], [e.key for _x, e in news]):
+        if j == at:
+            return olds[i][0], score
+    return None
 
 
 class HistoryService:
@@ -255,9 +270,7 @@ class HistoryService:
             if line in hunk.removed or line in diff.removed:
                 continue  # the same line moved inside the file
             mine = entry_of_line(line)
-            prev = self._best_match(mine, list(hunk.removed), sim.TIMELINE_REWORD_THRESHOLD) or self._best_match(
-                mine, diff.removed, sim.REWORD_THRESHOLD
-            )
+            prev = _in_place(hunk, line) or self._best_match(mine, diff.removed, sim.REWORD_THRESHOLD)
             if prev is not None:
                 before, score = prev
                 other = entry_of_line(before)
@@ -357,6 +370,11 @@ class HistoryService:
     def resurrections(self) -> list[Finding]:
         """AMR030 findings for the work tree's entries (SLOW first time)."""
         return self._log().resurrections()
+
+    def resurrected_at(self, rev: str, paths: Iterable[str]) -> list[Resurrection]:
+        """The resurrections among the entries of ``paths`` as committed at ``rev``, with the
+        commit that wrote each again (SLOW first time: the same walk as :meth:`resurrections`)."""
+        return self._log().resurrected_at(rev, paths)
 
     def history_skipped(self) -> list[gh.SkippedBlob]:
         """The files the last :meth:`forgotten` or :meth:`resurrections` did not read (over

@@ -414,6 +414,7 @@ class Session:
         state = self.repos[repo]
         if state.git is None or repo in self.refusals:
             return 0
+        state.history_stale = False  # a change from now on asks again
         found = list(self.history(repo).resurrections())
         with self.lock:
             same = state.history_findings == found
@@ -677,7 +678,8 @@ class Session:
         with self.lock:
             service = self._activity.get(repo)
             if service is None:
-                service = self._activity[repo] = ActivityService(self.repos[repo].mount, self)
+                # resurrections come from the repo's history service: the walk AMR030 keeps
+                service = self._activity[repo] = ActivityService(self.repos[repo].mount, self, self.history(repo))
             return service
 
     def close(self) -> None:
