@@ -222,3 +222,47 @@ async def test_the_app_says_it_at_once_in_the_tree_the_marks_and_the_side_panel(
         assert "AMR030" in side(), side()
         # (a poll that read the file before the commit names "someone, not committed yet" first)
         await drive.until(lambda: "written again by claude-code" in side(), what="the writer named")
+
+
+@pytest.mark.slow
+async def test_mcp_reports_it_when_an_agent_forces_a_fact_someone_else_forgot(tmp_path):
+    """memory_remember with force=true of a fact the user forgot: the reply carries lint's
+    AMR030, naming both; the agent forcing back a fact it forgot itself gets none."""
+    import subprocess
+    import sys
+
+    from tests.mcp_client import USER_ENV, amr_mcp, memory_repo
+
+    repo = memory_repo(tmp_path / "memory", {"MEMORY.md": "# Memory\n\n## Index\n- [[ops]]\n", "ops.md": OPS})
+    env = {**__import__("os").environ, **USER_ENV}
+    subprocess.run([sys.executable, "-m", "amr_tui", "forget", "ops.md:3"], cwd=repo, env=env, check=True)
+    async with amr_mcp(repo, home=tmp_path / "home") as client:
+        res = await client.ok("memory_remember", {"text": PORT, "repo": "memory", "path": "ops.md", "force": True})
+        assert res["status"] == "written", res
+        (d,) = [d for d in res["diagnostics"] if d["code"] == "AMR030"]
+        assert "by Repo User" in d["message"] and "written again by test-agent 1.0 <agent@amr.invalid>" in d["message"]
+        assert d["line"] == res["entry"]["line"]
+        read = await client.ok("memory_read", {"repo": "memory", "path": "ops.md"})
+        mine = next(e for e in read["entries"] if e["text"] == FREEZE)
+        await client.ok(
+            "memory_forget",
+            {"repo": "memory", "path": "ops.md", "line": mine["line"], "hash": mine["hash"], "reason": "x"},
+        )
+        res = await client.ok("memory_remember", {"text": FREEZE, "repo": "memory", "path": "ops.md", "force": True})
+        assert res["status"] == "written" and not [d for d in res["diagnostics"] if d["code"] == "AMR030"], res
+
+
+def test_the_past_search_calls_resurrected_what_lint_does_and_nothing_else(repo, monkeypatch, capsys):
+    """`amr search --history`: the user's own re-adding of a fact they forgot is back, not resurrected."""
+    monkeypatch.chdir(repo)
+    assert main(["forget", "ops.md:3", "--reason", "stale"]) == 0
+    commit(repo, {"ops.md": (repo / "ops.md").read_text() + f"- {PORT}\n"}, "Mine again")
+    capsys.readouterr()
+    assert main(["search", "--history", "billing database port", "--json"]) == 0
+    rows = [r for r in json.loads(capsys.readouterr().out) if r["text"] == PORT]
+    assert rows and all(r["present"] and not r["resurrected"] for r in rows), rows
+    commit(repo, {"ops.md": (repo / "ops.md").read_text().replace(f"- {PORT}\n", "")}, "Gone again")
+    commit(repo, {"ops.md": (repo / "ops.md").read_text() + f"- {PORT}\n"}, "Agent remembers", AGENT)
+    assert main(["search", "--history", "billing database port", "--json"]) == 0
+    rows = [r for r in json.loads(capsys.readouterr().out) if r["text"] == PORT]
+    assert rows and any(r["resurrected"] for r in rows), rows
