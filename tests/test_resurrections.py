@@ -266,3 +266,15 @@ def test_the_past_search_calls_resurrected_what_lint_does_and_nothing_else(repo,
     assert main(["search", "--history", "billing database port", "--json"]) == 0
     rows = [r for r in json.loads(capsys.readouterr().out) if r["text"] == PORT]
     assert rows and any(r["resurrected"] for r in rows), rows
+
+
+def test_a_tombstone_nobody_committed_names_who_forgot_by_its_by(repo):
+    """docs/format.md 9.3: with no commit behind the tombstone, its `by` says who forgot it."""
+    commit(repo, {"ops.md": OPS.replace(FREEZE, FREEZE + " in the EU")}, "Agent edit", AGENT)
+    stone = f"- {FREEZE} in the EU [forgotten: 2026-10-08; by: claude-code]\n"
+    (repo / ".amr").mkdir()
+    (repo / ".amr" / "forgotten.md").write_text("# Forgotten facts\n\n" + stone)
+    assert amr030(repo) == []  # claude-code forgot it and wrote its line: its own
+    (repo / ".amr" / "forgotten.md").write_text("# Forgotten facts\n\n" + stone.replace("claude-code", "Alice"))
+    ((_p, _l, message),) = amr030(repo)
+    assert "by Alice" in message and "written again by claude-code" in message
