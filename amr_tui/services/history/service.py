@@ -329,12 +329,47 @@ class HistoryService:
         """The commit and author that last touched ``line`` of ``path`` at ``rev``."""
         return gh.blame_line(self.repo, rev, path, line)
 
-    def reblame(self, blamed: gh.BlameLine) -> gh.BlameLine | None:
-        """Blame the same line in the parent of the commit that last touched it (None at the root)."""
+    def reblame(self, blamed: gh.BlameLine, timeline: Timeline | None = None) -> gh.BlameLine | None:
+        """Blame the line before the commit that last touched it (None where it first appeared).
+
+        With the entry's ``timeline``, the entry is followed as the timeline follows it: at a
+        commit that moved it from another file, or reworded it, the line it was in the parent
+        (``before``, in ``from_path`` for a move) is blamed, and at the commit that added it
+        there is nothing before. Otherwise, the same line number in the parent's version."""
+        event = next((e for e in timeline.events if e.commit.oid == blamed.commit), None) if timeline else None
+        if event is not None:
+            if event.kind == "added" or event.before is None:
+                return None
+            parent = self._parent(blamed.commit)
+            if event.kind == "moved" and event.from_path:
+                where = event.from_path
+            else:
+                where = blamed.previous[1] if blamed.previous is not None else event.path
+            found = self._line_in(parent, where, event.before, blamed.orig_line) if parent else None
+            if parent is not None and found is not None:
+                return gh.blame_line(self.repo, parent, where, found)
         if blamed.previous is None:
             return None
         parent, old_path = blamed.previous
         return gh.blame_line(self.repo, parent, old_path, blamed.orig_line)
+
+    def _parent(self, commit: str) -> str | None:
+        entries = gh.log_entries(self.repo, commit, limit=1)
+        return entries[0].parents[0] if entries and entries[0].parents else None
+
+    def _line_in(self, commit: str, path: str, text: str, near: int) -> int | None:
+        """The number of the line of ``path`` at ``commit`` that reads ``text`` (the one nearest
+        ``near`` when there are several), or None."""
+        try:
+            data = self.blobs.read(commit, path)
+        except ValueError:  # over MAX_PARSE_BYTES: not read
+            return None
+        if data is None:
+            return None
+        lines = [ln.removesuffix("\r") for ln in data.decode("utf-8", "surrogateescape").split("\n")]
+        want = text.removesuffix("\r")
+        hits = [i + 1 for i, ln in enumerate(lines) if ln == want]
+        return min(hits, key=lambda n: abs(n - near)) if hits else None
 
     # -- forgotten facts (.forgotten) ---------------------------------------------------
     def _log(self) -> DeletionLog:
