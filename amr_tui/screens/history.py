@@ -130,10 +130,9 @@ class FileHistoryScreen(Screen[None]):
             info = item.commit
             self.items.append(item)
             counts = f"+{item.entries_added} \u2212{item.entries_removed}"
-            what = rich_text(info.subject)
-            named = path_note(item, self.path)
-            if named:
-                what.append_text(rich_text(f"  ({named})", "dim"))
+            named = path_note(item, self.path)  # first: the column is narrow, a long subject is cut
+            what = rich_text(f"({named}) ", "dim") if named else rich_text("")
+            what.append_text(rich_text(info.subject))
             table.add_row(
                 rich_text(when(info.author_date)),
                 rich_text(info.author_name),
