@@ -278,3 +278,30 @@ def test_a_tombstone_nobody_committed_names_who_forgot_by_its_by(repo):
     (repo / ".amr" / "forgotten.md").write_text("# Forgotten facts\n\n" + stone.replace("claude-code", "Alice"))
     ((_p, _l, message),) = amr030(repo)
     assert "by Alice" in message and "written again by claude-code" in message
+
+
+@pytest.mark.parametrize("writer", ["the same user", "an agent"])
+def test_sync_says_resurrected_where_amr030_does(tmp_path, writer):
+    """The seed's case 6 through `amr sync`: one clone deletes a fact, a stale one writes it into a
+    new file. Sync's warning follows AMR030: flagged when someone else wrote it, not the user's own."""
+    from amr_tui.services.sync.run import sync
+
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    seed = tmp_path / "seed"
+    git(tmp_path, "init", "-q", "-b", "main", str(seed))
+    commit(seed, {"MEMORY.md": "# Memory\n\n## Index\n- [[ops]]\n", "ops.md": OPS}, "seed")
+    git(seed, "push", "-q", str(origin), "main")
+    a, b = tmp_path / "a", tmp_path / "b"
+    for clone in (a, b):
+        git(tmp_path, "clone", "-q", str(origin), str(clone))
+    commit(a, {"ops.md": OPS.replace(f"- {FREEZE} [source: https://example.com/s/2]\n", "")}, "Drop the freeze")
+    git(a, "push", "-q", "origin", "main")
+    (b / "deploys.md").write_text(f"# Deploys\n\n- {FREEZE}\n")
+    git(b, "add", "deploys.md")
+    git(b, "commit", "-q", "-m", "Stale session", env=AGENT if writer == "an agent" else None)
+    res = sync(b)
+    assert res.status == "synced", res.message
+    expected = (("deploys.md", FREEZE.lower()),) if writer == "an agent" else ()
+    assert res.resurrected == expected
+    assert bool(amr030(b)) == (writer == "an agent")

@@ -261,9 +261,11 @@ class DeletionLog:
             present = self._present[2] if self._present else []
             return list(dict.fromkeys([*self._walk_skipped, *present, *self._tomb_skipped]))
 
-    def update(self) -> list[Removal]:
+    def update(self, rev: str | None = None) -> list[Removal]:
+        """The removals of the history of ``rev`` (default: HEAD), newest first: walked once, then
+        only the commits added since (when ``rev`` descends from the last one walked)."""
         with self._lock:
-            head = self.repo.head()
+            head = self.repo.resolve(rev) if rev is not None else self.repo.head()
             if head == self._head:
                 return self._removals
             exclude: tuple[str, ...] = ()
@@ -398,8 +400,8 @@ class DeletionLog:
     def resurrected(self, docs: Mapping[str, Document], rev: str | None = None) -> list[Resurrection]:
         """The entries of ``docs`` (the work tree's files, or ``rev``'s) that bring a forgotten
         fact back: see :class:`Resurrection`. The tombstones are ``docs``' own tombstone file
-        when it holds one, else ``rev``'s."""
-        removals = self.update()
+        when it holds one, else ``rev``'s; the history is ``rev``'s (HEAD's for the work tree)."""
+        removals = self.update(rev)
         head = self._head
         tomb_doc = docs.get(TOMBSTONE_PATH)
         if tomb_doc is None and rev is not None:
