@@ -305,3 +305,23 @@ def test_sync_says_resurrected_where_amr030_does(tmp_path, writer):
     expected = (("deploys.md", FREEZE.lower()),) if writer == "an agent" else ()
     assert res.resurrected == expected
     assert bool(amr030(b)) == (writer == "an agent")
+
+
+def test_the_activity_uses_the_history_walk_for_deletions_without_a_tombstone_once_it_is_done(repo):
+    """docs/activity.md: tombstoned facts always; a fact deleted without one once the walk is done
+    (the app's AMR030 walk), never waited for."""
+    from amr_tui.services.activity.service import ActivityService
+
+    commit(repo, {"ops.md": OPS.replace(f"- {FREEZE} [source: https://example.com/s/2]\n", "")}, "Drop", AGENT)
+    commit(repo, {"ops.md": (repo / "ops.md").read_text() + f"- {FREEZE}\n"}, "Freeze again", OTHER_AGENT)
+    service = ActivityService(repo)
+
+    def kind() -> str:
+        return next(
+            c.change.kind.value for c in service.activity().changes if c.change.new and FREEZE in c.change.new.text
+        )
+
+    assert kind() != "resurrected" and not service.history.walked()  # not walked for it
+    assert [f.diagnostic.code for f in service.history.resurrections()] == ["AMR030"]  # the walk, as the app does
+    assert kind() == "resurrected"
+    service.close()

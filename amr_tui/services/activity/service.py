@@ -104,7 +104,7 @@ class ActivityService:
         self._history = history
         self._own_history = history is None
         self._lock = threading.Lock()
-        self._cache: dict[tuple[str | None, str, str | None, str | None], Activity] = {}
+        self._cache: dict[tuple[str | None, str, str | None, str | None, bool], Activity] = {}
         # Each commit's own entry diff, by (parent, commit): it never changes, and a badge re-read
         # after every agent commit would otherwise parse every commit since the start again.
         self._commit_diffs: dict[tuple[str | None, str], EntryDiff] = {}
@@ -235,7 +235,10 @@ class ActivityService:
         if head is None:
             return Activity(None, None, "root", user, [], diff_entries({}, {}))
         start, reason = self._start(head, since, user)
-        key = (start, reason, head, user)
+        # Resurrections of facts deleted without a tombstone need the history walk: used once it
+        # is done (the app's AMR030 walk), never waited for (minutes on a long history).
+        walked = self.history.walked(head)
+        key = (start, reason, head, user, walked)
         with self._lock:
             cached = self._cache.get(key)
         if cached is not None:
@@ -275,7 +278,7 @@ class ActivityService:
         # (services.history: forgotten by someone else, written again after): marked in the commit
         # that wrote it, and in the changes as a whole, where the old line (the one forgotten) is
         # not its counterpart: reverting it removes the line written again, nothing more.
-        risen = self._risen(head, paths, {c.oid for c in commits}) if commits else {}
+        risen = self._risen(head, paths, {c.oid for c in commits}, walked) if commits else {}
         if risen:
             commits = [_mark_risen(c, risen) for c in commits]
             together = _mark_together(together, risen)
@@ -303,10 +306,13 @@ class ActivityService:
                 del self._cache[next(iter(self._cache))]
         return activity
 
-    def _risen(self, head: str, paths: list[str], others: set[str]) -> dict[tuple[str, str], Resurrection]:
+    def _risen(
+        self, head: str, paths: list[str], others: set[str], walked: bool
+    ) -> dict[tuple[str, str], Resurrection]:
         """The resurrections at ``head`` in ``paths`` that one of ``others`` (commits) wrote, by
-        (path, line as written)."""
-        found = self.history.resurrected_at(head, paths)
+        (path, line as written): of tombstoned facts, and of facts deleted without one when the
+        history is ``walked``."""
+        found = self.history.resurrected_at(head, paths, walk=walked)
         return {(r.path, r.raw): r for r in found if r.commit in others}
 
     def count(self) -> int:

@@ -383,8 +383,10 @@ class DeletionLog:
         snapshot = load_snapshot(self.service.mount)
         return [r.finding() for r in self.resurrected(snapshot.documents)]
 
-    def resurrected_at(self, rev: str, paths: Iterable[str]) -> list[Resurrection]:
+    def resurrected_at(self, rev: str, paths: Iterable[str], *, walk: bool = True) -> list[Resurrection]:
         """:meth:`resurrected` for the entries of ``paths`` as committed at ``rev``."""
+        if not walk and not self.tombstones(rev):
+            return []  # nothing to bring back without the walk: no file is read
         docs: dict[str, Document] = {}
         for path in sorted(set(paths)):
             if not _keep(path):
@@ -395,14 +397,25 @@ class DeletionLog:
                 continue
             if data is not None:
                 docs[path] = parse(data, path)
-        return self.resurrected(docs, rev) if docs else []
+        return self.resurrected(docs, rev, walk=walk) if docs else []
 
-    def resurrected(self, docs: Mapping[str, Document], rev: str | None = None) -> list[Resurrection]:
+    def walked(self, rev: str | None = None) -> bool:
+        """Whether the history of ``rev`` (default: HEAD) is walked already (no git log -p to pay)."""
+        head = self.repo.resolve(rev) if rev is not None else self.repo.head()
+        with self._lock:
+            return head is not None and head == self._head
+
+    def resurrected(
+        self, docs: Mapping[str, Document], rev: str | None = None, *, walk: bool = True
+    ) -> list[Resurrection]:
         """The entries of ``docs`` (the work tree's files, or ``rev``'s) that bring a forgotten
         fact back: see :class:`Resurrection`. The tombstones are ``docs``' own tombstone file
-        when it holds one, else ``rev``'s; the history is ``rev``'s (HEAD's for the work tree)."""
-        removals = self.update(rev)
-        head = self._head
+        when it holds one, else ``rev``'s; the history is ``rev``'s (HEAD's for the work tree).
+        ``walk=False``: the facts tombstones name only, without walking the history for the
+        ones deleted without a tombstone (the walk reads every commit's patch once: minutes on
+        a long history, the first time)."""
+        removals = self.update(rev) if walk else []
+        head = self._head if walk else (self.repo.resolve(rev) if rev is not None else self.repo.head())
         tomb_doc = docs.get(TOMBSTONE_PATH)
         if tomb_doc is None and rev is not None:
             tombs = self.tombstones(rev)
@@ -414,7 +427,14 @@ class DeletionLog:
         rmatch = FactMatcher()
         for k, removal in enumerate(removals):
             rmatch.add(removal.text, str(k))
-        restored = self._restored(head) if head else set()
+        restored: set[str] | None = None  # read when first needed: a few git log --grep
+
+        def put_back() -> set[str]:
+            nonlocal restored
+            if restored is None:
+                restored = self._restored(head) if head else set()
+            return restored
+
         verdict: dict[int, bool] = {}
         # (path, line, the entry, the tombstone's index or None, the removal's index or None)
         found: list[tuple[str, int, Entry, int | None, int | None]] = []
@@ -435,7 +455,7 @@ class DeletionLog:
                     continue
                 i = int(idx)
                 if i not in verdict:
-                    verdict[i] = self._really_forgotten(removals[i], restored)
+                    verdict[i] = self._really_forgotten(removals[i], put_back())
                 if verdict[i]:
                     found.append((path, entry.line, entry, None, i))
         if not found:
@@ -480,7 +500,7 @@ class DeletionLog:
                 out.append(Resurrection(path, line, entry.text, forget.what, NOT_COMMITTED, None, raw))
                 continue
             if forget.commit is not None:
-                if forget.commit in restored:
+                if forget.commit in put_back():
                     continue  # the forget was undone or reverted
                 if b.commit == forget.commit or self.repo.is_ancestor(b.commit, forget.commit):
                     continue  # written before it was forgotten: a near duplicate that stayed

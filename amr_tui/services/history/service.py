@@ -406,10 +406,15 @@ class HistoryService:
         """AMR030 findings for the work tree's entries (SLOW first time)."""
         return self._log().resurrections()
 
-    def resurrected_at(self, rev: str, paths: Iterable[str]) -> list[Resurrection]:
+    def resurrected_at(self, rev: str, paths: Iterable[str], *, walk: bool = True) -> list[Resurrection]:
         """The resurrections among the entries of ``paths`` as committed at ``rev``, with the
-        commit that wrote each again (SLOW first time: the same walk as :meth:`resurrections`)."""
-        return self._log().resurrected_at(rev, paths)
+        commit that wrote each again (SLOW first time: the same walk as :meth:`resurrections`;
+        ``walk=False``: those of facts a tombstone names only, never slow)."""
+        return self._log().resurrected_at(rev, paths, walk=walk)
+
+    def walked(self, rev: str | None = None) -> bool:
+        """Whether the history walk of ``rev`` (default: HEAD) is done (its answers are cheap)."""
+        return self._log().walked(rev)
 
     def history_skipped(self) -> list[gh.SkippedBlob]:
         """The files the last :meth:`forgotten` or :meth:`resurrections` did not read (over
