@@ -383,7 +383,9 @@ class DeletionLog:
         snapshot = load_snapshot(self.service.mount)
         return [r.finding() for r in self.resurrected(snapshot.documents)]
 
-    def resurrected_at(self, rev: str, paths: Iterable[str], *, walk: bool = True) -> list[Resurrection]:
+    def resurrected_at(
+        self, rev: str, paths: Iterable[str], *, walk: bool = True, since: str | None = None
+    ) -> list[Resurrection]:
         """:meth:`resurrected` for the entries of ``paths`` as committed at ``rev``."""
         if not walk and not self.tombstones(rev):
             return []  # nothing to bring back without the walk: no file is read
@@ -397,7 +399,7 @@ class DeletionLog:
                 continue
             if data is not None:
                 docs[path] = parse(data, path)
-        return self.resurrected(docs, rev, walk=walk) if docs else []
+        return self.resurrected(docs, rev, walk=walk, since=since) if docs else []
 
     def walked(self, rev: str | None = None) -> bool:
         """Whether the history of ``rev`` (default: HEAD) is walked already (no git log -p to pay)."""
@@ -406,16 +408,24 @@ class DeletionLog:
             return head is not None and head == self._head
 
     def resurrected(
-        self, docs: Mapping[str, Document], rev: str | None = None, *, walk: bool = True
+        self, docs: Mapping[str, Document], rev: str | None = None, *, walk: bool = True, since: str | None = None
     ) -> list[Resurrection]:
         """The entries of ``docs`` (the work tree's files, or ``rev``'s) that bring a forgotten
         fact back: see :class:`Resurrection`. The tombstones are ``docs``' own tombstone file
         when it holds one, else ``rev``'s; the history is ``rev``'s (HEAD's for the work tree).
         ``walk=False``: the facts tombstones name only, without walking the history for the
         ones deleted without a tombstone (the walk reads every commit's patch once: minutes on
-        a long history, the first time)."""
-        removals = self.update(rev) if walk else []
-        head = self._head if walk else (self.repo.resolve(rev) if rev is not None else self.repo.head())
+        a long history, the first time). ``since``: walk only the commits after it (sync: the
+        merge base, where a fact one side deleted was last there), not kept for later calls."""
+        if walk and since is not None:
+            head = self.repo.resolve(rev) if rev is not None else self.repo.head()
+            removals = self._removals_since(head, since) if head else []
+        elif walk:
+            removals = self.update(rev)
+            head = self._head
+        else:
+            removals = []
+            head = self.repo.resolve(rev) if rev is not None else self.repo.head()
         tomb_doc = docs.get(TOMBSTONE_PATH)
         if tomb_doc is None and rev is not None:
             tombs = self.tombstones(rev)
@@ -455,7 +465,7 @@ class DeletionLog:
                     continue
                 i = int(idx)
                 if i not in verdict:
-                    verdict[i] = self._really_forgotten(removals[i], put_back())
+                    verdict[i] = self._really_forgotten(removals[i], put_back(), head or "HEAD")
                 if verdict[i]:
                     found.append((path, entry.line, entry, None, i))
         if not found:
@@ -544,9 +554,16 @@ class DeletionLog:
             self._restored_at = (head, out)
         return out
 
-    def _really_forgotten(self, r: Removal, restored: set[str]) -> bool:
+    def _removals_since(self, head: str, since: str) -> list[Removal]:
+        """The removals of the commits of ``head`` not in ``since``, newest first (not cached)."""
+        out: list[Removal] = []
+        for cd in gh.log_patches(self.repo, head, exclude=(since,), keep=_keep, max_blob=MAX_PARSE_BYTES):
+            out.extend(changes_of(cd)[0])
+        return out
+
+    def _really_forgotten(self, r: Removal, restored: set[str], head: str) -> bool:
         """The commit removed the fact from the whole repo (not a duplicate merged away)."""
-        if r.commit.oid in restored or r.commit.oid in self._moved(self._head or "HEAD"):
+        if r.commit.oid in restored or r.commit.oid in self._moved(head):
             return False
         return not [p for p in gh.grep_fixed(self.repo, r.commit.oid, r.text) if _keep(p)]
 

@@ -406,11 +406,14 @@ class HistoryService:
         """AMR030 findings for the work tree's entries (SLOW first time)."""
         return self._log().resurrections()
 
-    def resurrected_at(self, rev: str, paths: Iterable[str], *, walk: bool = True) -> list[Resurrection]:
+    def resurrected_at(
+        self, rev: str, paths: Iterable[str], *, walk: bool = True, since: str | None = None
+    ) -> list[Resurrection]:
         """The resurrections among the entries of ``paths`` as committed at ``rev``, with the
         commit that wrote each again (SLOW first time: the same walk as :meth:`resurrections`;
-        ``walk=False``: those of facts a tombstone names only, never slow)."""
-        return self._log().resurrected_at(rev, paths, walk=walk)
+        ``walk=False``: those of facts a tombstone names only, never slow; ``since``: only the
+        deletions made after that commit)."""
+        return self._log().resurrected_at(rev, paths, walk=walk, since=since)
 
     def walked(self, rev: str | None = None) -> bool:
         """Whether the history walk of ``rev`` (default: HEAD) is done (its answers are cheap)."""

@@ -184,7 +184,10 @@ def resurrected_facts(repo: GitRepo, ours: str, theirs: str, merged: str | None 
     if found and merged is not None:
         service = HistoryService(repo.root)
         try:
-            risen = {(r.path, normalise_text(r.text)) for r in service.resurrected_at(merged, {p for p, _ in found})}
+            # the deletions since the merge base only: the walk of the whole history would cost
+            # a sync minutes on a long one
+            at = service.resurrected_at(merged, {p for p, _ in found}, since=base)
+            risen = {(r.path, normalise_text(r.text)) for r in at}
         finally:
             service.close()
         found = [f for f in found if f in risen]
