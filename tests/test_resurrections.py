@@ -325,3 +325,24 @@ def test_the_activity_uses_the_history_walk_for_deletions_without_a_tombstone_on
     assert [f.diagnostic.code for f in service.history.resurrections()] == ["AMR030"]  # the walk, as the app does
     assert kind() == "resurrected"
     service.close()
+
+
+@pytest.mark.slow
+async def test_the_activity_review_screen_lists_it_as_a_resurrection(repo, monkeypatch):
+    from tests.driver import WIDE_SIZE, app_for, running, screen_text
+
+    monkeypatch.chdir(repo)
+    assert main(["activity", "mark-reviewed"]) == 0
+    assert main(["forget", "ops.md:3", "--reason", "moved to pgbouncer"]) == 0
+    commit(repo, {"ops.md": (repo / "ops.md").read_text() + f"- {PORT}\n"}, "Remember db port", AGENT)
+    app = app_for([repo], poll_interval=60)
+    async with running(app, WIDE_SIZE) as drive:
+        await drive.press("A")
+        await drive.until(lambda: type(app.screen).__name__ == "ActivityScreen", what="the activity review")
+        screen = app.screen
+        await drive.until(lambda: screen.activity is not None, what="the activity read")
+        assert [c.kind.value for c in screen.changes] == ["resurrected"]  # all together
+        assert screen.changes[0].old == ()
+        assert "written again by claude-code" in (screen.changes[0].resurrects or "")
+        await drive.shown("resurrects a forgotten fact")
+        assert "LOST" not in screen_text(app)
