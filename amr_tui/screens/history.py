@@ -181,7 +181,9 @@ class FileHistoryScreen(Screen[None]):
         title = f"{version.commit[:8]}"
         if item is not None:
             title += f"  {item.commit.author_name}  {when(item.commit.author_date)}  {item.commit.subject}"
-            title += f"  ({path_note(item, self.path) or item.path or self.path})"
+            named = path_note(item, self.path)
+            if named:  # the file as that commit knew it, when it had another name
+                title += f"  ({named})"
         self.query_one("#history-version-title", Static).update(content(title))
         view = self.query_one(SideBySide)
         if version.rows:
