@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 from textual.widgets import DataTable, OptionList
 
@@ -159,7 +162,8 @@ async def test_resurrected_fact_is_marked_in_the_entry_view(make_repo):
     (repo / "MEMORY.md").write_text("# Memory\n\n## Index\n- [[notes]]\n")
     git(repo, "commit", "-qam", "dream: drop dev-port")
     (repo / "notes.md").write_text("# Notes\n\n- Dev server runs on port 3001 [source: https://e.com/s/9]\n")
-    git(repo, "commit", "-qam", "stale session re-learns the port")
+    agent = {**os.environ, "GIT_AUTHOR_NAME": "stale-session", "GIT_AUTHOR_EMAIL": "agent@amr.invalid"}
+    subprocess.run(["git", "commit", "-qam", "stale session re-learns the port"], cwd=repo, env=agent, check=True)
     app = app_for([repo], poll_interval=60)
     async with running(app, WIDE_SIZE) as drive:
         pilot = drive.pilot

@@ -185,7 +185,8 @@ def test_lint_warns_about_unconfigured_merge_driver(make_repo):
 
 
 def test_lint_history_flags_a_resurrected_fact(make_repo):
-    """The seed's case 6: a fact deleted on purpose comes back in a new file."""
+    """The seed's case 6: a fact deleted on purpose comes back in a new file, written by someone
+    else (a stale agent session); the one who deleted it writing it again is no resurrection."""
     repo = make_repo(
         "mem",
         {
@@ -196,12 +197,20 @@ def test_lint_history_flags_a_resurrected_fact(make_repo):
     (repo / "MEMORY.md").write_text("# Memory\n\n## Index\n- [[notes]]\n")
     _git(repo, "commit", "-qam", "dream: drop dev-port")
     (repo / "notes.md").write_text("# Notes\n\n- Dev server runs on port 3001 [source: https://e.com/s/9]\n")
-    _git(repo, "commit", "-qam", "stale session re-learns the port")
+    agent = ("-c", "user.name=stale-session", "-c", "user.email=agent@amr.invalid")
+    subprocess.run(
+        ["git", *agent, "commit", "-qam", "stale session re-learns the port"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("GIT_AUTHOR")},
+    )
     plain = json.loads(amr("lint", str(repo), "--json").stdout)["diagnostics"]
     assert not [d for d in plain if d["code"] == "AMR030"]
     res = amr("lint", str(repo), "--history", "--json")
     found = [d for d in json.loads(res.stdout)["diagnostics"] if d["code"] == "AMR030"]
     assert found and found[0]["path"] == "notes.md" and found[0]["line"] == 3
+    assert "written again by stale-session <agent@amr.invalid>" in found[0]["message"]
     assert res.returncode == 1
 
 

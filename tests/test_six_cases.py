@@ -102,11 +102,15 @@ def _setup(server, tmp_path: Path, case: int, driver: bool) -> tuple[Path, Path]
     url = server.create("memory", files, work=tmp_path)
     a = clone(url, tmp_path / "a", name="A", driver=driver)
     b = clone(url, tmp_path / "b", name="B", driver=driver)
+    # A and B commit as themselves (two sessions of two people or agents): a fact one forgot and
+    # the other wrote again is a resurrection (AMR030), one's own re-adding would not be
     _edit_a(case, a)
-    commit_all(a, "A: session")
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "A: session", env={"GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.test"})
     git(a, "push", "-q", "origin", "main")
     _edit_b(case, b)
-    commit_all(b, "B: session")
+    git(b, "add", "-A")
+    git(b, "commit", "-q", "-m", "B: session", env={"GIT_AUTHOR_NAME": "B", "GIT_AUTHOR_EMAIL": "b@example.test"})
     return a, b
 
 

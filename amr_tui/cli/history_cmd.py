@@ -184,7 +184,10 @@ def run_history(args: argparse.Namespace) -> int:
     for i in page.items:
         c = i.commit
         counts = f"+{i.entries_added} -{i.entries_removed}"
-        renamed = f"  (renamed from {safe(i.old_path)})" if i.old_path and i.path and i.old_path != i.path else ""
+        if i.old_path and i.path and i.old_path != i.path:
+            renamed = f"  (renamed from {safe(i.old_path)})"
+        else:
+            renamed = f"  (as {safe(i.path)})" if i.path and i.path != rel else ""  # its name in that commit
         print(
             f"{paint(c.oid[:7], 'bold', colour)}  {c.author_date.date().isoformat()}  {safe(c.author_name)}  "
             f"{safe(c.subject)}  ({counts}){renamed}"
@@ -240,7 +243,7 @@ def _timeline(service: HistoryService, rel: str, line: int, args: argparse.Names
         b = service.blame(rel, line)
         while b is not None and len(blames) < args.limit:
             blames.append(b)
-            b = service.reblame(b)
+            b = service.reblame(b, timeline)  # through the moves the timeline shows
     report_skipped(timeline.skipped)
     if args.json:
         emit_json(

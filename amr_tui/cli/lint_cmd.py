@@ -13,6 +13,7 @@ from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
 
 if TYPE_CHECKING:  # annotations only: lint's services are imported when it runs (start-up of `amr`)
+    from amr_tui.core.model import Diagnostic
     from amr_tui.git.history import SkippedBlob
 
 # Lazy imports: each command imports the layers it runs when it runs, so that building the parser
@@ -70,6 +71,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
+    from amr_tui.core.lint.facts import CONTRADICTIONS_MAX_ENTRIES
     from amr_tui.services.batch.lintrun import (
         FixRefusedError,
         LintTarget,
@@ -113,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
                     "fixes them in the work tree."
                 )
     skipped: list[SkippedBlob] = []  # files the --history walk did not read (over MAX_PARSE_BYTES)
+    unlooked: list[str] = []  # repos too large for AMR033 below --severity info
     results = lint_targets(
         targets,
         duplicates=not args.no_duplicates,
@@ -120,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         near_duplicates=args.severity == "info",
         use_cache=not args.no_cache,
         skipped=skipped,
+        unlooked=unlooked,
     )
     if skipped:
         report_skipped(skipped)
@@ -162,16 +166,52 @@ def run(args: argparse.Namespace) -> int:
             print(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", file=sys.stderr)
         for note in notes:
             print(note, file=sys.stderr)
+        below = _below_floor([r.finding.diagnostic for r in results if level[r.finding.diagnostic.severity] > floor])
         if shown:
             fixable = sum(1 for r in shown if r.finding.diagnostic.fix is not None)
             tail = f" ({fixable} fixable with --fix)" if fixable and not args.fix else ""
             print(f"Found {summary}{tail}.", file=sys.stderr)
+            if below:
+                print(f"Also {below}.", file=sys.stderr)
         elif refused:  # the files were read, but --fix could not run there: not "clean" (exit 2)
             print(
                 f"No findings, but --fix was refused in {refused} repo{'s' if refused != 1 else ''} "
                 "(said above): nothing was written there.",
                 file=sys.stderr,
             )
+        elif below:  # never "All clean." over a possible contradiction it did not show
+            print(f"No {' or '.join(_worse(args.severity))}. {below[0].upper()}{below[1:]}.", file=sys.stderr)
+        elif unlooked and args.severity != "info" and not args.no_duplicates:
+            print(
+                f"No {' or '.join(_worse(args.severity))}. Possible contradictions (AMR033) were not looked for "
+                f"in {', '.join(safe(u) for u in unlooked)} (over {CONTRADICTIONS_MAX_ENTRIES:,} entries): "
+                "--severity info looks for them.",
+                file=sys.stderr,
+            )
         else:
             print("All clean.", file=sys.stderr)
     return 2 if refused else 1 if shown else 0
+
+
+def _worse(severity: str) -> list[str]:
+    """The severities shown at ``severity`` and above, as words: ["errors", "warnings"]."""
+    return [f"{s}s" for s in _SEVERITIES[: _SEVERITIES.index(severity) + 1]]
+
+
+def _below_floor(hidden: list[Diagnostic]) -> str:
+    """What lint found under the severity asked for, in a few words with how to see it
+    ("1 possible contradiction (AMR033): --severity info lists it"), or "" when nothing."""
+    if not hidden:
+        return ""
+    warnings = sum(1 for d in hidden if d.severity.value == "warning")
+    contradictions = sum(1 for d in hidden if d.code == "AMR033")
+    notes = len(hidden) - warnings - contradictions
+    parts = []
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    if contradictions:
+        parts.append(f"{contradictions} possible contradiction{'s' if contradictions != 1 else ''} (AMR033)")
+    if notes:
+        parts.append(f"{notes} style note{'s' if notes != 1 else ''}")
+    floor = "warning" if warnings and not (contradictions or notes) else "info"
+    return f"{' and '.join(parts)}: --severity {floor} lists {'it' if len(hidden) == 1 else 'them'}"

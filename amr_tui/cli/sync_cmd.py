@@ -172,6 +172,7 @@ def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
 def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     from amr_tui.services.sync.resolve import (
         all_choice,
+        kept_both,
         pending_merge,
         resolve,
     )
@@ -181,13 +182,18 @@ def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]
         if not args.json:
             print(f"{safe(str(repo))}: nothing to resolve")
         return 0, {"repo": str(repo), "status": "up-to-date", "message": "nothing to resolve"}
+    choices = all_choice(pending, args.resolve)
+    pairs = kept_both(pending, choices)  # said before the resolution is committed
+    if not args.json:
+        for pair in pairs:
+            print(f"  warning: {safe(pair.describe())}")
     res = resolve(
         repo,
-        all_choice(pending, args.resolve),
+        choices,
         push_after=not args.no_push,
         progress=_progress(args.verbose),
         pending=pending,
     )
     if not args.json:
         _print_result(res)
-    return res.exit_code, res.to_json()
+    return res.exit_code, {**res.to_json(), "kept_both": [p.to_json() for p in pairs]}

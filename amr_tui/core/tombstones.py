@@ -88,6 +88,24 @@ def parse_tombstones(data: Document | bytes) -> list[Tombstone]:
     return out
 
 
+# Agents writing through ``amr mcp`` share one address (``agent@amr.invalid``): their names tell
+# them apart.
+SHARED_EMAIL_DOMAIN = "@amr.invalid"
+
+
+def same_person(author: tuple[str, str], forgetter: tuple[str, str] | None, by: str | None = None) -> bool:
+    """Whether ``author`` (name, email of a commit) is the one who forgot a fact: the author of
+    the commit that forgot it (``forgetter``: the same email, case aside, and for the address
+    agents share the same name too), or, when no commit is known, the tombstone's ``by`` name."""
+    name, email = author
+    if forgetter is not None:
+        f_name, f_email = forgetter
+        if email.casefold() != f_email.casefold():
+            return False
+        return not email.casefold().endswith(SHARED_EMAIL_DOMAIN) or name.casefold() == f_name.casefold()
+    return by is not None and " ".join(by.split()).casefold() == " ".join(name.split()).casefold()
+
+
 def _one_line(value: str) -> str:
     """A metadata value: one line, no control characters, trimmed."""
     value = " ".join(value.split())

@@ -274,6 +274,11 @@ class BlameLine:
     previous: tuple[str, str] | None  # (parent commit, path there) for re-blame; None at the boundary
     boundary: bool
 
+    @property
+    def uncommitted(self) -> bool:
+        """A line of the work tree that no commit holds yet (git blames it on the zero id)."""
+        return bool(_NULL_OID.match(self.commit))
+
 
 def unquote_path(raw: bytes) -> str:
     """A path as git prints it in diff headers: C-quoted when it holds special bytes."""
@@ -674,6 +679,77 @@ def blame_line(repo: RepoHandle, rev: str, path: str, line: int) -> BlameLine | 
         previous,
         boundary,
     )
+
+
+def blame_lines(repo: RepoHandle, rev: str | None, path: str, lines: Iterable[int]) -> dict[int, BlameLine]:
+    """Who last touched each of ``lines`` of ``path``: at ``rev``, or in the work tree when
+    ``rev`` is None (a line nobody committed yet comes back with :attr:`BlameLine.uncommitted`).
+    One ``git blame --line-porcelain`` with an ``-L n,n`` per line; lines git cannot blame (a file
+    it does not track, a line past the end) are left out."""
+    wanted = sorted({int(n) for n in lines if int(n) >= 1})
+    if not wanted:
+        return {}
+    spec: list[str] = []
+    if rev is not None:
+        oid = _start(repo, rev)
+        if oid is None:
+            return {}
+        spec = [oid]
+    ranges = [arg for n in wanted for arg in ("-L", f"{n},{n}")]
+    res = repo.runner.run(
+        [
+            "-c",
+            "blame.ignoreRevsFile=",
+            "blame",
+            "--line-porcelain",
+            "--no-progress",
+            *ranges,
+            *spec,
+            "--",
+            normalize_rel(path),
+        ],
+        check=False,
+    )
+    if res.returncode != 0:
+        if len(wanted) == 1:
+            return {}
+        # one line git refused (past the end) fails them all: ask for each on its own
+        return {n: b for one in wanted for n, b in blame_lines(repo, rev, path, (one,)).items()}
+    out: dict[int, BlameLine] = {}
+    head: list[bytes] = []
+    fields: dict[str, str] = {}
+    previous: tuple[str, str] | None = None
+    boundary = False
+    for raw in res.stdout.split(b"\n"):
+        if not head:
+            head = raw.split(b" ")
+            fields, previous, boundary = {}, None, False
+            continue
+        if raw.startswith(b"\t"):  # the line itself ends each record
+            if len(head) >= 3 and OID.match(_dec(head[0])):
+                when = _epoch_date(fields.get("author-time", "0"), fields.get("author-tz", "+0000"))
+                out[int(head[2])] = BlameLine(
+                    _dec(head[0]),
+                    fields.get("author", ""),
+                    fields.get("author-mail", "").strip("<>"),
+                    when,
+                    fields.get("summary", ""),
+                    fields.get("filename", path),
+                    int(head[1]),
+                    previous,
+                    boundary,
+                )
+            head = []
+            continue
+        key, _, value = _dec(raw).partition(" ")
+        if key == "previous":
+            p_oid, _, p_path = value.partition(" ")
+            previous = (p_oid, p_path)
+        elif key == "boundary":
+            boundary = True
+        else:
+            fields[key] = value
+    return out
 
 
 def _epoch_date(seconds: str, tz: str) -> datetime:

@@ -43,6 +43,16 @@ def when(dt: _dt.datetime | None) -> str:
     return dt.strftime("%Y-%m-%d %H:%M") if dt else ""
 
 
+def path_note(item: HistoryItem, path: str) -> str:
+    """The file's name as ``item``'s commit knew it, when it is not ``path`` (the name now):
+    "renamed from OLD" on the commit that renamed it, "as OLD" before (as ``amr history`` says)."""
+    if item.old_path and item.path and item.old_path != item.path:
+        return f"renamed from {item.old_path}"
+    if item.path and item.path != path:
+        return f"as {item.path}"
+    return ""
+
+
 class FileHistoryScreen(Screen[None]):
     """The commits that touched a file (paged), and the file as each one left it."""
 
@@ -120,10 +130,13 @@ class FileHistoryScreen(Screen[None]):
             info = item.commit
             self.items.append(item)
             counts = f"+{item.entries_added} \u2212{item.entries_removed}"
+            named = path_note(item, self.path)  # first: the column is narrow, a long subject is cut
+            what = rich_text(f"({named}) ", "dim") if named else rich_text("")
+            what.append_text(rich_text(info.subject))
             table.add_row(
                 rich_text(when(info.author_date)),
                 rich_text(info.author_name),
-                rich_text(info.subject),
+                what,
                 rich_text(counts),
                 rich_text(", ".join(s.rsplit("/", 1)[-1] for s in item.sources_added)[:40]),
             )
@@ -168,6 +181,9 @@ class FileHistoryScreen(Screen[None]):
         title = f"{version.commit[:8]}"
         if item is not None:
             title += f"  {item.commit.author_name}  {when(item.commit.author_date)}  {item.commit.subject}"
+            named = path_note(item, self.path)
+            if named:  # the file as that commit knew it, when it had another name
+                title += f"  ({named})"
         self.query_one("#history-version-title", Static).update(content(title))
         view = self.query_one(SideBySide)
         if version.rows:
@@ -223,6 +239,7 @@ class TimelineScreen(Screen[None]):
         super().__init__()
         self.service, self.repo, self.path, self.line, self.text = service, repo, path, line, text
         self.blames: list[BlameLine] = []
+        self.timeline: Timeline | None = None  # re-blame follows the entry as the timeline does
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -248,6 +265,7 @@ class TimelineScreen(Screen[None]):
         self.query_one("#timeline-blame", Static).update(content(f"No history: {message.error}"))
 
     def on_timeline_screen_loaded(self, message: Loaded) -> None:
+        self.timeline = message.timeline
         self._show_blame(message.blame)
         events = self.query_one(OptionList)
         labels = {
@@ -300,7 +318,7 @@ class TimelineScreen(Screen[None]):
     @work(thread=True, group="reblame")
     def reblame(self, blame: BlameLine) -> None:
         try:
-            self.post_message(self.Blamed(self.service.reblame(blame)))
+            self.post_message(self.Blamed(self.service.reblame(blame, self.timeline)))
         except Exception as exc:
             self.post_message(self.Failed(exc))
 

@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.merge.parts import Choice, Conflict
 from amr_tui.screens.dialogs import ConfirmScreen, TextPromptScreen
-from amr_tui.services.sync.resolve import resolve
+from amr_tui.services.sync.resolve import kept_both, resolve
 from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.safe import content, notify_text, word_diff
 
@@ -141,6 +141,9 @@ class SyncConflictScreen(Screen[object]):
             return
         self.choices.setdefault(f.path, {})[c.index] = how
         self.written.discard((f.path, c.index))
+        if how == "both":  # two versions of one entry, differing in a value: say so now
+            for pair in kept_both(self.pending, {f.path: {c.index: how}}):
+                notify_text(self.app, pair.describe(), title="Possible contradiction", severity="warning")
         self._advance()
 
     def action_edit(self) -> None:
@@ -177,6 +180,24 @@ class SyncConflictScreen(Screen[object]):
         if missing:
             notify_text(self.app, f"{len(missing)} conflict(s) still need a choice.", severity="warning")
             return
+        pairs = kept_both(self.pending, self.choices)
+        if pairs:  # asked before the resolution is committed
+            question = ConfirmScreen(
+                "Keep both sides of entries that contradict each other?",
+                "\n".join(p.describe() for p in pairs)
+                + "\n\nBoth lines will be in the file; lint calls each pair a possible contradiction (AMR033).",
+                yes="Keep both",
+                no="Choose again",
+            )
+            self.run_worker(self.confirm_both(question), group="flow:sync-conflict-both")
+            return
+        self._start_resolving()
+
+    async def confirm_both(self, question: ConfirmScreen) -> None:
+        if await self.app.push_screen_wait(question):
+            self._start_resolving()
+
+    def _start_resolving(self) -> None:
         self.query_one("#sync-conflict-title", Static).update("Resolving and syncing…")
         self.resolve()
 

@@ -9,7 +9,8 @@ article's and the demo's examples:
   the website rewrite with one contractor" -> "... with two contractors since mid-September"
   scores 78; two unrelated facts from the same session score about 50.
 * ``TIMELINE_REWORD_THRESHOLD`` (60): the same, when both lines sit in the same hunk of the same
-  file in one commit (the position already says they are related).
+  file in one commit (the position already says they are related); one entry line replaced by
+  one is an edit of it at any score (``in_place_pairs``).
 * ``MERGE_THRESHOLD`` (80, ``token_set_ratio``): an entry absorbed into a longer one ("The landing
   page is built with Next.js and Tailwind CSS" inside the merged stack entry scores 97).
 * ``SAME_FACT_THRESHOLD`` (90, ``token_sort_ratio``, texts of 20 or more characters, the same
@@ -108,6 +109,28 @@ def best_pairs(olds: list[str], news: list[str], threshold: float) -> list[tuple
                     found.append((i, j, score))
     found.sort(key=lambda t: (-t[2], t[0], t[1]))
     return found
+
+
+def in_place_pairs(olds: list[str], news: list[str]) -> list[tuple[int, int, float]]:
+    """The entries of one hunk of one commit (*normalised* texts: the lines it removed, the
+    lines it added in their place) that are the same entry rewritten: ``(i, j, score)``.
+
+    One entry line replaced by one entry line is an edit of that entry, whatever the words (a
+    line merge reads it so, and a conflict resolved "keep mine" writes exactly that); otherwise
+    the best pairs at ``TIMELINE_REWORD_THRESHOLD``, each line in one pair at most. The history
+    walk (forgotten facts, resurrections) and an entry's timeline both pair lines this way.
+    """
+    if len(olds) == 1 and len(news) == 1:
+        return [(0, 0, reword_score(olds[0], news[0]))]
+    out: list[tuple[int, int, float]] = []
+    used_old: set[int] = set()
+    used_new: set[int] = set()
+    for i, j, score in best_pairs(olds, news, TIMELINE_REWORD_THRESHOLD):
+        if i not in used_old and j not in used_new:
+            used_old.add(i)
+            used_new.add(j)
+            out.append((i, j, score))
+    return out
 
 
 class SameFactIndex:

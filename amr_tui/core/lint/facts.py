@@ -19,6 +19,13 @@ from dataclasses import dataclass, field
 from amr_tui.core.format.entrymeta import FileMeta, PackedMeta, file_meta, pack_meta, unpack_meta
 from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, ParsedFile, Severity
 
+# Possible contradictions (AMR033, info) compare texts pairwise within word blocks: seconds on a
+# repo of 100,000 entries, and every whole-repo lint would pay them. The app, and `amr lint`
+# without --severity info, look for them in repos up to this size (about a tenth of a second);
+# `amr lint --severity info` and the dream review check any size. (Here, not in ``repo``: `amr
+# lint` answered from its cache says it without loading the rules.)
+CONTRADICTIONS_MAX_ENTRIES = 5_000
+
 _PUNCT = re.compile(r"[^\w\s]")
 # ASCII characters that are neither word characters nor whitespace: what _PUNCT replaces.
 _ASCII_PUNCT = str.maketrans({c: " " for c in map(chr, range(128)) if _PUNCT.match(c)})

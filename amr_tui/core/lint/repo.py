@@ -27,6 +27,7 @@ from amr_tui.core.format.links import (
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag
 from amr_tui.core.lint.contradictions import find_contradictions
+from amr_tui.core.lint.facts import CONTRADICTIONS_MAX_ENTRIES as CONTRADICTIONS_MAX_ENTRIES  # lint's API
 from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text, same_values
 from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link
 from amr_tui.core.model import Finding as Finding  # what lint_repo returns: lint's API
@@ -38,6 +39,7 @@ LOAD_BUDGET_LINES = 200
 LOAD_BUDGET_BYTES = 25 * 1024
 NEAR_DUPLICATE_THRESHOLD = 90.0  # rapidfuzz token_sort_ratio, on normalised text
 NEAR_DUPLICATE_MIN_CHARS = 20
+
 _IGNORED_NAMES = re.compile(r"^(readme|license|licence|contributing|changelog)(\..*)?$", re.I)
 
 
@@ -180,11 +182,19 @@ def is_memory_note(path: str) -> bool:
 
 
 def lint_repo(
-    repo: RepoSnapshot, *, duplicates: bool = True, near_duplicates: bool = True, contradictions: bool = True
+    repo: RepoSnapshot,
+    *,
+    duplicates: bool = True,
+    near_duplicates: bool = True,
+    contradictions: bool = True,
+    contradictions_max: int | None = None,
 ) -> list[Finding]:
     """Every finding of the repo, sorted. ``near_duplicates=False`` skips AMR015 and AMR033 (info
     level, the costliest checks): callers that do not show info findings need not compute them;
-    ``contradictions=False`` skips AMR033 alone (the app, on a large repo: see the session)."""
+    ``contradictions=False`` skips AMR033 alone (the app, on a large repo: see the session).
+    ``contradictions_max``: with ``near_duplicates=False``, AMR033 is still looked for in a repo
+    of at most this many entries (``amr lint`` counts them, so that it never says "All clean."
+    over a possible contradiction it could see in a fraction of a second)."""
     findings: list[Finding] = []
     for path in repo.markdown_paths():
         findings.extend(Finding(path, d) for d in repo.diagnostics_of(path))
@@ -195,7 +205,8 @@ def lint_repo(
     findings.extend(_unread_files(repo))
     if duplicates:
         found = _duplicates(repo, near=near_duplicates)
-        if near_duplicates and contradictions:
+        small = contradictions_max is not None and entry_count(repo) <= contradictions_max
+        if contradictions and (near_duplicates or small):
             odd = _contradictions(repo)
             at = {(f.path, f.diagnostic.line) for f in odd}
             # an entry that may contradict another is reported as that, not as nearly the same
@@ -633,6 +644,14 @@ class _Rows:
 
     def __iter__(self) -> Iterator[str]:
         return map(self._text, self._rows)
+
+
+def entry_count(repo: RepoSnapshot) -> int:
+    """How many entries the repo's Markdown files hold (from their documents or facts)."""
+    return sum(
+        len(doc.entries) if (doc := repo.documents.get(p)) is not None else repo.facts[p].count
+        for p in repo.markdown_paths()
+    )
 
 
 def _contradictions(repo: RepoSnapshot) -> list[Finding]:

@@ -479,18 +479,20 @@ class MainScreen(Screen[None]):
         )
         self.app.call_from_thread(self.action_reload)
 
-    def _recheck_history(self, session: Session, repos: set[str]) -> None:
+    def _recheck_history(self, session: Session, repos: set[str]) -> tuple[int, bool]:
         """In the poll worker: an agent may have written a forgotten fact again; the history walk
-        is cached per HEAD, so only what changed since is read. Told when there are more."""
+        is cached per HEAD, so only what changed since is read. Returns how many more there are,
+        and whether any repo's resurrections changed."""
         more = 0
+        changed = False
         for name in repos:
-            before = len(session.repos[name].history_findings)
+            before = list(session.repos[name].history_findings)
             try:
-                more += max(0, session.check_history(name) - before)
+                more += max(0, session.check_history(name) - len(before))
             except Exception:  # history is a bonus, as at start-up
                 continue
-        if more:
-            self._tell_resurrected(more)
+            changed = changed or session.repos[name].history_findings != before
+        return more, changed
 
     def _tick(self) -> None:
         if not self.indexing and not self.polls.running:
@@ -504,10 +506,21 @@ class MainScreen(Screen[None]):
         badges: list[str] = []
         try:
             changes = session.watch.poll()
+            # A change is shown with its resurrections (AMR030) already found, so the tree, the
+            # entry's marks and the side panel say it at once; a burst of commits is re-checked
+            # at most every HISTORY_RECHECK_SECONDS, and the last of it is never left unchecked
+            # (nor amr's own writes: an undo puts a fact back, a delete takes one away).
+            more, marks = 0, False
+            stale = {name for name, state in session.repos.items() if state.history_stale}
+            if stale and self.polls.history_due(time.monotonic()):
+                more, marks = self._recheck_history(session, stale)
             if changes:
                 self.post_message(self.Polled(changes, done=False))
-                if self.polls.history_due(time.monotonic()):
-                    self._recheck_history(session, {c.repo for c in changes})
+            if more:
+                self._tell_resurrected(more)
+            elif marks and not changes:  # found on a later poll: the marks are redrawn now
+                self.post_message(self.Polled([], done=False, badges=True))
+                self.app.call_from_thread(self.action_reload)
             badges = session.watch.refresh_stale_info()
         except Exception as exc:  # polling must never bring the app down
             self.app.call_from_thread(notify_text, self.app, f"Could not check for changes: {exc}", severity="warning")
@@ -885,6 +898,8 @@ class MainScreen(Screen[None]):
                     mark.append((" " if mark else "") + "orphan", "yellow")
                 if any(d.code == "AMR010" for d in diags):  # a [[link]] in it names no file
                     mark.append((" " if mark else "") + "broken", "yellow")
+                if any(d.code == "AMR030" for d in diags):  # it brings back a forgotten fact
+                    mark.append((" " if mark else "") + "resurrected", "yellow")
                 if mark:
                     problems[path] = mark
             tree.set_repo(info, session.files(name), problems)

@@ -35,10 +35,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from amr_tui.core.diff.entries import ChangeKind, EntryDiff, diff_entries, mark_forgotten
+from amr_tui.core.diff.entries import ChangeKind, EntryChange, EntryDiff, diff_entries
 from amr_tui.core.format.edit import summarise
 from amr_tui.core.format.parser import Document, parse
-from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, parse_tombstones
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
@@ -55,6 +54,8 @@ from amr_tui.services.activity.model import (
     ActivityError,
 )
 from amr_tui.services.activity.revert import revert_entry
+from amr_tui.services.history.forgotten import Resurrection
+from amr_tui.services.history.service import HistoryService
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 from amr_tui.services.writegate import Saved, WriteTarget
 
@@ -92,13 +93,18 @@ class ActivityService:
     """The activity of one memory repo. ``target``: what writes go through (default: the repo
     on its own, :class:`OneRepo`)."""
 
-    def __init__(self, mount: Mount | Path | str, target: WriteTarget | None = None):
+    def __init__(
+        self, mount: Mount | Path | str, target: WriteTarget | None = None, history: HistoryService | None = None
+    ):
         self.mount = mount if isinstance(mount, Mount) else Mount(Path(mount).name, Path(mount))
         self.repo = GitRepo(self.mount.root)
         self.target: WriteTarget = target if target is not None else OneRepo(self.mount)
         self.blobs = BlobReader(self.repo)
+        # Where resurrections are decided (the same walk as AMR030's): the session's, else our own.
+        self._history = history
+        self._own_history = history is None
         self._lock = threading.Lock()
-        self._cache: dict[tuple[str | None, str, str | None, str | None], Activity] = {}
+        self._cache: dict[tuple[str | None, str, str | None, str | None, bool], Activity] = {}
         # Each commit's own entry diff, by (parent, commit): it never changes, and a badge re-read
         # after every agent commit would otherwise parse every commit since the start again.
         self._commit_diffs: dict[tuple[str | None, str], EntryDiff] = {}
@@ -106,6 +112,15 @@ class ActivityService:
 
     def close(self) -> None:
         self.blobs.close()
+        if self._own_history and self._history is not None:
+            self._history.close()
+
+    @property
+    def history(self) -> HistoryService:
+        with self._lock:
+            if self._history is None:
+                self._history = HistoryService(self.mount)
+            return self._history
 
     # -- who, and from where ---------------------------------------------------------------------
     def user_email(self) -> str | None:
@@ -220,7 +235,10 @@ class ActivityService:
         if head is None:
             return Activity(None, None, "root", user, [], diff_entries({}, {}))
         start, reason = self._start(head, since, user)
-        key = (start, reason, head, user)
+        # Resurrections of facts deleted without a tombstone need the history walk: used once it
+        # is done (the app's AMR030 walk), never waited for (minutes on a long history).
+        walked = self.history.walked(head)
+        key = (start, reason, head, user, walked)
         with self._lock:
             cached = self._cache.get(key)
         if cached is not None:
@@ -256,26 +274,14 @@ class ActivityService:
         # someone else: an agent's reword of the user's first entries reads as a reword, not new.
         base = commits[0].parent if commits and start is None else start
         together = self._diff(base, head, paths) if commits else diff_entries({}, {})
-        # An agent writing a forgotten fact again: marked as a resurrection, not as new.
-        # Each commit against the tombstones before it (a fact forgotten only later was new then):
-        # the tombstone file is read once, and again only after a commit that changed it.
-        forgotten = self._tombstones(head)
-        if forgotten is not None:
-            together = mark_forgotten(together, forgotten)
-            changed = {
-                e.oid
-                for e in gh.log_entries(self.repo, head, paths=(TOMBSTONE_PATH,), exclude=(start,) if start else ())
-            }
-            current = self._tombstones(start) if start else None
-            by_oid = {c.oid: c for c in commits}
-            marked: dict[str, ActivityCommit] = {}
-            for e in reversed(entries):  # oldest first, the user's own commits too
-                c = by_oid.get(e.oid)
-                if c is not None and current is not None:
-                    marked[c.oid] = replace(c, diff=mark_forgotten(c.diff, current))
-                if e.oid in changed:
-                    current = self._tombstones(e.oid)
-            commits = [marked.get(c.oid, c) for c in commits]
+        # An agent writing a forgotten fact again is a resurrection, decided as AMR030 decides it
+        # (services.history: forgotten by someone else, written again after): marked in the commit
+        # that wrote it, and in the changes as a whole, where the old line (the one forgotten) is
+        # not its counterpart: reverting it removes the line written again, nothing more.
+        risen = self._risen(head, paths, {c.oid for c in commits}, walked) if commits else {}
+        if risen:
+            commits = [_mark_risen(c, risen) for c in commits]
+            together = _mark_together(together, risen)
         wrote: dict[tuple[str, str], ActivityCommit] = {}  # (path, line) -> the last commit that wrote it
         removed: dict[tuple[str, str], ActivityCommit] = {}  # ... that removed (or changed) it
         for c in commits:  # oldest first: the last one wins
@@ -293,15 +299,6 @@ class ActivityService:
                 by = max(olds, key=commits.index) if olds else None
             if by is not None:
                 changes.append(ActivityChange(ch, by))
-        # A fact the user forgot and an agent wrote back reads as no change at all from the
-        # start: each such resurrection is listed from the commit that made it.
-        shown = {(c.change.new.path, c.change.new.raw) for c in changes if c.change.new is not None}
-        for c in commits:
-            for ch in c.diff.changes:
-                if ch.kind is ChangeKind.RESURRECTED and ch.new is not None:
-                    if (ch.new.path, ch.new.raw) not in shown and wrote.get((ch.new.path, ch.new.raw)) is c:
-                        shown.add((ch.new.path, ch.new.raw))
-                        changes.append(ActivityChange(ch, c))
         activity = Activity(head, start, reason, user, commits, together, changes, own)
         with self._lock:
             self._cache[key] = activity
@@ -309,18 +306,14 @@ class ActivityService:
                 del self._cache[next(iter(self._cache))]
         return activity
 
-    def _tombstones(self, head: str) -> FactMatcher | None:
-        """The facts ``.amr/forgotten.md`` records at ``head`` (None when there is none)."""
-        try:
-            data = self.blobs.read(head, TOMBSTONE_PATH, max_bytes=MAX_PARSE_BYTES)
-        except BlobTooLargeError:
-            return None
-        if not data:
-            return None
-        matcher = FactMatcher()
-        for t in parse_tombstones(data):
-            matcher.add(t.text, t.describe(), t.digest)
-        return matcher
+    def _risen(
+        self, head: str, paths: list[str], others: set[str], walked: bool
+    ) -> dict[tuple[str, str], Resurrection]:
+        """The resurrections at ``head`` in ``paths`` that one of ``others`` (commits) wrote, by
+        (path, line as written): of tombstoned facts, and of facts deleted without one when the
+        history is ``walked``."""
+        found = self.history.resurrected_at(head, paths, walk=walked)
+        return {(r.path, r.raw): r for r in found if r.commit in others}
 
     def count(self) -> int:
         """How many entry changes are unreviewed (0 for a repo with no commits)."""
@@ -399,6 +392,44 @@ class ActivityService:
         for change in mine:
             current = revert_entry(change, {path: current}, {path: theirs}).get(path, current)
         return current
+
+
+def _mark_risen(c: ActivityCommit, risen: Mapping[tuple[str, str], Resurrection]) -> ActivityCommit:
+    """``c`` with the lines it wrote again marked resurrected (in a copy: its diff is kept)."""
+    changes: list[EntryChange] = []
+    hit = False
+    for ch in c.diff.changes:
+        r = risen.get((ch.new.path, ch.new.raw)) if ch.new is not None else None
+        if r is not None and r.commit == c.oid:
+            ch = replace(ch, kind=ChangeKind.RESURRECTED, resurrects=r.label)
+            hit = True
+        changes.append(ch)
+    return replace(c, diff=replace(c.diff, changes=changes)) if hit else c
+
+
+def _mark_together(diff: EntryDiff, risen: Mapping[tuple[str, str], Resurrection]) -> EntryDiff:
+    """The changes as a whole with each line written again a resurrection of its own: paired with
+    nothing (the old line is the one forgotten, by someone else), also when the line reads as it
+    did at the start (no change at all from there)."""
+    changes: list[EntryChange] = []
+    unchanged: list[EntryChange] = []
+    for ch, keep in [*((ch, changes) for ch in diff.changes), *((ch, unchanged) for ch in diff.unchanged)]:
+        r = risen.get((ch.new.path, ch.new.raw)) if ch.new is not None else None
+        if r is None:
+            keep.append(ch)
+            continue
+        changes.append(
+            replace(
+                ch,
+                kind=ChangeKind.RESURRECTED,
+                old=(),
+                reworded=False,
+                metadata=False,
+                lost_sources=(),
+                resurrects=r.label,
+            )
+        )
+    return replace(diff, changes=changes, unchanged=unchanged)
 
 
 def _three_way(repo: GitRepo, path: str, ours: bytes | None, base: bytes | None, theirs: bytes | None) -> bytes | None:

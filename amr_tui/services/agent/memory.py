@@ -470,8 +470,8 @@ class AgentMemory:
             dup = self._duplicate(repo, entry.text)
             if dup is not None:
                 return dup
+            forgotten = self._forgotten_match(repo, entry.text)
             if not force:
-                forgotten = self._forgotten_match(repo, entry.text)
                 if forgotten:
                     return WriteResult(
                         "needs_force",
@@ -513,7 +513,15 @@ class AgentMemory:
             saved, branch, run = result
             written = self._find_line(repo, target, line, branch) or EntryOut.of(entry, line)
             where = f"{target} ({why}){' as a new file' if new_file else ''}{linked}"
+            if forgotten and branch is None and saved.head:  # forced: lint's AMR030, when it is one
+                diags = [*diags, *self._resurrected(repo, saved.head, target, written.line)]
             return self._reply(saved, branch, run, f"Remembered in {where}", written, diags)
+
+    def _resurrected(self, repo: str, head: str, path: str, line: int) -> list[Diagnostic]:
+        """AMR030 for the entry just written at ``path:line`` (``head``): a fact forgotten by
+        someone else, written again (the one who forgot it writing it again is none)."""
+        found = self.session.history(repo).resurrected_at(head, [path])
+        return [r.finding().diagnostic for r in found if r.line == line]
 
     def edit(self, repo: str, path: str, line: int, hash: str, text: str, who: Writer) -> WriteResult:
         with self._lock:

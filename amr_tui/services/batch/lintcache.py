@@ -22,7 +22,7 @@ from amr_tui.core.model import Finding
 from amr_tui.services.batch import diskcache
 from amr_tui.services.workspace import Mount, scan_files
 
-FORMAT = 15  # 15: AMR035 and the credential check of issue 38; 14: entries as one joined string and a line array; 13: each file's entry metadata (the app's finder filters); 12: Markdown links and their labels; 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them); 7: AMR032 and each file's headings; 8: AMR033; 9: each entry's text as written (AMR033); 10: AMR012 on symlink loops; 11: AMR034
+FORMAT = 16  # 16: AMR035 and the credential check of issue 38; 15: AMR033 without --severity info in small repos, and whether it was looked for; 14: entries as one joined string and a line array; 13: each file's entry metadata (the app's finder filters); 12: Markdown links and their labels; 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them); 7: AMR032 and each file's headings; 8: AMR033; 9: each entry's text as written (AMR033); 10: AMR012 on symlink loops; 11: AMR034
 
 
 @dataclass(slots=True)
@@ -51,8 +51,9 @@ def probe(mount: Mount, *, duplicates: bool, near: bool) -> Probe:
     )
 
 
-def lookup(p: Probe) -> list[Finding] | None:
-    """The cached findings when nothing they depend on changed, else None."""
+def lookup(p: Probe) -> tuple[list[Finding], bool] | None:
+    """The cached findings when nothing they depend on changed (and whether possible
+    contradictions, AMR033, were looked for), else None."""
     payload = diskcache.load(p.path, FORMAT)
     if payload is None:
         return None
@@ -60,12 +61,12 @@ def lookup(p: Probe) -> list[Finding] | None:
         again, gone = diskcache.stale_paths(payload["stats"], p.stats, int(payload["written"]))
         if again or gone or set(payload["escaping"]) != p.escaping or list(payload["drivers"]) != p.drivers:
             return None
-        return [_unpack(t) for t in payload["findings"]]
+        return [_unpack(t) for t in payload["findings"]], bool(payload["contradictions"])
     except Exception:  # a payload of the wrong shape is a cache miss
         return None
 
 
-def store(p: Probe, findings: list[Finding]) -> None:
+def store(p: Probe, findings: list[Finding], *, contradictions: bool = True) -> None:
     diskcache.save(
         p.path,
         FORMAT,
@@ -74,6 +75,7 @@ def store(p: Probe, findings: list[Finding]) -> None:
             "escaping": sorted(p.escaping),
             "drivers": p.drivers,
             "findings": [_pack(f) for f in findings],
+            "contradictions": contradictions,
         },
     )
 

@@ -140,14 +140,19 @@ def lint_targets(
     near_duplicates: bool = True,
     use_cache: bool = False,
     skipped: list[SkippedBlob] | None = None,
+    unlooked: list[str] | None = None,
 ) -> list[LintResult]:
-    """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown.
+    """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown,
+    and AMR033 in a repo of more than ``CONTRADICTIONS_MAX_ENTRIES`` entries (``unlooked``, when
+    given, gets those repos).
     ``use_cache``: reuse the findings of a repo that did not change (services.batch.lintcache).
     ``skipped``, when given, gets the files the ``history`` walk did not read (over
     ``MAX_PARSE_BYTES``), each path shown as lint shows its findings' paths."""
     results: list[LintResult] = []
     for target in targets:
-        findings = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and diskcache.enabled())
+        findings, looked = _repo_findings(target.mount, duplicates, near_duplicates, use_cache and diskcache.enabled())
+        if not looked and unlooked is not None:
+            unlooked.append(target.display_root or target.mount.name)
         if history:
             from amr_tui.services.history.service import resurrections
 
@@ -216,7 +221,8 @@ def _merge_drivers(root: Path, files: Iterable[str]) -> list[tuple[str, int, str
     return lint_merge_drivers(root)
 
 
-def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) -> list[Finding]:
+def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) -> tuple[list[Finding], bool]:
+    """The repo's findings, and whether possible contradictions (AMR033) were looked for."""
     probe = lintcache.probe(mount, duplicates=duplicates, near=near) if use_cache else None
     scanned = (probe.files, probe.escaping, probe.stats) if probe is not None else scan_files(mount.root)
     drivers = _merge_drivers(mount.root, scanned[2])
@@ -226,19 +232,24 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
             cached = lintcache.lookup(probe)
         if cached is not None:
             return cached
-    from amr_tui.core.lint.repo import lint_repo
+    from amr_tui.core.lint.repo import CONTRADICTIONS_MAX_ENTRIES, entry_count, lint_repo
 
     with paused_gc():
         kept = lintcache.cached_facts(probe) if probe is not None else {}
     snapshot = _snapshot(mount, *scanned, kept)
     snapshot.undefined_merge_drivers = drivers
     with paused_gc():
-        findings = lint_repo(snapshot, duplicates=duplicates, near_duplicates=near)
+        # AMR033 (info) is looked for in a small repo even when info is not shown: lint says
+        # how many it found instead of "All clean."
+        findings = lint_repo(
+            snapshot, duplicates=duplicates, near_duplicates=near, contradictions_max=CONTRADICTIONS_MAX_ENTRIES
+        )
+        looked = duplicates and (near or entry_count(snapshot) <= CONTRADICTIONS_MAX_ENTRIES)
         if probe is not None:
-            lintcache.store(probe, findings)
+            lintcache.store(probe, findings, contradictions=looked)
             facts = {p: snapshot.file_facts(p) for p in snapshot.markdown_paths()}  # each has facts
             lintcache.store_facts(probe, {p: f for p, f in facts.items() if f is not None})
-    return findings
+    return findings, looked
 
 
 def _snapshot(

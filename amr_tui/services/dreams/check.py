@@ -29,9 +29,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from amr_tui.core.diff.similarity import same_fact
 from amr_tui.core.format.links import LinkState, link_text_for, resolve
 from amr_tui.core.format.parser import Document, is_markdown, parse
-from amr_tui.core.lint.facts import normalise_text, same_values
+from amr_tui.core.lint.facts import normalise_text
 from amr_tui.core.lint.repo import (
     LOAD_BUDGET_BYTES,
     LOAD_BUDGET_LINES,
@@ -202,7 +203,9 @@ def _duplicates(service: RunSource, main: str, changes: dict[str, bytes | None])
             near = process.extract(
                 norm, others, scorer=fuzz.token_sort_ratio, score_cutoff=NEAR_DUPLICATE_THRESHOLD, limit=None
             )
-            best = next((m for m in near if same_values(norm, m[0])), None)  # another number: another fact
+            # confirmed as every "same fact" is (similarity.same_fact: both long enough, the same
+            # numbers, versions and dates): another number is another fact
+            best = next((m for m in near if same_fact(norm, m[0]) is not None), None)
             same = (path, best[2]) if best is not None else None
         if same is not None:
             where = f"line {same[1]}" if same[0] == path else f"{same[0]}:{same[1]}"

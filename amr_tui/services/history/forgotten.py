@@ -28,7 +28,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -43,9 +43,10 @@ from amr_tui.core.format.edit import (
     removal_span,
     summarise,
 )
-from amr_tui.core.format.parser import is_markdown, parse
+from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.format.rules import diag
 from amr_tui.core.lint.repo import INDEX_HEADING, MEMORY_FILE, Finding
+from amr_tui.core.model import Entry
 from amr_tui.core.secrets import find_secrets, redact_secrets
 from amr_tui.core.textsafety import make_visible
 from amr_tui.core.tombstones import (
@@ -55,6 +56,7 @@ from amr_tui.core.tombstones import (
     add_tombstone,
     is_tombstone_path,
     parse_tombstones,
+    same_person,
     tombstone_line,
 )
 from amr_tui.git import GitRepo
@@ -62,6 +64,7 @@ from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
 from amr_tui.git.errors import ConflictError, EntryGoneError
 from amr_tui.git.gate import Change
+from amr_tui.git.handle import OID
 from amr_tui.git.models import CommitInfo
 from amr_tui.services import writegate
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, load_snapshot
@@ -84,6 +87,16 @@ class HistorySource(Protocol):
 
 
 RESTORED_TRAILER = "Restored-from"
+# What a commit that puts another commit's deletions back says about it (amr's restore, undo and
+# activity revert, an undone dreaming run, git revert): that commit forgot nothing.
+RESTORING_MARKERS = (
+    f"{RESTORED_TRAILER}:",
+    "Undoes:",
+    "Activity-Revert:",
+    "Dream-Reverted:",
+    "This reverts commit ",
+)
+NOT_COMMITTED = "someone, not committed yet"
 # A removal commit of a move to another repo (the copy is a commit of that repo): its deletions
 # are a move, not forgetting. amr's moves write it (session editing, the agent interface).
 MOVED_TRAILER = "Moved-to"
@@ -120,6 +133,40 @@ class ForgottenFact:
         return self.tombstone.forgotten if self.tombstone else ""
 
 
+@dataclass(frozen=True, slots=True)
+class Resurrection:
+    """A fact written again after it was forgotten, by someone other than the one who forgot it
+    (AMR030). Forgotten: a tombstone covers it, or a commit deleted it from the whole repo (not
+    moved, reworded or edited in place, not a duplicate merged away) and nobody put it back on
+    purpose (:data:`RESTORING_MARKERS`). Who forgot it: the author of the commit that wrote the
+    tombstone (or deleted the fact); who wrote it again: the author of the commit that last
+    wrote its line, after the forget (git blame), or nobody yet for a line not committed."""
+
+    path: str
+    line: int
+    text: str
+    forgotten: str  # how it was forgotten: the tombstone's words, or the commit that deleted it
+    writer: str  # "Name <email> in abc1234", or NOT_COMMITTED
+    commit: str | None  # the commit that wrote it again (None: not committed yet)
+    raw: str = ""  # the entry's first line as written
+
+    @property
+    def label(self) -> str:
+        """What it brings back and who did: for a change marked resurrected."""
+        return f"{self.forgotten}; written again by {self.writer}"
+
+    def finding(self) -> Finding:
+        return Finding(self.path, diag("AMR030", f"resurrected fact: {self.label}", self.line, 1))
+
+
+@dataclass(frozen=True, slots=True)
+class _Forget:
+    what: str  # the tombstone's description, or the deleting commit's
+    commit: str | None  # the commit that forgot it (None: a tombstone nobody committed)
+    who: tuple[str, str] | None  # that commit's author (name, email)
+    by: str | None  # the tombstone's ``by``
+
+
 def _keep(path: str) -> bool:
     return is_markdown(path) and not is_tombstone_path(path)
 
@@ -153,33 +200,54 @@ def removals_of(cd: gh.CommitDiff) -> list[Removal]:
 def changes_of(cd: gh.CommitDiff) -> tuple[list[Removal], list[Rewording]]:
     """The entries a commit deleted (as :func:`removals_of`) and the ones it reworded: each
     removed line paired with its best-scoring added line (the pairing that keeps it out of the
-    removals)."""
-    removed: list[tuple[str, str, LineEntry]] = []
+    removals), or, failing that, with the line that took its place in the same hunk
+    (``similarity.in_place_pairs``, as an entry's timeline pairs them): an entry rewritten in
+    place, a conflict resolved "keep mine" among them, is edited, not forgotten."""
+    removed: list[tuple[str, str, LineEntry, int]] = []  # (path, line, entry, hunk number)
     added_keys: set[str] = set()
-    added: list[tuple[str, str, LineEntry]] = []
+    added: list[tuple[str, str, LineEntry, int]] = []
+    hunk = 0
     for f in cd.files:
-        for line in f.added:
-            e = entry_of_line(line)
-            if e is not None and not e.links_only:
-                added_keys.add(e.key)
-                added.append((f.path, line, e))
-        for line in f.removed:
-            e = entry_of_line(line)
-            if e is not None and not e.links_only:
-                removed.append((f.path, line, e))
-    left = [(p, line, e) for p, line, e in removed if e.key not in added_keys]
-    rewordings: list[Rewording] = []
+        for h in f.hunks:
+            hunk += 1
+            for line in h.added:
+                e = entry_of_line(line)
+                if e is not None and not e.links_only:
+                    added_keys.add(e.key)
+                    added.append((f.path, line, e, hunk))
+            for line in h.removed:
+                e = entry_of_line(line)
+                if e is not None and not e.links_only:
+                    removed.append((f.path, line, e, hunk))
+    left = [r for r in removed if r[2].key not in added_keys]
+    best: dict[int, tuple[int, float]] = {}  # index in left -> (index in added, score)
     if left and added:
-        pairs = sim.best_pairs([e.key for _, _, e in left], [e.key for _, _, e in added], sim.REWORD_THRESHOLD)
-        best: dict[int, tuple[int, float]] = {}
+        pairs = sim.best_pairs([e.key for _, _, e, _ in left], [e.key for _, _, e, _ in added], sim.REWORD_THRESHOLD)
         for i, j, score in pairs:  # best first: the first pair of each removed line is its best
             best.setdefault(i, (j, score))
-        info = cd.entry.info
-        for i, (j, score) in sorted(best.items()):
-            (p, line, e), (np, nline, ne) = left[i], added[j]
-            rewordings.append(Rewording(info, p, line, e.text, e.key, np, nline, ne.text, ne.key, score))
-        left = [x for i, x in enumerate(left) if i not in best]
-    return [Removal(cd.entry.info, p, line, e.text, e.key, e.sources) for p, line, e in left], rewordings
+        # what is left of each hunk: an entry rewritten in place
+        by_hunk: dict[int, tuple[list[int], list[int]]] = {}
+        for i, r in enumerate(left):
+            if i not in best:
+                by_hunk.setdefault(r[3], ([], []))[0].append(i)
+        if by_hunk:
+            removed_keys = {r[2].key for r in removed}
+            taken = {j for j, _score in best.values()} | {j for j, a in enumerate(added) if a[2].key in removed_keys}
+            for j, a in enumerate(added):
+                if a[3] in by_hunk and j not in taken:
+                    by_hunk[a[3]][1].append(j)
+            for olds, news in by_hunk.values():
+                for oi, nj, score in sim.in_place_pairs(
+                    [left[i][2].key for i in olds], [added[j][2].key for j in news]
+                ):
+                    best[olds[oi]] = (news[nj], score)
+    rewordings: list[Rewording] = []
+    info = cd.entry.info
+    for i, (j, score) in sorted(best.items()):
+        (p, line, e, _h), (np, nline, ne, _nh) = left[i], added[j]
+        rewordings.append(Rewording(info, p, line, e.text, e.key, np, nline, ne.text, ne.key, score))
+    left = [x for i, x in enumerate(left) if i not in best]
+    return [Removal(info, p, line, e.text, e.key, e.sources) for p, line, e, _h in left], rewordings
 
 
 class DeletionLog:
@@ -194,6 +262,7 @@ class DeletionLog:
         self._present: tuple[str, FactMatcher, list[gh.SkippedBlob]] | None = None
         self._tomb_skipped: list[gh.SkippedBlob] = []
         self._moved_at: tuple[str, set[str]] | None = None  # (HEAD, commits with a Moved-to: trailer)
+        self._restored_at: tuple[str, set[str]] | None = None  # (HEAD, commits put back on purpose)
 
     @property
     def skipped(self) -> list[gh.SkippedBlob]:
@@ -203,9 +272,11 @@ class DeletionLog:
             present = self._present[2] if self._present else []
             return list(dict.fromkeys([*self._walk_skipped, *present, *self._tomb_skipped]))
 
-    def update(self) -> list[Removal]:
+    def update(self, rev: str | None = None) -> list[Removal]:
+        """The removals of the history of ``rev`` (default: HEAD), newest first: walked once, then
+        only the commits added since (when ``rev`` descends from the last one walked)."""
         with self._lock:
-            head = self.repo.head()
+            head = self.repo.resolve(rev) if rev is not None else self.repo.head()
             if head == self._head:
                 return self._removals
             exclude: tuple[str, ...] = ()
@@ -319,50 +390,146 @@ class DeletionLog:
         return out
 
     def resurrections(self) -> list[Finding]:
-        removals = self.update()
+        """AMR030 findings for the work tree's entries (:meth:`resurrected`)."""
         snapshot = load_snapshot(self.service.mount)
-        tomb_doc = snapshot.documents.get(TOMBSTONE_PATH)
-        tombs = parse_tombstones(tomb_doc) if tomb_doc else []
-        tmatch = FactMatcher.from_tombstones(tombs)
-        rmatch = FactMatcher()
-        for i, r in enumerate(removals):
-            rmatch.add(r.text, str(i))
-        restored = self._restored()
-        verdict: dict[int, bool] = {}
-        findings: list[Finding] = []
-        for path in sorted(snapshot.documents):
+        return [r.finding() for r in self.resurrected(snapshot.documents)]
+
+    def resurrected_at(
+        self, rev: str, paths: Iterable[str], *, walk: bool = True, since: str | None = None
+    ) -> list[Resurrection]:
+        """:meth:`resurrected` for the entries of ``paths`` as committed at ``rev``."""
+        if not walk and not self.tombstones(rev):
+            return []  # nothing to bring back without the walk: no file is read
+        docs: dict[str, Document] = {}
+        for path in sorted(set(paths)):
             if not _keep(path):
                 continue
-            doc = snapshot.documents[path]
+            try:
+                data = self.service.blobs.read(rev, path, max_bytes=MAX_PARSE_BYTES)
+            except BlobTooLargeError:
+                continue
+            if data is not None:
+                docs[path] = parse(data, path)
+        return self.resurrected(docs, rev, walk=walk, since=since) if docs else []
+
+    def walked(self, rev: str | None = None) -> bool:
+        """Whether the history of ``rev`` (default: HEAD) is walked already (no git log -p to pay)."""
+        head = self.repo.resolve(rev) if rev is not None else self.repo.head()
+        with self._lock:
+            return head is not None and head == self._head
+
+    def resurrected(
+        self, docs: Mapping[str, Document], rev: str | None = None, *, walk: bool = True, since: str | None = None
+    ) -> list[Resurrection]:
+        """The entries of ``docs`` (the work tree's files, or ``rev``'s) that bring a forgotten
+        fact back: see :class:`Resurrection`. The tombstones are ``docs``' own tombstone file
+        when it holds one, else ``rev``'s; the history is ``rev``'s (HEAD's for the work tree).
+        ``walk=False``: the facts tombstones name only, without walking the history for the
+        ones deleted without a tombstone (the walk reads every commit's patch once: minutes on
+        a long history, the first time). ``since``: walk only the commits after it (sync: the
+        merge base, where a fact one side deleted was last there), not kept for later calls."""
+        if walk and since is not None:
+            head = self.repo.resolve(rev) if rev is not None else self.repo.head()
+            removals = self._removals_since(head, since) if head else []
+        elif walk:
+            removals = self.update(rev)
+            head = self._head
+        else:
+            removals = []
+            head = self.repo.resolve(rev) if rev is not None else self.repo.head()
+        tomb_doc = docs.get(TOMBSTONE_PATH)
+        if tomb_doc is None and rev is not None:
+            tombs = self.tombstones(rev)
+        else:
+            tombs = parse_tombstones(tomb_doc) if tomb_doc is not None else []
+        tmatch = FactMatcher()
+        for k, stone in enumerate(tombs):
+            tmatch.add(stone.text, str(k), stone.digest)
+        rmatch = FactMatcher()
+        for k, removal in enumerate(removals):
+            rmatch.add(removal.text, str(k))
+        restored: set[str] | None = None  # read when first needed: a few git log --grep
+
+        def put_back() -> set[str]:
+            nonlocal restored
+            if restored is None:
+                restored = self._restored(head) if head else set()
+            return restored
+
+        verdict: dict[int, bool] = {}
+        # (path, line, the entry, the tombstone's index or None, the removal's index or None)
+        found: list[tuple[str, int, Entry, int | None, int | None]] = []
+        for path in sorted(docs):
+            if not _keep(path):
+                continue
+            doc = docs[path]
             for entry in doc.entries:
                 quick = entry_of_line(doc.lines[entry.line - 1].text)
                 if quick is None or quick.links_only:
                     continue
                 hit = tmatch.match(entry.text)
                 if hit is not None:
-                    findings.append(Finding(path, diag("AMR030", f"resurrected fact: {hit}", entry.line, 1)))
+                    found.append((path, entry.line, entry, int(hit), None))
                     continue
                 idx = rmatch.match(entry.text)
                 if idx is None:
                     continue
                 i = int(idx)
                 if i not in verdict:
-                    verdict[i] = self._really_forgotten(removals[i], restored)
+                    verdict[i] = self._really_forgotten(removals[i], put_back(), head or "HEAD")
                 if verdict[i]:
-                    r = removals[i]
-                    findings.append(
-                        Finding(
-                            path,
-                            diag(
-                                "AMR030",
-                                f"resurrected fact: deleted on {r.commit.author_date.date().isoformat()} in "
-                                f'{r.commit.oid[:7]} "{r.commit.subject}" ({r.path}) and written again',
-                                entry.line,
-                                1,
-                            ),
-                        )
-                    )
-        return findings
+                    found.append((path, entry.line, entry, None, i))
+        if not found:
+            return []
+        # who forgot: the commit that wrote each tombstone (or the one that deleted the fact)
+        stones = gh.blame_lines(
+            self.repo, rev, TOMBSTONE_PATH, {tombs[ti].line for *_x, ti, _r in found if ti is not None}
+        )
+        forgets: dict[tuple[int | None, int | None], _Forget] = {}
+        for *_x, ti, ri in found:
+            if (ti, ri) in forgets:
+                continue
+            if ti is not None:
+                tomb = tombs[ti]
+                b = stones.get(tomb.line)
+                committed = b is not None and not b.uncommitted
+                forgets[(ti, ri)] = _Forget(
+                    tomb.describe(),
+                    b.commit if b is not None and committed else None,
+                    (b.author_name, b.author_email) if b is not None and committed else None,
+                    tomb.by,
+                )
+            elif ri is not None:
+                r = removals[ri]
+                forgets[(ti, ri)] = _Forget(
+                    f"deleted on {r.commit.author_date.date().isoformat()} in {r.commit.oid[:7]} "
+                    f'"{r.commit.subject}" ({r.path}) by {r.commit.author_name}',
+                    r.commit.oid,
+                    (r.commit.author_name, r.commit.author_email),
+                    None,
+                )
+        # who wrote it again: the commit that last wrote the line (git blame), if any
+        blamed: dict[str, dict[int, gh.BlameLine]] = {}
+        for path in dict.fromkeys(p for p, *_x in found):
+            blamed[path] = gh.blame_lines(self.repo, rev, path, [ln for p, ln, *_x in found if p == path])
+        out: list[Resurrection] = []
+        for path, line, entry, ti, ri in found:
+            forget = forgets[(ti, ri)]
+            b = blamed[path].get(line)
+            raw = docs[path].lines[line - 1].text
+            if b is None or b.uncommitted:
+                out.append(Resurrection(path, line, entry.text, forget.what, NOT_COMMITTED, None, raw))
+                continue
+            if forget.commit is not None:
+                if forget.commit in put_back():
+                    continue  # the forget was undone or reverted
+                if b.commit == forget.commit or self.repo.is_ancestor(b.commit, forget.commit):
+                    continue  # written before it was forgotten: a near duplicate that stayed
+            if same_person((b.author_name, b.author_email), forget.who, forget.by):
+                continue  # the one who forgot it wrote it again
+            writer = f"{b.author_name} <{b.author_email}> in {b.commit[:7]}"
+            out.append(Resurrection(path, line, entry.text, forget.what, writer, b.commit, raw))
+        return out
 
     def _moved(self, head: str) -> set[str]:
         """Commits that removed entries moved to another repo (a ``Moved-to:`` trailer)."""
@@ -379,20 +546,35 @@ class DeletionLog:
             self._moved_at = (head, found)
         return found
 
-    def _restored(self) -> set[str]:
-        """Commits whose deletions were put back on purpose: restored by amr, undone dreaming
-        runs (``Dream-Reverted``) and ``git revert`` ("This reverts commit X")."""
-        out: set[str] = set()
-        for marker in (f"{RESTORED_TRAILER}:", "Dream-Reverted:", "This reverts commit "):
-            for e in gh.log_entries(self.repo, "HEAD", body=True, grep=marker):
+    def _restored(self, head: str) -> set[str]:
+        """Commits whose deletions were put back on purpose: restored by amr (``Restored-from``),
+        undone by amr (``Undoes``: ``z``, ``amr undo``), reverted in the activity review
+        (``Activity-Revert``), undone dreaming runs (``Dream-Reverted``) and ``git revert``
+        ("This reverts commit X"). Full object ids; cached per HEAD."""
+        with self._lock:
+            if self._restored_at is not None and self._restored_at[0] == head:
+                return self._restored_at[1]
+        named: set[str] = set()
+        for marker in RESTORING_MARKERS:
+            for e in gh.log_entries(self.repo, head, body=True, grep=marker):
                 for line in e.body.splitlines():
                     if line.startswith(marker):
-                        out.add(line[len(marker) :].strip().rstrip(".").split(",")[0].strip())
+                        named.add(line[len(marker) :].strip().rstrip(".").split(",")[0].strip())
+        out = {oid for oid in (n if OID.match(n) else self.repo.resolve(n) for n in named if n) if oid}
+        with self._lock:
+            self._restored_at = (head, out)
         return out
 
-    def _really_forgotten(self, r: Removal, restored: set[str]) -> bool:
+    def _removals_since(self, head: str, since: str) -> list[Removal]:
+        """The removals of the commits of ``head`` not in ``since``, newest first (not cached)."""
+        out: list[Removal] = []
+        for cd in gh.log_patches(self.repo, head, exclude=(since,), keep=_keep, max_blob=MAX_PARSE_BYTES):
+            out.extend(changes_of(cd)[0])
+        return out
+
+    def _really_forgotten(self, r: Removal, restored: set[str], head: str) -> bool:
         """The commit removed the fact from the whole repo (not a duplicate merged away)."""
-        if r.commit.oid in restored or r.commit.oid in self._moved(self._head or "HEAD"):
+        if r.commit.oid in restored or r.commit.oid in self._moved(head):
             return False
         return not [p for p in gh.grep_fixed(self.repo, r.commit.oid, r.text) if _keep(p)]
 

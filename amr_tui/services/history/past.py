@@ -4,8 +4,8 @@
 history that forgotten facts use, cached per HEAD): every entry line a commit deleted, every line
 a commit reworded (old line -> new line) and every tombstone known only as a tombstone. A deleted
 fact that is not back gets the id of its forgotten fact (``amr forgotten --restore ID``); one that
-is back at HEAD is ``present``, and ``resurrected`` when a tombstone says it was forgotten on
-purpose (an agent wrote it again). Text a redacting tombstone covers is left out.
+is back at HEAD is ``present``, and ``resurrected`` when AMR030 says so of it at HEAD (forgotten,
+then written again by someone else: ``DeletionLog.resurrected``). Text a redacting tombstone covers is left out.
 
 :class:`PastIndex` is a search index over the past texts of one or more repos: each past entry is
 an item of a pseudo file (its repo and path, its line its position in the list), and hits map back.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from amr_tui.core.search.index import SearchHit, SearchIndex
 from amr_tui.core.tombstones import TOMBSTONE_PATH, FactMatcher, Tombstone
@@ -42,7 +42,7 @@ class PastEntry:
     new_text: str | None = None  # reworded: what it became
     now: tuple[str, int] | None = None  # where it is at HEAD (path, line): reworded, its wording of today;
     # deleted, the fact when it is back (``present``)
-    resurrected: bool = False  # forgotten on purpose (a tombstone says so), and written again since
+    resurrected: bool = False  # forgotten, and written again since by someone else (AMR030 at HEAD)
 
     @property
     def date(self) -> str:
@@ -101,7 +101,6 @@ def past_of(log: DeletionLog, repo: str) -> list[PastEntry]:
                 fid if fact is not None else None,
                 tomb,
                 now=here,
-                resurrected=here is not None and tomb is not None,
             )
         )
     later: dict[str, Rewording] = {}
@@ -135,8 +134,22 @@ def past_of(log: DeletionLog, repo: str) -> list[PastEntry]:
         here = log.at_head(t.text) if t.text is not None and i not in told else None
         if here is not None and t.text is not None:
             path = t.file or TOMBSTONE_PATH
-            out.append(PastEntry("deleted", repo, path, t.text, None, None, True, None, t, now=here, resurrected=True))
-    return out
+            out.append(PastEntry("deleted", repo, path, t.text, None, None, True, None, t, now=here))
+    return _mark_resurrected(log, out)
+
+
+def _mark_resurrected(log: DeletionLog, entries: list[PastEntry]) -> list[PastEntry]:
+    """A deleted fact back at HEAD is ``resurrected`` when lint's AMR030 says so of its line
+    (``DeletionLog.resurrected``: forgotten, then written again by someone else)."""
+    head = log.repo.head()
+    back = [e.now for e in entries if e.kind == "deleted" and e.now is not None]
+    if head is None or not back:
+        return entries
+    risen = {(r.path, r.line) for r in log.resurrected_at(head, {path for path, _line in back})}
+    return [
+        replace(e, resurrected=True) if e.kind == "deleted" and e.now is not None and e.now in risen else e
+        for e in entries
+    ]
 
 
 def _when(e: PastEntry) -> _dt.datetime:

@@ -28,6 +28,7 @@ pages, timelines and :meth:`~HistoryService.history_skipped`); a read of one rai
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +44,7 @@ from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.errors import AmrGitError
 from amr_tui.git.models import CommitInfo
-from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact
+from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact, Resurrection
 from amr_tui.services.history.past import PastEntry, PastIndex, past_of
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
 
@@ -123,6 +124,20 @@ def _sources_and_counts(diff: gh.FileDiff) -> tuple[tuple[str, ...], int, int]:
     before = {s for e in removed for s in e.sources}
     sources = dict.fromkeys(s for e in added for s in e.sources if s not in before)
     return tuple(sources), len(added), len(removed)
+
+
+def _in_place(hunk: gh.Hunk, line: str) -> tuple[str, float] | None:
+    """The line of ``hunk`` that ``line`` (one it added) took the place of, as the history walk
+    pairs them (``similarity.in_place_pairs``): (the old line, score), or None."""
+    olds = [(x, e) for x in hunk.removed if (e := entry_of_line(x)) is not None]
+    news = [(x, e) for x in hunk.added if (e := entry_of_line(x)) is not None]
+    at = next((j for j, (x, _e) in enumerate(news) if x == line), None)
+    if at is None or not olds:
+        return None
+    for i, j, score in sim.in_place_pairs([e.key for _x, e in olds], [e.key for _x, e in news]):
+        if j == at:
+            return olds[i][0], score
+    return None
 
 
 class HistoryService:
@@ -255,9 +270,7 @@ class HistoryService:
             if line in hunk.removed or line in diff.removed:
                 continue  # the same line moved inside the file
             mine = entry_of_line(line)
-            prev = self._best_match(mine, list(hunk.removed), sim.TIMELINE_REWORD_THRESHOLD) or self._best_match(
-                mine, diff.removed, sim.REWORD_THRESHOLD
-            )
+            prev = _in_place(hunk, line) or self._best_match(mine, diff.removed, sim.REWORD_THRESHOLD)
             if prev is not None:
                 before, score = prev
                 other = entry_of_line(before)
@@ -316,12 +329,47 @@ class HistoryService:
         """The commit and author that last touched ``line`` of ``path`` at ``rev``."""
         return gh.blame_line(self.repo, rev, path, line)
 
-    def reblame(self, blamed: gh.BlameLine) -> gh.BlameLine | None:
-        """Blame the same line in the parent of the commit that last touched it (None at the root)."""
+    def reblame(self, blamed: gh.BlameLine, timeline: Timeline | None = None) -> gh.BlameLine | None:
+        """Blame the line before the commit that last touched it (None where it first appeared).
+
+        With the entry's ``timeline``, the entry is followed as the timeline follows it: at a
+        commit that moved it from another file, or reworded it, the line it was in the parent
+        (``before``, in ``from_path`` for a move) is blamed, and at the commit that added it
+        there is nothing before. Otherwise, the same line number in the parent's version."""
+        event = next((e for e in timeline.events if e.commit.oid == blamed.commit), None) if timeline else None
+        if event is not None:
+            if event.kind == "added" or event.before is None:
+                return None
+            parent = self._parent(blamed.commit)
+            if event.kind == "moved" and event.from_path:
+                where = event.from_path
+            else:
+                where = blamed.previous[1] if blamed.previous is not None else event.path
+            found = self._line_in(parent, where, event.before, blamed.orig_line) if parent else None
+            if parent is not None and found is not None:
+                return gh.blame_line(self.repo, parent, where, found)
         if blamed.previous is None:
             return None
         parent, old_path = blamed.previous
         return gh.blame_line(self.repo, parent, old_path, blamed.orig_line)
+
+    def _parent(self, commit: str) -> str | None:
+        entries = gh.log_entries(self.repo, commit, limit=1)
+        return entries[0].parents[0] if entries and entries[0].parents else None
+
+    def _line_in(self, commit: str, path: str, text: str, near: int) -> int | None:
+        """The number of the line of ``path`` at ``commit`` that reads ``text`` (the one nearest
+        ``near`` when there are several), or None."""
+        try:
+            data = self.blobs.read(commit, path)
+        except ValueError:  # over MAX_PARSE_BYTES: not read
+            return None
+        if data is None:
+            return None
+        lines = [ln.removesuffix("\r") for ln in data.decode("utf-8", "surrogateescape").split("\n")]
+        want = text.removesuffix("\r")
+        hits = [i + 1 for i, ln in enumerate(lines) if ln == want]
+        return min(hits, key=lambda n: abs(n - near)) if hits else None
 
     # -- forgotten facts (.forgotten) ---------------------------------------------------
     def _log(self) -> DeletionLog:
@@ -357,6 +405,19 @@ class HistoryService:
     def resurrections(self) -> list[Finding]:
         """AMR030 findings for the work tree's entries (SLOW first time)."""
         return self._log().resurrections()
+
+    def resurrected_at(
+        self, rev: str, paths: Iterable[str], *, walk: bool = True, since: str | None = None
+    ) -> list[Resurrection]:
+        """The resurrections among the entries of ``paths`` as committed at ``rev``, with the
+        commit that wrote each again (SLOW first time: the same walk as :meth:`resurrections`;
+        ``walk=False``: those of facts a tombstone names only, never slow; ``since``: only the
+        deletions made after that commit)."""
+        return self._log().resurrected_at(rev, paths, walk=walk, since=since)
+
+    def walked(self, rev: str | None = None) -> bool:
+        """Whether the history walk of ``rev`` (default: HEAD) is done (its answers are cheap)."""
+        return self._log().walked(rev)
 
     def history_skipped(self) -> list[gh.SkippedBlob]:
         """The files the last :meth:`forgotten` or :meth:`resurrections` did not read (over

@@ -18,7 +18,15 @@ from amr_tui.core.format.edit import searchable_lines
 from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.lint.facts import FileFacts, facts_of
-from amr_tui.core.lint.repo import MEMORY_FILE, Finding, RepoSnapshot, links_by_name, lint_file, lint_repo
+from amr_tui.core.lint.repo import (
+    CONTRADICTIONS_MAX_ENTRIES,
+    MEMORY_FILE,
+    Finding,
+    RepoSnapshot,
+    links_by_name,
+    lint_file,
+    lint_repo,
+)
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
 from amr_tui.core.search.index import SearchHit, SearchIndex, SearchSession
 from amr_tui.git import GitRepo
@@ -38,10 +46,6 @@ __all__ = ["Backlink", "Change", "LockedSearch", "OpenFile", "RepoInfo", "Sessio
 
 LARGE_FILE_BYTES = 5 * 1024 * 1024  # not loaded into the editor
 FULL_RELINT_MAX_DOCS = 400  # above this, a change re-lints its own files first (whole repo on a quiet poll)
-# Possible contradictions (AMR033, info) compare texts pairwise within word blocks: seconds on a
-# repo of 100,000 entries, and every whole-repo lint would pay them. The app checks them on repos
-# up to this size; `amr lint --severity info` and the dream review check any size.
-CONTRADICTIONS_MAX_ENTRIES = 5_000
 LOAD_BATCH = 100  # files parsed, then indexed in one batch and a short sleep (the UI thread gets the GIL)
 KEEP_DOCS = 64  # parsed Documents kept per repo (open or read last; MEMORY.md always): see RepoState.docs
 
@@ -419,6 +423,7 @@ class Session:
         state = self.repos[repo]
         if state.git is None or repo in self.refusals:
             return 0
+        state.history_stale = False  # a change from now on asks again
         found = list(self.history(repo).resurrections())
         with self.lock:
             same = state.history_findings == found
@@ -682,7 +687,8 @@ class Session:
         with self.lock:
             service = self._activity.get(repo)
             if service is None:
-                service = self._activity[repo] = ActivityService(self.repos[repo].mount, self)
+                # resurrections come from the repo's history service: the walk AMR030 keeps
+                service = self._activity[repo] = ActivityService(self.repos[repo].mount, self, self.history(repo))
             return service
 
     def close(self) -> None:

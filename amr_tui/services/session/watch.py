@@ -96,6 +96,7 @@ class RepoState:
     facts: dict[str, FileFacts] = field(default_factory=dict)  # every parsed Markdown file's (and its metadata)
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
+    history_stale: bool = False  # files or commits changed since history_findings were found
     lint_stale: bool = False  # only the changed files were re-linted; the whole-repo checks are due
     info: RepoInfo | None = None
     info_stale: bool = True  # files or git state changed since the badge was read
@@ -193,6 +194,7 @@ class Watcher:
             state.head_news = False
             if added or removed or changed or head_moved:
                 state.info_stale = True
+                state.history_stale = True
                 self.host.relint_some(state, added + changed + removed)
                 changes.append(Change(name, tuple(added), tuple(changed), tuple(removed), head_moved))
             elif state.lint_stale:
@@ -258,6 +260,7 @@ class Watcher:
             self.host.load_file(state, path)
         self.host.relint_some(state, list(dict.fromkeys(paths)))
         state.info_stale = True
+        state.history_stale = True  # amr's own write may put a fact back, or remove one written again
 
     # ------------------------------------------------------------ repo badges
     def refresh_stale_info(self, max_age: float = INFO_MAX_AGE_S) -> list[str]:

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+from amr_tui.core.diff.entries import entry_of_line
+from amr_tui.core.lint.contradictions import contradiction
 from amr_tui.core.merge.parts import BOTH, Choice
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError, RefMovedError
@@ -71,6 +74,54 @@ def all_choice(pending: PendingMerge, choice: str) -> dict[str, dict[int, Choice
             out[f.path] = {0: pick}
         else:
             out[f.path] = {c.index: choice for c in f.conflicts}
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class KeptBoth:
+    """Two sides of a conflict kept with "both" that may contradict each other: the same entry
+    but for a value (AMR033, ``core.lint.contradictions``)."""
+
+    path: str
+    index: int  # the conflict
+    ours: str  # the entry's text on our side
+    theirs: str
+    ours_values: tuple[str, ...]
+    theirs_values: tuple[str, ...]
+
+    def describe(self) -> str:
+        values = f"{' '.join(self.ours_values)} vs {' '.join(self.theirs_values)}"
+        return (
+            f'{self.path}: keeping both makes a possible contradiction (AMR033, {values}): "{self.ours}" (mine) '
+            f'and "{self.theirs}" (theirs)'
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "conflict": self.index,
+            "ours": self.ours,
+            "theirs": self.theirs,
+            "ours_values": list(self.ours_values),
+            "theirs_values": list(self.theirs_values),
+        }
+
+
+def kept_both(pending: PendingMerge, choices: Choices) -> list[KeptBoth]:
+    """The conflicts resolved "both" whose two sides state the same entry but for a value: the
+    pair the resolution writes, which lint would then call a possible contradiction."""
+    out: list[KeptBoth] = []
+    for f in pending.files:
+        for c in f.conflicts:
+            if f.whole_file or choices.get(f.path, {}).get(c.index) != BOTH:
+                continue
+            ours = [e.text for e in map(entry_of_line, c.ours) if e is not None and not e.links_only]
+            theirs = [e.text for e in map(entry_of_line, c.theirs) if e is not None and not e.links_only]
+            for a in ours:
+                for b in theirs:
+                    found = contradiction(a, b)
+                    if found is not None:
+                        out.append(KeptBoth(f.path, c.index, a, b, found.a_values, found.b_values))
     return out
 
 

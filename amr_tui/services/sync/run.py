@@ -319,7 +319,7 @@ def integrate(
         except RefMovedError as exc:
             last = exc
             continue
-        return "merged", merge, None, resurrected_facts(repo, head, theirs), auto
+        return "merged", merge, None, resurrected_facts(repo, head, theirs, merge), auto
     assert last is not None
     raise last
 
@@ -508,7 +508,7 @@ def _sync_locked(
                     else:
                         gave_up = True  # the merge still lands here; the sync is reported busy
                 merges += 1
-                risen.extend(resurrected_facts(repo, head, tip))
+                risen.extend(resurrected_facts(repo, head, tip, merge))
                 auto.extend(resolved)
                 _emit(progress, "merge", f"merged {label}", attempt)
                 tip = merge

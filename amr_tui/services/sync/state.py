@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from amr_tui.core.format.parser import is_markdown
+from amr_tui.core.lint.facts import normalise_text
 from amr_tui.core.merge.parts import Conflict
 from amr_tui.core.merge.three_way import MergeResult, entry_facts, merge3
 from amr_tui.git import GitRepo
 from amr_tui.git.merging import ConflictedPath
+from amr_tui.services.history.service import HistoryService
 
 STATE_DIR = "amr"
 STATE_FILE = "sync.json"
@@ -160,9 +162,13 @@ def describe_path(repo: GitRepo, cp: ConflictedPath) -> FileConflict:
 # Resurrected facts (the seed's case 6)
 
 
-def resurrected_facts(repo: GitRepo, ours: str, theirs: str) -> list[tuple[str, str]]:
+def resurrected_facts(repo: GitRepo, ours: str, theirs: str, merged: str | None = None) -> list[tuple[str, str]]:
     """``(path, fact)``: facts one side deleted that the other side added (anywhere) since their
-    merge base. A stale session re-learning a deleted fact merges cleanly; this flags it."""
+    merge base. A stale session re-learning a deleted fact merges cleanly; this flags it.
+
+    With ``merged`` (the merge commit), each is kept only where lint's AMR030 calls its line in
+    ``merged`` a resurrection (``services.history``: forgotten, then written again by someone
+    else), so sync says "resurrected" exactly where lint and the app do."""
     base = repo.merge_base(ours, theirs)
     if base is None:
         return []
@@ -175,6 +181,16 @@ def resurrected_facts(repo: GitRepo, ours: str, theirs: str) -> list[tuple[str, 
         for path, fact in added:
             if fact in deleted:
                 found.append((path, fact))
+    if found and merged is not None:
+        service = HistoryService(repo.root)
+        try:
+            # the deletions since the merge base only: the walk of the whole history would cost
+            # a sync minutes on a long one
+            at = service.resurrected_at(merged, {p for p, _ in found}, since=base)
+            risen = {(r.path, normalise_text(r.text)) for r in at}
+        finally:
+            service.close()
+        found = [f for f in found if f in risen]
     return sorted(set(found))
 
 
