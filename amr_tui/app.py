@@ -88,8 +88,10 @@ class AmrApp(FrameWatchingApp[int]):
         problems: list[str] | None = None,
         today: _dt.date | None = None,
         open_at: tuple[str, str, int] | None = None,
+        create_at: Path | None = None,
     ) -> None:
         super().__init__()
+        self.create_at = create_at  # a folder named that holds no memory: the welcome screen offers it
         self.open_at = open_at  # (repo, path, line) the main screen opens first, instead of MEMORY.md
         self.today = today  # fixed in tests and screenshots so ages like "2mo" do not drift
         self.mounts = mounts
@@ -170,7 +172,9 @@ class AmrApp(FrameWatchingApp[int]):
             # Imported here: the welcome screen is for when nothing is mounted.
             from amr_tui.screens.welcome_flow import welcome
 
-            self.run_worker(welcome(self, self.config.merge_driver, self.start_session), group="flow:welcome")
+            self.run_worker(
+                welcome(self, self.config.merge_driver, self.start_session, where=self.create_at), group="flow:welcome"
+            )
             self.call_after_refresh(self.first_frame_painted)
 
     # ------------------------------------------------------------ settings kept in the config
@@ -339,4 +343,12 @@ def make_app(
         list(paths or []), read_only=set(read_only or ()) | cfg.read_only, config_repos=cfg.repos, open_at=open_at
     )
     problems = ([f"Config not read: {cfg.error}"] if cfg.error else []) + found.problems
-    return AmrApp(found.mounts, cfg, poll_interval=poll_interval, problems=problems, today=today, open_at=found.first)
+    return AmrApp(
+        found.mounts,
+        cfg,
+        poll_interval=poll_interval,
+        problems=problems,
+        today=today,
+        open_at=found.first,
+        create_at=found.bare[0] if found.bare else None,
+    )
