@@ -218,15 +218,16 @@ class AmrApp(FrameWatchingApp[int]):
 
     def action_help(self) -> None:
         # Imported here: the help screen is not needed for the first frame.
-        from amr_tui.screens.help import HelpScreen, collect_bindings
+        from amr_tui.screens.help import HelpScreen, collect_bindings, screen_title
 
         if isinstance(self.screen, HelpScreen):
             return
-        from amr_tui.core.search.query import SYNTAX  # search syntax: not on the first frame's path
-
         groups = collect_bindings(self, self.screen)
-        groups.append(("Find (/): what to type", list(SYNTAX)))
-        self.push_screen(HelpScreen(groups))
+        if getattr(self.screen, "HELP_QUERY_SYNTAX", False):  # the screens where one finds (/)
+            from amr_tui.core.search.query import SYNTAX  # search syntax: not on the first frame's path
+
+            groups.append(("Find (/): what to type", list(SYNTAX)))
+        self.push_screen(HelpScreen(groups, screen_title(self.screen)))
 
     # ------------------------------------------------------------ quitting
     # Every way out comes here: ``q`` (quit_app), Textual's own ctrl+q binding and the palette's

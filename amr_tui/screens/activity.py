@@ -47,6 +47,8 @@ class ActivityScreen(Screen[bool]):
     """One repo's unreviewed activity. Row 0 of the commit list is all of it together; each
     further row is one commit by someone else, oldest first."""
 
+    HELP_TITLE = "Activity review"
+
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="activity.close"),
         Binding("m", "mark_reviewed", "Mark reviewed", id="activity.mark"),

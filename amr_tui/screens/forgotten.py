@@ -30,6 +30,8 @@ NL = Content("\n")
 class ForgottenScreen(Screen[bool]):
     """Dismisses True when something was restored (the main screen reloads)."""
 
+    HELP_TITLE = "Forgotten facts"
+
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="forgotten.close"),
         Binding("r,enter", "restore", "Restore", id="forgotten.restore"),

@@ -46,6 +46,8 @@ def when(dt: _dt.datetime | None) -> str:
 class FileHistoryScreen(Screen[None]):
     """The commits that touched a file (paged), and the file as each one left it."""
 
+    HELP_TITLE = "File history"
+
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back", id="history.close"),
         Binding("tab", "focus_next", "Switch pane", show=False, id="history.switch"),
@@ -190,6 +192,8 @@ class FileHistoryScreen(Screen[None]):
 
 class TimelineScreen(Screen[None]):
     """When one fact came, changed, moved and (maybe) went; who last touched it, and before that."""
+
+    HELP_TITLE = "Fact timeline"
 
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back", id="timeline.close"),

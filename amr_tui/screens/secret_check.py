@@ -33,6 +33,8 @@ def new_secrets(before: str, after: str) -> list[str]:
 class SecretScreen(ModalScreen[str | None]):
     """``PLACEHOLDER`` (Enter), ``AS_IS`` (the word typed, then Enter) or None (esc)."""
 
+    HELP_TITLE = "Credential question"
+
     BINDINGS = [
         Binding("enter", "submit", "Save", priority=True, id="secret.save"),
         Binding("escape", "cancel", "Keep editing", id="secret.cancel"),

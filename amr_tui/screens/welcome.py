@@ -31,6 +31,7 @@ Repos listed in your config file open automatically:"""
 
 
 class WelcomeScreen(Screen[str | None]):
+    HELP_TITLE = "Welcome"
     # Keys with a modifier: letters typed here as if into a search (or a path) must act on nothing.
     BINDINGS = [
         Binding("ctrl+o", "open_found", "Open the memory found", id="welcome.open_found"),

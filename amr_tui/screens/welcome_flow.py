@@ -71,9 +71,7 @@ async def _create(app: App[int], merge_driver: bool, where: Path) -> list[Mount]
         preview_init,
     )  # git: only when a repo is created
 
-    value = await app.push_screen_wait(
-        PromptScreen("Create a memory repo at", value=str(where), help_text=_WHERE_HELP)
-    )
+    value = await app.push_screen_wait(PromptScreen("Create a memory repo at", value=str(where), help_text=_WHERE_HELP))
     if not value:
         return None
     folder = Path(value).expanduser()

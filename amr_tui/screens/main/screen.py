@@ -67,6 +67,8 @@ FIRST_LOOK_WAIT_S = 0.1  # how long the mounting main screen waits for the first
 
 
 class MainScreen(Screen[None]):
+    HELP_TITLE = "Main screen"
+    HELP_QUERY_SYNTAX = True  # ? lists what one types into the finder
     BINDINGS = [
         Binding("slash", "find", "Find", id="main.find"),
         Binding("e", "edit_entry", "Edit", id="main.edit"),

@@ -37,6 +37,7 @@ __all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
 
 
 class DreamListScreen(Screen[bool]):
+    HELP_TITLE = "Dreaming runs"
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="dreams.close"),
         # priority: the list would take enter itself, and hide the key from the footer
@@ -146,6 +147,8 @@ class RunReviewScreen(Screen[bool]):
     and marked viewed from "files" on, and their changes read from "summary" on; deciding and
     accepting wait for "done" (``review``), so nothing is accepted before the warnings are in.
     """
+
+    HELP_TITLE = "Dream review"
 
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="review.close"),
