@@ -212,6 +212,12 @@ def find_repo_root(path: Path) -> Path | None:
     return fallback
 
 
+def memory_children(folder: Path) -> list[Path]:
+    """The folders right under ``folder`` that are memory repos (``looks_like_memory_root``), by
+    name: what a folder holding several repos mounts (``discover``)."""
+    return sorted(c for c in folder.iterdir() if c.is_dir() and looks_like_memory_root(c))
+
+
 def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount]:
     """Each path is a memory repo, a file inside one, or a folder that holds several."""
     roots: list[Path] = []
@@ -220,7 +226,7 @@ def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount
         if not p.exists():
             raise FileNotFoundError(f"no such file or folder: {p}")
         if p.is_dir() and not looks_like_memory_root(p):
-            children = sorted(c for c in p.iterdir() if c.is_dir() and looks_like_memory_root(c))
+            children = memory_children(p)
             if children:
                 roots.extend(c.resolve() for c in children)
                 continue
