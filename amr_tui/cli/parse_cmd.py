@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     doc = parse(data, args.file.name)
     rows = entries_json(doc)
     if args.json:
-        emit_json(rows)
+        emit_json(rows, rows=True)  # one entry a line
         return 0
     for row in rows:
         meta = "; ".join(f"{k}: {v}" for k, v in row["metadata"].items())
