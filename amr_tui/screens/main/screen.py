@@ -992,7 +992,7 @@ class MainScreen(Screen[None]):
             return
         if result.past is None:
             self.go_to(result.repo, result.path, result.line)
-        elif await open_past(self.app, session, result.past, self.go_to):
+        elif await open_past(self.app, session, result.past, self.go_to, poll_interval=self.poll_interval):
             self.action_reload()
             self.refresh_tree()
 

@@ -18,6 +18,7 @@ from textual.worker import get_current_worker
 from amr_tui.core.diff.align import align
 from amr_tui.core.textsafety import make_visible, plural
 from amr_tui.screens.dialogs import TextPromptScreen
+from amr_tui.screens.live import LiveList
 from amr_tui.screens.review.text import age, describe_change, file_line
 from amr_tui.screens.review.write import WRITE_GROUP, ReviewWrites
 from amr_tui.services.dreams.threeway import rows_now
@@ -58,6 +59,11 @@ class DreamListScreen(Screen[bool]):
         self.session, self.repos, self.poll_interval = session, repos, poll_interval
         self.cards: list[tuple[str, DreamRun]] = []
         self.changed = False
+        # a run made or decided elsewhere (amr dream, amr dreams reject) while the list is open
+        self.live = LiveList(self, self._signature, self.load)
+
+    def _signature(self) -> tuple[object, ...]:
+        return tuple(self.session.dreams(repo).signature() for repo in self.repos)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -68,9 +74,11 @@ class DreamListScreen(Screen[bool]):
     def on_mount(self) -> None:
         self.query_one(OptionList).add_option(Option(content("Reading dreaming runs…", "$text-muted")))
         self.load()
+        self.live.start(self.poll_interval)
 
     @work(thread=True, exclusive=True, group="dream-list")
     def load(self) -> None:
+        self.live.mark()
         cards: list[tuple[str, DreamRun]] = []
         errors: list[str] = []
         for repo in self.repos:
@@ -82,8 +90,11 @@ class DreamListScreen(Screen[bool]):
         self.post_message(self.Loaded(cards, errors))
 
     def on_dream_list_screen_loaded(self, message: Loaded) -> None:
+        options = self.query_one(FilterList)
+        at = options.source_highlighted
+        was = self.cards[at] if at is not None and at < len(self.cards) else None
+        typed = options.typed
         self.cards = message.cards
-        options = self.query_one(OptionList)
         options.clear_options()
         for repo, run in self.cards:
             moved = (
@@ -110,8 +121,11 @@ class DreamListScreen(Screen[bool]):
             options.add_option(Option(content("No pending dreaming runs. `amr dream` makes one.", "$text-muted")))
         for err in message.errors:
             notify_text(self.app, err, severity="error")
-        if self.cards:
-            options.highlighted = 0
+        if self.cards:  # read again: the run the cursor was on, and the filter typed, kept
+            ids = [(repo, run.id) for repo, run in self.cards]
+            options.highlighted = ids.index((was[0], was[1].id)) if was and (was[0], was[1].id) in ids else 0
+            if typed:
+                options.set_typed(typed)
         options.focus()
 
     @on(OptionList.OptionSelected, "#dreams-list")

@@ -42,6 +42,7 @@ from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
 from amr_tui.git.dreamrefs import list_refs
+from amr_tui.git.watch import watch_signature
 from amr_tui.git.worktree import normalize_rel
 from amr_tui.services.dreams import threeway
 from amr_tui.services.dreams.model import (
@@ -93,6 +94,12 @@ class DreamService:
 
     def main_tip(self) -> str | None:
         return self.repo.resolve(f"refs/heads/{self.main}")
+
+    def signature(self) -> tuple[object, ...]:
+        """Changes when a run is made, moves or is decided, or main moves (a few stats, no git):
+        the pending list follows it (``git.watch.watch_signature``)."""
+        refs = (f"refs/heads/{BRANCH_PREFIX.rstrip('/')}", DECISION_PREFIX.rstrip("/"), f"refs/heads/{self.main}")
+        return watch_signature(self.repo, head=False, refs=refs)
 
     # -- listing --------------------------------------------------------------------------------
     def runs(self, *, closed: bool = False) -> list[DreamRun]:
