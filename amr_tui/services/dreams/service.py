@@ -281,6 +281,12 @@ class DreamService:
             for st, p in gh.changed_paths(self.repo, run.base, run.tip)
         ]
 
+    def link_targets(self, run: DreamRun) -> frozenset[str]:
+        """The paths a ``[[link]]`` in an entry of ``run`` may name: main's files now and the
+        run's (an entry the reviewer edits is checked against them as it is typed)."""
+        main = self.main_tip()
+        return frozenset(gh.tree_files(self.repo, run.tip)) | frozenset(gh.tree_files(self.repo, main) if main else ())
+
     def review(self, name: str | DreamRun, *, history: bool = True) -> RunReview:
         """The entry-level review of a run (by name, or a :class:`DreamRun` just read)."""
         run = name if isinstance(name, DreamRun) else self.run(name)
