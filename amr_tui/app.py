@@ -7,7 +7,7 @@ import gc
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload, runtime_checkable
 
 from textual import events, work
 from textual.app import App
@@ -19,6 +19,7 @@ from amr_tui.screens.main.screen import MainScreen, Place
 from amr_tui.services.config import Config, load_config, save_settings
 from amr_tui.services.workspace import Mount, opening, set_formats
 from amr_tui.widgets.entry_view import EntryView
+from amr_tui.widgets.focus_return import FocusReturn, taken_soon
 from amr_tui.widgets.safe import notify_text
 from amr_tui.widgets.textual_private import FrameWatchingApp, run_binding_now
 from amr_tui.widgets.type_ahead import type_ahead
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from amr_tui.screens.finder import FinderResult
     from amr_tui.screens.main.peek import Lookahead
     from amr_tui.services.session.state import Session
+
+Answer = TypeVar("Answer")
 
 # Other screens, providers and services are imported where first used: the first frame only
 # needs the main screen's widgets, and every module kept off that path is start-up time saved
@@ -112,6 +115,7 @@ class AmrApp(FrameWatchingApp[int]):
         self._settings_write_lock = threading.Lock()  # one config write at a time
         self._unsaved_settings: dict[str, str | int] = {}
         self._session_started = False  # the first main screen is made (see get_default_screen)
+        self.focus_return: FocusReturn | None = None  # the focus given back after each dialog (on_mount)
 
     def first_frame_painted(self) -> None:
         """Start-up is over: keep what it made out of every later collection, and collect again."""
@@ -151,6 +155,24 @@ class AmrApp(FrameWatchingApp[int]):
             return
         await super().on_event(event)
 
+    if TYPE_CHECKING:
+
+        @overload
+        async def push_screen_wait(self, screen: Screen[Answer], *, mode: str | None = None) -> Answer: ...
+
+        @overload
+        async def push_screen_wait(self, screen: str, *, mode: str | None = None) -> Any: ...
+
+    async def push_screen_wait(self, screen: Screen[Answer] | str, *, mode: str | None = None) -> Answer | Any:
+        """Textual's, and the keys typed right after the answer wait until the flow that asked
+        has taken it (``widgets/focus_return.py``): they go where the flow puts the focus."""
+        answer = self.focus_return.awaited(screen) if self.focus_return and not isinstance(screen, str) else None
+        try:
+            return await super().push_screen_wait(screen, mode=mode)
+        finally:
+            if answer is not None:
+                taken_soon(answer)
+
     def get_default_screen(self) -> Screen[Any]:
         # The main screen is the app's first screen when repos are mounted, composed with the app
         # itself. Pushed from on_mount instead, Textual's start-up batch waits for its whole mount,
@@ -161,6 +183,7 @@ class AmrApp(FrameWatchingApp[int]):
         return super().get_default_screen()
 
     def on_mount(self) -> None:
+        self.focus_return = FocusReturn(self)
         if self.config.theme and self.config.theme in self.available_themes:
             self.theme = self.config.theme
         self.theme_changed_signal.subscribe(self, self._theme_picked)
