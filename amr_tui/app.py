@@ -22,7 +22,7 @@ from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.focus_return import FocusReturn, taken_soon
 from amr_tui.widgets.safe import notify_text
 from amr_tui.widgets.textual_private import FrameWatchingApp, run_binding_now
-from amr_tui.widgets.type_ahead import type_ahead
+from amr_tui.widgets.type_ahead import esc_and_key, type_ahead
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -131,6 +131,11 @@ class AmrApp(FrameWatchingApp[int]):
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
             if not self.screen_stack:
                 return  # the app is closing: a key typed ahead has nothing left to go to
+            split = esc_and_key(event) if isinstance(event, events.Key) else None
+            if split is not None and isinstance(event, events.Key) and event.key not in self.active_bindings:
+                for key in split:  # Esc and the letter read as one alt+letter: each in its turn
+                    await self.on_event(key)
+                return
             line = type_ahead(self)
             if line.waits(event):
                 return

@@ -199,3 +199,36 @@ async def test_the_conflict_view_opens_with_the_focus_in_the_result_pane(driver)
     assert app.screen.focused is not None and app.screen.focused.id == "conflict-merged"
     burst(driver, *"typed")
     await driver.until(lambda: "typed" in app.screen.query_one("#conflict-merged").text, what="typed in the result")
+
+
+async def test_esc_and_a_letter_read_together_are_esc_then_the_letter(driver) -> None:
+    """A terminal sends Esc then U typed at once (a fast typist, tmux ``send-keys Escape Escape``
+    then ``Undo me: ``) as one read, ESC U, which Textual reads as alt+shift+u: the second Esc
+    vanished into it and its U was typed into the entry. No key of amr is an alt+letter: Esc then
+    the letter, as typed."""
+    from textual import events
+
+    inp = await _typed_entry(driver)
+    driver.app.post_message(events.Key("alt+shift+u", "U"))
+    question = await driver.asked("Discard this edit?")
+    assert question.body == "Your changes to this entry are not saved."
+    await driver.press("n")
+    await driver.until(lambda: inp.has_focus, what="the editor again")
+    assert inp.value == TOKEN  # the U went to the question, not into the entry
+
+
+def test_an_alt_letter_is_split_only_when_nothing_binds_it() -> None:
+    from textual import events
+
+    from amr_tui.widgets.type_ahead import esc_and_key
+
+    assert [(k.key, k.character) for k in esc_and_key(events.Key("alt+shift+u", "U")) or []] == [
+        ("escape", "\x1b"),
+        ("U", "U"),
+    ]
+    assert [(k.key, k.character) for k in esc_and_key(events.Key("alt+slash", "/")) or []] == [
+        ("escape", "\x1b"),
+        ("slash", "/"),
+    ]
+    assert esc_and_key(events.Key("alt+left", None)) is None
+    assert esc_and_key(events.Key("u", "u")) is None
