@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from platformdirs import user_config_dir
 @dataclass(slots=True)
 class Config:
     repos: list[Path] = field(default_factory=list)
+    repos_written: list[str] = field(default_factory=list)  # repos as the file writes them (~ kept)
     read_only: set[str] = field(default_factory=set)
     review: set[str] = field(default_factory=set)  # repos whose agent writes land on a pending branch
     review_all: bool = False  # review = true: every repo
@@ -61,7 +63,8 @@ def load_config(path: Path | None = None) -> Config:
         return cfg
     repos = data.get("repos", [])
     if isinstance(repos, list):
-        cfg.repos = [Path(str(r)).expanduser() for r in repos if isinstance(r, str)]
+        cfg.repos_written = [r for r in repos if isinstance(r, str)]
+        cfg.repos = [Path(r).expanduser() for r in cfg.repos_written]
     ro = data.get("read_only", [])
     if isinstance(ro, list):
         cfg.read_only = {str(r) for r in ro}
@@ -104,15 +107,13 @@ def _toml_value(value: Setting) -> str:
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(int(value))
 
 
-def _assignment_end(lines: list[str], at: int) -> int | None:
+def _assignment_end(lines: list[str], at: int, reads: Callable[[str], object]) -> int | None:
     """The line after the assignment starting at line ``at`` (an array may span several lines):
-    the first end at which those lines read as TOML on their own."""
-    import tomllib
-
+    the first end at which those lines read as TOML on their own (``reads``: tomllib.loads)."""
     for end in range(at + 1, len(lines) + 1):
         try:
-            tomllib.loads("".join(lines[at:end]))
-        except tomllib.TOMLDecodeError:
+            reads("".join(lines[at:end]))
+        except ValueError:  # tomllib.TOMLDecodeError
             continue
         return end
     return None
@@ -138,7 +139,7 @@ def save_settings(path: Path | None, **values: Setting) -> str | None:
         assignment = f"{key} = {_toml_value(value)}\n"
         pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
         at = next((i for i in range(first_table) if pattern.match(lines[i])), None)
-        end = _assignment_end(lines, at) if at is not None else None
+        end = _assignment_end(lines, at, tomllib.loads) if at is not None else None
         if at is not None and end is not None:
             lines[at:end] = [assignment]
             first_table -= end - at - 1
@@ -177,18 +178,12 @@ def save_settings(path: Path | None, **values: Setting) -> str | None:
 def add_repo(folder: Path, path: Path | None = None) -> tuple[bool, str | None]:
     """Add ``folder`` to the config's ``repos`` (``save_settings``: the rest of the file kept as
     written). ``(added, error)``: not added when it is listed already (as written or resolved)."""
-    import tomllib
-
     path = path or config_path()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return False, f"{path}: not changed, the file cannot be read as TOML ({exc})"
-    repos = data.get("repos", [])
-    if not isinstance(repos, list) or not all(isinstance(r, str) for r in repos):
-        return False, f"{path}: not changed, its repos is not a list of folders"
+    cfg = load_config(path)
+    if cfg.error:
+        return False, f"not changed: {cfg.error}"
     target = folder.expanduser().resolve()
-    if any(Path(r).expanduser().resolve() == target for r in repos):
+    if any(p.resolve() == target for p in cfg.repos):
         return False, None
-    error = save_settings(path, repos=[*repos, str(target)])
+    error = save_settings(path, repos=[*cfg.repos_written, str(target)])
     return error is None, error

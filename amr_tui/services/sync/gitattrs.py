@@ -9,9 +9,12 @@ falls back to git's plain text merge without a word, so ``amr merge-driver insta
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from platformdirs import user_data_path
 
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError
@@ -172,10 +175,6 @@ TOLD_FOLDER = "merge-driver-told"  # in the user data folder: one file per clone
 def _told_path(root: Path) -> Path:
     """Where amr keeps that the clone at ``root`` was told (its path's digest, in the user data
     folder): opening a repo writes nothing in it, not even in its git dir."""
-    import hashlib
-
-    from platformdirs import user_data_path  # platformdirs: only once per opening
-
     key = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:32]
     return user_data_path("amr", appauthor=False) / TOLD_FOLDER / key
 
