@@ -7,7 +7,7 @@ import gc
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload, runtime_checkable
 
 from textual import events, work
 from textual.app import App
@@ -19,9 +19,10 @@ from amr_tui.screens.main.screen import MainScreen, Place
 from amr_tui.services.config import Config, load_config, save_settings
 from amr_tui.services.workspace import Mount, opening, set_formats
 from amr_tui.widgets.entry_view import EntryView
+from amr_tui.widgets.focus_return import FocusReturn, taken_soon
 from amr_tui.widgets.safe import notify_text
 from amr_tui.widgets.textual_private import FrameWatchingApp, run_binding_now
-from amr_tui.widgets.type_ahead import type_ahead
+from amr_tui.widgets.type_ahead import esc_and_key, type_ahead
 
 if TYPE_CHECKING:
     from textual.command import Provider
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from amr_tui.screens.finder import FinderResult
     from amr_tui.screens.main.peek import Lookahead
     from amr_tui.services.session.state import Session
+
+Answer = TypeVar("Answer")
 
 # Other screens, providers and services are imported where first used: the first frame only
 # needs the main screen's widgets, and every module kept off that path is start-up time saved
@@ -88,8 +91,10 @@ class AmrApp(FrameWatchingApp[int]):
         problems: list[str] | None = None,
         today: _dt.date | None = None,
         open_at: tuple[str, str, int] | None = None,
+        create_at: Path | None = None,
     ) -> None:
         super().__init__()
+        self.create_at = create_at  # a folder named that holds no memory: the welcome screen offers it
         self.open_at = open_at  # (repo, path, line) the main screen opens first, instead of MEMORY.md
         self.today = today  # fixed in tests and screenshots so ages like "2mo" do not drift
         self.mounts = mounts
@@ -110,6 +115,7 @@ class AmrApp(FrameWatchingApp[int]):
         self._settings_write_lock = threading.Lock()  # one config write at a time
         self._unsaved_settings: dict[str, str | int] = {}
         self._session_started = False  # the first main screen is made (see get_default_screen)
+        self.focus_return: FocusReturn | None = None  # the focus given back after each dialog (on_mount)
 
     def first_frame_painted(self) -> None:
         """Start-up is over: keep what it made out of every later collection, and collect again."""
@@ -125,6 +131,11 @@ class AmrApp(FrameWatchingApp[int]):
         if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
             if not self.screen_stack:
                 return  # the app is closing: a key typed ahead has nothing left to go to
+            split = esc_and_key(event) if isinstance(event, events.Key) else None
+            if split is not None and isinstance(event, events.Key) and event.key not in self.active_bindings:
+                for key in split:  # Esc and the letter read as one alt+letter: each in its turn
+                    await self.on_event(key)
+                return
             line = type_ahead(self)
             if line.waits(event):
                 return
@@ -149,6 +160,24 @@ class AmrApp(FrameWatchingApp[int]):
             return
         await super().on_event(event)
 
+    if TYPE_CHECKING:
+
+        @overload
+        async def push_screen_wait(self, screen: Screen[Answer], *, mode: str | None = None) -> Answer: ...
+
+        @overload
+        async def push_screen_wait(self, screen: str, *, mode: str | None = None) -> Any: ...
+
+    async def push_screen_wait(self, screen: Screen[Answer] | str, *, mode: str | None = None) -> Answer | Any:
+        """Textual's, and the keys typed right after the answer wait until the flow that asked
+        has taken it (``widgets/focus_return.py``): they go where the flow puts the focus."""
+        answer = self.focus_return.awaited(screen) if self.focus_return and not isinstance(screen, str) else None
+        try:
+            return await super().push_screen_wait(screen, mode=mode)
+        finally:
+            if answer is not None:
+                taken_soon(answer)
+
     def get_default_screen(self) -> Screen[Any]:
         # The main screen is the app's first screen when repos are mounted, composed with the app
         # itself. Pushed from on_mount instead, Textual's start-up batch waits for its whole mount,
@@ -159,6 +188,7 @@ class AmrApp(FrameWatchingApp[int]):
         return super().get_default_screen()
 
     def on_mount(self) -> None:
+        self.focus_return = FocusReturn(self)
         if self.config.theme and self.config.theme in self.available_themes:
             self.theme = self.config.theme
         self.theme_changed_signal.subscribe(self, self._theme_picked)
@@ -170,7 +200,9 @@ class AmrApp(FrameWatchingApp[int]):
             # Imported here: the welcome screen is for when nothing is mounted.
             from amr_tui.screens.welcome_flow import welcome
 
-            self.run_worker(welcome(self, self.config.merge_driver, self.start_session), group="flow:welcome")
+            self.run_worker(
+                welcome(self, self.config.merge_driver, self.start_session, where=self.create_at), group="flow:welcome"
+            )
             self.call_after_refresh(self.first_frame_painted)
 
     # ------------------------------------------------------------ settings kept in the config
@@ -214,15 +246,16 @@ class AmrApp(FrameWatchingApp[int]):
 
     def action_help(self) -> None:
         # Imported here: the help screen is not needed for the first frame.
-        from amr_tui.screens.help import HelpScreen, collect_bindings
+        from amr_tui.screens.help import HelpScreen, collect_bindings, screen_title
 
         if isinstance(self.screen, HelpScreen):
             return
-        from amr_tui.core.search.query import SYNTAX  # search syntax: not on the first frame's path
-
         groups = collect_bindings(self, self.screen)
-        groups.append(("Find (/): what to type", list(SYNTAX)))
-        self.push_screen(HelpScreen(groups))
+        if getattr(self.screen, "HELP_QUERY_SYNTAX", False):  # the screens where one finds (/)
+            from amr_tui.core.search.query import SYNTAX  # search syntax: not on the first frame's path
+
+            groups.append(("Find (/): what to type", list(SYNTAX)))
+        self.push_screen(HelpScreen(groups, screen_title(self.screen)))
 
     # ------------------------------------------------------------ quitting
     # Every way out comes here: ``q`` (quit_app), Textual's own ctrl+q binding and the palette's
@@ -339,4 +372,12 @@ def make_app(
         list(paths or []), read_only=set(read_only or ()) | cfg.read_only, config_repos=cfg.repos, open_at=open_at
     )
     problems = ([f"Config not read: {cfg.error}"] if cfg.error else []) + found.problems
-    return AmrApp(found.mounts, cfg, poll_interval=poll_interval, problems=problems, today=today, open_at=found.first)
+    return AmrApp(
+        found.mounts,
+        cfg,
+        poll_interval=poll_interval,
+        problems=problems,
+        today=today,
+        open_at=found.first,
+        create_at=found.bare[0] if found.bare else None,
+    )

@@ -393,6 +393,7 @@ async def test_a_draft_follows_its_file_when_renamed_and_goes_with_it_when_delet
 
 
 async def _review_edit_prompt(pilot, app):
+    from amr_tui.screens.review.edit import EntryEditScreen
     from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 
     await pilot.press("V")
@@ -409,31 +410,40 @@ async def _review_edit_prompt(pilot, app):
     change = next(c for c in review.changes if c.new is not None)
     review.query_one("#review-changes", OptionList).highlighted = review.changes.index(change)
     await pilot.pause(0.2)
+    prompt, inp = await _review_editor(pilot, app)
+    assert isinstance(prompt, EntryEditScreen)
+    return review, change, prompt, inp
+
+
+async def _review_editor(pilot, app):
+    """e in the dream review: the entry editor dialog and its input, once focused."""
+    from amr_tui.screens.review.edit import EntryEditScreen
+
     await pilot.press("e")
-    await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt")
-    inp = app.screen.query_one("#prompt-input")
-    await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
-    return review, change, app.screen, inp
+    await wait_for(pilot, lambda: isinstance(app.screen, EntryEditScreen), what="the entry editor")
+    inp = app.screen.query_one("#editor-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="editor focus")
+    return app.screen, inp
 
 
 @pytest.mark.slow
 async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(driver):
-    """The review's "Edit the entry, then accept it" prompt dropped a typed change on esc and ctrl+q."""
+    """The review's "Edit, then accept" dropped a typed change on esc and ctrl+q."""
     from amr_tui.screens.review.screen import RunReviewScreen
 
     app, pilot = driver.app, driver.pilot
     review, change, prompt, inp = await _review_edit_prompt(pilot, app)
     await pilot.press("escape")  # nothing changed: closes at once
     await wait_for(pilot, lambda: app.screen is review, what="prompt closed")
-    prompt, inp = await driver.edit_prompt()
+    prompt, inp = await _review_editor(pilot, app)
     await pilot.press("end", *" (edited)")
     typed = inp.value
     assert typed.endswith(" (edited)")
     await pilot.press("escape")
-    await driver.asked("Discard what you typed?")
+    await driver.asked("Discard this edit?")
     await pilot.press("n")  # Keep editing
-    await wait_for(pilot, lambda: app.screen is prompt, what="back in the prompt")
-    assert inp.value == typed and inp.has_focus
+    await wait_for(pilot, lambda: app.screen is prompt and inp.has_focus, what="back in the prompt")
+    assert inp.value == typed
     await pilot.press("ctrl+q")
     dialog = await driver.asked("Quit and discard 1 unsaved edit?")
     assert "the dream entry you are editing" in dialog.body
@@ -442,12 +452,9 @@ async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(driver):
     assert app.return_code is None and inp.value == typed
     await pilot.press("enter")  # saved into the review's edits and accepted
     await wait_for(pilot, lambda: isinstance(app.screen, RunReviewScreen), what="back in the review")
-    assert review.edits[change.id] == typed and change.id in review.accepted
-    await pilot.press("e")  # the edit again, changed again: ctrl+q asks, discard quits
-    await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="the edit prompt again")
-    inp = app.screen.query_one("#prompt-input")
+    assert review.edits[change.id] == prompt.prefix + typed and change.id in review.accepted
+    prompt, inp = await _review_editor(pilot, app)  # the edit again, changed again: ctrl+q asks, discard quits
     assert inp.value == typed
-    await wait_for(pilot, lambda: inp.has_focus, what="prompt focus")
     await pilot.press("end", *" more", "ctrl+q")
     await driver.asked("Quit and discard 1 unsaved edit?")
     await pilot.press("y")

@@ -250,3 +250,21 @@ def test_lint_fix_in_a_repo_git_refuses_does_not_say_all_clean(tmp_path):
     assert "another user" in res.stderr and "wrote nothing" in res.stderr
     assert "All clean" not in res.stderr
     assert "--fix was refused in 1 repo" in res.stderr
+
+
+def test_parse_json_prints_one_entry_a_line_and_the_same_data() -> None:
+    """`amr parse --json` prints its list one entry a line (each by the C encoder: an indented
+    dump of 100,000 entries spent most of its time writing pieces, bench/parse_json.py)."""
+    import io
+    import json
+
+    from amr_tui.cli.output import emit_json
+
+    rows = [{"line": 3, "text": "caf\u00e9 \udc80", "metadata": {"a": ["1", "2"]}, "links": [], "diagnostics": []}] * 3
+    out = io.StringIO()
+    emit_json(rows, out, rows=True)
+    text = out.getvalue()
+    assert json.loads(text) == rows and text.count("\n") == len(rows) + 2 and text.isascii()
+    res = amr("parse", str(FIXTURES / "spec_example" / "projects" / "payments.md"), "--json", check=True)
+    lines = res.stdout.splitlines()
+    assert lines[0] == "[" and lines[-1] == "]" and len(lines) == len(json.loads(res.stdout)) + 2

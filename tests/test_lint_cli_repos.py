@@ -138,3 +138,20 @@ def test_a_file_too_large_to_read_is_a_finding_not_all_clean(make_repo):
     assert "All clean" not in res.stderr and res.returncode == 1, res.stderr
     assert res.stdout.startswith("huge.md: AMR034 "), res.stdout
     assert "over the 8 MB amr reads" in res.stdout
+
+
+def test_lint_in_a_folder_of_repos_lints_each_repo_as_the_app_mounts_them(make_repo, tmp_path: Path):
+    """`amr lint` run in a folder holding memory repos exited 2 ("not inside a memory repo"),
+    although `amr FOLDER` mounts each of them; it lints each repo found the same way."""
+    from amr_tui.services.workspace import discover
+
+    make_repo("vm/memory-a", {"MEMORY.md": "# Memory\n\n- [[nowhere]]\n\n## Index\n"})
+    make_repo("vm/memory-b", {"MEMORY.md": "# Memory\n\n## Index\n", "x.md": "* star bullet\n"})
+    folder = tmp_path / "vm"
+    assert [m.name for m in discover([folder])] == ["memory-a", "memory-b"]  # what the app mounts
+    here = amr("lint", "--json", cwd=folder)
+    assert here.returncode == 1, here.stderr
+    repos = {d["repo"] for d in json.loads(here.stdout)["diagnostics"]}
+    assert repos == {"memory-a", "memory-b"}
+    named = amr("lint", str(folder), "--json")
+    assert named.returncode == 1 and json.loads(named.stdout) == json.loads(here.stdout)

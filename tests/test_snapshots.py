@@ -162,6 +162,37 @@ def test_dream_review_screen(snap_compare, demo_root):
     assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
 
 
+def test_dream_review_edit(snap_compare, demo_root):
+    """e on the merged entry of frontend/stack.md: the entry editor over the review, its text
+    edited at Home and a link typed that names no file (the finding under the field)."""
+    from amr_tui.screens.review.edit import EntryEditScreen
+
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
+        await pilot.press("V")
+        await drive.settled()
+        await pilot.press("enter")
+        await drive.settled()
+        screen = pilot.app.screen
+        assert isinstance(screen, RunReviewScreen) and screen.review is not None, "the run's review is not shown"
+        files = screen.query_one("#review-files")
+        files.highlighted = [f.path for f in screen.files].index("frontend/stack.md")
+        await drive.settled()
+        changes = screen.query_one("#review-changes")
+        changes.focus()
+        changes.highlighted = next(i for i, c in enumerate(screen.changes) if c.kind.value == "merged")
+        await drive.settled()
+        await pilot.press("e")
+        await drive.until(lambda: isinstance(pilot.app.screen, EntryEditScreen), what="the entry editor")
+        await pilot.press("home", *"EDITED: ", "end", *" [[nope]]")
+        await drive.settled()
+        await pilot.pause(0.4)
+        pilot.app.clear_notifications()
+
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
+
+
 def test_activity_review_screen(snap_compare, demo_root):
     """What agents committed since the last review (A), one commit's entry changes side by side.
     The review mark is set at a fixed demo commit, so the same commits are listed every run."""

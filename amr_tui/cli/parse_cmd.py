@@ -80,7 +80,7 @@ def check_named_paths(paths: list[Path]) -> None:
     it); any other folder is checked inside the nearest root above it. Missing paths are left to
     the command, which says so."""
     from amr_tui.services.workspace import (
-        looks_like_memory_root,
+        memory_children,
         path_is_safe,
     )
 
@@ -92,7 +92,7 @@ def check_named_paths(paths: list[Path]) -> None:
             continue
         lexical = Path(os.path.abspath(path))
         try:
-            own = _is_root(lexical) or any(c.is_dir() and looks_like_memory_root(c) for c in lexical.iterdir())
+            own = _is_root(lexical) or bool(memory_children(lexical))
         except OSError:  # an unreadable folder: the command says so
             own = False
         root = lexical if own else next((c for c in lexical.parents if _is_root(c)), None)
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     doc = parse(data, args.file.name)
     rows = entries_json(doc)
     if args.json:
-        emit_json(rows)
+        emit_json(rows, rows=True)  # one entry a line
         return 0
     for row in rows:
         meta = "; ".join(f"{k}: {v}" for k, v in row["metadata"].items())

@@ -43,15 +43,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
     t = sub.add_parser(
         "track",
-        help="put a memory folder under git, in place",
+        help="put a memory folder under git, in place, and add it to the config",
         description=(
             "git init in PATH and one commit of its Markdown files and attachments (no dot-folders, no "
             "symlinks; nothing moved or rewritten), so amr can show its history, review agents' writes "
-            "and undo. Without --yes it prints exactly what it would create and changes nothing."
+            "and undo; then PATH is added to repos in the config, so `amr` opens it with no argument "
+            "(the rest of the config is kept as written). Without --yes it prints exactly what it would "
+            "do and, at a terminal, asks; otherwise it changes nothing."
         ),
     )
     t.add_argument("path", type=Path, help="the memory folder")
-    t.add_argument("--yes", action="store_true", help="do it (without: only say what it would do)")
+    t.add_argument("--yes", action="store_true", help="do it without asking")
     t.set_defaults(func=run_track)
 
     f = sub.add_parser(
@@ -71,6 +73,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run_track(args: argparse.Namespace) -> int:
+    from amr_tui.services.config import add_repo, config_path, load_config
     from amr_tui.services.init import (
         TRACK_MESSAGE,
         InitError,
@@ -78,19 +81,36 @@ def run_track(args: argparse.Namespace) -> int:
         track_plan,
     )
 
+    config = load_config().path or config_path()
     try:
         target, files = track_plan(args.path)
         if not args.yes:
             print(f"amr track would run git init in {safe(str(target))} and commit {TRACK_MESSAGE!r} with:")
             for rel in files:
                 print(f"  {safe(rel)}")
-            print("Nothing was changed. Run again with --yes to do it.")
-            return 1
+            if target not in load_config(config).repos:
+                print(f"then add {safe(str(target))} to repos in {safe(str(config))}, so amr opens it.")
+            if not (sys.stdin.isatty() and sys.stdout.isatty()):
+                print("Nothing was changed. Run again with --yes to do it.")
+                return 1
+            try:
+                answer = input("Do it? [y/N] ")
+            except EOFError:
+                answer = ""
+            if answer.strip().lower() not in ("y", "yes"):
+                print("Nothing was changed.")
+                return 1
         result = track_folder(target)
     except InitError as exc:
         error(str(exc))
         return 2
     print(safe(result.message))
+    added, problem = add_repo(target, config)
+    if problem:
+        error(problem)
+        return 2
+    if added:
+        print(f"Added {safe(str(target))} to repos in {safe(str(config))}: amr opens it with no argument.")
     return 0
 
 

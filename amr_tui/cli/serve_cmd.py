@@ -95,9 +95,22 @@ def _targets(raw: list[str], read_only: list[str]) -> list[str] | str:
     return args
 
 
-def make_web_app(command: str, token: str) -> tuple[web.Application, Server]:
+def allowed_hosts(port: int) -> set[str]:
+    """The Host headers that name this server: its loopback address or ``localhost``, with the
+    port it listens on (a browser leaves out port 80)."""
+    hosts = {f"{HOST}:{port}", f"localhost:{port}"}
+    return hosts | {HOST, "localhost"} if port == 80 else hosts
+
+
+class Listening:
+    """The port the server listens on, set once it is bound (0 until then: every request is refused)."""
+
+    port = 0
+
+
+def make_web_app(command: str, token: str, listening: Listening) -> tuple[web.Application, Server]:
     """The aiohttp app serving ``command`` under ``/<token>/``, and its textual-serve server (whose
-    ``public_url`` the caller sets once the port is known)."""
+    ``public_url`` the caller sets once the port is known, as it sets ``listening.port``)."""
     import aiohttp_jinja2  # aiohttp (textual-serve's): only `amr serve` loads it
     import jinja2  # jinja2 (textual-serve's): only `amr serve` loads it
     from aiohttp import web  # aiohttp (textual-serve's): only `amr serve` loads it
@@ -114,10 +127,10 @@ def make_web_app(command: str, token: str) -> tuple[web.Application, Server]:
         if len(given) != len(prefix) or not hmac.compare_digest(given.encode(), prefix.encode()):
             raise web.HTTPForbidden(text="403: this amr serve URL needs its token (printed when it started)\n")
         # A page elsewhere that learnt the URL, or a DNS name rebound to 127.0.0.1, is refused:
-        # the Host must name this machine's loopback, and an Origin (browsers send one on a
-        # WebSocket and on cross-site requests) must be this server's own.
-        port = request.url.port
-        hosts = {f"{HOST}:{port}", f"localhost:{port}"}
+        # the Host must name this machine's loopback and the port this server listens on (never
+        # the port the Host header itself says), and an Origin (browsers send one on a WebSocket
+        # and on cross-site requests) must be this server's own.
+        hosts = allowed_hosts(listening.port) if listening.port else set()
         if request.host not in hosts:
             raise web.HTTPForbidden(text="403: amr serve answers only to 127.0.0.1 and localhost\n")
         origin = request.headers.get("Origin")
@@ -148,13 +161,15 @@ async def serve(command: str, port: int, token: str, ready: asyncio.Event | None
     """Serve until SIGINT or SIGTERM (or the task is cancelled), printing the URL once bound."""
     from aiohttp import web  # aiohttp (textual-serve's): only `amr serve` loads it
 
-    app, server = make_web_app(command, token)
+    listening = Listening()
+    app, server = make_web_app(command, token, listening)
     runner = web.AppRunner(app, handle_signals=False)
     await runner.setup()
     try:
         site = web.TCPSite(runner, HOST, port)
         await site.start()
         bound = runner.addresses[0][1]
+        listening.port = bound
         server.public_url = f"http://{HOST}:{bound}"
         print(f"amr serve: open {server.public_url}/{token}/ in a browser (Ctrl+C stops)", flush=True)
         stop = asyncio.Event()

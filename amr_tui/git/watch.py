@@ -3,8 +3,9 @@
 ``state_signature`` stats the handful of files git rewrites when HEAD moves, the index
 changes, refs are packed or fetched, or an operation (merge, rebase, ...) starts or ends.
 Equal signatures mean ``git status`` would answer as before for the index and HEAD; work-tree
-edits are the caller's to notice (it stats the files it shows). Reading a few small files
-under ``.git`` is all it does: no git process, no lock, nothing written.
+edits are the caller's to notice (it stats the files it shows). ``watch_signature`` is the same
+for a list that shows refs (dreaming runs, the activity since the review mark, forgotten facts).
+Reading a few small files under ``.git`` is all it does: no git process, no lock, nothing written.
 """
 
 from __future__ import annotations
@@ -86,3 +87,41 @@ def state_signature(repo: RepoHandle) -> tuple[object, ...]:
     common = common_dir(git_dir)
     ops = tuple(_stat(git_dir / name) for name in _OPERATION_FILES)
     return (head_signature(repo), _stat(git_dir / "index"), _stat(common / "FETCH_HEAD"), ops)
+
+
+def _refs_under(common: Path, ref: str) -> list[tuple[str, bytes, tuple[int, int, int] | None]]:
+    """``(name, content, stat)`` of the loose ref file ``ref``, or of every one under the folder
+    ``ref`` (refs/heads/dreams): a ref made, moved or deleted changes the list."""
+    if not ref.startswith("refs/") or ".." in ref.split("/"):
+        return []
+    top = common / ref
+    out: list[tuple[str, bytes, tuple[int, int, int] | None]] = []
+    todo = [top]
+    while todo:
+        path = todo.pop()
+        try:
+            if path.is_dir() and not path.is_symlink():
+                todo.extend(sorted(path.iterdir(), reverse=True))
+                continue
+            with open(path, "rb") as fh:
+                oid = fh.read(_MAX_HEAD_BYTES)
+        except OSError:
+            continue
+        out.append((path.relative_to(common).as_posix(), oid, _stat(path)))
+    return out
+
+
+def watch_signature(
+    repo: RepoHandle, *, head: bool = True, refs: tuple[str, ...] = (), files: tuple[str, ...] = ()
+) -> tuple[object, ...]:
+    """A signature that changes whenever HEAD moves (``head``), a ref under ``refs`` (folders or
+    single refs, e.g. ``refs/heads/dreams``) is made, moved or deleted (loose files, and
+    packed-refs), or one of ``files`` in the git dir changes: what a list showing those follows.
+    A few stats and small reads under ``.git``; no git process, nothing written."""
+    common = common_dir(repo.git_dir)
+    return (
+        head_signature(repo) if head else None,
+        tuple(tuple(_refs_under(common, ref)) for ref in refs),
+        _stat(common / "packed-refs") if refs else None,
+        tuple(_stat(repo.git_dir / name) for name in files),
+    )

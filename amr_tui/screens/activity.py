@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 from amr_tui.core.diff.align import align
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.live import LiveList
 from amr_tui.screens.review.text import describe_change
 from amr_tui.widgets.review_panes import ReviewPanes
 from amr_tui.widgets.safe import content, notify_text
@@ -46,6 +47,8 @@ SINCE = {
 class ActivityScreen(Screen[bool]):
     """One repo's unreviewed activity. Row 0 of the commit list is all of it together; each
     further row is one commit by someone else, oldest first."""
+
+    HELP_TITLE = "Activity review"
 
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="activity.close"),
@@ -74,15 +77,18 @@ class ActivityScreen(Screen[bool]):
         title: str = "Committed"
         """The notification's title."""
 
-    def __init__(self, service: ActivityService, repo: str, read_only: bool) -> None:
+    def __init__(self, service: ActivityService, repo: str, read_only: bool, *, poll_interval: float = 1.0) -> None:
         super().__init__()
         self.service, self.repo, self.read_only = service, repo, read_only
+        self.poll_interval = poll_interval
         self.activity: Activity | None = None
         self.scope = 0  # 0: all together; k: the k-th commit (oldest first)
         self.changes: list[EntryChange] = []
         self.path: str | None = None
         self.changed = False
         self.busy = False
+        # an agent's commit, or the mark moved in another shell, while the review is open
+        self.live = LiveList(self, service.signature, self.load, busy=lambda: self.busy)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -93,10 +99,12 @@ class ActivityScreen(Screen[bool]):
     def on_mount(self) -> None:
         self.sub_title = make_visible(f"{self.repo} activity")
         self.load()
+        self.live.start(self.poll_interval)
 
     # -- reading -----------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="activity")
     def load(self) -> None:
+        self.live.mark()
         try:
             self.post_message(self.Loaded(self.service.activity()))
         except Exception as exc:

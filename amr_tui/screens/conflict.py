@@ -36,6 +36,8 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
     """Dismisses with the user's choice (mine or theirs for the conflicting entries, or the
     edited result), or None to leave it. What a choice means as bytes is core.resolution's."""
 
+    HELP_TITLE = "Edit conflict"
+
     AUTO_FOCUS = "#conflict-merged"  # the pane one can type in (the sides are read-only)
 
     BINDINGS = [

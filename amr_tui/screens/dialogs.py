@@ -24,6 +24,7 @@ class _HoldsText:
 
 
 class ConfirmScreen(ModalScreen[bool], _HoldsText):
+    HELP_TITLE = "Question"
     BINDINGS = [
         Binding("escape,n", "answer(False)", "No", id="confirm.no"),
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
@@ -56,6 +57,7 @@ class ConfirmScreen(ModalScreen[bool], _HoldsText):
 
 
 class PromptScreen(ModalScreen[str | None]):
+    HELP_TITLE = "Prompt"
     BINDINGS = [
         # Priority: the answer is read when the app reads enter, before a key typed after it
         # reaches the input (Input's own enter bubbles up first, and the answer held that key).
@@ -95,6 +97,8 @@ class TextPromptScreen(PromptScreen):
     """A prompt for text the user writes (a fact to capture): esc asks before dropping what was
     typed, and the app's quit question lists it (``unsaved_edits``, the HoldsUnsavedText protocol
     of ``AmrApp.request_quit``)."""
+
+    HELP_TITLE = "Writing text"
 
     def __init__(
         self,
@@ -148,6 +152,7 @@ class TextPromptScreen(PromptScreen):
 
 
 class ChoiceScreen(ModalScreen[str | None], _HoldsText):
+    HELP_TITLE = "Choice"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]], *, body: str = "", holds: str | None = None) -> None:

@@ -19,6 +19,8 @@ from amr_tui.screens.secret_check import new_secrets, secret_answer
 class FileEditScreen(ModalScreen[str | None]):
     """Dismisses with the new text (its credential check already answered), or None: nothing to save."""
 
+    HELP_TITLE = "Editing a file"
+
     BINDINGS = [
         # Priority: the text is read when the app reads ctrl+s, before a key typed after it
         # reaches the text area (and the commit), as with enter in the entry editor.

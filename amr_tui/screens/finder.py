@@ -88,6 +88,9 @@ def hit_content(hit: SearchHit, width: int = 200, *, where: str | None = None) -
 class FinderScreen(ModalScreen[FinderResult | None]):
     """Fuzzy finder. The search runs in a thread worker; stale results are dropped."""
 
+    HELP_TITLE = "Finder"
+    HELP_QUERY_SYNTAX = True  # ? lists what one types into the finder
+
     BINDINGS = [
         Binding("escape", "dismiss_none", "Close", id="finder.close"),
         Binding("down", "move(1)", "Next", show=False, id="finder.down"),

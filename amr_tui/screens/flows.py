@@ -157,7 +157,7 @@ async def forgotten(app: App[int], main: MainScreen, session: Session) -> None:
     of, service = found
     from amr_tui.screens.forgotten import ForgottenScreen
 
-    screen = ForgottenScreen(service, of.repo, session.mount(of.repo).read_only)
+    screen = ForgottenScreen(service, of.repo, session.mount(of.repo).read_only, poll_interval=main.poll_interval)
     changed = await app.push_screen_wait(screen)
     for oid in screen.written:
         session.note_written(of.repo, oid)  # z undoes a restore as any other write
@@ -239,6 +239,7 @@ async def activity(app: App[int], main: MainScreen, session: Session) -> None:
     from amr_tui.screens.activity import ActivityScreen
 
     service = await asyncio.to_thread(session.activity, repo)  # the first use reads the repo
-    changed = await app.push_screen_wait(ActivityScreen(service, repo, session.mount(repo).read_only))
+    screen = ActivityScreen(service, repo, session.mount(repo).read_only, poll_interval=main.poll_interval)
+    changed = await app.push_screen_wait(screen)
     read_again(main, changed)
     main.count_unreviewed()  # the mark may have moved: the tree's count follows

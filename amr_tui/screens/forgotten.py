@@ -11,11 +11,12 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Footer, Header, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.live import LiveList
 from amr_tui.services.history.forgotten import restore as restore_fact
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, notify_text
@@ -29,6 +30,8 @@ NL = Content("\n")
 
 class ForgottenScreen(Screen[bool]):
     """Dismisses True when something was restored (the main screen reloads)."""
+
+    HELP_TITLE = "Forgotten facts"
 
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="forgotten.close"),
@@ -53,13 +56,27 @@ class ForgottenScreen(Screen[bool]):
         error: Exception | None
         """Why nothing was restored, if nothing was."""
 
-    def __init__(self, service: HistoryService, repo: str, read_only: bool, highlight: str | None = None) -> None:
+    def __init__(
+        self,
+        service: HistoryService,
+        repo: str,
+        read_only: bool,
+        highlight: str | None = None,
+        *,
+        poll_interval: float = 1.0,
+    ) -> None:
         super().__init__()
         self.service, self.repo, self.read_only = service, repo, read_only
         self.highlight = highlight  # the id of the fact to highlight once listed (the finder's past)
+        self.poll_interval = poll_interval
         self.facts: list[ForgottenFact] = []
         self.changed = False
         self.written: list[str] = []  # the commits of the restores made here (``z`` undoes them)
+        # a fact forgotten or restored elsewhere (an agent, amr forget) while the list is open
+        self.live = LiveList(self, service.signature, self.load, busy=self._restoring)
+
+    def _restoring(self) -> bool:
+        return any(w.group == "restore" and not w.is_finished for w in self.workers)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -70,9 +87,11 @@ class ForgottenScreen(Screen[bool]):
 
     def on_mount(self) -> None:
         self.load()
+        self.live.start(self.poll_interval)
 
-    @work(thread=True, group="forgotten")
+    @work(thread=True, exclusive=True, group="forgotten")
     def load(self) -> None:
+        self.live.mark()
         try:
             self.post_message(self.Loaded(self.service.forgotten()))
         except Exception as exc:
@@ -83,11 +102,15 @@ class ForgottenScreen(Screen[bool]):
         if message.error is not None:
             status.update(content(f"Could not read the history: {message.error}"))
             return
+        options = self.query_one(FilterList)
+        at = options.source_highlighted
+        if self.facts and at is not None and at < len(self.facts):  # read again: keep the fact shown
+            self.highlight = self.facts[at].id
+        typed = options.typed
         self.facts = message.facts
         status.update(
             f"{len(self.facts)} forgotten fact{'s' if len(self.facts) != 1 else ''}.  r restores one as a new commit."
         )
-        options = self.query_one(OptionList)
         options.clear_options()
         for fact in self.facts:
             when = fact.commit.author_date.strftime("%Y-%m-%d") if fact.commit else "tombstone"
@@ -108,6 +131,8 @@ class ForgottenScreen(Screen[bool]):
         at = next((i for i, f in enumerate(self.facts) if f.id == self.highlight), None)
         if at is not None:
             options.highlighted = at
+        if typed:
+            options.set_typed(typed)
         options.focus()
 
     def action_restore(self) -> None:

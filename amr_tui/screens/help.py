@@ -25,14 +25,17 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "dismiss", "Close", id="help.close"),
     ]
 
-    def __init__(self, groups: list[tuple[str, list[tuple[str, str]]]]) -> None:
+    def __init__(self, groups: list[tuple[str, list[tuple[str, str]]]], where: str = "") -> None:
+        """``where``: the screen help was opened from (its ``HELP_TITLE``), named in the title."""
         super().__init__()
         self.groups = groups
+        self.where = where
 
     def compose(self) -> ComposeResult:
         # The table is the part that scrolls (j/k, arrows, page keys, g/G), under a title that stays.
         with Vertical(id="help-body"):
-            yield Static("amr \u2014 keys", id="help-title", markup=False)
+            title = f"amr \u2014 keys ({self.where})" if self.where else "amr \u2014 keys"
+            yield Static(title, id="help-title", markup=False)
             yield Static(INTRO, id="help-intro", markup=False)
             table = KeyTable(id="help-table", show_header=True, zebra_stripes=True, cursor_type="row")
             table.add_columns("Where", "Key", "Does")
@@ -46,8 +49,14 @@ class HelpScreen(ModalScreen[None]):
         self.query_one(KeyTable).focus()
 
 
+def screen_title(screen: Screen[Any]) -> str:
+    """What help calls ``screen``: its class's ``HELP_TITLE`` (every screen of amr has one)."""
+    return str(getattr(screen, "HELP_TITLE", "") or type(screen).__name__)
+
+
 def collect_bindings(app: App[Any], screen: Screen[Any]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """Bindings of the app, the screen and the widgets of the screen, with their keys as shown."""
+    """Bindings of the app, the screen (under the name it gives, ``screen_title``) and the widgets
+    of the screen, with their keys as shown."""
     groups: list[tuple[str, list[tuple[str, str]]]] = []
     seen: set[tuple[str, str]] = set()
 
@@ -65,7 +74,7 @@ def collect_bindings(app: App[Any], screen: Screen[Any]) -> list[tuple[str, list
             groups.append((title, rows))
 
     add("Anywhere", app.BINDINGS)
-    add("Main screen", getattr(screen, "BINDINGS", []))
+    add(screen_title(screen), getattr(screen, "BINDINGS", []))
     for widget in screen.query("*"):
         if widget.BINDINGS and type(widget).__module__.startswith("amr_tui"):
             add(getattr(widget, "HELP_TITLE", type(widget).__name__), widget.BINDINGS)

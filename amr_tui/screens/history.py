@@ -56,6 +56,8 @@ def path_note(item: HistoryItem, path: str) -> str:
 class FileHistoryScreen(Screen[None]):
     """The commits that touched a file (paged), and the file as each one left it."""
 
+    HELP_TITLE = "File history"
+
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back", id="history.close"),
         Binding("tab", "focus_next", "Switch pane", show=False, id="history.switch"),
@@ -206,6 +208,8 @@ class FileHistoryScreen(Screen[None]):
 
 class TimelineScreen(Screen[None]):
     """When one fact came, changed, moved and (maybe) went; who last touched it, and before that."""
+
+    HELP_TITLE = "Fact timeline"
 
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back", id="timeline.close"),

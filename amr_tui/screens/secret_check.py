@@ -40,6 +40,8 @@ def listed(kinds: list[str]) -> str:
 class SecretScreen(ModalScreen[str | None]):
     """``PLACEHOLDER`` (Enter), ``AS_IS`` (the word typed, then Enter) or None (esc)."""
 
+    HELP_TITLE = "Credential question"
+
     BINDINGS = [
         Binding("enter", "submit", "Save", priority=True, id="secret.save"),
         Binding("escape", "cancel", "Keep editing", id="secret.cancel"),

@@ -94,6 +94,7 @@ def preview_content(previews: list[RepoPreview]) -> Content:
 
 
 class ShareScreen(Screen[None]):
+    HELP_TITLE = "Share for pairing"
     BINDINGS = [
         Binding("escape", "close", "Back", id="share.close"),
         Binding("ctrl+s", "share", "Share", priority=True, id="share.go"),  # the folder as typed so far

@@ -41,6 +41,8 @@ def side(title: str, lines: tuple[str, ...]) -> Content:
 class SyncConflictScreen(Screen[object]):
     """Dismisses with the SyncResult of the resolution, or None when left unresolved."""
 
+    HELP_TITLE = "Sync conflicts"
+
     BINDINGS = [
         Binding("escape", "close", "Leave for later", id="conflict_sync.close"),
         Binding("o", "choose('ours')", "Mine", id="conflict_sync.ours"),

@@ -13,7 +13,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
-from amr_tui.widgets.safe import content
+from amr_tui.core.textsafety import make_visible
+from amr_tui.widgets.safe import content_lines
 
 if TYPE_CHECKING:
     from amr_tui.services.discovery import Found
@@ -30,6 +31,7 @@ Repos listed in your config file open automatically:"""
 
 
 class WelcomeScreen(Screen[str | None]):
+    HELP_TITLE = "Welcome"
     # Keys with a modifier: letters typed here as if into a search (or a path) must act on nothing.
     BINDINGS = [
         Binding("ctrl+o", "open_found", "Open the memory found", id="welcome.open_found"),
@@ -70,8 +72,14 @@ class WelcomeScreen(Screen[str | None]):
             return
         lines = [f"  {f.path}  ({f.agent}, {'git' if f.git else 'no history'})" for f in self.found[:8]]
         more = [f"  ... and {len(self.found) - 8} more"] if len(self.found) > 8 else []
+        # one folder a line: each line made visible on its own (a path may hold a line break)
         self.query_one("#welcome-found", Static).update(
-            content("\n".join(["Agent memory found on this machine (ctrl+o opens it all):", *lines, *more]))
+            content_lines(
+                "\n".join(
+                    make_visible(line)
+                    for line in ["Agent memory found on this machine (ctrl+o opens it all):", *lines, *more]
+                )
+            )
         )
 
     def action_open_found(self) -> None:

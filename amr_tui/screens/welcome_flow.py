@@ -26,20 +26,25 @@ if TYPE_CHECKING:
     from textual.app import App
 
 _WHERE_HELP = (
-    "The current folder (empty, or a git repo of notes, which is adopted), or another one, such as "
+    "The folder you named, else the current one (empty, or a git repo of notes, which is adopted), or "
+    "another one, such as "
     "~/agent-memory. git init, MEMORY.md with an ## Index, one commit (as the agent skill does). You "
     "see what will be written before anything is."
 )
 
 
-async def welcome(app: App[int], merge_driver: bool, start: Callable[[list[Mount]], None]) -> None:
-    """Until the user opens something (``start`` shows it) or leaves (the app exits)."""
+async def welcome(
+    app: App[int], merge_driver: bool, start: Callable[[list[Mount]], None], *, where: Path | None = None
+) -> None:
+    """Until the user opens something (``start`` shows it) or leaves (the app exits). ``where``:
+    the folder named on the command line that holds no memory, offered for a new repo (else the
+    current folder)."""
     while True:
         choice = await app.push_screen_wait(WelcomeScreen(str(config_path())))
         if choice is not None and choice.startswith("open\0"):
             mounts: list[Mount] | None = await asyncio.to_thread(discover, [Path(p) for p in choice.split("\0")[1:]])
         elif choice == "init":
-            mounts = await _create(app, merge_driver)
+            mounts = await _create(app, merge_driver, where or Path.cwd())
         elif choice == "demo":
             mounts = await asyncio.to_thread(_demo)
         else:
@@ -56,8 +61,8 @@ def _demo() -> list[Mount]:
     return discover(build_demo(Path(tempfile.mkdtemp(prefix="amr-demo-"))))
 
 
-async def _create(app: App[int], merge_driver: bool) -> list[Mount] | None:
-    """Ask where, show exactly what will be written there, and write it only on yes; with no git
+async def _create(app: App[int], merge_driver: bool, where: Path) -> list[Mount] | None:
+    """Ask where (``where`` first), show exactly what will be written there, and write it only on yes; with no git
     identity, ask for one for the new repo only (its own config, never the global one)."""
     from amr_tui.services.init import (
         InitError,
@@ -66,9 +71,7 @@ async def _create(app: App[int], merge_driver: bool) -> list[Mount] | None:
         preview_init,
     )  # git: only when a repo is created
 
-    value = await app.push_screen_wait(
-        PromptScreen("Create a memory repo at", value=str(Path.cwd()), help_text=_WHERE_HELP)
-    )
+    value = await app.push_screen_wait(PromptScreen("Create a memory repo at", value=str(where), help_text=_WHERE_HELP))
     if not value:
         return None
     folder = Path(value).expanduser()

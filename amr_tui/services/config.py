@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from platformdirs import user_config_dir
 @dataclass(slots=True)
 class Config:
     repos: list[Path] = field(default_factory=list)
+    repos_written: list[str] = field(default_factory=list)  # repos as the file writes them (~ kept)
     read_only: set[str] = field(default_factory=set)
     review: set[str] = field(default_factory=set)  # repos whose agent writes land on a pending branch
     review_all: bool = False  # review = true: every repo
@@ -61,7 +63,8 @@ def load_config(path: Path | None = None) -> Config:
         return cfg
     repos = data.get("repos", [])
     if isinstance(repos, list):
-        cfg.repos = [Path(str(r)).expanduser() for r in repos if isinstance(r, str)]
+        cfg.repos_written = [r for r in repos if isinstance(r, str)]
+        cfg.repos = [Path(r).expanduser() for r in cfg.repos_written]
     ro = data.get("read_only", [])
     if isinstance(ro, list):
         cfg.read_only = {str(r) for r in ro}
@@ -91,19 +94,37 @@ def load_config(path: Path | None = None) -> Config:
 _TABLE = re.compile(r"^\s*\[")
 
 
-def _toml_value(value: str | int) -> str:
-    # A JSON string is a TOML basic string (the same escapes); ints are written as they are.
+Setting = str | int | list[str]
+
+
+def _toml_value(value: Setting) -> str:
+    # A JSON string is a TOML basic string (the same escapes); ints are written as they are, a
+    # list of strings as an inline array.
     import json
 
+    if isinstance(value, list):
+        return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(int(value))
 
 
-def save_settings(path: Path | None, **values: str | int) -> str | None:
-    """Set top-level keys of the config file (``theme``, ``tree_width``), keeping everything else
-    in it as written: comments, other keys, tables. A key already set is replaced on its line; a
-    new one goes before the first table. The result is read back with tomllib before it replaces
-    the file (atomically); a file that cannot be read as TOML is left alone. Returns the error, or
-    None when saved."""
+def _assignment_end(lines: list[str], at: int, reads: Callable[[str], object]) -> int | None:
+    """The line after the assignment starting at line ``at`` (an array may span several lines):
+    the first end at which those lines read as TOML on their own (``reads``: tomllib.loads)."""
+    for end in range(at + 1, len(lines) + 1):
+        try:
+            reads("".join(lines[at:end]))
+        except ValueError:  # tomllib.TOMLDecodeError
+            continue
+        return end
+    return None
+
+
+def save_settings(path: Path | None, **values: Setting) -> str | None:
+    """Set top-level keys of the config file (``theme``, ``tree_width``, ``repos``), keeping
+    everything else in it as written: comments, other keys, tables. A key already set is replaced
+    where it is (all its lines, for an array written over several); a new one goes before the
+    first table. The result is read back with tomllib before it replaces the file (atomically);
+    a file that cannot be read as TOML is left alone. Returns the error, or None when saved."""
     import tomllib  # here: as in load_config, start-up does not load it
 
     path = path or config_path()
@@ -118,8 +139,12 @@ def save_settings(path: Path | None, **values: str | int) -> str | None:
         assignment = f"{key} = {_toml_value(value)}\n"
         pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
         at = next((i for i in range(first_table) if pattern.match(lines[i])), None)
-        if at is not None:
-            lines[at] = assignment
+        end = _assignment_end(lines, at, tomllib.loads) if at is not None else None
+        if at is not None and end is not None:
+            lines[at:end] = [assignment]
+            first_table -= end - at - 1
+        elif at is not None:
+            return f"{path}: not saved (cannot tell where {key} ends)"
         else:
             if first_table and not lines[first_table - 1].endswith("\n"):
                 lines[first_table - 1] += "\n"
@@ -128,7 +153,7 @@ def save_settings(path: Path | None, **values: str | int) -> str | None:
     new = "".join(lines)
     try:
         after = tomllib.loads(new)
-    except tomllib.TOMLDecodeError as exc:  # a key written over several lines: leave the file as it is
+    except tomllib.TOMLDecodeError as exc:  # not what was meant: leave the file as it is
         return f"{path}: not saved ({exc})"
     expected = {**before, **values}
     if after != expected:
@@ -148,3 +173,17 @@ def save_settings(path: Path | None, **values: str | int) -> str | None:
     except OSError as exc:
         return f"{path}: not saved ({exc})"
     return None
+
+
+def add_repo(folder: Path, path: Path | None = None) -> tuple[bool, str | None]:
+    """Add ``folder`` to the config's ``repos`` (``save_settings``: the rest of the file kept as
+    written). ``(added, error)``: not added when it is listed already (as written or resolved)."""
+    path = path or config_path()
+    cfg = load_config(path)
+    if cfg.error:
+        return False, f"not changed: {cfg.error}"
+    target = folder.expanduser().resolve()
+    if any(p.resolve() == target for p in cfg.repos):
+        return False, None
+    error = save_settings(path, repos=[*cfg.repos_written, str(target)])
+    return error is None, error

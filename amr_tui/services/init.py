@@ -29,6 +29,7 @@ from pathlib import Path
 from amr_tui.core.format.links import index_link
 from amr_tui.core.lint.repo import is_memory_note
 from amr_tui.core.paths import MEMORY_FILE
+from amr_tui.core.textsafety import plural
 from amr_tui.git import AmrGitError, GitRepo, NoIdentityError, NotARepoError, RepoStateError, is_memory_repo
 from amr_tui.git.mergedriver import install_driver_config
 from amr_tui.services import writegate
@@ -334,4 +335,6 @@ def track_folder(path: str | os.PathLike[str], identity: tuple[str, str] | None 
         if repo.head() is None:
             shutil.rmtree(target / ".git")
         raise InitNoIdentityError(target) from None
-    return InitResult(target, True, head, True, f"{target} is under git now: one commit of {len(wanted)} files.")
+    return InitResult(
+        target, True, head, True, f"{target} is under git now: one commit of {plural(len(wanted), 'file')}."
+    )

@@ -212,6 +212,12 @@ def find_repo_root(path: Path) -> Path | None:
     return fallback
 
 
+def memory_children(folder: Path) -> list[Path]:
+    """The folders right under ``folder`` that are memory repos (``looks_like_memory_root``), by
+    name: what a folder holding several repos mounts (``discover``)."""
+    return sorted(c for c in folder.iterdir() if c.is_dir() and looks_like_memory_root(c))
+
+
 def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount]:
     """Each path is a memory repo, a file inside one, or a folder that holds several."""
     roots: list[Path] = []
@@ -220,7 +226,7 @@ def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount
         if not p.exists():
             raise FileNotFoundError(f"no such file or folder: {p}")
         if p.is_dir() and not looks_like_memory_root(p):
-            children = sorted(c for c in p.iterdir() if c.is_dir() and looks_like_memory_root(c))
+            children = memory_children(p)
             if children:
                 roots.extend(c.resolve() for c in children)
                 continue
@@ -256,6 +262,9 @@ class Opening:
     mounts: list[Mount]
     problems: list[str]
     first: tuple[str, str, int] | None = None
+    bare: tuple[Path, ...] = ()
+    """Folders named that hold no memory (a git repo with no MEMORY.md and no notes): where the
+    welcome screen offers to create one."""
 
 
 def opening(
@@ -276,18 +285,22 @@ def opening(
             candidates = [p for p in config_repos if p.exists()]
             problems += [f"Config names a repo that is not there: {p}" for p in config_repos if not p.exists()]
     mounts: list[Mount] = []
+    bare: list[Path] = []
     for path in candidates:
         try:
             mounts.extend(discover([path], read_only))
         except FileNotFoundError as exc:
             problems.append(str(exc))
+            if path in paths and path.expanduser().is_dir():
+                bare.append(path.expanduser().resolve())
     if open_at is None:
-        return Opening(mounts, problems)
+        return Opening(mounts, problems, bare=tuple(bare))
     target = open_at[0].expanduser().resolve()
     mount = next((m for m in mounts if target.is_relative_to(m.root.resolve())), None)
     if mount is None:
-        return Opening(mounts, [*problems, f"{open_at[0]} is not in a mounted repo; not opened"])
-    return Opening(mounts, problems, (mount.name, target.relative_to(mount.root.resolve()).as_posix(), open_at[1]))
+        return Opening(mounts, [*problems, f"{open_at[0]} is not in a mounted repo; not opened"], bare=tuple(bare))
+    first = (mount.name, target.relative_to(mount.root.resolve()).as_posix(), open_at[1])
+    return Opening(mounts, problems, first, tuple(bare))
 
 
 def list_files(root: Path) -> tuple[list[str], set[str]]:

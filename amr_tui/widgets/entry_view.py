@@ -95,6 +95,7 @@ class EntryView(LaidOutScrollView, can_focus=True):
         "entry-view--editing",
     }
 
+    HELP_TITLE = "Entries"
     BINDINGS = [
         Binding("down,j", "cursor(1)", "Down", show=False, id="view.down"),
         Binding("up,k", "cursor(-1)", "Up", show=False, id="view.up"),

@@ -110,6 +110,7 @@ class SideBySide(ScrollView, can_focus=True):
         "side-by-side--rejected",
         "side-by-side--word",
     }
+    HELP_TITLE = "Side by side"
     BINDINGS = [
         Binding("down,j", "move(1)", "Down", show=False, id="sbs.down"),
         Binding("up,k", "move(-1)", "Up", show=False, id="sbs.up"),

@@ -22,6 +22,9 @@ up, else it waits its turn here:
   its timeout, so a key never waits for long on something that never came.
 
 Keys typed at a person's speed are each done with long before the next one comes: nothing waits.
+
+An alt+letter that nothing binds is Esc then the letter (:func:`esc_and_key`): the terminal sends
+both alike, and amr binds no alt+letter, while Esc closes and cancels everywhere.
 """
 
 from __future__ import annotations
@@ -229,6 +232,20 @@ def _after_bubbling(start: MessagePump, app: App[Any], then: Callable[[], None])
 
     if not start.call_later(step, start):
         step(start)
+
+
+def esc_and_key(event: events.Key) -> list[events.Key] | None:
+    """Esc and the key after it, when the terminal read them together as one alt+key: a
+    terminal sends Alt+U as ESC U, and Esc then U typed at once (a fast typist, a burst) comes as
+    the same bytes, which Textual reads as ``alt+shift+u``. Only an alt with one printable
+    character is split (``alt+left`` is a key of its own); None for any other key."""
+    char = event.character
+    if not event.key.startswith("alt+") or char is None or len(char) != 1 or not char.isprintable():
+        return None
+    name = event.key.removeprefix("alt+").removeprefix("shift+")
+    if name.casefold() == char.casefold():
+        name = char  # a letter or digit is named by itself (U, u, 7)
+    return [events.Key("escape", "\x1b"), events.Key(name, char)]
 
 
 _APPS: weakref.WeakKeyDictionary[App[Any], TypeAhead] = weakref.WeakKeyDictionary()

@@ -16,9 +16,10 @@ run's files:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
-from amr_tui.core.diff.entries import EntryChange
+from amr_tui.core.diff.entries import EntryChange, refs_of
 from amr_tui.core.format.edit import check_line
 from amr_tui.core.format.parser import BOM, Document, parse
 
@@ -59,6 +60,19 @@ def checked_text(text: str, path: str) -> str:
     if errors:
         raise EditError(f"the edited entry has an error: {errors[0].code} {errors[0].message}")
     return line
+
+
+def as_edited(change: EntryChange, edited: str) -> EntryChange:
+    """``change`` with the reviewer's edited entry (``checked_text``) as its new line: what the
+    accept writes, for the review's list and the accept's commit message. Raises ``EditError``
+    for a text that is not one valid entry line."""
+    if change.new is None:
+        return change
+    line = checked_text(edited, change.new.path)
+    refs = refs_of(parse(line.encode("utf-8", "surrogateescape"), change.new.path))
+    if not refs:
+        raise EditError("the edited text is not an entry")
+    return dataclasses.replace(change, new=dataclasses.replace(refs[0], line=change.new.line))
 
 
 def apply_change(

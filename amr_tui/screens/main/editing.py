@@ -44,6 +44,7 @@ from amr_tui.services.writegate import EditRefused, Saved
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.safe import notify_text
+from amr_tui.widgets.type_ahead import hold
 
 #: An entry edit left unsaved when its file was left: (where it was being written, the text typed).
 Drafts = dict[tuple[str, str], tuple[EditTarget, str]]
@@ -354,11 +355,22 @@ class EditActions:
         others = [d for d in errors if d.code != "AMR016"]
         before = target.original if target.mode == "edit" else ""
         if len(others) < len(errors) and new_secrets(before, line_text):
-            self.flow("entry-save", self.save_asked(target, line_text, others, before))
+            self.ask_first(self.save_asked(target, line_text, others, before))
         elif others:
-            self.flow("entry-save", self.save_asked(target, line_text, others))
+            self.ask_first(self.save_asked(target, line_text, others))
         else:
             self.save_entry(target, line_text)
+
+    def ask_first(self, flow: Coroutine[Any, Any, None]) -> None:
+        """The entry needs a question before it is saved: the editor takes keys again first, so the
+        dialog finds the focus where the user was and gives it back there (Esc: keep editing, and
+        Esc again cancels the edit); keys typed until the question is up wait for it."""
+        self.host.editor_back()
+        screen = self.app.screen
+        worker = self.host.run_worker(flow, group="flow:entry-save")
+        hold(
+            self.app, "the entry's question on its way", lambda: self.app.screen is not screen or worker.is_finished, 10
+        )
 
     async def save_asked(
         self, target: EditTarget, line_text: str, errors: list[Diagnostic], before: str | None = None

@@ -36,7 +36,12 @@ def past_loader(session: Session) -> Callable[[], PastIndex | str]:
 
 
 async def open_past(
-    app: App[Any], session: Session, entry: PastEntry, go_to: Callable[[str, str, int], None]
+    app: App[Any],
+    session: Session,
+    entry: PastEntry,
+    go_to: Callable[[str, str, int], None],
+    *,
+    poll_interval: float = 1.0,
 ) -> bool | None:
     """A deleted fact: the forgotten facts with it highlighted (restore it there); a reworded one:
     the timeline of its wording of today; a deleted fact that is back: where it is now.
@@ -49,7 +54,10 @@ async def open_past(
     service = session.history(entry.repo)
     if entry.kind == "deleted" and entry.forgotten_id is not None:
         read_only = session.mount(entry.repo).read_only
-        return await app.push_screen_wait(ForgottenScreen(service, entry.repo, read_only, highlight=entry.forgotten_id))
+        facts = ForgottenScreen(
+            service, entry.repo, read_only, highlight=entry.forgotten_id, poll_interval=poll_interval
+        )
+        return await app.push_screen_wait(facts)
     if entry.kind == "reworded" and entry.now is not None:
         path, line = entry.now
         app.push_screen(TimelineScreen(service, entry.repo, path, line, entry.new_text or entry.text))

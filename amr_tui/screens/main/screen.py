@@ -67,6 +67,8 @@ FIRST_LOOK_WAIT_S = 0.1  # how long the mounting main screen waits for the first
 
 
 class MainScreen(Screen[None]):
+    HELP_TITLE = "Main screen"
+    HELP_QUERY_SYNTAX = True  # ? lists what one types into the finder
     BINDINGS = [
         Binding("slash", "find", "Find", id="main.find"),
         Binding("e", "edit_entry", "Edit", id="main.edit"),
@@ -1009,7 +1011,7 @@ class MainScreen(Screen[None]):
             return
         if result.past is None:
             self.go_to(result.repo, result.path, result.line)
-        elif await open_past(self.app, session, result.past, self.go_to):
+        elif await open_past(self.app, session, result.past, self.go_to, poll_interval=self.poll_interval):
             self.action_reload()
             self.refresh_tree()
 

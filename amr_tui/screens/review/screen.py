@@ -16,8 +16,10 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from amr_tui.core.diff.align import align
+from amr_tui.core.format.links import LinkState, resolve, split_heading
 from amr_tui.core.textsafety import make_visible, plural
-from amr_tui.screens.dialogs import TextPromptScreen
+from amr_tui.screens.live import LiveList
+from amr_tui.screens.review.edit import EntryEditScreen
 from amr_tui.screens.review.text import age, describe_change, file_line
 from amr_tui.screens.review.write import WRITE_GROUP, ReviewWrites
 from amr_tui.services.dreams.threeway import rows_now
@@ -28,6 +30,7 @@ from amr_tui.widgets.side_by_side import SideBySide
 
 if TYPE_CHECKING:
     from amr_tui.core.diff.entries import EntryChange
+    from amr_tui.core.model import Link
     from amr_tui.services.dreams.model import ChangedFile, DreamRun, FileReview, RunReview
     from amr_tui.services.dreams.service import DreamService
     from amr_tui.services.session.state import Session
@@ -37,6 +40,7 @@ __all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
 
 
 class DreamListScreen(Screen[bool]):
+    HELP_TITLE = "Dreaming runs"
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="dreams.close"),
         # priority: the list would take enter itself, and hide the key from the footer
@@ -57,6 +61,11 @@ class DreamListScreen(Screen[bool]):
         self.session, self.repos, self.poll_interval = session, repos, poll_interval
         self.cards: list[tuple[str, DreamRun]] = []
         self.changed = False
+        # a run made or decided elsewhere (amr dream, amr dreams reject) while the list is open
+        self.live = LiveList(self, self._signature, self.load)
+
+    def _signature(self) -> tuple[object, ...]:
+        return tuple(self.session.dreams(repo).signature() for repo in self.repos)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -67,9 +76,11 @@ class DreamListScreen(Screen[bool]):
     def on_mount(self) -> None:
         self.query_one(OptionList).add_option(Option(content("Reading dreaming runs…", "$text-muted")))
         self.load()
+        self.live.start(self.poll_interval)
 
     @work(thread=True, exclusive=True, group="dream-list")
     def load(self) -> None:
+        self.live.mark()
         cards: list[tuple[str, DreamRun]] = []
         errors: list[str] = []
         for repo in self.repos:
@@ -81,8 +92,11 @@ class DreamListScreen(Screen[bool]):
         self.post_message(self.Loaded(cards, errors))
 
     def on_dream_list_screen_loaded(self, message: Loaded) -> None:
+        options = self.query_one(FilterList)
+        at = options.source_highlighted
+        was = self.cards[at] if at is not None and at < len(self.cards) else None
+        typed = options.typed
         self.cards = message.cards
-        options = self.query_one(OptionList)
         options.clear_options()
         for repo, run in self.cards:
             moved = (
@@ -109,8 +123,11 @@ class DreamListScreen(Screen[bool]):
             options.add_option(Option(content("No pending dreaming runs. `amr dream` makes one.", "$text-muted")))
         for err in message.errors:
             notify_text(self.app, err, severity="error")
-        if self.cards:
-            options.highlighted = 0
+        if self.cards:  # read again: the run the cursor was on, and the filter typed, kept
+            ids = [(repo, run.id) for repo, run in self.cards]
+            options.highlighted = ids.index((was[0], was[1].id)) if was and (was[0], was[1].id) in ids else 0
+            if typed:
+                options.set_typed(typed)
         options.focus()
 
     @on(OptionList.OptionSelected, "#dreams-list")
@@ -147,6 +164,8 @@ class RunReviewScreen(Screen[bool]):
     accepting wait for "done" (``review``), so nothing is accepted before the warnings are in.
     """
 
+    HELP_TITLE = "Dream review"
+
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="review.close"),
         Binding("a", "decide('accept')", "Accept change", id="review.accept"),
@@ -170,6 +189,8 @@ class RunReviewScreen(Screen[bool]):
         """The run, read again."""
         files: list[ChangedFile]
         """The files it changes, as git lists them."""
+        paths: frozenset[str] = frozenset()
+        """The files a link in an entry may name: main's and the run's (``DreamService.link_targets``)."""
 
     @dataclass
     class Summary(Message):
@@ -223,7 +244,8 @@ class RunReviewScreen(Screen[bool]):
         self.changes: list[EntryChange] = []
         self.accepted: set[str] = set()
         self.rejected: set[str] = set()
-        self.edits: dict[str, str] = {}
+        self.edits: dict[str, str] = {}  # change id -> the entry line as the reviewer wrote it
+        self.link_paths: frozenset[str] = frozenset()  # what a link in an edited entry may name
         self.changed = False
         self.writes = ReviewWrites(self)  # apply, accept all, reject the run, undo, rejections
         self._token = 0
@@ -278,7 +300,7 @@ class RunReviewScreen(Screen[bool]):
         service, worker = self.service, get_current_worker()
         try:
             run = service.run(self.run.branch, counts=False)
-            self.post_message(self.Files(token, run, service.changed_files(run)))
+            self.post_message(self.Files(token, run, service.changed_files(run), service.link_targets(run)))
             if worker.is_cancelled:
                 return
             summary = service.review(run, history=False)
@@ -303,7 +325,7 @@ class RunReviewScreen(Screen[bool]):
     def on_run_review_screen_files(self, message: Files) -> None:
         if message.token != self._token:
             return
-        self.run = message.run
+        self.run, self.link_paths = message.run, message.paths
         if self.summary is not None:  # read again: keep showing the summary until the new one is in
             return
         self.stage, self.files = "files", message.files
@@ -412,7 +434,7 @@ class RunReviewScreen(Screen[bool]):
                 if change.id in applied
                 else "  "
             )
-            marks = [content(state, "$success"), describe_change(change)]
+            marks = [content(state, "$success"), describe_change(change, self.edits.get(change.id))]
             if self.summary and change.id in self.summary.main_changed:
                 marks.append(
                     content(
@@ -503,23 +525,33 @@ class RunReviewScreen(Screen[bool]):
         change = self._current_change()
         if change is None or change.new is None:
             return
-        # esc and quitting ask before dropping a change typed into the entry (TextPromptScreen)
-        prompt = TextPromptScreen(
-            "Edit the entry, then accept it",
-            value=self.edits.get(change.id, change.new.raw),
-            what=f"{self.repo}/{self.path}: the dream entry you are editing",
-            edits_value=True,
+        # the main editor's field and checks; esc and quitting ask before dropping what was typed
+        editor = EntryEditScreen(
+            self.repo,
+            change.new.path,
+            change.new.raw,
+            title=f"Edit, then accept: {change.kind.value} entry of {change.new.path}",
+            edited=self.edits.get(change.id),
+            link_ok=self._link_ok,
         )
-        self.run_worker(self.edit_change(change.id, prompt), group="flow:review-edit")
+        self.run_worker(self.edit_change(change.id, editor), group="flow:review-edit")
 
-    async def edit_change(self, change: str, prompt: TextPromptScreen) -> None:
-        """The entry as the reviewer writes it (``prompt``) is accepted in place of ``change``'s."""
-        value = await self.app.push_screen_wait(prompt)
-        if value:
-            self.edits[change] = value
+    def _link_ok(self, link: Link) -> bool:
+        """A link of an edited entry names a file of main or of the run (or a heading of its own)."""
+        if not link.target.strip() and split_heading(link.raw):
+            return True
+        return resolve(link.target, self.link_paths).state is LinkState.OK
+
+    async def edit_change(self, change: str, editor: EntryEditScreen) -> None:
+        """The entry as the reviewer writes it (``editor``) is accepted in place of ``change``'s,
+        and the list shows it so."""
+        line = await self.app.push_screen_wait(editor)
+        if line:
+            self.edits[change] = line
             self.accepted.add(change)
             self.rejected.discard(change)
             self.refresh_changes()
+            self.query_one(SideBySide).set_decisions(self.accepted, self.rejected)
 
     def action_toggle_viewed(self) -> None:
         f = next((f for f in self.files if f.path == self.path), None)

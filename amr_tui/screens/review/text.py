@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.content import Content
 
+from amr_tui.core.dreams.apply import EditError, as_edited
 from amr_tui.widgets.safe import content
 
 if TYPE_CHECKING:
@@ -21,8 +22,14 @@ def age(dt: _dt.datetime | None) -> str:
     return "today" if days <= 0 else f"{days}d ago"
 
 
-def describe_change(change: EntryChange) -> Content:
-    """One line per entry change: what kind, and what became what."""
+def describe_change(change: EntryChange, edited: str | None = None) -> Content:
+    """One line per entry change: what kind, and what became what. ``edited``: the entry line as
+    the reviewer wrote it, shown in place of the run's (marked "(edited)")."""
+    if edited is not None:
+        try:
+            change = as_edited(change, edited)
+        except EditError:  # not one entry line: shown as the run has it (the accept refuses it)
+            edited = None
     kind = change.kind.value
     style = {"resurrected": "$error bold", "dropped": "$warning", "new": "$success", "merged": "$accent"}.get(kind, "")
     parts = [content(f"{kind:<12}", style or "bold")]
@@ -45,6 +52,8 @@ def describe_change(change: EntryChange) -> Content:
         parts.append(content(olds[0] if olds else ""))
     else:
         parts.append(content(new or (olds[0] if olds else "")))
+    if edited is not None:
+        parts.append(content("  (edited)", "$accent bold"))
     if change.resurrects:
         parts.append(content(f"  \u26a0 resurrects a forgotten fact: {change.resurrects}", "$error"))
     return Content.assemble(*parts)

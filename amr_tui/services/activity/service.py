@@ -43,6 +43,7 @@ from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
 from amr_tui.git.errors import AmrGitError, ConflictError, GitError
 from amr_tui.git.gate import Change
+from amr_tui.git.watch import watch_signature
 from amr_tui.services import writegate
 from amr_tui.services.activity.model import (
     REVIEWED_FILE,
@@ -130,6 +131,11 @@ class ActivityService:
             return None
         m = _IDENT.match(res.text.strip())
         return m["email"] if m else None
+
+    def signature(self) -> tuple[object, ...]:
+        """Changes when HEAD moves or the review mark does (a few stats, no git): the activity
+        review follows it (``git.watch.watch_signature``)."""
+        return watch_signature(self.repo, files=(REVIEWED_FILE,))
 
     def mark(self) -> tuple[bool, str | None]:
         """``(there is a mark, the commit it holds)``; a mark of None is "from the root"."""

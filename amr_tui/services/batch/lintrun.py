@@ -19,6 +19,7 @@ from amr_tui.services.workspace import (
     is_markdown,
     load_document,
     looks_like_memory_root,
+    memory_children,
     paused_gc,
     scan_files,
     style_of,
@@ -114,8 +115,14 @@ def resolve_targets(paths: list[Path], *, explicit: bool = True) -> list[LintTar
             if not path.exists():
                 raise FileNotFoundError(f"no such file or folder: {path}")
             try:
-                if not explicit and find_repo_root(path) is None and not looks_like_memory_root(path):
-                    raise FileNotFoundError(path)  # the current folder, unnamed: only a repo or a format's folder
+                if (
+                    not explicit
+                    and find_repo_root(path) is None
+                    and not looks_like_memory_root(path)
+                    and not (path.is_dir() and memory_children(path))
+                ):
+                    # the current folder, unnamed: only a repo, a format's folder, or a folder of repos
+                    raise FileNotFoundError(path)
                 mounts = discover([path])
             except FileNotFoundError:
                 if not path.is_dir():

@@ -42,6 +42,7 @@ from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
 from amr_tui.git.dreamrefs import list_refs
+from amr_tui.git.watch import watch_signature
 from amr_tui.git.worktree import normalize_rel
 from amr_tui.services.dreams import threeway
 from amr_tui.services.dreams.model import (
@@ -93,6 +94,12 @@ class DreamService:
 
     def main_tip(self) -> str | None:
         return self.repo.resolve(f"refs/heads/{self.main}")
+
+    def signature(self) -> tuple[object, ...]:
+        """Changes when a run is made, moves or is decided, or main moves (a few stats, no git):
+        the pending list follows it (``git.watch.watch_signature``)."""
+        refs = (f"refs/heads/{BRANCH_PREFIX.rstrip('/')}", DECISION_PREFIX.rstrip("/"), f"refs/heads/{self.main}")
+        return watch_signature(self.repo, head=False, refs=refs)
 
     # -- listing --------------------------------------------------------------------------------
     def runs(self, *, closed: bool = False) -> list[DreamRun]:
@@ -273,6 +280,12 @@ class DreamService:
             ChangedFile(p, GIT_STATUS.get(st, "modified"), lines.get(p), viewed.get(p, False))
             for st, p in gh.changed_paths(self.repo, run.base, run.tip)
         ]
+
+    def link_targets(self, run: DreamRun) -> frozenset[str]:
+        """The paths a ``[[link]]`` in an entry of ``run`` may name: main's files now and the
+        run's (an entry the reviewer edits is checked against them as it is typed)."""
+        main = self.main_tip()
+        return frozenset(gh.tree_files(self.repo, run.tip)) | frozenset(gh.tree_files(self.repo, main) if main else ())
 
     def review(self, name: str | DreamRun, *, history: bool = True) -> RunReview:
         """The entry-level review of a run (by name, or a :class:`DreamRun` just read)."""

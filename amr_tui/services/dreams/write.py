@@ -274,7 +274,8 @@ def accept(
                 lines.append(e)
             elif e in edits or _takes_effect(service, c, main, changes):
                 mine = review.main_now.get(e) if e in replace else None
-                lines.append(describe(c) + (f" (replaces main's version: {mine.text})" if mine else ""))
+                said = describe(c) if e not in edits else _edited(dreamapply.as_edited(c, edits[e]))
+                lines.append(said + (f" (replaces main's version: {mine.text})" if mine else ""))
             else:  # main already reads so (or it could not be placed): the message says so
                 lines.append(f"nothing to apply, main already reads so: {describe(c)}")
         what = []
@@ -302,6 +303,12 @@ def accept(
     elif close_if_decided(service, run.id) is not None:
         closed = True  # that was the last undecided part: the run leaves the pending list
     return Accepted(run.id, how, new, closed, tuple(items))
+
+
+def _edited(change: EntryChange) -> str:
+    """An entry change accepted with the reviewer's text: the line names what was written."""
+    written = change.new.text if change.new is not None else ""
+    return f'{describe(change)} (edited in review: "{written}")'
 
 
 def _takes_effect(service: RunSource, change: EntryChange, main: str, changes: dict[str, bytes | None]) -> bool:

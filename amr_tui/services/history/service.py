@@ -44,6 +44,7 @@ from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
 from amr_tui.git.errors import AmrGitError
 from amr_tui.git.models import CommitInfo
+from amr_tui.git.watch import watch_signature
 from amr_tui.services.history.forgotten import DeletionLog, ForgottenFact, Resurrection
 from amr_tui.services.history.past import PastEntry, PastIndex, past_of
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
@@ -377,6 +378,10 @@ class HistoryService:
             if self._forgotten is None:
                 self._forgotten = DeletionLog(self)
             return self._forgotten
+
+    def signature(self) -> tuple[object, ...]:
+        """Changes when HEAD moves (a few stats, no git): the forgotten facts follow it."""
+        return watch_signature(self.repo)
 
     def forgotten(self, *, refresh: bool = False) -> list[ForgottenFact]:
         """Entries deleted over history and not present now, newest deletion first (SLOW first time)."""

@@ -9,9 +9,12 @@ falls back to git's plain text merge without a word, so ``amr merge-driver insta
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from platformdirs import user_data_path
 
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError
@@ -167,22 +170,30 @@ def install_merge_driver(
     return InstallResult(repo.root, changed, config_changed, made)
 
 
-TOLD_FILE = "amr/merge-driver-told"  # in the git dir: this clone was told it lacks the driver
+TOLD_FOLDER = "merge-driver-told"  # in the user data folder: one file per clone told it lacks the driver
+
+
+def _told_path(root: Path) -> Path:
+    """Where amr keeps that the clone at ``root`` was told (its path's digest, in the user data
+    folder): opening a repo writes nothing in it, not even in its git dir."""
+    key = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:32]
+    return user_data_path("amr", appauthor=False) / TOLD_FOLDER / key
 
 
 def tell_missing_driver_once(root: str | os.PathLike[str]) -> bool:
     """True, once per clone, when this clone has no ``merge.amr.driver`` in its config (a clone
     does not copy config, so every clone needs ``amr merge-driver install`` or a sync by amr).
-    The answer is kept in the git dir; False for a repo git refuses or cannot say."""
+    The answer is kept in the user data folder, keyed by the repo's path (a clone moved is told
+    again); False for a repo git refuses or cannot say, or when the note cannot be kept."""
     try:
         repo = GitRepo(root)
         if AMR_MERGE_DRIVER in configured_merge_drivers(repo.runner):
             return False
-        told = repo.git_dir / TOLD_FILE
+        told = _told_path(repo.root)
         if told.exists():
             return False
         told.parent.mkdir(parents=True, exist_ok=True)
-        told.write_text("told\n", "utf-8")
+        told.write_text(f"{repo.root.resolve()}\n", "utf-8")
     except (AmrGitError, OSError):
         return False
     return True
