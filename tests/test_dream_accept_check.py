@@ -260,7 +260,9 @@ def test_a_copy_of_an_entry_in_a_file_the_run_leaves_alone_is_a_duplicate(tmp_pa
 
 def test_lines_that_differ_in_a_number_are_two_facts(tmp_path: Path) -> None:
     # issue 38 point 9: "number 1" and "number 27" were called the same, hundreds of times
-    root = new_repo(tmp_path / "memory", {"MEMORY.md": MEMORY, "notes.md": "# Notes\n\n- Fact number 1 about the team\n"})
+    root = new_repo(
+        tmp_path / "memory", {"MEMORY.md": MEMORY, "notes.md": "# Notes\n\n- Fact number 1 about the team\n"}
+    )
     added = "".join(f"- Fact number {k} about the team\n" for k in range(2, 40))
     branch_commit(root, "dreams/nightly", {"notes.md": "# Notes\n\n- Fact number 1 about the team\n" + added}, "d")
     assert [str(p) for p in accept_problems(DreamService(root), "nightly") if p.kind == "duplicate"] == []

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from amr_tui.core.diff.similarity import same_fact
-from amr_tui.core.lint.facts import normalise_text, same_values, value_words
 from amr_tui.core.format.parser import parse
+from amr_tui.core.lint.facts import normalise_text, same_values, value_words
 from amr_tui.core.lint.repo import RepoSnapshot, lint_repo
 from amr_tui.core.tombstones import FactMatcher
 from tests.historyhelpers import S
@@ -38,8 +38,9 @@ def test_a_different_port_is_not_the_same_fact() -> None:
 
 @given(st.integers(0, 10**6), st.integers(0, 10**6))
 def test_numbers_decide(x: int, y: int) -> None:
-    a, b = _norm(f"The staging cluster keeps {x} replicas of the cache"), _norm(
-        f"The staging cluster keeps {y} replicas of the cache"
+    a, b = (
+        _norm(f"The staging cluster keeps {x} replicas of the cache"),
+        _norm(f"The staging cluster keeps {y} replicas of the cache"),
     )
     assert (same_fact(a, b) is not None) == (x == y) == same_values(a, b)
 

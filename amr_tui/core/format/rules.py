@@ -70,6 +70,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "AMR032": (W, "link names no heading of its file"),
     "AMR033": (INFO, "possible contradiction"),
     "AMR034": (W, "file too large to read"),
+    "AMR035": (W, "placeholder entry"),
 }
 
 DATE_KEYS = ("added", "expires", "updated")
