@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from amr_tui.core.format.edit import searchable_lines
 from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
+from amr_tui.core.formats import profile_of
 from amr_tui.core.lint.facts import FileFacts, facts_of
 from amr_tui.core.lint.repo import MEMORY_FILE, Finding, RepoSnapshot, links_by_name, lint_file, lint_repo
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
@@ -423,6 +424,10 @@ class Session:
         return len(found)
 
     # ------------------------------------------------------------------- reads
+    def style(self, repo: str) -> str:
+        """The repo's memory format (``workspace.style_of``; ``core.formats`` has its profile)."""
+        return self.repos[repo].style
+
     def files(self, repo: str) -> list[str]:
         with self.lock:
             return list(self.repos[repo].files)
@@ -553,7 +558,11 @@ class Session:
             cached = self._name_indexes.get(state.mount.name)
             if cached is not None and cached[0] == key:
                 return cached[1]
-            index = NameIndex(files)
+            titles = None
+            if "title" in profile_of(state.style).links:  # basic-memory's and Claude Code's [[Note Title]]
+                with self.lock:
+                    titles = {p: f.title for p, f in state.facts.items() if f.title}
+            index = NameIndex(files, titles)
             self._name_indexes[state.mount.name] = (key, index)
             return index
 
