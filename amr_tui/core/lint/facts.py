@@ -55,6 +55,7 @@ _EMPHASIS = str.maketrans("", "", "*_`")
 _FIELD = re.compile(r"^\*\*([^*]{1,30}?)\*\*\s*[:\uff1a]\s*(.*)$|^\*\*([^*]{1,30}?)[:\uff1a]\*\*\s*(.*)$")
 _LINKS = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)")
 _CONTINUED = (LineKind.CONTINUATION, LineKind.BLANK)
+_MAYBE_NOT_FACT = frozenset(":\uff1a*_` ")  # the last character of a label (``**特点**:``)
 MAX_ITEM_LINES = 40  # the wrapped lines of one item read for its fact (a wrapped bullet has a few)
 
 
@@ -79,11 +80,11 @@ def is_fact(entry: Entry, text: str) -> bool:
     follows (``**特点**:``, ``Notes:``), a template's field with a short value (``**Status:** Done``,
     ``**Owner:** Lu``), a pointer (``See [[user_role]].``, ``relates_to [[Note Title]]``)."""
     first = entry.text
-    if text == first:
+    if text == first and first.rstrip("*_` ")[-1:] in (":", "\uff1a"):
         bare = first.translate(_EMPHASIS).strip()
-        if bare and len(bare) <= 40 and bare[-1] in ":\uff1a":
+        if bare and len(bare) <= 40:
             return False
-    m = _FIELD.match(first)
+    m = _FIELD.match(first) if first.startswith("**") else None
     if m is not None:
         value = (m.group(2) if m.group(1) is not None else m.group(4)) or ""
         if len(value) <= 30 and len(value.split()) <= 3:
@@ -100,8 +101,13 @@ def fact_rows(doc: ParsedFile) -> Iterator[tuple[str, int, str]]:
     fact (``is_fact``), in order: what the duplicate and contradiction checks compare."""
     lines = doc.lines
     for entry in doc.entries:
-        text = item_text(lines, entry)
-        if not is_fact(entry, text):
+        text = entry.text
+        if entry.multiline:
+            text = item_text(lines, entry)
+        # most entries are plain facts: no link, no label's colon, no bold field (checked cheaply first)
+        if (entry.links or text[-1:] in _MAYBE_NOT_FACT or text[:2] == "**" or "](" in text) and not is_fact(
+            entry, text
+        ):
             continue
         norm = normalise_text(text)
         if norm:
@@ -114,6 +120,13 @@ _PLACEHOLDER_CORE = frozenset(
     "placeholder dummy lorem ipsum 测试 テスト".split()
 )
 _PLACEHOLDER_MORE = frozenset("hello hallo hi hey ciao world this is a an just entry one two 1 2 3 123".split())
+
+
+# A normalised text made only of placeholder words, as a line of a file's joined texts: what
+# ``is_placeholder`` then decides (the scan is one regex over the file, not a test per entry).
+PLACEHOLDER_LINE = re.compile(
+    "(?m)^(?:(?:" + "|".join(sorted(_PLACEHOLDER_CORE | _PLACEHOLDER_MORE, key=len, reverse=True)) + ")(?: |$))+$"
+)
 
 
 def is_placeholder(norm: str) -> bool:

@@ -30,6 +30,7 @@ from amr_tui.core.formats import Profile, mirrored, profile_of, start_files
 from amr_tui.core.formats import is_journal as is_journal  # lint's API, defined with the profiles
 from amr_tui.core.lint.contradictions import find_contradictions
 from amr_tui.core.lint.facts import (
+    PLACEHOLDER_LINE,
     FileFacts,
     fact_rows,
     facts_of,
@@ -70,6 +71,7 @@ class RepoSnapshot:
     _lower: dict[str, str] | None = None
     _names: NameIndex | None = None
     _resolved: dict[str, Resolution] = field(default_factory=dict)
+    _rows: dict[str, tuple[str, Sequence[int], list[str]]] = field(default_factory=dict)  # fact_rows, once
 
     @property
     def profile(self) -> Profile:
@@ -143,16 +145,27 @@ class RepoSnapshot:
     def norms_of(self, path: str) -> tuple[str, Sequence[int]]:
         """The normalised whole fact of each entry that states one (``core.lint.facts.fact_rows``),
         in order, joined by line breaks, and each one's line (``FileFacts.norms`` / ``lines``)."""
+        norms, lines, _texts = self.rows_of(path)
+        return norms, lines
+
+    def rows_of(self, path: str) -> tuple[str, Sequence[int], list[str]]:
+        """``norms_of`` and each fact as written (``FileFacts.texts``): from the file's facts, or
+        computed once from its document."""
         doc = self.documents.get(path)
         if doc is None:
             facts = self.facts[path]
-            return facts.norms, facts.lines
-        norms: list[str] = []
-        lines: list[int] = []
-        for norm, line, _text in fact_rows(doc):
-            norms.append(norm)
-            lines.append(line)
-        return "\n".join(norms), lines
+            return facts.norms, facts.lines, facts.texts
+        found = self._rows.get(path)
+        if found is None:
+            norms: list[str] = []
+            lines: array[int] = array("I")
+            texts: list[str] = []
+            for norm, line, text in fact_rows(doc):
+                norms.append(norm)
+                lines.append(line)
+                texts.append(text)
+            found = self._rows[path] = ("\n".join(norms), lines, texts)
+        return found
 
 
 def links_by_name(style: str) -> bool:
@@ -452,8 +465,10 @@ def _placeholders(repo: RepoSnapshot) -> list[Finding]:
         norms, at = repo.norms_of(path)
         if not at:
             continue
-        for norm, line in zip(norms.split("\n"), at, strict=True):
-            if len(norm) <= 32 and is_placeholder(norm):
+        for m in PLACEHOLDER_LINE.finditer(norms):  # in C over the file's texts; most files have none
+            norm = m.group(0)
+            if is_placeholder(norm):
+                line = at[norms.count("\n", 0, m.start())]
                 msg = f"'{norm}' is a placeholder, not a fact: remove it, or write what it was meant to say"
                 out.append(Finding(path, diag("AMR035", msg, line, 1)))
     return out
@@ -555,6 +570,19 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
         return joined[file_ix[row]][start : start + sizes[row]]
 
     profile = repo.profile
+    mirror_names = {name for pair in profile.mirrors for name in pair}
+    link_lines: dict[int, set[int]] = {}  # file -> the lines holding a link
+
+    def may_relate(row: int) -> bool:
+        """A copy that may repeat another by design: in a file the format mirrors, or on a line
+        with a link (a summary of the note it links). Most copies are neither: checked first."""
+        f = file_ix[row]
+        if mirror_names and paths[f].rsplit("/", 1)[-1] in mirror_names:
+            return True
+        held = link_lines.get(f)
+        if held is None:
+            held = link_lines[f] = {link.line for link in repo.links_of(paths[f])[0]}
+        return lines[row] in held
 
     def related(a: int, b: int) -> bool:
         """Two copies that repeat each other by design: files the format mirrors (a memory bank's
@@ -583,10 +611,16 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
                 if len(rows_of_text) < 2:
                     continue
                 kept = [rows_of_text[0]]
+                special = [k for k in kept if may_relate(k)]  # the kept copies a plain one may relate to
                 for row in rows_of_text[1:]:
                     repeated[row] = 1
-                    if not any(related(k, row) for k in kept):
-                        kept.append(row)
+                    if may_relate(row):
+                        if any(related(k, row) for k in kept):
+                            continue
+                        special.append(row)
+                    elif any(related(k, row) for k in special):
+                        continue
+                    kept.append(row)
                 if len(kept) > 1:
                     out.append(_written_again([(paths[file_ix[r]], lines[r]) for r in kept]))
         run = end
@@ -631,7 +665,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
                     for m in matches
                     if same_values(texts[a_pos], m[0])
                     and not opposite(texts[a_pos], m[0])
-                    and not related(rows[members[m[2]]], row)
+                    and not ((may_relate(row) or may_relate(rows[members[m[2]]])) and related(rows[members[m[2]]], row))
                 ),
                 key=lambda m: m[2],
             )
@@ -756,14 +790,9 @@ def _contradictions(repo: RepoSnapshot) -> list[Finding]:
     for path in repo.markdown_paths():
         if in_amr_folder(path):
             continue
-        doc = repo.documents.get(path)
         # each fact as written (capitalised names count), from the file or its facts
-        if doc is not None:
-            items: Iterator[tuple[str, int]] = ((text, line) for _norm, line, text in fact_rows(doc))
-        else:
-            facts = repo.facts[path]
-            items = zip(facts.texts, facts.lines, strict=False)
-        for text, line in items:
+        _norms, lines, written = repo.rows_of(path)
+        for text, line in zip(written, lines, strict=True):
             norm = normalise_text(text)
             if norm and norm not in seen:  # a second copy is AMR014, not a second contradiction
                 seen.add(norm)
