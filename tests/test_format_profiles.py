@@ -99,8 +99,8 @@ def test_a_fact_written_four_times_is_said_once() -> None:
 def test_wrapped_bullets_are_compared_whole() -> None:
     a = "- The nightly export job writes the orders file to the bucket and the file is\n  created at 02:00\n"
     b = "- The nightly export job writes the orders file to the bucket and the file is\n  modified at 02:00\n"
-    assert codes({"a.md": a, "b.md": b}, "memory-bank") == []
-    assert codes({"a.md": a, "b.md": a}, "memory-bank") == [("AMR014", "b.md", 1)]
+    assert codes({"memory-bank/a.md": a, "memory-bank/b.md": b}, "memory-bank") == []
+    assert codes({"memory-bank/a.md": a, "memory-bank/b.md": a}, "memory-bank") == [("AMR014", "memory-bank/b.md", 1)]
 
 
 def test_mirrored_memory_bank_files_and_summaries_are_no_duplicates() -> None:

@@ -26,7 +26,7 @@ NO_INDEX = "AMR002"  # MEMORY.md without '## Index'
 NO_MEMORY = "AMR001"  # no MEMORY.md
 MD_SUFFIX = "AMR011"  # [[note.md]]
 
-_DATED = re.compile(r"(?:^|[^0-9])(\d{4})-(\d{2})-(\d{2})(?:[^0-9]|$)")
+_DATED = re.compile(r"(?:^|[^0-9])(\d{4})([-_])(\d{2})\2(\d{2})(?:[^0-9]|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,11 @@ class Profile:
     quiet: frozenset[str]  # the AMR rules that are this format's own conventions: never reported
     mirrors: tuple[tuple[str, str], ...] = ()  # file names that repeat each other by design
     daily: str = ""  # the folder of dated journal files the agent loads (the two latest), if any
+    # The files that are the agent's memory (fnmatch patterns); () : every file of the folder. The
+    # others (an OpenClaw workspace's research and skills, a Hermes home's installed skills, a
+    # project's docs beside its memory bank) are read, searched and shown, and lint says only
+    # what is wrong in any file: an error (a credential, bytes that read differently).
+    memory: tuple[str, ...] = ()
 
     @property
     def whole_items(self) -> bool:
@@ -96,6 +101,17 @@ PROFILES: dict[str, Profile] = {
             False,
             _FOREIGN | {NO_INDEX, NO_MEMORY},
             daily="memory",
+            memory=(
+                "AGENTS.md",
+                "SOUL.md",
+                "TOOLS.md",
+                "IDENTITY.md",
+                "USER.md",
+                "HEARTBEAT.md",
+                "BOOTSTRAP.md",
+                MEMORY_FILE,
+                "memory/*",
+            ),
         ),
         Profile(
             "hermes",
@@ -108,6 +124,7 @@ PROFILES: dict[str, Profile] = {
             ("path",),
             False,
             _FOREIGN | {NO_INDEX, NO_MEMORY},
+            memory=("SOUL.md", "memories/*", MEMORY_FILE, "USER.md"),
         ),
         Profile(
             "letta",
@@ -148,6 +165,15 @@ PROFILES: dict[str, Profile] = {
             False,
             _FOREIGN | {NO_INDEX, NO_MEMORY},
             mirrors=(("activeContext.md", "progress.md"),),
+            memory=(
+                "memory-bank/*",
+                "projectbrief.md",
+                "productContext.md",
+                "systemPatterns.md",
+                "techContext.md",
+                "activeContext.md",
+                "progress.md",
+            ),
         ),
         Profile(
             "obsidian",
@@ -195,8 +221,9 @@ def profile_of(style: str) -> Profile:
 
 
 def is_journal(path: str) -> bool:
-    """A dated journal file (``memory/2026-03-05.md``, ``Daily/2026-03-05 notes.md``): an agent's
-    log of one day, whose repeated status lines are not duplicates to merge."""
+    """A dated journal file (``memory/2026-03-05.md``, ``Daily/2026-03-05 notes.md``,
+    ``journal/2025_02_28_setup.md``): an agent's log of one day, whose repeated status lines (and
+    the facts it records as of that day) are not duplicates to merge."""
     name = path.rsplit("/", 1)[-1]
     return is_markdown(name) and _DATED.search(name[:-3]) is not None
 
@@ -217,6 +244,11 @@ def start_files(profile: Profile, files: Iterable[str]) -> list[str]:
         logs = [f for f in notes if f.startswith(prefix) and "/" not in f[len(prefix) :] and is_journal(f)]
         out += [f for f in sorted(logs)[-2:][::-1] if f not in seen]
     return out
+
+
+def is_memory(profile: Profile, path: str) -> bool:
+    """Whether ``path`` is one of the format's memory files (``Profile.memory``)."""
+    return not profile.memory or any(fnmatchcase(path, pattern) for pattern in profile.memory)
 
 
 def mirrored(profile: Profile, a: str, b: str) -> bool:

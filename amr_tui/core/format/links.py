@@ -191,19 +191,18 @@ class NameIndex:
                     found.append(f)
 
     def near(self, target: str) -> str | None:
-        """The note a name that names none was most likely meant to name (a typo: 85% alike or
-        more), as a link would write it; None when no note name is that close."""
+        """The note a name that names none was most likely meant to name (a typo: one word of it off
+        by a letter or two), as a link would write it; None when no note name is that close."""
         from rapidfuzz import fuzz, process  # on first use: only for a link that names no note
 
         wanted = normalise(split_target(target)).rsplit("/", 1)[-1].casefold()
         if not wanted:
             return None
-        names = [k for k, paths in self.by_name.items() if paths and not k.endswith(".md") and "." not in k[-5:]]
-        best = process.extractOne(wanted, names, scorer=fuzz.ratio, score_cutoff=85.0)
-        if best is None:
-            return None
-        path = self.by_name[best[0]][0]
-        return link_text_for(path).rsplit("/", 1)[-1]
+        names = [k for k, paths in self.by_name.items() if paths and "." not in k[-5:]]
+        for name, _score, _k in process.extract(wanted, names, scorer=fuzz.ratio, score_cutoff=80.0, limit=5):
+            if _one_word_typo(wanted, name):
+                return link_text_for(self.by_name[name][0]).rsplit("/", 1)[-1]
+        return None
 
     def find(self, target: str) -> str | None:
         wanted = normalise(target).casefold()
@@ -215,6 +214,21 @@ class NameIndex:
                 if not folder or path.casefold().startswith(folder + "/") or f"/{folder}/" in path.casefold():
                     return path
         return None
+
+
+def _one_word_typo(a: str, b: str) -> bool:
+    """Whether two names differ in one word only, by at most two letters, in a word of five or more
+    (``Attnetion`` / ``Attention``); ``protocollo DHCP`` / ``Protocollo TCP`` are two notes."""
+    from rapidfuzz.distance import Levenshtein  # with ``near``: only for a link that names no note
+
+    wa, wb = a.casefold().split(), b.casefold().split()
+    if len(wa) != len(wb):
+        return False
+    differ = [(x, y) for x, y in zip(wa, wb, strict=True) if x != y]
+    if len(differ) != 1:
+        return False
+    x, y = differ[0]
+    return max(len(x), len(y)) >= 5 and Levenshtein.distance(x, y) <= 2
 
 
 class LinkState(str, Enum):

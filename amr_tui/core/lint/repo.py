@@ -26,7 +26,7 @@ from amr_tui.core.format.links import (
 )
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag
-from amr_tui.core.formats import Profile, mirrored, profile_of, start_files
+from amr_tui.core.formats import Profile, is_memory, mirrored, profile_of, start_files
 from amr_tui.core.formats import is_journal as is_journal  # lint's API, defined with the profiles
 from amr_tui.core.lint.contradictions import find_contradictions
 from amr_tui.core.lint.facts import (
@@ -39,7 +39,7 @@ from amr_tui.core.lint.facts import (
     normalise_text,
     same_values,
 )
-from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link
+from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, Severity
 from amr_tui.core.model import Finding as Finding  # what lint_repo returns: lint's API
 from amr_tui.core.paths import MAX_PARSE_BYTES, in_amr_folder, is_markdown
 from amr_tui.core.paths import MEMORY_FILE as MEMORY_FILE  # lint's API, defined with the other path rules
@@ -227,11 +227,22 @@ def lint_repo(
             )
         )
     findings.extend(_placeholders(repo))
-    quiet = repo.profile.quiet  # the format's own conventions raise nothing
-    findings = [f for f in findings if f.diagnostic.code not in quiet]
+    findings = _as_the_format_reads(repo, findings)
     findings = _one_wrap_warning_per_file(findings)
     findings.sort(key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
     return findings
+
+
+def _as_the_format_reads(repo: RepoSnapshot, findings: list[Finding]) -> list[Finding]:
+    """The findings the folder's format speaks: none of its own conventions (``Profile.quiet``),
+    and in a file that is not the agent's memory (``Profile.memory``) only errors."""
+    profile = repo.profile
+    quiet = profile.quiet
+    return [
+        f
+        for f in findings
+        if f.diagnostic.code not in quiet and (f.diagnostic.severity is Severity.ERROR or is_memory(profile, f.path))
+    ]
 
 
 def _one_wrap_warning_per_file(findings: list[Finding]) -> list[Finding]:
@@ -350,8 +361,7 @@ def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
     out.extend(_link_checks(repo, only=path))
     if path == MEMORY_FILE:
         out.extend(f for f in _memory_checks(repo) if f.path == path)
-    quiet = repo.profile.quiet
-    out = [f for f in out if f.diagnostic.code not in quiet]
+    out = _as_the_format_reads(repo, out)
     out.sort(key=lambda f: (f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
     return out
 
@@ -460,7 +470,7 @@ def _placeholders(repo: RepoSnapshot) -> list[Finding]:
     """AMR035 for each entry that says nothing but "test" (``core.lint.facts.is_placeholder``)."""
     out = []
     for path in repo.markdown_paths():
-        if in_amr_folder(path):
+        if in_amr_folder(path) or not is_memory(repo.profile, path):
             continue
         norms, at = repo.norms_of(path)
         if not at:
@@ -547,8 +557,9 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     paths: list[str] = []
     joined: list[str] = []
     file_ix, starts, sizes, lines, hashes = array("I"), array("I"), array("I"), array("I"), array("q")
+    profile = repo.profile
     for path in repo.markdown_paths():
-        if in_amr_folder(path) or is_journal(path):
+        if in_amr_folder(path) or is_journal(path) or not is_memory(profile, path):
             continue  # amr's own records repeat facts on purpose; a daily journal repeats its status lines
         norms, at = repo.norms_of(path)
         if not at:
@@ -569,7 +580,6 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
         start = starts[row]
         return joined[file_ix[row]][start : start + sizes[row]]
 
-    profile = repo.profile
     mirror_names = {name for pair in profile.mirrors for name in pair}
     link_lines: dict[int, set[int]] = {}  # file -> the lines holding a link
 
@@ -596,6 +606,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     # run of equal hashes compared; the first row of a text is the fact, and the copies after
     # it are one AMR014, at the first of them, saying how many times the fact is written.
     out: list[Finding] = []
+    again: list[list[tuple[str, int]]] = []  # each fact written more than once: its copies
     repeated = bytearray(len(hashes))
     order = sorted(range(len(hashes)), key=hashes.__getitem__)
     run = 0
@@ -607,8 +618,12 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
             copies: dict[str, list[int]] = {}
             for row in order[run:end]:
                 copies.setdefault(text(row), []).append(row)
-            for rows_of_text in copies.values():
+            for norm, rows_of_text in copies.items():
                 if len(rows_of_text) < 2:
+                    continue
+                if not informative(norm):  # "inheritance", "History (1/2)": a list's item, not a fact
+                    for row in rows_of_text[1:]:
+                        repeated[row] = 1
                     continue
                 kept = [rows_of_text[0]]
                 special = [k for k in kept if may_relate(k)]  # the kept copies a plain one may relate to
@@ -622,9 +637,10 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
                         continue
                     kept.append(row)
                 if len(kept) > 1:
-                    out.append(_written_again([(paths[file_ix[r]], lines[r]) for r in kept]))
+                    again.append([(paths[file_ix[r]], lines[r]) for r in kept])
         run = end
     del order
+    out.extend(_said_once(again))
     # Near-duplicate candidates: the first row of each text, long enough, in reading order.
     rows = array("I", (r for r in range(len(hashes)) if not repeated[r] and sizes[r] >= NEAR_DUPLICATE_MIN_CHARS))
     if not near:
@@ -687,6 +703,39 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
                 )
             )
             reported.add(a)
+    return out
+
+
+#: A file holding this many facts of one other file is said to repeat it, once.
+FILE_COPY_FACTS = 3
+
+
+def informative(norm: str) -> bool:
+    """Whether a *normalised* text says enough to be a fact worth a duplicate finding: three words
+    or more (three CJK characters count as a word) and, in Latin script, twelve characters or more.
+    "inheritance", "History (1/2)" or "内存管理" twice in a list is the list's vocabulary, not a fact
+    repeated."""
+    words = norm.split()
+    size = len(words) + sum(len(w) for w in words if not w.isascii()) // 3
+    return size >= 3 and (len(norm) >= 12 or not norm.isascii())
+
+
+def _said_once(reports: list[list[tuple[str, int]]]) -> list[Finding]:
+    """One AMR014 per fact written more than once (``_written_again``); and when one file holds
+    ``FILE_COPY_FACTS`` or more facts of another, one AMR014 saying the file repeats it."""
+    pairs: dict[tuple[str, str], list[list[tuple[str, int]]]] = defaultdict(list)
+    for copies in reports:
+        (first, _), (path, _) = copies[0], copies[1]
+        if first != path:
+            pairs[(path, first)].append(copies)
+    copied = {pair for pair, found in pairs.items() if len(found) >= FILE_COPY_FACTS}
+    out = [_written_again(c) for c in reports if (c[1][0], c[0][0]) not in copied]
+    for path, first in sorted(copied):
+        found = sorted(pairs[(path, first)], key=lambda c: c[1][1])
+        here = [c[1][1] for c in found]
+        shown = ", ".join(map(str, here[:8])) + (f" and {len(here) - 8} more" if len(here) > 8 else "")
+        msg = f"{len(found)} facts of this file are also in {first} (lines {shown} here): is one a copy of the other?"
+        out.append(Finding(path, diag("AMR014", msg, here[0], 1)))
     return out
 
 
@@ -788,7 +837,7 @@ def _contradictions(repo: RepoSnapshot) -> list[Finding]:
     where: list[tuple[str, int]] = []
     seen: set[str] = set()
     for path in repo.markdown_paths():
-        if in_amr_folder(path):
+        if in_amr_folder(path) or not is_memory(repo.profile, path):
             continue
         # each fact as written (capitalised names count), from the file or its facts
         _norms, lines, written = repo.rows_of(path)
