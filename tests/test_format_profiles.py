@@ -130,6 +130,51 @@ def test_opposites_are_no_near_duplicates() -> None:
     assert codes(files, "obsidian") == [("AMR015", "reti.md", 3)]
 
 
+def test_only_the_agents_memory_speaks_beyond_errors() -> None:
+    """An OpenClaw workspace's research and skills are its agent's work, not its memory (a Hermes
+    home's installed skills, a project's docs beside its memory bank): only an error is said there."""
+    fact = "- The PostNord API allows 60 requests a minute per key\n"
+    files = {
+        "SOUL.md": "- be brief\n",
+        "MEMORY.md": "# MEMORY\n\n" + fact,
+        "memory/parcels.md": fact,
+        "research/apis.md": fact + "- test\n",
+        "skills/track/SKILL.md": fact + "- token: ghp_Tq8ZmW3nR5vL2xK9pB7dF4hJ6sA1cE0yU3iO\n",
+    }
+    assert codes(files, "openclaw") == [("AMR014", "memory/parcels.md", 1), ("AMR016", "skills/track/SKILL.md", 2)]
+
+
+def test_a_file_that_copies_another_is_one_finding() -> None:
+    facts = [
+        "- Compound interest works on skills as much as on money\n",
+        "- Most people overestimate a year and underestimate a decade\n",
+        "- Write down the decisions you make and why, then review them\n",
+    ]
+    files = {"How to Be Successful.md": "".join(facts), "How to Be Successful-2.md": "# Copy\n\n" + "".join(facts)}
+    found = lint(files, "obsidian")
+    assert [(c, p, n) for c, p, n, _m in found] == [("AMR014", "How to Be Successful.md", 1)]
+    assert found[0][3].startswith("3 facts of this file are also in How to Be Successful-2.md (lines 1, 2, 3 here)")
+
+
+def test_a_lists_vocabulary_and_a_dated_journal_are_no_duplicates() -> None:
+    files = {
+        "topics.md": "- inheritance\n- 内存管理\n- 周五下午不发版\n",
+        "more.md": "- inheritance\n- 内存管理\n- 周五下午不发版\n",
+        "memory-bank/activeContext.md": "- Implement caching logic with freshness policies\n",
+        "memory-bank/journal/2025_05_12_agent_strategy.md": "- Implement caching logic with freshness policies\n",
+    }
+    assert codes(files, "folder") == [("AMR014", "topics.md", 3)]  # a short sentence in CJK is a fact
+    assert codes(files, "memory-bank") == []
+
+
+def test_a_planned_note_is_no_typo() -> None:
+    vault = {"Protocollo TCP.md": "# TCP\n", "IP.md": "- via il [[protocollo DHCP]] e il [[Protocolo TCP]]\n"}
+    found = lint(vault, "obsidian")
+    assert [(c, n, m.split(";")[-1].strip()) for c, _p, n, m in found] == [
+        ("AMR010", 1, "did you mean [[Protocollo TCP]]?")
+    ]
+
+
 # ------------------------------------------------------------------------- links
 
 
