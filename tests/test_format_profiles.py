@@ -258,6 +258,7 @@ def test_a_folder_opens_on_what_its_agent_loads_first() -> None:
 # ------------------------------------------------------------------------- a Hermes home in git
 
 
+@pytest.mark.slow
 def test_a_hermes_home_in_git_is_one_repo_with_its_soul_and_history(tmp_path: Path) -> None:
     home = write(
         tmp_path / "hermes-home",
@@ -308,6 +309,7 @@ FORMATS = {
 }
 
 
+@pytest.mark.slow
 async def test_memory_load_gives_what_each_format_loads_at_start(tmp_path: Path) -> None:
     roots = [write(tmp_path / name, files) for name, files in FORMATS.items()]
     async with amr_mcp(*roots, home=tmp_path / "home-dir") as client:
@@ -331,6 +333,7 @@ async def test_memory_load_gives_what_each_format_loads_at_start(tmp_path: Path)
     assert hermes[0]["text"] == "You are terse.\n"
 
 
+@pytest.mark.slow
 async def test_every_search_finds_headings_and_front_matter(tmp_path: Path) -> None:
     root = write(
         tmp_path / "memory",
@@ -351,3 +354,28 @@ async def test_every_search_finds_headings_and_front_matter(tmp_path: Path) -> N
         "heading",
     )
     assert (field["results"][0]["path"], field["results"][0]["kind"]) == ("system/human.md", "front matter")
+
+
+@pytest.mark.slow
+async def test_the_app_resolves_a_memory_name_link_in_the_file_it_opened_first(tmp_path: Path) -> None:
+    """A Claude Code topic file opened at start links other memories by name: once the folder is
+    read, the app resolves them as lint does (the names come with the files' front matter)."""
+    from amr_tui.core.format.links import LinkState
+    from tests.driver import TMUX_SIZE, app_for, running
+
+    root = write(
+        tmp_path / "memory",
+        {
+            "MEMORY.md": "- [Testing](feedback_testing.md) — real database\n- [Freeze](project_freeze.md) — freeze\n",
+            "feedback_testing.md": "---\nname: Testing feedback\ntype: feedback\n---\n\nNever mock the database.\n",
+            "project_freeze.md": "---\nname: Release freeze\ntype: project\n---\n\nSee [[Testing feedback]].\n",
+        },
+    )
+    app = app_for([root], poll_interval=60, open_at=(root / "project_freeze.md", 0))
+    async with running(app, TMUX_SIZE) as drive:
+        assert drive.current.path == "project_freeze.md"
+        session = app.screen.session
+        doc = session.document("memory", "project_freeze.md")
+        assert doc is not None
+        (link,) = doc.links
+        assert session.resolve_link("memory", link, "project_freeze.md")[:2] == (LinkState.OK, "feedback_testing.md")

@@ -552,7 +552,7 @@ class Session:
         once for a listing of the files."""
         if not links_by_name(state.style):
             return None
-        key = (id(state.files), len(files))
+        key = (id(state.files), len(files), len(state.facts))  # titles come with the facts read
 
         def build() -> NameIndex:
             cached = self._name_indexes.get(state.mount.name)
