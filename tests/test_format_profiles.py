@@ -379,3 +379,13 @@ async def test_the_app_resolves_a_memory_name_link_in_the_file_it_opened_first(t
         assert doc is not None
         (link,) = doc.links
         assert session.resolve_link("memory", link, "project_freeze.md")[:2] == (LinkState.OK, "feedback_testing.md")
+
+
+def test_a_note_of_a_vault_opens_the_vault(tmp_path: Path) -> None:
+    vault = write(
+        tmp_path / "vault", {".obsidian/app.json": "{}\n", "Home.md": "# Home\n", "Papers/Mamba.md": "- [[Home]]\n"}
+    )
+    (mount,) = discover([vault / "Papers" / "Mamba.md"])
+    assert (mount.name, mount.root) == ("vault", vault.resolve())
+    (mount,) = discover([vault / "Papers"])  # a folder named is the folder named
+    assert mount.root == (vault / "Papers").resolve()

@@ -258,6 +258,18 @@ def find_repo_root(path: Path) -> Path | None:
     return fallback
 
 
+def _marked_above(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` that a memory format marks as its own
+    (``memory_format``: a vault's ``.obsidian``, a ``memory-bank``...), not past the top of the git
+    work tree ``folder`` is in; None when there is none."""
+    for cand in (folder, *folder.parents):
+        if memory_format(cand) is not None:
+            return cand
+        if (cand / ".git").exists():
+            return None
+    return None
+
+
 def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount]:
     """Each path is a memory repo, a file inside one, or a folder that holds several."""
     roots: list[Path] = []
@@ -273,11 +285,12 @@ def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount
         root = find_repo_root(p)
         if root is None:
             # Any folder of Markdown memory opens (AMR001 is then a finding, not a refusal):
-            # the folder named, or the folder of the file named.
+            # the folder named, or for a file the folder its format marks above it (a note of an
+            # Obsidian vault opens the vault), else the file's folder.
             folder = p.resolve() if p.is_dir() else p.resolve().parent
             if not holds_markdown(folder):
                 raise FileNotFoundError(f"{p}: no memory here (no MEMORY.md and no Markdown file)")
-            root = folder
+            root = folder if p.is_dir() else (_marked_above(folder) or folder)
         if root.name == "memories" and is_hermes_home(root.parent):
             root = root.parent  # Hermes' memories/ is part of its home: SOUL.md and git are there
         roots.append(root)
