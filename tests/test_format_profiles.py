@@ -306,6 +306,7 @@ FORMATS = {
         "memories/MEMORY.md": "Fact one.\n§\nFact two.\n",
         "memories/USER.md": "Ines.\n",
     },
+    "kb": {"notes/coffee.md": "---\ntitle: Coffee\npermalink: notes/coffee\n---\n\n- [tip] grind fresh\n"},
 }
 
 
@@ -320,6 +321,7 @@ async def test_memory_load_gives_what_each_format_loads_at_start(tmp_path: Path)
         "bank": "memory-bank",
         "vault": "obsidian",
         "hermes": "hermes",
+        "kb": "basic-memory",
     }
     files = {n: [f["path"] for f in r["files"]] for n, r in repos.items()}
     assert files == {
@@ -327,6 +329,7 @@ async def test_memory_load_gives_what_each_format_loads_at_start(tmp_path: Path)
         "bank": ["memory-bank/projectbrief.md", "memory-bank/activeContext.md"],
         "vault": ["Home.md"],
         "hermes": ["SOUL.md", "memories/MEMORY.md", "memories/USER.md"],
+        "kb": [],  # basic-memory loads nothing at start, and this one has no home note
     }
     hermes = repos["hermes"]["files"]
     assert [e["text"] for e in hermes[1]["entries"]] == ["Fact one.", "Fact two."]

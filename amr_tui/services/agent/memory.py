@@ -303,12 +303,14 @@ class AgentMemory:
 
     def _start_files(self, repo: str, profile: Profile) -> list[LoadedFile]:
         """The files other than MEMORY.md that the repo's format loads at session start; for a format
-        that loads none (an Obsidian vault, basic-memory, plain notes), the folder's home note."""
+        that loads none (an Obsidian vault, basic-memory, plain notes), the folder's home note
+        (``Home.md``, ``index.md``, ``README.md``), when it has one."""
         files = self.session.files(repo)
         paths = [p for p in start_files(profile, files) if p != MEMORY_FILE]
-        if not paths and not profile.start:
+        if not paths and not profile.start:  # its home note, when it has one (not any first note)
             first = entry_file(files)
-            paths = [first] if first != MEMORY_FILE and first in files else []
+            home = first.rsplit("/", 1)[-1].casefold() in ("home.md", "index.md", "readme.md")
+            paths = [first] if home and first in files else []
         out = []
         for path in paths:
             of = self.session.open(repo, path)
