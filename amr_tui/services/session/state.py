@@ -85,7 +85,9 @@ class Session:
         self._dreams: dict[str, DreamService] = {}
         self._activity: dict[str, ActivityService] = {}  # the activity review's, one per repo
         self._search_context: SessionSearchContext | None = None
-        self._name_indexes: dict[str, tuple[tuple[int, int, int], NameIndex]] = {}  # repo -> (files and facts read, index)
+        self._name_indexes: dict[
+            str, tuple[tuple[int, int, int], NameIndex]
+        ] = {}  # repo -> (files and facts read, index)
         self._key_sets: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per distinct set of metadata keys
         # The first load, step by step (scan, index_files, lint_all): what is done so far.
         self._scanned = False
