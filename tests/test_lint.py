@@ -226,7 +226,22 @@ def test_amr022_key_case():
 
 
 def test_amr023_nested():
-    assert only({"MEMORY.md": INDEX + "- parent\n  - child\n"}, "AMR023") == [("AMR023", "MEMORY.md", 5)]
+    """A nested bullet is its own entry (docs/format.md 5.2): ``amr parse`` says so; lint does not,
+    in any format: a nested list is ordinary Markdown, nothing to act on (core.formats)."""
+    files = {"MEMORY.md": INDEX + "- parent\n  - child\n"}
+    assert [(d.code, d.line) for d in parse(files["MEMORY.md"].encode()).diagnostics] == [("AMR023", 5)]
+    assert only(files, "AMR023") == []
+
+
+def test_amr036_placeholder():
+    """An entry that says nothing but "test" (an agent trying its tool) is reported; a fact that
+    holds the word is not."""
+    files = {
+        "MEMORY.md": INDEX + "- [[notes]]\n",
+        "notes.md": "- test\n- asdf\n- hallo test\n- 测试\n- prova [added: 2026-01-01]\n"
+        "- The test suite runs in 4 minutes\n- Foo Fighters tickets for Saturday\n",
+    }
+    assert only(files, "AMR036") == [("AMR036", "notes.md", n) for n in (1, 2, 3, 4, 5)]
 
 
 def test_amr024_star_bullet():

@@ -31,11 +31,18 @@ def test_git_repo_with_markdown_but_no_memory_md_reports_amr001_and_lints_the_re
 
 
 def test_a_folder_named_explicitly_with_markdown_is_linted(tmp_path: Path):
-    folder = tmp_path / "plain"
+    folder = tmp_path / "notes"
     folder.mkdir()
-    (folder / "a.md").write_text("- a fact\n")
-    res = amr("lint", str(folder), "--json")
-    assert res.returncode == 1 and ("MEMORY.md", "AMR001") in _codes(res), res.stderr
+    (folder / "a.md").write_text(
+        "- a fact [source: https://example.com/s/1]\n- a fact [source: https://example.com/s/1]\n"
+    )
+    res = amr("lint", str(folder), "--json")  # AMR entries without their MEMORY.md
+    assert res.returncode == 1 and {("MEMORY.md", "AMR001"), ("a.md", "AMR014")} <= _codes(res), res.stderr
+    plain = tmp_path / "plain"  # plain Markdown notes: no format of their own, so no MEMORY.md to miss
+    plain.mkdir()
+    (plain / "a.md").write_text("- a fact\n- a fact\n")
+    res = amr("lint", str(plain), "--json")
+    assert res.returncode == 1 and _codes(res) == {("a.md", "AMR014")}, res.stderr
 
 
 def test_nothing_to_lint_is_still_a_usage_error(tmp_path: Path, make_repo):

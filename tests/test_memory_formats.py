@@ -26,24 +26,14 @@ EXPECTED: dict[str, tuple[str, str, list[tuple[str, str, int]]]] = {
     "letta-memfs": ("letta-memfs", "letta", []),
     "basic-memory": ("basic-memory", "basic-memory", []),
     "obsidian-vault": ("obsidian-vault", "obsidian", []),
-    "cline-memory-bank": (
-        "cline-memory-bank",
-        "memory-bank",
-        [  # one AMR004 per file with hard-wrapped bullets, not one per bullet
-            ("AMR004", "memory-bank/activeContext.md", 4),
-            ("AMR004", "memory-bank/progress.md", 5),
-            ("AMR004", "memory-bank/projectbrief.md", 4),
-        ],
-    ),
+    # hard-wrapped bullets are the memory bank's own shape: an entry is its whole list item
+    "cline-memory-bank": ("cline-memory-bank", "memory-bank", []),
     "cursor-memory-bank": ("cursor-memory-bank", "memory-bank", []),
-    # the daily status lines are no duplicates; its MEMORY.md is AMR with no ## Index (the spec's rule)
-    "openclaw-daily": ("openclaw-daily", "amr", [("AMR002", "MEMORY.md", 0)]),
+    # the daily status lines are no duplicates; MEMORY.md beside memory/ logs is OpenClaw's, no index
+    "openclaw-daily": ("openclaw-daily", "openclaw", []),
     "hermes-agent": ("hermes-agent", "hermes", []),
-    "devin-findings": (
-        "devin-findings",
-        "folder",
-        [("AMR001", "MEMORY.md", 0), ("AMR023", "findings.md", 5), ("AMR023", "questions.md", 4)],
-    ),
+    # AMR entries ([source: ...]) without their MEMORY.md: the nested answers are ordinary Markdown
+    "devin-findings": ("devin-findings", "amr", [("AMR001", "MEMORY.md", 0)]),
     "notes-with-scripts": ("notes-with-scripts", "amr", []),  # scripts and lock files are no notes
     "secrets-mixed": ("secrets-mixed", "amr", [("AMR016", "credentials.md", 6)]),  # the real one only
 }

@@ -92,7 +92,8 @@ def build_server(memory: AgentMemory, base: Writer) -> MCPServer:
     @guarded
     def memory_load() -> LoadResult:
         """What to load at the start of a session: each mounted repo's MEMORY.md as entries (only what fits
-        the 200-line / 25 KB budget agents load; cut_line says where it stops) and the Index's topic files."""
+        the 200-line / 25 KB budget agents load; cut_line says where it stops), the Index's topic files, and
+        in `files` what the repo's memory format loads besides (format and loads say which and how)."""
         return memory.load()
 
     @server.tool(title="Search memory", annotations=read)

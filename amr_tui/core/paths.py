@@ -53,17 +53,45 @@ def with_md_suffix(name: str) -> str:
 
 
 _FIRST_NAMES = ("home.md", "index.md", "readme.md", "projectbrief.md", "activecontext.md")
+# What other agents load first, when the folder has no MEMORY.md at its top: a Hermes home's
+# memories, OpenClaw's workspace files, a Letta memory filesystem's system blocks.
+_FIRST_PATHS = ("memories/MEMORY.md", "memories/USER.md", "AGENTS.md", "SOUL.md")
+_FIRST_FOLDERS = ("system/",)
 
 
 def entry_file(files: list[str] | set[str]) -> str:
-    """The file a folder opens on: MEMORY.md when it has one, else its home note (``Home.md``,
-    ``index.md``, ``README.md``, a memory bank's ``projectbrief.md``), else its first Markdown
-    file, the shallowest first; MEMORY.md when it has no Markdown at all."""
+    """The file a folder opens on: MEMORY.md when it has one, else what its agent loads first
+    (a Hermes home's ``memories/MEMORY.md``, OpenClaw's ``AGENTS.md``), else its home note at the
+    top (``Home.md``, ``index.md``, ``README.md``, a memory bank's ``projectbrief.md``), else a
+    Letta block in ``system/``, else a home note deeper down, else its first Markdown file, the
+    shallowest first; MEMORY.md when it has no Markdown at all."""
     if MEMORY_FILE in files:
         return MEMORY_FILE
     notes = sorted((f for f in files if is_markdown(f) and not f.startswith(".")), key=lambda f: (f.count("/"), f))
-    for name in _FIRST_NAMES:
-        found = next((f for f in notes if f.rsplit("/", 1)[-1].casefold() == name), None)
-        if found is not None:
-            return found
-    return notes[0] if notes else MEMORY_FILE
+    for path in _FIRST_PATHS:
+        if path in files:
+            return path
+
+    def named(depth: int | None) -> str | None:
+        for name in _FIRST_NAMES:
+            found = next(
+                (
+                    f
+                    for f in notes
+                    if f.rsplit("/", 1)[-1].casefold() == name
+                    and (depth is None or f.count("/") <= depth or f.startswith("memory-bank/"))
+                ),
+                None,
+            )
+            if found is not None:
+                return found
+        return None
+
+    top = named(0)
+    if top is not None:
+        return top
+    for folder in _FIRST_FOLDERS:
+        block = next((f for f in notes if f.startswith(folder)), None)
+        if block is not None:
+            return block
+    return named(None) or (notes[0] if notes else MEMORY_FILE)

@@ -53,6 +53,11 @@ def looks_like_memory_root(path: Path) -> bool:
 #: Folders (or files) that mark a memory format other than AMR, at a folder's top.
 _FORMAT_MARKS = (
     ("obsidian", ".obsidian", True),
+    ("hermes", "memories/MEMORY.md", False),
+    ("hermes", "memories/USER.md", False),
+    ("openclaw", "SOUL.md", False),
+    ("openclaw", "IDENTITY.md", False),
+    ("openclaw", "HEARTBEAT.md", False),
     ("memory-bank", "memory-bank", True),
     ("memory-bank", "projectbrief.md", False),
     ("letta", "system", True),
@@ -71,6 +76,8 @@ def repo_style(root: Path) -> str:
     ``permalink`` in their front matter) or ``folder`` (Markdown, no format of its own)."""
     if (root / ".obsidian").is_dir():
         return "obsidian"
+    if is_hermes_home(root):
+        return "hermes"
     memory = root / MEMORY_FILE
     if memory.is_file():
         try:
@@ -80,20 +87,54 @@ def repo_style(root: Path) -> str:
             return "amr"
         if _HERMES_SEP.search(head):
             return "hermes"
-        if "## Index" not in head and "[[" not in head and _CLAUDE_INDEX.search(head):
+        if memory_format(root) == "openclaw" or ("## Index" not in head and _daily_logs(root / "memory")):
+            return "openclaw"
+        if "## Index" not in head and (("[[" not in head and _CLAUDE_INDEX.search(head)) or _claude_topics(root)):
             return "claude-code"
         return "amr"
     found = memory_format(root)
     if found is not None:
         return found
-    if _has_permalinks(root):
-        return "basic-memory"
-    return "folder"
+    return _notes_style(root)
 
 
-def _has_permalinks(root: Path, *, limit: int = 20) -> bool:
-    """basic-memory's notes: front matter with a ``permalink`` (the first ``limit`` notes looked at)."""
+_CLAUDE_TOPIC = re.compile(r"^(?:user|feedback|project|reference)_[^/]+\.md$")
+_AMR_META = re.compile(r"^\s*[-*+] .*\[(?:source|added): [^\]]*\]\s*$", re.MULTILINE)
+
+
+def _claude_topics(root: Path) -> bool:
+    """Claude Code's topic files beside MEMORY.md: two or more ``feedback_*.md``, ``project_*.md``,
+    ``reference_*.md`` or ``user_*.md``."""
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return False
+    return sum(1 for n in names if _CLAUDE_TOPIC.match(n)) >= 2
+
+
+_DAILY_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+
+
+def _daily_logs(folder: Path) -> bool:
+    """OpenClaw's daily logs: ``memory/2026-03-05.md`` files beside a MEMORY.md."""
+    try:
+        return any(_DAILY_LOG.match(n) for n in os.listdir(folder))
+    except OSError:
+        return False
+
+
+def is_hermes_home(root: Path) -> bool:
+    """A Hermes agent's home (``~/.hermes``, a profile's folder): ``memories/MEMORY.md`` or
+    ``memories/USER.md`` below it, the agent's ``SOUL.md`` beside them."""
+    return (root / "memories" / MEMORY_FILE).is_file() or (root / "memories" / "USER.md").is_file()
+
+
+def _notes_style(root: Path, *, limit: int = 20) -> str:
+    """The format of a folder of notes with no mark of its own, from its first ``limit`` notes:
+    ``basic-memory`` (front matter with a ``permalink``), ``amr`` (entries with the format's
+    ``[source: ...]`` or ``[added: ...]`` metadata: AMR memory without its MEMORY.md), else ``folder``."""
     seen = 0
+    shaped = False
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
         for name in filenames:
@@ -102,18 +143,21 @@ def _has_permalinks(root: Path, *, limit: int = 20) -> bool:
             seen += 1
             try:
                 with open(os.path.join(dirpath, name), "rb") as fh:
-                    head = fh.read(2048).decode("utf-8", "replace")
+                    head = fh.read(4096).decode("utf-8", "replace")
             except OSError:
                 continue
             if head.startswith("---") and re.search(r"^permalink:", head, re.MULTILINE):
-                return True
+                return "basic-memory"
+            shaped = shaped or _AMR_META.search(head) is not None
             if seen >= limit:
-                return False
-    return False
+                return "amr" if shaped else "folder"
+    return "amr" if shaped else "folder"
 
 
 #: The memory formats amr reads (``repo_style``); ``[formats]`` in the config names one per repo.
-STYLES = frozenset({"amr", "claude-code", "letta", "basic-memory", "obsidian", "memory-bank", "hermes", "folder"})
+STYLES = frozenset(
+    {"amr", "claude-code", "openclaw", "letta", "basic-memory", "obsidian", "memory-bank", "hermes", "folder"}
+)
 _CONFIGURED: dict[str, str] = {}
 
 
@@ -138,9 +182,11 @@ def style_of(mount: Mount) -> str:
 
 
 def memory_format(path: Path) -> str | None:
-    """The memory format a folder's own layout names, when it has no MEMORY.md: ``obsidian``
-    (a ``.obsidian`` folder), ``memory-bank`` (Cline / Cursor: a ``memory-bank`` folder or
-    ``projectbrief.md``), ``letta`` (a ``system`` folder of Markdown blocks); None otherwise."""
+    """The memory format a folder's own layout names: ``obsidian`` (a ``.obsidian`` folder),
+    ``hermes`` (a Hermes home: ``memories/MEMORY.md`` or ``memories/USER.md``), ``openclaw`` (an
+    OpenClaw workspace: ``SOUL.md``, ``IDENTITY.md`` or ``HEARTBEAT.md``), ``memory-bank`` (Cline /
+    Cursor: a ``memory-bank`` folder or ``projectbrief.md``), ``letta`` (a ``system`` folder of
+    Markdown blocks); None otherwise."""
     for name, mark, folder in _FORMAT_MARKS:
         target = path / mark
         if (target.is_dir() if folder else target.is_file()) and (mark != "system" or holds_markdown(target)):
@@ -218,6 +264,18 @@ def memory_children(folder: Path) -> list[Path]:
     return sorted(c for c in folder.iterdir() if c.is_dir() and looks_like_memory_root(c))
 
 
+def _marked_above(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` that a memory format marks as its own
+    (``memory_format``: a vault's ``.obsidian``, a ``memory-bank``...), not past the top of the git
+    work tree ``folder`` is in; None when there is none."""
+    for cand in (folder, *folder.parents):
+        if memory_format(cand) is not None:
+            return cand
+        if (cand / ".git").exists():
+            return None
+    return None
+
+
 def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount]:
     """Each path is a memory repo, a file inside one, or a folder that holds several."""
     roots: list[Path] = []
@@ -233,11 +291,14 @@ def discover(paths: list[Path], read_only: set[str] | None = None) -> list[Mount
         root = find_repo_root(p)
         if root is None:
             # Any folder of Markdown memory opens (AMR001 is then a finding, not a refusal):
-            # the folder named, or the folder of the file named.
+            # the folder named, or for a file the folder its format marks above it (a note of an
+            # Obsidian vault opens the vault), else the file's folder.
             folder = p.resolve() if p.is_dir() else p.resolve().parent
             if not holds_markdown(folder):
                 raise FileNotFoundError(f"{p}: no memory here (no MEMORY.md and no Markdown file)")
-            root = folder
+            root = folder if p.is_dir() else (_marked_above(folder) or folder)
+        if root.name == "memories" and is_hermes_home(root.parent):
+            root = root.parent  # Hermes' memories/ is part of its home: SOUL.md and git are there
         roots.append(root)
     mounts: list[Mount] = []
     seen: set[Path] = set()

@@ -262,12 +262,14 @@ def front_matter_fields(doc: Document) -> list[tuple[int, str, str]]:
 
 
 def searchable_lines(doc: Document, *, prose: bool = False) -> list[tuple[int, str]]:
-    """(line, text) of what the search index holds of a file: each entry with text; with
-    ``prose`` (a memory format that writes paragraphs: Claude Code's topic files, Hermes'
-    ``\u00a7`` paragraphs, memory banks), each line of running text too, and the front matter's
-    name, description and title."""
+    """(line, text) of what the search index holds of a file: each entry with text and each
+    heading; with ``prose`` (a memory format that writes paragraphs: Claude Code's topic files,
+    Hermes' ``\u00a7`` paragraphs, memory banks), each line of running text too, and the front
+    matter's name, description and title."""
     out = [(e.line, e.text) for e in doc.entries if e.text]
+    out += [(ln, text) for ln, _level, text in doc.headings if text]
     if not prose:
+        out.sort()
         return out
 
     out += [(ln, f"{key}: {value}") for ln, key, value in front_matter_fields(doc) if key != "limit"]

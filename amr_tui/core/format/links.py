@@ -61,7 +61,9 @@ def link_spans(text: str) -> list[tuple[int, int]]:
 
 
 def split_target(raw: str) -> str:
-    """The path part of a link: ``a/b#heading|alias`` -> ``a/b``."""
+    """The path part of a link: ``a/b#heading|alias`` -> ``a/b``. Inside a Markdown table the
+    alias is written after ``\\|`` (an escaped pipe, so the table keeps its columns)."""
+    raw = raw.replace("\\|", "|")
     for sep in ("|", "#"):
         cut = raw.find(sep)
         if cut != -1:
@@ -74,7 +76,7 @@ def split_heading(raw: str) -> str | None:
 
     Obsidian's nested form ``a#Top#Sub`` names its last heading; a block reference (``a#^id``)
     is kept as written (``^id``)."""
-    raw = raw.split("|", 1)[0]
+    raw = raw.replace("\\|", "|").split("|", 1)[0]
     cut = raw.find("#")
     if cut == -1:
         return None
@@ -83,13 +85,18 @@ def split_heading(raw: str) -> str | None:
     return named[-1] if named else ""
 
 
+# Characters a link cannot hold in its #heading part (Obsidian writes a space for each: a heading
+# "Setup: Linux" is linked as [[Note#Setup Linux]]), so both sides are compared without them.
+_NOT_IN_HEADING_LINKS = str.maketrans({c: " " for c in ":#|^[]%\\"})
+
+
 def _heading_key(text: str) -> str:
-    return " ".join(text.split()).casefold()
+    return " ".join(text.translate(_NOT_IN_HEADING_LINKS).split()).casefold()
 
 
 def heading_line(heading: str, headings: Sequence[tuple[int, int, str]]) -> int | None:
-    """The line of the heading a link's ``#heading`` names (Obsidian matches it ignoring case and
-    runs of spaces), or None."""
+    """The line of the heading a link's ``#heading`` names (Obsidian matches it ignoring case,
+    runs of spaces, and the characters a link cannot hold: ``:``, ``#``, ``|``...), or None."""
     key = _heading_key(heading)
     for line, _level, text in headings:
         if _heading_key(text) == key:
@@ -163,10 +170,11 @@ def slug(text: str) -> str:
 class NameIndex:
     """The repo's files by name, for links that name a note rather than its path: Obsidian's
     ``[[note]]`` (a file name anywhere in the vault, the shortest path when several have it;
-    ``[[folder/note]]`` the shortest path ending so), attachments by name, and basic-memory's
-    ``[[Note Title]]`` (the file whose name is the title or its slug)."""
+    ``[[folder/note]]`` the shortest path ending so), attachments by name, Claude Code's
+    cross-references by memory name, and basic-memory's ``[[Note Title]]`` (the file whose name is
+    the title or its slug, or whose front matter holds that title: ``titles``, file -> title)."""
 
-    def __init__(self, files: Iterable[str]) -> None:
+    def __init__(self, files: Iterable[str], titles: dict[str, str] | None = None) -> None:
         self.by_name: dict[str, list[str]] = {}
         for f in sorted(files, key=lambda p: (p.count("/"), len(p), p)):
             name = f.rsplit("/", 1)[-1].casefold()
@@ -176,6 +184,25 @@ class NameIndex:
                 keys |= {stem, slug(stem)}
             for key in keys:
                 self.by_name.setdefault(key, []).append(f)
+        for f, title in sorted((titles or {}).items()):
+            for key in {title.casefold(), slug(title)}:
+                found = self.by_name.setdefault(key, [])
+                if f not in found:
+                    found.append(f)
+
+    def near(self, target: str) -> str | None:
+        """The note a name that names none was most likely meant to name (a typo: one word of it off
+        by a letter or two), as a link would write it; None when no note name is that close."""
+        from rapidfuzz import fuzz, process  # on first use: only for a link that names no note
+
+        wanted = normalise(split_target(target)).rsplit("/", 1)[-1].casefold()
+        if not wanted:
+            return None
+        names = [k for k, paths in self.by_name.items() if paths and "." not in k[-5:]]
+        for name, _score, _k in process.extract(wanted, names, scorer=fuzz.ratio, score_cutoff=80.0, limit=5):
+            if _one_word_typo(wanted, name):
+                return link_text_for(self.by_name[name][0]).rsplit("/", 1)[-1]
+        return None
 
     def find(self, target: str) -> str | None:
         wanted = normalise(target).casefold()
@@ -187,6 +214,21 @@ class NameIndex:
                 if not folder or path.casefold().startswith(folder + "/") or f"/{folder}/" in path.casefold():
                     return path
         return None
+
+
+def _one_word_typo(a: str, b: str) -> bool:
+    """Whether two names differ in one word only, by at most two letters, in a word of five or more
+    (``Attnetion`` / ``Attention``); ``protocollo DHCP`` / ``Protocollo TCP`` are two notes."""
+    from rapidfuzz.distance import Levenshtein  # with ``near``: only for a link that names no note
+
+    wa, wb = a.casefold().split(), b.casefold().split()
+    if len(wa) != len(wb):
+        return False
+    differ = [(x, y) for x, y in zip(wa, wb, strict=True) if x != y]
+    if len(differ) != 1:
+        return False
+    x, y = differ[0]
+    return max(len(x), len(y)) >= 5 and Levenshtein.distance(x, y) <= 2
 
 
 class LinkState(str, Enum):

@@ -127,11 +127,16 @@ def _front_matter(lines: list[Line]) -> tuple[int, int] | None:
     return None
 
 
-def _markdown_source(lines: list[Line], skip: tuple[int, int] | None) -> str:
+def _markdown_source(lines: list[Line], skip: tuple[int, int] | None, *, hermes: bool = False) -> str:
+    """The text markdown-it reads: front matter blanked; in a Hermes file (``hermes``) each line
+    holding only ``§`` written as a thematic break, so that it ends a list above it as Hermes
+    means it to (a lazy continuation line of the list item's paragraph otherwise)."""
     out = []
     for line in lines:
         if skip and skip[0] <= line.number <= skip[1]:
             out.append("")
+        elif hermes and line.text.strip(WHITESPACE) == SEPARATOR:
+            out.append("***")
         else:
             out.append(line.text.replace("\r", " "))
     return "\n".join(out) + "\n"
@@ -181,7 +186,7 @@ def _parse_markdown(doc: Document, text: str) -> dict[int, MetaParse]:
     scanned = fastscan.scan(doc.lines) if not hermes and fastscan.eligible_text(text) else None
     opaque: set[int] = set()  # 0-based lines whose links do not count (code, html)
     if scanned is None:
-        pending = _parse_blocks(doc, opaque)
+        pending = _parse_blocks(doc, opaque, hermes=hermes)
     else:
         pending, doc.headings = scanned
     paragraphs = _paragraph_entries(doc.lines) if hermes else []
@@ -197,7 +202,7 @@ def _parse_markdown(doc: Document, text: str) -> dict[int, MetaParse]:
     return _build_entries(doc, pending, nested=scanned is None, paragraphs={p[0] for p in paragraphs})
 
 
-def _parse_blocks(doc: Document, opaque: set[int]) -> list[tuple[int, int, int, int]]:
+def _parse_blocks(doc: Document, opaque: set[int], *, hermes: bool = False) -> list[tuple[int, int, int, int]]:
     """markdown-it's block tokens: kinds of lines, headings and list items (any Markdown)."""
     lines = doc.lines
     n = len(lines)
@@ -206,7 +211,7 @@ def _parse_blocks(doc: Document, opaque: set[int]) -> list[tuple[int, int, int, 
     doc.front_matter = _front_matter(lines)
     if doc.front_matter:
         _mark(lines, 0, doc.front_matter[1], LineKind.FRONT_MATTER)
-    tokens = _markdown_it().parse(_markdown_source(lines, doc.front_matter))
+    tokens = _markdown_it().parse(_markdown_source(lines, doc.front_matter, hermes=hermes))
 
     quote_depth = 0
     list_stack: list[str] = []  # "bullet" / "ordered" for each open list
@@ -282,7 +287,11 @@ def _paragraph_entries(lines: list[Line]) -> list[tuple[int, int, int, int]]:
     """Hermes' entries: each stretch of running text between lines holding only § is one
     entry, its first line the entry's line and the rest its continuation. A stretch holding
     anything but text (a list, a heading, code) is left as Markdown reads it."""
-    seps = [i for i, ln in enumerate(lines) if ln.kind is LineKind.TEXT and ln.text.strip(WHITESPACE) == SEPARATOR]
+    seps = [
+        i
+        for i, ln in enumerate(lines)
+        if ln.kind in (LineKind.TEXT, LineKind.RULE) and ln.text.strip(WHITESPACE) == SEPARATOR
+    ]
     if not seps:
         return []
     out: list[tuple[int, int, int, int]] = []

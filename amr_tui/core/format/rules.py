@@ -71,6 +71,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "AMR033": (INFO, "possible contradiction"),
     "AMR034": (W, "file too large to read"),
     "AMR035": (W, "invisible character inside a word"),
+    "AMR036": (W, "placeholder entry"),
 }
 
 DATE_KEYS = ("added", "expires", "updated")

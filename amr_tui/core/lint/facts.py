@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from amr_tui.core.format.entrymeta import FileMeta, PackedMeta, file_meta, pack_meta, unpack_meta
-from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, ParsedFile, Severity
+from amr_tui.core.model import Diagnostic, Entry, Fix, Line, LineEdit, LineKind, Link, ParsedFile, Severity
 
 # Possible contradictions (AMR033, info) compare texts pairwise within word blocks: seconds on a
 # repo of 100,000 entries, and every whole-repo lint would pay them. The app, and `amr lint`
@@ -46,6 +46,7 @@ PackedFacts = tuple[
     tuple[str, ...],
     tuple[str, ...],
     PackedMeta | None,
+    str,
 ]
 
 
@@ -54,6 +55,111 @@ def normalise_text(text: str) -> str:
     if folded.isascii():
         return " ".join(folded.translate(_ASCII_PUNCT).split())
     return " ".join(_PUNCT.sub(" ", folded).split())
+
+
+_EMPHASIS = str.maketrans("", "", "*_`")
+# "**Status:** In progress", "**Owner**: Lu": a template's field and its short value
+_FIELD = re.compile(r"^\*\*([^*]{1,30}?)\*\*\s*[:\uff1a]\s*(.*)$|^\*\*([^*]{1,30}?)[:\uff1a]\*\*\s*(.*)$")
+_LINKS = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)")
+_CONTINUED = (LineKind.CONTINUATION, LineKind.BLANK)
+_MAYBE_NOT_FACT = frozenset(":\uff1a*_` ")  # the last character of a label (``**特点**:``)
+MAX_ITEM_LINES = 40  # the wrapped lines of one item read for its fact (a wrapped bullet has a few)
+
+
+def item_text(lines: list[Line], entry: Entry) -> str:
+    """The whole fact of an entry: its text and the wrapped lines of its list item (or § paragraph)
+    that follow it, joined by spaces. Two bullets that start alike but go on differently ("file
+    ... created" / "file ... modified", wrapped) are two facts."""
+    if not entry.multiline:
+        return entry.text
+    parts = [entry.text]
+    for k in range(entry.line, min(len(lines), entry.line + MAX_ITEM_LINES)):  # 0-based: the next line
+        line = lines[k]
+        if line.kind not in _CONTINUED:
+            break
+        if line.kind is LineKind.CONTINUATION:
+            parts.append(line.text.strip())
+    return " ".join(p for p in parts if p)
+
+
+def is_fact(entry: Entry, text: str) -> bool:
+    """Whether an entry states a fact duplicates are looked for in. Not: a label that heads what
+    follows (``**特点**:``, ``Notes:``), a template's field with a short value (``**Status:** Done``,
+    ``**Owner:** Lu``), a pointer (``See [[user_role]].``, ``relates_to [[Note Title]]``)."""
+    first = entry.text
+    if text == first and first.rstrip("*_` ")[-1:] in (":", "\uff1a"):
+        bare = first.translate(_EMPHASIS).strip()
+        if bare and len(bare) <= 40:
+            return False
+    m = _FIELD.match(first) if first.startswith("**") else None
+    if m is not None:
+        value = (m.group(2) if m.group(1) is not None else m.group(4)) or ""
+        if len(value) <= 30 and len(value.split()) <= 3:
+            return False
+    if entry.links or "](" in first:
+        rest = normalise_text(_LINKS.sub(" ", text))
+        if len(rest.split()) <= 2:
+            return False
+    return True
+
+
+def fact_rows(doc: ParsedFile) -> Iterator[tuple[str, int, str]]:
+    """(normalised whole fact, line, whole fact as written) of each entry of a file that states a
+    fact (``is_fact``), in order: what the duplicate and contradiction checks compare."""
+    lines = doc.lines
+    for entry in doc.entries:
+        text = entry.text
+        if entry.multiline:
+            text = item_text(lines, entry)
+        # most entries are plain facts: no link, no label's colon, no bold field (checked cheaply first)
+        if (entry.links or text[-1:] in _MAYBE_NOT_FACT or text[:2] == "**" or "](" in text) and not is_fact(
+            entry, text
+        ):
+            continue
+        norm = normalise_text(text)
+        if norm:
+            yield norm, entry.line, text
+
+
+# Placeholders an agent or a person writes to try a tool: "test", "asdf", "hallo test", "prova".
+_PLACEHOLDER_CORE = frozenset(
+    "test tests testing testen asdf asdfgh asdfasdf qwerty foo bar baz foobar xxx xxxx todo tbd prova probe "
+    "placeholder dummy lorem ipsum 测试 テスト".split()
+)
+_PLACEHOLDER_MORE = frozenset("hello hallo hi hey ciao world this is a an just entry one two 1 2 3 123".split())
+
+
+# A normalised text made only of placeholder words, as a line of a file's joined texts: what
+# ``is_placeholder`` then decides (the scan is one regex over the file, not a test per entry).
+PLACEHOLDER_LINE = re.compile(
+    "(?m)^(?:(?:" + "|".join(sorted(_PLACEHOLDER_CORE | _PLACEHOLDER_MORE, key=len, reverse=True)) + ")(?: |$))+$"
+)
+
+
+def is_placeholder(norm: str) -> bool:
+    """A *normalised* entry text that says nothing but "test": every word a placeholder word
+    (``test``, ``asdf``, ``foo``, ``prova``, ``测试``...), at least one of them a core one."""
+    if len(norm) > 32:
+        return False
+    words = norm.split()
+    return any(w in _PLACEHOLDER_CORE for w in words) and all(
+        w in _PLACEHOLDER_CORE or w in _PLACEHOLDER_MORE for w in words
+    )
+
+
+def front_title(doc: ParsedFile) -> str:
+    """The note's title in its front matter (``title``, else ``name``): what basic-memory's
+    ``[[Note Title]]`` and Claude Code's cross-references by memory name call it; "" without one."""
+    if not doc.front_matter:
+        return ""
+    first, last = doc.front_matter
+    found: dict[str, str] = {}
+    for line in doc.lines[first : last - 1]:
+        key, sep, value = line.text.partition(":")
+        key = key.strip()
+        if sep and key in ("title", "name") and key not in found:
+            found[key] = value.strip().strip("'\"").strip()
+    return found.get("title") or found.get("name") or ""
 
 
 def value_words(norm: str) -> tuple[str, ...]:
@@ -80,8 +186,9 @@ class FileFacts:
     norms: str
     lines: array[int]
     headings: list[str]  # the text of each heading, in order (what a [[file#heading]] link names)
-    texts: list[str] = field(default_factory=list)  # each entry's text as written, as ``entries`` (AMR033)
+    texts: list[str] = field(default_factory=list)  # each fact as written, as ``entries`` (AMR033)
     meta: FileMeta | None = None  # the entries' [key: value] metadata (the finder's filters); None: none has any
+    title: str = ""  # the front matter's title or name (``front_title``)
 
     @property
     def count(self) -> int:
@@ -103,12 +210,10 @@ def facts_of(doc: ParsedFile, keys: dict[frozenset[str], frozenset[str]] | None 
     norms = []
     at: array[int] = array("I")
     texts = []
-    for entry in doc.entries:
-        norm = normalise_text(entry.text)
-        if norm:
-            norms.append(norm)
-            at.append(entry.line)
-            texts.append(entry.text)
+    for norm, line, text in fact_rows(doc):
+        norms.append(norm)
+        at.append(line)
+        texts.append(text)
     headings = [t for _ln, _lvl, t in doc.headings]
     return FileFacts(
         doc.diagnostics,
@@ -119,6 +224,7 @@ def facts_of(doc: ParsedFile, keys: dict[frozenset[str], frozenset[str]] | None 
         headings,
         texts,
         file_meta(doc.entries, keys),
+        front_title(doc),
     )
 
 
@@ -151,11 +257,12 @@ def pack(f: FileFacts) -> PackedFacts:
         tuple(f.headings),
         tuple(f.texts),
         pack_meta(f.meta) if f.meta is not None else None,
+        f.title,
     )
 
 
 def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = None) -> FileFacts:
-    diags, links, link_lines, norms, raw_lines, headings, texts, meta = t
+    diags, links, link_lines, norms, raw_lines, headings, texts, meta, title = t
     at: array[int] = array("I")
     at.frombytes(raw_lines)
     if len(at) != len(texts) or (norms.count("\n") + 1 if norms else 0) != len(at):
@@ -169,4 +276,5 @@ def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = N
         list(headings),
         list(texts),
         unpack_meta(meta, keys) if meta is not None else None,
+        str(title),
     )

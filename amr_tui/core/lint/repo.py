@@ -26,10 +26,21 @@ from amr_tui.core.format.links import (
 )
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag
+from amr_tui.core.formats import Profile, is_memory, mirrored, profile_of, start_files
+from amr_tui.core.formats import is_journal as is_journal  # lint's API, defined with the profiles
 from amr_tui.core.lint.contradictions import find_contradictions
 from amr_tui.core.lint.facts import CONTRADICTIONS_MAX_ENTRIES as CONTRADICTIONS_MAX_ENTRIES  # lint's API
-from amr_tui.core.lint.facts import FileFacts, facts_of, normalise_text, same_values
-from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link
+from amr_tui.core.lint.facts import (
+    PLACEHOLDER_LINE,
+    FileFacts,
+    fact_rows,
+    facts_of,
+    front_title,
+    is_placeholder,
+    normalise_text,
+    same_values,
+)
+from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, Severity
 from amr_tui.core.model import Finding as Finding  # what lint_repo returns: lint's API
 from amr_tui.core.paths import MAX_PARSE_BYTES, in_amr_folder, is_markdown
 from amr_tui.core.paths import MEMORY_FILE as MEMORY_FILE  # lint's API, defined with the other path rules
@@ -62,6 +73,12 @@ class RepoSnapshot:
     _lower: dict[str, str] | None = None
     _names: NameIndex | None = None
     _resolved: dict[str, Resolution] = field(default_factory=dict)
+    _rows: dict[str, tuple[str, Sequence[int], list[str]]] = field(default_factory=dict)  # fact_rows, once
+
+    @property
+    def profile(self) -> Profile:
+        """What the folder's format loads, what an entry is, how it links (``core.formats``)."""
+        return profile_of(self.style)
 
     def lower_map(self) -> dict[str, str]:
         if self._lower is None:
@@ -70,8 +87,18 @@ class RepoSnapshot:
 
     def name_index(self) -> NameIndex:
         if self._names is None:
-            self._names = NameIndex(self.files)
+            self._names = NameIndex(self.files, self.titles() if "title" in self.profile.links else None)
         return self._names
+
+    def titles(self) -> dict[str, str]:
+        """Each Markdown file's front-matter title (or name), where it has one."""
+        out = {}
+        for path in self.markdown_paths():
+            doc = self.documents.get(path)
+            title = front_title(doc) if doc is not None else self.facts[path].title
+            if title:
+                out[path] = title
+        return out
 
     def resolve(self, target: str) -> Resolution:
         """``core.format.links.resolve`` of a link target in this repo, once per distinct target
@@ -118,50 +145,34 @@ class RepoSnapshot:
         return facts.headings if facts is not None else None
 
     def norms_of(self, path: str) -> tuple[str, Sequence[int]]:
-        """The normalised text of each entry with text, in order, joined by line breaks, and
-        each one's line (``FileFacts.norms`` / ``lines``)."""
+        """The normalised whole fact of each entry that states one (``core.lint.facts.fact_rows``),
+        in order, joined by line breaks, and each one's line (``FileFacts.norms`` / ``lines``)."""
+        norms, lines, _texts = self.rows_of(path)
+        return norms, lines
+
+    def rows_of(self, path: str) -> tuple[str, Sequence[int], list[str]]:
+        """``norms_of`` and each fact as written (``FileFacts.texts``): from the file's facts, or
+        computed once from its document."""
         doc = self.documents.get(path)
         if doc is None:
             facts = self.facts[path]
-            return facts.norms, facts.lines
-        norms: list[str] = []
-        lines: list[int] = []
-        for entry in doc.entries:
-            norm = normalise_text(entry.text)
-            if norm:
+            return facts.norms, facts.lines, facts.texts
+        found = self._rows.get(path)
+        if found is None:
+            norms: list[str] = []
+            lines: array[int] = array("I")
+            texts: list[str] = []
+            for norm, line, text in fact_rows(doc):
                 norms.append(norm)
-                lines.append(entry.line)
-        return "\n".join(norms), lines
-
-
-#: Formats whose ``[[note]]`` names a note anywhere in the folder (or by its title), not a path.
-_BY_NAME = frozenset({"obsidian", "basic-memory", "memory-bank", "folder"})
-#: Files an agent of the format loads itself besides MEMORY.md: no link has to reach them.
-_ENTRY_POINTS = {"hermes": frozenset({"USER.md"})}
-#: Findings that are the AMR format's own conventions, not true of another agent's format.
-_NOT_THEIRS = {
-    "claude-code": frozenset({"AMR002", "AMR028"}),
-    "letta": frozenset({"AMR001", "AMR011", "AMR013", "AMR028"}),
-    "basic-memory": frozenset({"AMR001", "AMR013", "AMR028"}),
-    "obsidian": frozenset({"AMR001", "AMR013", "AMR028"}),
-    "memory-bank": frozenset({"AMR001", "AMR013"}),
-    "hermes": frozenset({"AMR002"}),
-}
-
-
-_DATED = re.compile(r"(?:^|[^0-9])(\d{4})-(\d{2})-(\d{2})(?:[^0-9]|$)")
-
-
-def is_journal(path: str) -> bool:
-    """A dated journal file (``memory/2026-03-05.md``, ``Daily/2026-03-05 notes.md``): an agent's
-    log of one day, whose repeated status lines are not duplicates to merge."""
-    name = path.rsplit("/", 1)[-1]
-    return is_markdown(name) and _DATED.search(name[:-3]) is not None
+                lines.append(line)
+                texts.append(text)
+            found = self._rows[path] = ("\n".join(norms), lines, texts)
+        return found
 
 
 def links_by_name(style: str) -> bool:
     """Whether ``[[x]]`` in a repo of this format may name a note by its name or title."""
-    return style in _BY_NAME
+    return "name" in profile_of(style).links
 
 
 def is_claude_index(doc: Document) -> bool:
@@ -226,12 +237,23 @@ def lint_repo(
                 ),
             )
         )
-    silent = _NOT_THEIRS.get(repo.style)
-    if silent:
-        findings = [f for f in findings if f.diagnostic.code not in silent]
+    findings.extend(_placeholders(repo))
+    findings = _as_the_format_reads(repo, findings)
     findings = _one_wrap_warning_per_file(findings)
     findings.sort(key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
     return findings
+
+
+def _as_the_format_reads(repo: RepoSnapshot, findings: list[Finding]) -> list[Finding]:
+    """The findings the folder's format speaks: none of its own conventions (``Profile.quiet``),
+    and in a file that is not the agent's memory (``Profile.memory``) only errors."""
+    profile = repo.profile
+    quiet = profile.quiet
+    return [
+        f
+        for f in findings
+        if f.diagnostic.code not in quiet and (f.diagnostic.severity is Severity.ERROR or is_memory(profile, f.path))
+    ]
 
 
 def _one_wrap_warning_per_file(findings: list[Finding]) -> list[Finding]:
@@ -270,7 +292,7 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
                 hint = f" (found '{f}': the name is case-sensitive)"
         return [Finding(MEMORY_FILE, diag("AMR001", f"no MEMORY.md at the memory root{hint}", 0))]
     out: list[Finding] = []
-    if not _has_index(doc) and not is_claude_index(doc) and (repo.style == "amr" or _has_unreached_notes(repo)):
+    if repo.style == "amr" and not _has_index(doc) and not is_claude_index(doc):
         near = [(ln, lvl, t) for ln, lvl, t in doc.headings if t.strip().lower() == "index"]
         if near:
             ln, lvl, t = near[0]
@@ -292,7 +314,7 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
                 )
             )
     size = repo.sizes.get(MEMORY_FILE, len(doc.to_bytes()))
-    if over_budget(doc, size):
+    if repo.profile.budget is not None and over_budget(doc, size):
         cut = LOAD_BUDGET_LINES + 1 if len(doc.lines) > LOAD_BUDGET_LINES else 0
         out.append(
             Finding(
@@ -307,17 +329,6 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
             )
         )
     return out
-
-
-def _has_unreached_notes(repo: RepoSnapshot) -> bool:
-    """Markdown notes that no link from MEMORY.md reaches: what an Index would be for. In another
-    agent's format whose MEMORY.md links every note from its text, a missing heading costs an
-    agent nothing (an AMR MEMORY.md has an ``## Index``: the spec's rule)."""
-    notes = [p for p in repo.markdown_paths() if p != MEMORY_FILE and is_memory_note(p)]
-    if not notes:
-        return False
-    seen = reachable(repo)
-    return any(p not in seen for p in notes)
 
 
 def _has_index(doc: Document) -> bool:
@@ -361,12 +372,14 @@ def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
     out.extend(_link_checks(repo, only=path))
     if path == MEMORY_FILE:
         out.extend(f for f in _memory_checks(repo) if f.path == path)
+    out = _as_the_format_reads(repo, out)
     out.sort(key=lambda f: (f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
     return out
 
 
 def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
     out: list[Finding] = []
+    planned = repo.profile.planned_links
     for path in [only] if only is not None else repo.markdown_paths():
         links, line_text = repo.links_of(path)
         for link in links:
@@ -394,6 +407,13 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
                 continue  # AMR012 / AMR029 / AMR032 in the same file come from the line rules
             fix = None
             msg = f"{link.written} names no file in this repo"
+            if planned and link.label is None and not res.suggestion:
+                # Obsidian and basic-memory plan a note by linking to it before it is written: only
+                # a name that is nearly a note's name (a typo) is worth saying
+                meant = repo.name_index().near(link.target)
+                if meant is None:
+                    continue
+                msg = f"{link.written} names no note; did you mean [[{meant}]]?"
             if res.suggestion and link.label is None:
                 msg += f"; did you mean [[{res.suggestion}]]?"
                 assert line_text is not None  # a file with links has the text of their lines
@@ -408,10 +428,11 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
 
 
 def reachable(repo: RepoSnapshot) -> set[str]:
-    """Files reachable from MEMORY.md by following links (MEMORY.md included)."""
+    """Files reachable from MEMORY.md (and the other files the format's agent loads at start,
+    ``core.formats.start_files``) by following links, those files included."""
     if MEMORY_FILE not in repo.files:
         return set()
-    seen = {MEMORY_FILE, *(p for p in _ENTRY_POINTS.get(repo.style, ()) if p in repo.files)}
+    seen = {MEMORY_FILE, *start_files(repo.profile, repo.markdown_paths())}
     todo = list(seen)
     while todo:
         links, _ = repo.links_of(todo.pop())
@@ -425,8 +446,8 @@ def reachable(repo: RepoSnapshot) -> set[str]:
 
 
 def _orphans(repo: RepoSnapshot) -> list[Finding]:
-    if MEMORY_FILE not in repo.documents:
-        return []
+    if MEMORY_FILE not in repo.documents or repo.profile.reach != "links":
+        return []  # a format whose agent reads every note (or lists them all) leaves none unreached
     seen = reachable(repo)
     memory = repo.documents[MEMORY_FILE]
     index_line = next((ln for ln, lvl, t in memory.headings if lvl == 2 and t == INDEX_HEADING), 0)
@@ -453,6 +474,24 @@ def _orphans(repo: RepoSnapshot) -> list[Finding]:
                 ),
             )
         )
+    return out
+
+
+def _placeholders(repo: RepoSnapshot) -> list[Finding]:
+    """AMR036 for each entry that says nothing but "test" (``core.lint.facts.is_placeholder``)."""
+    out = []
+    for path in repo.markdown_paths():
+        if in_amr_folder(path) or not is_memory(repo.profile, path):
+            continue
+        norms, at = repo.norms_of(path)
+        if not at:
+            continue
+        for m in PLACEHOLDER_LINE.finditer(norms):  # in C over the file's texts; most files have none
+            norm = m.group(0)
+            if is_placeholder(norm):
+                line = at[norms.count("\n", 0, m.start())]
+                msg = f"'{norm}' is a placeholder, not a fact: remove it, or write what it was meant to say"
+                out.append(Finding(path, diag("AMR036", msg, line, 1)))
     return out
 
 
@@ -529,8 +568,9 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     paths: list[str] = []
     joined: list[str] = []
     file_ix, starts, sizes, lines, hashes = array("I"), array("I"), array("I"), array("I"), array("q")
+    profile = repo.profile
     for path in repo.markdown_paths():
-        if in_amr_folder(path) or is_journal(path):
+        if in_amr_folder(path) or is_journal(path) or not is_memory(profile, path):
             continue  # amr's own records repeat facts on purpose; a daily journal repeats its status lines
         norms, at = repo.norms_of(path)
         if not at:
@@ -551,9 +591,33 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
         start = starts[row]
         return joined[file_ix[row]][start : start + sizes[row]]
 
+    mirror_names = {name for pair in profile.mirrors for name in pair}
+    link_lines: dict[int, set[int]] = {}  # file -> the lines holding a link
+
+    def may_relate(row: int) -> bool:
+        """A copy that may repeat another by design: in a file the format mirrors, or on a line
+        with a link (a summary of the note it links). Most copies are neither: checked first."""
+        f = file_ix[row]
+        if mirror_names and paths[f].rsplit("/", 1)[-1] in mirror_names:
+            return True
+        held = link_lines.get(f)
+        if held is None:
+            held = link_lines[f] = {link.line for link in repo.links_of(paths[f])[0]}
+        return lines[row] in held
+
+    def related(a: int, b: int) -> bool:
+        """Two copies that repeat each other by design: files the format mirrors (a memory bank's
+        activeContext.md and progress.md), or a summary whose entry links to the note it sums up."""
+        pa, pb = paths[file_ix[a]], paths[file_ix[b]]
+        if pa == pb:
+            return False
+        return mirrored(profile, pa, pb) or _links_to(repo, pa, lines[a], pb) or _links_to(repo, pb, lines[b], pa)
+
     # Same text: rows sorted by hash (stable: in reading order within a hash), the texts of a
-    # run of equal hashes compared; the first row of a text is the fact, every later one AMR014.
+    # run of equal hashes compared; the first row of a text is the fact, and the copies after
+    # it are one AMR014, at the first of them, saying how many times the fact is written.
     out: list[Finding] = []
+    again: list[list[tuple[str, int]]] = []  # each fact written more than once: its copies
     repeated = bytearray(len(hashes))
     order = sorted(range(len(hashes)), key=hashes.__getitem__)
     run = 0
@@ -562,19 +626,32 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
         while end < len(order) and hashes[order[end]] == hashes[order[run]]:
             end += 1
         if end - run > 1:
-            firsts: dict[str, int] = {}
+            copies: dict[str, list[int]] = {}
             for row in order[run:end]:
-                t = text(row)
-                first = firsts.setdefault(t, row)
-                if first != row:
+                copies.setdefault(text(row), []).append(row)
+            for norm, rows_of_text in copies.items():
+                if len(rows_of_text) < 2:
+                    continue
+                if not informative(norm):  # "inheritance", "History (1/2)": a list's item, not a fact
+                    for row in rows_of_text[1:]:
+                        repeated[row] = 1
+                    continue
+                kept = [rows_of_text[0]]
+                special = [k for k in kept if may_relate(k)]  # the kept copies a plain one may relate to
+                for row in rows_of_text[1:]:
                     repeated[row] = 1
-                    f_path, path = paths[file_ix[first]], paths[file_ix[row]]
-                    where = "above" if f_path == path else f"in {f_path}"
-                    out.append(
-                        Finding(path, diag("AMR014", f"same fact as line {lines[first]} {where}", lines[row], 1))
-                    )
+                    if may_relate(row):
+                        if any(related(k, row) for k in kept):
+                            continue
+                        special.append(row)
+                    elif any(related(k, row) for k in special):
+                        continue
+                    kept.append(row)
+                if len(kept) > 1:
+                    again.append([(paths[file_ix[r]], lines[r]) for r in kept])
         run = end
     del order
+    out.extend(_said_once(again))
     # Near-duplicate candidates: the first row of each text, long enough, in reading order.
     rows = array("I", (r for r in range(len(hashes)) if not repeated[r] and sizes[r] >= NEAR_DUPLICATE_MIN_CHARS))
     if not near:
@@ -608,11 +685,21 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
             )
             # texts that differ in a number, version or date are two facts (AMR033 may call them a
             # possible contradiction), never a near duplicate
-            matches = [m for m in matches if same_values(texts[a_pos], m[0])]
+            row = rows[a]
+            matches = sorted(
+                (
+                    m
+                    for m in matches
+                    if same_values(texts[a_pos], m[0])
+                    and not opposite(texts[a_pos], m[0])
+                    and not ((may_relate(row) or may_relate(rows[members[m[2]]])) and related(rows[members[m[2]]], row))
+                ),
+                key=lambda m: m[2],
+            )
             if not matches:
                 continue
-            _choice, score, k = min(matches, key=lambda m: m[2])
-            b, row = rows[members[k]], rows[a]
+            _choice, score, k = matches[0]
+            b = rows[members[k]]
             first_path, path = paths[file_ix[b]], paths[file_ix[row]]
             where = "above" if first_path == path else f"in {first_path}"
             out.append(
@@ -628,6 +715,114 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
             )
             reported.add(a)
     return out
+
+
+#: A file holding this many facts of one other file is said to repeat it, once.
+FILE_COPY_FACTS = 3
+
+
+def informative(norm: str) -> bool:
+    """Whether a *normalised* text says enough to be a fact worth a duplicate finding: three words
+    or more (three CJK characters count as a word) and, in Latin script, twelve characters or more.
+    "inheritance", "History (1/2)" or "内存管理" twice in a list is the list's vocabulary, not a fact
+    repeated."""
+    words = norm.split()
+    size = len(words) + sum(len(w) for w in words if not w.isascii()) // 3
+    return size >= 3 and (len(norm) >= 12 or not norm.isascii())
+
+
+def _said_once(reports: list[list[tuple[str, int]]]) -> list[Finding]:
+    """One AMR014 per fact written more than once (``_written_again``); and when one file holds
+    ``FILE_COPY_FACTS`` or more facts of another, one AMR014 saying the file repeats it."""
+    pairs: dict[tuple[str, str], list[list[tuple[str, int]]]] = defaultdict(list)
+    for copies in reports:
+        (first, _), (path, _) = copies[0], copies[1]
+        if first != path:
+            pairs[(path, first)].append(copies)
+    copied = {pair for pair, found in pairs.items() if len(found) >= FILE_COPY_FACTS}
+    out = [_written_again(c) for c in reports if (c[1][0], c[0][0]) not in copied]
+    for path, first in sorted(copied):
+        found = sorted(pairs[(path, first)], key=lambda c: c[1][1])
+        here = [c[1][1] for c in found]
+        shown = ", ".join(map(str, here[:8])) + (f" and {len(here) - 8} more" if len(here) > 8 else "")
+        msg = f"{len(found)} facts of this file are also in {first} (lines {shown} here): is one a copy of the other?"
+        out.append(Finding(path, diag("AMR014", msg, here[0], 1)))
+    return out
+
+
+def _written_again(copies: list[tuple[str, int]]) -> Finding:
+    """One AMR014 for a fact written at each of ``copies`` (reading order): at the second copy,
+    naming the first, and how many times it is written when more than twice."""
+    (f_path, f_line), (path, line) = copies[0], copies[1]
+    where = "above" if f_path == path else f"in {f_path}"
+    msg = f"same fact as line {f_line} {where}"
+    if len(copies) > 2:
+        others = [f"{p}:{n}" for p, n in copies[2:7]]
+        more = f" and {len(copies) - 7} more" if len(copies) > 7 else ""
+        msg += f"; written {len(copies)} times (also at {', '.join(others)}{more})"
+    return Finding(path, diag("AMR014", msg, line, 1))
+
+
+def _links_to(repo: RepoSnapshot, path: str, line: int, target: str) -> bool:
+    """Whether a link on ``line`` of ``path`` leads to the file ``target``."""
+    links, _ = repo.links_of(path)
+    return any(link.line == line and repo.resolve(link.target).path == target for link in links)
+
+
+# Words that turn a statement into its opposite when one text has them where the other has the
+# plain word ("indirizzamento diretto" / "indirizzamento indiretto"), and plain opposites.
+_NEGATING = ("in", "im", "il", "ir", "un", "non", "dis", "anti", "a", "不", "非", "无", "未")
+_OPPOSITES = frozenset(
+    frozenset(p)
+    for p in (
+        ("left", "right"),
+        ("sinistro", "destro"),
+        ("sinistra", "destra"),
+        ("before", "after"),
+        ("prima", "dopo"),
+        ("min", "max"),
+        ("minimum", "maximum"),
+        ("upper", "lower"),
+        ("static", "dynamic"),
+        ("statica", "dinamica"),
+        ("statico", "dinamico"),
+        ("true", "false"),
+        ("on", "off"),
+        ("open", "closed"),
+        ("public", "private"),
+        ("pubblico", "privato"),
+        ("input", "output"),
+        ("read", "write"),
+        ("push", "pull"),
+        ("start", "stop"),
+        ("first", "last"),
+        ("increase", "decrease"),
+        ("allow", "deny"),
+        ("always", "never"),
+        ("created", "deleted"),
+        ("created", "modified"),
+        ("added", "removed"),
+        ("enabled", "disabled"),
+        ("assoluta", "semplice"),
+        ("asynchronous", "synchronous"),
+    )
+)
+
+
+def opposite(a: str, b: str) -> bool:
+    """Whether two *normalised* texts that are nearly alike say opposite things: a word of one
+    is a word of the other with a negating prefix (``diretto`` / ``indiretto``, ``sync`` / ``unsync``),
+    or the two differ by a pair of opposites (``left`` / ``right``)."""
+    wa, wb = set(a.split()), set(b.split())
+    only_a, only_b = wa - wb, wb - wa
+    for x in only_a:
+        for y in only_b:
+            if frozenset((x, y)) in _OPPOSITES:
+                return True
+            long, short = (x, y) if len(x) > len(y) else (y, x)
+            if long.endswith(short) and long[: len(long) - len(short)] in _NEGATING:
+                return True
+    return False
 
 
 class _Rows:
@@ -661,16 +856,11 @@ def _contradictions(repo: RepoSnapshot) -> list[Finding]:
     where: list[tuple[str, int]] = []
     seen: set[str] = set()
     for path in repo.markdown_paths():
-        if in_amr_folder(path):
+        if in_amr_folder(path) or not is_memory(repo.profile, path):
             continue
-        doc = repo.documents.get(path)
-        # each entry's text as written (capitalised names count), from the file or its facts
-        if doc is not None:
-            items: Iterator[tuple[str, int]] = ((e.text, e.line) for e in doc.entries)
-        else:
-            facts = repo.facts[path]
-            items = zip(facts.texts, facts.lines, strict=False)
-        for text, line in items:
+        # each fact as written (capitalised names count), from the file or its facts
+        _norms, lines, written = repo.rows_of(path)
+        for text, line in zip(written, lines, strict=True):
             norm = normalise_text(text)
             if norm and norm not in seen:  # a second copy is AMR014, not a second contradiction
                 seen.add(norm)

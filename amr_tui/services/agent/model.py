@@ -81,6 +81,18 @@ class IndexTarget:
 
 
 @dataclass(frozen=True)
+class LoadedFile:
+    """A file the repo's format loads at session start besides MEMORY.md (``core.formats``)."""
+
+    path: str
+    entries: list[EntryOut]  # its entries (a Hermes § paragraph is one)
+    text: str  # the file as its agent reads it, up to ``LOAD_BUDGET_BYTES``
+    truncated: bool  # the file is longer than ``text``
+    lines: int
+    bytes: int
+
+
+@dataclass(frozen=True)
 class LoadedRepo:
     repo: str
     writable: bool
@@ -91,6 +103,9 @@ class LoadedRepo:
     index: list[IndexTarget]
     lines: int
     bytes: int
+    format: str = "amr"  # the memory format the folder is in (``workspace.repo_style``)
+    loads: str = ""  # what that format's agent loads at session start, in a phrase
+    files: list[LoadedFile] = field(default_factory=list)  # the other files it loads, in its order
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,10 @@ class SearchResult:
     hash: str
     score: float
     missing: list[str] = field(default_factory=list)  # query words this entry does not hold (a partial match)
+    # "entry"; or a line that is none, searched as the app and `amr search` search it: a "heading",
+    # a "front matter" field (name, description, title...), a line of "text" (prose of a format
+    # that writes paragraphs). Only an entry has a hash to edit or forget it by.
+    kind: str = "entry"
 
 
 @dataclass(frozen=True)

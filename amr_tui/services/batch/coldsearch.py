@@ -52,9 +52,13 @@ _UNREAPED: list[int] = []  # children stopped and not yet waited for
 
 _BULLET = re.compile(r"[-*+][ \t]+(.*?)[ \t]*\Z")
 _IS_BULLET = re.compile(r"[ \t]*[-*+][ \t]")
+# An ATX heading (searched like an entry: its text), and one with text at a newline
+_HEADING = re.compile(r"#{1,6}[ \t]+(.*?)[ \t]*\Z")
+_IS_HEADING = re.compile(r"#{1,6}[ \t]")
+_HEADINGS = re.compile(r"\n#{1,6}[ \t]+[^\s]")
 # A line the parser reads differently from a plain bullet, at a newline of the joined text:
-# fences, HTML, indented lines, thematic breaks, an ordered list's line.
-_COMPLEX = re.compile(r"\n(?:```|~~~|<|[ \t]+\S|[-*+_](?:[ \t]*[-*+_]){2,}[ \t]*(?=\n|\Z)|\d+[.)])")
+# fences, HTML, indented lines, thematic breaks, a setext underline, an ordered list's line.
+_COMPLEX = re.compile(r"\n(?:```|~~~|<|[ \t]+\S|[-*+_](?:[ \t]*[-*+_]){2,}[ \t]*(?=\n|\Z)|=+[ \t]*(?=\n|\Z)|\d+[.)])")
 # each bullet's start: "" (text follows), "\n" (an empty bullet) or the rest of a line opening with "["
 _BULLETS = re.compile(r"\n[-*+][ \t]+(?=(\[[^\n]*|\n|))")  # a look-ahead: a newline may start the next
 _SIMPLE_META = re.compile(r"[ \t]*\[[A-Za-z][A-Za-z0-9_.-]*[ \t]*:[^\[\]\\`]*\][ \t]*\Z")
@@ -117,9 +121,12 @@ def _minimal(forms: list[str]) -> list[str]:
 
 
 def _entry_text(line: str) -> str | None:
+    """The searched text of a plain file's line: a bullet's text without its trailing metadata, a
+    heading's text; None for any other line."""
     m = _BULLET.match(line)
     if m is None:
-        return None
+        h = _HEADING.match(line) if line.startswith("#") else None
+        return (h.group(1).strip() or None) if h is not None else None
     body = m.group(1)
     if body.endswith("]"):
         simple = _SIMPLE_META.search(body)
@@ -204,8 +211,9 @@ class _Share:
         self.low = joined.lower()
 
     def population(self) -> int:
-        """How many entries with text the share's Markdown files hold (items of the full index)."""
-        count = sum(len(entries) for entries in self.parsed.values())
+        """How many entries with text (and headings) the share's Markdown files hold (items of the
+        full index)."""
+        count = sum(len(entries) for entries in self.parsed.values()) + len(_HEADINGS.findall(self.low))
         bullets = _BULLETS.findall(self.low)  # per bullet: "", "\n" (empty) or the rest from a "["
         odd = list(filter(None, bullets))  # in C: most bullets are ""
         count += len(bullets) - odd.count("\n")
@@ -229,7 +237,7 @@ class _Share:
                     at = low.find(form, at + 1)
             for at in starts:
                 line = low.rfind("\n", 0, at) + 1
-                if line not in lines and _IS_BULLET.match(low, line):  # entries only
+                if line not in lines and (_IS_BULLET.match(low, line) or _IS_HEADING.match(low, line)):
                     if "[" not in low[line:at] or self._in_text(line, at, forms):
                         lines.add(line)
         parsed = (text.lower() for entries in self.parsed.values() for _line, text in entries)

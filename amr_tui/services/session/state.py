@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from amr_tui.core.format.edit import searchable_lines
 from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
+from amr_tui.core.formats import profile_of
 from amr_tui.core.lint.facts import FileFacts, facts_of
 from amr_tui.core.lint.repo import (
     CONTRADICTIONS_MAX_ENTRIES,
@@ -91,7 +92,9 @@ class Session:
         self._dreams: dict[str, DreamService] = {}
         self._activity: dict[str, ActivityService] = {}  # the activity review's, one per repo
         self._search_context: SessionSearchContext | None = None
-        self._name_indexes: dict[str, tuple[tuple[int, int], NameIndex]] = {}  # repo -> (files listing, index)
+        self._name_indexes: dict[
+            str, tuple[tuple[int, int, int], NameIndex]
+        ] = {}  # repo -> (files and facts read, index)
         self._key_sets: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per distinct set of metadata keys
         # The first load, step by step (scan, index_files, lint_all): what is done so far.
         self._scanned = False
@@ -433,6 +436,10 @@ class Session:
         return len(found)
 
     # ------------------------------------------------------------------- reads
+    def style(self, repo: str) -> str:
+        """The repo's memory format (``workspace.style_of``; ``core.formats`` has its profile)."""
+        return self.repos[repo].style
+
     def files(self, repo: str) -> list[str]:
         with self.lock:
             return list(self.repos[repo].files)
@@ -557,13 +564,17 @@ class Session:
         once for a listing of the files."""
         if not links_by_name(state.style):
             return None
-        key = (id(state.files), len(files))
+        key = (id(state.files), len(files), len(state.facts))  # titles come with the facts read
 
         def build() -> NameIndex:
             cached = self._name_indexes.get(state.mount.name)
             if cached is not None and cached[0] == key:
                 return cached[1]
-            index = NameIndex(files)
+            titles = None
+            if "title" in profile_of(state.style).links:  # basic-memory's and Claude Code's [[Note Title]]
+                with self.lock:
+                    titles = {p: f.title for p, f in state.facts.items() if f.title}
+            index = NameIndex(files, titles)
             self._name_indexes[state.mount.name] = (key, index)
             return index
 
