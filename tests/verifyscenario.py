@@ -147,7 +147,7 @@ FILES_1: dict[str, str] = {
     "src/payments/ledger.py": LEDGER_1,
     "src/payments/refunds.py": REFUNDS_1,
     "src/payments/cli.py": "def main() -> None:\n    print('payments')\n",
-    "scripts/deploy.sh": "#!/bin/sh\necho deploying \"$1\"\n",
+    "scripts/deploy.sh": '#!/bin/sh\necho deploying "$1"\n',
     "scripts/seed.py": "print('seeding')\n",
     "scripts/migrate.ts": "export async function migrate() {}\n",
     "config/settings.py": SETTINGS_1,
@@ -204,8 +204,16 @@ def build_code_repo(dest: Path) -> Path:
     _write(dest, {"src/payments/refunds.py": REFUNDS_8})
     _commit(dest, "Retry refunds the bank refused", "2026-10-04")
     git(dest, "switch", "-q", "main")
-    git(dest, "merge", "-q", "--no-ff", "-m", "Merge branch 'feature/refund-retries'", "feature/refund-retries",
-        date="2026-10-05")
+    git(
+        dest,
+        "merge",
+        "-q",
+        "--no-ff",
+        "-m",
+        "Merge branch 'feature/refund-retries'",
+        "feature/refund-retries",
+        date="2026-10-05",
+    )
     git(dest, "branch", "-q", "-D", "feature/refund-retries")
     retry = git(dest, "rev-parse", "HEAD^2").strip()
     _write(dest, {"src/payments/refunds.py": REFUNDS_1})

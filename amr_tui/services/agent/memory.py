@@ -52,6 +52,7 @@ from amr_tui.core.search.topics import Topic, rank_topics
 from amr_tui.core.secrets import find_secrets
 from amr_tui.core.textsafety import make_visible
 from amr_tui.core.tombstones import FactMatcher
+from amr_tui.core.verify.units import units
 from amr_tui.git.commit import blob_oid
 from amr_tui.git.dreamrefs import list_refs
 from amr_tui.git.errors import AmrGitError, ConflictError, EntryGoneError, NoIdentityError, RefMovedError
@@ -85,6 +86,7 @@ from amr_tui.services.agent.model import (
 from amr_tui.services.dreams.model import BRANCH_PREFIX, DECISION_PREFIX, run_id_of
 from amr_tui.services.history.forgotten import MOVED_TRAILER, SECRET_IN_HISTORY, plan_changes, plan_forget
 from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.usage import record as record_reads
 from amr_tui.services.workspace import Mount
 from amr_tui.services.writegate import EditRefused, Saved
 
@@ -273,6 +275,7 @@ class AgentMemory:
                 cut = budget_cut(doc, len(of.data or b""))
                 entries = [EntryOut.of(e, doc.lines[e.line - 1].text) for e in doc.entries]
                 shown = [e for e in entries if not cut or e.line < cut]
+                self._served(repo, [(MEMORY_FILE, e.text) for e in shown])
                 out.append(
                     LoadedRepo(
                         repo,
@@ -348,6 +351,8 @@ class AgentMemory:
                 )
                 if len(out) >= limit:
                     break
+            for name in {r.repo for r in out}:
+                self._served(name, [(r.path, r.text) for r in out if r.repo == name])
             files = sum(len(self.session.files(n)) for n in ([repo] if repo else self.session.names))
             note = "" if out else "No entry matches the query; try fewer or other words."
             if any(r.missing for r in out):
@@ -363,6 +368,7 @@ class AgentMemory:
                 raise AgentError(f"{path} does not exist in {repo}; memory_load lists the Index's files")
             doc = of.doc
             entries = [EntryOut.of(e, doc.lines[e.line - 1].text) for e in doc.entries]
+            self._served(repo, [(path, u.text) for u in units(doc, prose=self.session.repos[repo].style != "amr")])
             rev = blob_oid(of.data or b"")
             return FileRead(
                 repo,
@@ -374,6 +380,11 @@ class AgentMemory:
                 self.writable(repo) and not of.read_only,
                 self._pending_branch(repo) if of.head and of.head != self._head(repo) else None,
             )
+
+    def _served(self, repo: str, entries: list[tuple[str, str]]) -> None:
+        """Count these entries as read by the agent (``services.usage``: in the user data folder,
+        never in the repo)."""
+        record_reads(self.session.mount(repo).root, entries)
 
     def _head(self, repo: str) -> str | None:
         git = self.session.git(repo)
