@@ -33,7 +33,7 @@ FAMILY_OF_TOOL = {
 }
 
 _MAKE_RULE = re.compile(rb"^([A-Za-z0-9_.%/@-][A-Za-z0-9_.%/@ -]*?)\s*::?(?![=])(.*)$")
-_JUST_RECIPE = re.compile(rb"^@?([A-Za-z_][A-Za-z0-9_-]*)(?:\s+[^:=]*)?:(?![=])")
+_JUST_RECIPE = re.compile(rb"^@?([A-Za-z_][A-Za-z0-9_-]*)(?:\s+[^:]*)?:(?![=])")
 
 
 def family(path: str) -> str | None:
