@@ -71,7 +71,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does
         hits, to_cache = search_paths(
-            args.paths or [Path(".")], args.query, args.limit, use_cache=not args.no_cache, keep=True
+            args.paths or [Path(".")],
+            args.query,
+            args.limit,
+            use_cache=not args.no_cache,
+            keep=True,
+            stale_of=_stale_of if "is:stale" in args.query else None,
         )
     except (FileNotFoundError, NotADirectoryError, LeavesRepoError) as exc:
         error(str(exc))
@@ -84,6 +89,17 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if to_cache:
             _cache_in_child(to_cache)
+
+
+def _stale_of(mount: Mount) -> set[tuple[str, int]]:
+    """``is:stale``: the repo judged against its code (the config's, or a Claude Code folder's project)."""
+    from amr_tui.services.config import load_config
+    from amr_tui.services.verify.coderepo import code_sources
+    from amr_tui.services.verify.run import verify_mount
+
+    cfg = load_config()
+    report = verify_mount(mount, code_sources(mount, cfg), every=cfg.verify_every)
+    return {(e.path, e.line) for e in report.stale}
 
 
 def _cache_in_child(mounts: list[Mount]) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from amr_tui.core.diff.similarity import normalise
-from amr_tui.services.workspace import Mount, read_bytes, style_of
+from amr_tui.services.workspace import Mount, read_bytes, scan_files, style_of
 
 DB_NAME = "usage.sqlite3"
 _SCHEMA = """
@@ -222,13 +222,14 @@ class UsageReport:
 def usage_report(mount: Mount) -> UsageReport:
     """Every entry of a mounted repo with its reads, least recently read first (never read first)."""
     from amr_tui.core.format.parser import parse  # the parser: only when a report is asked
+    from amr_tui.core.paths import in_amr_folder, is_markdown
     from amr_tui.core.verify.units import units
-    from amr_tui.services.verify.run import memory_files
 
     usage = Usage(mount.root)
     prose = style_of(mount) != "amr"
     rows: list[UsageRow] = []
-    for rel in memory_files(mount):
+    files, escaping, _ = scan_files(mount.root, stats=False)
+    for rel in (p for p in files if is_markdown(p) and p not in escaping and not in_amr_folder(p)):
         data = read_bytes(mount.root, rel)
         if data is None:
             continue

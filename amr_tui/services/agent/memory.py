@@ -321,6 +321,10 @@ class AgentMemory:
             if repo is not None:
                 repo = self._repo(repo)
             limit = max(1, min(int(limit), MAX_LIMIT))
+            if "is:stale" in query:  # judged against the code before the filter reads it
+                for name in [repo] if repo else self.session.names:
+                    if self.session.verifying.known(name, max_age=60.0) is None:
+                        self.session.verifying.run(name)
 
             try:
                 hits = self.session.search(query, limit * 2 + 10, repos=[repo] if repo else None)

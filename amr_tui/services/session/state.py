@@ -29,6 +29,7 @@ from amr_tui.services.batch import diskcache, lintcache, searchcache
 from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.history.service import HistoryService
 from amr_tui.services.session.searchctx import SessionSearchContext
+from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import Change, RepoInfo, RepoState, Watcher
 from amr_tui.services.sync.gitattrs import lint_merge_drivers
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files, style_of
@@ -94,6 +95,7 @@ class Session:
         self._linted = False  # before the first repo-wide lint, a change re-lints its own files only
         self._cache_stale = True  # files were read that the on-disk caches do not hold (save_caches)
         self.watch = Watcher(self)  # the poll, the re-read after a write, the badges
+        self.verifying = Verifying(self)  # the last verify report of each repo, and agents' reads
         for mount in mounts:
             git: GitRepo | None
             try:
