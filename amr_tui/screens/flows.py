@@ -17,10 +17,13 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
+    import datetime as _dt
+
     from textual.app import App
     from textual.notifications import SeverityLevel
 
     from amr_tui.screens.main.screen import MainScreen
+    from amr_tui.services.config import Config
     from amr_tui.services.history.service import HistoryService
     from amr_tui.services.session.state import OpenFile, Session
     from amr_tui.services.sync.run import SyncProgress, SyncResult
@@ -209,6 +212,25 @@ async def forget_entry(app: App[int], main: MainScreen, session: Session) -> Non
     notify_text(app, text, title="Committed", timeout=12 if done.secret else 5)
     session.note_written(of.repo, done.oid)  # z undoes it
     read_again(main, True)
+
+
+# ------------------------------------------------------------------ the Stale? queue
+async def stale(app: App[int], main: MainScreen, session: Session, config: Config, today: _dt.date | None) -> None:
+    """Facts whose evidence no longer holds in the code, and facts not verified lately: confirm,
+    edit, supersede or forget each; enter opens one on the main screen."""
+    from amr_tui.screens.stale import StaleScreen
+
+    session.verifying.config = config
+    screen = StaleScreen(session, session.names, today=today)
+    changed = await app.push_screen_wait(screen)
+    for repo, oid in screen.written:
+        session.note_written(repo, oid)  # z undoes them as any other write
+    read_again(main, changed)
+    if screen.go_to is not None:
+        from amr_tui.screens.main.place import Place
+
+        repo, path, line = screen.go_to
+        main.leave_file(lambda: main.open_place(Place(repo, path, line)))
 
 
 # ------------------------------------------------------------------ dreams and activity

@@ -319,7 +319,7 @@ class ActivityService:
             return None
         matcher = FactMatcher()
         for t in parse_tombstones(data):
-            matcher.add(t.text, t.describe(), t.digest)
+            matcher.add(t.text, t.describe(), t.digest, fuzzy=t.superseded_by is None)
         return matcher
 
     def count(self) -> int:

@@ -249,7 +249,7 @@ class DreamService:
         except BlobTooLargeError:  # the history service's tombstones() names it
             data = None
         for t in parse_tombstones(data) if data else []:
-            matcher.add(t.text, t.describe(), t.digest)
+            matcher.add(t.text, t.describe(), t.digest, fuzzy=t.superseded_by is None)
         with self._lock:
             if self._history is None:
                 self._history = HistoryService(self.mount)  # keeps its walk of the history cached

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Protocol
 
+from amr_tui.core.model import Entry
+from amr_tui.core.verify.evidence import extract
 from amr_tui.services.config import Config
 from amr_tui.services.usage import Reads, Usage
 from amr_tui.services.verify.coderepo import CodeSource, code_sources
@@ -87,6 +89,37 @@ class Verifying:
 
     def reads(self, repo: str, text: str) -> Reads:
         return self.usage(repo).of(text)
+
+    def usage_cached(self, repo: str) -> Usage | None:
+        """The reads last loaded for ``repo`` (no disk: for the UI thread), or None."""
+        with self._lock:
+            got = self._usage.get(repo)
+        return got[1] if got is not None else None
+
+    def panel(
+        self, repo: str, path: str, line: int, text: str, entry: Entry | None, today: _dt.date
+    ) -> list[tuple[str, str]]:
+        """The side panel's lines about a fact, as (text, style): each piece of evidence and its
+        verdict (when the repo was judged), when it was last verified, and how often agents read
+        it. Reads nothing from disk (the usage must be loaded: ``usage``)."""
+        out: list[tuple[str, str]] = []
+        found = extract(text) if text.strip() else []
+        checked = self.at(repo, path, line)
+        verdicts = {(c.evidence.kind, c.evidence.value): c.verdict for c in checked.checks} if checked else {}
+        for ev in found:
+            v = verdicts.get((ev.kind, ev.value))
+            if v is None:
+                out.append((f"evidence: {ev.label} (not checked yet: v checks it)", "muted"))
+            else:
+                out.append((f"{v.status}: {ev.label} — {v.detail}", v.status))
+        verified = entry.first("verified") if entry is not None else None
+        verified = verified or (checked.verified if checked else None)
+        if found or verified:
+            out.append((f"last verified {verified}" if verified else "never verified", "muted"))
+        usage = self.usage_cached(repo)
+        if usage is not None and text.strip():
+            out.append((usage.of(text).sentence(today), "muted"))
+        return out
 
 
 __all__ = ["USAGE_TTL_S", "Verifying"]
