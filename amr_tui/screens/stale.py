@@ -188,6 +188,10 @@ class StaleScreen(Screen[bool]):
     def on_option_list_option_highlighted(self, _: OptionList.OptionHighlighted) -> None:
         self._show_detail()
 
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()  # enter on the list: open the fact
+        self.action_open()
+
     def _show_detail(self) -> None:
         row = self._row()
         box = self.query_one("#stale-detail", Static)
@@ -327,10 +331,12 @@ class StaleScreen(Screen[bool]):
             notify_text(self.app, "This is a line of prose, not an entry: edit or supersede it.", severity="warning")
             return
         gone = "; ".join(
-            f"{c.evidence.value} {c.verdict.status}" for c in e.checks if c.verdict.status in ("gone", "moved")
+            f"{c.evidence.label} {c.verdict.status}" + (f" in {c.verdict.commit[:7]}" if c.verdict.commit else "")
+            for c in e.checks
+            if c.verdict.status in ("gone", "moved")
         )
         reason = await self.app.push_screen_wait(
-            PromptScreen(f"Forget: {e.text[:70]}", f"evidence {gone}" if gone else "", "why (optional)")
+            PromptScreen(f"Forget: {e.text[:70]}", f"evidence: {gone}" if gone else "", "why (optional)")
         )
         if reason is None:
             return

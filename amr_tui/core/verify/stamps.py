@@ -12,7 +12,7 @@ tombstone with ``superseded-by`` (``core.tombstones``).
 
 from __future__ import annotations
 
-from amr_tui.core.format.edit import replace_line, set_metadata
+from amr_tui.core.format.edit import insert_lines, replace_line, set_metadata
 from amr_tui.core.format.metadata import format_metadata
 from amr_tui.core.format.parser import Document
 from amr_tui.core.model import WHITESPACE, Entry
@@ -36,8 +36,7 @@ def front_matter_stamped(doc: Document, day: str, key: str = VERIFIED) -> bytes 
         k, sep, _value = line.text.partition(":")
         if sep and k.strip() == key:
             return replace_line(doc, line.number, f"{key}: {day}")
-    closing = doc.lines[last - 1]
-    return replace_line(doc, closing.number, f"{key}: {day}{closing.eol or chr(10)}{closing.text}")
+    return insert_lines(doc, last - 1, [f"{key}: {day}"])
 
 
 def superseding_line(line_text: str, entry: Entry | None, new_text: str, day: str) -> str:
