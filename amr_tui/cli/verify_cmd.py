@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 if TYPE_CHECKING:  # annotations only: the services are imported when a command runs (start-up of `amr`)
+    from amr_tui.services.usage import UsageReport
     from amr_tui.services.verify.run import EntryCheck, VerifyReport
 
 # Lazy imports: each command imports the layers it runs when it runs, so that building the parser
@@ -45,7 +46,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="also list facts that hold but were not verified (or added) within [verify] every (90 days)",
     )
     p.add_argument("--today", metavar="YYYY-MM-DD", help=argparse.SUPPRESS)
-    p.set_defaults(func=run_verify)
+    p.set_defaults(func=run)
 
     u = sub.add_parser(
         "usage",
@@ -60,18 +61,33 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     u.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
     u.add_argument("--json", action="store_true", help="print a JSON object")
     u.add_argument("--limit", type=int, default=0, help="at most N entries (default: all)")
-    u.set_defaults(func=run_usage)
+    u.set_defaults(func=run)
 
 
 def _today(value: str | None) -> _dt.date:
     return _dt.date.fromisoformat(value) if value else _dt.date.today()
 
 
-def run_verify(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from amr_tui.services.config import load_config
+    from amr_tui.services.usage import usage_report
     from amr_tui.services.verify.coderepo import code_sources
     from amr_tui.services.verify.run import verify_mount
-    from amr_tui.services.workspace import discover
+    from amr_tui.services.workspace import Mount, discover
+
+    if args.command == "usage":
+        try:
+            mounts = discover([args.repo])
+        except (FileNotFoundError, ValueError) as exc:
+            error(str(exc))
+            return 2
+        if len(mounts) != 1:
+            error("name one memory repo")
+            return 2
+        return _usage(args, usage_report(mounts[0]))
+
+    def judge(m: Mount) -> VerifyReport:
+        return verify_mount(m, code_sources(m, cfg, args.code), today=today, every=cfg.verify_every)
 
     try:
         today = _today(args.today)
@@ -150,19 +166,7 @@ def _print(reports: list[VerifyReport], args: argparse.Namespace) -> None:
         )
 
 
-def run_usage(args: argparse.Namespace) -> int:
-    from amr_tui.services.usage import usage_report
-    from amr_tui.services.workspace import discover
-
-    try:
-        mounts = discover([args.repo])
-    except (FileNotFoundError, ValueError) as exc:
-        error(str(exc))
-        return 2
-    if len(mounts) != 1:
-        error("name one memory repo")
-        return 2
-    report = usage_report(mounts[0])
+def _usage(args: argparse.Namespace, report: UsageReport) -> int:
     rows = report.rows[: args.limit] if args.limit > 0 else report.rows
     if args.json:
         emit_json(

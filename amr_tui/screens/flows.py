@@ -241,6 +241,7 @@ async def review_dreams(app: App[int], main: MainScreen, session: Session, poll_
         return
     from amr_tui.screens.review.screen import DreamListScreen
 
+    session.verifying.config = main.host.config  # "Dream now": [dream] agent, the code entries cite
     changed = await app.push_screen_wait(DreamListScreen(session, repos, poll_interval=poll_interval))
     read_again(main, changed)
 

@@ -25,6 +25,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen, TextPromptScreen
+from amr_tui.services.history import forgotten
+from amr_tui.services.session import stamping
+from amr_tui.services.session.editing import replace_entry_line
+from amr_tui.services.writegate import Saved
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, content_lines, notify_text
 
@@ -33,7 +38,6 @@ if TYPE_CHECKING:
 
     from amr_tui.services.session.state import OpenFile, Session
     from amr_tui.services.verify.run import EntryCheck, VerifyReport
-    from amr_tui.services.writegate import Saved
 
 NL = Content("\n")
 _STYLE = {"gone": "$error", "moved": "$warning", "holds": "$success", "unknown": "$text-muted", "due": "$accent"}
@@ -240,8 +244,6 @@ class StaleScreen(Screen[bool]):
         self.confirm(row)
 
     async def _confirm_stale(self, row: Row) -> None:
-        from amr_tui.screens.dialogs import ConfirmScreen
-
         gone = [c for c in row.check.checks if c.verdict.status in ("gone", "moved")]
         body = row.check.text + "\n\n" + "\n".join(f"{c.evidence.label}: {c.verdict.detail}" for c in gone)
         if await self.app.push_screen_wait(
@@ -251,11 +253,12 @@ class StaleScreen(Screen[bool]):
 
     @work(thread=True, group="stale-write")
     def confirm(self, row: Row) -> None:
-        from amr_tui.services.session.stamping import stamp_verified
-
         e = row.check
         self._write(
-            e, lambda of: stamp_verified(self.session, of, e.line, today=self.today, against=self._against(e.repo))
+            e,
+            lambda of: stamping.stamp_verified(
+                self.session, of, e.line, today=self.today, against=self._against(e.repo)
+            ),
         )
 
     def action_edit(self) -> None:
@@ -264,8 +267,6 @@ class StaleScreen(Screen[bool]):
             self.run_worker(self._edit(row), group="flow:stale-edit")
 
     async def _edit(self, row: Row) -> None:
-        from amr_tui.screens.dialogs import TextPromptScreen
-
         e = row.check
         of = self.session.open(e.repo, e.path)
         if of.doc is None or not 1 <= e.line <= len(of.doc.lines):
@@ -281,8 +282,6 @@ class StaleScreen(Screen[bool]):
 
     @work(thread=True, group="stale-write")
     def edit(self, row: Row, raw: str, new: str) -> None:
-        from amr_tui.services.session.editing import replace_entry_line
-
         e = row.check
         self._write(e, lambda of: replace_entry_line(self.session, of, e.line, new), raw=raw)
 
@@ -292,8 +291,6 @@ class StaleScreen(Screen[bool]):
             self.run_worker(self._supersede(row), group="flow:stale-supersede")
 
     async def _supersede(self, row: Row) -> None:
-        from amr_tui.screens.dialogs import TextPromptScreen
-
         e = row.check
         hint = "; ".join(f"{c.evidence.value} is now {c.verdict.to}" for c in e.checks if c.verdict.to)
         new = await self.app.push_screen_wait(
@@ -311,11 +308,12 @@ class StaleScreen(Screen[bool]):
 
     @work(thread=True, group="stale-write")
     def supersede(self, row: Row, new: str) -> None:
-        from amr_tui.services.session.stamping import supersede
-
         e = row.check
         self._write(
-            e, lambda of: supersede(self.session, of, e.line, new, today=self.today, against=self._against(e.repo))
+            e,
+            lambda of: stamping.supersede(
+                self.session, of, e.line, new, today=self.today, against=self._against(e.repo)
+            ),
         )
 
     def action_forget(self) -> None:
@@ -324,8 +322,6 @@ class StaleScreen(Screen[bool]):
             self.run_worker(self._forget(row), group="flow:stale-forget")
 
     async def _forget(self, row: Row) -> None:
-        from amr_tui.screens.dialogs import PromptScreen
-
         e = row.check
         if not e.entry:
             notify_text(self.app, "This is a line of prose, not an entry: edit or supersede it.", severity="warning")
@@ -344,19 +340,15 @@ class StaleScreen(Screen[bool]):
 
     @work(thread=True, group="stale-write")
     def forget(self, row: Row, reason: str | None) -> None:
-        from amr_tui.services.history.forgotten import forget
-
         e = row.check
         of = self.session.open(e.repo, e.path)
         raw = of.doc.lines[e.line - 1].text if of.doc is not None and 1 <= e.line <= len(of.doc.lines) else None
         try:
-            done = forget(self.session.history(e.repo), e.path, e.line, raw=raw, reason=reason)
+            done = forgotten.forget(self.session.history(e.repo), e.path, e.line, raw=raw, reason=reason)
         except Exception as exc:
             self.post_message(self.Written(None, str(exc), e.repo, e.path))
             return
         self.session.watch.reload_files(e.repo, [e.path], done.oid)
-        from amr_tui.services.writegate import Saved
-
         saved = Saved(e.repo, e.path, done.oid, f"Forgot {done.text[:60]} with a tombstone", e.line)
         self.post_message(self.Written(saved, None, e.repo, e.path))
 

@@ -25,7 +25,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from platformdirs import user_data_path
+
 from amr_tui.core.diff.similarity import normalise
+from amr_tui.core.format.parser import parse
+from amr_tui.core.paths import in_amr_folder, is_markdown
+from amr_tui.core.verify.units import units
 from amr_tui.services.workspace import Mount, read_bytes, scan_files, style_of
 
 DB_NAME = "usage.sqlite3"
@@ -46,8 +51,6 @@ _LOCK = threading.Lock()
 
 
 def db_path() -> Path:
-    from platformdirs import user_data_path  # lazy: only the commands that read or record usage
-
     return user_data_path("amr", appauthor=False) / DB_NAME
 
 
@@ -221,10 +224,6 @@ class UsageReport:
 
 def usage_report(mount: Mount) -> UsageReport:
     """Every entry of a mounted repo with its reads, least recently read first (never read first)."""
-    from amr_tui.core.format.parser import parse  # the parser: only when a report is asked
-    from amr_tui.core.paths import in_amr_folder, is_markdown
-    from amr_tui.core.verify.units import units
-
     usage = Usage(mount.root)
     prose = style_of(mount) != "amr"
     rows: list[UsageRow] = []

@@ -15,7 +15,6 @@ if TYPE_CHECKING:  # the index is imported where it is used: a search without it
     from amr_tui.core.lint.repo import RepoSnapshot
     from amr_tui.core.search.index import SearchHit, SearchIndex
     from amr_tui.core.search.items import SearchItem
-    from amr_tui.services.usage import Usage
 
 
 def _entries(mount: Mount, rels: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
@@ -62,6 +61,7 @@ def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
 
 
 StaleOf = Callable[[Mount], set[tuple[str, int]]]  # a repo -> the (path, line) of its stale facts
+ReadsOf = Callable[[Mount], Callable[[str], tuple[int, str | None] | None]]  # a repo -> text -> (reads, last)
 
 _KEPT: list[SearchIndex] = []  # `amr search` leaves its index to the end of the process (see cli.main.FAST_EXIT)
 
@@ -71,14 +71,17 @@ class DiskSearchContext:
     only the files of candidate entries are parsed, on first use; the repo's link graph is read
     only for ``is:orphan``."""
 
-    def __init__(self, mounts: Sequence[Mount], stale_of: StaleOf | None = None) -> None:
+    def __init__(
+        self, mounts: Sequence[Mount], stale_of: StaleOf | None = None, reads_of: ReadsOf | None = None
+    ) -> None:
         self._mounts = {m.name: m for m in mounts}
         self._stale_of = stale_of
+        self._reads_of = reads_of
         self._docs: dict[tuple[str, str], Document | None] = {}
         self._snapshots: dict[str, RepoSnapshot] = {}
         self._reachable: dict[str, set[str]] = {}
         self._stale: dict[str, set[tuple[str, int]]] = {}
-        self._usage: dict[str, Usage] = {}
+        self._usage: dict[str, Callable[[str], tuple[int, str | None] | None]] = {}
 
     @property
     def keys(self) -> frozenset[str]:
@@ -136,12 +139,12 @@ class DiskSearchContext:
         return (item.path, item.line) in self._stale[item.repo]
 
     def reads(self, item: SearchItem) -> tuple[int, str | None] | None:
+        """How often agents read the entry (``reads_of``, given by the command); unknown without it."""
+        if self._reads_of is None:
+            return None
         if item.repo not in self._usage:
-            from amr_tui.services.usage import Usage  # only for is:unread and read:
-
-            self._usage[item.repo] = Usage(self._mounts[item.repo].root)
-        got = self._usage[item.repo].of(item.text)
-        return None if got.reads is None else (got.reads, got.last)
+            self._usage[item.repo] = self._reads_of(self._mounts[item.repo])
+        return self._usage[item.repo](item.text)
 
 
 def search_paths(
@@ -152,12 +155,13 @@ def search_paths(
     use_cache: bool = True,
     keep: bool = False,
     stale_of: StaleOf | None = None,
+    reads_of: ReadsOf | None = None,
 ) -> tuple[list[SearchHit], list[Mount] | None]:
     """The hits for ``query``, and the mounts whose cache is still to be built (None when it is
     there or not wanted). Without a cache only the lines that can match are indexed
     (``coldsearch``). Raises QueryError for a malformed filter."""
     mounts = discover(paths)
-    context = DiskSearchContext(mounts, stale_of)
+    context = DiskSearchContext(mounts, stale_of, reads_of)
     cache = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
     if cache is None or not cache.exists():
         from amr_tui.services.batch.coldsearch import cold_index  # cold search: only when there is no cache

@@ -671,6 +671,9 @@ class Session:
             service = self._dreams.get(repo)
             if service is None:
                 service = self._dreams[repo] = DreamService(self.repos[repo].mount)
+                service.code = functools.partial(
+                    self.verifying.sources, repo
+                )  # the review checks new entries' evidence
             return service
 
     def activity(self, repo: str) -> ActivityService:

@@ -16,6 +16,7 @@ or else added, longer ago than the config's ``[verify] every`` (90 days), or nev
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from amr_tui.core.format.parser import Document, parse
@@ -189,18 +190,37 @@ def verify_mount(
     paths: list[str] | None = None,
 ) -> VerifyReport:
     """Judge every fact of ``mount`` (or of ``paths`` only) against the code repos ``sources``."""
-    today = today or _dt.date.today()
-    report = VerifyReport(mount.name, list(sources))
-    prose = style_of(mount) != "amr"
-    found: list[tuple[str, int, str, bool, list[Evidence], str | None, str | None]] = []
     own = memory_files(mount)
-    names = own_names(own)
+    files: dict[str, bytes] = {}
     for path in paths if paths is not None else own:
         data = read_bytes(mount.root, path)
-        if data is None:
+        if data is not None:
+            files[path] = data
+    return verify_files(mount.name, files, sources, style_of(mount), today=today, every=every, own=own)
+
+
+def verify_files(
+    repo: str,
+    files: Mapping[str, bytes],
+    sources: list[CodeSource],
+    style: str,
+    *,
+    today: _dt.date | None = None,
+    every: int = 90,
+    own: list[str] | None = None,
+) -> VerifyReport:
+    """Judge the facts of ``files`` (path -> bytes: a work tree's, or a commit's) of the memory
+    repo ``repo`` (its format ``style``; ``own``: all its Markdown files, default ``files``')."""
+    today = today or _dt.date.today()
+    report = VerifyReport(repo, list(sources))
+    prose = style != "amr"
+    names = own_names(list(files) if own is None else own)
+    found: list[tuple[str, int, str, bool, list[Evidence], str | None, str | None]] = []
+    for path, data in files.items():
+        if not is_markdown(path) or in_amr_folder(path):
             continue
         doc = parse(data, path)
-        for line, text, entry, evidence, verified, added in facts_of(mount.name, path, doc, prose=prose):
+        for line, text, entry, evidence, verified, added in facts_of(repo, path, doc, prose=prose):
             evidence = [ev for ev in evidence if not (ev.kind == "path" and names_memory(ev.value, names))]
             if evidence:
                 found.append((path, line, text, entry, evidence, verified, added))
@@ -218,16 +238,17 @@ def verify_mount(
     if not facts:
         if not sources:
             report.errors.append(
-                f"{mount.name}: no code repo to check against: give --code PATH, or name it in the config "
-                f'([repo."{mount.name}"] code = ["~/src/project"])'
+                f"{repo}: no code repo to check against: give --code PATH, or name it in the config "
+                f'([repo."{repo}"] code = ["~/src/project"])'
             )
         return report
     for path, line, text, entry, evidence, verified, added in found:
         checks = judge(evidence, facts)
-        ec = EntryCheck(mount.name, path, line, text, entry, checks, verified, added)
+        ec = EntryCheck(repo, path, line, text, entry, checks, verified, added)
         if ec.status == HOLDS:
             ec.due = due(verified, added, today, every)
         report.entries.append(ec)
+    report.entries.sort(key=lambda e: (e.path, e.line))
     return report
 
 
@@ -240,5 +261,6 @@ __all__ = [
     "front_matter_value",
     "judge",
     "memory_files",
+    "verify_files",
     "verify_mount",
 ]
