@@ -146,3 +146,31 @@ async def test_enter_opens_the_fact_and_the_side_panel_says_whether_it_holds(sce
         queue_rows = [row for _title, group in collect_bindings(drive.app, queue) for row in group]
         for key in ("c", "e", "s", "x"):
             assert any(k == key for k, _ in queue_rows), key
+
+
+@pytest.mark.slow
+async def test_dream_now_then_the_review_says_why_and_whether_new_entries_hold(scenario) -> None:
+    from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+
+    code, memory = scenario
+    async with running(app_on(memory, code), TMUX_SIZE) as drive:
+        await drive.press("V")
+        await drive.until(lambda: isinstance(drive.app.screen, DreamListScreen), what="the dreams list")
+        await drive.shown("No pending dreaming runs")
+        await drive.press("n")
+        await drive.until(lambda: drive.app.screen.cards, what="a run made by Dream now", timeout=60)
+        ((repo, run),) = drive.app.screen.cards
+        assert repo == "memory-payments" and run.summary.startswith("drop 5 entries whose evidence is gone")
+        assert git(memory, "rev-parse", "main").strip() == git(memory, "rev-parse", f"{run.branch}^").strip()
+        await drive.press("enter")
+        await drive.until(lambda: isinstance(drive.app.screen, RunReviewScreen), what="the review")
+        review = drive.app.screen
+        await drive.until(lambda: review.checks, what="the new entries checked", timeout=60)
+        changes = review.query_one("#review-changes")
+
+        def listed() -> str:
+            return "\n".join(str(changes.get_option_at_index(i).prompt) for i in range(changes.option_count))
+
+        await drive.until(lambda: "why: evidence moved: path lib/redis.ts moved" in listed(), what="the reason listed")
+        assert "evidence holds: path lib/cache/redis.ts" in listed()
+        assert "source: https://example.com/sessions/2 (a URL: not fetched)" in listed()

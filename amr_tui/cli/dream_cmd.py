@@ -47,6 +47,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     d.add_argument("--schedule-with", choices=("systemd", "cron"), help="with --install-schedule: which scheduler")
     d.add_argument("--yes", action="store_true", help="with --install-schedule: add it without asking")
     d.add_argument(
+        "--no-enable",
+        action="store_true",
+        help="with --install-schedule: write the systemd units, do not run systemctl --user (it prints the commands)",
+    )
+    d.add_argument(
         "--agent",
         metavar="CMD",
         help="run CMD (split like a shell would, but run without one) "
@@ -439,7 +444,7 @@ def run_dream(args: argparse.Namespace) -> int:
                 print("Nothing was added.")
                 return 1
         try:
-            print(install(p))
+            print(install(p, enable=not args.no_enable))
         except (ScheduleError, OSError) as exc:
             return _fail(exc)
         return 0

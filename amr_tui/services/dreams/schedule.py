@@ -130,9 +130,9 @@ def _run(argv: list[str], stdin: str | None = None) -> subprocess.CompletedProce
     )
 
 
-def install(p: Plan) -> str:
+def install(p: Plan, *, enable: bool = True) -> str:
     """Add what ``p`` describes; returns what was done (and what the user still has to run, if a
-    ``systemctl --user`` call failed). Raises ScheduleError."""
+    ``systemctl --user`` call failed, or ``enable`` is False). Raises ScheduleError."""
     if p.kind == "cron":
         current = _run(["crontab", "-l"])
         existing = current.stdout if current.returncode == 0 else ""
@@ -148,6 +148,8 @@ def install(p: Plan) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     wrote = "The timer's units were already there." if same else "Wrote " + ", ".join(str(f) for f in p.files) + "."
+    if not enable:
+        return f"{wrote} To enable the timer, run:\n" + "\n".join(shlex.join(c) for c in p.then)
     for argv in p.then:
         try:
             res = _run(argv)
