@@ -228,3 +228,21 @@ def test_verified_stamps_and_due_entries(scenario, tmp_path: Path) -> None:
     assert due == {3: False, 4: True, 5: False, 6: True}
     assert report.at("MEMORY.md", 3) is not None and report.at("MEMORY.md", 3).verified == "2026-10-20"  # type: ignore[union-attr]
     assert commit_of(code, "Move the redis")  # the scenario is the one these verdicts name
+
+
+def test_a_second_run_reads_only_the_files_that_changed_and_sees_the_change(scenario, tmp_path: Path) -> None:
+    code, _ = scenario
+    memory = tmp_path / "m"
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text("# M\n\n- The cache is `lib/cache/redis.ts`\n\n## Index\n\n- [[more]]\n")
+    (memory / "more.md").write_text("# More\n\n- Seeds come from `scripts/migrate.ts`\n")
+    first = verify_mount(Mount("m", memory), [CodeSource(code, "--code")])
+    assert first.stale == [] and len(first.entries) == 2
+    cached = list((Path(os.environ["XDG_CACHE_HOME"]) / "amr" / "verify-memory").glob("*.pickle"))
+    assert len(cached) == 1
+    (memory / "more.md").write_text("# More\n\n- Seeds come from scripts/seed.py, long gone\n")
+    second = verify_mount(Mount("m", memory), [CodeSource(code, "--code")])
+    assert [(e.path, e.status) for e in second.stale] == [("more.md", "gone")]
+    (memory / "more.md").unlink()
+    third = verify_mount(Mount("m", memory), [CodeSource(code, "--code")])
+    assert [e.path for e in third.entries] == ["MEMORY.md"]

@@ -133,6 +133,7 @@ _LINE_HINT = re.compile(r"(?::(\d{1,6})(?:[-:]\d{1,6})?|#L(\d{1,6})(?:-L?\d{1,6}
 # Plain text: a path-looking token (its neighbours decide whether it is one).
 _PATH_TOKEN = re.compile(
     r"(?<![\w@/\\.:~$%#-])"
+    r"(?=[\w@+.-]*[/.]|(?:" + "|".join(sorted(BUILD_FILES)) + r")\b)"  # a slash, a dot or a build file
     r"((?:\.{1,2}/)?[\w@+.-]*[A-Za-z0-9_@+-](?:/[\w@+.-]*)*)"
     r"(?::\d{1,6}(?:[-:]\d{1,6})?|#L\d{1,6}(?:-L?\d{1,6})?)?"
 )

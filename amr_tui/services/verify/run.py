@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import is_real_date
@@ -25,6 +26,7 @@ from amr_tui.core.paths import in_amr_folder, is_markdown
 from amr_tui.core.verify.evidence import Evidence, extract
 from amr_tui.core.verify.units import units
 from amr_tui.core.verify.verdict import GONE, HOLDS, MOVED, STALE, UNKNOWN, CodeFacts, Verdict, check, words_of, worst
+from amr_tui.services.batch import diskcache
 from amr_tui.services.verify.coderepo import CodeSource
 from amr_tui.services.verify.facts import CodeRepoError, facts_for
 from amr_tui.services.workspace import Mount, read_bytes, scan_files, style_of
@@ -181,6 +183,27 @@ def judge(found: list[Evidence], facts: list[CodeFacts]) -> list[Checked]:
     return out
 
 
+Found = tuple[str, int, str, bool, list[Evidence], str | None, str | None]  # path, line, text, entry, ...
+MEMORY_CACHE_FORMAT = 1
+
+
+def _plain(found: list[Found]) -> list[tuple[object, ...]]:
+    return [
+        (line, text, entry, [(e.kind, e.value, e.written, e.start, e.end, e.line, e.tool) for e in evs], v, a)
+        for _p, line, text, entry, evs, v, a in found
+    ]
+
+
+def _unplain(path: str, rows: list[tuple[Any, ...]]) -> list[Found]:
+    return [(path, line, text, entry, [Evidence(*e) for e in evs], v, a) for line, text, entry, evs, v, a in rows]
+
+
+def gather(repo: str, path: str, data: bytes, *, prose: bool) -> list[Found]:
+    """The facts of one memory file that cite evidence."""
+    doc = parse(data, path)
+    return [(path, *fact) for fact in facts_of(repo, path, doc, prose=prose)]
+
+
 def verify_mount(
     mount: Mount,
     sources: list[CodeSource],
@@ -189,14 +212,50 @@ def verify_mount(
     every: int = 90,
     paths: list[str] | None = None,
 ) -> VerifyReport:
-    """Judge every fact of ``mount`` (or of ``paths`` only) against the code repos ``sources``."""
-    own = memory_files(mount)
-    files: dict[str, bytes] = {}
-    for path in paths if paths is not None else own:
+    """Judge every fact of ``mount`` (or of ``paths`` only) against the code repos ``sources``.
+
+    What each file cites is kept in the user's cache folder (``verify-memory/``) by the file's
+    stat, so a second run reads and parses only the files that changed."""
+    files, escaping, stats = scan_files(mount.root)
+    own = [p for p in files if is_markdown(p) and p not in escaping and not in_amr_folder(p)]
+    style = style_of(mount)
+    wanted = [p for p in (paths if paths is not None else own) if p in stats]
+    cache = (
+        diskcache.cache_path("verify-memory", {"root": str(mount.root.resolve()), "style": style})
+        if diskcache.enabled()
+        else None
+    )
+    payload = diskcache.load(cache, MEMORY_CACHE_FORMAT) if cache is not None else None
+    old_stats: dict[str, tuple[int, int]] = payload["stats"] if payload else {}
+    kept: dict[str, list[tuple[Any, ...]]] = payload["facts"] if payload else {}
+    again, _gone = diskcache.stale_paths(old_stats, {p: stats[p] for p in wanted}, payload["written"] if payload else 0)
+    again_set = set(again)
+    found: list[Found] = []
+    prose = style != "amr"
+    changed = False
+    for path in wanted:
+        if path not in again_set and path in kept:
+            found += _unplain(path, kept[path])
+            continue
         data = read_bytes(mount.root, path)
-        if data is not None:
-            files[path] = data
-    return verify_files(mount.name, files, sources, style_of(mount), today=today, every=every, own=own)
+        if data is None:
+            continue
+        got = gather(mount.name, path, data, prose=prose)
+        found += got
+        kept[path] = _plain(got)
+        old_stats[path] = stats[path]
+        changed = True
+    if cache is not None and (changed or set(old_stats) - set(own)):
+        live = set(own)
+        diskcache.save(
+            cache,
+            MEMORY_CACHE_FORMAT,
+            {
+                "stats": {p: st for p, st in old_stats.items() if p in live},
+                "facts": {p: f for p, f in kept.items() if p in live},
+            },
+        )
+    return judge_found(mount.name, found, sources, today=today, every=every, own=own)
 
 
 def verify_files(
@@ -211,19 +270,32 @@ def verify_files(
 ) -> VerifyReport:
     """Judge the facts of ``files`` (path -> bytes: a work tree's, or a commit's) of the memory
     repo ``repo`` (its format ``style``; ``own``: all its Markdown files, default ``files``')."""
+    found: list[Found] = []
+    for path, data in files.items():
+        if is_markdown(path) and not in_amr_folder(path):
+            found += gather(repo, path, data, prose=style != "amr")
+    return judge_found(repo, found, sources, today=today, every=every, own=list(files) if own is None else own)
+
+
+def judge_found(
+    repo: str,
+    gathered: list[Found],
+    sources: list[CodeSource],
+    *,
+    today: _dt.date | None = None,
+    every: int = 90,
+    own: list[str],
+) -> VerifyReport:
+    """Judge gathered facts against the code repos (a path naming one of the memory repo's own
+    files, ``own``, is a memory reference, not code evidence)."""
     today = today or _dt.date.today()
     report = VerifyReport(repo, list(sources))
-    prose = style != "amr"
-    names = own_names(list(files) if own is None else own)
-    found: list[tuple[str, int, str, bool, list[Evidence], str | None, str | None]] = []
-    for path, data in files.items():
-        if not is_markdown(path) or in_amr_folder(path):
-            continue
-        doc = parse(data, path)
-        for line, text, entry, evidence, verified, added in facts_of(repo, path, doc, prose=prose):
-            evidence = [ev for ev in evidence if not (ev.kind == "path" and names_memory(ev.value, names))]
-            if evidence:
-                found.append((path, line, text, entry, evidence, verified, added))
+    names = own_names(own)
+    found: list[Found] = []
+    for path, line, text, entry, evidence, verified, added in gathered:
+        evidence = [ev for ev in evidence if not (ev.kind == "path" and names_memory(ev.value, names))]
+        if evidence:
+            found.append((path, line, text, entry, evidence, verified, added))
     words = {w for *_, evidence, _v, _a in found for ev in evidence for w in words_of(ev)}
     commits = {ev.value for *_, evidence, _v, _a in found for ev in evidence if ev.kind == "commit"}
     facts: list[CodeFacts] = []
@@ -261,6 +333,8 @@ __all__ = [
     "front_matter_value",
     "judge",
     "memory_files",
+    "gather",
+    "judge_found",
     "verify_files",
     "verify_mount",
 ]
