@@ -62,6 +62,14 @@ async def test_the_queue_lists_stale_then_due_facts_and_each_key_writes_one_comm
         assert "renamed to lib/cache/redis.ts in 8f1296c on 2026-07-10" in text
         count = len(git(memory, "rev-list", "HEAD").split())
 
+        # c on a fact whose evidence does not hold asks first; no writes nothing
+        await to_row(drive, screen, "MEMORY.md", 6)
+        await drive.press("c")
+        await drive.asked("Its evidence does not hold. Stamp it verified anyway?")
+        await drive.press("n")
+        await drive.settled()
+        assert len(git(memory, "rev-list", "HEAD").split()) == count
+
         # c: a due fact is stamped verified, in one commit naming the code it was checked against
         await to_row(drive, screen, "backend.md", 8)
         await drive.press("c")
@@ -142,6 +150,11 @@ async def test_enter_opens_the_fact_and_the_side_panel_says_whether_it_holds(sce
         rows = [row for _title, group in collect_bindings(drive.app, drive.app.screen) for row in group]
         assert ("v", "Stale? (check against code)") in rows  # ? lists it
         assert any(words.startswith("is:stale") for words, _ in SYNTAX)
+        await drive.press("ctrl+p")
+        await drive.pilot.press(*"Stale")
+        await drive.shown("Stale? queue")
+        await drive.press("escape")
+        await drive.until(lambda: drive.app.screen.__class__.__name__ == "MainScreen", what="the palette closed")
         queue = await open_queue(drive)
         queue_rows = [row for _title, group in collect_bindings(drive.app, queue) for row in group]
         for key in ("c", "e", "s", "x"):

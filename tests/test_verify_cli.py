@@ -140,3 +140,44 @@ def test_usage_says_unknown_for_a_repo_amr_mcp_never_served(amr, scenario, tmp_p
     assert data["entries"] and all(e["reads"] is None for e in data["entries"])
     text = amr("usage", str(memory), home=tmp_path / "home")
     assert "is unknown" in text.stderr and ": unknown, last never:" in text.stdout
+
+
+def test_due_lists_what_holds_but_was_not_verified_lately(amr, scenario, tmp_path: Path) -> None:
+    code, _ = scenario
+    memory = tmp_path / "m"
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text(
+        "# M\n\n- The cache is `lib/cache/redis.ts` [added: 2026-01-01]\n"
+        "- Deploys run `make deploy` [added: 2026-01-01; verified: 2026-10-30]\n"
+    )
+    res = amr("verify", str(memory), "--code", str(code), "--due", "--today", "2026-11-02")
+    assert res.returncode == 0, res.stderr  # all hold
+    assert "MEMORY.md:3: due: The cache is `lib/cache/redis.ts`" in res.stdout and "    added 2026-01-01" in res.stdout
+    assert "MEMORY.md:4" not in res.stdout
+    assert "0 of 2 facts with evidence no longer hold; 1 due for a check" in res.stderr
+
+
+def test_usage_lists_the_least_recently_read_first(amr, scenario, tmp_path: Path) -> None:
+    from amr_tui.services.usage import record
+
+    _code, memory = scenario
+    home = tmp_path / "home"
+    data = home / ".local" / "share" / "amr" / "usage.sqlite3"
+    record(
+        memory, [("backend.md", "Lint with `npm run lint` before pushing")], at="2026-10-01T10:00:00+00:00", path=data
+    )
+    record(
+        memory,
+        [("MEMORY.md", "Use bun, not npm, for everything in this repo")],
+        at="2026-10-20T10:00:00+00:00",
+        path=data,
+    )
+    res = amr("usage", str(memory), "--json", home=home)
+    rows = json.loads(res.stdout)
+    assert rows["known"] is True and rows["since"].startswith("2026-10-01")
+    read = [(e["text"], e["reads"]) for e in rows["entries"] if e["reads"]]
+    assert read == [
+        ("Lint with `npm run lint` before pushing", 1),
+        ("Use bun, not npm, for everything in this repo", 1),
+    ]
+    assert rows["entries"][0]["reads"] == 0  # never read comes first
