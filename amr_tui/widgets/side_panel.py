@@ -72,7 +72,9 @@ class SidePanel(Vertical):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="entry-box"):
             yield Static("", id="entry-details")
-            yield Static("", id="entry-checks")
+            checks = Static("", id="entry-checks")
+            checks.display = False  # shown when the fact under the cursor cites evidence
+            yield checks
         yield Static("Backlinks", classes="side-title", id="backlinks-title", markup=False)
         yield FilterList(id="backlinks")
         yield Static("Links from this file", classes="side-title", id="outgoing-title", markup=False)
@@ -88,7 +90,10 @@ class SidePanel(Vertical):
         parts: list[Content] = []
         for text, style in lines:
             parts += [NL, content(text, styles.get(style, "$text-muted"))]
-        self.query_one("#entry-checks", Static).update(Content.assemble(*parts) if parts else content(""))
+        box = self.query_one("#entry-checks", Static)
+        box.display = bool(parts)  # nothing to say: no room taken
+        if parts:
+            box.update(Content.assemble(*parts))
 
     def show_links(self, backlinks: list[Backlink], outgoing: list[tuple[Link, LinkState, str | None]]) -> None:
         back = self.query_one("#backlinks", OptionList)

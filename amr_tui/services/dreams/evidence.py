@@ -157,7 +157,9 @@ def entry_notes(review: RunReview, sources: list[CodeSource]) -> dict[str, list[
     cited source exists (a memory file or a code file it names; a URL is not fetched) and whether
     each piece of evidence it cites holds in the code; each note with whether it is a warning."""
     facts: list[CodeFacts] = []
-    changes = [c for c in review.diff.changes if c.new is not None and (c.kind == "new" or c.reworded)]
+    changes = [
+        c for c in review.diff.changes if c.new is not None and (c.kind == "new" or c.reworded) and not c.links_only
+    ]
     if not changes:
         return {}
     texts = {c.id: c.new.text for c in changes if c.new is not None}

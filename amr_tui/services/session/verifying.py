@@ -109,7 +109,10 @@ class Verifying:
         for ev in found:
             v = verdicts.get((ev.kind, ev.value))
             if v is None:
-                out.append((f"evidence: {ev.label} (not checked yet: v checks it)", "muted"))
+                why = (
+                    "not checked yet: v checks it" if checked is not None or self.known(repo) is None else "not judged"
+                )
+                out.append((f"evidence: {ev.label} ({why})", "muted"))
             else:
                 out.append((f"{v.status}: {ev.label} — {v.detail}", v.status))
         verified = entry.first("verified") if entry is not None else None
@@ -117,7 +120,7 @@ class Verifying:
         if found or verified:
             out.append((f"last verified {verified}" if verified else "never verified", "muted"))
         usage = self.usage_cached(repo)
-        if usage is not None and text.strip():
+        if usage is not None and usage.known and text.strip():  # unknown reads: said where reads are listed
             out.append((usage.of(text).sentence(today), "muted"))
         return out
 
