@@ -107,3 +107,21 @@ async def test_memory_search_takes_is_stale(scenario, tmp_path: Path) -> None:
         got = {(r["path"], r["line"]) for r in res["results"]}
         assert ("MEMORY.md", 6) in got and ("backend.md", 8) not in got and len(got) == 8
     assert git(memory, "status", "--porcelain") == ""
+
+
+def test_the_side_panel_lines_say_unknown_reads_beside_the_evidence(session) -> None:
+    v = session.verifying
+    v.usage("memory-payments")  # loaded (the app does it in a worker)
+    entry = session.entry("memory-payments", "MEMORY.md", 6)
+    today = dt.date(2026, 11, 2)
+    before = v.panel("memory-payments", "MEMORY.md", 6, entry.text, entry, today)
+    assert before[0] == ("evidence: symbol rateLimitMiddleware (not checked yet: v checks it)", "muted")
+    assert ("read by agents: unknown (amr mcp never served this repo)", "muted") in before
+    v.run("memory-payments", today=today)
+    after = v.panel("memory-payments", "MEMORY.md", 6, entry.text, entry, today)
+    assert after[0][1] == "gone" and after[0][0].startswith(
+        "gone: symbol rateLimitMiddleware \u2014 rateLimitMiddleware was removed"
+    )
+    assert ("never verified", "muted") in after
+    plain = session.entry("memory-payments", "MEMORY.md", 3)  # "Use bun, not npm": no evidence
+    assert v.panel("memory-payments", "MEMORY.md", 3, plain.text, plain, today) == []  # nothing, not even reads

@@ -120,7 +120,7 @@ class Verifying:
         if found or verified:
             out.append((f"last verified {verified}" if verified else "never verified", "muted"))
         usage = self.usage_cached(repo)
-        if usage is not None and usage.known and text.strip():  # unknown reads: said where reads are listed
+        if usage is not None and text.strip() and (usage.known or out):  # unknown: said beside the evidence
             out.append((usage.of(text).sentence(today), "muted"))
         return out
 
