@@ -160,7 +160,7 @@ def _print(reports: list[VerifyReport], args: argparse.Namespace) -> None:
         stale, due = len(r.stale), len(r.due)
         note = f"; {due} due for a check" if args.due else ""
         print(
-            f"{r.repo}: {stale} of {len(r.entries)} fact{'s' if len(r.entries) != 1 else ''} with evidence "
+            f"{safe(r.repo)}: {stale} of {len(r.entries)} fact{'s' if len(r.entries) != 1 else ''} with evidence "
             f"no longer hold{'s' if stale == 1 else ''}{note} (against {safe(against)})",
             file=sys.stderr,
         )
@@ -180,7 +180,7 @@ def _usage(args: argparse.Namespace, report: UsageReport) -> int:
         return 0
     if not report.known:
         print(
-            f"{report.repo}: amr mcp never served this repo: how often agents read its entries is unknown "
+            f"{safe(report.repo)}: amr mcp never served this repo: how often agents read its entries is unknown "
             "(agents that read memory without amr are not counted)",
             file=sys.stderr,
         )
@@ -190,7 +190,7 @@ def _usage(args: argparse.Namespace, report: UsageReport) -> int:
         print(f"{safe(row.path)}:{row.line}: {reads}, last {last}: {safe(row.text)}")
     if report.known:
         print(
-            f"{report.repo}: reads recorded by amr mcp since {report.since[:10] if report.since else '?'}",
+            f"{safe(report.repo)}: reads recorded by amr mcp since {report.since[:10] if report.since else '?'}",
             file=sys.stderr,
         )
     return 0
