@@ -40,7 +40,17 @@ Answer = TypeVar("Answer")
 
 #: The app's actions bound on the main screen ("app.sync", ...): they wait for its session.
 _AFTER_SESSION = frozenset(
-    {"sync", "share", "file_history", "entry_timeline", "forgotten", "forget_entry", "review_dreams", "activity"}
+    {
+        "sync",
+        "share",
+        "file_history",
+        "entry_timeline",
+        "forgotten",
+        "forget_entry",
+        "review_dreams",
+        "activity",
+        "stale",
+    }
 )
 
 
@@ -352,6 +362,10 @@ class AmrApp(FrameWatchingApp[int]):
     def action_activity(self) -> None:
         """Review what others committed to the shown repo since the user last reviewed it."""
         self._run(flows.activity)
+
+    def action_stale(self) -> None:
+        """The Stale? queue: facts whose evidence no longer holds in the code they cite."""
+        self._run(flows.stale, self.config, self.today)
 
 
 def make_app(

@@ -37,7 +37,7 @@ def _set_test_env(mp: pytest.MonkeyPatch, home: Path) -> None:
     mp.setenv("HOME", str(home))
     mp.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     mp.setenv("XDG_CACHE_HOME", str(home / ".cache"))  # amr search's index cache
-    mp.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))  # the write journal, share records
+    mp.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))  # the write journal, share records, usage records
     mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key, value in FIXED_ENV.items():
         mp.setenv(key, value)

@@ -28,14 +28,29 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "dream",
         help="run a dreaming pass onto a new dreams/<id> branch",
         description=(
-            "Run amr's built-in, deterministic dreaming pass (merge duplicates keeping every source, drop "
-            "entries whose `expires` date passed, repair links to renamed files, rebuild the MEMORY.md "
-            "Index) and commit it on a new branch dreams/<run-id>, or with --agent run your own agent "
+            "Run amr's built-in, deterministic dreaming pass (drop entries whose evidence is gone from the code "
+            "they cite and rewrite those whose evidence moved, drop entries no agent read through amr mcp for "
+            "[dream] unread days where reads are known, each with its reason; merge duplicates keeping every "
+            "source, drop entries whose `expires` date passed, repair links to renamed files, rebuild the "
+            "MEMORY.md Index) and commit it on a new branch dreams/<run-id>, or with --agent run your own agent "
             "command in a temporary work tree on that branch. Main, its work tree and its index are never "
             "touched: review the run with `amr dreams show`."
         ),
     )
     d.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
+    d.add_argument(
+        "--install-schedule",
+        action="store_true",
+        help="show the crontab line or systemd user timer that runs `amr dream REPO` every [dream] every "
+        "(1d), with [dream] agent if set; ask, then add it",
+    )
+    d.add_argument("--schedule-with", choices=("systemd", "cron"), help="with --install-schedule: which scheduler")
+    d.add_argument("--yes", action="store_true", help="with --install-schedule: add it without asking")
+    d.add_argument(
+        "--no-enable",
+        action="store_true",
+        help="with --install-schedule: write the systemd units, do not run systemctl --user (it prints the commands)",
+    )
     d.add_argument(
         "--agent",
         metavar="CMD",
@@ -46,6 +61,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     d.add_argument("--today", metavar="YYYY-MM-DD", help="the date to check `expires` against (default: today)")
     d.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the agent after this long")
     d.add_argument("--json", action="store_true", help="print the new run as JSON")
+    d.add_argument(
+        "--code",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="the code checkout entries are checked against (default: the config's, or a Claude Code folder's project)",
+    )
     d.set_defaults(func=run_dream)
 
     p = sub.add_parser(
@@ -255,7 +278,9 @@ def run_show(args: argparse.Namespace) -> int:
     from amr_tui.core.diff.align import align
     from amr_tui.core.diff.text import diff_json, summary_lines
     from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.config import load_config
     from amr_tui.services.dreams.model import DreamError
+    from amr_tui.services.verify.coderepo import code_sources
 
     try:
         service = _service(args.repo)
@@ -264,6 +289,9 @@ def run_show(args: argparse.Namespace) -> int:
         return _fail(exc)
     report_skipped(review.skipped)
     odd = service.contradictions(review)
+    cfg = load_config()
+    service.code = lambda: code_sources(service.mount, cfg)  # new entries' evidence: the config's code
+    checks = service.evidence_notes(review)
     if args.json:
         data = diff_json(review.diff)
         data["skipped"] = skipped_json(review.skipped)
@@ -273,6 +301,10 @@ def run_show(args: argparse.Namespace) -> int:
         data["rejected"] = sorted(review.rejected)
         data["main_changed"] = review.main_changed  # change id -> what main did to its entry since the run
         data["contradictions"] = odd  # change id -> ["contradicts path:line (A vs B)?"]
+        data["reasons"] = review.reasons  # change id -> why the run made it (Dream-Reason)
+        data["checks"] = {
+            cid: [note for note, _warn in notes] for cid, notes in checks.items()
+        }  # added/rewritten entries
         emit_json(data)
         return 0
     colour = use_colour(sys.stdout)
@@ -284,6 +316,11 @@ def run_show(args: argparse.Namespace) -> int:
     for cid, notes in sorted(odd.items()):
         for note in notes:
             print(safe(f"  {cid}: possible contradiction: {note}"))
+    for cid, why in sorted(review.reasons.items()):
+        print(safe(f"  {cid}: why: {why}"))
+    for cid, found in sorted(checks.items()):
+        for note, _warn in found:
+            print(safe(f"  {cid}: {note}"))
     if args.file:
         print(f"--- {safe(args.file)}: base | run")
         for row in align(review.diff, args.file):
@@ -378,7 +415,8 @@ def run_undo(args: argparse.Namespace) -> int:
 
 def run_dream(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.make import agent_dream, builtin_dream  # when run: `amr` starts without it
+    from amr_tui.services.dreams.evidence import builtin_with_evidence  # when run: `amr` starts without it
+    from amr_tui.services.dreams.make import agent_dream
     from amr_tui.services.dreams.model import DreamError
 
     try:
@@ -386,6 +424,30 @@ def run_dream(args: argparse.Namespace) -> int:
     except ValueError:
         error(f"--today must be YYYY-MM-DD, not {args.today!r}")
         return 2
+    if args.install_schedule:
+        from amr_tui.services.config import load_config  # the schedule: [dream] agent and every
+        from amr_tui.services.dreams.schedule import ScheduleError, install, plan
+
+        cfg = load_config()
+        try:
+            root = _service(args.repo).mount.root
+            p = plan(root, agent=args.agent or cfg.dream_agent, every=cfg.dream_every, kind=args.schedule_with)
+        except (FileNotFoundError, AmrGitError, DreamError, ValueError, ScheduleError) as exc:
+            return _fail(exc)
+        print(p.describe())
+        if not args.yes:
+            try:
+                answer = input("Add it? [y/N] ")
+            except EOFError:
+                answer = ""
+            if answer.strip().lower() not in ("y", "yes"):
+                print("Nothing was added.")
+                return 1
+        try:
+            print(install(p, enable=not args.no_enable))
+        except (ScheduleError, OSError) as exc:
+            return _fail(exc)
+        return 0
     try:
         service = _service(args.repo)
         if args.agent:
@@ -399,7 +461,13 @@ def run_dream(args: argparse.Namespace) -> int:
             if outcome.leftovers:
                 error("the agent left uncommitted changes; they were discarded with its work tree")
         else:
-            run = builtin_dream(service, today=today, run_id=args.run_id)
+            from amr_tui.services.config import load_config  # the code and reads the pass checks entries against
+
+            run, notes = builtin_with_evidence(
+                service, service.mount, load_config(), today=today, run_id=args.run_id, code=args.code or None
+            )
+            for note in notes:
+                print(f"amr dream: {safe(note)}", file=sys.stderr)
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
         return _fail(exc)
     if args.json:

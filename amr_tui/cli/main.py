@@ -26,6 +26,7 @@ MODULES = (
     "mcp_cmd",
     "activity_cmd",
     "serve_cmd",
+    "verify_cmd",
 )
 COMMAND_MODULES = {
     "parse": "parse_cmd",
@@ -47,9 +48,13 @@ COMMAND_MODULES = {
     "mcp": "mcp_cmd",
     "activity": "activity_cmd",
     "serve": "serve_cmd",
+    "verify": "verify_cmd",
+    "usage": "verify_cmd",
 }
 COMMANDS = tuple(COMMAND_MODULES)
-_READS_MEMORY = frozenset({"lint", "search", "activity", "mcp", "serve", "share", "discover", "history"})
+_READS_MEMORY = frozenset(
+    {"lint", "search", "activity", "mcp", "serve", "share", "discover", "history", "verify", "usage"}
+)
 
 
 def _modules(names: tuple[str, ...] = MODULES) -> Iterator[ModuleType]:

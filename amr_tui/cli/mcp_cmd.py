@@ -89,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from amr_tui.services.agent.memory import AgentMemory
 
     memory = AgentMemory(mounts, review=review, load=False)
+    memory.session.verifying.config = cfg  # is:stale in memory_search judges against the config's code
     memory.start_loading()
     from amr_tui.cli.mcp_server import build_server  # mcp, pydantic: loaded once the repos are checked
 

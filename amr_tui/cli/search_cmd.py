@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from amr_tui.core.search.index import SearchHit
     from amr_tui.services.workspace import Mount
 
@@ -68,10 +70,35 @@ def run(args: argparse.Namespace) -> int:
     )
     from amr_tui.core.search.query import QueryError
 
+    stale_of = reads_of = None
+    if "is:stale" in args.query:  # judged against each repo's code (the config's, or a Claude Code folder's)
+        from amr_tui.services.config import load_config
+        from amr_tui.services.verify.coderepo import code_sources
+        from amr_tui.services.verify.run import verify_mount
+
+        cfg = load_config()
+
+        def stale_of(mount: Mount) -> set[tuple[str, int]]:
+            report = verify_mount(mount, code_sources(mount, cfg), every=cfg.verify_every)
+            return {(e.path, e.line) for e in report.stale}
+
+    if "is:unread" in args.query or "read:" in args.query:  # what amr mcp served (services.usage)
+        from amr_tui.services.usage import Usage
+
+        def reads_of(mount: Mount) -> Callable[[str], tuple[int, str | None] | None]:
+            usage = Usage(mount.root)
+            return lambda text: None if (got := usage.of(text)).reads is None else (got.reads, got.last)
+
     try:
         check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does
         hits, to_cache = search_paths(
-            args.paths or [Path(".")], args.query, args.limit, use_cache=not args.no_cache, keep=True
+            args.paths or [Path(".")],
+            args.query,
+            args.limit,
+            use_cache=not args.no_cache,
+            keep=True,
+            stale_of=stale_of,
+            reads_of=reads_of,
         )
     except (FileNotFoundError, NotADirectoryError, LeavesRepoError) as exc:
         error(str(exc))

@@ -51,12 +51,15 @@ class Tombstone:
     by: str | None = None
     sources: tuple[str, ...] = ()
     file: str | None = None
+    superseded_by: str | None = None  # the wording that replaced it (amr verify's supersede)
 
     @property
     def redacted(self) -> bool:
         return self.text is None
 
     def describe(self) -> str:
+        if self.superseded_by:
+            return f'superseded on {self.forgotten} by "{self.superseded_by}", see {TOMBSTONE_PATH}:{self.line}'
         who = f" by {self.by}" if self.by else ""
         why = f" ({self.reason})" if self.reason else ""
         return f"forgotten on purpose on {self.forgotten}{who}{why}, see {TOMBSTONE_PATH}:{self.line}"
@@ -83,6 +86,7 @@ def parse_tombstones(data: Document | bytes) -> list[Tombstone]:
                 by=entry.first("by"),
                 sources=tuple(entry.meta("source")),
                 file=entry.first("file"),
+                superseded_by=entry.first("superseded-by"),
             )
         )
     return out
@@ -123,8 +127,10 @@ def tombstone_line(
     sources: tuple[str, ...] | list[str] = (),
     file: str | None = None,
     redact: bool = False,
+    superseded_by: str | None = None,
 ) -> str:
-    """The tombstone entry for a fact (``redact``: keep only its digest)."""
+    """The tombstone entry for a fact (``redact``: keep only its digest; ``superseded_by``: the
+    wording that replaced it)."""
     items: list[tuple[str, str]] = [("forgotten", date)]
     if reason and _one_line(reason):
         items.append(("reason", _one_line(reason)))
@@ -137,6 +143,8 @@ def tombstone_line(
         items.extend(("source", _one_line(s)) for s in sources if _one_line(s))
         if file:
             items.append(("file", _one_line(file)))
+        if superseded_by and _one_line(superseded_by):
+            items.append(("superseded-by", _one_line(superseded_by)))
         body = _one_line(text)
     return f"- {body} {format_metadata(items)}"
 
@@ -173,14 +181,16 @@ class FactMatcher:
     def __len__(self) -> int:
         return len(self._exact) + len(self._digests)
 
-    def add(self, text: str | None, label: str, digest: str | None = None) -> None:
+    def add(self, text: str | None, label: str, digest: str | None = None, *, fuzzy: bool = True) -> None:
+        """Know ``text`` (and its ``digest``) as ``label``; ``fuzzy=False``: only the same text
+        matches it, never a near wording (a superseded fact: its new wording is near it)."""
         if text is not None:
             key = normalise(text)
             if not key:
                 return
             if key not in self._exact:
                 self._exact[key] = label
-                if len(key) >= SAME_FACT_MIN_CHARS:
+                if fuzzy and len(key) >= SAME_FACT_MIN_CHARS:
                     sorted_key = " ".join(sorted(key.split()))
                     self._fuzzy.append((sorted_key, label, len(sorted_key)))
                     self._by_length = None
@@ -194,7 +204,7 @@ class FactMatcher:
     def from_tombstones(cls, tombstones: list[Tombstone]) -> FactMatcher:
         m = cls()
         for t in tombstones:
-            m.add(t.text, t.describe(), t.digest)
+            m.add(t.text, t.describe(), t.digest, fuzzy=t.superseded_by is None)
         return m
 
     def match(self, text: str) -> str | None:

@@ -17,10 +17,13 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
+    import datetime as _dt
+
     from textual.app import App
     from textual.notifications import SeverityLevel
 
     from amr_tui.screens.main.screen import MainScreen
+    from amr_tui.services.config import Config
     from amr_tui.services.history.service import HistoryService
     from amr_tui.services.session.state import OpenFile, Session
     from amr_tui.services.sync.run import SyncProgress, SyncResult
@@ -218,6 +221,25 @@ async def forget_entry(app: App[int], main: MainScreen, session: Session) -> Non
     read_again(main, True)
 
 
+# ------------------------------------------------------------------ the Stale? queue
+async def stale(app: App[int], main: MainScreen, session: Session, config: Config, today: _dt.date | None) -> None:
+    """Facts whose evidence no longer holds in the code, and facts not verified lately: confirm,
+    edit, supersede or forget each; enter opens one on the main screen."""
+    from amr_tui.screens.stale import StaleScreen
+
+    session.verifying.config = config
+    screen = StaleScreen(session, session.names, today=today)
+    changed = await app.push_screen_wait(screen)
+    for repo, oid in screen.written:
+        session.note_written(repo, oid)  # z undoes them as any other write
+    read_again(main, changed)
+    if screen.go_to is not None:
+        from amr_tui.screens.main.place import Place
+
+        repo, path, line = screen.go_to
+        main.leave_file(lambda: main.open_place(Place(repo, path, line)))
+
+
 # ------------------------------------------------------------------ dreams and activity
 async def review_dreams(app: App[int], main: MainScreen, session: Session, poll_interval: float) -> None:
     repos = [r for r in session.names if session.git(r) is not None]
@@ -226,6 +248,7 @@ async def review_dreams(app: App[int], main: MainScreen, session: Session, poll_
         return
     from amr_tui.screens.review.screen import DreamListScreen
 
+    session.verifying.config = main.host.config  # "Dream now": [dream] agent, the code entries cite
     changed = await app.push_screen_wait(DreamListScreen(session, repos, poll_interval=poll_interval))
     read_again(main, changed)
 

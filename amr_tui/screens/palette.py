@@ -68,6 +68,7 @@ class ActionsProvider(Provider):
         "edit_file": ("Edit whole file", "TextArea with Markdown highlighting"),
         "toggle_raw": ("Toggle raw lines", "Show lines exactly as written"),
         "reload": ("Reload", "Read the open file again"),
+        "app.stale": ("Stale? queue", "Facts whose evidence no longer holds in the code they cite"),
     }
     SKIP = {"command_palette"}
     MOVES = {"cursor", "edge", "page"}  # moving the cursor is for keys, not for a palette

@@ -11,6 +11,17 @@ tree_width = 32            # saved when the tree is made wider or narrower (< an
 
 [keys]
 "main.find" = "slash,ctrl+f"
+
+[repo."memory-joe"]        # per repo (its name or folder): the code checkout(s) its facts are about
+code = ["~/src/payments"]  # `amr verify` and the Stale? queue check entries against it
+
+[verify]
+every = "90d"              # an entry not verified for this long is listed in the Stale? queue too
+
+[dream]
+agent = "claude -p ..."    # the dreaming agent `amr dream` and the schedule run (else the built-in pass)
+every = "1d"               # how often `amr dream --install-schedule` runs it
+unread = "90d"             # the built-in pass proposes entries agents have not read for this long
 """
 
 from __future__ import annotations
@@ -37,6 +48,11 @@ class Config:
     keys: dict[str, str] = field(default_factory=dict)
     merge_driver: bool = True  # merge_driver = false: amr init and sync leave .gitattributes and git config alone
     formats: dict[str, str] = field(default_factory=dict)  # repo name or folder -> memory format ([formats])
+    code: dict[str, list[Path]] = field(default_factory=dict)  # repo name or folder -> code checkouts ([repo.X] code)
+    verify_every: int = 90  # days: an entry not verified for this long is due ([verify] every)
+    dream_agent: str | None = None  # [dream] agent
+    dream_every: str = "1d"  # [dream] every
+    dream_unread: int = 90  # days: [dream] unread
     path: Path | None = None
     error: str | None = None
 
@@ -88,7 +104,74 @@ def load_config(path: Path | None = None) -> Config:
     keys = data.get("keys", {})
     if isinstance(keys, dict):
         cfg.keys = {str(k): str(v) for k, v in keys.items() if isinstance(v, str)}
+    _verify_settings(cfg, data)
     return cfg
+
+
+def _verify_settings(cfg: Config, data: dict[str, object]) -> None:
+    """``[repo."NAME"] code``, ``[verify]`` and ``[dream]`` (docs/verify.md)."""
+    repos = data.get("repo", {})
+    if isinstance(repos, dict):
+        for name, table in repos.items():
+            code = table.get("code") if isinstance(table, dict) else None
+            if isinstance(code, str):
+                code = [code]
+            if isinstance(code, list):
+                cfg.code[str(name)] = [Path(str(c)).expanduser() for c in code if isinstance(c, str)]
+    verify = data.get("verify", {})
+    if isinstance(verify, dict):
+        days = parse_days(verify.get("every"))
+        if days is not None:
+            cfg.verify_every = days
+    dream = data.get("dream", {})
+    if isinstance(dream, dict):
+        if isinstance(dream.get("agent"), str) and dream["agent"].strip():
+            cfg.dream_agent = dream["agent"]
+        if isinstance(dream.get("every"), str) and parse_every(dream["every"]) is not None:
+            cfg.dream_every = dream["every"]
+        days = parse_days(dream.get("unread"))
+        if days is not None:
+            cfg.dream_unread = days
+
+
+_DURATION = re.compile(r"\s*(\d{1,5})\s*([hdwmy]?)\s*")
+
+
+def parse_days(value: object) -> int | None:
+    """``"90d"``, ``"12w"``, ``"6m"``, ``"1y"`` or a number of days -> days; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if not isinstance(value, str):
+        return None
+    m = _DURATION.fullmatch(value)
+    if m is None or m.group(2) == "h":
+        return None
+    return int(m.group(1)) * {"": 1, "d": 1, "w": 7, "m": 30, "y": 365}[m.group(2)]
+
+
+def parse_every(value: str) -> int | None:
+    """How often, in hours: ``"12h"``, ``"1d"``, ``"1w"``; None when it cannot be read (or is 0)."""
+    m = _DURATION.fullmatch(value)
+    if m is None or int(m.group(1)) == 0:
+        return None
+    return int(m.group(1)) * {"": 24, "h": 1, "d": 24, "w": 168, "m": 720, "y": 8760}[m.group(2)]
+
+
+def code_for(cfg: Config, name: str, root: Path) -> list[Path]:
+    """The code checkouts the config names for a repo (by its name, or its folder)."""
+    found = cfg.code.get(name)
+    if found is None:
+        try:
+            resolved = root.resolve()
+        except OSError:
+            resolved = root
+        for key, paths in cfg.code.items():
+            try:
+                if Path(key).expanduser().resolve() == resolved:
+                    return list(paths)
+            except OSError:
+                continue
+    return list(found or [])
 
 
 _TABLE = re.compile(r"^\s*\[")

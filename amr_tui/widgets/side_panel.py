@@ -72,6 +72,9 @@ class SidePanel(Vertical):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="entry-box"):
             yield Static("", id="entry-details")
+            checks = Static("", id="entry-checks")
+            checks.display = False  # shown when the fact under the cursor cites evidence
+            yield checks
         yield Static("Backlinks", classes="side-title", id="backlinks-title", markup=False)
         yield FilterList(id="backlinks")
         yield Static("Links from this file", classes="side-title", id="outgoing-title", markup=False)
@@ -79,6 +82,18 @@ class SidePanel(Vertical):
 
     def show_entry(self, entry: Entry | None, line_text: str, diags: list[Diagnostic]) -> None:
         self.query_one("#entry-details", Static).update(entry_details(entry, line_text, diags))
+
+    def show_checks(self, lines: list[tuple[str, str]]) -> None:
+        """Lines about whether the fact still holds: its evidence and verdicts, when it was last
+        verified, how often agents read it (``style``: holds, moved, gone, muted)."""
+        styles = {"gone": "$error", "moved": "$warning", "holds": "$success", "unknown": "$text-muted"}
+        parts: list[Content] = []
+        for text, style in lines:
+            parts += [NL, content(text, styles.get(style, "$text-muted"))]
+        box = self.query_one("#entry-checks", Static)
+        box.display = bool(parts)  # nothing to say: no room taken
+        if parts:
+            box.update(Content.assemble(*parts))
 
     def show_links(self, backlinks: list[Backlink], outgoing: list[tuple[Link, LinkState, str | None]]) -> None:
         back = self.query_one("#backlinks", OptionList)

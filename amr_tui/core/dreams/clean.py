@@ -1,9 +1,13 @@
 """amr's built-in dreaming pass: deterministic clean-up of a repo snapshot (pure).
 
-``dream(files, today=..., renames=...)`` runs four steps over ``path -> bytes`` (``None`` for a
-file whose content was not loaded: it still counts as existing) and returns, per step, the new
-bytes of each file it changed and one line per action:
+``dream(files, today=..., renames=..., proposals=...)`` runs its steps over ``path -> bytes``
+(``None`` for a file whose content was not loaded: it still counts as existing) and returns, per
+step, the new bytes of each file it changed and one line per action:
 
+0. **evidence** and **unread** (when the caller proposes them, ``Proposal``: judged against the
+   code the entries cite, or by what agents read, in ``services.dreams.evidence``): drop, or
+   rewrite, each proposed entry, found by its line as written; each action and a
+   ``Dream-Reason: PATH:LINE: why`` line of the commit message give the reason, for the review;
 1. **expire**: drop entries whose ``expires`` date is before ``today`` (with their sub-entries);
 2. **merge**: merge exact and near duplicates (``similarity.same_fact``: equal normalised text,
    or token-sort 90+ for texts of 20+ characters) into one entry, keeping the longest text at
@@ -26,7 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from amr_tui.core.diff import similarity as sim
-from amr_tui.core.format.edit import entry_span, summarise
+from amr_tui.core.format.edit import entry_span, find_entry, summarise
 from amr_tui.core.format.links import LinkState, find_links, link_text_for, normalise, resolve
 from amr_tui.core.format.parser import BOM, Document, parse
 from amr_tui.core.format.rules import is_real_date, rebuild_line
@@ -35,6 +39,22 @@ from amr_tui.core.model import Entry, Link
 from amr_tui.core.paths import MEMORY_FILE, has_md_suffix, is_markdown, is_tombstone_path
 
 MAX_RENAME_CHAIN = 50
+
+
+REASON_TRAILER = "Dream-Reason"
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A change the caller proposes, with its reason: drop the entry written ``raw`` at ``line``
+    of ``path`` (in the files given to ``dream``), or put ``rewrite`` in its place."""
+
+    step: str  # "evidence" or "unread"
+    path: str
+    line: int
+    raw: str
+    reason: str
+    rewrite: str | None = None
 
 
 @dataclass(slots=True)
@@ -376,13 +396,53 @@ def rebuild_index(state: _State) -> DreamStep | None:
     )
 
 
+def proposed(state: _State, name: str, proposals: list[Proposal]) -> DreamStep | None:
+    """Drop or rewrite the proposed entries (each found by its line as written, nearest its line),
+    each action with its reason, and one ``Dream-Reason`` line per change for the review."""
+    edits: dict[str, tuple[dict[int, str], set[int]]] = {}
+    actions: list[str] = []
+    reasons: list[str] = []
+    for p in sorted(proposals, key=lambda p: (p.path, p.line)):
+        doc = state.doc(p.path)
+        entry = find_entry(doc, p.raw, p.line) if doc is not None else None
+        if doc is None or entry is None or is_tombstone_path(p.path):
+            continue
+        replace, delete = edits.setdefault(p.path, ({}, set()))
+        if p.rewrite is not None:
+            replace[entry.line] = p.rewrite
+            actions.append(f"rewrote {p.path}:{p.line} ({p.reason}): {summarise(entry.text)}")
+        else:
+            first, last = entry_span(doc, entry)
+            delete.update(range(first, last + 1))
+            actions.append(f"dropped {p.path}:{p.line} ({p.reason}): {summarise(entry.text)}")
+        reasons.append(f"{REASON_TRAILER}: {p.path}:{p.line}: {' '.join(p.reason.split())}")
+    dropped = sum(1 for a in actions if a.startswith("dropped"))
+    rewrote = len(actions) - dropped
+    if name == "evidence":
+        what = [f"drop {_plural(dropped, 'entry')} whose evidence is gone"] if dropped else []
+        what += [f"rewrite {_plural(rewrote, 'entry')} whose evidence moved"] if rewrote else []
+        message = "dream: " + " and ".join(what)
+    else:
+        message = f"dream: drop {_plural(dropped, 'entry')} no agent read lately"
+    step = _step(state, name, edits, actions, message.replace("entrys", "entries"))
+    if step is not None:
+        step.message = step.message.rstrip("\n") + "\n\n" + "\n".join(reasons) + "\n"
+    return step
+
+
 def dream(
-    files: Mapping[str, bytes | None], *, today: _dt.date, renames: Mapping[str, str] | None = None
+    files: Mapping[str, bytes | None],
+    *,
+    today: _dt.date,
+    renames: Mapping[str, str] | None = None,
+    proposals: list[Proposal] | tuple[Proposal, ...] = (),
 ) -> DreamResult:
     """Run every step in order over ``files``; see the module docstring."""
     state = _State(files)
     result = DreamResult()
     steps: tuple[Callable[[], DreamStep | None], ...] = (
+        lambda: proposed(state, "evidence", [p for p in proposals if p.step == "evidence"]),
+        lambda: proposed(state, "unread", [p for p in proposals if p.step == "unread"]),
         lambda: expire(state, today),
         lambda: merge_duplicates(state),
         lambda: repair_links(state, renames or {}),

@@ -33,13 +33,14 @@ Design (figures: ``bench/bench_search.py``):
 
 from __future__ import annotations
 
+import datetime as _dt
 import fnmatch
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Protocol
 
 from amr_tui.core.search.items import SearchHit, SearchItem
-from amr_tui.core.search.query import STOPWORDS, Filter, Parsed, QueryError, parse
+from amr_tui.core.search.query import AGO, STOPWORDS, Filter, Parsed, QueryError, parse
 from amr_tui.core.search.rank import Resolver, idf, near_phrase, score_slots, typo_candidates
 from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import (
@@ -455,6 +456,15 @@ class SearchContext(Protocol):
         """Nothing links to the file (it is not reachable from MEMORY.md)."""
         ...
 
+    def stale(self, item: SearchItem) -> bool:
+        """The entry's evidence no longer holds in the code it cites (``amr verify``)."""
+        ...
+
+    def reads(self, item: SearchItem) -> tuple[int, str | None] | None:
+        """How often agents read the entry through amr mcp and when last (ISO time); None when
+        unknown (amr mcp never served its repo)."""
+        ...
+
 
 def _needs_context(filters: Sequence[Filter]) -> bool:
     return any(f.key not in ("path", "repo") for f in filters)
@@ -504,6 +514,17 @@ class _Keep:
                     return False
                 if f.value == "orphan" and not ctx.orphan(item.repo, item.path):
                     return False
+                if f.value == "stale" and not ctx.stale(item):
+                    return False
+                if f.value == "unread":
+                    got = ctx.reads(item)
+                    if got is None or got[0] > 0:
+                        return False
+                continue
+            if f.key == "read":
+                got = ctx.reads(item)
+                if got is None or not _when_passes(got[1], f.op, f.value):
+                    return False
                 continue
             if meta is None:
                 meta = ctx.metadata(item) or {}
@@ -515,13 +536,33 @@ class _Keep:
                     return False
             elif f.key == "added":
                 values = meta.get("added") or ()
-                if not any(_date_passes(v, f.op, f.value) for v in values):
+                if not any(_date_passes(v, f.op, _day(f.value)) for v in values):
+                    return False
+            elif f.key == "verified":
+                if not _when_passes(next(iter(meta.get("verified") or ()), None), f.op, f.value):
                     return False
             else:
                 values = meta.get(f.key) or ()
                 if not any(f.value in " ".join(v.lower().split()) for v in values):
                     return False
         return True
+
+
+def _day(value: str) -> str:
+    """A filter's date: as written, or ``90d`` (``w``, ``m``, ``y``) as that long before today."""
+    m = AGO.fullmatch(value)
+    if m is None:
+        return value
+    days = int(m.group(1)) * {"d": 1, "w": 7, "m": 30, "y": 365}[m.group(2)]
+    return (_dt.date.today() - _dt.timedelta(days=days)).isoformat()
+
+
+def _when_passes(value: str | None, op: str, want: str) -> bool:
+    """A date filter on a value an entry may lack (``verified``, the last read): none is older
+    than any date, so it passes ``<`` and ``<=`` only."""
+    if not value:
+        return op in ("<", "<=")
+    return _date_passes(value, op, _day(want))
 
 
 def _date_passes(value: str, op: str, want: str) -> bool:
@@ -575,7 +616,9 @@ class SearchSession:
             self._resolver = Resolver(idx, remember=True)
             self._results.clear()
         key = (query, limit, None if repos is None else frozenset(repos))
-        if context is not None and "is:" in query:  # broken links and orphans change without a new generation
+        if context is not None and (
+            "is:" in query or "read:" in query
+        ):  # links, verdicts, reads change without a new generation
             return idx._search(query, limit, repos, self._resolver, context)
         hit = self._results.get(key)
         if hit is not None:

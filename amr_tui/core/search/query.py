@@ -12,7 +12,10 @@
   ``<``, ``<=``, ``=``, and a month or a year: ``added:2026-10``), ``has:KEY`` / ``no:KEY`` (the
   entry has / lacks that metadata key), ``KEY:VALUE`` for any other metadata key the index has
   seen, ``is:broken`` (an entry with a broken ``[[link]]``) and ``is:orphan`` (an entry in a file
-  nothing links to).
+  nothing links to); ``is:stale`` (its evidence no longer holds in the code it cites),
+  ``verified:<2026-10`` (by its ``verified:`` date; never verified counts as older than any date),
+  ``is:unread`` and ``read:<90d`` (by when agents last read it through ``amr mcp``; ``90d`` is 90
+  days before today, and a repo whose reads are unknown matches neither).
 
 A malformed filter (``added:soon``, ``is:nice``) is reported in ``Parsed.error`` with what it
 takes; the rest of the query still runs. Pure.
@@ -29,9 +32,11 @@ STOPWORDS = frozenset(
     no so than too very can could should would will shall may might must about into over after before
     when where who whom whose which what why how all any each every some such only also just""".split()
 )
-OPERATORS = ("path", "repo", "source", "added", "has", "no", "is")
-IS_VALUES = ("broken", "orphan")
+OPERATORS = ("path", "repo", "source", "added", "has", "no", "is", "verified", "read")
+IS_VALUES = ("broken", "orphan", "stale", "unread")
+DATE_KEYS = ("added", "verified", "read")
 _DATE = re.compile(r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?")
+AGO = re.compile(r"(\d{1,5})([dwmy])")  # 90d, 12w, 6m, 1y: that long before today
 _TOKEN = re.compile(r'-?"[^"]*(?:"|$)|\S+')
 _KEY = re.compile(r"([A-Za-z][A-Za-z0-9_.-]*):(.*)", re.S)
 _COMPARE = re.compile(r"(>=|<=|>|<|=)?(.*)", re.S)
@@ -131,18 +136,22 @@ def _example(key: str) -> str:
         "added": "added:>=2026-10-01",
         "has": "has:source",
         "no": "no:added",
-        "is": "is:broken or is:orphan",
+        "is": "is:broken, is:orphan, is:stale or is:unread",
+        "verified": "verified:<2026-10 or verified:<90d",
+        "read": "read:<90d or read:>=2026-10-01",
     }.get(key, f"{key}:value")
 
 
 def _filter(key: str, value: str) -> Filter | str:
-    if key == "added":
+    if key in DATE_KEYS:
         cm = _COMPARE.fullmatch(value)
         assert cm is not None
         op, date = cm.group(1) or "=", cm.group(2)
+        if AGO.fullmatch(date.lower()):
+            return Filter(key, op, date.lower())
         if not _DATE.fullmatch(date):
-            return f"added: takes a date such as added:>=2026-10-01 or added:2026-10, not {value!r}"
-        return Filter("added", op, _pad_date(date))
+            return f"{key}: takes a date such as {key}:>=2026-10-01, {key}:2026-10 or {key}:<90d, not {value!r}"
+        return Filter(key, op, _pad_date(date))
     if key == "is":
         v = value.lower()
         if v not in IS_VALUES:
@@ -169,6 +178,8 @@ SYNTAX: tuple[tuple[str, str], ...] = (
     ("added:>=2026-10-01, added:2026-10", "by date: >= > <= < or a day, month or year"),
     ("has:source, no:added", "entries with, or without, a metadata key"),
     ("is:broken, is:orphan", "entries with a broken [[link]]; entries of files nothing links to"),
+    ("is:stale, verified:<90d", "evidence gone or moved in the code; not verified for 90 days (or never)"),
+    ("is:unread, read:<90d", "never read by agents through amr mcp; not read for 90 days (where reads are known)"),
 )
 
 
@@ -176,4 +187,16 @@ def is_stopword(atom: str) -> bool:
     return atom in STOPWORDS
 
 
-__all__ = ["IS_VALUES", "OPERATORS", "STOPWORDS", "SYNTAX", "Filter", "Parsed", "QueryError", "is_stopword", "parse"]
+__all__ = [
+    "AGO",
+    "DATE_KEYS",
+    "IS_VALUES",
+    "OPERATORS",
+    "STOPWORDS",
+    "SYNTAX",
+    "Filter",
+    "Parsed",
+    "QueryError",
+    "is_stopword",
+    "parse",
+]

@@ -8,6 +8,7 @@ controller (editing.py). Sync, history and dreams are the app's actions (app.py)
 
 from __future__ import annotations
 
+import datetime as _dt
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static, Tree
 
 from amr_tui.core.format.links import LinkState, link_text_for
-from amr_tui.core.model import Link
+from amr_tui.core.model import Entry, LineKind, Link
 from amr_tui.core.navigation import History
 from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
 from amr_tui.core.textsafety import make_visible, plural
@@ -63,7 +64,12 @@ _BEFORE_SESSION = frozenset(
 # frame), so the parse does not take the GIL from that paint; at the latest after this long.
 FIRST_SHOWN_WAIT_S = 3.0
 FIRST_PAINT_WAIT_S = 0.5  # after this the work queued for after the first frame runs, painted or not
-FIRST_LOOK_WAIT_S = 0.1  # how long the mounting main screen waits for the first look (else: the peek worker)
+FIRST_LOOK_WAIT_S = 0.1
+_PROSE = (
+    LineKind.TEXT,
+    LineKind.CONTINUATION,
+    LineKind.QUOTE,
+)  # lines that state facts in prose formats  # how long the mounting main screen waits for the first look (else: the peek worker)
 
 
 class MainScreen(Screen[None]):
@@ -100,6 +106,7 @@ class MainScreen(Screen[None]):
         Binding("U", "commit_foreign", "Commit others' changes", show=False, id="main.commit_foreign"),
         Binding("V", "app.review_dreams", "Dreams", id="main.dreams"),
         Binding("A", "app.activity", "Activity review", show=False, id="main.activity"),
+        Binding("v", "app.stale", "Stale? (check against code)", show=False, id="main.stale"),
         Binding("S", "app.sync", "Sync", show=False, id="main.sync"),
         Binding("P", "app.share", "Share for pairing", show=False, id="main.share"),
         Binding("1", "focus('tree')", "Tree", show=False, id="main.focus_tree"),
@@ -399,6 +406,7 @@ class MainScreen(Screen[None]):
         self._open_first()
         self.check_history()
         self.count_unreviewed()
+        self.check_stale()
         if self.host.config.merge_driver:
             self.tell_missing_merge_driver()
 
@@ -875,6 +883,7 @@ class MainScreen(Screen[None]):
         diags = [d for d in session.diagnostics(of.repo, of.path) if d.line == line]
         side = self.query_one(SidePanel)
         side.show_entry(view.entry, text, diags)
+        side.show_checks(self._checks(of, line, view.entry, text))
         side.show_links(session.backlinks(of.repo, of.path), session.outgoing(of.repo, of.doc))
 
     def on_entry_view_cursor_moved(self, message: EntryView.CursorMoved) -> None:
@@ -885,6 +894,49 @@ class MainScreen(Screen[None]):
         text = of.doc.lines[line - 1].text if 1 <= line <= len(of.doc.lines) else ""
         diags = [d for d in self.loaded.diagnostics(of.repo, of.path) if d.line == line]
         self.query_one(SidePanel).show_entry(message.entry, text, diags)
+        self.query_one(SidePanel).show_checks(self._checks(of, line, message.entry, text))
+
+    def _checks(self, of: OpenFile, line: int, entry: Entry | None, text: str) -> list[tuple[str, str]]:
+        """The side panel's "is it still true?" lines for the fact at ``line`` (an entry, or a
+        line of prose in a format that writes prose)."""
+        session = self.loaded
+        state = session.repos.get(of.repo)
+        prose = of.doc is not None and 1 <= line <= len(of.doc.lines) and of.doc.lines[line - 1].kind in _PROSE
+        if entry is None and (state is None or state.style == "amr" or not prose):
+            return []
+        fact = entry.text if entry is not None else text.strip()
+        return session.verifying.panel(of.repo, of.path, line, fact, entry, self.host.today or _dt.date.today())
+
+    @work(thread=True, exclusive=True, group="stale")
+    def check_stale(self) -> None:
+        """After the load: the agents' reads of each repo, then each repo that has code to check
+        against judged (cached per code HEAD), for the side panel and the finder's is:stale."""
+        session = self.loaded
+        session.verifying.config = self.host.config
+        stale = 0
+        for name in session.names:
+            session.verifying.usage(name)
+            if session.verifying.sources(name):
+                try:
+                    stale += len(session.verifying.run(name, today=self.host.today).stale)
+                except Exception:  # the code repo cannot be read: the Stale? queue says why
+                    continue
+        self.post_message(self.StaleChecked(stale))
+
+    @dataclass
+    class StaleChecked(Message):
+        """The repos were judged against their code (in the background)."""
+
+        stale: int
+        """How many facts' evidence no longer holds."""
+
+    def on_main_screen_stale_checked(self, message: StaleChecked) -> None:
+        if self.current is not None and self.current.doc is not None:
+            self.refresh_side()
+        if message.stale:
+            self.set_status(
+                f"{plural(message.stale, 'fact')} may be stale: their evidence no longer holds (v lists them)."
+            )
 
     def refresh_tree(self) -> None:
         session = self.loaded

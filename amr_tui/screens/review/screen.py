@@ -22,6 +22,7 @@ from amr_tui.screens.live import LiveList
 from amr_tui.screens.review.edit import EntryEditScreen
 from amr_tui.screens.review.text import age, describe_change, file_line
 from amr_tui.screens.review.write import WRITE_GROUP, ReviewWrites
+from amr_tui.services.dreams.evidence import dream_now
 from amr_tui.services.dreams.threeway import rows_now
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.review_panes import ReviewPanes
@@ -45,7 +46,15 @@ class DreamListScreen(Screen[bool]):
         Binding("escape,q", "close", "Back", id="dreams.close"),
         # priority: the list would take enter itself, and hide the key from the footer
         Binding("enter", "open_run", "Review", id="dreams.open", priority=True),
+        Binding("n", "dream_now", "Dream now", id="dreams.now"),
     ]
+
+    @dataclass
+    class Dreamt(Message):
+        """ "Dream now" is done: one line per repo."""
+
+        lines: list[str]
+        """What was made in each repo (or why nothing was)."""
 
     @dataclass
     class Loaded(Message):
@@ -149,6 +158,21 @@ class DreamListScreen(Screen[bool]):
             self.changed = True
         self.load()
 
+    def action_dream_now(self) -> None:
+        notify_text(self.app, "Dreaming\u2026 (a run per repo, on its own branch)", title="Dream now")
+        self.dream_now()
+
+    @work(thread=True, exclusive=True, group="dream-now")
+    def dream_now(self) -> None:
+        repos = [
+            (self.session.dreams(r), self.session.mount(r)) for r in self.repos if not self.session.mount(r).read_only
+        ]
+        self.post_message(self.Dreamt(dream_now(repos, self.session.verifying.config)))
+
+    def on_dream_list_screen_dreamt(self, message: Dreamt) -> None:
+        notify_text(self.app, "\n".join(message.lines) or "No writable repo.", title="Dream now", timeout=10)
+        self.load()
+
     def action_close(self) -> None:
         self.dismiss(self.changed)
 
@@ -228,10 +252,22 @@ class RunReviewScreen(Screen[bool]):
         found: dict[str, list[str]]
         """Change id -> "contradicts path:line (A vs B)?" (``DreamService.contradictions``)."""
 
+    @dataclass
+    class Checks(Message):
+        """After the review: whether each entry the run adds or rewrites cites a source and evidence that exist."""
+
+        token: int
+        """Which reading it comes from."""
+        found: dict[str, list[tuple[str, bool]]]
+        """Change id -> ("source: ... (exists)", warning?), ... (``DreamService.evidence_notes``)."""
+
     def __init__(
         self, service: DreamService, repo: str, run: DreamRun, read_only: bool, *, poll_interval: float = 1.0
     ) -> None:
         super().__init__()
+        self.checks: dict[
+            str, list[tuple[str, bool]]
+        ] = {}  # change id -> its source and evidence, for added or rewritten entries
         self.service, self.repo, self.run, self.read_only = service, repo, run, read_only
         self.poll_interval = poll_interval
         self.review: RunReview | None = None  # the whole review: what deciding and accepting need
@@ -316,6 +352,11 @@ class RunReviewScreen(Screen[bool]):
             except Exception:
                 odd = {}
             self.post_message(self.Contradictions(token, odd))
+            try:  # marks only: each added or rewritten entry's source and evidence (git on the code repo)
+                checks = service.evidence_notes(review)
+            except Exception:
+                checks = {}
+            self.post_message(self.Checks(token, checks))
         except Exception as exc:
             self.post_message(self.Reviewed(None, exc, token))
 
@@ -388,6 +429,12 @@ class RunReviewScreen(Screen[bool]):
         self._status_done(self.review)
         self.refresh_changes()
 
+    def on_run_review_screen_checks(self, message: Checks) -> None:
+        if message.token != self._token:
+            return
+        self.checks = message.found
+        self.refresh_changes()
+
     def show_files(self) -> None:
         """The file list from ``files``, the highlighted file kept (by path)."""
         files = self.query_one("#review-files", OptionList)
@@ -444,6 +491,11 @@ class RunReviewScreen(Screen[bool]):
                 )
             for note in self.summary.contradictions.get(change.id, []) if self.summary else []:
                 marks.append(content(f"  \u26a0 possible contradiction: {note}", "$warning"))
+            why = self.summary.reasons.get(change.id) if self.summary else None
+            if why:
+                marks += [NL, content(f"    why: {why}", "$text-muted")]
+            for note, warn in self.checks.get(change.id, []):
+                marks += [NL, content(f"    {note}", "$warning" if warn else "$text-muted")]
             options.add_option(Option(Content.assemble(*marks)))
         if self.changes:
             options.highlighted = min(keep, len(self.changes) - 1)

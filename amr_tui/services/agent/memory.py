@@ -53,6 +53,7 @@ from amr_tui.core.search.topics import Topic, rank_topics
 from amr_tui.core.secrets import find_secrets
 from amr_tui.core.textsafety import find_invisible, make_visible, name_invisible
 from amr_tui.core.tombstones import FactMatcher
+from amr_tui.core.verify.units import units
 from amr_tui.git.commit import blob_oid
 from amr_tui.git.dreamrefs import list_refs
 from amr_tui.git.errors import AmrGitError, ConflictError, EntryGoneError, NoIdentityError, RefMovedError
@@ -94,6 +95,7 @@ from amr_tui.services.history.forgotten import (
     forget,
 )
 from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.usage import record as record_reads
 from amr_tui.services.workspace import Mount
 from amr_tui.services.writegate import EditRefused, Saved
 
@@ -300,6 +302,7 @@ class AgentMemory:
                 shown = [e for e in entries if not cut or e.line < cut]
                 style = self.session.style(repo)
                 profile = profile_of(style)
+                self._served(repo, [(MEMORY_FILE, e.text) for e in shown])
                 out.append(
                     LoadedRepo(
                         repo,
@@ -383,6 +386,10 @@ class AgentMemory:
             if repo is not None:
                 repo = self._repo(repo)
             limit = max(1, min(int(limit), MAX_LIMIT))
+            if "is:stale" in query:  # judged against the code before the filter reads it
+                for name in [repo] if repo else self.session.names:
+                    if self.session.verifying.known(name, max_age=60.0) is None:
+                        self.session.verifying.run(name)
 
             try:
                 hits = self.session.search(query, limit * 2 + 10, repos=[repo] if repo else None)
@@ -418,6 +425,8 @@ class AgentMemory:
                 out.append(result)
                 if len(out) >= limit:
                     break
+            for name in {r.repo for r in out}:
+                self._served(name, [(r.path, r.text) for r in out if r.repo == name])
             files = sum(len(self.session.files(n)) for n in ([repo] if repo else self.session.names))
             note = "" if out else "Nothing matches the query; try fewer or other words."
             if any(r.missing for r in out):
@@ -433,6 +442,7 @@ class AgentMemory:
                 raise AgentError(f"{path} does not exist in {repo}; memory_load lists the Index's files")
             doc = of.doc
             entries = [EntryOut.of(e, doc.lines[e.line - 1].text) for e in doc.entries]
+            self._served(repo, [(path, u.text) for u in units(doc, prose=self.session.repos[repo].style != "amr")])
             rev = blob_oid(of.data or b"")
             return FileRead(
                 repo,
@@ -444,6 +454,11 @@ class AgentMemory:
                 self.writable(repo) and not of.read_only,
                 self._pending_branch(repo) if of.head and of.head != self._head(repo) else None,
             )
+
+    def _served(self, repo: str, entries: list[tuple[str, str]]) -> None:
+        """Count these entries as read by the agent (``services.usage``: in the user data folder,
+        never in the repo)."""
+        record_reads(self.session.mount(repo).root, entries)
 
     def _head(self, repo: str) -> str | None:
         git = self.session.git(repo)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,6 +60,9 @@ def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     return index
 
 
+StaleOf = Callable[[Mount], set[tuple[str, int]]]  # a repo -> the (path, line) of its stale facts
+ReadsOf = Callable[[Mount], Callable[[str], tuple[int, str | None] | None]]  # a repo -> text -> (reads, last)
+
 _KEPT: list[SearchIndex] = []  # `amr search` leaves its index to the end of the process (see cli.main.FAST_EXIT)
 
 
@@ -68,15 +71,21 @@ class DiskSearchContext:
     only the files of candidate entries are parsed, on first use; the repo's link graph is read
     only for ``is:orphan``."""
 
-    def __init__(self, mounts: Sequence[Mount]) -> None:
+    def __init__(
+        self, mounts: Sequence[Mount], stale_of: StaleOf | None = None, reads_of: ReadsOf | None = None
+    ) -> None:
         self._mounts = {m.name: m for m in mounts}
+        self._stale_of = stale_of
+        self._reads_of = reads_of
         self._docs: dict[tuple[str, str], Document | None] = {}
         self._snapshots: dict[str, RepoSnapshot] = {}
         self._reachable: dict[str, set[str]] = {}
+        self._stale: dict[str, set[tuple[str, int]]] = {}
+        self._usage: dict[str, Callable[[str], tuple[int, str | None] | None]] = {}
 
     @property
     def keys(self) -> frozenset[str]:
-        return frozenset({"source", "added", "by", "status", "owner", "expires", "confidence", "reason"})
+        return frozenset({"source", "added", "by", "status", "owner", "expires", "confidence", "reason", "verified"})
 
     def _doc(self, repo: str, path: str) -> Document | None:
         key = (repo, path)
@@ -120,15 +129,39 @@ class DiskSearchContext:
             self._reachable[repo] = reachable(self._snapshot(repo))
         return path not in self._reachable[repo]
 
+    def stale(self, item: SearchItem) -> bool:
+        """The entry's evidence no longer holds (``stale_of``, given by the command: the repo is
+        judged against its code once, on first use); False when no judge was given."""
+        if self._stale_of is None:
+            return False
+        if item.repo not in self._stale:
+            self._stale[item.repo] = self._stale_of(self._mounts[item.repo])
+        return (item.path, item.line) in self._stale[item.repo]
+
+    def reads(self, item: SearchItem) -> tuple[int, str | None] | None:
+        """How often agents read the entry (``reads_of``, given by the command); unknown without it."""
+        if self._reads_of is None:
+            return None
+        if item.repo not in self._usage:
+            self._usage[item.repo] = self._reads_of(self._mounts[item.repo])
+        return self._usage[item.repo](item.text)
+
 
 def search_paths(
-    paths: list[Path], query: str, limit: int, *, use_cache: bool = True, keep: bool = False
+    paths: list[Path],
+    query: str,
+    limit: int,
+    *,
+    use_cache: bool = True,
+    keep: bool = False,
+    stale_of: StaleOf | None = None,
+    reads_of: ReadsOf | None = None,
 ) -> tuple[list[SearchHit], list[Mount] | None]:
     """The hits for ``query``, and the mounts whose cache is still to be built (None when it is
     there or not wanted). Without a cache only the lines that can match are indexed
     (``coldsearch``). Raises QueryError for a malformed filter."""
     mounts = discover(paths)
-    context = DiskSearchContext(mounts)
+    context = DiskSearchContext(mounts, stale_of, reads_of)
     cache = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
     if cache is None or not cache.exists():
         from amr_tui.services.batch.coldsearch import cold_index  # cold search: only when there is no cache

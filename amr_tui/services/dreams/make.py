@@ -17,10 +17,11 @@ from __future__ import annotations
 import datetime as _dt
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from amr_tui.core.dreams.clean import dream
+from amr_tui.core.dreams.clean import Proposal, dream
 from amr_tui.core.format.parser import is_markdown
 from amr_tui.git import history as gh
 from amr_tui.git.dreamrefs import (
@@ -66,10 +67,16 @@ def _start_branch(service: RunSource, run_id: str | None, stem: str) -> tuple[st
 
 
 def builtin_dream(
-    service: RunSource, *, today: _dt.date | None = None, run_id: str | None = None, env: dict[str, str] | None = None
+    service: RunSource,
+    *,
+    today: _dt.date | None = None,
+    run_id: str | None = None,
+    env: dict[str, str] | None = None,
+    propose: Callable[[dict[str, bytes | None]], list[Proposal]] | None = None,
 ) -> DreamRun | None:
     """Run amr's dreaming pass over main; returns the new pending run, or None when there is
-    nothing to change (then no branch is made)."""
+    nothing to change (then no branch is made). ``propose(files)``: more changes to make, each
+    with its reason (``services.dreams.evidence``), from main's files."""
     today = today or _dt.date.today()
     main = service.main_tip()
     if main is None:
@@ -81,7 +88,7 @@ def builtin_dream(
     renames: dict[str, str] = {}
     for _commit, old, new in reversed(gh.renames(service.repo, main)):
         renames[old] = new  # oldest first, so the newest rename of a path wins
-    result = dream(files, today=today, renames=renames)
+    result = dream(files, today=today, renames=renames, proposals=propose(files) if propose is not None else ())
     if not result.steps:
         return None
     rid, branch, head = _start_branch(service, run_id, f"{today.isoformat()}-amr")

@@ -110,6 +110,7 @@ class RunReview:
     main_changed: dict[str, str] = field(default_factory=dict)  # change id -> what main did to its entry
     contradictions: dict[str, list[str]] = field(default_factory=dict)  # change id -> "contradicts p:4 (A vs B)?"
     main_now: dict[str, EntryRef] = field(default_factory=dict)  # change id -> main's version of it now
+    reasons: dict[str, str] = field(default_factory=dict)  # change id -> why the run made it (Dream-Reason)
 
     def change(self, change_id: str) -> EntryChange | None:
         return self.diff.by_id(change_id)

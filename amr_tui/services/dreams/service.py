@@ -29,11 +29,13 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from amr_tui.core.diff.align import FileSummary, Row, align, applied_ids, entry_line_counts, file_summaries
 from amr_tui.core.diff.entries import EntryDiff, diff_entries, mark_forgotten
+from amr_tui.core.dreams.clean import REASON_TRAILER
 from amr_tui.core.format.parser import parse
 from amr_tui.core.lint.contradictions import find_contradictions
 from amr_tui.core.paths import in_amr_folder
@@ -45,6 +47,7 @@ from amr_tui.git.dreamrefs import list_refs
 from amr_tui.git.watch import watch_signature
 from amr_tui.git.worktree import normalize_rel
 from amr_tui.services.dreams import threeway
+from amr_tui.services.dreams.evidence import entry_notes
 from amr_tui.services.dreams.model import (
     BRANCH_PREFIX,
     DECISION_PREFIX,
@@ -69,6 +72,31 @@ GIT_STATUS = {"A": "added", "D": "deleted"}  # anything else (M, T) reads as "mo
 DIFF_CACHE = 4  # entry diffs kept per service
 
 
+if TYPE_CHECKING:
+    from amr_tui.services.verify.coderepo import CodeSource
+
+
+def reasons_of(run: DreamRun, diff: EntryDiff) -> dict[str, str]:
+    """Change id -> the reason the run's commits give for it: ``Dream-Reason: PATH:LINE: why``
+    lines (PATH:LINE the entry in the run's base), as amr's built-in pass writes them and any
+    dreaming agent may."""
+    said: dict[tuple[str, int], str] = {}
+    for commit in run.commits:
+        for value in trailer_values(commit.body, REASON_TRAILER):
+            where, _, why = value.partition(": ")
+            path, _, line = where.rpartition(":")
+            if path and line.isdigit() and why:
+                said.setdefault((path, int(line)), why)
+    out: dict[str, str] = {}
+    for change in diff.changes:
+        for ref in change.old:
+            reason = said.get((ref.path, ref.line))
+            if reason:
+                out[change.id] = reason
+                break
+    return out
+
+
 class DreamService:
     """Dreaming runs of one memory repo. ``main``: the branch runs are reviewed against
     (default: the checked-out branch, else ``main``)."""
@@ -86,6 +114,7 @@ class DreamService:
         self._skipped: dict[tuple[str, str], list[gh.SkippedBlob]] = {}  # (base, tip) -> files not read
         self._matcher: tuple[tuple[str | None, str | None], FactMatcher] | None = None  # ((main, HEAD), matcher)
         self._history: HistoryService | None = None  # for forgotten facts, made on first use
+        self.code: Callable[[], list[CodeSource]] | None = None  # the code new entries are checked against
 
     def close(self) -> None:
         self.blobs.close()
@@ -256,7 +285,7 @@ class DreamService:
         except BlobTooLargeError:  # the history service's tombstones() names it
             data = None
         for t in parse_tombstones(data) if data else []:
-            matcher.add(t.text, t.describe(), t.digest)
+            matcher.add(t.text, t.describe(), t.digest, fuzzy=t.superseded_by is None)
         with self._lock:
             if self._history is None:
                 self._history = HistoryService(self.mount)  # keeps its walk of the history cached
@@ -319,6 +348,7 @@ class DreamService:
             dict(review.main_changed),
             dict(review.contradictions),
             dict(review.main_now),
+            dict(review.reasons),
         )
 
     def _review(self, run: DreamRun) -> RunReview:
@@ -338,6 +368,7 @@ class DreamService:
         review = RunReview(
             run, diff, files, applied_ids(diff, main_files), rejected, bad_files, list(dict.fromkeys(skipped))
         )
+        review.reasons = reasons_of(run, diff)
         if run.main and run.main != run.base:
             # main moved: what it did to these files since the base, and main now against the tip
             tip = {p: d for p, d in diff.new_docs.items() if p in diff.changed_paths}
@@ -348,6 +379,12 @@ class DreamService:
             review.main_changed = threeway.main_changed(diff, main_diff)
             review.main_now = threeway.main_versions(diff, main_diff)
         return review
+
+    def evidence_notes(self, review: RunReview) -> dict[str, list[tuple[str, bool]]]:
+        """Change id -> whether each entry the run adds or rewrites cites a source that exists and
+        evidence that holds in the code (``services.dreams.evidence.entry_notes``; the code is
+        ``self.code()``, which the session sets: none, and only sources are checked)."""
+        return entry_notes(review, self.code() if self.code is not None else [])
 
     def contradictions(self, review: RunReview) -> dict[str, list[str]]:
         """Change id -> "contradicts path:line (A vs B)?" for each entry the run writes that may

@@ -443,8 +443,8 @@ class DeletionLog:
         else:
             tombs = parse_tombstones(tomb_doc) if tomb_doc is not None else []
         tmatch = FactMatcher()
-        for k, stone in enumerate(tombs):
-            tmatch.add(stone.text, str(k), stone.digest)
+        for k, stone in enumerate(tombs):  # a superseded fact is back only when written exactly again
+            tmatch.add(stone.text, str(k), stone.digest, fuzzy=stone.superseded_by is None)
         rmatch = FactMatcher()
         for k, removal in enumerate(removals):
             rmatch.add(removal.text, str(k))

@@ -4,7 +4,9 @@ The finder's (and the agent interface's) metadata filters (``source:``, ``added:
 ``has:``, ``no:``, ``KEY:VALUE``) read the entry's metadata the session keeps per file
 (``core.format.entrymeta``),
 ``is:broken`` resolves the links of entries in files the lint found a broken link in
-(AMR010), and ``is:orphan`` reads the lint findings (AMR013: not reachable from MEMORY.md). See ``core.search.index.SearchContext``.
+(AMR010), and ``is:orphan`` reads the lint findings (AMR013: not reachable from MEMORY.md). ``is:stale``
+reads the repo's last verify report and ``is:unread``/``read:`` the agents' reads
+(``session.verifying``). See ``core.search.index.SearchContext``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from amr_tui.core.format.parser import Document
 from amr_tui.core.model import Link
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.core.search.items import SearchItem
+from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import RepoState
 
 
@@ -25,6 +28,7 @@ class Session(Protocol):
 
     index: SearchIndex
     repos: dict[str, RepoState]
+    verifying: Verifying
 
     def resolve_link(self, repo: str, link: Link) -> tuple[LinkState, str | None, str | None]: ...
 
@@ -74,6 +78,13 @@ class SessionSearchContext:
         if state is None:
             return False
         return any(f.diagnostic.code == ORPHAN for f in state.findings.get(path, ()))
+
+    def stale(self, item: SearchItem) -> bool:
+        return self._session.verifying.stale(item.repo, item.path, item.line)
+
+    def reads(self, item: SearchItem) -> tuple[int, str | None] | None:
+        got = self._session.verifying.reads(item.repo, item.text)
+        return None if got.reads is None else (got.reads, got.last)
 
 
 __all__ = ["SessionSearchContext"]

@@ -39,6 +39,7 @@ from amr_tui.services.batch import diskcache, lintcache, searchcache
 from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.history.service import HistoryService
 from amr_tui.services.session.searchctx import SessionSearchContext
+from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import Change, RepoInfo, RepoState, Watcher
 from amr_tui.services.sync.gitattrs import lint_merge_drivers
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, path_is_safe, read_bytes, scan_files, style_of
@@ -104,6 +105,7 @@ class Session:
         self._linted = False  # before the first repo-wide lint, a change re-lints its own files only
         self._cache_stale = True  # files were read that the on-disk caches do not hold (save_caches)
         self.watch = Watcher(self)  # the poll, the re-read after a write, the badges
+        self.verifying = Verifying(self)  # the last verify report of each repo, and agents' reads
         for mount in mounts:
             git: GitRepo | None
             try:
@@ -690,6 +692,9 @@ class Session:
             service = self._dreams.get(repo)
             if service is None:
                 service = self._dreams[repo] = DreamService(self.repos[repo].mount)
+                service.code = functools.partial(
+                    self.verifying.sources, repo
+                )  # the review checks new entries' evidence
             return service
 
     def activity(self, repo: str) -> ActivityService:
