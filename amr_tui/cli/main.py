@@ -26,6 +26,8 @@ MODULES = (
     "mcp_cmd",
     "activity_cmd",
     "serve_cmd",
+    "loads_cmd",
+    "inbox_cmd",
 )
 COMMAND_MODULES = {
     "parse": "parse_cmd",
@@ -47,9 +49,13 @@ COMMAND_MODULES = {
     "mcp": "mcp_cmd",
     "activity": "activity_cmd",
     "serve": "serve_cmd",
+    "loads": "loads_cmd",
+    "inbox": "inbox_cmd",
 }
 COMMANDS = tuple(COMMAND_MODULES)
-_READS_MEMORY = frozenset({"lint", "search", "activity", "mcp", "serve", "share", "discover", "history"})
+_READS_MEMORY = frozenset(
+    {"lint", "search", "activity", "mcp", "serve", "share", "discover", "history", "loads", "inbox", "dream"}
+)
 
 
 def _modules(names: tuple[str, ...] = MODULES) -> Iterator[ModuleType]:

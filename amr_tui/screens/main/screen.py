@@ -813,7 +813,10 @@ class MainScreen(Screen[None]):
 
     def show_file(self, of: OpenFile, line: int, keep_cursor: bool) -> None:
         session = self.loaded
-        title = f"{of.repo} / {of.path}"
+        budget = session.file_cut(of, self.host.today)
+        # A file the repo's agent loads at session start: its gauge (the path, then how much of
+        # each limit it takes) in place of the path.
+        title = f"{of.repo} / {budget.gauge if budget is not None else of.path}"
         if of.read_only:
             title += f"   (read-only: {of.read_only})"
         self.query_one("#file-title", Static).update(content(title))
@@ -830,8 +833,15 @@ class MainScreen(Screen[None]):
             msg.update(content(of.message or "Nothing to show."))
             return
         if markdown and of.doc is not None:
+            cut: tuple[int | None, str] = (None, "")
+            if budget is not None and budget.line is not None:
+                cut = (budget.line, f"\u25b2 {budget.profile.verb('load')} these at start \u00b7 not these \u25bc")
             view.set_document(
-                of.doc, session.link_states(of.repo, of.doc), session.marks(of.repo, of.path), keep_cursor=keep_cursor
+                of.doc,
+                session.link_states(of.repo, of.doc),
+                session.marks(of.repo, of.path),
+                keep_cursor=keep_cursor,
+                cut=cut,
             )
             if line and not keep_cursor:
                 view.go_to_line(line)

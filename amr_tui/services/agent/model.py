@@ -86,11 +86,12 @@ class LoadedRepo:
     writable: bool
     review: bool  # writes wait on a pending review branch
     entries: list[EntryOut]  # MEMORY.md's entries an agent loads (inside the budget)
-    cut_line: int  # first line past the 200-line / 25 KB budget; 0 when MEMORY.md fits
+    cut_line: int  # first line past the repo's agent's budget (core.budget); 0 when MEMORY.md fits
     entries_past_cut: int  # entries agents never see at session start
     index: list[IndexTarget]
     lines: int
     bytes: int
+    budget: str = ""  # the budget cut_line is for: "Claude Code: 200 lines or 25 KB" (`amr loads` shows it all)
 
 
 @dataclass(frozen=True)

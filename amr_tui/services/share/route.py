@@ -25,6 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from platformdirs import user_data_path  # the shares record lives in the user data folder
+
 from amr_tui.core.format.edit import insert_lines
 from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.git import GitRepo
@@ -131,8 +133,6 @@ def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
 def _sources_path() -> Path:
     """This machine's record of where each shared repo came from (session folder -> repo name ->
     the owner's repo): kept out of the session folder, which goes to whoever pairs."""
-    from platformdirs import user_data_path  # platformdirs: only `amr share` needs this path
-
     return user_data_path("amr", appauthor=False) / "share-sources.json"
 
 
