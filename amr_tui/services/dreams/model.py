@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from amr_tui.core.diff.entries import EntryChange, EntryDiff, EntryRef
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
+
+if TYPE_CHECKING:  # the protocol's annotation only: this module imports nothing from amr_tui.services
+    from amr_tui.services.workspace import Mount
 
 BRANCH_PREFIX = "dreams/"
 DECISION_PREFIX = "refs/amr/dreams/"  # + "accepted/<id>" or "rejected/<id>"
@@ -135,6 +138,11 @@ class RunSource(Protocol):
 
     @property
     def blobs(self) -> BlobReader: ...
+
+    @property
+    def mount(self) -> Mount:
+        """The repo as mounted (its name and folder: which agent reads it, ``services.budgets``)."""
+        ...
 
     @property
     def main(self) -> str:
