@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 if TYPE_CHECKING:  # annotations only: the command imports what it runs when it runs
+    from amr_tui.core.diff.entries import EntryChange
     from amr_tui.services.activity.model import Activity, ActivityCommit
 
 # Lazy imports: each command imports the layers it runs when it runs, so that building the parser
@@ -63,9 +65,7 @@ def _commit_json(c: ActivityCommit) -> dict[str, object]:
     }
 
 
-def _json(name: str, activity: Activity) -> dict[str, object]:
-    from amr_tui.core.diff.text import change_json
-
+def _json(name: str, activity: Activity, change_json: Callable[[EntryChange], dict[str, Any]]) -> dict[str, object]:
     return {
         "repo": name,
         "head": activity.head,
@@ -82,6 +82,7 @@ def _json(name: str, activity: Activity) -> dict[str, object]:
 
 
 def run_activity(args: argparse.Namespace) -> int:
+    from amr_tui.core.diff.text import change_json, describe
     from amr_tui.git.errors import AmrGitError
     from amr_tui.services.activity.model import ActivityError
     from amr_tui.services.activity.service import ActivityService
@@ -108,15 +109,13 @@ def run_activity(args: argparse.Namespace) -> int:
         error(str(exc))
         return 2
     if args.json:
-        emit_json(_json(root.name, activity))
+        emit_json(_json(root.name, activity, change_json))
         return 0
-    _print(root.name, activity)
+    _print(root.name, activity, describe)
     return 0
 
 
-def _print(name: str, activity: Activity) -> None:
-    from amr_tui.core.diff.text import describe
-
+def _print(name: str, activity: Activity, describe: Callable[[EntryChange], str]) -> None:
     colour = use_colour(sys.stdout)
     start = (activity.start or "")[:7] or "the first commit"
     since = {

@@ -38,7 +38,7 @@ from amr_tui.services.config import TREE_WIDTH
 from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
-from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree
+from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree, pending_text
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_panel import SidePanel
 from amr_tui.widgets.type_ahead import hold
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from amr_tui.screens.main.editing import EditActions
     from amr_tui.screens.main.peek import FirstLook
     from amr_tui.services.session.state import Change, OpenFile, Session
+    from amr_tui.services.session.watch import RepoInfo
     from amr_tui.widgets.code_view import CodeView
 
 __all__ = ["MainScreen", "Place"]
@@ -210,6 +211,7 @@ class MainScreen(Screen[None]):
         self.query_one("#file-message").display = False
         if self.host.today:
             self.view.today = self.host.today
+            self.query_one(MemoryTree).today = self.host.today
         self.set_status("Loading memory…")
         # The tree's rows and the first file, before the session (git, index, lint) is built: read
         # by the app's lookahead while Textual started (then this first frame shows them), or by
@@ -894,6 +896,20 @@ class MainScreen(Screen[None]):
                 if mark:
                     problems[path] = mark
             tree.set_repo(info, session.files(name), problems)
+        self._say_pending([session.badge(name) for name in session.names])
+
+    def _say_pending(self, badges: list[BareBadge | RepoInfo]) -> None:
+        """The status line says what waits for review across the repos, and the age of the oldest,
+        each time that changes (``3 pending · oldest 9d``): a queue nobody looks at rots."""
+        count = sum(b.pending for b in badges)
+        first = min((b.oldest for b in badges if b.pending and b.oldest), default=None)
+        said = (count, first)
+        if said == self.start.pending_said:
+            return
+        self.start.pending_said = said
+        if count:
+            text = pending_text(BareBadge("", pending=count, oldest=first), self.host.today)
+            self.set_status(f"{text} for review: A reviews agents' commits, V the runs; `amr inbox` lists them all")
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[object]) -> None:
         data = event.node.data

@@ -84,13 +84,12 @@ from amr_tui.services.agent.model import (
     WriteResult,
 )
 from amr_tui.services.budgets import profile_of
-from amr_tui.services.dreams.model import BRANCH_PREFIX, DECISION_PREFIX, run_id_of
+from amr_tui.services.dreams.model import BRANCH_PREFIX, DECISION_PREFIX, INBOX_STEM, run_id_of
 from amr_tui.services.history.forgotten import MOVED_TRAILER, SECRET_IN_HISTORY, plan_changes, plan_forget
 from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.workspace import Mount
 from amr_tui.services.writegate import EditRefused, Saved
 
-INBOX_STEM = "inbox-"  # review mode's pending branch: dreams/inbox-<date>[-n]
 WRITTEN_WITH = "Written-with: amr mcp"
 DEFAULT_AGENT_EMAIL = "agent@amr.invalid"
 MAX_LIMIT = 200

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the protocol's annotation only: this module imports nothing
     from amr_tui.services.workspace import Mount
 
 BRANCH_PREFIX = "dreams/"
+INBOX_STEM = "inbox-"  # review mode's pending branch of agents' writes: dreams/inbox-<date>[-n]
 DECISION_PREFIX = "refs/amr/dreams/"  # + "accepted/<id>" or "rejected/<id>"
 TRAILER_RUN = "Dream-Run"
 TRAILER_COMMIT = "Dream-Commit"
