@@ -142,19 +142,27 @@ def _clean(value: str) -> str:
     return _SAFE_NAME.sub("-", " ".join(value.split()))[:100] or "agent"
 
 
+#: The writes a review-mode repo may let through at once (``[review] auto``): a new entry ("add").
+#: Rewording, removal and moves always wait for review.
+AUTO_OPS = frozenset({"add"})
+
+
 class AgentMemory:
-    """The mounted repos as an agent sees them. ``review``: repos whose writes wait for review."""
+    """The mounted repos as an agent sees them. ``review``: repos whose writes wait for review;
+    ``auto``: the kinds of write that land at once even there (``AUTO_OPS``: "add")."""
 
     def __init__(
         self,
         mounts: list[Mount],
         *,
         review: set[str] | None = None,
+        auto: set[str] | None = None,
         today: _dt.date | None = None,
         load: bool = True,
     ) -> None:
         self.session = Session(mounts)
         self.review = set(review or ())
+        self.auto = set(auto or ()) & AUTO_OPS
         self._today = today
         self._lock = threading.RLock()
         self._loaded = threading.Event()
@@ -231,10 +239,15 @@ class AgentMemory:
             raise AgentError(f"{path!r} is one of amr's own records (.amr/): facts go in memory files")
         return path
 
-    def _open(self, repo: str, path: str) -> OpenFile:
+    def _waits(self, repo: str, op: str) -> bool:
+        """A write of kind ``op`` ("add", "edit", "forget", "move") to ``repo`` waits for review."""
+        return repo in self.review and op not in self.auto
+
+    def _open(self, repo: str, path: str, *, pending_ok: bool = True) -> OpenFile:
         """The file as the agent works on it: the work tree, or in review mode the version on the
-        pending review branch (the agent's own pending writes included) when it holds the file."""
-        pending = self._pending_branch(repo)
+        pending review branch (the agent's own pending writes included) when it holds the file
+        (``pending_ok=False``: the work tree, for a write that lands at once)."""
+        pending = self._pending_branch(repo) if pending_ok else None
         if pending is not None:
             git = self.session.git(repo)
             tip = git.resolve(f"refs/heads/{pending}") if git else None
@@ -461,7 +474,8 @@ class AgentMemory:
             target, why = (
                 (self._path(path, write=True), "the path given") if path else self._topic_for(repo, entry.text)
             )
-            of = self._open(repo, target)
+            waits = self._waits(repo, "add")
+            of = self._open(repo, target, pending_ok=waits)
             changes: list[Change] = []
             new_file = of.doc is None
             doc = of.doc if of.doc is not None else parse(b"", target)
@@ -479,18 +493,21 @@ class AgentMemory:
             changes.append(Change(target, of.data, data, of.head))
             linked = ""
             if new_file and target != MEMORY_FILE:
-                memory = self._open(repo, MEMORY_FILE)
+                memory = self._open(repo, MEMORY_FILE, pending_ok=waits)
                 if memory.doc is not None and not self._index_links_to(repo, memory.doc, target):
                     changes.append(Change(MEMORY_FILE, memory.data, with_index_link(memory.doc, target), memory.head))
                     linked = " and linked it from MEMORY.md's Index"
             message = f"Remember in {target}: {make_visible(summarise(entry.text))}"
-            result = self._commit(repo, changes, message, who, target)
+            result = self._commit(repo, changes, message, who, target, op="add")
             if isinstance(result, WriteResult):
                 return result
             saved, branch, run = result
             written = self._find_line(repo, target, line, branch) or EntryOut.of(entry, line)
             where = f"{target} ({why}){' as a new file' if new_file else ''}{linked}"
-            return self._reply(saved, branch, run, f"Remembered in {where}", written, diags)
+            said = f"Remembered in {where}"
+            if repo in self.review and not waits:
+                said += " (review mode lets new entries land at once; rewording and removal wait for review)"
+            return self._reply(saved, branch, run, said, written, diags)
 
     def edit(self, repo: str, path: str, line: int, hash: str, text: str, who: Writer) -> WriteResult:
         with self._lock:
@@ -796,11 +813,13 @@ class AgentMemory:
         path: str,
         *,
         merge_trailers: bool = False,
+        op: str = "edit",
     ) -> tuple[Saved, str | None, str | None] | WriteResult:
         """One commit through the write gate: on the checked-out branch, or on the repo's pending
-        review branch. Returns (saved, branch, review run) or the refusal as a WriteResult."""
+        review branch (a write of kind ``op`` that waits for review: ``_waits``). Returns (saved,
+        branch, review run) or the refusal as a WriteResult."""
         branch = run = None
-        if repo in self.review:
+        if self._waits(repo, op):
             try:
                 branch, run = self._inbox_branch(repo)
             except (AgentError, AmrGitError) as exc:
