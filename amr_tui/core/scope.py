@@ -117,6 +117,41 @@ def describe(scope: Scope | None) -> str:
     }.get(scope.kind, f"project {scope.value}" if scope.kind == "project" else f"files {scope.value}")
 
 
+def filter_error(wanted: str) -> str | None:
+    """What is wrong with the finder's ``scope:WANTED`` (None: it can run)."""
+    if wanted.strip().lower() in ("project", "path"):
+        return None
+    read = parse_scope(wanted)
+    return read if isinstance(read, str) else None
+
+
+def matches(wanted: str, value: str) -> bool:
+    """The finder's ``scope:WANTED`` holds for an entry whose scope is ``value``: the same scope
+    (letter case aside); ``scope:project`` is any project's, ``scope:path`` any path glob's."""
+    w = " ".join(wanted.lower().split())
+    read = parse_scope(value)
+    if isinstance(read, str):
+        return False
+    if w in ("project", "path"):
+        return read.kind == w
+    return str(read).lower() == w or (read.kind == "project" and w == f"project:{read.value.lower()}")
+
+
+def repo_for(scope: Scope | None, repos: list[str], here: str) -> str | None:
+    """The mounted repo a ``project:NAME`` fact belongs in, when it is not ``here``: the repo named
+    NAME, else ``memory-NAME`` / ``NAME-memory``, else the one repo whose name ends in ``-NAME``."""
+    if scope is None or scope.kind != "project":
+        return None
+    name = scope.value.casefold()
+    by_fold = {r.casefold(): r for r in repos}
+    for cand in (name, f"memory-{name}", f"{name}-memory"):
+        found = by_fold.get(cand)
+        if found is not None:
+            return found if found != here else None
+    ends = [r for r in repos if r.casefold().endswith("-" + name)]
+    return ends[0] if len(ends) == 1 and ends[0] != here else None
+
+
 def scope_of(entry_values: list[str], file_value: str | None = None) -> Scope | str | None:
     """An entry's scope: its own ``scope`` key (the first), else its file's; None when neither."""
     value = entry_values[0] if entry_values else file_value
@@ -133,7 +168,10 @@ __all__ = [
     "Scope",
     "applies",
     "describe",
+    "filter_error",
     "folder_of",
+    "matches",
     "parse_scope",
+    "repo_for",
     "scope_of",
 ]

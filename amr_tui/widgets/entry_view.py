@@ -94,6 +94,7 @@ class EntryView(LaidOutScrollView, can_focus=True):
         "entry-view--info",
         "entry-view--editing",
         "entry-view--cut",
+        "entry-view--scope",
     }
 
     BINDINGS = [

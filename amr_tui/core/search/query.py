@@ -12,7 +12,9 @@
   ``<``, ``<=``, ``=``, and a month or a year: ``added:2026-10``), ``has:KEY`` / ``no:KEY`` (the
   entry has / lacks that metadata key), ``KEY:VALUE`` for any other metadata key the index has
   seen, ``is:broken`` (an entry with a broken ``[[link]]``) and ``is:orphan`` (an entry in a file
-  nothing links to).
+  nothing links to), ``scope:global`` / ``scope:project:NAME`` / ``scope:project`` (where the
+  fact holds: ``core.scope``) and ``by:NAME`` (who wrote it: its ``by`` key, else the author of
+  the commit that last wrote its line, or that commit's ``Agent`` trailer).
 
 A malformed filter (``added:soon``, ``is:nice``) is reported in ``Parsed.error`` with what it
 takes; the rest of the query still runs. Pure.
@@ -23,13 +25,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from amr_tui.core.scope import filter_error as scope_filter_error
+
 STOPWORDS = frozenset(
     """a an the and or of in on at to for from by with as is are was were be been do does did has have
     had it its this that these those there here we you they he she i me my our your their them us not
     no so than too very can could should would will shall may might must about into over after before
     when where who whom whose which what why how all any each every some such only also just""".split()
 )
-OPERATORS = ("path", "repo", "source", "added", "has", "no", "is")
+OPERATORS: tuple[str, ...] = ("path", "repo", "source", "added", "has", "no", "is")
+OPERATORS += ("scope", "by")  # issue 41: where a fact holds, who wrote it
 IS_VALUES = ("broken", "orphan")
 _DATE = re.compile(r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?")
 _TOKEN = re.compile(r'-?"[^"]*(?:"|$)|\S+')
@@ -132,6 +137,8 @@ def _example(key: str) -> str:
         "has": "has:source",
         "no": "no:added",
         "is": "is:broken or is:orphan",
+        "scope": "scope:global or scope:project:payments",
+        "by": "by:claude-code",
     }.get(key, f"{key}:value")
 
 
@@ -155,6 +162,11 @@ def _filter(key: str, value: str) -> Filter | str:
         return Filter("path", "glob" if any(c in v for c in "*?[") else "~", v)
     if key == "repo":
         return Filter("repo", "~", value.lower())
+    if key == "scope":
+        wrong = scope_filter_error(value)
+        return Filter("scope", "=", _fold(value)) if wrong is None else wrong
+    if key == "by":
+        return Filter("by", "~", _fold(value))
     return Filter(key, "~", _fold(value))
 
 
@@ -169,6 +181,8 @@ SYNTAX: tuple[tuple[str, str], ...] = (
     ("added:>=2026-10-01, added:2026-10", "by date: >= > <= < or a day, month or year"),
     ("has:source, no:added", "entries with, or without, a metadata key"),
     ("is:broken, is:orphan", "entries with a broken [[link]]; entries of files nothing links to"),
+    ("scope:global, scope:project:NAME", "where the fact holds (its scope key); scope:project: any project's"),
+    ("by:NAME", "who wrote it: its by key, else the author (or Agent trailer) of the commit of its line"),
 )
 
 

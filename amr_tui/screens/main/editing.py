@@ -24,6 +24,7 @@ from amr_tui.core.format.edit import entry_span, new_entry_line, set_metadata, t
 from amr_tui.core.format.links import LinkState, link_text_for
 from amr_tui.core.merge.resolution import ConflictChoice
 from amr_tui.core.model import Diagnostic, Entry, Severity
+from amr_tui.core.scope import SCOPE_KEY, parse_scope, repo_for
 from amr_tui.core.textsafety import find_controls, make_visible
 from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
 from amr_tui.screens.conflict import ConflictScreen
@@ -478,6 +479,18 @@ class EditActions:
             for path in session.files(repo):
                 if is_markdown(path) and (repo, path) != (of.repo, of.path):
                     choices.append((f"{repo}\0{path}", f"{repo} / {path}"))
+        # A fact scoped to a project whose repo is mounted belongs there: that repo's file of the
+        # same name (else its MEMORY.md) comes first, so m, enter moves it (through the write gate).
+        values = entry.meta(SCOPE_KEY)
+        scope = parse_scope(values[0]) if values else None
+        writable = [r for r in session.names if not session.mount(r).read_only]
+        home = repo_for(scope if not isinstance(scope, str) else None, writable, of.repo)
+        if home is not None:
+            files = session.files(home)
+            path = of.path if of.path in files else MEMORY_FILE
+            key = f"{home}\0{path}"
+            choices = [c for c in choices if c[0] != key]
+            choices.insert(0, (key, f"{home} / {path}   \u2190 where its scope ({scope}) belongs"))
         self.flow("move-entry", self.move_entry_to(of, entry, choices))
 
     async def move_entry_to(self, of: OpenFile, entry: Entry, choices: list[tuple[str, str]]) -> None:

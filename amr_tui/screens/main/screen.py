@@ -25,9 +25,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static, Tree
 
 from amr_tui.core.format.links import LinkState, link_text_for
-from amr_tui.core.model import Link
+from amr_tui.core.model import Entry, Link
 from amr_tui.core.navigation import History
 from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
+from amr_tui.core.scope import SCOPE_KEY, parse_scope, repo_for
 from amr_tui.core.textsafety import make_visible, plural
 from amr_tui.screens.main.host import MainHost, NoHost
 from amr_tui.screens.main.past import open_past, past_loader
@@ -867,7 +868,7 @@ class MainScreen(Screen[None]):
         text = of.doc.lines[line - 1].text if 1 <= line <= len(of.doc.lines) else ""
         diags = [d for d in session.diagnostics(of.repo, of.path) if d.line == line]
         side = self.query_one(SidePanel)
-        side.show_entry(view.entry, text, diags)
+        side.show_entry(view.entry, text, diags, belongs=self._belongs(of.repo, view.entry))
         side.show_links(session.backlinks(of.repo, of.path), session.outgoing(of.repo, of.doc))
 
     def on_entry_view_cursor_moved(self, message: EntryView.CursorMoved) -> None:
@@ -877,7 +878,16 @@ class MainScreen(Screen[None]):
         line = message.line
         text = of.doc.lines[line - 1].text if 1 <= line <= len(of.doc.lines) else ""
         diags = [d for d in self.loaded.diagnostics(of.repo, of.path) if d.line == line]
-        self.query_one(SidePanel).show_entry(message.entry, text, diags)
+        self.query_one(SidePanel).show_entry(message.entry, text, diags, belongs=self._belongs(of.repo, message.entry))
+
+    def _belongs(self, repo: str, entry: Entry | None) -> str | None:
+        """The mounted repo an entry's ``project:`` scope names, when it is not ``repo`` (m moves it)."""
+        values = entry.meta(SCOPE_KEY) if entry is not None else []
+        scope = parse_scope(values[0]) if values else None
+        if scope is None or isinstance(scope, str):
+            return None
+        session = self.loaded
+        return repo_for(scope, [r for r in session.names if not session.mount(r).read_only], repo)
 
     def refresh_tree(self) -> None:
         session = self.loaded

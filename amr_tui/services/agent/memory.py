@@ -48,6 +48,7 @@ from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.lint.repo import INDEX_HEADING
 from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.core.paths import MEMORY_FILE, with_md_suffix
+from amr_tui.core.scope import SCOPE_KEY, parse_scope
 from amr_tui.core.search.index import QueryError
 from amr_tui.core.search.topics import Topic, rank_topics
 from amr_tui.core.secrets import find_secrets
@@ -141,6 +142,8 @@ def _clean(value: str) -> str:
     """One safe line for a commit header or trailer (no newline, no control characters)."""
     return _SAFE_NAME.sub("-", " ".join(value.split()))[:100] or "agent"
 
+
+_HAS_SCOPE = re.compile(r"[\[;]\s*scope\s*:", re.IGNORECASE)
 
 #: The writes a review-mode repo may let through at once (``[review] auto``): a new entry ("add").
 #: Rewording, removal and moves always wait for review.
@@ -437,6 +440,7 @@ class AgentMemory:
         path: str | None = None,
         source: str | None = None,
         force: bool = False,
+        scope: str | None = None,
     ) -> WriteResult:
         with self._lock:
             self._fresh()
@@ -444,6 +448,12 @@ class AgentMemory:
             refused = self._refuse_read_only(repo) or _too_long(text, repo, path or "")
             if refused:
                 return refused
+            if scope is not None and scope.strip():  # where the fact holds: a scope key on the entry
+                read = parse_scope(scope)
+                if isinstance(read, str):
+                    return WriteResult("refused", f"Nothing was written: {read}.", repo, path or "")
+                if not _HAS_SCOPE.search(text):  # a scope the text gives itself is kept
+                    text = f"{text} [{SCOPE_KEY}: {read}]"
             line, entry, diags = new_line(text, source, path or INBOX_FILE, self.today)
             if entry is None or any(d.severity is Severity.ERROR for d in diags):
                 return refused_by_lint(repo, path or "", diags, "the fact was not written")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from amr_tui.services.batch import diskcache, searchcache
 from amr_tui.services.batch.parallel import entry_texts, map_files
@@ -73,6 +73,7 @@ class DiskSearchContext:
         self._docs: dict[tuple[str, str], Document | None] = {}
         self._snapshots: dict[str, RepoSnapshot] = {}
         self._reachable: dict[str, set[str]] = {}
+        self._authors: dict[str, Any] = {}  # repo -> services.history.authors.Authors (None: no git)
 
     @property
     def keys(self) -> frozenset[str]:
@@ -119,6 +120,17 @@ class DiskSearchContext:
 
             self._reachable[repo] = reachable(self._snapshot(repo))
         return path not in self._reachable[repo]
+
+    def wrote(self, item: SearchItem, name: str) -> bool:
+        """``name`` last wrote the entry's line (``by:``): blamed only in files it ever wrote."""
+        if item.repo not in self._authors:
+            from amr_tui.services.history.authors import Authors  # git: only for the filter on writers
+
+            mount = self._mounts.get(item.repo)
+            git = mount is not None and (mount.root / ".git").exists()
+            self._authors[item.repo] = Authors(mount.root) if git and mount is not None else None
+        authors = self._authors[item.repo]
+        return bool(authors is not None and authors.wrote(item.path, item.line, name))
 
 
 def search_paths(

@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from amr_tui.core.budget import first_unloaded
 from amr_tui.core.format.links import LinkState, link_text_for, resolve
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.lint.facts import normalise_text, same_values
-from amr_tui.core.budget import first_unloaded
 from amr_tui.core.lint.repo import (
     MEMORY_FILE,
     NEAR_DUPLICATE_MIN_CHARS,

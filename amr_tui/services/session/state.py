@@ -30,6 +30,7 @@ from amr_tui.services.activity.service import ActivityService
 from amr_tui.services.batch import diskcache, lintcache, searchcache
 from amr_tui.services.budgets import profile_of
 from amr_tui.services.dreams.service import DreamService
+from amr_tui.services.history.authors import Authors
 from amr_tui.services.history.service import HistoryService
 from amr_tui.services.loads import file_cut_of
 from amr_tui.services.session.searchctx import SessionSearchContext
@@ -87,6 +88,7 @@ class Session:
         self._history: dict[str, HistoryService] = {}  # one per repo, made on first use
         self._dreams: dict[str, DreamService] = {}
         self._activity: dict[str, ActivityService] = {}  # the activity review's, one per repo
+        self._authors: dict[str, Authors | None] = {}  # who wrote each line (by:), one per git repo
         self._search_context: SessionSearchContext | None = None
         self._name_indexes: dict[str, tuple[tuple[int, int], NameIndex]] = {}  # repo -> (files listing, index)
         self._key_sets: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per distinct set of metadata keys
@@ -675,6 +677,14 @@ class Session:
             if service is None:
                 service = self._dreams[repo] = DreamService(self.repos[repo].mount)
             return service
+
+    def authors(self, repo: str) -> Authors | None:
+        """Who wrote each line of the repo's files (``by:``, contradiction labels); None without git."""
+        with self.lock:
+            if repo not in self._authors:
+                state = self.repos.get(repo)
+                self._authors[repo] = Authors(state.git) if state is not None and state.git is not None else None
+            return self._authors[repo]
 
     def file_cut(self, of: OpenFile, today: _dt.date | None = None) -> FileCut | None:
         """Where the agent that reads ``of``'s repo stops loading it at session start, with its
