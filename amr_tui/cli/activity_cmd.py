@@ -39,6 +39,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="REV",
         help="start after this commit instead of the mark (with mark-reviewed: mark up to it, not HEAD)",
     )
+    a.add_argument(
+        "--by", metavar="NAME", help="only the commits whose author's name or email holds NAME (and their changes)"
+    )
     a.add_argument("--json", action="store_true", help="print JSON")
     a.set_defaults(func=run_activity)
 
@@ -62,6 +65,7 @@ def _commit_json(c: ActivityCommit) -> dict[str, object]:
         "email": c.author_email,
         "date": c.date.isoformat(),
         "subject": c.subject,
+        "past_cut": {"pushed": list(c.pushed), "landed": list(c.landed), "cut": c.cut},
     }
 
 
@@ -105,6 +109,8 @@ def run_activity(args: argparse.Namespace) -> int:
                 print(f"{safe(root.name)}: reviewed up to {(oid or '(nothing yet)')[:7]}.")
             return 0
         activity = service.activity(args.since)
+        if args.by:
+            activity = activity.written_by(args.by)
     except (FileNotFoundError, ValueError, AmrGitError, ActivityError) as exc:
         error(str(exc))
         return 2
@@ -142,6 +148,8 @@ def _print(name: str, activity: Activity, describe: Callable[[EntryChange], str]
         print(paint(safe(head), "yellow", colour))
         for ch in mine:
             print(f"  {safe(describe(ch))}  [{ch.id}]")
+        if c.pushed or c.landed:
+            print(paint(f"  {safe(c.past_cut())}", "warning", colour))
         if not mine:
             print("  (no entry change left as it was: changed again later, or no entries)")
     print("`amr activity mark-reviewed` marks them reviewed; in the app, A reviews them side by side.")

@@ -617,6 +617,20 @@ def plan(
     return LoadPlan(profile, tuple(out))
 
 
+def crossed(
+    old: Document | None, old_cut: int | None, new: Document, new_cut: int | None
+) -> tuple[list[str], list[str]]:
+    """What a change to a file an agent loads did to its cut: ``(pushed, landed)``, the entries
+    (by their text) that loaded before and are past the cut now, and the new ones written past
+    it (an agent loading the file never sees either)."""
+    if new_cut is None:
+        return [], []
+    before_loaded = {e.text for e in old.entries if old_cut is None or e.line < old_cut} if old else set()
+    before = {e.text for e in old.entries} if old else set()
+    past = [e.text for e in new.entries if e.line >= new_cut and e.text]
+    return [t for t in past if t in before_loaded], [t for t in past if t not in before]
+
+
 # ---------------------------------------------------------------------------------------------
 # Saying it
 
@@ -706,6 +720,7 @@ __all__ = [
     "Profile",
     "Read",
     "Used",
+    "crossed",
     "custom",
     "FileCut",
     "estimate_tokens",
