@@ -26,6 +26,7 @@ auto = ["add"]: agents' new entries land at once, rewording and removal wait for
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -122,8 +123,6 @@ _TABLE = re.compile(r"^\s*\[")
 
 def _toml_value(value: str | int) -> str:
     # A JSON string is a TOML basic string (the same escapes); ints are written as they are.
-    import json
-
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(int(value))
 
 

@@ -99,6 +99,7 @@ class MainScreen(Screen[None]):
         Binding("z", "undo", "Undo amr's last write", show=False, id="main.undo"),
         Binding("U", "commit_foreign", "Commit others' changes", show=False, id="main.commit_foreign"),
         Binding("V", "app.review_dreams", "Dreams", id="main.dreams"),
+        Binding("T", "app.trim", "Trim to budget", show=False, id="main.trim"),
         Binding("A", "app.activity", "Activity review", show=False, id="main.activity"),
         Binding("S", "app.sync", "Sync", show=False, id="main.sync"),
         Binding("P", "app.share", "Share for pairing", show=False, id="main.share"),
