@@ -228,3 +228,54 @@ def test_loads_takes_a_budget_from_the_config(make_repo) -> None:
     assert memory["past"][0]["name"] == "Fact 49"
     bad = amr("loads", str(root), "--agent", "nobody")
     assert bad.returncode == 2 and "--agent 'nobody': amr knows" in bad.stderr
+
+
+def test_claude_code_memory_folder_of_a_working_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from amr_tui.services.loads import claude_memory_folder, here_of, project_root
+
+    proj = tmp_path / "my.proj"
+    (proj / "src" / "api").mkdir(parents=True)
+    (proj / ".git").mkdir()
+    key = str(proj.resolve()).replace("/", "-").replace(".", "-").replace("_", "-")
+    assert claude_memory_folder(proj, tmp_path) == tmp_path / ".claude" / "projects" / key / "memory"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cc"))
+    assert claude_memory_folder(proj).parent.parent == tmp_path / "cc" / "projects"
+    assert project_root(proj / "src" / "api") == proj.resolve()
+    here = here_of(proj / "src" / "api", claude_memory_folder(proj))
+    assert (here.project, here.path, here.own_repo) == ("my.proj", "src/api", True)
+
+
+def test_loads_finds_the_memory_of_the_git_root_from_a_subfolder(tmp_path: Path, cc_home: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir()
+    (project / "pkg").mkdir()
+    build(cc_home, str(project.resolve()), lines=12)
+    code, out = _loads("--cwd", str(project / "pkg"))
+    assert code == 0 and out["repos"][0]["agent"] == "claude-code"
+    assert out["repos"][0]["files"][0]["lines"] == 12
+
+
+def test_codex_reads_an_override_instead_of_agents_md() -> None:
+    from amr_tui.core.budget import CODEX
+
+    files = ["AGENTS.md", "AGENTS.override.md"]
+    got = plan(CODEX, files, {"AGENTS.override.md": b"x\n" * 40_000, "AGENTS.md": b"y\n"}, today=TODAY, parsed=_parse)
+    [only] = got.files
+    assert only.path == "AGENTS.override.md" and only.cut is not None
+    assert (only.cut.cut_line, only.cut.cut_by) == (16385, "total bytes")  # 32 KiB together
+
+
+def test_lint_cache_is_kept_apart_per_set_of_budgets(make_repo) -> None:
+    from amr_tui.services.batch import lintcache
+    from amr_tui.services.budgets import budgets_of, set_budgets
+    from amr_tui.services.config import Config
+    from amr_tui.services.workspace import discover
+
+    [mount] = discover([make_repo()])
+    try:
+        plain = lintcache.probe(mount, duplicates=True, near=False).path
+        set_budgets(budgets_of(Config(budgets={"amr": {"lines": 50}}))[0])
+        tighter = lintcache.probe(mount, duplicates=True, near=False).path
+    finally:
+        set_budgets(None)
+    assert plain != tighter

@@ -143,3 +143,19 @@ async def test_trim_to_budget_in_the_app_makes_a_run_to_review(tmp_path: Path) -
         await drive.until(lambda: type(app.screen).__name__ == "DreamListScreen", what="the runs to review")
         assert any("a trim run waits for review" in n.message for n in notes(app))
         assert git(folder, "branch", "--list", "dreams/*").strip().endswith("-trim")
+
+
+def test_trim_folds_amr_index_lines_by_folder() -> None:
+    links = "".join(f"- [[projects/p{n:03d}]]\n" for n in range(1, 151)) + "".join(
+        f"- [[ops/o{n:03d}]]\n" for n in range(1, 81)
+    )
+    files: dict[str, bytes | None] = {"MEMORY.md": ("# Memory\n\n## Index\n\n" + links).encode()}
+    files.update({f"projects/p{n:03d}.md": b"# P\n" for n in range(1, 151)})
+    files.update({f"ops/o{n:03d}.md": b"# O\n" for n in range(1, 81)})
+    result = trim(files, Budget(AMR_LIMITS))
+    assert [s.name for s in result.steps] == ["index"]
+    after = {**files, **result.changes}
+    memory = (after["MEMORY.md"] or b"").decode()
+    assert "- [[projects/index]]: 150 links, one per file" in memory and "[[projects/p001]]" not in memory
+    assert (after["projects/index.md"] or b"").decode().count("- [[projects/p") == 150
+    assert not [f for f in _lint(after, "amr") if "AMR010" in f or "AMR013" in f or "AMR003" in f]
