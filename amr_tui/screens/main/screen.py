@@ -821,8 +821,10 @@ class MainScreen(Screen[None]):
         # A file the repo's agent loads at session start: its gauge (the path, then how much of
         # each limit it takes) in place of the path.
         title = f"{of.repo} / {budget.gauge if budget is not None else of.path}"
-        if of.read_only:
-            title += f"   (read-only: {of.read_only})"
+        if of.read_only:  # why it is read-only comes first; the gauge's numbers after it
+            title = f"{of.repo} / {of.path}   (read-only: {of.read_only})"
+            if budget is not None:
+                title += "   " + budget.gauge[len(of.path) + 1 :]
         self.query_one("#file-title", Static).update(content(title))
         self.sub_title = make_visible(f"{of.repo}/{of.path}")
         view, msg = self.view, self.query_one("#file-message", Static)
