@@ -359,6 +359,10 @@ class AmrApp(FrameWatchingApp[int]):
     def action_review_dreams(self) -> None:
         self._run(flows.review_dreams, self.poll_interval)
 
+    def action_trim(self) -> None:
+        """A dreaming run that brings the shown repo's MEMORY.md under its load budget, to review."""
+        self._run(flows.review_dreams, self.poll_interval, True)
+
     def action_activity(self) -> None:
         """Review what others committed to the shown repo since the user last reviewed it."""
         self._run(flows.activity)

@@ -174,6 +174,9 @@ class AmrEngine:
     def orphan(self, repo: str, path: str) -> bool:
         return False
 
+    def wrote(self, item: object, name: str) -> bool:  # by: (no history here)
+        return False
+
     def search(self, query: str, limit: int) -> list[Loc]:
         from amr_tui.core.search.index import QueryError
 

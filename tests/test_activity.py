@@ -256,7 +256,7 @@ async def test_the_tree_counts_unreviewed_changes_and_the_review_reverts_one_and
         def repo_row() -> str:
             return str(tree.root.children[0].label)
 
-        await drive.until(lambda: "5 unreviewed" in repo_row(), what="the tree's unreviewed count")
+        await drive.until(lambda: "5 pending" in repo_row(), what="the tree's unreviewed count")
         await pilot.press("A")
         await drive.until(lambda: type(app.screen).__name__ == "ActivityScreen", what="the activity review")
         screen = app.screen
@@ -281,9 +281,9 @@ async def test_the_tree_counts_unreviewed_changes_and_the_review_reverts_one_and
         await pilot.press("m")
         await drive.until(lambda: screen.activity is not None and screen.activity.count == 0, what="marked reviewed")
         await pilot.press("escape")
-        await drive.until(lambda: "unreviewed" not in repo_row(), what="the tree's count gone")
+        await drive.until(lambda: "pending" not in repo_row(), what="the tree's count gone")
         await drive.settled()
-        assert "unreviewed" not in repo_row()
+        assert "pending" not in repo_row() and "unreviewed" not in repo_row()
 
 
 def test_an_agent_writing_a_forgotten_fact_again_is_a_resurrection(repo, capsys, monkeypatch):

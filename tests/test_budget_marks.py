@@ -1,15 +1,18 @@
 """Issue 24 point 9: the editors show where MEMORY.md's load budget (200 lines or 25 KB) cuts: the
 whole-file editor says before which line agents stop loading and warns when the cursor is past
-it; the entry editor says so when the entry it edits is past it. Real repos, Pilot, keys."""
+it; the entry editor says so when the entry it edits is past it. Issue 41: the whole-file editor
+draws the cut in the text (the last loaded line underlined), with the gauge, as it is edited.
+Real repos, Pilot, keys."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static, TextArea
+from textual.widgets import Static
 
 from amr_tui.screens.file_editor import FileEditScreen
+from amr_tui.widgets.cut_area import CutTextArea
 from tests.driver import TMUX_SIZE, app_for, running
 
 LONG = "# Memory\n\n" + "".join(f"- Fact number {k} about the payments team\n" for k in range(1, 221)) + "\n## Index\n"
@@ -32,9 +35,11 @@ async def test_the_file_editor_names_the_cut_and_warns_past_it(long_repo: Path) 
         await drive.press("E")
         await drive.until(lambda: isinstance(app.screen, FileEditScreen), what="the file editor")
         text = str(_budget(app).render())
-        assert "Agents stop loading MEMORY.md before line 201 (the budget is 200 lines or 25 KB)." == text
+        assert text.startswith("MEMORY.md 224/200 lines \u00b7 ")
+        assert text.endswith(" \u00b7 Agents stop loading MEMORY.md before line 201 (200 lines or 25 KB).")
         assert not _budget(app).has_class("-past-budget")
-        area = app.screen.query_one(TextArea)
+        area = app.screen.query_one(CutTextArea)
+        assert area.cut_line == 201 and area.cut_row() == area.row_of(201) - 1  # under line 200
         for _ in range(12):
             await drive.press("pagedown")
         await drive.until(lambda: area.cursor_location[0] > 200, what="the cursor at the end")
@@ -48,8 +53,9 @@ async def test_the_file_editor_names_the_cut_and_warns_past_it(long_repo: Path) 
             await drive.press("pageup")
         await drive.press("down", "down", *["shift+down"] * 30, "delete")  # 30 entries gone
         await pilot.pause(0.1)
-        assert str(_budget(app).render()).startswith("Agents load all of MEMORY.md at start (")
+        assert "Agents load all of MEMORY.md at start (200 lines or 25 KB)" in str(_budget(app).render())
         assert not _budget(app).has_class("-past-budget")
+        assert area.cut_line is None and area.cut_row() is None
 
 
 @pytest.mark.slow

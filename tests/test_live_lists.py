@@ -39,7 +39,9 @@ async def test_the_run_list_shows_a_run_made_and_drops_one_decided_while_it_is_o
         assert _cards(app) == [("memory-alice", "2026-10-07-nightly")]
         app.screen.query_one(OptionList).focus()
         await pilot.press(*"nightly")  # a filter typed: kept when the list is read again
-        branch_commit(bob, "dreams/2026-12-07-agent", {"oncall.md": "# On-call\n\n- Swaps go in the calendar\n"}, "dream: x")
+        branch_commit(
+            bob, "dreams/2026-12-07-agent", {"oncall.md": "# On-call\n\n- Swaps go in the calendar\n"}, "dream: x"
+        )
         await wait_for(pilot, lambda: len(app.screen.cards) == 2, what="the new run listed")
         assert ("memory-bob", "2026-12-07-agent") in _cards(app)
         options = app.screen.query_one(OptionList)
@@ -55,7 +57,9 @@ async def test_the_run_list_shows_a_run_made_and_drops_one_decided_while_it_is_o
 async def test_the_activity_review_follows_commits_and_a_mark_moved_elsewhere(make_repo) -> None:
     from amr_tui.screens.activity import ActivityScreen
 
-    repo = make_repo("memory", {"MEMORY.md": "# Memory\n\n- Deploys on Tuesdays [source: https://e.co/1]\n\n## Index\n"})
+    repo = make_repo(
+        "memory", {"MEMORY.md": "# Memory\n\n- Deploys on Tuesdays [source: https://e.co/1]\n\n## Index\n"}
+    )
     ActivityService(repo).mark_reviewed()
     app = app_for([repo], poll_interval=POLL)
     async with running(app) as drive:
@@ -67,7 +71,9 @@ async def test_the_activity_review_follows_commits_and_a_mark_moved_elsewhere(ma
         assert screen.activity.count == 0
         commit(
             repo,
-            {"MEMORY.md": "# Memory\n\n- Deploys on Tuesdays [source: https://e.co/1]\n- Freeze on Fridays\n\n## Index\n"},
+            {
+                "MEMORY.md": "# Memory\n\n- Deploys on Tuesdays [source: https://e.co/1]\n- Freeze on Fridays\n\n## Index\n"
+            },
             "agent: freeze",
             name="Agent Smith",
         )
@@ -89,7 +95,15 @@ async def test_the_forgotten_facts_follow_a_deletion_made_elsewhere(make_repo) -
         await pilot.press("F")
         await wait_for(pilot, lambda: isinstance(app.screen, ForgottenScreen), what="the forgotten facts")
         screen = app.screen
-        await wait_for(pilot, lambda: "0 forgotten facts" in str(screen.query_one("#forgotten-status").render()), what="read")
-        commit(repo, {"MEMORY.md": memory.replace("- Redis runs on port 6380 [source: https://e.co/r]\n", "")}, "drop redis")
-        await wait_for(pilot, lambda: [f.text for f in screen.facts] == ["Redis runs on port 6380"], what="the fact listed")
+        await wait_for(
+            pilot, lambda: "0 forgotten facts" in str(screen.query_one("#forgotten-status").render()), what="read"
+        )
+        commit(
+            repo,
+            {"MEMORY.md": memory.replace("- Redis runs on port 6380 [source: https://e.co/r]\n", "")},
+            "drop redis",
+        )
+        await wait_for(
+            pilot, lambda: [f.text for f in screen.facts] == ["Redis runs on port 6380"], what="the fact listed"
+        )
         assert app.screen is screen

@@ -142,4 +142,3 @@ async def test_the_edited_change_reads_as_written() -> None:
     assert edited.new is not None and edited.new.raw == "- New text, as the reviewer wrote it [source: https://e.co/1]"
     assert edited.new.text == "New text, as the reviewer wrote it" and edited.new.line == 3
     assert "New text, as the reviewer" in describe(edited) and "Old text" not in describe(edited)
-

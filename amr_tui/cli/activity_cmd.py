@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 
 if TYPE_CHECKING:  # annotations only: the command imports what it runs when it runs
+    from amr_tui.core.diff.entries import EntryChange
     from amr_tui.services.activity.model import Activity, ActivityCommit
 
 # Lazy imports: each command imports the layers it runs when it runs, so that building the parser
@@ -37,6 +39,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="REV",
         help="start after this commit instead of the mark (with mark-reviewed: mark up to it, not HEAD)",
     )
+    a.add_argument(
+        "--by", metavar="NAME", help="only the commits whose author's name or email holds NAME (and their changes)"
+    )
     a.add_argument("--json", action="store_true", help="print JSON")
     a.set_defaults(func=run_activity)
 
@@ -60,12 +65,11 @@ def _commit_json(c: ActivityCommit) -> dict[str, object]:
         "email": c.author_email,
         "date": c.date.isoformat(),
         "subject": c.subject,
+        "past_cut": {"pushed": list(c.pushed), "landed": list(c.landed), "cut": c.cut},
     }
 
 
-def _json(name: str, activity: Activity) -> dict[str, object]:
-    from amr_tui.core.diff.text import change_json
-
+def _json(name: str, activity: Activity, change_json: Callable[[EntryChange], dict[str, Any]]) -> dict[str, object]:
     return {
         "repo": name,
         "head": activity.head,
@@ -82,6 +86,7 @@ def _json(name: str, activity: Activity) -> dict[str, object]:
 
 
 def run_activity(args: argparse.Namespace) -> int:
+    from amr_tui.core.diff.text import change_json, describe
     from amr_tui.git.errors import AmrGitError
     from amr_tui.services.activity.model import ActivityError
     from amr_tui.services.activity.service import ActivityService
@@ -104,19 +109,19 @@ def run_activity(args: argparse.Namespace) -> int:
                 print(f"{safe(root.name)}: reviewed up to {(oid or '(nothing yet)')[:7]}.")
             return 0
         activity = service.activity(args.since)
+        if args.by:
+            activity = activity.written_by(args.by)
     except (FileNotFoundError, ValueError, AmrGitError, ActivityError) as exc:
         error(str(exc))
         return 2
     if args.json:
-        emit_json(_json(root.name, activity))
+        emit_json(_json(root.name, activity, change_json))
         return 0
-    _print(root.name, activity)
+    _print(root.name, activity, describe)
     return 0
 
 
-def _print(name: str, activity: Activity) -> None:
-    from amr_tui.core.diff.text import describe
-
+def _print(name: str, activity: Activity, describe: Callable[[EntryChange], str]) -> None:
     colour = use_colour(sys.stdout)
     start = (activity.start or "")[:7] or "the first commit"
     since = {
@@ -143,6 +148,8 @@ def _print(name: str, activity: Activity) -> None:
         print(paint(safe(head), "yellow", colour))
         for ch in mine:
             print(f"  {safe(describe(ch))}  [{ch.id}]")
+        if c.pushed or c.landed:
+            print(paint(f"  {safe(c.past_cut())}", "warning", colour))
         if not mine:
             print("  (no entry change left as it was: changed again later, or no entries)")
     print("`amr activity mark-reviewed` marks them reviewed; in the app, A reviews them side by side.")

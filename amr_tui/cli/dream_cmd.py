@@ -57,7 +57,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="run CMD (split like a shell would, but run without one) "
         "in a temporary git worktree on the new branch; what it commits becomes the run",
     )
-    d.add_argument("--run-id", metavar="ID", help="the run id (default: DATE-amr or DATE-agent, numbered)")
+    d.add_argument(
+        "--trim",
+        action="store_true",
+        help="instead: a run that brings MEMORY.md under its agent's load budget (amr loads shows it): merge "
+        "near-duplicates keeping every source, move entries to topic files and link them, shorten the Index "
+        "by folder; no fact is deleted",
+    )
+    d.add_argument(
+        "--budget",
+        metavar="AGENT",
+        help="with --trim: the agent whose budget to trim to (default: the repo's, as amr loads says)",
+    )
+    d.add_argument("--run-id", metavar="ID", help="the run id (default: DATE-amr, DATE-agent or DATE-trim, numbered)")
     d.add_argument("--today", metavar="YYYY-MM-DD", help="the date to check `expires` against (default: today)")
     d.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the agent after this long")
     d.add_argument("--json", action="store_true", help="print the new run as JSON")
@@ -415,9 +427,11 @@ def run_undo(args: argparse.Namespace) -> int:
 
 def run_dream(args: argparse.Namespace) -> int:
     from amr_tui.git.errors import AmrGitError
+    from amr_tui.services.budgets import current_budgets, profile_of
     from amr_tui.services.dreams.evidence import builtin_with_evidence  # when run: `amr` starts without it
-    from amr_tui.services.dreams.make import agent_dream
+    from amr_tui.services.dreams.make import agent_dream, trim_dream
     from amr_tui.services.dreams.model import DreamError
+    from amr_tui.services.workspace import style_of
 
     try:
         today = _dt.date.fromisoformat(args.today) if args.today else None
@@ -460,6 +474,12 @@ def run_dream(args: argparse.Namespace) -> int:
                 error(f"the agent exited with status {outcome.result.returncode}")
             if outcome.leftovers:
                 error("the agent left uncommitted changes; they were discarded with its work tree")
+        elif args.trim:
+            profile = current_budgets().named(args.budget) if args.budget else profile_of(service.mount)
+            if profile is None:
+                error(f"--budget {args.budget!r}: no such agent (amr loads --help lists them)")
+                return 2
+            run = trim_dream(service, profile, style=style_of(service.mount), today=today, run_id=args.run_id)
         else:
             from amr_tui.services.config import load_config  # the code and reads the pass checks entries against
 
@@ -475,12 +495,18 @@ def run_dream(args: argparse.Namespace) -> int:
         return 0 if run else 1
     if run is None:
         print(
-            "Nothing to dream about: no run was made."
-            if not args.agent
-            else "The agent made no commits: no run was made.",
+            "The agent made no commits: no run was made."
+            if args.agent
+            else "MEMORY.md is within its load budget: nothing to trim, no run was made."
+            if args.trim
+            else "Nothing to dream about: no run was made.",
             file=sys.stderr,
         )
         return 1
     print("\n".join(_card(run, use_colour(sys.stdout))))
+    for commit in reversed(run.commits):  # the trim's steps say the budget before and after
+        budget = next((ln for ln in commit.body.splitlines() if ln.startswith("Budget (")), None)
+        if budget:
+            print(f"  {safe(budget)}")
     print(f"Review it with: amr dreams show {safe(run.id)}")
     return 0

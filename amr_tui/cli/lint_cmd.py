@@ -130,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
     floor = _SEVERITIES.index(args.severity)
     level = {s: _SEVERITIES.index(s.value) for s in {r.finding.diagnostic.severity for r in results}}
     shown = [r for r in results if level[r.finding.diagnostic.severity] <= floor]
+    if any(r.finding.diagnostic.code == "AMR033" for r in shown):  # who wrote the two lines (git blame)
+        from amr_tui.services.history.authors import label_lint  # git: only with contradictions to label
+
+        shown = label_lint(shown, {t.mount.name: t.mount.root for t in targets})
     if args.json:
         emit_json(
             {

@@ -27,6 +27,8 @@ MODULES = (
     "activity_cmd",
     "serve_cmd",
     "verify_cmd",
+    "loads_cmd",
+    "inbox_cmd",
 )
 COMMAND_MODULES = {
     "parse": "parse_cmd",
@@ -50,10 +52,26 @@ COMMAND_MODULES = {
     "serve": "serve_cmd",
     "verify": "verify_cmd",
     "usage": "verify_cmd",
+    "loads": "loads_cmd",
+    "inbox": "inbox_cmd",
 }
 COMMANDS = tuple(COMMAND_MODULES)
 _READS_MEMORY = frozenset(
-    {"lint", "search", "activity", "mcp", "serve", "share", "discover", "history", "verify", "usage"}
+    {
+        "lint",
+        "search",
+        "activity",
+        "mcp",
+        "serve",
+        "share",
+        "discover",
+        "history",
+        "verify",
+        "usage",
+        "loads",
+        "inbox",
+        "dream",
+    }
 )
 
 

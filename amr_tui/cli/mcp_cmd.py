@@ -41,6 +41,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--read-only", action="append", default=[], metavar="NAME", help="refuse writes to repo NAME")
     p.add_argument("--review", action="append", default=[], metavar="NAME", help="repo NAME's writes wait for review")
     p.add_argument(
+        "--review-auto",
+        action="append",
+        default=[],
+        choices=["add"],
+        help="in review mode, let new entries land at once; rewording and removal still wait (config: [review] auto)",
+    )
+    p.add_argument(
         "--session", metavar="ID", help=f"the agent session, written as a Session: trailer (default: ${SESSION_ENV})"
     )
     p.add_argument(
@@ -77,6 +84,13 @@ def run(args: argparse.Namespace) -> int:
         error(f"no mounted repo is named {', '.join(unknown)}; the repos are: {', '.join(sorted(names))}")
         return 2
     review = set(args.review) | (names if cfg.review_all else cfg.review & names)
+    auto = set(args.review_auto) | cfg.review_auto
+    if auto - {"add"}:
+        error(
+            f"[review] auto / --review-auto takes add only (new entries land at once), not {', '.join(sorted(auto - {'add'}))}: "
+            "rewording and removal always wait for review"
+        )
+        return 2
     author_name = author_email = None
     if args.author:
         m = re.fullmatch(r"\s*(.*?)\s*<([^<>\s]+)>\s*", args.author)
@@ -88,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
     from amr_tui.services.agent.memory import AgentMemory
 
-    memory = AgentMemory(mounts, review=review, load=False)
+    memory = AgentMemory(mounts, review=review, auto=auto, load=False)
     memory.session.verifying.config = cfg  # is:stale in memory_search judges against the config's code
     memory.start_loading()
     from amr_tui.cli.mcp_server import build_server  # mcp, pydantic: loaded once the repos are checked

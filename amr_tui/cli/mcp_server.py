@@ -132,13 +132,17 @@ def build_server(memory: AgentMemory, base: Writer) -> MCPServer:
         source: str | None = None,
         force: bool = False,
         session: str | None = None,
+        scope: str | None = None,
     ) -> WriteResult:
         """Add one fact as one entry line. amr fills `added`, lints the line (errors refuse; diagnostics come
         back), refuses credentials, returns the existing entry for an exact or near duplicate, and needs
         force=true for a fact that was forgotten before. Without path it picks the Index topic whose words
         match best, else inbox.md (made and linked from the Index when needed). repo is needed when more than
-        one repo is writable. session names the agent session (a Session: trailer)."""
-        return memory.remember(text, writer(ctx, session), repo=repo, path=path, source=source, force=force)
+        one repo is writable. session names the agent session (a Session: trailer). scope says where the fact
+        holds (a `scope:` key): global, project:NAME, repo, task, session, or a path glob such as src/api/**."""
+        return memory.remember(
+            text, writer(ctx, session), repo=repo, path=path, source=source, force=force, scope=scope
+        )
 
     destructive = ToolAnnotations(
         read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False

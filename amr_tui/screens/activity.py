@@ -55,6 +55,7 @@ class ActivityScreen(Screen[bool]):
         Binding("m", "mark_reviewed", "Mark reviewed", id="activity.mark"),
         Binding("x", "revert_change", "Revert change", id="activity.revert_change"),
         Binding("X", "revert_commit", "Revert commit", id="activity.revert_commit"),
+        Binding("w", "next_writer", "Writer", id="activity.writer"),
     ]
 
     @dataclass
@@ -82,6 +83,8 @@ class ActivityScreen(Screen[bool]):
         self.service, self.repo, self.read_only = service, repo, read_only
         self.poll_interval = poll_interval
         self.activity: Activity | None = None
+        self.whole: Activity | None = None  # as read; ``activity`` is it, or one writer's part of it
+        self.writer: str | None = None  # w: only this author's commits (None: everyone's)
         self.scope = 0  # 0: all together; k: the k-th commit (oldest first)
         self.changes: list[EntryChange] = []
         self.path: str | None = None
@@ -117,12 +120,33 @@ class ActivityScreen(Screen[bool]):
         if message.error is not None or message.activity is None:
             self._status(f"Cannot read the activity: {message.error}")
             return
-        a = self.activity = message.activity
+        self.whole = message.activity
+        if self.writer is not None and self.writer not in self.whole.authors:
+            self.writer = None
+        self._show()
+
+    def action_next_writer(self) -> None:
+        """w: only the next author's commits and changes (after the last: everyone's again)."""
+        if self.whole is None:
+            return
+        authors = self.whole.authors
+        at = authors.index(self.writer) + 1 if self.writer in authors else 0
+        self.writer = authors[at] if at < len(authors) else None
+        self.scope = 0
+        self._show()
+
+    def _show(self) -> None:
+        whole = self.whole
+        if whole is None:
+            return
+        a = self.activity = whole if self.writer is None else whole.written_by(self.writer)
         since = SINCE.get(a.start_reason, a.start_reason)
+        by = f" by {self.writer}" if self.writer is not None else " by others"
         self.query_one("#review-title", Static).update(
             content(
                 f"{self.repo} \u00b7 activity: {a.count} unreviewed entry change{'s' if a.count != 1 else ''} "
-                f"in {len(a.commits)} commit{'s' if len(a.commits) != 1 else ''} by others, {since}"
+                f"in {len(a.commits)} commit{'s' if len(a.commits) != 1 else ''}{by}, {since}"
+                + (" (w: next writer)" if len(whole.authors) > 1 else "")
             )
         )
         commits = self.query_one("#review-files", OptionList)
@@ -137,11 +161,10 @@ class ActivityScreen(Screen[bool]):
                         content(f"{c.short} ", "$accent"),
                         content(f"{c.date.date().isoformat()} {c.author_name} ", "bold"),  # a run's leading
                         content(f"({n}/{len(c.diff.changes)}) {c.subject}", "$text-muted"),  # space is lost in SVG
+                        content(" \u00b7 past the cut" if c.pushed or c.landed else "", "$warning"),
                     )
                 )
             )
-        commits.highlighted = keep
-        self.show_scope(keep)
         if not a.commits:
             self._status("Nothing to review: nobody else committed since. m marks the repo reviewed up to now.")
         else:
@@ -149,6 +172,8 @@ class ActivityScreen(Screen[bool]):
                 "x reverts the change under the cursor, X its whole commit (each a new commit); "
                 "m marks everything reviewed."
             )
+        commits.highlighted = keep
+        self.show_scope(keep)
 
     def _diff(self) -> EntryDiff | None:
         a = self.activity
@@ -166,6 +191,9 @@ class ActivityScreen(Screen[bool]):
             return
         self.scope = scope
         commit = self._commit()
+        said = commit.past_cut() if commit is not None else ""
+        if said:  # an agent's write that pushed entries past the load budget's cut: said here
+            self._status(f"{commit.short if commit else ''} {said}")
         self.changes = [c.change for c in a.changes] if commit is None else list(commit.diff.changes)
         options = self.query_one("#review-changes", OptionList)
         options.clear_options()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as _dt
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -9,11 +11,12 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
-from amr_tui.core.lint.repo import LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES, load_budget
+from amr_tui.core.budget import AMR, FileCut, Profile, file_cut
 from amr_tui.core.paths import MEMORY_FILE, is_markdown
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.secret_check import new_secrets, secret_answer
+from amr_tui.widgets.cut_area import CutTextArea
 
 
 class FileEditScreen(ModalScreen[str | None]):
@@ -28,13 +31,26 @@ class FileEditScreen(ModalScreen[str | None]):
         Binding("escape", "close", "Close", id="file_edit.close"),
     ]
 
-    def __init__(self, path: str, text: str, *, edited: str | None = None, repo: str = "") -> None:
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        *,
+        edited: str | None = None,
+        repo: str = "",
+        budget: FileCut | None = None,
+        today: _dt.date | None = None,
+    ) -> None:
         """``text`` is the file as read; ``edited`` the text to start from when it is not that
-        (an edit handed back after a save that did not happen)."""
+        (an edit handed back after a save that did not happen). ``budget``: where the repo's agent
+        stops loading the file (``services.loads.file_cut_of``); MEMORY.md without one is held
+        to amr's own budget."""
         super().__init__()
         self.path, self.repo = path, repo
         self.original = text
         self.start_text = text if edited is None else edited
+        self.profile: Profile | None = budget.profile if budget is not None else (AMR if path == MEMORY_FILE else None)
+        self.today = today or _dt.date.today()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="file-edit-box"):
@@ -44,10 +60,10 @@ class FileEditScreen(ModalScreen[str | None]):
                 markup=False,
             )
             language = "markdown" if is_markdown(self.path) else None
-            yield TextArea(
+            yield CutTextArea(
                 self.start_text, language=language, id="file-edit-area", show_line_numbers=True, soft_wrap=True
             )
-            if self.path == MEMORY_FILE:
+            if self.profile is not None:
                 yield Static("", id="file-edit-budget", markup=False)
         yield Footer()
 
@@ -58,23 +74,28 @@ class FileEditScreen(ModalScreen[str | None]):
     @on(TextArea.Changed)
     @on(TextArea.SelectionChanged)
     def _show_budget(self) -> None:
-        """MEMORY.md: where agents stop loading it (200 lines or 25 KB), and whether the cursor is past it."""
-        if self.path != MEMORY_FILE:
+        """Where the repo's agent stops loading the file (MEMORY.md: 200 lines or 25 KB for Claude
+        Code), drawn in the text as it is edited, its gauge, and whether the cursor is past it."""
+        if self.profile is None:
             return
-        area = self.query_one(TextArea)
+        area = self.query_one(CutTextArea)
         line = self.query_one("#file-edit-budget", Static)
-        text = area.text
-        loaded, cut = load_budget(text.encode("utf-8", "surrogateescape"))
-        limits = f"{LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB"
+        found = file_cut(self.profile, self.path, area.text.encode("utf-8", "surrogateescape"), None, self.today)
+        if found is None:
+            return
+        area.set_cut(found.line)
+        cut = found.line
         if cut is None:
-            line.update(f"Agents load all of MEMORY.md at start ({loaded} lines; the budget is {limits}).")
+            line.update(make_visible(f"{found.gauge} \u00b7 {found.says()}."))
             line.set_class(False, "-past-budget")
             return
         row = area.cursor_location[0] + 1
         past = row >= cut
         line.update(
-            f"Agents stop loading MEMORY.md before line {cut} (the budget is {limits})"
-            + (f": line {row}, where the cursor is, is not read at start." if past else ".")
+            make_visible(
+                f"{found.gauge} \u00b7 {found.says()}"
+                + (f": line {row}, where the cursor is, is not read at start." if past else ".")
+            )
         )
         line.set_class(past, "-past-budget")
 

@@ -22,10 +22,22 @@ every = "90d"              # an entry not verified for this long is listed in th
 agent = "claude -p ..."    # the dreaming agent `amr dream` and the schedule run (else the built-in pass)
 every = "1d"               # how often `amr dream --install-schedule` runs it
 unread = "90d"             # the built-in pass proposes entries agents have not read for this long
+
+[budgets.claude-code]      # change an agent's load budget (docs/loads.md), or add an agent:
+lines = 150                # [budgets.my-agent] files = ["MEMORY.md"], bytes = 16384, tokens = 5000
+[loads]                    # which agent reads a repo (default: the one of its format)
+"memory-team" = "devin"
+
+[inbox]
+max_age_days = 7           # `amr inbox` exits 1 when anything waits longer (default 14)
+
+review = ["memory-team"] may also be a table: [review] repos = ["memory-team"] (or true),
+auto = ["add"]: agents' new entries land at once, rewording and removal wait for review.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -53,6 +65,10 @@ class Config:
     dream_agent: str | None = None  # [dream] agent
     dream_every: str = "1d"  # [dream] every
     dream_unread: int = 90  # days: [dream] unread
+    budgets: dict[str, dict[str, object]] = field(default_factory=dict)  # [budgets.NAME]: core.budget.custom
+    loads: dict[str, str] = field(default_factory=dict)  # [loads]: repo name -> the agent that reads it
+    inbox_max_age_days: int = 14  # [inbox] max_age_days: `amr inbox` exits 1 past it
+    review_auto: set[str] = field(default_factory=set)  # [review] auto: agent writes that skip review ("add")
     path: Path | None = None
     error: str | None = None
 
@@ -85,10 +101,24 @@ def load_config(path: Path | None = None) -> Config:
     if isinstance(ro, list):
         cfg.read_only = {str(r) for r in ro}
     review = data.get("review", [])
+    if isinstance(review, dict):  # [review] repos = [...] (or true), auto = ["add"]
+        cfg.review_auto = {str(a) for a in review.get("auto", []) if isinstance(a, str)}
+        review = review.get("repos", [])
     if review is True:
         cfg.review_all = True
     elif isinstance(review, list):
         cfg.review = {str(r) for r in review}
+    budgets = data.get("budgets", {})
+    if isinstance(budgets, dict):
+        cfg.budgets = {str(k): dict(v) for k, v in budgets.items() if isinstance(v, dict)}
+    loads = data.get("loads", {})
+    if isinstance(loads, dict):
+        cfg.loads = {str(k): str(v) for k, v in loads.items() if isinstance(v, str)}
+    inbox = data.get("inbox", {})
+    if isinstance(inbox, dict):
+        age = inbox.get("max_age_days")
+        if isinstance(age, int) and not isinstance(age, bool) and age >= 0:
+            cfg.inbox_max_age_days = age
     if isinstance(data.get("theme"), str):
         cfg.theme = data["theme"]
     width = data.get("tree_width")
@@ -183,8 +213,6 @@ Setting = str | int | list[str]
 def _toml_value(value: Setting) -> str:
     # A JSON string is a TOML basic string (the same escapes); ints are written as they are, a
     # list of strings as an inline array.
-    import json
-
     if isinstance(value, list):
         return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(int(value))

@@ -93,6 +93,8 @@ class EntryView(LaidOutScrollView, can_focus=True):
         "entry-view--warning",
         "entry-view--info",
         "entry-view--editing",
+        "entry-view--cut",
+        "entry-view--scope",
     }
 
     HELP_TITLE = "Entries"
@@ -153,6 +155,25 @@ class EntryView(LaidOutScrollView, can_focus=True):
         self._wrap_width = 0
         self._entries: dict[int, Entry] = {}
         self._links: dict[int, list[tuple[int, Link]]] = {}
+        # Where an agent stops loading this file at session start (``core.budget``): a row drawn
+        # above this line (1-based), the first one not loaded; None: no cut to draw.
+        self.cut_line: int | None = None
+        self.cut_label = ""
+
+    def set_cut(self, line: int | None, label: str = "") -> None:
+        """Draw the load budget's cut above ``line`` (the first line an agent does not load at
+        session start), saying ``label``; None: no cut (the file loads whole, or is not read)."""
+        if self.doc is None or line is None or not 1 <= line <= len(self.doc.lines):
+            line = None
+        if (line, label) != (self.cut_line, self.cut_label):
+            self.cut_line, self.cut_label = line, label
+            self._layout_rows()
+            self._scroll_cursor_visible()
+            self.refresh()
+
+    def _cut_rows(self, idx: int) -> int:
+        """Rows drawn above line ``idx`` (0-based) before its text: 1 for the cut, else 0."""
+        return 1 if self.cut_line is not None and idx == self.cut_line - 1 else 0
 
     # ----------------------------------------------------------------- data
     def set_document(
@@ -162,7 +183,10 @@ class EntryView(LaidOutScrollView, can_focus=True):
         marks: dict[int, Severity],
         *,
         keep_cursor: bool = False,
+        cut: tuple[int | None, str] = (None, ""),
     ) -> None:
+        """Show ``doc``; ``cut``: the first line an agent does not load, and what the cut says
+        (``set_cut``), laid out with the document."""
         old_cursor = self.cursor_line
         old_text = self._line_text(old_cursor)
         # A reload (an agent appended a line) keeps the layout of every line that reads the same:
@@ -173,6 +197,8 @@ class EntryView(LaidOutScrollView, can_focus=True):
         self.marks = marks
         self._entries = {e.line: e for e in doc.entries} if doc else {}
         self._links = links_by_line(doc) if doc else {}
+        line, self.cut_label = cut
+        self.cut_line = line if doc is not None and line is not None and 1 <= line <= len(doc.lines) else None
         self._reuse = reuse
         self._relayout()
         self._reuse = {}
@@ -311,6 +337,7 @@ class EntryView(LaidOutScrollView, can_focus=True):
         if self.doc:
             for idx in range(len(self.doc.lines)):
                 starts.append(rows)
+                rows += self._cut_rows(idx)
                 disp = self._line_display(idx)
                 if disp.cells <= width:
                     rows += 1
@@ -372,6 +399,10 @@ class EntryView(LaidOutScrollView, can_focus=True):
         idx, sub = self._row_to_line(row)
         number = idx + 1
         text_width = self._wrap_width
+        if self._cut_rows(idx):
+            if sub == 0:
+                return self._cut_strip(width).apply_style(base)
+            sub -= 1
         start, end = self._row_span(idx, sub)
         strip = self._full_strip(idx).crop(start, end)
         strip = strip.extend_cell_length(text_width)
@@ -380,6 +411,18 @@ class EntryView(LaidOutScrollView, can_focus=True):
         if number == self.cursor_line:
             line = line.apply_style(self._style("editing" if self.editing else "cursor"))
         return line.crop(0, width).extend_cell_length(width, base).apply_style(base)
+
+    def _cut_strip(self, width: int) -> Strip:
+        """The row between the last line loaded at session start and the first one not loaded."""
+        style = self._style("cut")
+        label = f" {self.cut_label} " if self.cut_label else " "
+        lead = "\u2500" * (GUTTER + 1)
+        text = Text(no_wrap=True, end="")
+        text.append(lead + label, style)
+        rest = width - text.cell_len
+        if rest > 0:
+            text.append("\u2500" * rest, style)
+        return Strip(text.render(self.app.console), text.cell_len).crop(0, width).extend_cell_length(width)
 
     def _row_span(self, idx: int, sub: int) -> tuple[int, int]:
         points = self._breaks.get(idx)
@@ -497,6 +540,10 @@ class EntryView(LaidOutScrollView, can_focus=True):
             return
         idx, sub = self._row_to_line(row)
         self.cursor_line = idx + 1
+        if self._cut_rows(idx):
+            if sub == 0:
+                return  # the cut's own row: the cursor goes to the line below it
+            sub -= 1
         cell = self._row_span(idx, sub)[0] + offset.x - GUTTER
         disp = self._line_display(idx)
         for spot in disp.hotspots:

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from amr_tui.core.inbox import badge_text
 from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys
 from amr_tui.widgets.safe import clean
@@ -31,6 +32,8 @@ class Badge(Protocol):
     last_sync: str | None
     offline: bool
     unreviewed: int
+    pending: int
+    oldest: str | None
 
 
 @dataclass(slots=True)
@@ -47,6 +50,8 @@ class BareBadge:
     last_sync: str | None = None
     offline: bool = False
     unreviewed: int = 0
+    pending: int = 0
+    oldest: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +64,10 @@ class FileRef:
 FolderTree = dict[str, Union["FolderTree", None]]
 
 
-def repo_label(badge: Badge) -> Text:
-    """Name first, then what needs attention (state, dirty, ahead/behind, unreviewed changes,
-    read-only, how long since the last sync, or offline), branch last."""
+def repo_label(badge: Badge, today: _dt.date | None = None) -> Text:
+    """Name first, then what needs attention (state, dirty, ahead/behind, what waits for review
+    and how old the oldest is, read-only, how long since the last sync, or offline), branch last.
+    ``today``: the day ages count to (fixed in tests and screenshots)."""
     label = Text(no_wrap=True, end="")
     label.append(clean(badge.name), "bold")
     if badge.note:
@@ -72,7 +78,10 @@ def repo_label(badge: Badge) -> Text:
         label.append(f" \u2191{badge.ahead}", "green")
     if badge.behind:
         label.append(f" \u2193{badge.behind}", "red")
-    if badge.unreviewed:  # others' entry changes since the user's last review (A reviews them)
+    if badge.pending:  # others' entry changes, pending runs, review-mode writes (A and V review them)
+        label.append(" ", label.spans[-1].style if label.spans else "")  # the gap in the run before (see below)
+        label.append(f"\u00b7 {pending_text(badge, today)}", "cyan")
+    elif badge.unreviewed:  # others' entry changes since the user's last review (A reviews them)
         label.append(" ", label.spans[-1].style if label.spans else "")  # the gap in the run before (see below)
         label.append(f"\u00b7 {badge.unreviewed} unreviewed", "cyan")
     if badge.read_only:
@@ -86,6 +95,24 @@ def repo_label(badge: Badge) -> Text:
         label.append("  ", label.spans[-1].style if label.spans else "")
         label.append(clean(badge.branch), "dim")
     return label
+
+
+def pending_text(badge: Badge, today: _dt.date | None = None) -> str:
+    """``3 pending · oldest 9d``: what waits for review in the repo, and how many days (calendar
+    days, in UTC, up to ``today``) the oldest has waited."""
+    since = None
+    if badge.oldest:
+        try:
+            since = _dt.datetime.fromisoformat(badge.oldest)
+        except ValueError:
+            since = None
+    if since is None:
+        return badge_text(badge.pending, None, _dt.datetime.now(_dt.UTC))
+    if since.tzinfo is None:
+        since = since.replace(tzinfo=_dt.UTC)
+    day = today or _dt.datetime.now(_dt.UTC).date()
+    start = _dt.datetime.combine(since.astimezone(_dt.UTC).date(), _dt.time(), _dt.UTC)
+    return badge_text(badge.pending, start, _dt.datetime.combine(day, _dt.time(), _dt.UTC))
 
 
 def sort_key(path: str) -> tuple[int, str]:
@@ -133,6 +160,7 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         # first rows were built. The same files again only relabel (badges, marks): rebuilding
         # 20,000 rows took 0.7 s of the UI thread at every poll, save and lint at 1M entries.
         self._built: dict[str, tuple[tuple[str, ...], dict[str, str | Text]] | None] = {}
+        self.today: _dt.date | None = None  # the day ages count to (the app's: fixed in tests)
 
     def set_repo(
         self,
@@ -158,11 +186,11 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         at = self.cursor_node.data if self.cursor_node is not None else None
         keep = at if at is not None and at.repo == badge.name and at.path else None
         if node is None:
-            node = self.root.add(repo_label(badge), FileRef(badge.name, ""), expand=True)
+            node = self.root.add(repo_label(badge, self.today), FileRef(badge.name, ""), expand=True)
             self._repo_nodes[badge.name] = node
         else:
             expanded = {n.data.path for n in self._walk(node) if n.data and n.data.path.endswith("/") and n.is_expanded}
-            node.set_label(repo_label(badge))
+            node.set_label(repo_label(badge, self.today))
             node.remove_children()
         for key in [k for k in self._file_nodes if k[0] == badge.name]:
             del self._file_nodes[key]
@@ -189,7 +217,7 @@ class MemoryTree(ListKeys, Tree[FileRef]):
     ) -> None:
         """The same files as built: the repo's badge, and the rows whose mark changed."""
         changed = False
-        label = repo_label(badge)
+        label = repo_label(badge, self.today)
         if node.label != label:
             node.set_label(label)
             changed = True

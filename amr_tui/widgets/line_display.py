@@ -16,6 +16,7 @@ from rich.cells import cell_len
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, Line, LineKind, Link
+from amr_tui.core.scope import SCOPE_KEY
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.safe import shorten
 
@@ -148,6 +149,8 @@ def build_line(
         elif key == "added":
             when = age(item.value, today)
             b.add(f"+{item.value}" + (f" ({when})" if when else ""), "added")
+        elif key == SCOPE_KEY:  # where the fact holds: a chip, as source and added are
+            b.add(f"\u25ce {item.value}", "scope")
         else:
             b.add(f"{item.key}: ", "meta-key")
             b.add(item.value, "meta-value")

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Diagnostic, Entry, Link
+from amr_tui.core.scope import SCOPE_KEY, describe, parse_scope
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content
 
@@ -32,14 +33,24 @@ class Target:
 NL = Content("\n")
 
 
-def entry_details(entry: Entry | None, line_text: str, diags: list[Diagnostic]) -> Content:
+def entry_details(
+    entry: Entry | None, line_text: str, diags: list[Diagnostic], *, belongs: str | None = None
+) -> Content:
+    """The entry's text, its metadata (a scope with what it means), its section and findings;
+    ``belongs``: the mounted repo its ``project:`` scope names, when it is not this one."""
     parts: list[Content] = []
     if entry is not None:
         parts.append(content(entry.text or "(no text)", "bold"))
         for item in entry.metadata:
             parts += [NL, content(f"{item.key}: ", "$text-muted"), content(item.value)]
+            if item.key.lower() == SCOPE_KEY:  # what the scope means, or what a scope takes
+                read = parse_scope(item.value)
+                said = f"  ({describe(read)})" if not isinstance(read, str) else f"  ({read})"
+                parts.append(content(said, "$text-muted" if not isinstance(read, str) else "$warning"))
         if entry.section:
             parts += [NL, content(f"section: {entry.section}", "$text-muted")]
+        if belongs:
+            parts += [NL, content(f"belongs in {belongs}: m moves it there", "$warning")]
     elif line_text.strip():
         parts.append(content(line_text.strip()))
     for d in diags:
@@ -80,8 +91,10 @@ class SidePanel(Vertical):
         yield Static("Links from this file", classes="side-title", id="outgoing-title", markup=False)
         yield FilterList(id="outgoing")
 
-    def show_entry(self, entry: Entry | None, line_text: str, diags: list[Diagnostic]) -> None:
-        self.query_one("#entry-details", Static).update(entry_details(entry, line_text, diags))
+    def show_entry(
+        self, entry: Entry | None, line_text: str, diags: list[Diagnostic], *, belongs: str | None = None
+    ) -> None:
+        self.query_one("#entry-details", Static).update(entry_details(entry, line_text, diags, belongs=belongs))
 
     def show_checks(self, lines: list[tuple[str, str]]) -> None:
         """Lines about whether the fact still holds: its evidence and verdicts, when it was last

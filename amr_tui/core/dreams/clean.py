@@ -104,6 +104,9 @@ class _State:
         self._docs.pop(path, None)
 
 
+State = _State  # the snapshot the steps edit, for the trim pass (core.dreams.trim) too
+
+
 def _apply(doc: Document, replace: Mapping[int, str], delete: set[int]) -> bytes:
     """Replace some lines' text and delete others (1-based); a file that ended without a newline
     keeps ending without one."""

@@ -242,7 +242,7 @@ def line_of(doc: Document, number: int) -> Line:
     return doc.lines[number - 1]
 
 
-_FRONT_MATTER_SHOWN = ("name", "title", "description", "type", "tags", "limit")
+_FRONT_MATTER_SHOWN = ("name", "title", "description", "type", "tags", "limit", "scope")
 
 
 def front_matter_fields(doc: Document) -> list[tuple[int, str, str]]:

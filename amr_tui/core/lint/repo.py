@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
 
+from amr_tui.core.budget import AMR as _AMR_PROFILE
+from amr_tui.core.budget import Limits, first_unloaded, measure, profile_for
+from amr_tui.core.budget import Profile as LoadProfile
 from amr_tui.core.format.links import (
     LinkState,
     NameIndex,
@@ -45,9 +48,12 @@ from amr_tui.core.model import Finding as Finding  # what lint_repo returns: lin
 from amr_tui.core.paths import MAX_PARSE_BYTES, in_amr_folder, is_markdown
 from amr_tui.core.paths import MEMORY_FILE as MEMORY_FILE  # lint's API, defined with the other path rules
 
+_AMR_LIMITS = _AMR_PROFILE.entry.limits if _AMR_PROFILE.entry else Limits(200, 25 * 1024)
+
 INDEX_HEADING = "Index"
-LOAD_BUDGET_LINES = 200
-LOAD_BUDGET_BYTES = 25 * 1024
+# amr's own budget for an AMR MEMORY.md (``core.budget.AMR``): what lint said before profiles.
+LOAD_BUDGET_LINES = _AMR_LIMITS.lines or 200
+LOAD_BUDGET_BYTES = _AMR_LIMITS.bytes or 25 * 1024
 NEAR_DUPLICATE_THRESHOLD = 90.0  # rapidfuzz token_sort_ratio, on normalised text
 NEAR_DUPLICATE_MIN_CHARS = 20
 
@@ -69,6 +75,9 @@ class RepoSnapshot:
     # agent's ("claude-code", "obsidian", "letta", "basic-memory", "memory-bank", "hermes",
     # "folder"); it decides how links resolve and which findings are the format's own rules.
     style: str = "amr"
+    # The agent whose load budget AMR003 holds MEMORY.md to (``core.budget``); None: the one
+    # that reads this format (``profile_for(style)``).
+    budget: LoadProfile | None = None
 
     _lower: dict[str, str] | None = None
     _names: NameIndex | None = None
@@ -313,21 +322,25 @@ def _memory_checks(repo: RepoSnapshot) -> list[Finding]:
                     diag("AMR002", "MEMORY.md has no '## Index' heading for links to topic files", 0, fix=fix),
                 )
             )
-    size = repo.sizes.get(MEMORY_FILE, len(doc.to_bytes()))
-    if repo.profile.budget is not None and over_budget(doc, size):
-        cut = LOAD_BUDGET_LINES + 1 if len(doc.lines) > LOAD_BUDGET_LINES else 0
-        out.append(
-            Finding(
-                MEMORY_FILE,
-                diag(
-                    "AMR003",
-                    f"MEMORY.md has {len(doc.lines)} lines and {size} bytes; agents load only the first "
-                    f"{LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB",
-                    cut,
-                    1,
-                ),
+    profile = repo.budget or profile_for(repo.style)
+    read = profile.entry
+    if read is not None and read.limits.bounded:
+        data = doc.to_bytes()
+        cut = measure(data, read.limits)
+        if cut.cut_line is not None:
+            out.append(
+                Finding(
+                    MEMORY_FILE,
+                    diag(
+                        "AMR003",
+                        f"MEMORY.md has {cut.lines} lines and {repo.sizes.get(MEMORY_FILE, cut.bytes)} bytes; "
+                        f"{profile.verb('load', start=False)} only the first {read.limits.describe()}: line {cut.cut_line} "
+                        "on is not loaded at session start",
+                        cut.cut_line,
+                        1,
+                    ),
+                )
             )
-        )
     return out
 
 
@@ -344,22 +357,16 @@ def index_lines(doc: Document) -> range:
     return range(start + 1, stop)
 
 
-def load_budget(data: bytes) -> tuple[int, int | None]:
-    """``(lines loaded, first line not loaded)`` for an agent reading the first 200 lines / 25 KB."""
-    total = 0
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    for number, line in enumerate(lines, 1):
-        total += len(line) + 1
-        if number > LOAD_BUDGET_LINES or total > LOAD_BUDGET_BYTES:
-            return number - 1, number
-    return len(lines), None
+def load_budget(data: bytes, limits: Limits = _AMR_LIMITS) -> tuple[int, int | None]:
+    """``(lines loaded, first line not loaded)`` for an agent reading MEMORY.md under ``limits``
+    (amr's 200 lines / 25 KB by default; ``core.budget`` has every agent's)."""
+    cut = measure(data, limits)
+    return cut.loaded_lines, cut.cut_line
 
 
-def over_budget(doc: Document, size: int) -> bool:
-    """MEMORY.md is longer than agents load (``LOAD_BUDGET_LINES`` lines or ``LOAD_BUDGET_BYTES``)."""
-    return len(doc.lines) > LOAD_BUDGET_LINES or size > LOAD_BUDGET_BYTES
+def over_budget(doc: Document, size: int, limits: Limits = _AMR_LIMITS) -> bool:
+    """MEMORY.md is longer than an agent loads under ``limits`` (amr's 200 lines or 25 KB)."""
+    return first_unloaded(doc.to_bytes(), limits) is not None
 
 
 def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:

@@ -39,6 +39,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Protocol
 
+from amr_tui.core.scope import matches as scope_matches
 from amr_tui.core.search.items import SearchHit, SearchItem
 from amr_tui.core.search.query import AGO, STOPWORDS, Filter, Parsed, QueryError, parse
 from amr_tui.core.search.rank import Resolver, idf, near_phrase, score_slots, typo_candidates
@@ -465,6 +466,10 @@ class SearchContext(Protocol):
         unknown (amr mcp never served its repo)."""
         ...
 
+    def wrote(self, item: SearchItem, name: str) -> bool:
+        """``name`` (folded) is among the writers of the commit that last wrote the entry's line."""
+        ...
+
 
 def _needs_context(filters: Sequence[Filter]) -> bool:
     return any(f.key not in ("path", "repo") for f in filters)
@@ -481,7 +486,10 @@ class _Keep:
     def __init__(self, index: SearchIndex, parsed: Parsed, context: SearchContext | None) -> None:
         self._index = index
         self._phrases = parsed.phrases
-        self._filters = [f for f in parsed.filters if f.key not in ("path", "repo")]
+        # ``by:`` last: it may need a blame of the file, so the cheaper filters cut the candidates first
+        self._filters = sorted(
+            (f for f in parsed.filters if f.key not in ("path", "repo")), key=lambda f: f.key == "by"
+        )
         self._context = context
         self._memo: dict[int, bool] = {}
 
@@ -540,6 +548,16 @@ class _Keep:
                     return False
             elif f.key == "verified":
                 if not _when_passes(next(iter(meta.get("verified") or ()), None), f.op, f.value):
+                    return False
+            elif f.key == "scope":
+                if not any(scope_matches(f.value, v) for v in meta.get("scope") or ()):
+                    return False
+            elif f.key == "by":  # its own by: key, else who wrote its line (the context blames)
+                said = meta.get("by")
+                if said:
+                    if not any(f.value in " ".join(v.lower().split()) for v in said):
+                        return False
+                elif not ctx.wrote(item, f.value):
                     return False
             else:
                 values = meta.get(f.key) or ()

@@ -15,7 +15,10 @@
   nothing links to); ``is:stale`` (its evidence no longer holds in the code it cites),
   ``verified:<2026-10`` (by its ``verified:`` date; never verified counts as older than any date),
   ``is:unread`` and ``read:<90d`` (by when agents last read it through ``amr mcp``; ``90d`` is 90
-  days before today, and a repo whose reads are unknown matches neither).
+  days before today, and a repo whose reads are unknown matches neither); ``scope:global`` /
+  ``scope:project:NAME`` / ``scope:project`` (where the fact holds: ``core.scope``) and ``by:NAME``
+  (who wrote it: its ``by`` key, else the author of the commit that last wrote its line, or that
+  commit's ``Agent`` trailer).
 
 A malformed filter (``added:soon``, ``is:nice``) is reported in ``Parsed.error`` with what it
 takes; the rest of the query still runs. Pure.
@@ -26,13 +29,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from amr_tui.core.scope import filter_error as scope_filter_error
+
 STOPWORDS = frozenset(
     """a an the and or of in on at to for from by with as is are was were be been do does did has have
     had it its this that these those there here we you they he she i me my our your their them us not
     no so than too very can could should would will shall may might must about into over after before
     when where who whom whose which what why how all any each every some such only also just""".split()
 )
-OPERATORS = ("path", "repo", "source", "added", "has", "no", "is", "verified", "read")
+OPERATORS = ("path", "repo", "source", "added", "has", "no", "is", "verified", "read", "scope", "by")
 IS_VALUES = ("broken", "orphan", "stale", "unread")
 DATE_KEYS = ("added", "verified", "read")
 _DATE = re.compile(r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?")
@@ -139,6 +144,8 @@ def _example(key: str) -> str:
         "is": "is:broken, is:orphan, is:stale or is:unread",
         "verified": "verified:<2026-10 or verified:<90d",
         "read": "read:<90d or read:>=2026-10-01",
+        "scope": "scope:global or scope:project:payments",
+        "by": "by:claude-code",
     }.get(key, f"{key}:value")
 
 
@@ -164,6 +171,11 @@ def _filter(key: str, value: str) -> Filter | str:
         return Filter("path", "glob" if any(c in v for c in "*?[") else "~", v)
     if key == "repo":
         return Filter("repo", "~", value.lower())
+    if key == "scope":
+        wrong = scope_filter_error(value)
+        return Filter("scope", "=", _fold(value)) if wrong is None else wrong
+    if key == "by":
+        return Filter("by", "~", _fold(value))
     return Filter(key, "~", _fold(value))
 
 
@@ -180,6 +192,8 @@ SYNTAX: tuple[tuple[str, str], ...] = (
     ("is:broken, is:orphan", "entries with a broken [[link]]; entries of files nothing links to"),
     ("is:stale, verified:<90d", "evidence gone or moved in the code; not verified for 90 days (or never)"),
     ("is:unread, read:<90d", "never read by agents through amr mcp; not read for 90 days (where reads are known)"),
+    ("scope:global, scope:project:NAME", "where the fact holds (its scope key); scope:project: any project's"),
+    ("by:NAME", "who wrote it: its by key, else the author (or Agent trailer) of the commit of its line"),
 )
 
 

@@ -22,9 +22,9 @@ from textual.worker import Worker
 
 from amr_tui.core.format.edit import entry_span, new_entry_line, set_metadata, today_iso
 from amr_tui.core.format.links import LinkState, link_text_for
-from amr_tui.core.lint.repo import load_budget
 from amr_tui.core.merge.resolution import ConflictChoice
 from amr_tui.core.model import Diagnostic, Entry, Severity
+from amr_tui.core.scope import SCOPE_KEY, parse_scope, repo_for
 from amr_tui.core.textsafety import find_controls, make_visible
 from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
 from amr_tui.screens.conflict import ConflictScreen
@@ -35,6 +35,7 @@ from amr_tui.screens.main.place import Place
 from amr_tui.screens.main.saving import Conflict, SaveFailed, SaveJob
 from amr_tui.screens.secret_check import new_secrets, secret_answer
 from amr_tui.services import writegate
+from amr_tui.services.loads import file_cut_of
 from amr_tui.services.session import editing
 from amr_tui.services.session.external import put_back, run_editor
 from amr_tui.services.session.state import OpenFile, Session
@@ -324,11 +325,15 @@ class EditActions:
         editor = self.host.editor
         session, repo, path = self.session, target.repo, target.path
         doc = target.base.doc if isinstance(target.base, OpenFile) else None
-        if path == MEMORY_FILE and doc is not None:
-            _, cut = load_budget(doc.to_bytes())
+        if doc is not None:
+            budget = file_cut_of(session.mount(repo), path, doc.to_bytes(), doc)
+            cut = budget.line if budget is not None else None
             line = target.line if target.mode == "edit" else target.line + 1
-            if cut is not None and line >= cut:
-                where += f" \u00b7 past the load budget: agents stop reading MEMORY.md before line {cut}"
+            if budget is not None and cut is not None and line >= cut:
+                where += (
+                    f" \u00b7 past the load budget: {budget.profile.verb('stop', start=False)} reading "
+                    f"{path.rsplit('/', 1)[-1]} before line {cut}"
+                )
         editor.link_ok = lambda link: session.resolve_link(repo, link, path)[0] is LinkState.OK
         draft = self.host.drafts.pop((target.repo, target.path), None)
         if draft is not None:
@@ -486,6 +491,18 @@ class EditActions:
             for path in session.files(repo):
                 if is_markdown(path) and (repo, path) != (of.repo, of.path):
                     choices.append((f"{repo}\0{path}", f"{repo} / {path}"))
+        # A fact scoped to a project whose repo is mounted belongs there: that repo's file of the
+        # same name (else its MEMORY.md) comes first, so m, enter moves it (through the write gate).
+        values = entry.meta(SCOPE_KEY)
+        scope = parse_scope(values[0]) if values else None
+        writable = [r for r in session.names if not session.mount(r).read_only]
+        home = repo_for(scope if not isinstance(scope, str) else None, writable, of.repo)
+        if home is not None:
+            files = session.files(home)
+            path = of.path if of.path in files else MEMORY_FILE
+            key = f"{home}\0{path}"
+            choices = [c for c in choices if c[0] != key]
+            choices.insert(0, (key, f"{home} / {path}   \u2190 where its scope ({scope}) belongs"))
         self.flow("move-entry", self.move_entry_to(of, entry, choices))
 
     async def move_entry_to(self, of: OpenFile, entry: Entry, choices: list[tuple[str, str]]) -> None:
@@ -585,7 +602,10 @@ class EditActions:
         self.flow("file-edit", self.file_editor(of, plain, crlf, bom, edited))
 
     async def file_editor(self, of: OpenFile, plain: str, crlf: bool, bom: bool, edited: str | None) -> None:
-        new_text = await self.app.push_screen_wait(FileEditScreen(of.path, plain, edited=edited, repo=of.repo))
+        budget = file_cut_of(self.session.mount(of.repo), of.path, of.data or b"", of.doc)
+        new_text = await self.app.push_screen_wait(
+            FileEditScreen(of.path, plain, edited=edited, repo=of.repo, budget=budget)
+        )
         if new_text is None:
             return
         session, text = self.session, new_text

@@ -29,6 +29,7 @@ from amr_tui.core.format.links import LinkState, link_text_for
 from amr_tui.core.model import Entry, LineKind, Link
 from amr_tui.core.navigation import History
 from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
+from amr_tui.core.scope import SCOPE_KEY, parse_scope, repo_for
 from amr_tui.core.textsafety import make_visible, plural
 from amr_tui.screens.main.host import MainHost, NoHost
 from amr_tui.screens.main.past import open_past, past_loader
@@ -39,7 +40,7 @@ from amr_tui.services.config import TREE_WIDTH
 from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
-from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree
+from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree, pending_text
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_panel import SidePanel
 from amr_tui.widgets.type_ahead import hold
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from amr_tui.screens.main.editing import EditActions
     from amr_tui.screens.main.peek import FirstLook
     from amr_tui.services.session.state import Change, OpenFile, Session
+    from amr_tui.services.session.watch import RepoInfo
     from amr_tui.widgets.code_view import CodeView
 
 __all__ = ["MainScreen", "Place"]
@@ -105,6 +107,7 @@ class MainScreen(Screen[None]):
         Binding("z", "undo", "Undo amr's last write", show=False, id="main.undo"),
         Binding("U", "commit_foreign", "Commit others' changes", show=False, id="main.commit_foreign"),
         Binding("V", "app.review_dreams", "Dreams", id="main.dreams"),
+        Binding("T", "app.trim", "Trim to budget", show=False, id="main.trim"),
         Binding("A", "app.activity", "Activity review", show=False, id="main.activity"),
         Binding("v", "app.stale", "Stale? (check against code)", show=False, id="main.stale"),
         Binding("S", "app.sync", "Sync", show=False, id="main.sync"),
@@ -219,6 +222,7 @@ class MainScreen(Screen[None]):
         self.query_one("#file-message").display = False
         if self.host.today:
             self.view.today = self.host.today
+            self.query_one(MemoryTree).today = self.host.today
         self.set_status("Loading memory…")
         # The tree's rows and the first file, before the session (git, index, lint) is built: read
         # by the app's lookahead while Textual started (then this first frame shows them), or by
@@ -840,9 +844,14 @@ class MainScreen(Screen[None]):
 
     def show_file(self, of: OpenFile, line: int, keep_cursor: bool) -> None:
         session = self.loaded
-        title = f"{of.repo} / {of.path}"
-        if of.read_only:
-            title += f"   (read-only: {of.read_only})"
+        budget = session.file_cut(of, self.host.today)
+        # A file the repo's agent loads at session start: its gauge (the path, then how much of
+        # each limit it takes) in place of the path.
+        title = f"{of.repo} / {budget.gauge if budget is not None else of.path}"
+        if of.read_only:  # why it is read-only comes first; the gauge's numbers after it
+            title = f"{of.repo} / {of.path}   (read-only: {of.read_only})"
+            if budget is not None:
+                title += "   " + budget.gauge[len(of.path) + 1 :]
         self.query_one("#file-title", Static).update(content(title))
         self.sub_title = make_visible(f"{of.repo}/{of.path}")
         view, msg = self.view, self.query_one("#file-message", Static)
@@ -857,8 +866,15 @@ class MainScreen(Screen[None]):
             msg.update(content(of.message or "Nothing to show."))
             return
         if markdown and of.doc is not None:
+            cut: tuple[int | None, str] = (None, "")
+            if budget is not None and budget.line is not None:
+                cut = (budget.line, f"\u25b2 {budget.profile.verb('load')} these at start \u00b7 not these \u25bc")
             view.set_document(
-                of.doc, session.link_states(of.repo, of.doc), session.marks(of.repo, of.path), keep_cursor=keep_cursor
+                of.doc,
+                session.link_states(of.repo, of.doc),
+                session.marks(of.repo, of.path),
+                keep_cursor=keep_cursor,
+                cut=cut,
             )
             if line and not keep_cursor:
                 view.go_to_line(line)
@@ -882,7 +898,7 @@ class MainScreen(Screen[None]):
         text = of.doc.lines[line - 1].text if 1 <= line <= len(of.doc.lines) else ""
         diags = [d for d in session.diagnostics(of.repo, of.path) if d.line == line]
         side = self.query_one(SidePanel)
-        side.show_entry(view.entry, text, diags)
+        side.show_entry(view.entry, text, diags, belongs=self._belongs(of.repo, view.entry))
         side.show_checks(self._checks(of, line, view.entry, text))
         side.show_links(session.backlinks(of.repo, of.path), session.outgoing(of.repo, of.doc))
 
@@ -893,7 +909,7 @@ class MainScreen(Screen[None]):
         line = message.line
         text = of.doc.lines[line - 1].text if 1 <= line <= len(of.doc.lines) else ""
         diags = [d for d in self.loaded.diagnostics(of.repo, of.path) if d.line == line]
-        self.query_one(SidePanel).show_entry(message.entry, text, diags)
+        self.query_one(SidePanel).show_entry(message.entry, text, diags, belongs=self._belongs(of.repo, message.entry))
         self.query_one(SidePanel).show_checks(self._checks(of, line, message.entry, text))
 
     def _checks(self, of: OpenFile, line: int, entry: Entry | None, text: str) -> list[tuple[str, str]]:
@@ -938,6 +954,15 @@ class MainScreen(Screen[None]):
                 f"{plural(message.stale, 'fact')} may be stale: their evidence no longer holds (v lists them)."
             )
 
+    def _belongs(self, repo: str, entry: Entry | None) -> str | None:
+        """The mounted repo an entry's ``project:`` scope names, when it is not ``repo`` (m moves it)."""
+        values = entry.meta(SCOPE_KEY) if entry is not None else []
+        scope = parse_scope(values[0]) if values else None
+        if scope is None or isinstance(scope, str):
+            return None
+        session = self.loaded
+        return repo_for(scope, [r for r in session.names if not session.mount(r).read_only], repo)
+
     def refresh_tree(self) -> None:
         session = self.loaded
         tree = self.query_one(MemoryTree)
@@ -957,6 +982,20 @@ class MainScreen(Screen[None]):
                 if mark:
                     problems[path] = mark
             tree.set_repo(info, session.files(name), problems)
+        self._say_pending([session.badge(name) for name in session.names])
+
+    def _say_pending(self, badges: list[BareBadge | RepoInfo]) -> None:
+        """The status line says what waits for review across the repos, and the age of the oldest,
+        each time that changes (``3 pending · oldest 9d``): a queue nobody looks at rots."""
+        count = sum(b.pending for b in badges)
+        first = min((b.oldest for b in badges if b.pending and b.oldest), default=None)
+        said = (count, first)
+        if said == self.start.pending_said:
+            return
+        self.start.pending_said = said
+        if count:
+            text = pending_text(BareBadge("", pending=count, oldest=first), self.host.today)
+            self.set_status(f"{text} for review: A reviews agents' commits, V the runs; `amr inbox` lists them all")
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[object]) -> None:
         data = event.node.data

@@ -27,6 +27,8 @@ class StartUp:
     """The file the first look showed (repo, path)."""
     first_opened: bool = False
     """The first file (MEMORY.md) was asked for, at Indexed or at Loaded."""
+    pending_said: tuple[int, str | None] = (0, None)
+    """What the status line last said waits for review (count, oldest): said again when it changes."""
 
     def take_queued(self) -> list[Callable[[], object]]:
         """The first frame is painted: what waited for it, once."""

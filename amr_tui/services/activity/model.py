@@ -33,10 +33,38 @@ class ActivityCommit:
     date: datetime
     subject: str
     diff: EntryDiff
+    # What the commit did to the load budget of the file the repo's agent loads (core.budget):
+    # entries that loaded before and are past the cut now, and new ones written past it.
+    pushed: tuple[str, ...] = ()
+    landed: tuple[str, ...] = ()
+    cut: str = ""  # "Claude Code stops loading MEMORY.md before line 201 (200 lines or 25 KB)"
 
     @property
     def short(self) -> str:
         return self.oid[:7]
+
+    def writer(self, name: str) -> bool:
+        """``name`` (folded) is part of the author's name or email."""
+        want = " ".join(name.casefold().split())
+        return want in " ".join(self.author_name.casefold().split()) or want in self.author_email.casefold()
+
+    def past_cut(self) -> str:
+        """``pushed 2 entries past the cut (…): "A", "B"; 1 new entry landed past it: "C"``, or ""."""
+        parts = []
+        if self.pushed:
+            n = len(self.pushed)
+            parts.append(
+                f"pushed {n} entr{'y' if n == 1 else 'ies'} past the load budget's cut: " + _quoted(self.pushed)
+            )
+        if self.landed:
+            n = len(self.landed)
+            parts.append(f"wrote {n} new entr{'y' if n == 1 else 'ies'} past it: " + _quoted(self.landed))
+        return ("; ".join(parts) + (f" ({self.cut})" if self.cut else "")) if parts else ""
+
+
+def _quoted(texts: tuple[str, ...], most: int = 3) -> str:
+    shown = ", ".join(f'"{t[:60]}"' for t in texts[:most])
+    return shown + (f" and {len(texts) - most} more" if len(texts) > most else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +108,26 @@ class Activity:
             if found is not None:
                 return found, ac.parent, ac.diff
         return None
+
+    @property
+    def authors(self) -> list[str]:
+        """The authors of others' commits, in the order they first committed."""
+        return list(dict.fromkeys(c.author_name for c in self.commits))
+
+    def written_by(self, name: str) -> Activity:
+        """Only the commits (and their changes) whose author's name or email holds ``name``."""
+        commits = [c for c in self.commits if c.writer(name)]
+        keep = {c.oid for c in commits}
+        return Activity(
+            self.head,
+            self.start,
+            self.start_reason,
+            self.user_email,
+            commits,
+            self.together,
+            [c for c in self.changes if c.commit.oid in keep],
+            self.own_commits,
+        )
 
     def commit(self, oid: str) -> ActivityCommit | None:
         matches = [c for c in self.commits if c.oid.startswith(oid)] if len(oid) >= 4 else []

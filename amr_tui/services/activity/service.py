@@ -35,6 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from amr_tui.core.budget import crossed, first_unloaded
 from amr_tui.core.diff.entries import ChangeKind, EntryChange, EntryDiff, diff_entries
 from amr_tui.core.format.edit import summarise
 from amr_tui.core.format.parser import Document, parse
@@ -55,9 +56,10 @@ from amr_tui.services.activity.model import (
     ActivityError,
 )
 from amr_tui.services.activity.revert import revert_entry
+from amr_tui.services.budgets import profile_of
 from amr_tui.services.history.forgotten import Resurrection
 from amr_tui.services.history.service import HistoryService
-from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount
+from amr_tui.services.workspace import MAX_PARSE_BYTES, MEMORY_FILE, Mount
 from amr_tui.services.writegate import Saved, WriteTarget
 
 _IDENT = re.compile(r"^(?P<name>.*?) <(?P<email>[^<>]*)> \d+ [+-]\d{4}$")
@@ -264,6 +266,7 @@ class ActivityService:
                 own += 1
                 continue
             parent = e.parents[0] if e.parents else None
+            diff = self._commit_diff(parent, e.oid)
             commits.append(
                 ActivityCommit(
                     e.oid,
@@ -272,7 +275,8 @@ class ActivityService:
                     e.info.author_email,
                     e.info.author_date,
                     e.info.subject,
-                    self._commit_diff(parent, e.oid),
+                    diff,
+                    *self._past_cut(parent, e.oid, diff),
                 )
             )
         paths = sorted({p for c in commits for p in c.diff.changed_paths})
@@ -320,6 +324,31 @@ class ActivityService:
         history is ``walked``."""
         found = self.history.resurrected_at(head, paths, walk=walked)
         return {(r.path, r.raw): r for r in found if r.commit in others}
+
+    def _past_cut(
+        self, parent: str | None, commit: str, diff: EntryDiff
+    ) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+        """What ``commit`` did to the cut of the file the repo's agent loads (MEMORY.md for most):
+        ``(pushed, landed, what the cut is)`` (``core.budget.crossed``)."""
+        profile = profile_of(self.mount)
+        read = profile.entry
+        if read is None or not read.limits.bounded or MEMORY_FILE not in diff.changed_paths:
+            return (), (), ""
+        try:
+            new = self.blobs.read(commit, MEMORY_FILE, max_bytes=MAX_PARSE_BYTES)
+            old = self.blobs.read(parent, MEMORY_FILE, max_bytes=MAX_PARSE_BYTES) if parent else None
+        except BlobTooLargeError:
+            return (), (), ""
+        if new is None:
+            return (), (), ""
+        new_cut = first_unloaded(new, read.limits)
+        if new_cut is None:
+            return (), (), ""
+        old_doc = self._parsed(MEMORY_FILE, old) if old is not None else None
+        old_cut = first_unloaded(old, read.limits) if old is not None else None
+        pushed, landed = crossed(old_doc, old_cut, self._parsed(MEMORY_FILE, new), new_cut)
+        said = f"{profile.verb('stop', start=False)} loading MEMORY.md before line {new_cut}"
+        return tuple(pushed), tuple(landed), said
 
     def count(self) -> int:
         """How many entry changes are unreviewed (0 for a repo with no commits)."""

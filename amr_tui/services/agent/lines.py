@@ -7,17 +7,18 @@
   or replaced) and lint it on its own.
 * :func:`append_point`, :func:`with_index_link`, :func:`title_of`: where a new entry goes, the
   Index line that links a new file, and a new file's heading.
-* :func:`budget_cut`: where the 200-line / 25 KB budget agents load stops.
+* :func:`budget_cut`: where the budget an agent loads MEMORY.md under stops (``core.budget``).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 
+from amr_tui.core.budget import AMR, Limits, first_unloaded
 from amr_tui.core.format.edit import entry_span, insert_lines, new_entry_line, parse_line
 from amr_tui.core.format.metadata import parse_metadata
 from amr_tui.core.format.parser import Document, parse
-from amr_tui.core.lint.repo import INDEX_HEADING, LOAD_BUDGET_BYTES, LOAD_BUDGET_LINES
+from amr_tui.core.lint.repo import INDEX_HEADING
 from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.services.agent.model import DiagnosticOut, EntryOut, WriteResult, entry_hash
 from amr_tui.services.session.state import OpenFile
@@ -48,16 +49,12 @@ def new_line(text: str, source: str | None, path: str, today: _dt.date) -> tuple
     return line, entry, diags
 
 
-def budget_cut(doc: Document, size: int) -> int:
-    """The first line agents do not load (200 lines or 25 KB), 0 when the file fits."""
-    if len(doc.lines) <= LOAD_BUDGET_LINES and size <= LOAD_BUDGET_BYTES:
-        return 0
-    total = 0
-    for ln in doc.lines:
-        total += len(ln.text.encode("utf-8", "surrogateescape")) + len(ln.eol)
-        if ln.number > LOAD_BUDGET_LINES or total > LOAD_BUDGET_BYTES:
-            return ln.number
-    return 0
+def budget_cut(doc: Document, size: int, limits: Limits | None = None) -> int:
+    """The first line an agent does not load under ``limits`` (amr's 200 lines or 25 KB by
+    default), 0 when the file fits."""
+    del size  # measured from the document's own bytes
+    read = AMR.entry
+    return first_unloaded(doc.to_bytes(), limits or (read.limits if read else Limits())) or 0
 
 
 def locate(of: OpenFile, line: int, hash: str) -> tuple[Entry, str] | WriteResult:

@@ -98,7 +98,7 @@ class LoadedRepo:
     writable: bool
     review: bool  # writes wait on a pending review branch
     entries: list[EntryOut]  # MEMORY.md's entries an agent loads (inside the budget)
-    cut_line: int  # first line past the 200-line / 25 KB budget; 0 when MEMORY.md fits
+    cut_line: int  # first line past the repo's agent's budget (core.budget); 0 when MEMORY.md fits
     entries_past_cut: int  # entries agents never see at session start
     index: list[IndexTarget]
     lines: int
@@ -106,6 +106,7 @@ class LoadedRepo:
     format: str = "amr"  # the memory format the folder is in (``workspace.repo_style``)
     loads: str = ""  # what that format's agent loads at session start, in a phrase
     files: list[LoadedFile] = field(default_factory=list)  # the other files it loads, in its order
+    budget: str = ""  # the budget cut_line is for: "Claude Code: 200 lines or 25 KB" (`amr loads` shows it all)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from typing import Any
 from amr_tui.core.lint.facts import FileFacts, pack, pack_diagnostic, unpack, unpack_diagnostic
 from amr_tui.core.model import Finding
 from amr_tui.services.batch import diskcache
+from amr_tui.services.budgets import current_budgets
 from amr_tui.services.workspace import Mount, scan_files
 
 FORMAT = 17  # 17: whole-item facts (labels, fields and pointers left out), front-matter titles, AMR036; 16: AMR035 and the credential check of issue 38; 15: AMR033 without --severity info in small repos, and whether it was looked for; 14: entries as one joined string and a line array; 13: each file's entry metadata (the app's finder filters); 12: Markdown links and their labels; 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them); 7: AMR032 and each file's headings; 8: AMR033; 9: each entry's text as written (AMR033); 10: AMR012 on symlink loops; 11: AMR034
@@ -42,7 +43,8 @@ def probe(mount: Mount, *, duplicates: bool, near: bool) -> Probe:
     files, escaping, stats = scan_files(mount.root)
     root = os.fspath(mount.root.resolve())
     return Probe(
-        diskcache.cache_path("lint", ["lint", root, mount.name, duplicates, near]),
+        # The budgets AMR003 is held to (the config's [budgets], [loads]) are part of the key.
+        diskcache.cache_path("lint", ["lint", root, mount.name, duplicates, near, current_budgets().signature]),
         facts_file(mount),
         files,
         stats,

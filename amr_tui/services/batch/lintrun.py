@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from amr_tui.core.model import Finding
 from amr_tui.services.batch import diskcache, lintcache
 from amr_tui.services.batch.parallel import map_files, packed_facts
+from amr_tui.services.budgets import profile_of
 from amr_tui.services.workspace import (
     MEMORY_FILE,
     Mount,
@@ -289,4 +290,13 @@ def _snapshot(
             doc = load_document(mount.root, rel)
             if doc is not None:
                 documents[rel] = doc
-    return RepoSnapshot(mount.name, set(files), documents, set(escaping), sizes, facts=facts, style=style_of(mount))
+    return RepoSnapshot(
+        mount.name,
+        set(files),
+        documents,
+        set(escaping),
+        sizes,
+        facts=facts,
+        style=style_of(mount),
+        budget=profile_of(mount),
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from amr_tui.services.batch import diskcache, searchcache
 from amr_tui.services.batch.parallel import entry_texts, map_files
@@ -82,6 +82,7 @@ class DiskSearchContext:
         self._reachable: dict[str, set[str]] = {}
         self._stale: dict[str, set[tuple[str, int]]] = {}
         self._usage: dict[str, Callable[[str], tuple[int, str | None] | None]] = {}
+        self._authors: dict[str, Any] = {}  # repo -> services.history.authors.Authors (None: no git)
 
     @property
     def keys(self) -> frozenset[str]:
@@ -145,6 +146,17 @@ class DiskSearchContext:
         if item.repo not in self._usage:
             self._usage[item.repo] = self._reads_of(self._mounts[item.repo])
         return self._usage[item.repo](item.text)
+
+    def wrote(self, item: SearchItem, name: str) -> bool:
+        """``name`` last wrote the entry's line (``by:``): blamed only in files it ever wrote."""
+        if item.repo not in self._authors:
+            from amr_tui.services.history.authors import Authors  # git: only for the filter on writers
+
+            mount = self._mounts.get(item.repo)
+            git = mount is not None and (mount.root / ".git").exists()
+            self._authors[item.repo] = Authors(mount.root) if git and mount is not None else None
+        authors = self._authors[item.repo]
+        return bool(authors is not None and authors.wrote(item.path, item.line, name))
 
 
 def search_paths(

@@ -29,23 +29,22 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from amr_tui.core.budget import first_unloaded
 from amr_tui.core.diff.similarity import same_fact
 from amr_tui.core.format.links import LinkState, link_text_for, resolve
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.lint.facts import normalise_text
 from amr_tui.core.lint.repo import (
-    LOAD_BUDGET_BYTES,
-    LOAD_BUDGET_LINES,
     MEMORY_FILE,
     NEAR_DUPLICATE_MIN_CHARS,
     NEAR_DUPLICATE_THRESHOLD,
     index_lines,
     is_memory_note,
-    over_budget,
 )
 from amr_tui.core.model import Link
 from amr_tui.core.paths import in_amr_folder
 from amr_tui.git import history as gh
+from amr_tui.services.budgets import profile_of
 from amr_tui.services.dreams.model import RunReview, RunSource
 from amr_tui.services.dreams.write import plan
 
@@ -301,13 +300,16 @@ def _entry_point(
                         "index",
                     )
                 )
-    if over_budget(now, len(new)) and (was is None or len(new) > len(old or b"")):
+    profile = profile_of(service.mount)  # the agent that reads this repo, and its budget
+    read = profile.entry
+    cut = first_unloaded(new, read.limits) if read is not None and read.limits.bounded else None
+    if read is not None and cut is not None and (was is None or len(new) > len(old or b"")):
         out.append(
             Problem(
                 MEMORY_FILE,
-                LOAD_BUDGET_LINES + 1 if len(now.lines) > LOAD_BUDGET_LINES else 0,
-                f"would be {len(now.lines)} lines and {len(new)} bytes, over the load budget: agents "
-                f"read only the first {LOAD_BUDGET_LINES} lines or {LOAD_BUDGET_BYTES // 1024} KB",
+                cut,
+                f"would be {len(now.lines)} lines and {len(new)} bytes, over the load budget: "
+                f"{profile.verb('read', start=False)} only the first {read.limits.describe()} (line {cut} on is cut)",
                 "budget",
             )
         )

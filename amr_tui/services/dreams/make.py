@@ -21,7 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from amr_tui.core.budget import Profile
 from amr_tui.core.dreams.clean import Proposal, dream
+from amr_tui.core.dreams.trim import Budget, trim
 from amr_tui.core.format.parser import is_markdown
 from amr_tui.git import history as gh
 from amr_tui.git.dreamrefs import (
@@ -100,6 +102,44 @@ def builtin_dream(
         tip = service.repo.resolve(f"refs/heads/{branch}")
         if tip == main:
             writegate.set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: dream failed")
+        raise
+    return service.run(rid)
+
+
+def trim_dream(
+    service: RunSource,
+    profile: Profile,
+    *,
+    style: str = "amr",
+    today: _dt.date | None = None,
+    run_id: str | None = None,
+    env: dict[str, str] | None = None,
+) -> DreamRun | None:
+    """A run that brings main's MEMORY.md under ``profile``'s load budget (``core.dreams.trim``):
+    merges, moves to topic files, a shorter Index, no fact deleted; one commit per step on a new
+    ``dreams/<date>-trim`` branch. None when MEMORY.md fits (and is not near the budget)."""
+    today = today or _dt.date.today()
+    read = profile.entry
+    main = service.main_tip()
+    if main is None:
+        raise DreamError(f"{service.main} has no commits yet: there is nothing to trim")
+    if read is None or not read.limits.bounded:
+        raise DreamError(f"{profile.title} sets no limit on MEMORY.md: there is no budget to trim to")
+    tree = gh.tree_files(service.repo, main)
+    files: dict[str, bytes | None] = {p: service.blobs.read(main, p) if is_markdown(p) else None for p in sorted(tree)}
+    budget = Budget(read.limits, profile.title if profile.name != "amr" else "agents", style == "claude-code")
+    result = trim(files, budget)
+    if not result.steps:
+        return None
+    rid, branch, head = _start_branch(service, run_id, f"{today.isoformat()}-trim")
+    try:
+        for step in result.steps:
+            message = step.message.rstrip("\n") + f"\n\n{TRAILER_DREAMER}: amr (trim to {profile.title}'s budget)\n"
+            head = writegate.seed(service.repo, step.changes, message, head, branch, env=env)
+    except BaseException:
+        tip = service.repo.resolve(f"refs/heads/{branch}")
+        if tip == main:
+            writegate.set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: trim failed")
         raise
     return service.run(rid)
 

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from amr_tui.core.diff.entries import EntryChange, EntryDiff, EntryRef
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader
 
+if TYPE_CHECKING:  # the protocol's annotation only: this module imports nothing from amr_tui.services
+    from amr_tui.services.workspace import Mount
+
 BRANCH_PREFIX = "dreams/"
+INBOX_STEM = "inbox-"  # review mode's pending branch of agents' writes: dreams/inbox-<date>[-n]
 DECISION_PREFIX = "refs/amr/dreams/"  # + "accepted/<id>" or "rejected/<id>"
 TRAILER_RUN = "Dream-Run"
 TRAILER_COMMIT = "Dream-Commit"
@@ -136,6 +140,11 @@ class RunSource(Protocol):
 
     @property
     def blobs(self) -> BlobReader: ...
+
+    @property
+    def mount(self) -> Mount:
+        """The repo as mounted (its name and folder: which agent reads it, ``services.budgets``)."""
+        ...
 
     @property
     def main(self) -> str:

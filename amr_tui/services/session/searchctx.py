@@ -4,9 +4,10 @@ The finder's (and the agent interface's) metadata filters (``source:``, ``added:
 ``has:``, ``no:``, ``KEY:VALUE``) read the entry's metadata the session keeps per file
 (``core.format.entrymeta``),
 ``is:broken`` resolves the links of entries in files the lint found a broken link in
-(AMR010), and ``is:orphan`` reads the lint findings (AMR013: not reachable from MEMORY.md). ``is:stale``
+(AMR010), ``is:orphan`` reads the lint findings (AMR013: not reachable from MEMORY.md), ``is:stale``
 reads the repo's last verify report and ``is:unread``/``read:`` the agents' reads
-(``session.verifying``). See ``core.search.index.SearchContext``.
+(``session.verifying``), and ``by:NAME`` asks who wrote the entry's line (``services.history.authors``).
+See ``core.search.index.SearchContext``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from amr_tui.core.format.parser import Document
 from amr_tui.core.model import Link
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.core.search.items import SearchItem
+from amr_tui.services.history.authors import Authors
 from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import RepoState
 
@@ -33,6 +35,8 @@ class Session(Protocol):
     def resolve_link(self, repo: str, link: Link) -> tuple[LinkState, str | None, str | None]: ...
 
     def document(self, repo: str, path: str) -> Document | None: ...
+
+    def authors(self, repo: str) -> Authors | None: ...
 
 
 ORPHAN = "AMR013"
@@ -72,6 +76,12 @@ class SessionSearchContext:
         if entry is None:
             return False
         return any(self._session.resolve_link(item.repo, link)[0] is LinkState.BROKEN for link in entry.links)
+
+    def wrote(self, item: SearchItem, name: str) -> bool:
+        """``by:NAME``: ``name`` wrote the entry's line (``services.history.authors``: a blame of
+        the file, only when the name ever wrote it; none in a folder without git)."""
+        authors = self._session.authors(item.repo)
+        return authors is not None and authors.wrote(item.path, item.line, name)
 
     def orphan(self, repo: str, path: str) -> bool:
         state = self._session.repos.get(repo)

@@ -6,6 +6,7 @@ what it returns into messages.
 
 from __future__ import annotations
 
+import datetime as _dt
 import functools
 import gc
 import os
@@ -14,6 +15,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from amr_tui.core.budget import FileCut
 from amr_tui.core.format.edit import searchable_lines
 from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
@@ -36,8 +38,11 @@ from amr_tui.git.worktree import sweep_temp_files
 from amr_tui.services import writegate
 from amr_tui.services.activity.service import ActivityService
 from amr_tui.services.batch import diskcache, lintcache, searchcache
+from amr_tui.services.budgets import profile_of as budget_of
 from amr_tui.services.dreams.service import DreamService
+from amr_tui.services.history.authors import Authors
 from amr_tui.services.history.service import HistoryService
+from amr_tui.services.loads import file_cut_of
 from amr_tui.services.session.searchctx import SessionSearchContext
 from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import Change, RepoInfo, RepoState, Watcher
@@ -92,6 +97,7 @@ class Session:
         self._history: dict[str, HistoryService] = {}  # one per repo, made on first use
         self._dreams: dict[str, DreamService] = {}
         self._activity: dict[str, ActivityService] = {}  # the activity review's, one per repo
+        self._authors: dict[str, Authors | None] = {}  # who wrote each line (by:), one per git repo
         self._search_context: SessionSearchContext | None = None
         self._name_indexes: dict[
             str, tuple[tuple[int, int, int], NameIndex]
@@ -387,6 +393,7 @@ class Session:
                 {p: s[1] for p, s in stats.items()} if sizes is None else {p: stats[p][1] for p in sizes if p in stats},
                 facts=dict(state.facts),
                 style=state.style,
+                budget=budget_of(state.mount),
             )
 
     def relint(self, state: RepoState) -> None:
@@ -696,6 +703,21 @@ class Session:
                     self.verifying.sources, repo
                 )  # the review checks new entries' evidence
             return service
+
+    def authors(self, repo: str) -> Authors | None:
+        """Who wrote each line of the repo's files (``by:``, contradiction labels); None without git."""
+        with self.lock:
+            if repo not in self._authors:
+                state = self.repos.get(repo)
+                self._authors[repo] = Authors(state.git) if state is not None and state.git is not None else None
+            return self._authors[repo]
+
+    def file_cut(self, of: OpenFile, today: _dt.date | None = None) -> FileCut | None:
+        """Where the agent that reads ``of``'s repo stops loading it at session start, with its
+        gauge (``services.loads``); None when that agent does not read the file at start."""
+        if of.data is None or of.doc is None or of.repo not in self.repos:
+            return None
+        return file_cut_of(self.repos[of.repo].mount, of.path, of.data, of.doc, today)
 
     def activity(self, repo: str) -> ActivityService:
         """The repo's ActivityService (what others committed since the user's last review); its

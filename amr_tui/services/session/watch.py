@@ -11,6 +11,7 @@ least every ``INFO_MAX_AGE_S`` as a safety net.
 from __future__ import annotations
 
 import bisect
+import datetime as _dt
 import os
 import stat as _stat_mod
 import threading
@@ -19,17 +20,22 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from amr_tui.core.format.parser import Document
+from amr_tui.core.inbox import oldest, total
 from amr_tui.core.lint.facts import FileFacts
 from amr_tui.core.lint.repo import Finding
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.git import GitRepo
 from amr_tui.git.errors import AmrGitError
 from amr_tui.git.watch import head_oid, head_signature, state_signature
+from amr_tui.services.activity.model import ActivityError
+from amr_tui.services.dreams.model import DreamError
+from amr_tui.services.inbox import activity_pending, dream_pending
 from amr_tui.services.sync.state import load_state
 from amr_tui.services.workspace import Mount, path_is_safe, scan_files
 
 if TYPE_CHECKING:
     from amr_tui.services.activity.service import ActivityService
+    from amr_tui.services.dreams.service import DreamService
 
 INFO_MAX_AGE_S = 30.0  # repo badges are re-read at least this often, changed or not
 _OP_NOTES = {
@@ -55,6 +61,8 @@ class RepoInfo:
     last_sync: str | None = None  # ISO time of the last successful sync
     offline: bool = False
     unreviewed: int = 0  # entry changes others committed since the user's last review (services.activity)
+    pending: int = 0  # all that waits for review: those changes, pending runs, review-mode writes (services.inbox)
+    oldest: str | None = None  # ISO time the oldest of them started waiting
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +147,10 @@ class WatchHost(Protocol):
 
     def activity(self, repo: str) -> ActivityService:
         """The repo's activity review."""
+        ...
+
+    def dreams(self, repo: str) -> DreamService:
+        """The repo's dreaming runs (and review-mode write branches)."""
         ...
 
     def note_written(self, repo: str, commit: str) -> None:
@@ -275,6 +287,18 @@ class Watcher:
                     out.append(name)
         return out
 
+    def _pending(self, repo: str, info: RepoInfo) -> None:
+        """The badge's pending count and the age of the oldest (``services.inbox``)."""
+        try:
+            items = activity_pending(repo, self.host.activity(repo)) + dream_pending(
+                repo, self.host.dreams(repo), _dt.datetime.now(_dt.UTC)
+            )
+        except (AmrGitError, ActivityError, DreamError, ValueError):
+            return
+        info.pending = total(items)
+        first = oldest(items)
+        info.oldest = first.since.isoformat() if first is not None else None
+
     def refresh_info(self, repo: str) -> RepoInfo:
         state = self.host.repos[repo]
         if self._git_moved(state):  # the signatures this status belongs to
@@ -306,6 +330,7 @@ class Watcher:
                 info.offline = bool(recorded.get("offline_since"))
                 if self.count_unreviewed and not st.is_empty_repo:
                     info.unreviewed = self.host.activity(repo).count()
+                    self._pending(repo, info)
             except AmrGitError as exc:
                 info.note = str(exc)[:80]
         with self.host.lock:

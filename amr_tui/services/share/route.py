@@ -22,6 +22,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from platformdirs import user_data_path  # the shares record lives in the user data folder
+
 from amr_tui.git import GitRepo
 
 MANIFEST = ".amr-share.json"
@@ -122,8 +124,6 @@ def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
 def _sources_path() -> Path:
     """This machine's record of where each shared repo came from (session folder -> repo name ->
     the owner's repo): kept out of the session folder, which goes to whoever pairs."""
-    from platformdirs import user_data_path  # platformdirs: only `amr share` needs this path
-
     return user_data_path("amr", appauthor=False) / "share-sources.json"
 
 
