@@ -173,6 +173,9 @@ class AmrEngine:
     def orphan(self, repo: str, path: str) -> bool:
         return False
 
+    def file_tags(self, repo: str, path: str) -> Sequence[str]:
+        return ()
+
     def search(self, query: str, limit: int) -> list[Loc]:
         from amr_tui.core.search.index import QueryError
 

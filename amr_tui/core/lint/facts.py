@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from amr_tui.core.format.entrymeta import FileMeta, PackedMeta, file_meta, pack_meta, unpack_meta
+from amr_tui.core.format.tags import file_tags
 from amr_tui.core.model import Diagnostic, Fix, LineEdit, Link, ParsedFile, Severity
 
 _PUNCT = re.compile(r"[^\w\s]")
@@ -39,6 +40,7 @@ PackedFacts = tuple[
     tuple[str, ...],
     tuple[str, ...],
     PackedMeta | None,
+    tuple[str, ...],
 ]
 
 
@@ -75,6 +77,7 @@ class FileFacts:
     headings: list[str]  # the text of each heading, in order (what a [[file#heading]] link names)
     texts: list[str] = field(default_factory=list)  # each entry's text as written, as ``entries`` (AMR033)
     meta: FileMeta | None = None  # the entries' [key: value] metadata (the finder's filters); None: none has any
+    tags: tuple[str, ...] = ()  # the tags its front matter gives the file (``core.format.tags.file_tags``)
 
     @property
     def count(self) -> int:
@@ -112,6 +115,7 @@ def facts_of(doc: ParsedFile, keys: dict[frozenset[str], frozenset[str]] | None 
         headings,
         texts,
         file_meta(doc.entries, keys),
+        file_tags(doc),
     )
 
 
@@ -144,11 +148,12 @@ def pack(f: FileFacts) -> PackedFacts:
         tuple(f.headings),
         tuple(f.texts),
         pack_meta(f.meta) if f.meta is not None else None,
+        f.tags,
     )
 
 
 def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = None) -> FileFacts:
-    diags, links, link_lines, norms, raw_lines, headings, texts, meta = t
+    diags, links, link_lines, norms, raw_lines, headings, texts, meta, tags = t
     at: array[int] = array("I")
     at.frombytes(raw_lines)
     if len(at) != len(texts) or (norms.count("\n") + 1 if norms else 0) != len(at):
@@ -162,4 +167,5 @@ def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = N
         list(headings),
         list(texts),
         unpack_meta(meta, keys) if meta is not None else None,
+        tuple(map(str, tags)),
     )

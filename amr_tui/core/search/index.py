@@ -34,10 +34,11 @@ Design (figures: ``bench/bench_search.py``):
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Protocol
 
+from amr_tui.core.format.tags import item_tags, tag_matches
 from amr_tui.core.search.items import SearchHit, SearchItem
 from amr_tui.core.search.query import STOPWORDS, Filter, Parsed, QueryError, parse
 from amr_tui.core.search.rank import Resolver, idf, near_phrase, score_slots, typo_candidates
@@ -416,7 +417,7 @@ class SearchContext(Protocol):
     command line answers from the parsed files and the lint findings)."""
 
     @property
-    def keys(self) -> frozenset[str]:
+    def keys(self) -> Container[str]:
         """Metadata keys in use, beyond ``source`` and ``added`` (for KEY:VALUE filters)."""
         ...
 
@@ -430,6 +431,10 @@ class SearchContext(Protocol):
 
     def orphan(self, repo: str, path: str) -> bool:
         """Nothing links to the file (it is not reachable from MEMORY.md)."""
+        ...
+
+    def file_tags(self, repo: str, path: str) -> Sequence[str]:
+        """The tags the file's front matter gives every entry of it (``core.format.tags``)."""
         ...
 
 
@@ -476,6 +481,13 @@ class _Keep:
         ctx = self._context
         meta: Mapping[str, Sequence[str]] | None = None
         for f in self._filters:
+            if f.key == "tag":
+                if meta is None:
+                    meta = ctx.metadata(item) or {}
+                tags = item_tags(item.text, meta, ctx.file_tags(item.repo, item.path))
+                if not any(tag_matches(t, f.value) for t in tags):
+                    return False
+                continue
             if f.key == "is":
                 if f.value == "broken" and not ctx.broken(item):
                     return False

@@ -12,7 +12,8 @@
   ``<``, ``<=``, ``=``, and a month or a year: ``added:2026-10``), ``has:KEY`` / ``no:KEY`` (the
   entry has / lacks that metadata key), ``KEY:VALUE`` for any other metadata key the index has
   seen, ``is:broken`` (an entry with a broken ``[[link]]``) and ``is:orphan`` (an entry in a file
-  nothing links to).
+  nothing links to), ``tag:NAME`` (an entry with that tag, or one nested in it: ``#tag`` in its
+  text, ``[tags: ...]`` or its file's front matter; ``core.format.tags``).
 
 A malformed filter (``added:soon``, ``is:nice``) is reported in ``Parsed.error`` with what it
 takes; the rest of the query still runs. Pure.
@@ -21,7 +22,10 @@ takes; the rest of the query still runs. Pure.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
+
+from amr_tui.core.format.tags import normal_tag
 
 STOPWORDS = frozenset(
     """a an the and or of in on at to for from by with as is are was were be been do does did has have
@@ -29,7 +33,7 @@ STOPWORDS = frozenset(
     no so than too very can could should would will shall may might must about into over after before
     when where who whom whose which what why how all any each every some such only also just""".split()
 )
-OPERATORS = ("path", "repo", "source", "added", "has", "no", "is")
+OPERATORS = ("path", "repo", "source", "added", "has", "no", "is", "tag")
 IS_VALUES = ("broken", "orphan")
 _DATE = re.compile(r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?")
 _TOKEN = re.compile(r'-?"[^"]*(?:"|$)|\S+')
@@ -43,7 +47,7 @@ class QueryError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Filter:
-    key: str  # path, repo, source, added, has, no, is, or a metadata key
+    key: str  # path, repo, source, added, has, no, is, tag, or a metadata key
     op: str  # "~" (holds), "glob", ">=", "<=", ">", "<", "=" (equal or a date prefix)
     value: str  # folded
 
@@ -77,7 +81,7 @@ def _pad_date(value: str) -> str:
     return "-".join([parts[0], *(p.zfill(2) for p in parts[1:])])
 
 
-def parse(query: str, metadata_keys: frozenset[str] = frozenset()) -> Parsed:
+def parse(query: str, metadata_keys: Container[str] = frozenset()) -> Parsed:
     """Split ``query`` into words, phrases, exclusions and filters (see the module docstring).
 
     ``metadata_keys``: keys the index has seen, usable as ``KEY:VALUE`` filters."""
@@ -132,6 +136,7 @@ def _example(key: str) -> str:
         "has": "has:source",
         "no": "no:added",
         "is": "is:broken or is:orphan",
+        "tag": "tag:infra",
     }.get(key, f"{key}:value")
 
 
@@ -148,6 +153,11 @@ def _filter(key: str, value: str) -> Filter | str:
         if v not in IS_VALUES:
             return f"is: takes {' or '.join(IS_VALUES)}, not {value!r}"
         return Filter("is", "=", v)
+    if key == "tag":
+        name = normal_tag(value)
+        if name is None:
+            return f"tag: takes a tag name with a letter, such as tag:infra, not {value!r}"
+        return Filter("tag", "=", name)
     if key in ("has", "no"):
         return Filter(key, "=", value.lower())
     if key == "path":
@@ -169,6 +179,7 @@ SYNTAX: tuple[tuple[str, str], ...] = (
     ("added:>=2026-10-01, added:2026-10", "by date: >= > <= < or a day, month or year"),
     ("has:source, no:added", "entries with, or without, a metadata key"),
     ("is:broken, is:orphan", "entries with a broken [[link]]; entries of files nothing links to"),
+    ("tag:infra", "entries tagged #infra (in the text, [tags: ...] or the file's front matter); nested tags too"),
 )
 
 

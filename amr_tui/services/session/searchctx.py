@@ -4,7 +4,10 @@ The finder's (and the agent interface's) metadata filters (``source:``, ``added:
 ``has:``, ``no:``, ``KEY:VALUE``) read the entry's metadata the session keeps per file
 (``core.format.entrymeta``),
 ``is:broken`` resolves the links of entries in files the lint found a broken link in
-(AMR010), and ``is:orphan`` reads the lint findings (AMR013: not reachable from MEMORY.md). See ``core.search.index.SearchContext``.
+(AMR010), and ``is:orphan`` reads the lint findings (AMR013: not reachable from MEMORY.md).
+``tag:NAME`` reads the entry's text and metadata and the tags of its file's front matter (kept in
+its facts). See ``core.search.index.SearchContext``; ``amr search`` answers the same filters from
+the files (``services.batch.searchrun.DiskSearchContext``).
 """
 
 from __future__ import annotations
@@ -74,6 +77,11 @@ class SessionSearchContext:
         if state is None:
             return False
         return any(f.diagnostic.code == ORPHAN for f in state.findings.get(path, ()))
+
+    def file_tags(self, repo: str, path: str) -> Sequence[str]:
+        state = self._session.repos.get(repo)
+        facts = state.facts.get(path) if state else None
+        return facts.tags if facts is not None else ()
 
 
 __all__ = ["SessionSearchContext"]
