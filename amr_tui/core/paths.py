@@ -67,3 +67,21 @@ def entry_file(files: list[str] | set[str]) -> str:
         if found is not None:
             return found
     return notes[0] if notes else MEMORY_FILE
+
+
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort ``name`` the way people count: runs of digits by their value, the rest without case
+    (``n2`` before ``n10``, ``n10`` before ``n1028``; ``Alpha`` beside ``alpha``)."""
+    parts: list[tuple[int, int | str]] = []
+    run = ""
+    digits = False
+    for ch in name:
+        is_digit = "0" <= ch <= "9"
+        if run and is_digit != digits:
+            parts.append((0, int(run)) if digits else (1, run.casefold()))
+            run = ""
+        run += ch
+        digits = is_digit
+    if run:
+        parts.append((0, int(run)) if digits else (1, run.casefold()))
+    return tuple(parts)

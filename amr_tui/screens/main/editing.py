@@ -37,6 +37,7 @@ from amr_tui.screens.secret_check import new_secrets, secret_answer
 from amr_tui.services import writegate
 from amr_tui.services.session import editing
 from amr_tui.services.session.external import put_back, run_editor
+from amr_tui.services.session.linktargets import link_targets_of
 from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.undo import undo_newest
 from amr_tui.services.workspace import MEMORY_FILE, is_markdown
@@ -329,6 +330,8 @@ class EditActions:
             if cut is not None and line >= cut:
                 where += f" \u00b7 past the load budget: agents stop reading MEMORY.md before line {cut}"
         editor.link_ok = lambda link: session.resolve_link(repo, link, path)[0] is LinkState.OK
+        targets = link_targets_of(session)
+        editor.link_source = lambda text, cursor: targets.complete(repo, path, text, cursor)
         draft = self.host.drafts.pop((target.repo, target.path), None)
         if draft is not None:
             old_target, value = draft
