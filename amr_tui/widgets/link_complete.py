@@ -186,6 +186,17 @@ class LinkCompletion(OptionList):
         self.display = False
 
     # -- keys the host hands over ------------------------------------------------------------------
+    def wants(self, what: str) -> bool:
+        """Whether the list answers ``what`` now (a host whose text widget has keys of its own, the
+        TextArea, hands over only these): the list is open, its rows are on their way, or tab on
+        a link whose list esc closed."""
+        if self.is_open:
+            return True
+        query = self.query_now()
+        if query is None:
+            return False
+        return not self.current or (what == "complete" and self.dismissed == query.start and bool(self.items))
+
     def key(self, what: str, otherwise: Callable[[], None]) -> None:
         """``what`` ("complete": tab, "accept": enter, "up", "down", "close": escape) was pressed in
         the editor; ``otherwise`` does what the key does without the list. While the rows for the

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -503,6 +504,10 @@ class EditActions:
         of the ``writable`` repos it is for (when more than one), then save it. Esc on a later
         question, or a save that is not made, comes back to the text in the prompt."""
         holds = "the fact you are capturing"
+        targets = link_targets_of(self.session)
+        here = self.host.current
+        order = sorted(writable, key=lambda r: r != (here.repo if here is not None else None))
+        source = partial(targets.complete_in, order, MEMORY_FILE)
         while True:
             # esc and quitting ask before dropping what was typed
             typed = await self.app.push_screen_wait(
@@ -512,6 +517,7 @@ class EditActions:
                     placeholder="fact [source: https://...]",
                     help_text="Goes to the top of MEMORY.md, above ## Index.",
                     what=holds,
+                    link_source=source,
                 )
             )
             if not typed or not typed.strip():
@@ -576,7 +582,11 @@ class EditActions:
         self.flow("file-edit", self.file_editor(of, plain, crlf, bom, edited))
 
     async def file_editor(self, of: OpenFile, plain: str, crlf: bool, bom: bool, edited: str | None) -> None:
-        new_text = await self.app.push_screen_wait(FileEditScreen(of.path, plain, edited=edited, repo=of.repo))
+        targets = link_targets_of(self.session)
+        source = partial(targets.complete, of.repo, of.path)
+        new_text = await self.app.push_screen_wait(
+            FileEditScreen(of.path, plain, edited=edited, repo=of.repo, link_source=source)
+        )
         if new_text is None:
             return
         session, text = self.session, new_text

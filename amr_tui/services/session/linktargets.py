@@ -88,6 +88,17 @@ class LinkTargets:
         style = self.session.repos[repo].style
         return [completion_for(t, style, source) for t in self.index(repo).search(query.target, LIMIT)]
 
+    def complete_in(self, repos: list[str], source: str, text: str, cursor: int) -> list[Completion]:
+        """``complete`` over several repos (the capture, before it asks which repo the fact is
+        for): the first repo's targets first; with more than one, each row names its repo."""
+        out: list[Completion] = []
+        for repo in repos:
+            found = self.complete(repo, source, text, cursor)
+            if len(repos) > 1:
+                found = [Completion(c.label, c.insert, f"{repo}  {c.detail}".rstrip()) for c in found]
+            out += found
+        return out
+
     def _headings(self, repo: str, source: str, target: str, typed: str, own: list[str] | None) -> list[Completion]:
         if not target.strip():
             path: str | None = source
