@@ -85,3 +85,10 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
     if run:
         parts.append((0, int(run)) if digits else (1, run.casefold()))
     return tuple(parts)
+
+
+def tree_key(name: str) -> tuple[tuple[tuple[int, int | str], ...], str]:
+    """How the file tree orders the names in one folder (a folder's name ends in ``/``): naturally
+    (``natural_key``), then by the name itself, so every order is total. The first frame's rows
+    (``screens.main.peek``) are picked in the same order."""
+    return natural_key(name), name
