@@ -37,7 +37,18 @@ if TYPE_CHECKING:
 
 #: The app's actions bound on the main screen ("app.sync", ...): they wait for its session.
 _AFTER_SESSION = frozenset(
-    {"sync", "share", "file_history", "entry_timeline", "forgotten", "forget_entry", "review_dreams", "activity"}
+    {
+        "sync",
+        "share",
+        "file_history",
+        "entry_timeline",
+        "forgotten",
+        "forget_entry",
+        "review_dreams",
+        "activity",
+        "link_graph",
+        "tags",
+    }
 )
 
 
@@ -319,6 +330,14 @@ class AmrApp(FrameWatchingApp[int]):
     def action_activity(self) -> None:
         """Review what others committed to the shown repo since the user last reviewed it."""
         self._run(flows.activity)
+
+    def action_link_graph(self) -> None:
+        """The link graph of the shown file's repo, centred on the file."""
+        self._run(flows.link_graph)
+
+    def action_tags(self) -> None:
+        """Every tag of the mounted repos, with their counts."""
+        self._run(flows.tags)
 
 
 def make_app(

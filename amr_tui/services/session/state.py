@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from amr_tui.core.format.edit import searchable_lines
 from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
+from amr_tui.core.graph import LinkGraph, build_graph
 from amr_tui.core.lint.facts import FileFacts, facts_of
 from amr_tui.core.lint.repo import MEMORY_FILE, Finding, RepoSnapshot, links_by_name, lint_file, lint_repo
 from amr_tui.core.model import Diagnostic, Entry, Link, Severity
@@ -374,6 +375,15 @@ class Session:
                 facts=dict(state.facts),
                 style=state.style,
             )
+
+    def link_graph(self, repo: str) -> LinkGraph:
+        """Who links to whom in ``repo`` (``core.graph``), as far as it is read; its orphans are
+        the lint's (AMR013), as the tree marks them. A thread worker's job: every link is resolved."""
+        state = self.repos[repo]
+        snap = self._snapshot(state, sizes=())
+        with self.lock:
+            orphans = [p for p, found in state.findings.items() if any(f.diagnostic.code == "AMR013" for f in found)]
+        return build_graph(snap, orphans)
 
     def relint(self, state: RepoState) -> None:
         snap = self._snapshot(state)
