@@ -14,6 +14,7 @@ legend line names them and the detail line says, in words, what the picked node 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,6 +56,9 @@ class GraphResult:
     path: str
 
 
+_INK = re.compile(r"\S+")
+
+
 def _offset(line: str, x: int) -> int:
     """The index in ``line`` of the character drawn at cell ``x``."""
     cells = 0
@@ -87,7 +91,11 @@ class GraphCanvas(Static):
         lines: list[Content] = []
         for row, line in enumerate(drawing.lines):
             # Labels are repo text: made visible in core.graph, and never parsed as markup here.
-            text = Content(line).stylize("$text-muted")
+            # Only the lines are muted, not the spaces between: a styled run that starts with
+            # spaces is drawn without them by SVG renderers (the screenshots).
+            text = Content(line)
+            for run in _INK.finditer(line):
+                text = text.stylize("$text-muted", run.start(), run.end())
             for node in by_row.get(row, []):
                 a = _offset(line, node.x)
                 b = _offset(line, node.x + node.width)

@@ -36,11 +36,14 @@ class TagPick:
     tag: str
 
 
-def tag_row(count: TagCount) -> Content:
-    """``#tag   12 entries in 4 files``: the count in words, never a colour alone."""
+def tag_row(count: TagCount, width: int = 0) -> Content:
+    """``#tag   12 entries in 4 files``: the count in words, never a colour alone. The gap is
+    part of the tag's run (``width``: the column the counts start at): a run that starts with
+    spaces is drawn without them by SVG renderers."""
+    name = f"#{count.tag}"
     return Content.assemble(
-        content(f"#{count.tag}", "bold"),
-        content(f"   {plural(count.entries, 'entry', 'entries')} in {plural(count.files, 'file')}", "$text-muted"),
+        content(name + " " * max(3, width - len(name)), "bold"),
+        content(f"{plural(count.entries, 'entry', 'entries')} in {plural(count.files, 'file')}", "$text-muted"),
     )
 
 
@@ -92,12 +95,13 @@ class TagsScreen(ModalScreen[TagPick | None]):
         options.clear_options()
         rows: list[Option] = []
         repos: list[str] = []
+        width = min(40, max((len(c.tag) + 4 for c in message.counts), default=0))
         for c in message.counts:
             if c.repo not in repos:
                 repos.append(c.repo)
                 n = sum(1 for x in message.counts if x.repo == c.repo)
                 rows.append(Option(content(f"{c.repo} \u00b7 {plural(n, 'tag')}", "bold $accent"), disabled=True))
-            rows.append(Option(tag_row(c), id=f"{c.repo}\0{c.tag}"))
+            rows.append(Option(tag_row(c, width), id=f"{c.repo}\0{c.tag}"))
         options.add_options(rows)
         first = next((i for i, o in enumerate(rows) if not o.disabled), None)
         if first is not None:

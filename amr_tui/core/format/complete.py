@@ -67,8 +67,8 @@ def link_query(text: str, cursor: int) -> LinkQuery | None:
         return None
     line_end = text.find("\n", cursor)
     line = text[line_start : len(text) if line_end == -1 else line_end]
-    if any(a <= opened - line_start < b for a, b in code_spans(line)):
-        return None
+    if any(a <= opened - line_start < b for a, b in code_spans(line)) or before[line_start:opened].count("`") % 2:
+        return None  # in inline code (or a code span being typed)
     target, sep, heading = typed.partition("#")
     return LinkQuery(opened, cursor, target, heading if sep else None, text[cursor : cursor + 2] == "]]")
 
