@@ -220,3 +220,28 @@ async def test_capture_completes_across_writable_repos(driver: AppDriver) -> Non
     await driver.press("tab")
     assert inp.value == "Ask [[oncall]]"
     await driver.press("escape")  # no list open: the prompt asks before dropping the text
+
+
+@pytest.mark.parametrize(
+    ("folder", "typed", "first"),
+    [
+        ("claude-code/memory", "[[user", "[User role](user_role.md)"),  # its front matter's name
+        ("basic-memory", "[[brew", "[[Coffee Brewing Methods]]"),  # its front matter's title
+        ("obsidian-vault", "[[atl", "[[Atlas]]"),  # its name, found anywhere in the vault
+    ],
+)
+def test_the_session_completes_each_format_from_its_files(folder: str, typed: str, first: str, tmp_path: Path) -> None:
+    import shutil
+
+    from amr_tui.services.session.linktargets import link_targets_of
+    from amr_tui.services.session.state import Session
+    from amr_tui.services.workspace import discover
+
+    src = Path(__file__).parent / "fixtures" / "formats" / folder
+    root = tmp_path / "repo"
+    shutil.copytree(src, root)
+    session = Session(discover([root]))
+    session.scan()
+    (repo,) = session.names
+    found = link_targets_of(session).complete(repo, "MEMORY.md", typed, len(typed))
+    assert found and found[0].insert == first, [c.insert for c in found]

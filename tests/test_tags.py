@@ -41,7 +41,8 @@ def names(text: str) -> list[str]:
         ("#Infra at the start, #ops/oncall nested", ["infra", "ops/oncall"]),
         ("trailing punctuation #infra. and #ops, kept out", ["infra", "ops"]),
         ("issue #123 and #2026-10 are no tags", []),
-        ("colours #fff #1e90ff #ff0a are no tags, #fffa is", ["fffa"]),
+        ("colours #fff #1e90ff #ff0a #add are no tags, #fffa and #cafe are", ["fffa", "cafe"]),
+        ("a trailing dash or slash is no part of it: #infra- #ops/", ["infra", "ops"]),
         ("inline `#code` is code, not a tag", []),
         ("a URL https://example.com/page#section holds no tag", []),
         ("a link [[projects/payments#Deadlines]] names a heading", []),
@@ -258,3 +259,37 @@ def test_rename_is_one_commit_in_every_file(make_repo) -> None:
         rename_tag_in_repo(session, "memory", "infra", "platform")  # nothing holds it any more
     with pytest.raises(EditRefused):
         rename_tag_in_repo(session, "memory", "platform", "123")
+
+
+@pytest.mark.slow
+async def test_the_tags_view_opens_a_tags_entries_and_renames_it(make_repo) -> None:
+    from textual.widgets import OptionList
+
+    from amr_tui.screens.dialogs import PromptScreen
+    from amr_tui.screens.finder import FinderScreen
+    from amr_tui.screens.tags import TagsScreen
+    from tests.driver import app_for, running, said
+
+    root = _repo(make_repo)
+    async with running(app_for([root], poll_interval=60)) as drive:
+        await drive.until(lambda: not drive.screen.indexing, what="loaded")
+        await drive.press("number_sign")
+        await drive.until(lambda: isinstance(drive.app.screen, TagsScreen) and drive.app.screen.counts, what="tags")
+        tags = drive.app.screen
+        assert [(c.tag, c.entries) for c in tags.counts][:2] == [("infra", 4), ("ops", 2)]
+        assert tags.query_one(OptionList).highlighted == 1  # the first tag, under its repo's line
+        await drive.press("enter")
+        await drive.until(lambda: isinstance(drive.app.screen, FinderScreen), what="the finder")
+        finder = drive.app.screen
+        assert finder.query_one("#finder-input").value == "tag:infra repo:memory"
+        await drive.until(lambda: len(finder.hits) == 4, what="the tag's four entries")
+        await drive.press("escape")
+        await drive.press("number_sign")
+        await drive.until(lambda: isinstance(drive.app.screen, TagsScreen) and drive.app.screen.counts, what="tags")
+        await drive.press("r")
+        await drive.until(lambda: isinstance(drive.app.screen, PromptScreen), what="the new name")
+        inp = drive.app.screen.query_one("#prompt-input")
+        inp.value = "platform"
+        await drive.press("enter")
+        await drive.until(lambda: said(drive.app, "Rename tag #infra to #platform"), what="the commit")
+    assert git(root, "log", "-1", "--format=%s").startswith("Rename tag #infra to #platform (3 in 2 files)")
