@@ -130,6 +130,8 @@ def test_targets_rank_as_the_finder_ranks_file_names() -> None:
     assert index.search("nothing-like-it") == []
     assert [t.text for t in index.search("")][:3] == ["backend/migrations", "backend/rate-limits", "backend/redis"]
     assert rank_headings(["Index", "Deadlines", "Open questions"], "dead") == ["Deadlines"]
+    paths = TargetIndex("r", link_targets(["infra.md", "infra/zeta.md", "infra/api.md", "infra/alpha.md"], "amr"))
+    assert [t.text for t in paths.search("infra/a")][:2] == ["infra/alpha", "infra/api"]  # a path's start first
 
 
 # ------------------------------------------------------------------------------ in the app

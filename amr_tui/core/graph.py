@@ -196,18 +196,17 @@ class _Canvas:
                 d.add("S")
 
     def lines(self, height: int) -> list[str]:
+        rows: list[dict[int, str]] = [{} for _ in range(height)]
+        for (r, x), d in self.dirs.items():
+            if d and 0 <= r < height:
+                rows[r][x] = _BOX.get(frozenset(d), " ")
+        for (r, x), ch in self.text.items():
+            if 0 <= r < height:
+                rows[r][x] = ch
         out: list[str] = []
-        for row in range(height):
-            xs = [x for (r, x) in self.text if r == row] + [x for (r, x) in self.dirs if r == row]
-            width = max(xs) + 1 if xs else 0
-            cells: list[str] = []
-            for x in range(width):
-                ch = self.text.get((row, x))
-                if ch is None:
-                    d = self.dirs.get((row, x))
-                    ch = _BOX.get(frozenset(d), " ") if d else " "
-                cells.append(ch)
-            out.append("".join(cells).rstrip())
+        for cells in rows:
+            width = max(cells) + 1 if cells else 0
+            out.append("".join(cells.get(x, " ") for x in range(width)).rstrip())
         return out
 
 

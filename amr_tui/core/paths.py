@@ -1,9 +1,12 @@
 """How amr names the files of a memory repo: plain constants and pure functions of a path string.
 
-The one source of each path rule, for every layer. It imports nothing (not even the rest of
-``amr_tui.core``), so a module on ``amr``'s start-up path can use it without loading the parser.
-Paths are posix, relative to the repo root.
+The one source of each path rule, for every layer. It imports nothing but the standard library's
+``re`` and ``functools`` (not the rest of ``amr_tui.core``), so a module on ``amr``'s start-up
+path can use it without loading the parser. Paths are posix, relative to the repo root.
 """
+
+import functools
+import re
 
 MEMORY_FILE = "MEMORY.md"
 MAX_PARSE_BYTES = 8 * 1024 * 1024  # larger files are listed but not parsed, loaded or linted
@@ -69,22 +72,16 @@ def entry_file(files: list[str] | set[str]) -> str:
     return notes[0] if notes else MEMORY_FILE
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
     """Sort ``name`` the way people count: runs of digits by their value, the rest without case
-    (``n2`` before ``n10``, ``n10`` before ``n1028``; ``Alpha`` beside ``alpha``)."""
-    parts: list[tuple[int, int | str]] = []
-    run = ""
-    digits = False
-    for ch in name:
-        is_digit = "0" <= ch <= "9"
-        if run and is_digit != digits:
-            parts.append((0, int(run)) if digits else (1, run.casefold()))
-            run = ""
-        run += ch
-        digits = is_digit
-    if run:
-        parts.append((0, int(run)) if digits else (1, run.casefold()))
-    return tuple(parts)
+    (``n2`` before ``n10``, ``n10`` before ``n1028``; ``Alpha`` beside ``alpha``). Kept per name:
+    a tree rebuilt sorts the same names again."""
+    parts = _DIGITS.split(name)
+    return tuple((0, int(p)) if i % 2 else (1, p.casefold()) for i, p in enumerate(parts) if p)
+
+
+_DIGITS = re.compile(r"([0-9]+)")
 
 
 def tree_key(name: str) -> tuple[tuple[tuple[int, int | str], ...], str]:

@@ -3,7 +3,7 @@
 ``TargetIndex`` holds one repo's files (``core.format.complete.link_targets``) in a
 ``SearchIndex`` of their paths (and titles, where the format has them), so ``[[back`` ranks
 ``backend/redis`` as ``/back`` ranks it in the finder: prefixes, typos, word starts, the file's
-own name above its folder. A heading after ``#`` is ranked the same way among the file's headings.
+own name above its folder. A path typed with a ``/`` lists the targets it starts first. A heading after ``#`` is ranked the same way among the file's headings.
 Pure.
 """
 
@@ -36,8 +36,11 @@ class TargetIndex:
         words = query_words(typed)
         if not words:
             return self._natural[:limit]
-        out: list[LinkTarget] = []
-        seen: set[str] = set()
+        # What starts with the path as typed comes first ("infra/a" lists infra/api-gateway,
+        # not infra.md, whose words hold "infra" and "a" too), in natural order; then the ranked rest.
+        start = typed.strip().casefold()
+        out = [t for t in self._natural if t.text.casefold().startswith(start)][:limit] if "/" in start else []
+        seen = {t.path for t in out}
         for hit in self._index.search(words, limit * 2):
             path = hit.item.path
             if path in seen or hit.missing:  # a target must hold every word typed

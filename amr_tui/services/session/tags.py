@@ -8,6 +8,8 @@ repo (entry text, ``tags`` metadata, front matter) as one commit through the wri
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from amr_tui.core.format.edit import summarise
@@ -32,28 +34,38 @@ class TagCount:
 
 def tag_counts(session: Session, repos: list[str] | None = None) -> list[TagCount]:
     """Every tag of the repos (all mounted ones by default), most used first within each repo.
-    Reads what the session has indexed so far (a thread worker's job: a pass over every entry)."""
+    Reads what the session has indexed so far (a thread worker's job: a pass over every entry).
+    Each entry's tags are ``item_tags``'s: its text, its ``tags`` metadata, its file's front matter."""
     with session.lock:
         items = list(session.index.items)
         facts = {name: dict(state.facts) for name, state in session.repos.items()}
     wanted = set(repos) if repos is not None else None
-    counts: dict[tuple[str, str], list[int]] = {}
+    counts: Counter[tuple[str, str]] = Counter()
     files: dict[tuple[str, str], set[str]] = {}
+    per_file: dict[tuple[str, str], tuple[tuple[str, ...], dict[int, list[str]]]] = {}
     for item in items:
         if item is None or item.kind != "entry" or (wanted is not None and item.repo not in wanted):
             continue
-        f = facts.get(item.repo, {}).get(item.path)
-        of_file = f.tags if f is not None else ()
-        meta = None
-        if f is not None and f.meta is not None and any(k in f.meta.keys for k in TAG_KEYS):
-            meta = f.meta.at(item.line)
-        if not of_file and meta is None and "#" not in item.text:
-            continue
-        for tag in item_tags(item.text, meta, of_file):
+        where = (item.repo, item.path)
+        known = per_file.get(where)
+        if known is None:
+            f = facts.get(item.repo, {}).get(item.path)
+            meta = f.meta if f is not None else None
+            tagged = meta.values_of(TAG_KEYS) if meta is not None and any(k in meta.keys for k in TAG_KEYS) else {}
+            known = per_file[where] = (f.tags if f is not None else (), tagged)
+        of_file, tagged = known
+        values = tagged.get(item.line)
+        if values is None and "#" not in item.text:
+            if not of_file:
+                continue
+            tags: Iterable[str] = of_file
+        else:
+            tags = item_tags(item.text, {"tags": values} if values else None, of_file)
+        for tag in tags:
             key = (item.repo, tag)
-            counts.setdefault(key, [0])[0] += 1
+            counts[key] += 1
             files.setdefault(key, set()).add(item.path)
-    out = [TagCount(repo, tag, n[0], len(files[(repo, tag)])) for (repo, tag), n in counts.items()]
+    out = [TagCount(repo, tag, n, len(files[(repo, tag)])) for (repo, tag), n in counts.items()]
     order = {name: i for i, name in enumerate(session.names)}
     out.sort(key=lambda t: (order.get(t.repo, 0), -t.entries, t.tag))
     return out
