@@ -24,8 +24,18 @@ def test_numbers_sort_by_value(numbers: list[int], prefix: str) -> None:
 
 
 def test_natural_order_is_total_and_ignores_case() -> None:
-    names = ["b.md", "A.md", "a.md", "n01.md", "n1.md", "n10.md", "n2.md"]
-    assert sorted(names, key=tree_key) == ["A.md", "a.md", "b.md", "n01.md", "n1.md", "n2.md", "n10.md"]
+    names = ["b.md", "A.md", "a.md", "n01.md", "n1.md", "n10.md", "n2.md", "redis-2.md", "redis.md"]
+    assert sorted(names, key=tree_key) == [
+        "A.md",
+        "a.md",
+        "b.md",
+        "n01.md",
+        "n1.md",
+        "n2.md",
+        "n10.md",
+        "redis.md",  # the name before its extension first
+        "redis-2.md",
+    ]
 
 
 class _Tree(App[None]):

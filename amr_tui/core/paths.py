@@ -84,8 +84,18 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
 _DIGITS = re.compile(r"([0-9]+)")
 
 
-def tree_key(name: str) -> tuple[tuple[tuple[int, int | str], ...], str]:
+NaturalKey = tuple[tuple[int, int | str], ...]
+"""``natural_key``'s: runs of digits as numbers, the rest folded."""
+TreeKey = tuple[NaturalKey, NaturalKey, str]
+"""``tree_key``'s: the name before its extension, the extension, the name."""
+
+
+def tree_key(name: str) -> TreeKey:
     """How the file tree orders the names in one folder (a folder's name ends in ``/``): naturally
-    (``natural_key``), then by the name itself, so every order is total. The first frame's rows
+    (``natural_key``), the name before its extension first (``redis.md`` before ``redis-2.md``),
+    then by the name itself, so every order is total. The first frame's rows
     (``screens.main.peek``) are picked in the same order."""
-    return natural_key(name), name
+    stem, dot, suffix = name.rstrip("/").rpartition(".")
+    if not dot or not stem:
+        stem, suffix = name.rstrip("/"), ""
+    return natural_key(stem), natural_key(suffix), name

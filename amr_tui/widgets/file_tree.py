@@ -22,7 +22,7 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from amr_tui.core.paths import MEMORY_FILE, tree_key
+from amr_tui.core.paths import MEMORY_FILE, TreeKey, tree_key
 from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys
 from amr_tui.widgets.safe import clean
 from amr_tui.widgets.textual_private import relayout_tree
@@ -98,7 +98,7 @@ def repo_label(badge: Badge) -> Text:
     return label
 
 
-def sort_key(name: str) -> tuple[int, tuple[tuple[tuple[int, int | str], ...], str]]:
+def sort_key(name: str) -> tuple[int, TreeKey]:
     """The order of the names in one folder (a folder's name ends in "/"): MEMORY.md, the
     folders, then the other files, each group in natural order."""
     return (0 if name == MEMORY_FILE else 1 if name.endswith("/") else 2, tree_key(name))
