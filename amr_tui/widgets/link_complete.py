@@ -172,7 +172,8 @@ class LinkCompletion(OptionList):
         """Under the cursor (above it for an editor at the bottom, or where there is no room below)."""
         at = self.editor.cursor_screen_offset
         height = min(len(self.items), MAX_ROWS) + 2
-        width = min(MAX_WIDTH, max(24, *(row(c).cell_length + 4 for c in self.items)))
+        frame = 4 + (2 if len(self.items) > MAX_ROWS else 0)  # border and padding; a scrollbar past MAX_ROWS
+        width = min(MAX_WIDTH, max(24, *(row(c).cell_length + frame for c in self.items)))
         screen_height = self.screen.size.height
         below = at.y + 1
         y = at.y - height if self.above or below + height > screen_height else below
