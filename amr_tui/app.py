@@ -50,6 +50,8 @@ _AFTER_SESSION = frozenset(
         "review_dreams",
         "activity",
         "stale",
+        "link_graph",
+        "tags",
     }
 )
 
@@ -370,6 +372,14 @@ class AmrApp(FrameWatchingApp[int]):
     def action_stale(self) -> None:
         """The Stale? queue: facts whose evidence no longer holds in the code they cite."""
         self._run(flows.stale, self.config, self.today)
+
+    def action_link_graph(self) -> None:
+        """The link graph of the shown file's repo, centred on the file."""
+        self._run(flows.link_graph)
+
+    def action_tags(self) -> None:
+        """Every tag of the mounted repos, with their counts."""
+        self._run(flows.tags)
 
 
 def make_app(

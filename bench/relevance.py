@@ -177,6 +177,9 @@ class AmrEngine:
     def wrote(self, item: object, name: str) -> bool:  # by: (no history here)
         return False
 
+    def file_tags(self, repo: str, path: str) -> Sequence[str]:
+        return ()
+
     def search(self, query: str, limit: int) -> list[Loc]:
         from amr_tui.core.search.index import QueryError
 

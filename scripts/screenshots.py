@@ -1,4 +1,5 @@
-"""Regenerate screenshots/*.svg from the demo set: `.venv/bin/python scripts/screenshots.py`.
+"""Regenerate screenshots/*.svg from the demo set: `.venv/bin/python scripts/screenshots.py`
+(or only some: `... scripts/screenshots.py graph finder`).
 
 Deterministic: the demo repos are built with fixed dates and authors, and "today" is fixed,
 so the pictures change only when the app's look does.
@@ -50,8 +51,12 @@ async def shoot(vm: Path) -> None:
         "help": [("keys", ["question_mark"])],
         "review": [("keys", ["V"]), ("keys", ["enter"])],
         "activity": [("keys", ["A"])],
+        "graph": [("keys", ["L"]), ("keys", ["d"]), ("keys", ["l"])],
     }
+    only = set(sys.argv[1:])
     for name, steps in scenes.items():
+        if only and name not in only:
+            continue
         app = make_app([vm], config=Config(), poll_interval=3600, today=TODAY)
         async with app.run_test(size=SIZE) as pilot:
             await ready(pilot)

@@ -218,3 +218,76 @@ def test_activity_review_screen(snap_compare, demo_root):
         pilot.app.clear_notifications()
 
     assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
+
+
+# ------------------------------------------------------------------------------ links and tags
+
+
+def test_link_completion(snap_compare, demo_root):
+    """A new entry (o) with ``[[back`` typed: the completion list above the cursor, ranked as the
+    finder ranks (the backend files first), the first row picked."""
+    from amr_tui.widgets.link_complete import LinkCompletion
+
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
+        await pilot.press("o")
+        inp = pilot.app.screen.query_one("#editor-input", Input)
+        await drive.until(lambda: inp.has_focus, what="the entry editor")
+        inp.cursor_blink = False
+        await pilot.press(*"See", "space", *"[[back")
+        completion = pilot.app.screen.query_one(LinkCompletion)
+        await drive.until(lambda: completion.is_open and completion.current, what="the completion list")
+        await drive.settled()
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
+
+
+def test_link_graph(snap_compare, demo_root):
+    """The link graph (L) of projects/payments.md at depth 2, the file it links to picked."""
+    from amr_tui.screens.graph import GraphScreen
+
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
+        await drive.open("memory-alice", "projects/payments.md")
+        await drive.settled()
+        await pilot.press("L")
+        await drive.until(lambda: isinstance(pilot.app.screen, GraphScreen), what="the graph")
+        screen = pilot.app.screen
+        await drive.until(lambda: screen.drawing is not None, what="the drawing")
+        await pilot.press("d")
+        await drive.until(lambda: screen.depth == 2 and screen.drawing.by_key("MEMORY.md"), what="depth 2")
+        await pilot.press("l")
+        await drive.settled()
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
+
+
+def test_tags_view(snap_compare, make_repo):
+    """The tags view (#) of a repo with tags in entry text, in [tags: ...] and in front matter."""
+    from amr_tui.screens.tags import TagsScreen
+
+    root = make_repo(
+        "memory",
+        {
+            "MEMORY.md": "# Memory\n\n- Deploys run from CI #infra #release\n"
+            "- Rotate the database password monthly [tags: infra, security]\n"
+            "- Issue #123 is no tag, nor is #fff\n\n## Index\n- [[ops]]\n",
+            "ops.md": "---\ntags: [ops, infra]\n---\n# Ops\n\n- Pager rotation is weekly #oncall/primary\n"
+            "- Deploy freezes start two days before a release #release\n",
+        },
+    )
+
+    async def go(drive):
+        pilot = drive.pilot
+        await _quiet(drive)
+        await pilot.press("number_sign")
+        await drive.until(lambda: isinstance(pilot.app.screen, TagsScreen), what="the tags view")
+        await drive.until(lambda: pilot.app.screen.counts, what="the counts")
+        await drive.settled()
+        await pilot.pause(0.3)
+
+    assert snap_compare(_app(root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))

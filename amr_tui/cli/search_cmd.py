@@ -31,7 +31,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "query",
         help=(
             'what to look for: words in any order (typos and abbreviations tolerated), "exact phrase", '
-            "-word, path:, repo:, source:, added:>=2026-10-01, has:KEY, no:KEY, KEY:VALUE, is:broken, is:orphan"
+            "-word, path:, repo:, source:, added:>=2026-10-01, has:KEY, no:KEY, KEY:VALUE, is:broken, is:orphan, tag:NAME"
         ),
     )
     p.add_argument("paths", nargs="*", type=Path, help="memory repos or folders holding several (default: .)")

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from amr_tui.widgets.link_complete import LinkCompletion, Source
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import SafeInput, content, content_lines
 
@@ -96,7 +97,14 @@ class PromptScreen(ModalScreen[str | None]):
 class TextPromptScreen(PromptScreen):
     """A prompt for text the user writes (a fact to capture): esc asks before dropping what was
     typed, and the app's quit question lists it (``unsaved_edits``, the HoldsUnsavedText protocol
-    of ``AmrApp.request_quit``)."""
+    of ``AmrApp.request_quit``). With a ``link_source``, ``[[`` opens the link completion list
+    (``widgets.link_complete``), which answers tab, up, down, and enter and esc while it is open."""
+
+    BINDINGS = [
+        Binding("tab", "complete('complete')", "Complete [[link", show=False, id="prompt.complete"),
+        Binding("down", "complete('down')", "Next target", show=False, id="prompt.complete_down"),
+        Binding("up", "complete('up')", "Previous target", show=False, id="prompt.complete_up"),
+    ]
 
     HELP_TITLE = "Writing text"
 
@@ -109,12 +117,37 @@ class TextPromptScreen(PromptScreen):
         *,
         what: str = "the text you are writing",
         edits_value: bool = False,
+        link_source: Source | None = None,
     ) -> None:
         """``edits_value``: ``value`` is text being edited (an entry), so only a change of it is
         unsaved (clearing it too); otherwise any text in the prompt is (a capture given back)."""
         super().__init__(title, value, placeholder, help_text)
         self.what = what
         self.edits_value = edits_value
+        self.link_source = link_source
+        self.completion: LinkCompletion | None = None
+
+    def on_mount(self) -> None:
+        inp = self.query_one(Input)
+        if self.link_source is not None:
+            self.completion = LinkCompletion(inp, self.link_source)
+            self.mount(self.completion)
+        inp.focus()
+
+    @on(Input.Changed, "#prompt-input")
+    def _complete(self) -> None:
+        if self.completion is not None:
+            self.completion.changed()
+
+    def action_complete(self, what: str) -> None:
+        if self.completion is not None:
+            self.completion.key(what, lambda: None)
+
+    def action_submit(self) -> None:
+        if self.completion is not None:
+            self.completion.key("accept", super().action_submit)
+            return
+        super().action_submit()
 
     def _typed(self) -> str | None:
         try:
@@ -132,6 +165,12 @@ class TextPromptScreen(PromptScreen):
         return [self.what] if self._holds_text() else []
 
     def action_cancel(self) -> None:
+        if self.completion is not None:
+            self.completion.key("close", self.cancel)
+            return
+        self.cancel()
+
+    def cancel(self) -> None:
         if not self._holds_text():
             self.dismiss(None)
             return

@@ -17,6 +17,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.secret_check import new_secrets, secret_answer
 from amr_tui.widgets.cut_area import CutTextArea
+from amr_tui.widgets.link_complete import LinkCompletion, Source
 
 
 class FileEditScreen(ModalScreen[str | None]):
@@ -29,6 +30,13 @@ class FileEditScreen(ModalScreen[str | None]):
         # reaches the text area (and the commit), as with enter in the entry editor.
         Binding("ctrl+s", "save", "Save and commit", priority=True, id="file_edit.save"),
         Binding("escape", "close", "Close", id="file_edit.close"),
+        # [[ completion (widgets.link_complete): these keys go to its list only while it answers
+        # them (check_action); otherwise they are the text area's own.
+        Binding("tab", "complete('complete')", "Complete [[link", show=False, priority=True, id="file_edit.complete"),
+        Binding("enter", "complete('accept')", "Take target", show=False, priority=True, id="file_edit.complete_take"),
+        Binding("down", "complete('down')", "Next target", show=False, priority=True, id="file_edit.complete_down"),
+        Binding("up", "complete('up')", "Previous target", show=False, priority=True, id="file_edit.complete_up"),
+        Binding("escape", "complete('close')", "Close list", show=False, priority=True, id="file_edit.complete_close"),
     ]
 
     def __init__(
@@ -40,17 +48,20 @@ class FileEditScreen(ModalScreen[str | None]):
         repo: str = "",
         budget: FileCut | None = None,
         today: _dt.date | None = None,
+        link_source: Source | None = None,
     ) -> None:
         """``text`` is the file as read; ``edited`` the text to start from when it is not that
         (an edit handed back after a save that did not happen). ``budget``: where the repo's agent
         stops loading the file (``services.loads.file_cut_of``); MEMORY.md without one is held
-        to amr's own budget."""
+        to amr's own budget. ``link_source``: what ``[[`` completion lists (None: no completion)."""
         super().__init__()
         self.path, self.repo = path, repo
         self.original = text
         self.start_text = text if edited is None else edited
         self.profile: Profile | None = budget.profile if budget is not None else (AMR if path == MEMORY_FILE else None)
         self.today = today or _dt.date.today()
+        self.link_source = link_source
+        self.completion: LinkCompletion | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="file-edit-box"):
@@ -68,8 +79,42 @@ class FileEditScreen(ModalScreen[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        area = self.query_one(TextArea)
+        self.completion = LinkCompletion(area, self.link_source)
+        self.mount(self.completion)
+        area.focus()
         self._show_budget()
+
+    @on(TextArea.Changed)
+    @on(TextArea.SelectionChanged)
+    def _complete(self) -> None:
+        if self.completion is not None:
+            self.completion.changed()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "complete":
+            return self.completion is not None and self.completion.wants(str(parameters[0]))
+        return True
+
+    def action_complete(self, what: str) -> None:
+        """Tab, enter, up, down and esc while the [[ completion list answers them."""
+        if self.completion is None:
+            return
+        area = self.query_one(TextArea)
+
+        def otherwise() -> None:  # what the key does without the list
+            if what == "complete":
+                self.focus_next()
+            elif what == "accept":
+                area.insert("\n")
+            elif what == "down":
+                area.action_cursor_down()
+            elif what == "up":
+                area.action_cursor_up()
+            else:
+                self.action_close()
+
+        self.completion.key(what, otherwise)
 
     @on(TextArea.Changed)
     @on(TextArea.SelectionChanged)

@@ -302,3 +302,46 @@ async def activity(app: App[int], main: MainScreen, session: Session) -> None:
     changed = await app.push_screen_wait(screen)
     read_again(main, changed)
     main.count_unreviewed()  # the mark may have moved: the tree's count follows
+
+
+# ------------------------------------------------------------------ links and tags
+async def link_graph(app: App[int], main: MainScreen, session: Session) -> None:
+    """The link graph of the shown file's repo, centred on it (``screens/graph.py``); the file
+    picked there opens on the main screen."""
+    from amr_tui.screens.graph import GraphScreen
+
+    repo = shown_repo(main, session)
+    if repo is None:
+        return
+    current = main.current
+    centre = current.path if current is not None and current.repo == repo else None
+    picked = await app.push_screen_wait(GraphScreen(repo, centre, lambda: session.link_graph(repo)))
+    if picked is not None:
+        main.go_to(picked.repo, picked.path, 0)
+
+
+async def tags(app: App[int], main: MainScreen, session: Session) -> None:
+    """The tags view (``screens/tags.py``): a tag's entries open in the finder (``tag:NAME``); a
+    tag renamed is rewritten in every file of its repo in one commit, as a save."""
+    from amr_tui.screens.dialogs import PromptScreen
+    from amr_tui.screens.tags import TagsScreen
+    from amr_tui.services.session.tags import rename_tag_in_repo, tag_counts
+
+    writable = {r for r in session.names if not session.mount(r).read_only}
+    picked = await app.push_screen_wait(TagsScreen(lambda: tag_counts(session), writable))
+    if picked is None:
+        return
+    if picked.action == "open":
+        main.action_find(f"tag:{picked.tag} repo:{picked.repo}")
+        return
+    new = await app.push_screen_wait(
+        PromptScreen(
+            make_visible(f"Rename #{picked.tag} in {picked.repo}"),
+            value=picked.tag,
+            help_text="Every #tag, [tags: ...] and front matter tags: in the repo's files, nested tags too, in one commit.",
+        )
+    )
+    if not new or new.strip().lstrip("#") == picked.tag:
+        return
+    repo, old = picked.repo, picked.tag
+    main.run_save(lambda: rename_tag_in_repo(session, repo, old, new)[0])

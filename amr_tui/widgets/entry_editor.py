@@ -15,6 +15,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, Static
 
 from amr_tui.core.model import Diagnostic, Link, Severity
+from amr_tui.widgets.link_complete import LinkCompletion, Source
 from amr_tui.widgets.safe import SafeInput, content
 from amr_tui.widgets.type_ahead import hold
 
@@ -53,6 +54,11 @@ class EntryEditor(Vertical):
         Binding("enter", "submit", "Save", priority=True, id="editor.save"),
         Binding("escape", "cancel", "Cancel edit", id="editor.cancel"),
         Binding("ctrl+t", "stamp_date", "Add today's date", id="editor.date"),
+        # [[ completion (widgets.link_complete): tab takes a target (it never leaves the field),
+        # up and down move in the list; enter and esc answer the list first while it is open.
+        Binding("tab", "complete('complete')", "Complete [[link", show=False, id="editor.complete"),
+        Binding("down", "complete('down')", "Next target", show=False, id="editor.complete_down"),
+        Binding("up", "complete('up')", "Previous target", show=False, id="editor.complete_up"),
     ]
 
     has_errors: reactive[bool] = reactive(False)
@@ -88,6 +94,9 @@ class EntryEditor(Vertical):
         self.diagnostics: list[Diagnostic] = []
         # Does a [[link]] resolve in the target's repo? Set by the screen (the session's resolver).
         self.link_ok: Callable[[Link], bool] | None = None
+        # What [[ completion lists in the target's repo (thread-safe; set by the screen), and the list.
+        self.link_source: Source | None = None
+        self.completion: LinkCompletion | None = None
         self._where = ""
 
     def compose(self) -> ComposeResult:
@@ -107,6 +116,12 @@ class EntryEditor(Vertical):
         inp.value = target.original
         inp.cursor_position = len(target.original)
         self.display = True
+        if self.completion is None:
+            self.completion = LinkCompletion(inp, above=True)
+            self.screen.mount(self.completion)
+        self.completion.source = self.link_source
+        self.completion.dismissed = None
+        self.completion.close()
         inp.focus()
         # The keys typed after the edit key wait for the input to have the focus.
         hold(self.app, "the entry editor opening", lambda: inp.has_focus or not self.display, 2.0)
@@ -119,6 +134,13 @@ class EntryEditor(Vertical):
     @on(Input.Changed, "#editor-input")
     def _changed(self, event: Input.Changed) -> None:
         self._validate(event.value)
+        if self.completion is not None and self.target is not None and not self.saving:
+            self.completion.changed()
+
+    def action_complete(self, what: str) -> None:
+        """Tab, up and down: answered by the [[ completion list (nothing else while none is open)."""
+        if self.completion is not None and self.target is not None and not self.saving:
+            self.completion.key(what, lambda: None)
 
     def _validate(self, value: str) -> None:
         from amr_tui.core.format.edit import check_line  # lazy: the parser stays off the first frame's imports
@@ -141,7 +163,15 @@ class EntryEditor(Vertical):
         self.query_one("#editor-title", Static).update(content(("Saving\u2026 " if value else "") + self._where))
 
     def action_submit(self) -> None:
-        """Enter: the entry as typed goes to be saved, and the keys typed next are commands (the
+        """Enter: the highlighted [[ completion is taken while the list is open; otherwise the
+        entry as typed goes to be saved (``submit``)."""
+        if self.completion is not None and self.target is not None and not self.saving:
+            self.completion.key("accept", self.submit)
+            return
+        self.submit()
+
+    def submit(self) -> None:
+        """The entry as typed goes to be saved, and the keys typed next are commands (the
         focus moves now, not at the next refresh): an edit key then waits for the save."""
         if self.target is None or self.saving:
             return
@@ -161,6 +191,13 @@ class EntryEditor(Vertical):
             self.screen.set_focus(self.query_one(Input))
 
     def action_cancel(self) -> None:
+        """Esc: closes the [[ completion list while it is open (the edit stays); else cancels."""
+        if self.completion is not None and self.target is not None and not self.saving:
+            self.completion.key("close", self.cancel)
+            return
+        self.cancel()
+
+    def cancel(self) -> None:
         if self.target is not None and not self.saving:
             changed = self.query_one(Input).value != self.target.original
             self.post_message(self.Cancelled(self.target, changed))
@@ -185,3 +222,5 @@ class EntryEditor(Vertical):
         self.saving = False
         self.target = None
         self.display = False
+        if self.completion is not None:
+            self.completion.close()

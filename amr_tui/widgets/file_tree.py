@@ -1,4 +1,14 @@
-"""The file tree of every mounted repo: one root per repo, MEMORY.md first."""
+"""The file tree of every mounted repo: one root per repo, MEMORY.md first.
+
+Names sort naturally (``n2`` before ``n10``: ``core.paths.tree_key``): MEMORY.md, then the folders,
+then the other files. A file's mark says what is wrong with it (errors, ``orphan``, ``broken``); a
+folder's mark counts the files under it with a broken link (``✗2``) or that nothing links to
+(``○1``), so a problem deep in a closed folder shows on the folder.
+
+Folders open and close as you leave them: a rebuild (a poll, a save, a sync) keeps each one's
+state. At start every folder is open. A folder that appears later (an agent's commit, a new file,
+a move) starts closed, unless it holds the file under the cursor, which the tree always shows.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +23,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from amr_tui.core.inbox import badge_text
-from amr_tui.core.paths import MEMORY_FILE
+from amr_tui.core.paths import MEMORY_FILE, TreeKey, tree_key
 from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys
 from amr_tui.widgets.safe import clean
 from amr_tui.widgets.textual_private import relayout_tree
@@ -115,9 +125,34 @@ def pending_text(badge: Badge, today: _dt.date | None = None) -> str:
     return badge_text(badge.pending, start, _dt.datetime.combine(day, _dt.time(), _dt.UTC))
 
 
-def sort_key(path: str) -> tuple[int, str]:
-    name = path.rstrip("/").rsplit("/", 1)[-1]
-    return (0 if name == MEMORY_FILE else 1, name.lower())
+def sort_key(name: str) -> tuple[int, TreeKey]:
+    """The order of the names in one folder (a folder's name ends in "/"): MEMORY.md, the
+    folders, then the other files, each group in natural order."""
+    return (0 if name == MEMORY_FILE else 1 if name.endswith("/") else 2, tree_key(name))
+
+
+BROKEN_MARK = "\u2717"  # a folder holds files with a link to no file
+ORPHAN_MARK = "\u25cb"  # a folder holds files nothing links to
+
+
+def folder_marks(broken: set[str], orphans: set[str]) -> dict[str, Text]:
+    """Each folder's mark ("dir/" -> "✗2 ○1"): how many files under it have a broken link, and
+    how many nothing links to (a symbol and a count: never colour alone)."""
+    counts: dict[str, list[int]] = {}
+    for which, paths in ((0, broken), (1, orphans)):
+        for path in paths:
+            parts = path.split("/")[:-1]
+            for k in range(1, len(parts) + 1):
+                counts.setdefault("/".join(parts[:k]) + "/", [0, 0])[which] += 1
+    out: dict[str, Text] = {}
+    for folder, (n_broken, n_orphan) in counts.items():
+        mark = Text()
+        if n_broken:
+            mark.append(f"{BROKEN_MARK}{n_broken}", "yellow")
+        if n_orphan:
+            mark.append((" " if mark else "") + f"{ORPHAN_MARK}{n_orphan}", "yellow")
+        out[folder] = mark
+    return out
 
 
 class MemoryTree(ListKeys, Tree[FileRef]):
@@ -154,7 +189,8 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         self.show_root = False
         self.guide_depth = 2
         self._repo_nodes: dict[str, TreeNode[FileRef]] = {}
-        self._file_nodes: dict[tuple[str, str], TreeNode[FileRef]] = {}
+        self._file_nodes: dict[tuple[str, str], TreeNode[FileRef]] = {}  # files and folders ("dir/")
+        self._folders: dict[str, set[str]] = {}  # each repo's folders the tree has shown (open or closed)
         self._rows_left = -1  # rows set_repo may still add (-1: all of them)
         # What each repo's subtree was built from: (its files, their marks), None when only its
         # first rows were built. The same files again only relabel (badges, marks): rebuilding
@@ -170,9 +206,11 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         *,
         rows: int | None = None,
     ) -> None:
-        """Replace one repo's subtree, keeping which folders were open. ``problems``: a mark after a
-        file's name (a string is drawn red; a Text in its own styles: errors, "orphan"). ``rows``:
-        only the first rows (the first frame shows a screenful; the whole list follows)."""
+        """Replace one repo's subtree, keeping which folders were open (a new folder starts closed
+        unless it holds the file under the cursor; at the first build every folder is open).
+        ``problems``: a mark after a file's or a folder's ("dir/") name (a string is drawn red; a
+        Text in its own styles: errors, "orphan", ``folder_marks``). ``rows``: only the first rows
+        (the first frame shows a screenful; the whole list follows)."""
         problems = problems or {}
         node = self._repo_nodes.get(badge.name)
         listed = tuple(files)
@@ -204,7 +242,13 @@ class MemoryTree(ListKeys, Tree[FileRef]):
                 cur = sub
             cur[parts[-1]] = None
         self._rows_left = rows if rows is not None else -1
-        self._add_tree(node, badge.name, "", tree, expanded, problems)
+        seen = self._folders.get(badge.name)
+        holding = {keep.path[: i + 1] for i, ch in enumerate(keep.path) if ch == "/"} if keep is not None else set()
+        opened = expanded | holding if seen is not None else None
+        shown: set[str] = set()
+        self._add_tree(node, badge.name, "", tree, opened, seen or set(), problems, shown)
+        if rows is None:
+            self._folders[badge.name] = shown
         if keep is not None:  # a rebuilt subtree keeps the cursor where it was
             found = self._file_nodes.get((keep.repo, keep.path)) or next(
                 (n for n in self._walk(node) if n.data == keep), None
@@ -223,7 +267,10 @@ class MemoryTree(ListKeys, Tree[FileRef]):
             changed = True
         for path in old.keys() | new.keys():
             if old.get(path) != new.get(path) and (leaf := self._file_nodes.get((badge.name, path))) is not None:
-                leaf.set_label(file_label(path.rsplit("/", 1)[-1], path, new))
+                if path.endswith("/"):
+                    leaf.set_label(folder_label(path[:-1].rsplit("/", 1)[-1] + "/", path, new))
+                else:
+                    leaf.set_label(file_label(path.rsplit("/", 1)[-1], path, new))
                 changed = True
         if changed:
             # A new label may be wider: the lines (and the scrollable width) are laid out again,
@@ -243,10 +290,14 @@ class MemoryTree(ListKeys, Tree[FileRef]):
         repo: str,
         prefix: str,
         tree: FolderTree,
-        expanded: set[str],
+        opened: set[str] | None,
+        seen: set[str],
         problems: dict[str, str | Text],
+        shown: set[str],
     ) -> None:
-        for name in sorted(tree, key=lambda n: (0 if n == MEMORY_FILE else 1 if n.endswith("/") else 2, n.lower())):
+        """Add ``tree``'s rows under ``parent``. ``opened``: the folders to open (None: the first
+        build, every one); ``seen``: the folders shown before (one not among them is new)."""
+        for name in sorted(tree, key=sort_key):
             if self._rows_left == 0:
                 return
             self._rows_left -= 1
@@ -255,12 +306,12 @@ class MemoryTree(ListKeys, Tree[FileRef]):
             if sub is None:
                 self._file_nodes[(repo, path)] = parent.add_leaf(file_label(name, path, problems), FileRef(repo, path))
             else:
+                shown.add(path)
                 child = parent.add(
-                    Text(clean(name), "bold dim", no_wrap=True, end=""),
-                    FileRef(repo, path),
-                    expand=path in expanded or not expanded,
+                    folder_label(name, path, problems), FileRef(repo, path), expand=opened is None or path in opened
                 )
-                self._add_tree(child, repo, path, sub, expanded, problems)
+                self._file_nodes[(repo, path)] = child
+                self._add_tree(child, repo, path, sub, opened, seen, problems, shown)
 
     def _walk(self, node: TreeNode[FileRef]) -> Iterator[TreeNode[FileRef]]:
         for child in node.children:
@@ -277,6 +328,19 @@ class MemoryTree(ListKeys, Tree[FileRef]):
                 parent.expand()
             parent = parent.parent
         self._place_cursor(node)
+
+
+def folder_label(name: str, path: str, problems: dict[str, str | Text]) -> Text:
+    """A folder's row: its name, then its mark (``folder_marks``) if it has one."""
+    label = Text(clean(name), "bold dim", no_wrap=True, end="")
+    mark = problems.get(path)
+    if mark:
+        label.append(" ")
+        if isinstance(mark, Text):
+            label.append_text(mark)
+        else:
+            label.append(mark, "red")
+    return label
 
 
 def file_label(name: str, path: str, problems: dict[str, str | Text]) -> Text:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from amr_tui.core.format.entrymeta import FileMeta, PackedMeta, file_meta, pack_meta, unpack_meta
+from amr_tui.core.format.tags import file_tags
 from amr_tui.core.model import Diagnostic, Entry, Fix, Line, LineEdit, LineKind, Link, ParsedFile, Severity
 
 # Possible contradictions (AMR033, info) compare texts pairwise within word blocks: seconds on a
@@ -47,6 +48,7 @@ PackedFacts = tuple[
     tuple[str, ...],
     PackedMeta | None,
     str,
+    tuple[str, ...],
 ]
 
 
@@ -189,6 +191,7 @@ class FileFacts:
     texts: list[str] = field(default_factory=list)  # each fact as written, as ``entries`` (AMR033)
     meta: FileMeta | None = None  # the entries' [key: value] metadata (the finder's filters); None: none has any
     title: str = ""  # the front matter's title or name (``front_title``)
+    tags: tuple[str, ...] = ()  # the tags its front matter gives the file (``core.format.tags.file_tags``)
 
     @property
     def count(self) -> int:
@@ -225,6 +228,7 @@ def facts_of(doc: ParsedFile, keys: dict[frozenset[str], frozenset[str]] | None 
         texts,
         file_meta(doc.entries, keys),
         front_title(doc),
+        file_tags(doc),
     )
 
 
@@ -258,11 +262,12 @@ def pack(f: FileFacts) -> PackedFacts:
         tuple(f.texts),
         pack_meta(f.meta) if f.meta is not None else None,
         f.title,
+        f.tags,
     )
 
 
 def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = None) -> FileFacts:
-    diags, links, link_lines, norms, raw_lines, headings, texts, meta, title = t
+    diags, links, link_lines, norms, raw_lines, headings, texts, meta, title, tags = t
     at: array[int] = array("I")
     at.frombytes(raw_lines)
     if len(at) != len(texts) or (norms.count("\n") + 1 if norms else 0) != len(at):
@@ -277,4 +282,5 @@ def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = N
         list(texts),
         unpack_meta(meta, keys) if meta is not None else None,
         str(title),
+        tuple(map(str, tags)),
     )

@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Protocol
 
+from amr_tui.core.format.tags import item_tags, tag_matches
 from amr_tui.core.scope import matches as scope_matches
 from amr_tui.core.search.items import SearchHit, SearchItem
 from amr_tui.core.search.query import AGO, STOPWORDS, Filter, Parsed, QueryError, parse
@@ -441,7 +442,7 @@ class SearchContext(Protocol):
     command line answers from the parsed files and the lint findings)."""
 
     @property
-    def keys(self) -> frozenset[str]:
+    def keys(self) -> Container[str]:
         """Metadata keys in use, beyond ``source`` and ``added`` (for KEY:VALUE filters)."""
         ...
 
@@ -468,6 +469,10 @@ class SearchContext(Protocol):
 
     def wrote(self, item: SearchItem, name: str) -> bool:
         """``name`` (folded) is among the writers of the commit that last wrote the entry's line."""
+        ...
+
+    def file_tags(self, repo: str, path: str) -> Sequence[str]:
+        """The tags the file's front matter gives every entry of it (``core.format.tags``)."""
         ...
 
 
@@ -517,6 +522,13 @@ class _Keep:
         ctx = self._context
         meta: Mapping[str, Sequence[str]] | None = None
         for f in self._filters:
+            if f.key == "tag":
+                if meta is None:
+                    meta = ctx.metadata(item) or {}
+                tags = item_tags(item.text, meta, ctx.file_tags(item.repo, item.path))
+                if not any(tag_matches(t, f.value) for t in tags):
+                    return False
+                continue
             if f.key == "is":
                 if f.value == "broken" and not ctx.broken(item):
                     return False

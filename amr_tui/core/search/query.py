@@ -18,7 +18,8 @@
   days before today, and a repo whose reads are unknown matches neither); ``scope:global`` /
   ``scope:project:NAME`` / ``scope:project`` (where the fact holds: ``core.scope``) and ``by:NAME``
   (who wrote it: its ``by`` key, else the author of the commit that last wrote its line, or that
-  commit's ``Agent`` trailer).
+  commit's ``Agent`` trailer), and ``tag:NAME`` (an entry with that tag, or one nested in it: ``#tag`` in its
+  text, ``[tags: ...]`` or its file's front matter; ``core.format.tags``).
 
 A malformed filter (``added:soon``, ``is:nice``) is reported in ``Parsed.error`` with what it
 takes; the rest of the query still runs. Pure.
@@ -27,8 +28,10 @@ takes; the rest of the query still runs. Pure.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 
+from amr_tui.core.format.tags import normal_tag
 from amr_tui.core.scope import filter_error as scope_filter_error
 
 STOPWORDS = frozenset(
@@ -37,7 +40,7 @@ STOPWORDS = frozenset(
     no so than too very can could should would will shall may might must about into over after before
     when where who whom whose which what why how all any each every some such only also just""".split()
 )
-OPERATORS = ("path", "repo", "source", "added", "has", "no", "is", "verified", "read", "scope", "by")
+OPERATORS = ("path", "repo", "source", "added", "has", "no", "is", "verified", "read", "scope", "by", "tag")
 IS_VALUES = ("broken", "orphan", "stale", "unread")
 DATE_KEYS = ("added", "verified", "read")
 _DATE = re.compile(r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?")
@@ -53,7 +56,7 @@ class QueryError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Filter:
-    key: str  # path, repo, source, added, has, no, is, or a metadata key
+    key: str  # path, repo, source, added, has, no, is, tag, or a metadata key
     op: str  # "~" (holds), "glob", ">=", "<=", ">", "<", "=" (equal or a date prefix)
     value: str  # folded
 
@@ -87,7 +90,7 @@ def _pad_date(value: str) -> str:
     return "-".join([parts[0], *(p.zfill(2) for p in parts[1:])])
 
 
-def parse(query: str, metadata_keys: frozenset[str] = frozenset()) -> Parsed:
+def parse(query: str, metadata_keys: Container[str] = frozenset()) -> Parsed:
     """Split ``query`` into words, phrases, exclusions and filters (see the module docstring).
 
     ``metadata_keys``: keys the index has seen, usable as ``KEY:VALUE`` filters."""
@@ -146,6 +149,7 @@ def _example(key: str) -> str:
         "read": "read:<90d or read:>=2026-10-01",
         "scope": "scope:global or scope:project:payments",
         "by": "by:claude-code",
+        "tag": "tag:infra",
     }.get(key, f"{key}:value")
 
 
@@ -164,6 +168,11 @@ def _filter(key: str, value: str) -> Filter | str:
         if v not in IS_VALUES:
             return f"is: takes {' or '.join(IS_VALUES)}, not {value!r}"
         return Filter("is", "=", v)
+    if key == "tag":
+        name = normal_tag(value)
+        if name is None:
+            return f"tag: takes a tag name with a letter, such as tag:infra, not {value!r}"
+        return Filter("tag", "=", name)
     if key in ("has", "no"):
         return Filter(key, "=", value.lower())
     if key == "path":
@@ -194,6 +203,7 @@ SYNTAX: tuple[tuple[str, str], ...] = (
     ("is:unread, read:<90d", "never read by agents through amr mcp; not read for 90 days (where reads are known)"),
     ("scope:global, scope:project:NAME", "where the fact holds (its scope key); scope:project: any project's"),
     ("by:NAME", "who wrote it: its by key, else the author (or Agent trailer) of the commit of its line"),
+    ("tag:infra", "entries tagged #infra (in the text, [tags: ...] or the file's front matter); nested tags too"),
 )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,6 +39,7 @@ from amr_tui.services import writegate
 from amr_tui.services.loads import file_cut_of
 from amr_tui.services.session import editing
 from amr_tui.services.session.external import put_back, run_editor
+from amr_tui.services.session.linktargets import link_targets_of
 from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.undo import undo_newest
 from amr_tui.services.workspace import MEMORY_FILE, is_markdown
@@ -335,6 +337,8 @@ class EditActions:
                     f"{path.rsplit('/', 1)[-1]} before line {cut}"
                 )
         editor.link_ok = lambda link: session.resolve_link(repo, link, path)[0] is LinkState.OK
+        targets = link_targets_of(session)
+        editor.link_source = lambda text, cursor: targets.complete(repo, path, text, cursor)
         draft = self.host.drafts.pop((target.repo, target.path), None)
         if draft is not None:
             old_target, value = draft
@@ -529,6 +533,10 @@ class EditActions:
         of the ``writable`` repos it is for (when more than one), then save it. Esc on a later
         question, or a save that is not made, comes back to the text in the prompt."""
         holds = "the fact you are capturing"
+        targets = link_targets_of(self.session)
+        here = self.host.current
+        order = sorted(writable, key=lambda r: r != (here.repo if here is not None else None))
+        source = partial(targets.complete_in, order, MEMORY_FILE)
         while True:
             # esc and quitting ask before dropping what was typed
             typed = await self.app.push_screen_wait(
@@ -538,6 +546,7 @@ class EditActions:
                     placeholder="fact [source: https://...]",
                     help_text="Goes to the top of MEMORY.md, above ## Index.",
                     what=holds,
+                    link_source=source,
                 )
             )
             if not typed or not typed.strip():
@@ -603,8 +612,10 @@ class EditActions:
 
     async def file_editor(self, of: OpenFile, plain: str, crlf: bool, bom: bool, edited: str | None) -> None:
         budget = file_cut_of(self.session.mount(of.repo), of.path, of.data or b"", of.doc)
+        targets = link_targets_of(self.session)
+        source = partial(targets.complete, of.repo, of.path)
         new_text = await self.app.push_screen_wait(
-            FileEditScreen(of.path, plain, edited=edited, repo=of.repo, budget=budget)
+            FileEditScreen(of.path, plain, edited=edited, repo=of.repo, budget=budget, link_source=source)
         )
         if new_text is None:
             return

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from amr_tui.core.format.links import LinkState, candidates, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, parse
-from amr_tui.core.paths import entry_file, is_markdown
+from amr_tui.core.paths import entry_file, is_markdown, tree_key
 from amr_tui.services.workspace import (
     MAX_PARSE_BYTES,
     Mount,
@@ -61,8 +61,8 @@ def link_states(doc: Document, files: list[str], escaping: set[str]) -> dict[tup
 
 def first_files(files: list[str], rows: int = FIRST_ROWS) -> list[str]:
     """The files that can show in the first ``rows`` rows of a repo's tree with every folder open
-    (the tree lists MEMORY.md, then the folders, then the other files, each group by name, case
-    aside): all of them for a small repo; else the root's files and the top folders in that
+    (the tree lists MEMORY.md, then the folders, then the other files, each group in natural
+    order: ``core.paths.tree_key``): all of them for a small repo; else the root's files and the top folders in that
     order until they hold ``rows`` files. The first frame builds its rows from these (at 1M, 2,000
     of 20,000 paths), in this thread rather than on the UI thread; the whole tree follows."""
     if len(files) <= rows * 8:
@@ -76,7 +76,7 @@ def first_files(files: list[str], rows: int = FIRST_ROWS) -> list[str]:
         else:
             keep.append(path)  # after the folders in the tree (but MEMORY.md): past the first rows
     held = 0
-    for name in sorted(folders, key=str.lower):
+    for name in sorted(folders, key=tree_key):
         if held >= rows:
             break
         keep += folders[name]
@@ -91,7 +91,7 @@ def first_listing(root: Path, rows: int = FIRST_ROWS) -> tuple[list[str], set[st
     the first frame no longer waits for the whole walk. (files, escaping, whether that was all)."""
     files, escaping, _none = scan_files(root, stats=False, descend=False)
     held = 0
-    folders = sorted(top_folders(root), key=lambda n: (n + "/").lower())
+    folders = sorted(top_folders(root), key=lambda n: tree_key(n + "/"))
     for at, name in enumerate(folders):
         if held >= rows and any(holds_files(root / rest) for rest in folders[at:]):
             return files, escaping, False  # "not all" only when a file is left (one is enough to know)

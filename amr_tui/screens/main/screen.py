@@ -40,7 +40,7 @@ from amr_tui.services.config import TREE_WIDTH
 from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
-from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree, pending_text
+from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree, folder_marks, pending_text
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_panel import SidePanel
 from amr_tui.widgets.type_ahead import hold
@@ -112,6 +112,8 @@ class MainScreen(Screen[None]):
         Binding("v", "app.stale", "Stale? (check against code)", show=False, id="main.stale"),
         Binding("S", "app.sync", "Sync", show=False, id="main.sync"),
         Binding("P", "app.share", "Share for pairing", show=False, id="main.share"),
+        Binding("L", "app.link_graph", "Link graph", show=False, id="main.graph"),
+        Binding("number_sign", "app.tags", "Tags", show=False, id="main.tags"),
         Binding("1", "focus('tree')", "Tree", show=False, id="main.focus_tree"),
         Binding("2", "focus('view')", "Entries", show=False, id="main.focus_view"),
         Binding("3", "focus('backlinks')", "Backlinks", show=False, id="main.focus_backlinks"),
@@ -969,18 +971,23 @@ class MainScreen(Screen[None]):
         for name in session.names:
             info = session.badge(name)  # a bare badge until git status was read: no git on the UI thread
             problems: dict[str, str | Text] = {}
+            broken: set[str] = set()
+            orphans: set[str] = set()
             for path in session.files(name):
                 diags = session.diagnostics(name, path)
                 errors = sum(1 for d in diags if d.severity.value == "error")
                 mark = Text(f"\u25cf{errors}", "red") if errors else Text()
                 if any(d.code == "AMR013" for d in diags):  # no link reaches it from MEMORY.md
                     mark.append((" " if mark else "") + "orphan", "yellow")
+                    orphans.add(path)
                 if any(d.code == "AMR010" for d in diags):  # a [[link]] in it names no file
                     mark.append((" " if mark else "") + "broken", "yellow")
+                    broken.add(path)
                 if any(d.code == "AMR030" for d in diags):  # it brings back a forgotten fact
                     mark.append((" " if mark else "") + "resurrected", "yellow")
                 if mark:
                     problems[path] = mark
+            problems.update(folder_marks(broken, orphans))  # a folder counts what is under it
             tree.set_repo(info, session.files(name), problems)
         self._say_pending([session.badge(name) for name in session.names])
 
@@ -1086,12 +1093,13 @@ class MainScreen(Screen[None]):
             place = Place(of.repo, target.path, target.line)
             self.leave_file(lambda: self.open_place(place))
 
-    def action_find(self) -> None:
+    def action_find(self, query: str = "") -> None:
+        """The finder (``query``: what it starts with, e.g. ``tag:infra`` from the tags view)."""
         # Imported here: the finder (and the search it drives) is not needed for the first frame.
         from amr_tui.screens.finder import FinderScreen
 
         session = self.loaded
-        finder = FinderScreen(session.search_session(), past=past_loader(session), coverage=session.coverage)
+        finder = FinderScreen(session.search_session(), query, past=past_loader(session), coverage=session.coverage)
         self.run_worker(self.find(session, finder), group="flow:find")
 
     async def find(self, session: Session, finder: FinderScreen) -> None:

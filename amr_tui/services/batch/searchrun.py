@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from amr_tui.core.format.tags import file_tags
+from amr_tui.core.paths import is_markdown
 from amr_tui.services.batch import diskcache, searchcache
 from amr_tui.services.batch.parallel import entry_texts, map_files
 from amr_tui.services.workspace import Mount, discover, load_snapshot, paused_gc, read_bytes, scan_files
@@ -66,10 +69,30 @@ ReadsOf = Callable[[Mount], Callable[[str], tuple[int, str | None] | None]]  # a
 _KEPT: list[SearchIndex] = []  # `amr search` leaves its index to the end of the process (see cli.main.FAST_EXIT)
 
 
+class DiskKeys:
+    """The metadata keys ``amr search`` reads as ``KEY:VALUE`` filters: a key some entry of the
+    repos has, as the app's finder knows them from the entries it parsed. Asked one key at a time
+    (only for a ``word:`` the query holds): files that hold ``[key:`` or ``; key:`` are parsed
+    until an entry with that key is found."""
+
+    def __init__(self, context: DiskSearchContext) -> None:
+        self._context = context
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = self._context.has_key(key)
+        return found
+
+
 class DiskSearchContext:
-    """The filters the index cannot answer (metadata, broken links, orphans), for ``amr search``:
-    only the files of candidate entries are parsed, on first use; the repo's link graph is read
-    only for ``is:orphan``."""
+    """The filters the index cannot answer (metadata, tags, broken links, orphans), for ``amr
+    search``, as ``services.session.searchctx.SessionSearchContext`` answers them in the app and
+    for MCP: only the files of candidate entries are parsed, on first use; the repo's link graph
+    is read only for ``is:orphan``."""
 
     def __init__(
         self, mounts: Sequence[Mount], stale_of: StaleOf | None = None, reads_of: ReadsOf | None = None
@@ -83,10 +106,27 @@ class DiskSearchContext:
         self._stale: dict[str, set[tuple[str, int]]] = {}
         self._usage: dict[str, Callable[[str], tuple[int, str | None] | None]] = {}
         self._authors: dict[str, Any] = {}  # repo -> services.history.authors.Authors (None: no git)
+        self._keys = DiskKeys(self)
 
     @property
-    def keys(self) -> frozenset[str]:
-        return frozenset({"source", "added", "by", "status", "owner", "expires", "confidence", "reason", "verified"})
+    def keys(self) -> DiskKeys:
+        return self._keys
+
+    def has_key(self, key: str) -> bool:
+        """Whether an entry of the repos has metadata ``key`` (lower case)."""
+        probe = re.compile(rb"[\[;][ \t\v\f\r]*" + re.escape(key.encode()) + rb"[ \t\v\f\r]*:", re.I)
+        for name, mount in self._mounts.items():
+            files, escaping, _stats = scan_files(mount.root, stats=False)
+            for rel in files:
+                if rel in escaping or not is_markdown(rel):
+                    continue
+                data = read_bytes(mount.root, rel)
+                if data is None or probe.search(data) is None:
+                    continue
+                doc = self._doc(name, rel)
+                if doc is not None and any(m.key.lower() == key for e in doc.entries for m in e.metadata):
+                    return True
+        return False
 
     def _doc(self, repo: str, path: str) -> Document | None:
         key = (repo, path)
@@ -122,6 +162,10 @@ class DiskSearchContext:
             return False
         snap = self._snapshot(item.repo)
         return any(snap.resolve(link.target).state is LinkState.BROKEN for link in entry.links)
+
+    def file_tags(self, repo: str, path: str) -> Sequence[str]:
+        doc = self._doc(repo, path)
+        return file_tags(doc) if doc is not None else ()
 
     def orphan(self, repo: str, path: str) -> bool:
         if repo not in self._reachable:

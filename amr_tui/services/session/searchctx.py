@@ -7,7 +7,9 @@ The finder's (and the agent interface's) metadata filters (``source:``, ``added:
 (AMR010), ``is:orphan`` reads the lint findings (AMR013: not reachable from MEMORY.md), ``is:stale``
 reads the repo's last verify report and ``is:unread``/``read:`` the agents' reads
 (``session.verifying``), and ``by:NAME`` asks who wrote the entry's line (``services.history.authors``).
-See ``core.search.index.SearchContext``.
+``tag:NAME`` reads the entry's text and metadata and the tags of its file's front matter (kept in
+its facts). See ``core.search.index.SearchContext``; ``amr search`` answers the same filters from
+the files (``services.batch.searchrun.DiskSearchContext``).
 """
 
 from __future__ import annotations
@@ -95,6 +97,11 @@ class SessionSearchContext:
     def reads(self, item: SearchItem) -> tuple[int, str | None] | None:
         got = self._session.verifying.reads(item.repo, item.text)
         return None if got.reads is None else (got.reads, got.last)
+
+    def file_tags(self, repo: str, path: str) -> Sequence[str]:
+        state = self._session.repos.get(repo)
+        facts = state.facts.get(path) if state else None
+        return facts.tags if facts is not None else ()
 
 
 __all__ = ["SessionSearchContext"]

@@ -20,6 +20,7 @@ from amr_tui.core.format.edit import searchable_lines
 from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.formats import profile_of
+from amr_tui.core.graph import LinkGraph, build_graph
 from amr_tui.core.lint.facts import FileFacts, facts_of
 from amr_tui.core.lint.repo import (
     CONTRADICTIONS_MAX_ENTRIES,
@@ -395,6 +396,15 @@ class Session:
                 style=state.style,
                 budget=budget_of(state.mount),
             )
+
+    def link_graph(self, repo: str) -> LinkGraph:
+        """Who links to whom in ``repo`` (``core.graph``), as far as it is read; its orphans are
+        the lint's (AMR013), as the tree marks them. A thread worker's job: every link is resolved."""
+        state = self.repos[repo]
+        snap = self._snapshot(state, sizes=())
+        with self.lock:
+            orphans = [p for p, found in state.findings.items() if any(f.diagnostic.code == "AMR013" for f in found)]
+        return build_graph(snap, orphans)
 
     def relint(self, state: RepoState) -> None:
         snap = self._snapshot(state)
