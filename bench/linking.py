@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gen import size_repo  # noqa: E402
 
 from amr_tui.core.graph import neighbourhood, overview  # noqa: E402
-from amr_tui.core.paths import tree_key  # noqa: E402
+from amr_tui.core.order import tree_key  # noqa: E402
 from amr_tui.services.session.linktargets import LinkTargets  # noqa: E402
 from amr_tui.services.session.state import Session  # noqa: E402
 from amr_tui.services.session.tags import tag_counts  # noqa: E402

@@ -174,6 +174,9 @@ class AmrEngine:
     def orphan(self, repo: str, path: str) -> bool:
         return False
 
+    def fact(self, item: object) -> bool:
+        return True
+
     def wrote(self, item: object, name: str) -> bool:  # by: (no history here)
         return False
 

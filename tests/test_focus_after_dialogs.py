@@ -44,6 +44,7 @@ def _makers() -> dict[str, Callable[[], ModalScreen[Any]]]:
     from amr_tui.screens.finder import FinderScreen
     from amr_tui.screens.help import HelpScreen
     from amr_tui.screens.secret_check import SecretScreen
+    from amr_tui.screens.tags import TagsScreen
 
     def entry_edit() -> ModalScreen[Any]:
         from amr_tui.screens.review.edit import EntryEditScreen
@@ -62,6 +63,7 @@ def _makers() -> dict[str, Callable[[], ModalScreen[Any]]]:
         "FileEditScreen": lambda: FileEditScreen("MEMORY.md", "# Memory\n"),
         "HelpScreen": lambda: HelpScreen([("Anywhere", [("?", "Help")])]),
         "EntryEditScreen": entry_edit,
+        "TagsScreen": lambda: TagsScreen(lambda: [], set()),
     }
 
 

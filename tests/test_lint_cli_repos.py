@@ -34,13 +34,15 @@ def test_a_folder_named_explicitly_with_markdown_is_linted(tmp_path: Path):
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.md").write_text(
-        "- a fact [source: https://example.com/s/1]\n- a fact [source: https://example.com/s/1]\n"
+        "- the deploy runs at noon [source: https://example.com/s/1]\n"
+        "- the deploy runs at noon [source: https://example.com/s/1]\n"
     )
     res = amr("lint", str(folder), "--json")  # AMR entries without their MEMORY.md
     assert res.returncode == 1 and {("MEMORY.md", "AMR001"), ("a.md", "AMR014")} <= _codes(res), res.stderr
     plain = tmp_path / "plain"  # plain Markdown notes: no format of their own, so no MEMORY.md to miss
     plain.mkdir()
-    (plain / "a.md").write_text("- a fact\n- a fact\n")
+    # (a two-word line such as "- a fact" is a label, not a fact: issue 39, duplicates)
+    (plain / "a.md").write_text("- the deploy runs at noon\n- the deploy runs at noon\n")
     res = amr("lint", str(plain), "--json")
     assert res.returncode == 1 and _codes(res) == {("a.md", "AMR014")}, res.stderr
 

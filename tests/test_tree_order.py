@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 
-from amr_tui.core.paths import natural_key, tree_key
+from amr_tui.core.order import natural_key, tree_key
 from amr_tui.widgets.file_tree import BareBadge, MemoryTree, folder_marks
 from tests.driver import app_for, running
 

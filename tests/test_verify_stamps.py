@@ -111,7 +111,9 @@ def test_the_new_wording_is_not_a_resurrection_of_the_superseded_one(session) ->
         )
     )
     (root / "MEMORY.md").write_text(text)
-    git(root, "commit", "-qam", "an agent writes the old fact again")
+    # by someone else: the one who forgot a fact writing it again is no resurrection (issue 38, 5)
+    agent = {"GIT_AUTHOR_NAME": "Claude Code", "GIT_AUTHOR_EMAIL": "agent@example.com"}
+    git(root, "commit", "-qam", "an agent writes the old fact again", env=agent)
     service = HistoryService(session.mount("memory"))
     try:
         assert [f.diagnostic.code for f in service.resurrections()] == ["AMR030"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from amr_tui.core.format.links import LinkState, link_text_for
 from amr_tui.core.lint.repo import RepoSnapshot
-from amr_tui.core.paths import natural_key
+from amr_tui.core.order import natural_key
 from amr_tui.core.textsafety import make_visible
 
 __all__ = [

@@ -184,3 +184,12 @@ class ParsedFile(Protocol):
     def diagnostics(self) -> list[Diagnostic]: ...
     @property
     def text(self) -> str: ...
+
+
+def is_fact_line(doc: ParsedFile, line: int) -> bool:
+    """Whether line ``line`` of ``doc``, as the search index holds it, is a fact (an entry, or
+    running text where a format writes prose), not a heading or a front-matter field: the search
+    filters judge facts only."""
+    if not 1 <= line <= len(doc.lines):
+        return False
+    return doc.lines[line - 1].kind not in (LineKind.HEADING, LineKind.FRONT_MATTER)

@@ -1,6 +1,6 @@
 """The file tree of every mounted repo: one root per repo, MEMORY.md first.
 
-Names sort naturally (``n2`` before ``n10``: ``core.paths.tree_key``): MEMORY.md, then the folders,
+Names sort naturally (``n2`` before ``n10``: ``core.order.tree_key``): MEMORY.md, then the folders,
 then the other files. A file's mark says what is wrong with it (errors, ``orphan``, ``broken``); a
 folder's mark counts the files under it with a broken link (``✗2``) or that nothing links to
 (``○1``), so a problem deep in a closed folder shows on the folder.
@@ -23,7 +23,8 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from amr_tui.core.inbox import badge_text
-from amr_tui.core.paths import MEMORY_FILE, TreeKey, tree_key
+from amr_tui.core.order import TreeKey, tree_key
+from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys
 from amr_tui.widgets.safe import clean
 from amr_tui.widgets.textual_private import relayout_tree

@@ -105,13 +105,15 @@ def is_fact(entry: Entry, text: str) -> bool:
     return True
 
 
-def fact_rows(doc: ParsedFile) -> Iterator[tuple[str, int, str]]:
+def fact_rows(doc: ParsedFile, *, whole: bool = True) -> Iterator[tuple[str, int, str]]:
     """(normalised whole fact, line, whole fact as written) of each entry of a file that states a
-    fact (``is_fact``), in order: what the duplicate and contradiction checks compare."""
+    fact (``is_fact``), in order: what the duplicate and contradiction checks compare. ``whole``:
+    an entry is its whole list item (other formats wrap bullets); in the AMR format (False) an
+    entry is the bullet's line, as the spec says, and a line under it is not part of it (AMR004)."""
     lines = doc.lines
     for entry in doc.entries:
         text = entry.text
-        if entry.multiline:
+        if whole and entry.multiline:
             text = item_text(lines, entry)
         # most entries are plain facts: no link, no label's colon, no bold field (checked cheaply first)
         if (entry.links or text[-1:] in _MAYBE_NOT_FACT or text[:2] == "**" or "](" in text) and not is_fact(
@@ -205,15 +207,17 @@ class FileFacts:
             yield from zip(self.norms.split("\n"), self.lines, strict=True)
 
 
-def facts_of(doc: ParsedFile, keys: dict[frozenset[str], frozenset[str]] | None = None) -> FileFacts:
+def facts_of(
+    doc: ParsedFile, keys: dict[frozenset[str], frozenset[str]] | None = None, *, whole: bool = True
+) -> FileFacts:
     """The facts of a parsed file (a ``core.format.parser.Document``). ``keys``: shared across
-    files, so files with the same metadata keys share one set."""
+    files, so files with the same metadata keys share one set; ``whole``: as ``fact_rows``."""
     lines = doc.lines
     link_lines = {ln: lines[ln - 1].text for ln in {link.line for link in doc.links}}
     norms = []
     at: array[int] = array("I")
     texts = []
-    for norm, line, text in fact_rows(doc):
+    for norm, line, text in fact_rows(doc, whole=whole):
         norms.append(norm)
         at.append(line)
         texts.append(text)

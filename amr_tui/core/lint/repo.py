@@ -126,7 +126,7 @@ class RepoSnapshot:
         """The facts of one file (made from its document when it has one: for a cache to keep)."""
         doc = self.documents.get(path)
         if doc is not None:
-            return facts_of(doc)
+            return facts_of(doc, whole=self.style != "amr")
         return self.facts.get(path)
 
     # The checks read documents directly when they have them (the app lints 100,000 parsed
@@ -171,7 +171,7 @@ class RepoSnapshot:
             norms: list[str] = []
             lines: array[int] = array("I")
             texts: list[str] = []
-            for norm, line, text in fact_rows(doc):
+            for norm, line, text in fact_rows(doc, whole=self.style != "amr"):
                 norms.append(norm)
                 lines.append(line)
                 texts.append(text)

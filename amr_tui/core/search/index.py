@@ -315,6 +315,8 @@ class SearchIndex(PostingStore):
             partial = self._partial(exact, loose, weights, live, tier(3) | bits_of(fuzzy), room, keep)
         if not strict and not fuzzy and not partial:
             return []
+        if fuzzy and not any(typos):  # a typo match holds its word: it is not missing
+            typos = [resolver.fuzzy_bits(am.text) if len(am.text) >= 3 else 0 for am in atoms]
         ranked = score_slots(self, q, atoms, strict, fuzzy, partial, weights, typos)
         ranked.sort()
         out: list[SearchHit] = []
@@ -450,6 +452,11 @@ class SearchContext(Protocol):
         """The entry's metadata: lower-case key -> values; None when unknown."""
         ...
 
+    def fact(self, item: SearchItem) -> bool:
+        """The line is a fact (an entry, or running text where a format writes prose), not a
+        heading or a front-matter field: filters judge facts only."""
+        ...
+
     def broken(self, item: SearchItem) -> bool:
         """The entry holds a [[link]] that resolves to no file."""
         ...
@@ -520,6 +527,8 @@ class _Keep:
         if item.kind != "entry" or self._context is None:
             return False
         ctx = self._context
+        if not ctx.fact(item):  # a heading or a front-matter field: no fact to filter
+            return False
         meta: Mapping[str, Sequence[str]] | None = None
         for f in self._filters:
             if f.key == "tag":

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from amr_tui.core.format.complete import LinkTarget, query_words
-from amr_tui.core.paths import natural_key
+from amr_tui.core.order import natural_key
 from amr_tui.core.search.index import SearchIndex
 
 __all__ = ["TargetIndex", "rank_headings"]

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from amr_tui.core.format.links import LinkState, candidates, heading_line, resolve, split_heading
 from amr_tui.core.format.parser import Document, parse
-from amr_tui.core.paths import entry_file, is_markdown, tree_key
+from amr_tui.core.order import tree_key
+from amr_tui.core.paths import entry_file, is_markdown
 from amr_tui.services.workspace import (
     MAX_PARSE_BYTES,
     Mount,
@@ -62,7 +63,7 @@ def link_states(doc: Document, files: list[str], escaping: set[str]) -> dict[tup
 def first_files(files: list[str], rows: int = FIRST_ROWS) -> list[str]:
     """The files that can show in the first ``rows`` rows of a repo's tree with every folder open
     (the tree lists MEMORY.md, then the folders, then the other files, each group in natural
-    order: ``core.paths.tree_key``): all of them for a small repo; else the root's files and the top folders in that
+    order: ``core.order.tree_key``): all of them for a small repo; else the root's files and the top folders in that
     order until they hold ``rows`` files. The first frame builds its rows from these (at 1M, 2,000
     of 20,000 paths), in this thread rather than on the UI thread; the whole tree follows."""
     if len(files) <= rows * 8:

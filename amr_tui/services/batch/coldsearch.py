@@ -32,6 +32,8 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import select
+import signal
 from bisect import bisect_right
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -387,8 +389,6 @@ class _Child:
         return got
 
     def _receive(self) -> Any:
-        import select  # only when a forked child answers
-
         if not select.select([self.stream], [], [], CHILD_WAIT_S)[0]:
             raise TimeoutError(f"no answer from the child in {CHILD_WAIT_S:g} s")
         return pickle.load(self.stream)
@@ -402,7 +402,6 @@ class _Child:
         """Stop the child (its work may no longer be wanted). It is reaped later, without
         waiting (the kernel takes milliseconds to free its memory): by the next search in this
         process, or by init when this process ends."""
-        import signal  # only when a forked child is stopped
 
         if self.stream.closed:  # stopped already (its pid may be reaped and reused since)
             return

@@ -80,7 +80,7 @@ def packed_facts(root: Path, rel: str) -> tuple[Any, ...] | None:
     from amr_tui.core.lint.facts import facts_of, pack  # lazy: `amr search` uses this module, not lint
 
     doc = load_document(root, rel)
-    return pack(facts_of(doc)) if doc is not None else None
+    return pack(facts_of(doc, whole=_style(str(root)) != "amr")) if doc is not None else None
 
 
 def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
@@ -94,5 +94,7 @@ def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
 
 
 @functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=64)
 def _style(root: str) -> str:
+    """The folder's format, read once per worker process (a run is minutes at most)."""
     return repo_style(Path(root))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from amr_tui.core.format.tags import file_tags
+from amr_tui.core.model import is_fact_line
 from amr_tui.core.paths import is_markdown
 from amr_tui.services.batch import diskcache, searchcache
 from amr_tui.services.batch.parallel import entry_texts, map_files
@@ -137,6 +138,10 @@ class DiskSearchContext:
             data = read_bytes(mount.root, path) if mount is not None else None
             self._docs[key] = parse(data, path) if data is not None else None
         return self._docs[key]
+
+    def fact(self, item: SearchItem) -> bool:
+        doc = self._doc(item.repo, item.path)
+        return doc is not None and is_fact_line(doc, item.line)
 
     def metadata(self, item: SearchItem) -> Mapping[str, Sequence[str]] | None:
         doc = self._doc(item.repo, item.path)

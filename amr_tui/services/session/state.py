@@ -366,7 +366,7 @@ class Session:
     def _parsed(self, state: RepoState, doc: Document) -> _Parsed:
         return _Parsed(
             doc,
-            facts_of(doc, self._key_sets),
+            facts_of(doc, self._key_sets, whole=state.style != "amr"),
             searchable_lines(doc, prose=state.style != "amr"),
         )
 

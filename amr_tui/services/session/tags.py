@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from amr_tui.core.format.edit import summarise
-from amr_tui.core.format.parser import is_markdown, parse
+from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.format.tags import TAG_KEYS, item_tags, normal_tag, rename_tag
+from amr_tui.core.model import is_fact_line
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
 from amr_tui.services.session.state import Session
@@ -43,6 +44,7 @@ def tag_counts(session: Session, repos: list[str] | None = None) -> list[TagCoun
     counts: Counter[tuple[str, str]] = Counter()
     files: dict[tuple[str, str], set[str]] = {}
     per_file: dict[tuple[str, str], tuple[tuple[str, ...], dict[int, list[str]]]] = {}
+    docs: dict[tuple[str, str], Document | None] = {}
     for item in items:
         if item is None or item.kind != "entry" or (wanted is not None and item.repo not in wanted):
             continue
@@ -61,6 +63,8 @@ def tag_counts(session: Session, repos: list[str] | None = None) -> list[TagCoun
             tags: Iterable[str] = of_file
         else:
             tags = item_tags(item.text, {"tags": values} if values else None, of_file)
+        if values is None and not _fact(session, docs, item.repo, item.path, item.line):
+            continue  # a heading or a front-matter field: not an entry, as tag: finds none
         for tag in tags:
             key = (item.repo, tag)
             counts[key] += 1
@@ -69,6 +73,15 @@ def tag_counts(session: Session, repos: list[str] | None = None) -> list[TagCoun
     order = {name: i for i, name in enumerate(session.names)}
     out.sort(key=lambda t: (order.get(t.repo, 0), -t.entries, t.tag))
     return out
+
+
+def _fact(session: Session, docs: dict[tuple[str, str], Document | None], repo: str, path: str, line: int) -> bool:
+    """Whether the indexed line is a fact (``core.model.is_fact_line``); each file read once, not kept."""
+    key = (repo, path)
+    if key not in docs:
+        docs[key] = session.document(repo, path, keep=False)
+    doc = docs[key]
+    return doc is not None and is_fact_line(doc, line)
 
 
 def rename_tag_in_repo(session: Session, repo: str, old: str, new: str) -> tuple[Saved, int]:
