@@ -186,6 +186,8 @@ def test_dream_review_edit(snap_compare, demo_root):
         await pilot.press("e")
         await drive.until(lambda: isinstance(pilot.app.screen, EntryEditScreen), what="the entry editor")
         await pilot.press("home", *"EDITED: ", "end", *" [[nope]]")
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False  # the cursor drawn, never blinked off at the capture
         await drive.settled()
         await pilot.pause(0.4)
         pilot.app.clear_notifications()
