@@ -307,6 +307,10 @@ FORMATS = {
         "memories/USER.md": "Ines.\n",
     },
     "kb": {"notes/coffee.md": "---\ntitle: Coffee\npermalink: notes/coffee\n---\n\n- [tip] grind fresh\n"},
+    "devin": {  # Devin's AMR files, no MEMORY.md (issue 39, 6)
+        "findings.md": "- The API allows 100 requests a minute [source: https://app.devin.ai/sessions/ab12]\n",
+        "questions.md": "- Should billing shard by tenant?\n  - yes, once past 10k tenants\n",
+    },
 }
 
 
@@ -322,6 +326,7 @@ async def test_memory_load_gives_what_each_format_loads_at_start(tmp_path: Path)
         "vault": "obsidian",
         "hermes": "hermes",
         "kb": "basic-memory",
+        "devin": "amr",
     }
     files = {n: [f["path"] for f in r["files"]] for n, r in repos.items()}
     assert files == {
@@ -330,7 +335,9 @@ async def test_memory_load_gives_what_each_format_loads_at_start(tmp_path: Path)
         "vault": ["Home.md"],
         "hermes": ["SOUL.md", "memories/MEMORY.md", "memories/USER.md"],
         "kb": [],  # basic-memory loads nothing at start, and this one has no home note
+        "devin": ["findings.md", "questions.md"],  # no MEMORY.md: its top-level notes
     }
+    assert [e["text"] for e in repos["devin"]["files"][0]["entries"]] == ["The API allows 100 requests a minute"]
     hermes = repos["hermes"]["files"]
     assert [e["text"] for e in hermes[1]["entries"]] == ["Fact one.", "Fact two."]
     assert hermes[0]["text"] == "You are terse.\n"

@@ -74,7 +74,10 @@ async def test_the_queue_lists_stale_then_due_facts_and_each_key_writes_one_comm
         await to_row(drive, screen, "backend.md", 8)
         await drive.press("c")
         await drive.until(lambda: "verified: 2026-11-02]" in (memory / "backend.md").read_text(), what="the stamp")
-        assert "Verified-against: payments ce1b27c" in git(memory, "log", "-1", "--format=%B")
+        # the gate writes the file before it moves the branch: wait for the commit, not the file
+        await drive.until(
+            lambda: "Verified-against: payments ce1b27c" in git(memory, "log", "-1", "--format=%B"), what="the commit"
+        )
         await drive.until(
             lambda: ("backend.md", 8) not in {(r.check.path, r.check.line) for r in screen.rows}, what="requeued"
         )

@@ -130,6 +130,10 @@ def _formats(text: str) -> dict[str, tuple[str, bytes, bool]]:
             f"---\ntitle: Note\npermalink: note\n---\n\n## Observations\n- [fact] {text}\n".encode(),
             True,
         ),
+        "openclaw": ("memory/2026-03-05.md", f"# 2026-03-05\n\n- {text}\n".encode(), True),
+        "letta": ("system/project.md", f"---\ndescription: the project\nlimit: 4000\n---\n\n{text}\n".encode(), True),
+        "obsidian": ("Projects/Atlas.md", f"---\ntags: [atlas]\n---\n\n# Atlas\n\n- {text}\n".encode(), True),
+        "folder": ("notes.md", f"# Notes\n\nSome context first.\n\n{text}\n".encode(), True),
     }
 
 

@@ -178,6 +178,9 @@ _HAS_SCOPE = re.compile(r"[\[;]\s*scope\s*:", re.IGNORECASE)
 AUTO_OPS = frozenset({"add"})
 
 
+_TOP_NOTES = 10  # memory_load: at most this many top-level notes of a folder with no MEMORY.md
+
+
 class AgentMemory:
     """The mounted repos as an agent sees them. ``review``: repos whose writes wait for review;
     ``auto``: the kinds of write that land at once even there (``AUTO_OPS``: "add")."""
@@ -354,13 +357,17 @@ class AgentMemory:
     def _start_files(self, repo: str, profile: Profile) -> list[LoadedFile]:
         """The files other than MEMORY.md that the repo's format loads at session start; for a format
         that loads none (an Obsidian vault, basic-memory, plain notes), the folder's home note
-        (``Home.md``, ``index.md``, ``README.md``), when it has one."""
+        (``Home.md``, ``index.md``, ``README.md``), when it has one; for a folder with no MEMORY.md
+        and no home note (Devin's ``findings.md`` and ``questions.md``), its top-level notes."""
         files = self.session.files(repo)
         paths = [p for p in start_files(profile, files) if p != MEMORY_FILE]
         if not paths and not profile.start:  # its home note, when it has one (not any first note)
             first = entry_file(files)
             home = first.rsplit("/", 1)[-1].casefold() in ("home.md", "index.md", "readme.md")
             paths = [first] if home and first in files else []
+            if not paths and MEMORY_FILE not in files:
+                top = sorted(f for f in files if is_markdown(f) and "/" not in f and not f.startswith("."))
+                paths = top[:_TOP_NOTES]
         out = []
         for path in paths:
             of = self.session.open(repo, path)
