@@ -177,6 +177,9 @@ class AmrEngine:
     def fact(self, item: object) -> bool:
         return True
 
+    def file_scope(self, repo: str, path: str) -> str:
+        return ""
+
     def wrote(self, item: object, name: str) -> bool:  # by: (no history here)
         return False
 

@@ -103,6 +103,23 @@ def test_search_filters_by_scope(make_repo) -> None:
     assert bad.returncode == 2 and "scope takes global, project:NAME, repo, task, session" in bad.stderr
 
 
+def test_a_files_front_matter_scope_is_its_entries_scope(make_repo) -> None:
+    """A Claude Code topic file's ``scope: global`` in its front matter holds for every entry of
+    it, in the finder and ``amr search`` alike; an entry's own key wins (issue 41, 1)."""
+    topic = (
+        "---\nname: Style\ntype: feedback\nscope: global\n---\n\n"
+        "- Answers are short bullet lists\n- Payments ship on Tuesdays [scope: project:payments]\n"
+    )
+    root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- [[style]]\n", "style.md": topic})
+    assert _search("scope:global", root) == (0, ["Answers are short bullet lists"])
+    assert _search("scope:project:payments", root)[1] == ["Payments ship on Tuesdays"]
+    from amr_tui.services.session.state import Session
+
+    session = Session(discover([root]))
+    session.load()
+    assert [h.item.text for h in session.search("scope:global")] == ["Answers are short bullet lists"]
+
+
 def test_agents_remember_with_a_scope(make_repo) -> None:
     root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- [[notes]]\n", "notes.md": "# Notes\n"})
     memory = AgentMemory(discover([root]))

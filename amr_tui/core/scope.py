@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from amr_tui.core.model import ParsedFile
+
 SCOPE_KEY = "scope"
 KINDS = ("global", "project", "repo", "task", "session", "path")
 USAGE = "scope takes global, project:NAME, repo, task, session or a path glob (src/payments/**)"
@@ -175,3 +177,19 @@ __all__ = [
     "repo_for",
     "scope_of",
 ]
+
+
+_FRONT_SCOPE = re.compile(r"^scope[ \t]*:[ \t]*(.*?)[ \t]*$")
+
+
+def file_scope(doc: ParsedFile) -> str:
+    """The ``scope:`` a file's front matter gives all its entries ("" for none; an entry's own
+    ``scope`` key wins)."""
+    if not doc.front_matter:
+        return ""
+    first, last = doc.front_matter
+    for line in doc.lines[first : last - 1]:
+        m = _FRONT_SCOPE.match(line.text)
+        if m:
+            return m.group(1).strip("\"'")
+    return ""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from amr_tui.core.format.entrymeta import FileMeta, PackedMeta, file_meta, pack_meta, unpack_meta
 from amr_tui.core.format.tags import file_tags
 from amr_tui.core.model import Diagnostic, Entry, Fix, Line, LineEdit, LineKind, Link, ParsedFile, Severity
+from amr_tui.core.scope import file_scope
 
 # Possible contradictions (AMR033, info) compare texts pairwise within word blocks: seconds on a
 # repo of 100,000 entries, and every whole-repo lint would pay them. The app, and `amr lint`
@@ -49,6 +50,8 @@ PackedFacts = tuple[
     PackedMeta | None,
     str,
     tuple[str, ...],
+    tuple[int, ...],
+    str,
 ]
 
 
@@ -194,6 +197,10 @@ class FileFacts:
     meta: FileMeta | None = None  # the entries' [key: value] metadata (the finder's filters); None: none has any
     title: str = ""  # the front matter's title or name (``front_title``)
     tags: tuple[str, ...] = ()  # the tags its front matter gives the file (``core.format.tags.file_tags``)
+    # The lines the search index holds that state no fact: headings and front matter (the search
+    # filters skip them: ``core.model.is_fact_line``, kept here so no filter parses a file again).
+    heads: tuple[int, ...] = ()
+    scope: str = ""  # the scope its front matter gives every entry (``core.scope.file_scope``)
 
     @property
     def count(self) -> int:
@@ -233,7 +240,15 @@ def facts_of(
         file_meta(doc.entries, keys),
         front_title(doc),
         file_tags(doc),
+        _heads(doc),
+        file_scope(doc),
     )
+
+
+def _heads(doc: ParsedFile) -> tuple[int, ...]:
+    """The heading and front-matter lines of ``doc`` (``FileFacts.heads``)."""
+    front = tuple(range(1, doc.front_matter[1] + 1)) if doc.front_matter else ()
+    return front + tuple(ln for ln, _level, _text in doc.headings)
 
 
 def pack_diagnostic(d: Diagnostic) -> PackedDiagnostic:
@@ -267,11 +282,13 @@ def pack(f: FileFacts) -> PackedFacts:
         pack_meta(f.meta) if f.meta is not None else None,
         f.title,
         f.tags,
+        f.heads,
+        f.scope,
     )
 
 
 def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = None) -> FileFacts:
-    diags, links, link_lines, norms, raw_lines, headings, texts, meta, title, tags = t
+    diags, links, link_lines, norms, raw_lines, headings, texts, meta, title, tags, heads, scope = t
     at: array[int] = array("I")
     at.frombytes(raw_lines)
     if len(at) != len(texts) or (norms.count("\n") + 1 if norms else 0) != len(at):
@@ -287,4 +304,6 @@ def unpack(t: PackedFacts, keys: dict[frozenset[str], frozenset[str]] | None = N
         unpack_meta(meta, keys) if meta is not None else None,
         str(title),
         tuple(map(str, tags)),
+        tuple(map(int, heads)),
+        str(scope),
     )

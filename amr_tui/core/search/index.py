@@ -452,6 +452,10 @@ class SearchContext(Protocol):
         """The entry's metadata: lower-case key -> values; None when unknown."""
         ...
 
+    def file_scope(self, repo: str, path: str) -> str:
+        """The ``scope`` the file's front matter gives its entries ("" for none)."""
+        ...
+
     def fact(self, item: SearchItem) -> bool:
         """The line is a fact (an entry, or running text where a format writes prose), not a
         heading or a front-matter field: filters judge facts only."""
@@ -570,8 +574,9 @@ class _Keep:
             elif f.key == "verified":
                 if not _when_passes(next(iter(meta.get("verified") or ()), None), f.op, f.value):
                     return False
-            elif f.key == "scope":
-                if not any(scope_matches(f.value, v) for v in meta.get("scope") or ()):
+            elif f.key == "scope":  # its own key, else its file's front matter
+                values = meta.get("scope") or [ctx.file_scope(item.repo, item.path)]
+                if not any(v and scope_matches(f.value, v) for v in values):
                     return False
             elif f.key == "by":  # its own by: key, else who wrote its line (the context blames)
                 said = meta.get("by")

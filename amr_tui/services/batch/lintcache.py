@@ -23,7 +23,7 @@ from amr_tui.services.batch import diskcache
 from amr_tui.services.budgets import current_budgets
 from amr_tui.services.workspace import Mount, scan_files
 
-FORMAT = 18  # 18: an AMR entry is its line (whole items in other formats); 17: whole-item facts (labels, fields and pointers left out), front-matter titles, AMR036; 16: AMR035 and the credential check of issue 38; 15: AMR033 without --severity info in small repos, and whether it was looked for; 14: entries as one joined string and a line array; 13: each file's entry metadata (the app's finder filters); 12: Markdown links and their labels; 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them); 7: AMR032 and each file's headings; 8: AMR033; 9: each entry's text as written (AMR033); 10: AMR012 on symlink loops; 11: AMR034
+FORMAT = 19  # 19: each file's heading and front-matter lines (FileFacts.heads) and front-matter scope; 18: an AMR entry is its line (whole items in other formats); 17: whole-item facts (labels, fields and pointers left out), front-matter titles, AMR036; 16: AMR035 and the credential check of issue 38; 15: AMR033 without --severity info in small repos, and whether it was looked for; 14: entries as one joined string and a line array; 13: each file's entry metadata (the app's finder filters); 12: Markdown links and their labels; 4: AMR031; 5: the severities of docs/format.md section 6; 6: AMR012 on symlinks out of the root (findings kept before lack them); 7: AMR032 and each file's headings; 8: AMR033; 9: each entry's text as written (AMR033); 10: AMR012 on symlink loops; 11: AMR034
 
 
 @dataclass(slots=True)

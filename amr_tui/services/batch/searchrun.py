@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from amr_tui.core.format.tags import file_tags
 from amr_tui.core.model import is_fact_line
 from amr_tui.core.paths import is_markdown
+from amr_tui.core.scope import file_scope
 from amr_tui.services.batch import diskcache, searchcache
 from amr_tui.services.batch.parallel import entry_texts, map_files
 from amr_tui.services.workspace import Mount, discover, load_snapshot, paused_gc, read_bytes, scan_files
@@ -138,6 +139,10 @@ class DiskSearchContext:
             data = read_bytes(mount.root, path) if mount is not None else None
             self._docs[key] = parse(data, path) if data is not None else None
         return self._docs[key]
+
+    def file_scope(self, repo: str, path: str) -> str:
+        doc = self._doc(repo, path)
+        return file_scope(doc) if doc is not None else ""
 
     def fact(self, item: SearchItem) -> bool:
         doc = self._doc(item.repo, item.path)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -50,6 +51,9 @@ class _Result(Protocol):
 R = TypeVar("R", bound=_Result)
 
 
+HEAD_TTL = 1.0  # seconds a resolved HEAD is trusted (a query, not a session)
+
+
 class Authors:
     """One repo's writers, per HEAD, and its files' line commits, per HEAD and stat. Thread-safe."""
 
@@ -58,9 +62,23 @@ class Authors:
         self._lock = threading.Lock()
         self._writers: tuple[str | None, Writers] | None = None
         self._blames: dict[str, tuple[tuple[object, ...], list[str]]] = {}
+        self._head: tuple[float, str | None] | None = None
+
+    def head(self) -> str | None:
+        """HEAD, resolved at most once a second: a ``by:`` query asks for every line it checks
+        (one ``git rev-parse`` a line made ``by:`` take minutes at 10,000 entries)."""
+        now = time.monotonic()
+        with self._lock:
+            kept = self._head
+        if kept is not None and now - kept[0] < HEAD_TTL:
+            return kept[1]
+        head = self.repo.resolve("HEAD")
+        with self._lock:
+            self._head = (now, head)
+        return head
 
     def all(self) -> Writers:
-        head = self.repo.resolve("HEAD")
+        head = self.head()
         with self._lock:
             if self._writers is not None and self._writers[0] == head:
                 return self._writers[1]
@@ -72,7 +90,7 @@ class Authors:
     def _commits(self, path: str) -> list[str]:
         try:
             st = os.stat(self.repo.root / path)
-            key: tuple[object, ...] = (self.repo.resolve("HEAD"), st.st_mtime_ns, st.st_size)
+            key: tuple[object, ...] = (self.head(), st.st_mtime_ns, st.st_size)
         except OSError:
             return []
         with self._lock:

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.format.parser import Document
-from amr_tui.core.model import Link, is_fact_line
+from amr_tui.core.model import Link
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.core.search.items import SearchItem
 from amr_tui.services.history.authors import Authors
@@ -66,9 +66,15 @@ class SessionSearchContext:
         facts = state.facts.get(item.path) if state else None
         return facts.meta.at(item.line) if facts is not None and facts.meta is not None else None
 
+    def file_scope(self, repo: str, path: str) -> str:
+        state = self._session.repos.get(repo)
+        facts = state.facts.get(path) if state else None
+        return facts.scope if facts is not None else ""
+
     def fact(self, item: SearchItem) -> bool:
-        doc = self._session.document(item.repo, item.path)
-        return doc is not None and is_fact_line(doc, item.line)
+        state = self._session.repos.get(item.repo)
+        facts = state.facts.get(item.path) if state else None
+        return facts is None or item.line not in facts.heads
 
     def broken(self, item: SearchItem) -> bool:
         """The entry holds a link that names no file. Only a file the lint found such a link in

@@ -13,9 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from amr_tui.core.format.edit import summarise
-from amr_tui.core.format.parser import Document, is_markdown, parse
+from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.format.tags import TAG_KEYS, item_tags, normal_tag, rename_tag
-from amr_tui.core.model import is_fact_line
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
 from amr_tui.services.session.state import Session
@@ -43,8 +42,7 @@ def tag_counts(session: Session, repos: list[str] | None = None) -> list[TagCoun
     wanted = set(repos) if repos is not None else None
     counts: Counter[tuple[str, str]] = Counter()
     files: dict[tuple[str, str], set[str]] = {}
-    per_file: dict[tuple[str, str], tuple[tuple[str, ...], dict[int, list[str]]]] = {}
-    docs: dict[tuple[str, str], Document | None] = {}
+    per_file: dict[tuple[str, str], tuple[tuple[str, ...], dict[int, list[str]], frozenset[int]]] = {}
     for item in items:
         if item is None or item.kind != "entry" or (wanted is not None and item.repo not in wanted):
             continue
@@ -54,8 +52,9 @@ def tag_counts(session: Session, repos: list[str] | None = None) -> list[TagCoun
             f = facts.get(item.repo, {}).get(item.path)
             meta = f.meta if f is not None else None
             tagged = meta.values_of(TAG_KEYS) if meta is not None and any(k in meta.keys for k in TAG_KEYS) else {}
-            known = per_file[where] = (f.tags if f is not None else (), tagged)
-        of_file, tagged = known
+            heads = frozenset(f.heads) if f is not None else frozenset()
+            known = per_file[where] = (f.tags if f is not None else (), tagged, heads)
+        of_file, tagged, heads = known
         values = tagged.get(item.line)
         if values is None and "#" not in item.text:
             if not of_file:
@@ -63,7 +62,7 @@ def tag_counts(session: Session, repos: list[str] | None = None) -> list[TagCoun
             tags: Iterable[str] = of_file
         else:
             tags = item_tags(item.text, {"tags": values} if values else None, of_file)
-        if values is None and not _fact(session, docs, item.repo, item.path, item.line):
+        if values is None and item.line in heads:
             continue  # a heading or a front-matter field: not an entry, as tag: finds none
         for tag in tags:
             key = (item.repo, tag)
@@ -73,15 +72,6 @@ def tag_counts(session: Session, repos: list[str] | None = None) -> list[TagCoun
     order = {name: i for i, name in enumerate(session.names)}
     out.sort(key=lambda t: (order.get(t.repo, 0), -t.entries, t.tag))
     return out
-
-
-def _fact(session: Session, docs: dict[tuple[str, str], Document | None], repo: str, path: str, line: int) -> bool:
-    """Whether the indexed line is a fact (``core.model.is_fact_line``); each file read once, not kept."""
-    key = (repo, path)
-    if key not in docs:
-        docs[key] = session.document(repo, path, keep=False)
-    doc = docs[key]
-    return doc is not None and is_fact_line(doc, line)
 
 
 def rename_tag_in_repo(session: Session, repo: str, old: str, new: str) -> tuple[Saved, int]:
