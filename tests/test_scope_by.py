@@ -179,6 +179,14 @@ def test_contradictions_say_whether_one_writer_changed_its_mind(make_repo) -> No
     _commit(root, "MEMORY.md", body, "claude-code")
     res = amr("lint", str(root), "--severity", "info")
     assert "one agent changed its mind (claude-code)" in res.stdout, res.stdout
+    from amr_tui.services.session.state import Session  # the app's side panel says the same
+
+    session = Session(discover([root]))
+    session.load()
+    session.relint(session.repos["memory"])
+    said = [d.message for d in session.diagnostics("memory", "MEMORY.md") if d.code == "AMR033"]
+    assert any("two writers disagree (Test Author vs claude-code)" in m for m in said), said
+    assert any("one agent changed its mind (claude-code)" in m for m in said), said
 
 
 # ------------------------------------------------------------------------------ the app

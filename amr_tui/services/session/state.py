@@ -41,7 +41,7 @@ from amr_tui.services.activity.service import ActivityService
 from amr_tui.services.batch import diskcache, lintcache, searchcache
 from amr_tui.services.budgets import profile_of as budget_of
 from amr_tui.services.dreams.service import DreamService
-from amr_tui.services.history.authors import Authors
+from amr_tui.services.history.authors import Authors, label_contradictions
 from amr_tui.services.history.service import HistoryService
 from amr_tui.services.loads import file_cut_of
 from amr_tui.services.session.searchctx import SessionSearchContext
@@ -415,6 +415,10 @@ class Session:
             extra = list(state.history_findings)
         entries = sum(f.count for f in snap.facts.values())
         found = lint_repo(snap, contradictions=entries <= CONTRADICTIONS_MAX_ENTRIES)
+        if state.git is not None and any(f.diagnostic.code == "AMR033" for f in found):
+            authors = self.authors(state.mount.name)  # who wrote each side, as `amr lint` says it
+            if authors is not None:
+                found = label_contradictions(authors, found)
         for finding in [*found, *extra]:
             by_file.setdefault(finding.path, []).append(finding)
         with self.lock:
