@@ -173,7 +173,7 @@ async def test_dream_now_then_the_review_says_why_and_whether_new_entries_hold(s
         await drive.press("V")
         await drive.until(lambda: isinstance(drive.app.screen, DreamListScreen), what="the dreams list")
         await drive.shown("No pending dreaming runs")
-        await drive.press("n")
+        await drive.press("ctrl+n")
         await drive.until(lambda: drive.app.screen.cards, what="a run made by Dream now", timeout=60)
         ((repo, run),) = drive.app.screen.cards
         assert repo == "memory-payments" and run.summary.startswith("drop 5 entries whose evidence is gone")

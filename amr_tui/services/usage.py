@@ -30,6 +30,7 @@ from platformdirs import user_data_path
 from amr_tui.core.diff.similarity import normalise
 from amr_tui.core.format.parser import parse
 from amr_tui.core.paths import in_amr_folder, is_markdown
+from amr_tui.core.textsafety import servable
 from amr_tui.core.verify.units import units
 from amr_tui.services.workspace import Mount, read_bytes, scan_files, style_of
 
@@ -113,12 +114,13 @@ def record(root: Path, served: Iterable[tuple[str, str]], *, at: str | None = No
                     "INSERT INTO reads (root, digest, path, text, reads, first, last) VALUES (?, ?, ?, ?, 1, ?, ?) "
                     "ON CONFLICT (root, digest) DO UPDATE SET reads = reads + 1, last = excluded.last, "
                     "path = excluded.path, text = excluded.text",
-                    [(key, d, rel, text[:500], when, when) for d, (rel, text) in rows.items()],
+                    # the text and path as shown (a byte that is not UTF-8 as U+FFFD): sqlite takes no lone surrogate
+                    [(key, d, servable(rel), servable(text[:500]), when, when) for d, (rel, text) in rows.items()],
                 )
                 con.execute("COMMIT")
             finally:
                 con.close()
-    except (sqlite3.Error, OSError):
+    except (sqlite3.Error, OSError, UnicodeError):
         return 0
     return len(rows)
 

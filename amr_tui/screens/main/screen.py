@@ -192,6 +192,7 @@ class MainScreen(Screen[None]):
         self.first = first  # (repo, path, line) to open first instead of the first repo's MEMORY.md
         self.mounts = mounts
         self.session: Session | None = None  # built by the load worker
+        self.standing: dict[str, str] = {}  # the status line's standing notes (say_standing)
         self.poll_interval = poll_interval
         self.places: History[Place] = History()  # where back and forward lead
         self.drafts: dict[tuple[str, str], tuple[EditTarget, str]] = {}
@@ -952,8 +953,8 @@ class MainScreen(Screen[None]):
         if self.current is not None and self.current.doc is not None:
             self.refresh_side()
         if message.stale:
-            self.set_status(
-                f"{plural(message.stale, 'fact')} may be stale: their evidence no longer holds (v lists them)."
+            self.say_standing(
+                "stale", f"{plural(message.stale, 'fact')} may be stale: their evidence no longer holds (v lists them)"
             )
 
     def _belongs(self, repo: str, entry: Entry | None) -> str | None:
@@ -1000,9 +1001,19 @@ class MainScreen(Screen[None]):
         if said == self.start.pending_said:
             return
         self.start.pending_said = said
-        if count:
-            text = pending_text(BareBadge("", pending=count, oldest=first), self.host.today)
-            self.set_status(f"{text} for review: A reviews agents' commits, V the runs; `amr inbox` lists them all")
+        text = pending_text(BareBadge("", pending=count, oldest=first), self.host.today) if count else ""
+        self.say_standing(
+            "pending",
+            f"{text} for review: A reviews agents' commits, V the runs; `amr inbox` lists them all" if text else "",
+        )
+
+    def say_standing(self, key: str, text: str) -> None:
+        """A standing note of the status line (what waits for review, what may be stale): each
+        says its own part, so the later one never hides the other (``text`` "" drops the part)."""
+        self.standing[key] = text
+        said = " \u00b7 ".join(t for t in self.standing.values() if t)
+        if said:
+            self.set_status(said)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[object]) -> None:
         data = event.node.data

@@ -46,7 +46,7 @@ class DreamListScreen(Screen[bool]):
         Binding("escape,q", "close", "Back", id="dreams.close"),
         # priority: the list would take enter itself, and hide the key from the footer
         Binding("enter", "open_run", "Review", id="dreams.open", priority=True),
-        Binding("n", "dream_now", "Dream now", id="dreams.now"),
+        Binding("ctrl+n", "dream_now", "Dream now", id="dreams.now"),  # letters filter the list
     ]
 
     @dataclass

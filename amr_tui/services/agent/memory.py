@@ -365,9 +365,9 @@ class AgentMemory:
             first = entry_file(files)
             home = first.rsplit("/", 1)[-1].casefold() in ("home.md", "index.md", "readme.md")
             paths = [first] if home and first in files else []
-            if not paths and MEMORY_FILE not in files:
-                top = sorted(f for f in files if is_markdown(f) and "/" not in f and not f.startswith("."))
-                paths = top[:_TOP_NOTES]
+        if not paths and MEMORY_FILE not in files:  # AMR files with no MEMORY.md: the top-level notes
+            top = sorted(f for f in files if is_markdown(f) and "/" not in f and not f.startswith("."))
+            paths = top[:_TOP_NOTES]
         out = []
         for path in paths:
             of = self.session.open(repo, path)
