@@ -189,6 +189,20 @@ def test_claude_code_project_names_are_read_back_from_the_file_system(tmp_path: 
     assert decode_project(encode(str(tmp_path / "twins" / "my-app"))) == tmp_path / "twins" / "my-app"
 
 
+def test_a_project_in_a_folder_too_large_to_list_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/tmp or a home folder may hold more entries than decoding lists (MAX_ENTRIES): the project
+    inside is still found, by the names its encoded form can stand for. It was not, under the
+    full test run, once pytest's own temp folder grew past 2,000 entries. The listing is cut at
+    no entry here, so every folder of the path must come from those names."""
+    from amr_tui.services.verify import coderepo
+
+    monkeypatch.setattr(coderepo, "MAX_ENTRIES", 0)
+    target = tmp_path / "crowd" / "zz_my app" / "sub dir"
+    target.mkdir(parents=True)
+    (tmp_path / "crowd" / "zz").mkdir()  # a shorter name that encodes as a prefix of it
+    assert decode_project(encode(str(target))) == target
+
+
 def test_a_claude_code_memory_folder_finds_its_project_by_itself(scenario, tmp_path: Path) -> None:
     code, _ = scenario
     folder = claude_folder(tmp_path / "home", code)

@@ -310,7 +310,11 @@ class SearchIndex(PostingStore):
         if (len(strict) < limit or strong < limit) and len(atoms) >= 2:
             typos = [resolver.fuzzy_bits(am.text) if len(am.text) >= 3 else 0 for am in atoms]
             exact = [am.upto(1) & live for am in atoms]
-            loose = [(am.upto(3) | t) & live for am, t in zip(atoms, typos, strict=True)]
+            # enough items hold every word (only weakly): only items holding most words as words
+            # rank among them, never one holding them inside other words or with a typo
+            loose = (
+                [(am.upto(3) | t) & live for am, t in zip(atoms, typos, strict=True)] if len(strict) < limit else exact
+            )
             room = max(cap - taken - len(fuzzy), 0 if strong >= limit else cap // 2)
             partial = self._partial(exact, loose, weights, live, tier(3) | bits_of(fuzzy), room, keep)
         if not strict and not fuzzy and not partial:

@@ -11,6 +11,7 @@ name, written the same way, continues the rest.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass
@@ -47,6 +48,21 @@ def encode(name: str) -> str:
     return _NOT_ALNUM.sub("-", name)
 
 
+def _candidates(rest: str) -> list[str]:
+    """The folder names the start of ``rest`` could be: up to four dash-separated parts with each
+    separator written as ``-``, ``_``, ``.`` or a space (what ``encode`` folds to ``-``), and up to
+    twelve parts written with one of them throughout (``test_a_project_in_a_folder``)."""
+    parts = rest.split("-")
+    out: list[str] = []
+    for k in range(1, min(len(parts), 12) + 1):
+        choices = itertools.product("-_. ", repeat=k - 1) if k <= 4 else ((s,) * (k - 1) for s in "-_. ")
+        for seps in choices:
+            name = parts[0] + "".join(s + p for s, p in zip(seps, parts[1:k], strict=True))
+            if name and name not in (".", ".."):
+                out.append(name)
+    return out
+
+
 def decode_project(name: str, root: Path = Path("/")) -> Path | None:
     """The folder a Claude Code project name stands for: the first one, searching from ``root``,
     whose path written Claude Code's way is ``name``; preferring a git work tree."""
@@ -60,26 +76,31 @@ def decode_project(name: str, root: Path = Path("/")) -> Path | None:
         if not rest:
             found.append(folder)
             return
+        truncated = False
         try:
             with os.scandir(folder) as it:
                 entries = []
                 for i, e in enumerate(it):
                     if i >= MAX_ENTRIES:
+                        truncated = True
                         break
                     entries.append(e)
         except OSError:
             return
-        for entry in sorted(entries, key=lambda e: -len(e.name)):  # longest first: my-app before my
+        names = [(e.name, e.path) for e in entries]
+        if truncated:  # too many to list (/tmp, a home folder): ask for the names it could be
+            names += [(n, str(folder / n)) for n in _candidates(rest) if os.path.isdir(folder / n)]
+        for entry_name, entry_path in sorted(set(names), key=lambda e: -len(e[0])):  # longest first: my-app before my
             try:
-                if not entry.is_dir():
+                if not os.path.isdir(entry_path):
                     continue
             except OSError:
                 continue
-            enc = encode(entry.name)
+            enc = encode(entry_name)
             if rest == enc:
-                walk(Path(entry.path), "", depth + 1)
+                walk(Path(entry_path), "", depth + 1)
             elif rest.startswith(enc + "-"):
-                walk(Path(entry.path), rest[len(enc) + 1 :], depth + 1)
+                walk(Path(entry_path), rest[len(enc) + 1 :], depth + 1)
 
     walk(root, name[1:], 0)
     for path in found:
