@@ -186,10 +186,12 @@ def test_dream_review_edit(snap_compare, demo_root):
         await pilot.press("e")
         await drive.until(lambda: isinstance(pilot.app.screen, EntryEditScreen), what="the entry editor")
         await pilot.press("home", *"EDITED: ", "end", *" [[nope]]")
-        for field in pilot.app.screen.query(Input):
-            field.cursor_blink = False  # the cursor drawn, never blinked off at the capture
         await drive.settled()
         await pilot.pause(0.4)
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False  # the cursor drawn, never blinked off at the capture
+            field.focus()
+        await drive.settled()
         pilot.app.clear_notifications()
 
     assert snap_compare(_app(demo_root), terminal_size=SNAPSHOT_SIZE, run_before=before_snapshot(go))
