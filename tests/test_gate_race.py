@@ -2,7 +2,8 @@
 
 A Hypothesis state machine over one real git repo and the real services. Its steps are amr's
 writes, one kind each (``KINDS``: an entry save, new/rename/delete file, forget, restore, undo,
-a dreaming run accepted and its accept undone, a conflict resolved, ``.gitattributes``,
+a dreaming run accepted and its accept undone, a conflict resolved, ``.gitattributes``, a whole-file
+save (``E``, ``$EDITOR``), an entry moved to another file (``m``),
 ``lint --fix``, ``U`` (commit others' changes), and the agent interface's remember, edit, forget
 and move). Before a write, other writers may move: a plain-git agent commits a new fact, another
 process appends a line it leaves uncommitted. During each write a hook on the write gate's steps
@@ -82,6 +83,8 @@ KINDS = (
     "mcp_edit",
     "mcp_forget",
     "mcp_move",
+    "whole_file",
+    "move_entry",
 )
 DREAM_ENV = {"GIT_AUTHOR_NAME": "Dreamer", "GIT_AUTHOR_EMAIL": "dream@agent.test"}
 COUNTS: dict[str, int] = {}
@@ -249,6 +252,29 @@ class GateRace(RuleBasedStateMachine):
         of = self.session.open(REPO, rel)
         fid = FID.search(picked[1]).group(1)  # type: ignore[union-attr]
         return editing.replace_entry_line(self.session, of, picked[0], f"- Fact {fid} saved by amr").committed
+
+    def do_whole_file(self, rng: random.Random) -> bool:
+        """The whole-file editor (``E``) and ``$EDITOR``: the file as amr read it, one entry
+        reworded anywhere in it, saved whole."""
+        rel = rng.choice(FILES)
+        picked = self.pick_entry(rng, rel)
+        if picked is None:
+            return False
+        of = self.session.open(REPO, rel)
+        fid = FID.search(picked[1]).group(1)  # type: ignore[union-attr]
+        lines = (of.data or b"").decode().split("\n")
+        lines[picked[0] - 1] = f"- Fact {fid} edited whole by amr"
+        return editing.write(self.session, of, "\n".join(lines).encode(), f"Edit {rel}").committed
+
+    def do_move_entry(self, rng: random.Random) -> bool:
+        """The app's ``m``: an entry moved to the other file, one commit."""
+        rel = rng.choice(FILES)
+        picked = self.pick_entry(rng, rel)
+        if picked is None:
+            return False
+        of = self.session.open(REPO, rel)
+        saved = editing.move_entry(self.session, of, picked[0], REPO, FILES[1 - FILES.index(rel)])
+        return any(s.committed for s in saved)
 
     def do_new_file(self, rng: random.Random) -> bool:
         self.new_files += 1
