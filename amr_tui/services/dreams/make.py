@@ -17,12 +17,12 @@ from __future__ import annotations
 import datetime as _dt
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from amr_tui.core.budget import Profile
-from amr_tui.core.dreams.clean import Proposal, dream
+from amr_tui.core.dreams.clean import DreamStep, Proposal, dream
 from amr_tui.core.dreams.trim import Budget, trim
 from amr_tui.core.format.parser import is_markdown
 from amr_tui.git import history as gh
@@ -93,17 +93,32 @@ def builtin_dream(
     result = dream(files, today=today, renames=renames, proposals=propose(files) if propose is not None else ())
     if not result.steps:
         return None
-    rid, branch, head = _start_branch(service, run_id, f"{today.isoformat()}-amr")
+    rid = _seed_run(service, main, result.steps, "built-in pass", f"{today.isoformat()}-amr", run_id, env)
+    return service.run(rid)
+
+
+def _seed_run(
+    service: RunSource,
+    main: str,
+    steps: Sequence[DreamStep],
+    dreamer: str,
+    name: str,
+    run_id: str | None,
+    env: dict[str, str] | None,
+) -> str:
+    """A new ``dreams/<id>`` branch holding one commit per step (``Dreamer: amr (DREAMER)``); the
+    branch is taken back when no step landed. Returns the run id."""
+    rid, branch, head = _start_branch(service, run_id, name)
     try:
-        for step in result.steps:
-            message = step.message.rstrip("\n") + f"\n\n{TRAILER_DREAMER}: amr (built-in pass)\n"
+        for step in steps:
+            message = step.message.rstrip("\n") + f"\n\n{TRAILER_DREAMER}: amr ({dreamer})\n"
             head = writegate.seed(service.repo, step.changes, message, head, branch, env=env)
     except BaseException:
         tip = service.repo.resolve(f"refs/heads/{branch}")
         if tip == main:
-            writegate.set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: dream failed")
+            writegate.set_ref(service.repo, f"refs/heads/{branch}", None, main, f"amr: {dreamer} failed")
         raise
-    return service.run(rid)
+    return rid
 
 
 def trim_dream(
@@ -131,16 +146,8 @@ def trim_dream(
     result = trim(files, budget)
     if not result.steps:
         return None
-    rid, branch, head = _start_branch(service, run_id, f"{today.isoformat()}-trim")
-    try:
-        for step in result.steps:
-            message = step.message.rstrip("\n") + f"\n\n{TRAILER_DREAMER}: amr (trim to {profile.title}'s budget)\n"
-            head = writegate.seed(service.repo, step.changes, message, head, branch, env=env)
-    except BaseException:
-        tip = service.repo.resolve(f"refs/heads/{branch}")
-        if tip == main:
-            writegate.set_ref(service.repo, f"refs/heads/{branch}", None, main, "amr: trim failed")
-        raise
+    dreamer = f"trim to {profile.title}'s budget"
+    rid = _seed_run(service, main, result.steps, dreamer, f"{today.isoformat()}-trim", run_id, env)
     return service.run(rid)
 
 
