@@ -55,6 +55,7 @@ def test_file_editor_draws_the_cut_and_the_gauge(snap_compare, cc_folder: Path) 
         await drive.press("E")
         await drive.until(lambda: isinstance(pilot.app.screen, FileEditScreen), what="the file editor")
         area = pilot.app.screen.query_one(CutTextArea)
+        area.cursor_blink = False  # the cursor drawn, never blinked off at the capture
         area.move_cursor((197, 0), center=True)
         await drive.settled()
         await pilot.pause(0.2)
