@@ -903,7 +903,11 @@ def redact_secrets(text: str) -> str:
     """``text`` with each credential-shaped span replaced by a placeholder naming its kind
     (``<redacted: AWS access key>``): what amr writes instead of a credential, and all it ever
     puts of one in a commit message."""
-    found = find_secrets(text)
+    return _replaced(text, find_secrets(text))
+
+
+def _replaced(text: str, found: list[SecretMatch]) -> str:
+    """``text`` with each of ``found`` (in order) replaced by a placeholder naming its kind."""
     if not found:
         return text
     out, at = [], 0
@@ -947,15 +951,4 @@ def secrets_on_new_lines(before: str, after: str) -> list[SecretMatch]:
 
 def redact_new_lines(before: str, after: str) -> str:
     """``after`` with the credentials redacted that touch lines ``before`` did not have."""
-    found = secrets_on_new_lines(before, after)
-    if not found:
-        return after
-    out, at = [], 0
-    for m in found:
-        if m.start < at:
-            continue
-        out.append(after[at : m.start])
-        out.append(f"<redacted: {m.kind}>")
-        at = m.end
-    out.append(after[at:])
-    return "".join(out)
+    return _replaced(after, secrets_on_new_lines(before, after))
