@@ -122,6 +122,12 @@ async def test_folders_keep_their_state_and_new_ones_start_closed() -> None:
         tree.set_repo(BareBadge("memory"), ["MEMORY.md", "f/g/h.md", "f/g/i.md", "k/l.md"])
         state = _folders(tree)
         assert state["f/"] and state["f/g/"] and not state["k/"]
+        # a folder closed with the cursor on its own row stays closed (it opened at every update)
+        folder = next(n for n in tree.root.children[0].children if n.data.path == "f/")
+        tree.move_cursor(folder)
+        folder.collapse()
+        tree.set_repo(BareBadge("memory"), ["MEMORY.md", "f/g/h.md", "f/g/i.md", "k/l.md", "m/n.md"])
+        assert not _folders(tree)["f/"]
 
 
 def test_folder_marks_count_what_is_under_them() -> None:

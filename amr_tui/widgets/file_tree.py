@@ -244,7 +244,9 @@ class MemoryTree(ListKeys, Tree[FileRef]):
             cur[parts[-1]] = None
         self._rows_left = rows if rows is not None else -1
         seen = self._folders.get(badge.name)
-        holding = {keep.path[: i + 1] for i, ch in enumerate(keep.path) if ch == "/"} if keep is not None else set()
+        # the folders above the cursor's row (a folder row's own state is its own: closed stays closed)
+        under = keep.path.rstrip("/") if keep is not None else ""
+        holding = {under[: i + 1] for i, ch in enumerate(under) if ch == "/"}
         opened = expanded | holding if seen is not None else None
         shown: set[str] = set()
         self._add_tree(node, badge.name, "", tree, opened, seen or set(), problems, shown)
