@@ -628,57 +628,10 @@ def tree_files(repo: RepoHandle, commit: str) -> dict[str, tuple[str, str]]:
 
 
 def blame_line(repo: RepoHandle, rev: str, path: str, line: int) -> BlameLine | None:
-    """Who last touched ``line`` of ``path`` at ``rev`` (``git blame --porcelain -L n,n``)."""
-    oid = _start(repo, rev)
-    if oid is None or line < 1:
+    """Who last touched ``line`` of ``path`` at ``rev`` (``blame_lines`` of that one line)."""
+    if line < 1:
         return None
-    res = repo.runner.run(
-        [
-            "-c",
-            "blame.ignoreRevsFile=",
-            "blame",
-            "--porcelain",
-            "--no-progress",
-            "-L",
-            f"{int(line)},{int(line)}",
-            oid,
-            "--",
-            normalize_rel(path),
-        ],
-        check=False,
-    )
-    if res.returncode != 0:
-        return None
-    lines = res.stdout.split(b"\n")
-    head = lines[0].split(b" ") if lines else []
-    if len(head) < 3 or not OID.match(_dec(head[0])):
-        return None
-    fields: dict[str, str] = {}
-    previous = None
-    boundary = False
-    for raw in lines[1:]:
-        if raw.startswith(b"\t"):
-            break
-        key, _, value = _dec(raw).partition(" ")
-        if key == "previous":
-            p_oid, _, p_path = value.partition(" ")
-            previous = (p_oid, p_path)
-        elif key == "boundary":
-            boundary = True
-        else:
-            fields[key] = value
-    when = _epoch_date(fields.get("author-time", "0"), fields.get("author-tz", "+0000"))
-    return BlameLine(
-        _dec(head[0]),
-        fields.get("author", ""),
-        fields.get("author-mail", "").strip("<>"),
-        when,
-        fields.get("summary", ""),
-        fields.get("filename", path),
-        int(head[1]),
-        previous,
-        boundary,
-    )
+    return blame_lines(repo, rev, path, (line,)).get(line)
 
 
 def blame_lines(repo: RepoHandle, rev: str | None, path: str, lines: Iterable[int]) -> dict[int, BlameLine]:
