@@ -53,7 +53,7 @@ from amr_tui.services.batch.lintfix import FixRefusedError, fix_repo
 from amr_tui.services.dreams.model import DreamError
 from amr_tui.services.history.forgotten import forget, restore
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.sync.gitattrs import install_merge_driver
 from amr_tui.services.undo import last_amr_write, undo
 from amr_tui.services.workspace import discover
@@ -231,8 +231,9 @@ class GateRace(RuleBasedStateMachine):
         self.settle(kind, written, head0, before)
 
     # ------------------------------------------------------------------ the kinds
-    def pick_entry(self, rng: random.Random, rel: str) -> tuple[int, str] | None:
-        """A committed fact's line in the file as the app shows it: (line, raw)."""
+    def pick_entry(self, rng: random.Random) -> tuple[OpenFile, int, str] | None:
+        """One of the files, as the app shows it, and a committed fact's line in it: (file, line, raw)."""
+        rel = rng.choice(FILES)
         of = self.session.open(REPO, rel)
         if of.doc is None:
             return None
@@ -242,38 +243,40 @@ class GateRace(RuleBasedStateMachine):
             for e in of.doc.entries
             if (m := FID.search(e.text)) and m.group(1) in ids
         ]
-        return rng.choice(found) if found else None
+        if not found:
+            return None
+        line, raw = rng.choice(found)
+        return of, line, raw
 
     def do_entry_save(self, rng: random.Random) -> bool:
-        rel = rng.choice(FILES)
-        picked = self.pick_entry(rng, rel)
+        picked = self.pick_entry(rng)
         if picked is None:
             return False
-        of = self.session.open(REPO, rel)
-        fid = FID.search(picked[1]).group(1)  # type: ignore[union-attr]
-        return editing.replace_entry_line(self.session, of, picked[0], f"- Fact {fid} saved by amr").committed
+        of, line, raw = picked
+        fid = FID.search(raw).group(1)  # type: ignore[union-attr]
+        return editing.replace_entry_line(self.session, of, line, f"- Fact {fid} saved by amr").committed
 
     def do_whole_file(self, rng: random.Random) -> bool:
         """The whole-file editor (``E``) and ``$EDITOR``: the file as amr read it, one entry
         reworded anywhere in it, saved whole."""
-        rel = rng.choice(FILES)
-        picked = self.pick_entry(rng, rel)
+        picked = self.pick_entry(rng)
         if picked is None:
             return False
-        of = self.session.open(REPO, rel)
-        fid = FID.search(picked[1]).group(1)  # type: ignore[union-attr]
+        of, line, raw = picked
+        rel = of.path
+        fid = FID.search(raw).group(1)  # type: ignore[union-attr]
         lines = (of.data or b"").decode().split("\n")
-        lines[picked[0] - 1] = f"- Fact {fid} edited whole by amr"
+        lines[line - 1] = f"- Fact {fid} edited whole by amr"
         return editing.write(self.session, of, "\n".join(lines).encode(), f"Edit {rel}").committed
 
     def do_move_entry(self, rng: random.Random) -> bool:
         """The app's ``m``: an entry moved to the other file, one commit."""
-        rel = rng.choice(FILES)
-        picked = self.pick_entry(rng, rel)
+        picked = self.pick_entry(rng)
         if picked is None:
             return False
-        of = self.session.open(REPO, rel)
-        saved = editing.move_entry(self.session, of, picked[0], REPO, FILES[1 - FILES.index(rel)])
+        of, line, raw = picked
+        rel = of.path
+        saved = editing.move_entry(self.session, of, line, REPO, FILES[1 - FILES.index(rel)])
         return any(s.committed for s in saved)
 
     def do_new_file(self, rng: random.Random) -> bool:
@@ -300,11 +303,12 @@ class GateRace(RuleBasedStateMachine):
         return done
 
     def do_forget(self, rng: random.Random) -> bool:
-        rel = rng.choice(FILES)
-        picked = self.pick_entry(rng, rel)
+        picked = self.pick_entry(rng)
         if picked is None:
             return False
-        forget(self.session.history(REPO), rel, picked[0], raw=picked[1], reason="race", target=self.session)
+        of, line, raw = picked
+        rel = of.path
+        forget(self.session.history(REPO), rel, line, raw=raw, reason="race", target=self.session)
         return True
 
     def do_restore(self, rng: random.Random) -> bool:
@@ -347,12 +351,11 @@ class GateRace(RuleBasedStateMachine):
         return True
 
     def do_conflict(self, rng: random.Random) -> bool:
-        rel = rng.choice(FILES)
-        picked = self.pick_entry(rng, rel)
+        picked = self.pick_entry(rng)
         if picked is None:
             return False
-        of = self.session.open(REPO, rel)
-        line, raw = picked
+        of, line, raw = picked
+        rel = of.path
         fid = FID.search(raw).group(1)  # type: ignore[union-attr]
         path = self.root / rel  # a plain-git agent rewords that entry meanwhile
         path.write_text(path.read_text().replace(raw + "\n", f"- Fact {fid} reworded by an agent\n", 1))
