@@ -29,6 +29,10 @@ SETS = {
     "tuning": ROOT / "tests/data/credentials_tuning.json",
     "sealed": ROOT / "tests/data/credentials_sealed.json",
     "fresh": ROOT / "tests/data/credentials_fresh.json",
+    # Issue 39: documentation and tutorials (placeholders, sample tokens, lab defaults) and token
+    # shapes of more services; every third case sealed before the detector changed for them.
+    "docs-tuning": ROOT / "tests/data/credentials_docs_tuning.json",
+    "docs-sealed": ROOT / "tests/data/credentials_docs_sealed.json",
 }
 
 

@@ -152,7 +152,7 @@ def test_amr015_different_facts_are_not_near():
     "secret",
     [
         "AKIAIOSFODNN7EXAMPLE",
-        "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+        "ghp_R8q2LmZ4xT7kWc1pN5vYb9sJd3Hf6Gt0Ea2U",
         "-----BEGIN RSA PRIVATE KEY-----",
         "password: hunter2hunter2",
         "https://bob:s3cretpass@example.com/",

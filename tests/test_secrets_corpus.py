@@ -43,7 +43,12 @@ def test_every_tuning_case_is_judged_right(case: dict) -> None:
 # alarm; the fixes that followed (credentials as a "user / password" pair after a login or
 # credentials word, 비번, names like k8s/prod) bring it to 19 and 0. A change that finds fewer of
 # their credentials or alarms on more of their look-alikes fails.
-KEPT = [("sealed", 43, 0), ("fresh", 19, 0)]
+# Issue 39's set of documentation samples and more services' token shapes (every third case sealed
+# before the detector changed for them): the sealed third went from 6 of 11 found and 4 alarms of 13
+# to 11 and 0; the tuning part from 11 of 23 and 8 alarms of 27 to 23 and 2 (two tutorials' tokens
+# typed as the alphabet, ghp_1234567890abcdef..., are still reported: the project's own tests use
+# that shape for a real token).
+KEPT = [("sealed", 43, 0), ("fresh", 19, 0), ("docs_tuning", 23, 2), ("docs_sealed", 11, 0)]
 
 
 @pytest.mark.parametrize(("name", "least", "most"), KEPT)
@@ -54,6 +59,7 @@ def test_the_held_out_sets_keep_their_score(name: str, least: int, most: int) ->
     tp = sum(judged_right(c) for c in pos)
     fp = sum(not judged_right(c) for c in neg)
     assert name != "sealed" or (len(pos) >= 30 and len(neg) >= 30)
+    assert name != "docs_sealed" or (len(pos) >= 10 and len(neg) >= 10)
     assert tp >= least and fp <= most, (tp, fp)
 
 

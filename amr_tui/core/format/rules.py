@@ -24,7 +24,7 @@ from amr_tui.core.format.metadata import (
 )
 from amr_tui.core.model import WHITESPACE, Diagnostic, Entry, Fix, Line, LineEdit, LineKind, ParsedFile, Severity
 from amr_tui.core.paths import has_md_suffix
-from amr_tui.core.secrets import find_secrets, secret_line_candidates
+from amr_tui.core.secrets import WORDED_KINDS, find_secrets, secret_line_candidates
 from amr_tui.core.shared import EMPTY
 from amr_tui.core.textsafety import describe, find_controls, find_invisible, name_invisible
 
@@ -139,12 +139,20 @@ def check_document(
         out.append(
             diag("AMR028", "YAML front matter is not part of the Agent Memory Repo format", doc.front_matter[0], 1)
         )
+    pasted: tuple[int, int, int, str] | None = None  # a run of terminal output: (index in out, first, last, char)
     for line in doc.lines:
         if line.text.isprintable() and line.text.isascii():
             continue
         if not line.text.isprintable():
             for offset, ch in find_controls(line.text)[:1]:
                 if doc.utf8 or not (0xDC80 <= ord(ch) <= 0xDCFF):
+                    colours = _only_colours(line.text)
+                    if colours and pasted is not None and line.number - pasted[2] <= _PASTE_GAP:
+                        pasted = (pasted[0], pasted[1], line.number, pasted[3])  # the same pasted output
+                        continue
+                    if pasted is not None:
+                        _say_pasted(out, pasted)
+                    pasted = (len(out), line.number, line.number, ch) if colours else None
                     out.append(diag("AMR017", f"{describe(ch)} in the text", line.number, offset + 1))
         for offset, ch in find_invisible(line.text)[:1]:
             out.append(
@@ -155,6 +163,8 @@ def check_document(
                     offset + 1,
                 )
             )
+    if pasted is not None:
+        _say_pasted(out, pasted)
     for link in doc.links:
         if not link.target.strip(WHITESPACE):
             heading = split_heading(link.raw)
@@ -193,17 +203,58 @@ def check_document(
     for line in _secret_lines(lines, doc.text if text is None else text):
         if line.kind is not LineKind.BLANK:
             for m in find_secrets(line.text):
-                article = "an" if m.kind[:1] in "AEIOU" else "a"
                 out.append(
                     diag(
                         "AMR016",
-                        f"looks like {article} {m.kind}; memory must not hold credentials",
+                        credential_message(m.kind),
                         line.number,
                         m.start + 1,
                     )
                 )
     out.sort(key=lambda d: (d.line, d.column, d.code))
     return out
+
+
+def credential_message(kind: str) -> str:
+    """AMR016's message for a credential of ``kind`` (``core.secrets.KINDS``)."""
+    article = "an" if kind[:1] in "AEIOU" else "a"
+    return f"looks like {article} {kind}; memory must not hold credentials"
+
+
+_WORDED_MESSAGES = frozenset(credential_message(k) for k in WORDED_KINDS)
+
+
+def is_worded_credential(d: Diagnostic) -> bool:
+    """An AMR016 found by the words around a value (``core.secrets.WORDED_KINDS``), not by its shape."""
+    return d.code == "AMR016" and d.message in _WORDED_MESSAGES
+
+
+# A terminal's output pasted with its colours holds colour codes (``ESC[32m``), carriage returns and
+# backspaces on many lines: one finding says so for the whole paste. Any other control (a clipboard
+# write, a screen clear, a bidi override) is a finding on its own line.
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
+_PASTED_CONTROLS = frozenset("\r\x08")
+_PASTE_GAP = 3  # lines without one that still belong to the same pasted output
+
+
+def _only_colours(text: str) -> bool:
+    """Whether every control character of ``text`` is a colour code's, a carriage return or a backspace."""
+    rest = _COLOUR.sub("", text)
+    return all(ch in _PASTED_CONTROLS for _o, ch in find_controls(rest))
+
+
+def _say_pasted(out: list[Diagnostic], pasted: tuple[int, int, int, str]) -> None:
+    """The run's one AMR017, at its first line, saying how far the pasted output goes."""
+    at, first, last, ch = pasted
+    if last > first:
+        d = out[at]
+        out[at] = diag(
+            "AMR017",
+            f"{describe(ch)} in the text, and on lines down to {last}: a terminal's output pasted with its "
+            "control codes? (they can redraw or hide what a terminal shows)",
+            d.line,
+            d.column,
+        )
 
 
 _CLEAN_WITH = MetaParse([], 0, [(0, 0)], [], [], None, False)  # one clean group (positions unused)
@@ -391,4 +442,13 @@ def _moved(line_text: str, entry: Entry, spans: list[tuple[int, int]]) -> str:
     return line_text[:cs] + " ".join(part for part in (text, *groups, tail) if part)
 
 
-__all__ = ["CODES", "check_document", "diag", "escape_value", "is_real_date", "rebuild_line"]
+__all__ = [
+    "CODES",
+    "check_document",
+    "credential_message",
+    "diag",
+    "escape_value",
+    "is_real_date",
+    "is_worded_credential",
+    "rebuild_line",
+]

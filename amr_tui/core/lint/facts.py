@@ -65,6 +65,8 @@ def normalise_text(text: str) -> str:
 _EMPHASIS = str.maketrans("", "", "*_`")
 # "**Status:** In progress", "**Owner**: Lu": a template's field and its short value
 _FIELD = re.compile(r"^\*\*([^*]{1,30}?)\*\*\s*[:\uff1a]\s*(.*)$|^\*\*([^*]{1,30}?)[:\uff1a]\*\*\s*(.*)$")
+# "Date: 2025-03-01", "Owner - Lu" is not one (a colon): a key of a few words, then its value
+_PLAIN_FIELD = re.compile(r"^([^\s:\uff1a*_`#\[(][^:\uff1a\[\]()`]{0,28}?)\s*[:\uff1a]\s+(\S.*)$")
 _LINKS = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)")
 _CONTINUED = (LineKind.CONTINUATION, LineKind.BLANK)
 _MAYBE_NOT_FACT = frozenset(":\uff1a*_` ")  # the last character of a label (``**特点**:``)
@@ -100,7 +102,15 @@ def is_fact(entry: Entry, text: str) -> bool:
     if m is not None:
         value = (m.group(2) if m.group(1) is not None else m.group(4)) or ""
         if len(value) <= 30 and len(value.split()) <= 3:
-            return False
+            return False  # a template's field: "**Status:** Done"
+    elif (p := _PLAIN_FIELD.match(first)) is not None and len(p.group(1).split()) <= 3:
+        value = p.group(2)
+        if len(value.split()) <= 1 and len(value) <= 30 or not any(c.isalpha() for c in value):
+            return False  # a template's field: "Date: 2025-03-01", "Status: done" ("Matches: 10 per season" is a fact)
+    else:
+        value = None
+    if value is not None and entry.indent and text == first and len(value.split()) <= 8:
+        return False  # a field of the item above it ("Password: same as the admin one"): its parent's
     if entry.links or "](" in first:
         rest = normalise_text(_LINKS.sub(" ", text))
         if len(rest.split()) <= 2:
@@ -119,9 +129,14 @@ def fact_rows(doc: ParsedFile, *, whole: bool = True) -> Iterator[tuple[str, int
         if whole and entry.multiline:
             text = item_text(lines, entry)
         # most entries are plain facts: no link, no label's colon, no bold field (checked cheaply first)
-        if (entry.links or text[-1:] in _MAYBE_NOT_FACT or text[:2] == "**" or "](" in text) and not is_fact(
-            entry, text
-        ):
+        if (
+            entry.links
+            or text[-1:] in _MAYBE_NOT_FACT
+            or text[:2] == "**"
+            or "](" in text
+            or ":" in text[:31]
+            or "\uff1a" in text[:31]
+        ) and not is_fact(entry, text):
             continue
         norm = normalise_text(text)
         if norm:

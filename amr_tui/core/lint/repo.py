@@ -28,7 +28,7 @@ from amr_tui.core.format.links import (
     split_heading,
 )
 from amr_tui.core.format.parser import Document, parse
-from amr_tui.core.format.rules import diag
+from amr_tui.core.format.rules import diag, is_worded_credential
 from amr_tui.core.formats import Profile, is_memory, mirrored, profile_of, start_files
 from amr_tui.core.formats import is_journal as is_journal  # lint's API, defined with the profiles
 from amr_tui.core.lint.contradictions import find_contradictions
@@ -255,14 +255,20 @@ def lint_repo(
 
 def _as_the_format_reads(repo: RepoSnapshot, findings: list[Finding]) -> list[Finding]:
     """The findings the folder's format speaks: none of its own conventions (``Profile.quiet``),
-    and in a file that is not the agent's memory (``Profile.memory``) only errors."""
+    and in a file that is not the agent's memory (``Profile.memory``) only errors, and of the
+    credentials there only a token's own shape: a password after "password:" in a skill's tutorial
+    or a write-up is its example (``is_worded_credential``)."""
     profile = repo.profile
     quiet = profile.quiet
-    return [
-        f
-        for f in findings
-        if f.diagnostic.code not in quiet and (f.diagnostic.severity is Severity.ERROR or is_memory(profile, f.path))
-    ]
+    out = []
+    for f in findings:
+        d = f.diagnostic
+        if d.code in quiet:
+            continue
+        if not is_memory(profile, f.path) and (d.severity is not Severity.ERROR or is_worded_credential(d)):
+            continue
+        out.append(f)
+    return out
 
 
 def _one_wrap_warning_per_file(findings: list[Finding]) -> list[Finding]:

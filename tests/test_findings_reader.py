@@ -1,0 +1,91 @@
+"""Issue 39, what real folders showed after the corpus: findings a reader agrees with.
+
+* A terminal's output pasted with its colour codes is one AMR017 for the whole paste, not one per
+  line (70 findings for one paste in a real folder); any other control (a clipboard write, a
+  screen clear, a bidi override) stays one finding per line.
+* In a file that is not the agent's memory (a Hermes home's installed skills), the credential check
+  reports a token by its own shape only: a tutorial's ``password: hunter2`` or a write-up's lab
+  login is its example. The same words in the memory are reported.
+* A template's plain field (``Date: 2025-03-01``) written in two files is no duplicate fact; a
+  fact written as ``Key: value`` (``Placement matches: 10 per season``) still is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from amr_tui.cli.main import main
+from amr_tui.core.format.parser import parse
+
+GHP = "ghp_" + "Q7vLm2XkP9sRt4NwZb8YcJd3Fh6Gq1Ea5Ui0"
+
+
+def _codes(capsys, root: Path) -> list[str]:
+    capsys.readouterr()
+    main(["lint", "--severity", "info", str(root)])
+    return [ln for ln in capsys.readouterr().out.splitlines() if ": AMR" in ln]
+
+
+def test_a_pasted_terminal_output_is_one_finding() -> None:
+    paste = "".join(f"- \x1b[32mPASS\x1b[0m test_{i}\n" + ("  plain line\n" if i % 4 == 0 else "") for i in range(30))
+    doc = parse(("# Log\n\n" + paste + "\n- a \u202e b\n- c \u202e d\n").encode())
+    found = [(d.code, d.line) for d in doc.diagnostics if d.code == "AMR017"]
+    assert found[0] == ("AMR017", 3)
+    assert len(found) == 3  # the paste, then each bidi override on its own line
+    first = next(d for d in doc.diagnostics if d.code == "AMR017")
+    last_paste_line = 3 + 30 + 8 - 1  # 30 bullets and 8 plain lines from line 3: the last bullet
+    assert f"down to {last_paste_line}" in first.message
+
+
+def test_hostile_escapes_are_one_finding_each() -> None:
+    text = "- clip \x1b]52;c;aGVsbG8=\x07 write\n- \x1b[2J cleared\n- \x1b[6n report\n"
+    assert [d.line for d in parse(text.encode()).diagnostics if d.code == "AMR017"] == [1, 2, 3]
+
+
+def test_two_pastes_far_apart_are_two_findings() -> None:
+    text = "- \x1b[1ma\n" + "- plain\n" * 10 + "- \x1b[1mb\n"
+    assert [d.line for d in parse(text.encode()).diagnostics if d.code == "AMR017"] == [1, 12]
+
+
+def _hermes_home(make_repo, skill: str, memory: str) -> Path:
+    return make_repo(
+        "hermes",
+        {
+            "SOUL.md": "You are a careful research assistant.\n",
+            "memories/MEMORY.md": memory,
+            "memories/USER.md": "The user works on the billing service.\n§\nThe user prefers short answers.\n",
+            "skills/pentest/SKILL.md": skill,
+        },
+    )
+
+
+def test_a_skill_documents_example_login_is_quiet_and_a_token_there_is_not(make_repo, capsys) -> None:
+    skill = (
+        "# Web lab walkthrough\n\n"
+        "1. Log in to the lab box with **Password:** Winter2024!lab as the admin user.\n"
+        "2. The database is at postgres://lab:Sup3rS3cretLab@10.0.0.5/lab\n"
+        f"3. The GitHub token the installer left: {GHP}\n"
+    )
+    root = _hermes_home(make_repo, skill, "The deploy runs from the release branch.\n")
+    lines = _codes(capsys, root)
+    skill_lines = [ln for ln in lines if "skills/pentest/SKILL.md" in ln]
+    assert len(skill_lines) == 1 and ":5:" in skill_lines[0] and "GitHub token" in skill_lines[0], lines
+
+
+def test_the_same_words_in_the_memory_are_reported(make_repo, capsys) -> None:
+    memory = "The staging admin **Password:** Winter2024!lab (rotate it).\n§\nThe deploy runs from main.\n"
+    root = _hermes_home(make_repo, "# A skill\n\nNothing secret here.\n", memory)
+    lines = _codes(capsys, root)
+    assert any("memories/MEMORY.md:1:" in ln and "AMR016" in ln for ln in lines), lines
+
+
+def test_a_template_field_is_no_duplicate_and_a_fact_in_field_form_is(make_repo, capsys) -> None:
+    root = make_repo(
+        "notes",
+        {
+            "a.md": "# A\n\n- Date: 2025-03-01\n- Status: done\n- Placement matches: 10 per season\n",
+            "b.md": "# B\n\n- Date: 2025-03-01\n- Status: done\n- Placement matches: 10 per season\n",
+        },
+    )
+    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    assert dupes and all(":5:" in ln for ln in dupes), dupes
