@@ -25,7 +25,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static, Tree
 
-from amr_tui.core.format.links import LinkState, link_text_for
+from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, LineKind, Link
 from amr_tui.core.navigation import History
 from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
@@ -1193,6 +1193,3 @@ class MainScreen(Screen[None]):
         widget = self.query_one(target)
         if widget.display:
             self.set_focus(widget)  # now: the keys read after this one go to it (widget.focus() waits)
-
-    def link_for(self, path: str) -> str:
-        return f"[[{link_text_for(path)}]]"

@@ -7,7 +7,7 @@ none touches a widget. Cost, roughly, on a 5,000-commit repo:
 * :meth:`~HistoryService.file_history` - one ``git log -p`` limited to one page of one file:
   the first page shows at once however long the file's history is. Pages are pinned to the
   commit the first page started from, so an agent committing meanwhile does not shift them.
-* :meth:`~HistoryService.file_at`, :meth:`~HistoryService.file_change` - blob reads through one
+* :meth:`~HistoryService.file_change` - blob reads through one
   persistent ``cat-file`` process: cheap.
 * :meth:`~HistoryService.entry_timeline` - one ``git log -p`` of the file (plus one ``git show``
   per move between files): about the cost of ``git log -S`` for the same text, or less.
@@ -203,12 +203,6 @@ class HistoryService:
             # from the file's name there
             nxt = HistoryCursor(items[-1].commit.oid + "^", 0, name) if follow else HistoryCursor(start, skip + limit)
         return HistoryPage(path, items, nxt)
-
-    def file_at(self, path: str, commit: str) -> bytes | None:
-        """The file's bytes as ``commit`` left it (None when it did not exist there; raises
-        ``BlobTooLargeError`` over ``MAX_PARSE_BYTES``)."""
-        oid = self.repo.resolve(commit)
-        return self.blobs.read(oid, path) if oid else None
 
     def file_change(self, path: str, commit: str, old_path: str | None = None) -> FileVersion:
         """The file at ``commit`` against its first parent: bytes, aligned rows and the patch.
