@@ -26,7 +26,7 @@ The package map, bottom to top (a module imports only modules on the lines above
   compare-and-swap retry loop.
 * ``merging``: ``merge-tree`` merges and moving a branch with its work tree (sync).
 * ``dreamrefs``: dream refs, fast-forwards, throwaway work trees and the dreaming agent.
-* ``remote``: fetch, push, clone and why a network call failed.
+* ``remote``: fetch, push and why a network call failed.
 * ``rewrite``: the repositories a share builds.
 * ``watch``: a cheap fingerprint of a repo's git state (stats only, no git).
 * ``repo``: :class:`GitRepo`, a ``RepoHandle`` plus the operations built on ``history``,

@@ -28,8 +28,6 @@ from amr_tui.git import GitRepo
 
 MANIFEST = ".amr-share.json"
 OWNER_RECORD = "shares.json"
-ROUTE, ASK, READ_ONLY = "route", "ask", "read-only"
-MAX_SESSION_FILE = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
