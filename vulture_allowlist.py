@@ -82,5 +82,4 @@ _.frame_written
 _.updated
 _.summaries
 _.reload_file
-_.save_file
 _.format_entry

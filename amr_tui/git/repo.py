@@ -183,25 +183,5 @@ class GitRepo(RepoHandle):
             self, changes, message, env=env, branch=branch, probe=probe, max_attempts=max_attempts, journal=journal
         )
 
-    def save_file(
-        self,
-        path: str,
-        new_bytes: bytes | None,
-        base_bytes: bytes | None,
-        base_head: str | None,
-        message: str,
-        *,
-        env: Mapping[str, str] | None = None,
-        branch: str | None = None,
-        probe: _gate.Probe | None = None,
-        max_attempts: int = _gate.MAX_ATTEMPTS,
-    ) -> str:
-        """One file through the write gate: ``base_bytes`` is what the edit started from."""
-        change = _gate.Change(path, base_bytes, new_bytes, base_head)
-        return (
-            self.write_files([change], message, env=env, branch=branch, probe=probe, max_attempts=max_attempts).head
-            or ""
-        )
-
 
 __all__ = ["GitRepo", "RepoStateError", "is_memory_repo"]
