@@ -82,4 +82,3 @@ _.frame_written
 _.updated
 _.summaries
 _.reload_file
-_.format_entry
