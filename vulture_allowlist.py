@@ -71,8 +71,6 @@ _.future
 _.remove_repo
 _.from_tombstones
 _.read_blob
-_.pickaxe
-_.file_log
 _.search_past
 _.index_done
 _.shareable_files

@@ -84,7 +84,7 @@ def test_empty_repo_status(tmp_path: Path) -> None:
     assert st.head is None and st.is_empty_repo
     assert st.branch == "main" and not st.detached
     assert r.head() is None and r.current_branch() == "main"
-    assert r.file_log("MEMORY.md") == [] and r.log() == []
+    assert history.log_entries(r, paths=("MEMORY.md",)) == [] and r.log() == []
     assert r.read_blob_or_none("HEAD", "MEMORY.md") is None
 
 
@@ -129,7 +129,7 @@ def test_status_parser_handles_renames_and_conflicts() -> None:
     assert st.untracked == ("café.md",)
 
 
-def test_read_blob_ls_files_and_file_log(make_repo) -> None:
+def test_read_blob_ls_files_and_log_entries(make_repo) -> None:
     repo = make_repo(files={"MEMORY.md": "# M\n", "notes/a b:c.md": "one\n"})
     for i in range(3):
         (repo / "notes" / "a b:c.md").write_text(f"v{i}\n")
@@ -146,16 +146,16 @@ def test_read_blob_ls_files_and_file_log(make_repo) -> None:
     with pytest.raises(FileNotFoundError):
         r.read_blob("HEAD", "missing.md")
     assert r.ls_files() == ["MEMORY.md", "notes/a b:c.md"]
-    log = r.file_log("notes/a b:c.md", limit=2)
+    log = [e.info for e in history.log_entries(r, paths=("notes/a b:c.md",), limit=2)]
     assert [c.subject for c in log] == ["Edit 2 — ünïcode", "Edit 1 — ünïcode"]
     assert log[0].author_name == "Devin session 2" and log[0].author_email == "d2@x.test"
     assert log[0].oid == head_of(repo)
     assert log[0].author_date.year == 2026
-    assert [c.subject for c in r.file_log("notes/a b:c.md", limit=5, skip=2)] == [
+    assert [e.info.subject for e in history.log_entries(r, paths=("notes/a b:c.md",), limit=5, skip=2)] == [
         "Edit 0 — ünïcode",
         "Create memory repo",
     ]
-    assert r.file_log("MEMORY.md")[0].subject == "Create memory repo"
+    assert history.log_entries(r, paths=("MEMORY.md",))[0].info.subject == "Create memory repo"
 
 
 def test_identity_and_local_identity(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -723,7 +723,7 @@ def test_amr_runs_nothing_from_an_evil_repo(tmp_path: Path) -> None:
     st = r.status()
     assert st.branch == "main" and st.changes == ()
     assert r.log()[0].subject == "signed commit"
-    assert r.file_log("notes.md")[0].subject == "Edit notes"
+    assert history.log_entries(r, paths=("notes.md",))[0].info.subject == "Edit notes"
     assert r.read_blob("HEAD", "notes.md").startswith(b"- fact zero")
     assert r.read_blob("HEAD", "a.txt") == b"plain text\n"
     assert set(r.ls_files()) >= {"MEMORY.md", "notes.md", "a.txt", "q.sql"}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.git import ConflictError, GitRepo
+from amr_tui.git import ConflictError, GitRepo, history
 from amr_tui.services.batch.lintfix import fix_repo
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
@@ -143,7 +143,7 @@ def op_poll_and_lint_fix(s: Session, evil: EvilRepo) -> None:
 
 def op_git_reads(s: Session, evil: EvilRepo) -> None:
     g = GitRepo(evil.root)
-    assert g.status().branch == "main" and g.log(5) and g.file_log("notes.md")
+    assert g.status().branch == "main" and g.log(5) and history.log_entries(g, paths=("notes.md",))
     assert g.identity() is not None and g.operation_in_progress() is None
     g.merge_file(b"a\nb\n", b"a\n", b"a\nc\n")
     for args in (

@@ -77,11 +77,6 @@ class GitRepo(RepoHandle):
         out = self.runner.run(["ls-files", "-z", "--full-name"]).stdout
         return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
-    def file_log(self, path: str, limit: int = 50, skip: int = 0, rev: str = "HEAD") -> list[CommitInfo]:
-        """Commits reachable from ``rev`` that touched ``path``, newest first."""
-        rel = normalize_rel(path)
-        return self._log(rev, limit, skip, ("--no-ext-diff", "--no-textconv"), (rel,))
-
     def log(self, limit: int = 50, skip: int = 0, rev: str = "HEAD") -> list[CommitInfo]:
         """Commits reachable from ``rev``, newest first."""
         return self._log(rev, limit, skip, (), ())
