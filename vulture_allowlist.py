@@ -68,8 +68,6 @@ _.LOAD_BUDGET_LINES
 # (issue 43, point 7): each is to go.
 _.fits
 _.future
-_.remove_repo
-_.from_tombstones
 _.read_blob
 _.search_past
 _.index_done
