@@ -71,8 +71,6 @@ _.future
 _.read_blob
 _.search_past
 _.index_done
-_.shareable_files
-_.load_manifest
 _.row_of
 _.frame_written
 _.updated
