@@ -69,7 +69,6 @@ _.LOAD_BUDGET_LINES
 _.fits
 _.future
 _.read_blob
-_.search_past
 _.index_done
 _.row_of
 _.frame_written

@@ -15,7 +15,7 @@ none touches a widget. Cost, roughly, on a 5,000-commit repo:
 * :meth:`~HistoryService.forgotten`, :meth:`~HistoryService.resurrections` - SLOW the first time:
   they walk the patches of the whole history (cached per HEAD; later calls walk only the new
   commits). Run them in a worker.
-* :meth:`~HistoryService.past`, :meth:`~HistoryService.search_past` - the same walk (plus a search
+* :meth:`~HistoryService.past`, :meth:`~HistoryService.past_index` - the same walk (plus a search
   index over what it found, rebuilt per HEAD): SLOW the first time.
 * :meth:`~HistoryService.forget`, :meth:`~HistoryService.restore` - one compare-and-swap commit.
 
@@ -37,7 +37,6 @@ from amr_tui.core.diff.align import Row, align
 from amr_tui.core.diff.entries import LineEntry, diff_entries, entry_of_line
 from amr_tui.core.format.parser import is_markdown
 from amr_tui.core.lint.repo import Finding
-from amr_tui.core.search.index import SearchHit
 from amr_tui.core.tombstones import is_tombstone_path
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
@@ -396,10 +395,6 @@ class HistoryService:
         with self._lock:
             self._past = (head, index)
         return index
-
-    def search_past(self, query: str, limit: int = 20) -> list[tuple[PastEntry, SearchHit]]:
-        """The past entries that best match ``query``, best first (raises ``QueryError``)."""
-        return self.past_index().search(query, limit)
 
     def resurrections(self) -> list[Finding]:
         """AMR030 findings for the work tree's entries (SLOW first time)."""
