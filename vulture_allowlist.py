@@ -72,6 +72,4 @@ _.read_blob
 _.index_done
 _.row_of
 _.frame_written
-_.updated
-_.summaries
 _.reload_file
