@@ -168,7 +168,7 @@ class SaveWriter:
             line = f"- {fact} [source: https://example.com/user/{n}; rev: 0]\n".encode()
             for _try in range(50):
                 head = repo.head()
-                base = repo.read_blob(head, "findings.md")
+                base = repo.read_blob_or_none(head, "findings.md")
                 try:
                     oid = repo.write_files(
                         [Change("findings.md", base, base + line, head)], f"user: remember {fact}"

@@ -141,10 +141,9 @@ def test_read_blob_ls_files_and_log_entries(make_repo) -> None:
             env={"GIT_AUTHOR_NAME": f"Devin session {i}", "GIT_AUTHOR_EMAIL": f"d{i}@x.test"},
         )
     r = GitRepo(repo)
-    assert r.read_blob("HEAD", "notes/a b:c.md") == b"v2\n"
-    assert r.read_blob("HEAD~3", "notes/a b:c.md") == b"one\n"
-    with pytest.raises(FileNotFoundError):
-        r.read_blob("HEAD", "missing.md")
+    assert r.read_blob_or_none("HEAD", "notes/a b:c.md") == b"v2\n"
+    assert r.read_blob_or_none("HEAD~3", "notes/a b:c.md") == b"one\n"
+    assert r.read_blob_or_none("HEAD", "missing.md") is None
     assert r.ls_files() == ["MEMORY.md", "notes/a b:c.md"]
     log = [e.info for e in history.log_entries(r, paths=("notes/a b:c.md",), limit=2)]
     assert [c.subject for c in log] == ["Edit 2 — ünïcode", "Edit 1 — ünïcode"]
@@ -281,7 +280,7 @@ def test_commit_changes_adds_edits_deletes_and_keeps_status_clean(make_repo) -> 
     )
     assert r.head() == new != base
     assert git(repo, "rev-parse", "HEAD^").strip() == base
-    assert r.read_blob("HEAD", "projects/new.md") == b"- a\r\n- b\r\n"
+    assert r.read_blob_or_none("HEAD", "projects/new.md") == b"- a\r\n- b\r\n"
     assert (repo / "projects" / "new.md").read_bytes() == b"- a\r\n- b\r\n"
     assert not (repo / "old.md").exists()
     assert r.tree_entry("HEAD", "tool.sh")[0] == "100755"
@@ -323,7 +322,7 @@ def test_cas_refuses_stale_head_then_save_merges(make_repo) -> None:
     repo = make_repo(files={"MEMORY.md": "# M\n", "notes.md": LINES})
     r = GitRepo(repo)
     base_head = r.head()
-    base = r.read_blob(base_head, "notes.md")
+    base = r.read_blob_or_none(base_head, "notes.md")
     agent = agent_commit(repo, "notes.md", LINES.replace("fact 15", "fact fifteen (agent)"), "agent edit")
     mine = base.replace(b"fact 2 ", b"fact two (user) ")
     with pytest.raises(RefMovedError) as info:
@@ -332,7 +331,7 @@ def test_cas_refuses_stale_head_then_save_merges(make_repo) -> None:
     assert (repo / "notes.md").read_text() == LINES.replace("fact 15", "fact fifteen (agent)")
     new = r.write_files([Change("notes.md", base, mine, base_head)], "user edit").head
     assert is_ancestor(repo, agent, new) and r.head() == new
-    final = r.read_blob("HEAD", "notes.md")
+    final = r.read_blob_or_none("HEAD", "notes.md")
     assert b"fact two (user)" in final and b"fact fifteen (agent)" in final
     assert (repo / "notes.md").read_bytes() == final
     assert r.status().is_clean
@@ -364,8 +363,8 @@ def test_agent_commit_landing_during_the_ref_update(make_repo) -> None:
     new = r.write_files([Change("notes.md", LINES.encode(), mine, base_head)], "user edit").head
     assert seen == [mine]  # the user's text was on disk before the compare-and-swap
     assert fired and is_ancestor(repo, pending, new) and git(repo, "rev-parse", "HEAD^").strip() == pending
-    assert r.read_blob("HEAD", "notes.md") == mine
-    assert r.read_blob("HEAD", "agent.md") == b"start\nagent line\n"
+    assert r.read_blob_or_none("HEAD", "notes.md") == mine
+    assert r.read_blob_or_none("HEAD", "agent.md") == b"start\nagent line\n"
     assert (repo / "notes.md").read_bytes() == mine
     assert r.status().is_clean
 
@@ -443,7 +442,7 @@ def test_save_new_file_and_delete(make_repo) -> None:
     repo = make_repo()
     r = GitRepo(repo)
     h1 = r.write_files([Change("topics/new.md", None, b"- new\n", r.head())], "add").head
-    assert r.read_blob(h1, "topics/new.md") == b"- new\n"
+    assert r.read_blob_or_none(h1, "topics/new.md") == b"- new\n"
     h2 = r.write_files([Change("topics/new.md", b"- new\n", None, h1)], "delete").head
     assert r.read_blob_or_none(h2, "topics/new.md") is None
     assert not (repo / "topics" / "new.md").exists() and r.status().is_clean
@@ -455,7 +454,7 @@ def test_crlf_round_trip_through_save(make_repo) -> None:
     r = GitRepo(repo)
     new = data.replace(b"- two", b"- TWO")
     r.write_files([Change("MEMORY.md", data, new, r.head())], "edit")
-    assert r.read_blob("HEAD", "MEMORY.md") == new
+    assert r.read_blob_or_none("HEAD", "MEMORY.md") == new
     assert (repo / "MEMORY.md").read_bytes() == new
     assert r.status().is_clean
 
@@ -476,7 +475,7 @@ def test_index_lock_held_briefly_is_waited_for(make_repo) -> None:
         new = r.write_files([Change("notes.md", LINES.encode(), mine, r.head())], "edit").head
     finally:
         release.join()
-    assert r.read_blob(new, "notes.md") == mine and r.status().is_clean
+    assert r.read_blob_or_none(new, "notes.md") == mine and r.status().is_clean
 
 
 def test_stale_index_lock_raises_and_is_never_deleted(make_repo) -> None:
@@ -495,7 +494,7 @@ def test_stale_index_lock_raises_and_is_never_deleted(make_repo) -> None:
     assert not list((repo / ".git").glob("amr-index-*"))
     lock.unlink()
     new = r.write_files([Change("notes.md", LINES.encode(), mine, before)], "edit").head
-    assert r.read_blob(new, "notes.md") == mine and r.status().is_clean
+    assert r.read_blob_or_none(new, "notes.md") == mine and r.status().is_clean
 
 
 # --- concurrency ----------------------------------------------------------------------------
@@ -541,7 +540,7 @@ def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
         for i in range(20):
             if i % 2 == 0:
                 base_head = r.head()
-                base = r.read_blob(base_head, "notes.md")
+                base = r.read_blob_or_none(base_head, "notes.md")
             else:  # an editor buffer opened a while ago: forces the three-way merge path
                 base, base_head = stale_base, stale_head
             line = 3 * i  # lines two apart, so merges with a stale base stay clean
@@ -554,12 +553,12 @@ def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
         thread.join()
     assert not agent_errors
     assert len(agent_oids) >= 3
-    final = r.read_blob("HEAD", "notes.md").decode()
+    final = r.read_blob_or_none("HEAD", "notes.md").decode()
     for i in range(20):
         assert f"- fact {3 * i} EDITED " in final, i
     for oid in agent_oids:
         assert is_ancestor(repo, oid), oid
-    agent_text = r.read_blob("HEAD", "agent.md").decode()
+    agent_text = r.read_blob_or_none("HEAD", "agent.md").decode()
     assert all(line in agent_text for line in agent_lines)
     assert (repo / "notes.md").read_text() == final
     assert r.status().is_clean
@@ -724,8 +723,8 @@ def test_amr_runs_nothing_from_an_evil_repo(tmp_path: Path) -> None:
     assert st.branch == "main" and st.changes == ()
     assert r.log()[0].subject == "signed commit"
     assert history.log_entries(r, paths=("notes.md",))[0].info.subject == "Edit notes"
-    assert r.read_blob("HEAD", "notes.md").startswith(b"- fact zero")
-    assert r.read_blob("HEAD", "a.txt") == b"plain text\n"
+    assert r.read_blob_or_none("HEAD", "notes.md").startswith(b"- fact zero")
+    assert r.read_blob_or_none("HEAD", "a.txt") == b"plain text\n"
     assert set(r.ls_files()) >= {"MEMORY.md", "notes.md", "a.txt", "q.sql"}
     assert r.identity() is not None and r.operation_in_progress() is None
     assert r.index_entry("notes.md") and r.tree_entry("HEAD", "q.sql")
@@ -740,10 +739,10 @@ def test_amr_runs_nothing_from_an_evil_repo(tmp_path: Path) -> None:
     # Writes: a direct save, a plumbing commit by "an agent", a save that has to merge,
     # commits to filtered file types, a branch.
     base_head = r.head()
-    base = r.read_blob(base_head, "notes.md")
+    base = r.read_blob_or_none(base_head, "notes.md")
     h1 = r.write_files([Change("notes.md", base, base.replace(b"fact 1 ", b"fact one "), base_head)], "user edit").head
     agent = r.commit_changes(
-        {"notes.md": r.read_blob(h1, "notes.md").replace(b"fact 50 ", b"fact fifty ")},
+        {"notes.md": r.read_blob_or_none(h1, "notes.md").replace(b"fact 50 ", b"fact fifty ")},
         "agent edit",
         h1,
         env={"GIT_AUTHOR_NAME": "Devin session 9"},
@@ -751,7 +750,9 @@ def test_amr_runs_nothing_from_an_evil_repo(tmp_path: Path) -> None:
     mine = base.replace(b"fact 1 ", b"fact one ").replace(b"fact 20 ", b"fact twenty ")
     h3 = r.write_files([Change("notes.md", base, mine, base_head)], "user edit 2").head
     assert r.is_ancestor(agent, h3)
-    assert b"fact fifty" in r.read_blob(h3, "notes.md") and b"fact twenty" in r.read_blob(h3, "notes.md")
+    assert b"fact fifty" in r.read_blob_or_none(h3, "notes.md") and b"fact twenty" in r.read_blob_or_none(
+        h3, "notes.md"
+    )
     h4 = r.commit_changes({"a.txt": b"new text\n", "q.sql": b"SELECT 3;\n"}, "filtered types", h3)
     r.create_branch("dreams/evil", h4)
     r.commit_changes({"notes.md": b"dream\n"}, "dream", h4, branch="dreams/evil")

@@ -153,8 +153,7 @@ def test_option_looking_ref_writes_nothing(make_repo) -> None:
     r = GitRepo(repo)
     assert r.resolve("--output=y.txt") is None
     assert history.log_entries(r, "--output=z.txt", paths=("MEMORY.md",)) == []
-    with pytest.raises(FileNotFoundError):
-        r.read_blob("--output=w.txt", "MEMORY.md")
+    assert r.read_blob_or_none("--output=w.txt", "MEMORY.md") is None
     assert history.log_entries(r, paths=("--output=v.txt",)) == []
     assert not any(p.name.endswith(".txt") for p in repo.iterdir())
 

@@ -79,7 +79,7 @@ def _agent_edit(evil: EvilRepo, old: bytes, new: bytes) -> None:
     plain git in this repo would itself fire the canaries)."""
     g = GitRepo(evil.root)
     head = g.head()
-    data = g.read_blob(head, "notes.md")
+    data = g.read_blob_or_none(head, "notes.md")
     g.commit_changes({"notes.md": data.replace(old, new)}, "agent edit", head)
 
 
@@ -247,4 +247,4 @@ async def test_app_on_the_evil_repo_runs_nothing(evil: EvilRepo) -> None:
         await pilot.pause(0.5)  # at least two polls
         assert app.is_running
     assert evil.fired() == []
-    assert b"fact (edited in the app)" in GitRepo(evil.root).read_blob("HEAD", "notes.md")
+    assert b"fact (edited in the app)" in GitRepo(evil.root).read_blob_or_none("HEAD", "notes.md")
