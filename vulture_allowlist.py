@@ -66,10 +66,5 @@ _.LOAD_BUDGET_LINES
 
 # Production functions only tests (or bench/) call, not yet moved onto the API the app uses
 # (issue 43, point 7): each is to go.
-_.fits
 _.future
-_.read_blob
-_.index_done
-_.row_of
 _.frame_written
-_.reload_file

@@ -3,7 +3,7 @@
 Code outside this package uses :class:`GitRepo` for repository work, plus the feature modules
 below by name (``history``, ``merging``, ``remote``, ``gate``, ``dreamrefs``, ``rewrite``,
 ``watch``), :func:`is_memory_repo`, the exception classes and the safe work-tree file helpers
-(re-exported by amr_tui.services.fs).
+(``worktree``).
 
 The package map, bottom to top (a module imports only modules on the lines above it):
 
