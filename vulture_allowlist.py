@@ -66,5 +66,4 @@ _.LOAD_BUDGET_LINES
 
 # Production functions only tests (or bench/) call, not yet moved onto the API the app uses
 # (issue 43, point 7): each is to go.
-_.future
 _.frame_written
