@@ -19,7 +19,6 @@ _.border_subtitle  # Widget: the text on its bottom border
 _.show_root  # Tree: whether the root node is drawn
 _.guide_depth  # Tree: the indent of each level
 _.can_focus  # Widget: whether it takes focus
-_.scroll_x  # ScrollView: the reactive entry_view.py redeclares (horizontal scrolling is off)
 _.has_errors  # EntryEditor reactive: watch_has_errors runs when it is set
 # widgets/textual_private.py: overrides of Textual's private methods (their one home, by design).
 _._position_to_cell
@@ -58,12 +57,11 @@ _.searched_files
 _.pending_branch
 _.UNIDATA_VERSION  # core/foldtable.py: the Unicode version the generated table was made from
 _.KEY_RE  # core/format/metadata.py: the key grammar, named by comments and core/format/entrymeta.py
-_.last_save_error  # screens/main/screen.py: the last save's error, read by tests/test_app_soak.py
 
 # core/lint/ is another worker's this session (issue 43): dead, to delete after that merge.
 _.over_budget
 _.LOAD_BUDGET_LINES
 
-# Production functions only tests (or bench/) call, not yet moved onto the API the app uses
-# (issue 43, point 7): each is to go.
+# Only a test reads it: FrameWatchingApp's own flag, the one way to see its first-frame hook fire
+# under the headless test driver (tests/test_textual_private.py); after_first_frame is the API.
 _.frame_written

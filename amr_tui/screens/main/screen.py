@@ -198,7 +198,6 @@ class MainScreen(Screen[None]):
         self.drafts: dict[tuple[str, str], tuple[EditTarget, str]] = {}
         self.saver = SaveController(self)
         self.foreign_repo: str | None = None  # the repo the last save left others' changes in (U commits them)
-        self.last_save_error: Exception | None = None
         self._edit_actions: EditActions | None = None  # loaded at the first edit
         self.start = StartUp()  # the first frame and the first load's steps
         self.opens = Opens()  # which open is the latest, and an edit key waiting for it
@@ -629,14 +628,12 @@ class MainScreen(Screen[None]):
     def on_save_failed(self, message: SaveFailed) -> None:
         self.saver.settle()
         self.editor_back()
-        self.last_save_error = message.error
         self.set_status(make_visible(f"Not saved: {message.error}"))
         self.edits().save_failed(message)
 
     def on_conflict(self, message: Conflict) -> None:
         self.saver.settle()
         self.editor_back()
-        self.last_save_error = message.error
         self.set_status(make_visible(f"Not saved: {message.error}"))
         self.edits().conflict(message)
 
