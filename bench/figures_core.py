@@ -1,6 +1,6 @@
 """In-process figures: indexing, re-indexing one file, search keystrokes, scrolling renders.
 
-Everything here calls what the app calls (``Session.load``, ``Session.reload_file``,
+Everything here calls what the app calls (``Session.load``, ``Session.reload_files``,
 ``Session.search_session()``, ``EntryView.render_line``) on the corpora of ``bench/gen.py``.
 """
 
@@ -120,7 +120,7 @@ def indexing(root: Path, repeats: int = 2) -> tuple[list[Row], object]:
 
 
 def reindex(session, root: Path) -> list[Row]:
-    """One file edited on disk: what Session.reload_file costs, and the parse + index part of it."""
+    """One file edited on disk: what Session.reload_files costs, and the parse + index part of it."""
     repo = session.names[0]
     files = [f for f in session.files(repo) if "/" in f and f.endswith(".md")]
     path = files[len(files) // 2]
@@ -133,7 +133,7 @@ def reindex(session, root: Path) -> list[Row]:
                 original + f"- edited fact number {k} [source: https://example.com/s/{k}; added: 2026-05-01]\n".encode()
             )
             t = time.perf_counter()
-            session.watch.reload_file(repo, path)
+            session.watch.reload_files(repo, [path])
             reload_ms.append((time.perf_counter() - t) * 1000)
             data = full.read_bytes()
             t = time.perf_counter()
@@ -150,7 +150,7 @@ def reindex(session, root: Path) -> list[Row]:
             poll_ms.append((time.perf_counter() - t) * 1000)
     finally:
         full.write_bytes(original)
-        session.watch.reload_file(repo, path)
+        session.watch.reload_files(repo, [path])
     base = median([_time_read(root, path) for _ in range(5)])
     listing, status = [], []
     for _ in range(5):
@@ -162,7 +162,7 @@ def reindex(session, root: Path) -> list[Row]:
         status.append((time.perf_counter() - t) * 1000)
     return [
         row(
-            "Re-index one changed file: Session.reload_file (what the app runs on save)",
+            "Re-index one changed file: Session.reload_files (what the app runs on save)",
             round(median(reload_ms), 1),
             "ms",
             baseline=round(base, 2),
@@ -178,7 +178,7 @@ def reindex(session, root: Path) -> list[Row]:
             baseline_what="read that file",
             limit=REINDEX_LIMIT_MS,
             note=f"median of 5; one walk with stats of every file (list alone {median(listing):.0f} ms), "
-            f"a few stats under .git, then as reload_file",
+            f"a few stats under .git, then as reload_files",
         ),
         row(
             "Re-index one changed file: parse + per-file lint + search index only",

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import relevance as rel  # noqa: E402
-import replay_trust as rt  # noqa: E402
+import tmux_env as rt  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # (query as the README shows it, a piece of the fact that should come first)

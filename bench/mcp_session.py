@@ -32,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import replay_trust as rt  # noqa: E402  (the tmux driver and the throw-away environment)
+import tmux_env as rt  # noqa: E402  (the tmux driver and the throw-away environment)
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.types import Implementation  # noqa: E402

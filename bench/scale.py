@@ -8,7 +8,7 @@
 Each size's in-process figures run in a fresh child process (``--child SIZE``), so its peak
 RSS (``VmHWM``) is that size's alone: the child does what ``bench/figures_core.py`` does,
 with its functions (``load_timed``: ``Session.load`` split into parse + index, repo lint and
-git; ``reindex``: ``Session.reload_file`` and ``Session.poll`` after one file changed;
+git; ``reindex``: ``Session.reload_files`` and ``Session.poll`` after one file changed;
 ``search``: the finder's ``Session.search_session()`` over the typed scripts of
 ``bench_search.py``). The children run interleaved (1k, 10k, 100k, 1M, then again), and
 ``amr lint`` (warm cache) and ``rg`` alternate run by run, so the shared machine's load falls
@@ -178,7 +178,7 @@ FIGURES: list[tuple[str, str, str]] = [
     ("keystroke_p95_ms", "Finder keystroke p95 (search_session over the typed scripts)", "ms"),
     ("keystroke_p50_ms", "Finder keystroke p50", "ms"),
     ("wratio_p95_ms", "  baseline: rapidfuzz WRatio scan of every entry, one query", "ms"),
-    ("reload_ms", "Re-index one changed file: Session.reload_file (a save)", "ms"),
+    ("reload_ms", "Re-index one changed file: Session.reload_files (a save)", "ms"),
     ("poll_ms", "Re-index one changed file: Session.poll (an agent's write: walk + stats)", "ms"),
     ("status_ms", "Repo badge after a change: git status (refresh_info)", "ms"),
     ("rss_mb", "Peak RSS of a process that loaded the session (VmHWM)", "MB"),

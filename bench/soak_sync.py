@@ -5,7 +5,7 @@ Writers, each in its own clone of a repo served by ``git daemon``:
 * ``--agents`` agent processes using plain git: every ~100 ms append a fact (to the shared
   ``findings.md`` or their own file), edit one of their facts (its metadata) or delete one, then
   ``git commit``; every ``--sync-every`` seconds ``amr sync`` (the CLI, a real process);
-* one writer using amr's save path (``GitRepo.save_file``, what the editor's save calls) while a
+* one writer using amr's save path (``GitRepo.write_files``, what the editor's save calls) while a
   second thread runs ``services.sync.sync`` on the same clone at the same time.
 
 At the end every clone syncs until all agree with the server, then the soak checks: every fact
@@ -157,6 +157,7 @@ class SaveWriter:
     def _save_loop(self) -> None:
         from amr_tui.git import GitRepo
         from amr_tui.git.errors import ConflictError, DirtyFileError, LockedError, RefMovedError
+        from amr_tui.git.gate import Change
 
         repo = GitRepo(self.clone)
         end = time.monotonic() + self.seconds
@@ -167,9 +168,11 @@ class SaveWriter:
             line = f"- {fact} [source: https://example.com/user/{n}; rev: 0]\n".encode()
             for _try in range(50):
                 head = repo.head()
-                base = repo.read_blob(head, "findings.md")
+                base = repo.read_blob_or_none(head, "findings.md")
                 try:
-                    oid = repo.save_file("findings.md", base + line, base, head, f"user: remember {fact}")
+                    oid = repo.write_files(
+                        [Change("findings.md", base, base + line, head)], f"user: remember {fact}"
+                    ).head
                     break
                 except (ConflictError, DirtyFileError, LockedError, RefMovedError):
                     self.save_retries += 1

@@ -201,6 +201,13 @@ def _fast_tier(tree: Path) -> str:
     return f"{took:.0f} s ({tail})"
 
 
+def _bench_lines(tree: Path) -> int:
+    """The scripts and notes of bench/ (its .py and .md files; not bench/out/, the corpora cache)."""
+    bench = tree / "bench"
+    files = [p for p in bench.rglob("*") if p.suffix in (".py", ".md") and "out" not in p.relative_to(bench).parts]
+    return sum(len(p.read_text().splitlines()) for p in files)
+
+
 def figures(tree: Path, private: set[str], *, tests: bool) -> dict[str, str]:
     mods = _modules(tree)
     lines, methods, getattrs = _app(tree)
@@ -219,6 +226,7 @@ def figures(tree: Path, private: set[str], *, tests: bool) -> dict[str, str]:
         "tests marked slow": str(slow),
         "duplicate pairs (duplicates, amr_tui/)": _duplicates(tree),
         "lines in amr_tui/": str(sum(len(p.read_text().splitlines()) for p in (tree / "amr_tui").rglob("*.py"))),
+        "lines in bench/": str(_bench_lines(tree)),
     }
     if tests:
         out["fast tier (-m 'not slow', -n 2)"] = _fast_tier(tree)

@@ -153,7 +153,7 @@ async def test_agent_every_100ms_while_user_saves_50_edits(tmp_path):
                     ed = app.screen.query_one("#editor")
                     raise AssertionError(
                         (
-                            repr(getattr(app.screen, "last_save_error", None)),
+                            str(app.screen.query_one("#status").render()),  # "Not saved: <why>" after a failed save
                             app.focused,
                             ed.target,
                             app.screen.query_one("#editor-input").value,

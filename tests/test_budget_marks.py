@@ -39,7 +39,8 @@ async def test_the_file_editor_names_the_cut_and_warns_past_it(long_repo: Path) 
         assert text.endswith(" \u00b7 Agents stop loading MEMORY.md before line 201 (200 lines or 25 KB).")
         assert not _budget(app).has_class("-past-budget")
         area = app.screen.query_one(CutTextArea)
-        assert area.cut_line == 201 and area.cut_row() == area.row_of(201) - 1  # under line 200
+        row_201 = area.wrapped_document.location_to_offset((200, 0)).y  # where line 201 starts
+        assert area.cut_line == 201 and area.cut_row() == row_201 - 1  # under line 200
         for _ in range(12):
             await drive.press("pagedown")
         await drive.until(lambda: area.cursor_location[0] > 200, what="the cursor at the end")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from amr_tui.git import GitRepo
+from amr_tui.git.gate import Change
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
 from tests.hostilehelpers import git, init_repo
@@ -86,7 +87,7 @@ else:
     indexlock.IndexLock.install = lambda self: os._exit(9)
 r = GitRepo(sys.argv[2])
 head = r.head()
-r.save_file("notes.md", b"- the user's edit\\n", b"- a fact\\n", head, "user edit")
+r.write_files([gate.Change("notes.md", b"- a fact\\n", b"- the user's edit\\n", head)], "user edit")
 """
 
 
@@ -103,8 +104,8 @@ def test_crash_next_to_the_ref_update_never_stages_a_revert(tmp_path: Path, wher
     assert moved == (where == "after-ref")
     if not moved:  # the edit is staged, not lost: an agent's commit would carry it, amr saves it
         r = GitRepo(root)
-        r.save_file("notes.md", b"- the user's edit, again\n", b"- the user's edit\n", r.head(), "again")
-        assert r.status().is_clean and r.read_blob("HEAD", "notes.md") == b"- the user's edit, again\n"
+        r.write_files([Change("notes.md", b"- the user's edit\n", b"- the user's edit, again\n", r.head())], "again")
+        assert r.status().is_clean and r.read_blob_or_none("HEAD", "notes.md") == b"- the user's edit, again\n"
     else:
         assert GitRepo(root).status().is_clean
 

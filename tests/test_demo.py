@@ -85,14 +85,14 @@ def test_pending_dream_branch(demo: Path) -> None:
     assert base != main and r.is_ancestor(base, main)  # main moved on after the dream started
     assert int(git(repo, "rev-list", "--count", f"{base}..main")) in (1, 2)
     assert [c.author_name for c in r.log(rev=DREAM_BRANCH, limit=3)] == ["Devin dreaming"] * 3
-    stack = r.read_blob(DREAM_BRANCH, "frontend/stack.md").decode()
+    stack = r.read_blob_or_none(DREAM_BRANCH, "frontend/stack.md").decode()
     assert "https://example.com/sessions/107" in stack and "https://example.com/cursor/5d81e0" in stack
     for gone in ("landing-page.md", "styling.md", "dev-port.md"):
         assert r.read_blob_or_none(DREAM_BRANCH, gone) is None
         assert r.read_blob_or_none("main", gone) is not None
-    index = r.read_blob(DREAM_BRANCH, "MEMORY.md").decode()
+    index = r.read_blob_or_none(DREAM_BRANCH, "MEMORY.md").decode()
     assert "[[frontend/stack]]" in index and "[[dev-port]]" not in index and "[[styling]]" not in index
-    assert "[[frontend/stack]]" in r.read_blob(DREAM_BRANCH, "projects/website.md").decode()
+    assert "[[frontend/stack]]" in r.read_blob_or_none(DREAM_BRANCH, "projects/website.md").decode()
 
 
 def test_bob_has_one_broken_link(demo: Path) -> None:

@@ -1,4 +1,4 @@
-"""services.fs: path safety, O_NOFOLLOW reads, atomic bytes-only writes, temp-file sweeping."""
+"""git.worktree: path safety, O_NOFOLLOW reads, atomic bytes-only writes, temp-file sweeping."""
 
 from __future__ import annotations
 

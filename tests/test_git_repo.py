@@ -1,4 +1,4 @@
-"""GitRepo against real git: reads, the compare-and-swap commit, save_file, locks, hostile config."""
+"""GitRepo against real git: reads, the compare-and-swap commit, write_files, locks, hostile config."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from amr_tui.git import (
     is_memory_repo,
     merging,
 )
+from amr_tui.git.gate import Change
 from amr_tui.git.models import parse_status_v2
 
 
@@ -83,7 +84,7 @@ def test_empty_repo_status(tmp_path: Path) -> None:
     assert st.head is None and st.is_empty_repo
     assert st.branch == "main" and not st.detached
     assert r.head() is None and r.current_branch() == "main"
-    assert r.file_log("MEMORY.md") == [] and r.log() == []
+    assert history.log_entries(r, paths=("MEMORY.md",)) == [] and r.log() == []
     assert r.read_blob_or_none("HEAD", "MEMORY.md") is None
 
 
@@ -128,7 +129,7 @@ def test_status_parser_handles_renames_and_conflicts() -> None:
     assert st.untracked == ("café.md",)
 
 
-def test_read_blob_ls_files_and_file_log(make_repo) -> None:
+def test_read_blob_ls_files_and_log_entries(make_repo) -> None:
     repo = make_repo(files={"MEMORY.md": "# M\n", "notes/a b:c.md": "one\n"})
     for i in range(3):
         (repo / "notes" / "a b:c.md").write_text(f"v{i}\n")
@@ -140,21 +141,20 @@ def test_read_blob_ls_files_and_file_log(make_repo) -> None:
             env={"GIT_AUTHOR_NAME": f"Devin session {i}", "GIT_AUTHOR_EMAIL": f"d{i}@x.test"},
         )
     r = GitRepo(repo)
-    assert r.read_blob("HEAD", "notes/a b:c.md") == b"v2\n"
-    assert r.read_blob("HEAD~3", "notes/a b:c.md") == b"one\n"
-    with pytest.raises(FileNotFoundError):
-        r.read_blob("HEAD", "missing.md")
+    assert r.read_blob_or_none("HEAD", "notes/a b:c.md") == b"v2\n"
+    assert r.read_blob_or_none("HEAD~3", "notes/a b:c.md") == b"one\n"
+    assert r.read_blob_or_none("HEAD", "missing.md") is None
     assert r.ls_files() == ["MEMORY.md", "notes/a b:c.md"]
-    log = r.file_log("notes/a b:c.md", limit=2)
+    log = [e.info for e in history.log_entries(r, paths=("notes/a b:c.md",), limit=2)]
     assert [c.subject for c in log] == ["Edit 2 — ünïcode", "Edit 1 — ünïcode"]
     assert log[0].author_name == "Devin session 2" and log[0].author_email == "d2@x.test"
     assert log[0].oid == head_of(repo)
     assert log[0].author_date.year == 2026
-    assert [c.subject for c in r.file_log("notes/a b:c.md", limit=5, skip=2)] == [
+    assert [e.info.subject for e in history.log_entries(r, paths=("notes/a b:c.md",), limit=5, skip=2)] == [
         "Edit 0 — ünïcode",
         "Create memory repo",
     ]
-    assert r.file_log("MEMORY.md")[0].subject == "Create memory repo"
+    assert history.log_entries(r, paths=("MEMORY.md",))[0].info.subject == "Create memory repo"
 
 
 def test_identity_and_local_identity(make_repo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,7 +165,7 @@ def test_identity_and_local_identity(make_repo, monkeypatch: pytest.MonkeyPatch)
         monkeypatch.delenv(var)
     assert r.identity() is None
     with pytest.raises(NoIdentityError):
-        r.save_file("MEMORY.md", b"# x\n", b"# Memory\n\n## Index\n", head_of(repo), "m")
+        r.write_files([Change("MEMORY.md", b"# Memory\n\n## Index\n", b"# x\n", head_of(repo))], "m")
     r.set_local_identity("Alice Example", "alice@example.com")
     assert r.identity().email == "alice@example.com"
     assert git(repo, "config", "--local", "user.name").strip() == "Alice Example"
@@ -181,7 +181,7 @@ def test_operation_in_progress_refuses(make_repo) -> None:
     (repo / ".git" / "MERGE_HEAD").write_text(head_of(repo) + "\n")
     assert r.operation_in_progress() == "merge"
     with pytest.raises(OperationInProgressError):
-        r.save_file("MEMORY.md", b"x\n", b"# Memory\n\n## Index\n", head_of(repo), "m")
+        r.write_files([Change("MEMORY.md", b"# Memory\n\n## Index\n", b"x\n", head_of(repo))], "m")
     (repo / ".git" / "MERGE_HEAD").unlink()
     (repo / ".git" / "rebase-merge").mkdir()
     assert r.operation_in_progress() == "rebase"
@@ -192,7 +192,7 @@ def test_detached_head_refuses(make_repo) -> None:
     git(repo, "checkout", "-q", "--detach")
     r = GitRepo(repo)
     with pytest.raises(DetachedHeadError) as info:
-        r.save_file("MEMORY.md", b"x\n", b"# Memory\n\n## Index\n", head_of(repo), "m")
+        r.write_files([Change("MEMORY.md", b"# Memory\n\n## Index\n", b"x\n", head_of(repo))], "m")
     assert "git switch" in str(info.value)
 
 
@@ -280,7 +280,7 @@ def test_commit_changes_adds_edits_deletes_and_keeps_status_clean(make_repo) -> 
     )
     assert r.head() == new != base
     assert git(repo, "rev-parse", "HEAD^").strip() == base
-    assert r.read_blob("HEAD", "projects/new.md") == b"- a\r\n- b\r\n"
+    assert r.read_blob_or_none("HEAD", "projects/new.md") == b"- a\r\n- b\r\n"
     assert (repo / "projects" / "new.md").read_bytes() == b"- a\r\n- b\r\n"
     assert not (repo / "old.md").exists()
     assert r.tree_entry("HEAD", "tool.sh")[0] == "100755"
@@ -322,16 +322,16 @@ def test_cas_refuses_stale_head_then_save_merges(make_repo) -> None:
     repo = make_repo(files={"MEMORY.md": "# M\n", "notes.md": LINES})
     r = GitRepo(repo)
     base_head = r.head()
-    base = r.read_blob(base_head, "notes.md")
+    base = r.read_blob_or_none(base_head, "notes.md")
     agent = agent_commit(repo, "notes.md", LINES.replace("fact 15", "fact fifteen (agent)"), "agent edit")
     mine = base.replace(b"fact 2 ", b"fact two (user) ")
     with pytest.raises(RefMovedError) as info:
         r.commit_changes({"notes.md": mine}, "user edit", base_head)
     assert info.value.current == agent and info.value.expected == base_head
     assert (repo / "notes.md").read_text() == LINES.replace("fact 15", "fact fifteen (agent)")
-    new = r.save_file("notes.md", mine, base, base_head, "user edit")
+    new = r.write_files([Change("notes.md", base, mine, base_head)], "user edit").head
     assert is_ancestor(repo, agent, new) and r.head() == new
-    final = r.read_blob("HEAD", "notes.md")
+    final = r.read_blob_or_none("HEAD", "notes.md")
     assert b"fact two (user)" in final and b"fact fifteen (agent)" in final
     assert (repo / "notes.md").read_bytes() == final
     assert r.status().is_clean
@@ -360,11 +360,11 @@ def test_agent_commit_landing_during_the_ref_update(make_repo) -> None:
 
     r.runner.run = run  # real git underneath; this only decides *when* the agent's commit lands
     mine = LINES.replace("fact 3 ", "fact three (user) ").encode()
-    new = r.save_file("notes.md", mine, LINES.encode(), base_head, "user edit")
+    new = r.write_files([Change("notes.md", LINES.encode(), mine, base_head)], "user edit").head
     assert seen == [mine]  # the user's text was on disk before the compare-and-swap
     assert fired and is_ancestor(repo, pending, new) and git(repo, "rev-parse", "HEAD^").strip() == pending
-    assert r.read_blob("HEAD", "notes.md") == mine
-    assert r.read_blob("HEAD", "agent.md") == b"start\nagent line\n"
+    assert r.read_blob_or_none("HEAD", "notes.md") == mine
+    assert r.read_blob_or_none("HEAD", "agent.md") == b"start\nagent line\n"
     assert (repo / "notes.md").read_bytes() == mine
     assert r.status().is_clean
 
@@ -400,7 +400,7 @@ def test_real_conflict_raises_and_saves_nothing(make_repo) -> None:
     agent = agent_commit(repo, "notes.md", theirs_text, "agent edit")
     mine = LINES.replace("fact 5 ", "fact 5 USER ").encode()
     with pytest.raises(ConflictError) as info:
-        r.save_file("notes.md", mine, LINES.encode(), base_head, "user edit")
+        r.write_files([Change("notes.md", LINES.encode(), mine, base_head)], "user edit")
     err = info.value
     assert err.ours == mine and err.base == LINES.encode() and err.theirs == theirs_text.encode()
     assert b"<<<<<<<" in err.merged and b"USER" in err.merged and b"AGENT" in err.merged
@@ -416,7 +416,7 @@ def test_delete_versus_edit_conflict(make_repo) -> None:
     git(repo, "rm", "-q", "notes.md")
     git(repo, "commit", "-qm", "dream: drop notes")
     with pytest.raises(ConflictError) as info:
-        r.save_file("notes.md", b"edited\n", LINES.encode(), base_head, "edit")
+        r.write_files([Change("notes.md", LINES.encode(), b"edited\n", base_head)], "edit")
     assert info.value.theirs is None and info.value.merged is None
 
 
@@ -426,14 +426,14 @@ def test_someone_elses_uncommitted_edit_is_refused(make_repo) -> None:
     base_head = r.head()
     (repo / "notes.md").write_text(LINES + "- half-written agent line\n")
     with pytest.raises(DirtyFileError):
-        r.save_file("notes.md", b"mine\n", LINES.encode(), base_head, "edit")
+        r.write_files([Change("notes.md", LINES.encode(), b"mine\n", base_head)], "edit")
     assert (repo / "notes.md").read_text().endswith("half-written agent line\n")
     # Staged-only changes by someone else are refused too.
     (repo / "notes.md").write_text("staged by agent\n")
     git(repo, "add", "notes.md")
     (repo / "notes.md").write_text(LINES)
     with pytest.raises(DirtyFileError):
-        r.save_file("notes.md", b"mine\n", LINES.encode(), base_head, "edit")
+        r.write_files([Change("notes.md", LINES.encode(), b"mine\n", base_head)], "edit")
     with pytest.raises(DirtyFileError):
         r.commit_changes({"notes.md": b"mine\n"}, "edit", base_head)
 
@@ -441,9 +441,9 @@ def test_someone_elses_uncommitted_edit_is_refused(make_repo) -> None:
 def test_save_new_file_and_delete(make_repo) -> None:
     repo = make_repo()
     r = GitRepo(repo)
-    h1 = r.save_file("topics/new.md", b"- new\n", None, r.head(), "add")
-    assert r.read_blob(h1, "topics/new.md") == b"- new\n"
-    h2 = r.save_file("topics/new.md", None, b"- new\n", h1, "delete")
+    h1 = r.write_files([Change("topics/new.md", None, b"- new\n", r.head())], "add").head
+    assert r.read_blob_or_none(h1, "topics/new.md") == b"- new\n"
+    h2 = r.write_files([Change("topics/new.md", b"- new\n", None, h1)], "delete").head
     assert r.read_blob_or_none(h2, "topics/new.md") is None
     assert not (repo / "topics" / "new.md").exists() and r.status().is_clean
 
@@ -453,8 +453,8 @@ def test_crlf_round_trip_through_save(make_repo) -> None:
     repo = make_repo(files={"MEMORY.md": data})
     r = GitRepo(repo)
     new = data.replace(b"- two", b"- TWO")
-    r.save_file("MEMORY.md", new, data, r.head(), "edit")
-    assert r.read_blob("HEAD", "MEMORY.md") == new
+    r.write_files([Change("MEMORY.md", data, new, r.head())], "edit")
+    assert r.read_blob_or_none("HEAD", "MEMORY.md") == new
     assert (repo / "MEMORY.md").read_bytes() == new
     assert r.status().is_clean
 
@@ -472,10 +472,10 @@ def test_index_lock_held_briefly_is_waited_for(make_repo) -> None:
     release.start()
     try:
         mine = LINES.replace("fact 1 ", "fact one ").encode()
-        new = r.save_file("notes.md", mine, LINES.encode(), r.head(), "edit")
+        new = r.write_files([Change("notes.md", LINES.encode(), mine, r.head())], "edit").head
     finally:
         release.join()
-    assert r.read_blob(new, "notes.md") == mine and r.status().is_clean
+    assert r.read_blob_or_none(new, "notes.md") == mine and r.status().is_clean
 
 
 def test_stale_index_lock_raises_and_is_never_deleted(make_repo) -> None:
@@ -486,15 +486,15 @@ def test_stale_index_lock_raises_and_is_never_deleted(make_repo) -> None:
     before = r.head()
     mine = LINES.replace("fact 1 ", "fact one ").encode()
     with pytest.raises(LockedError) as info:
-        r.save_file("notes.md", mine, LINES.encode(), before, "edit")
+        r.write_files([Change("notes.md", LINES.encode(), mine, before)], "edit")
     assert "never deletes lock files" in str(info.value)
     assert lock.exists()
     assert r.head() == before
     assert (repo / "notes.md").read_text() == LINES  # nothing half-done: the text is still the editor's
     assert not list((repo / ".git").glob("amr-index-*"))
     lock.unlink()
-    new = r.save_file("notes.md", mine, LINES.encode(), before, "edit")
-    assert r.read_blob(new, "notes.md") == mine and r.status().is_clean
+    new = r.write_files([Change("notes.md", LINES.encode(), mine, before)], "edit").head
+    assert r.read_blob_or_none(new, "notes.md") == mine and r.status().is_clean
 
 
 # --- concurrency ----------------------------------------------------------------------------
@@ -540,12 +540,12 @@ def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
         for i in range(20):
             if i % 2 == 0:
                 base_head = r.head()
-                base = r.read_blob(base_head, "notes.md")
+                base = r.read_blob_or_none(base_head, "notes.md")
             else:  # an editor buffer opened a while ago: forces the three-way merge path
                 base, base_head = stale_base, stale_head
             line = 3 * i  # lines two apart, so merges with a stale base stay clean
             mine = base.replace(f"- fact {line} ".encode(), f"- fact {line} EDITED ".encode())
-            r.save_file("notes.md", mine, base, base_head, f"user edit {i}")
+            r.write_files([Change("notes.md", base, mine, base_head)], f"user edit {i}")
             if i % 2 == 0:
                 stale_base, stale_head = base, base_head
     finally:
@@ -553,12 +553,12 @@ def test_agent_committing_constantly_while_user_saves(make_repo) -> None:
         thread.join()
     assert not agent_errors
     assert len(agent_oids) >= 3
-    final = r.read_blob("HEAD", "notes.md").decode()
+    final = r.read_blob_or_none("HEAD", "notes.md").decode()
     for i in range(20):
         assert f"- fact {3 * i} EDITED " in final, i
     for oid in agent_oids:
         assert is_ancestor(repo, oid), oid
-    agent_text = r.read_blob("HEAD", "agent.md").decode()
+    agent_text = r.read_blob_or_none("HEAD", "agent.md").decode()
     assert all(line in agent_text for line in agent_lines)
     assert (repo / "notes.md").read_text() == final
     assert r.status().is_clean
@@ -722,9 +722,9 @@ def test_amr_runs_nothing_from_an_evil_repo(tmp_path: Path) -> None:
     st = r.status()
     assert st.branch == "main" and st.changes == ()
     assert r.log()[0].subject == "signed commit"
-    assert r.file_log("notes.md")[0].subject == "Edit notes"
-    assert r.read_blob("HEAD", "notes.md").startswith(b"- fact zero")
-    assert r.read_blob("HEAD", "a.txt") == b"plain text\n"
+    assert history.log_entries(r, paths=("notes.md",))[0].info.subject == "Edit notes"
+    assert r.read_blob_or_none("HEAD", "notes.md").startswith(b"- fact zero")
+    assert r.read_blob_or_none("HEAD", "a.txt") == b"plain text\n"
     assert set(r.ls_files()) >= {"MEMORY.md", "notes.md", "a.txt", "q.sql"}
     assert r.identity() is not None and r.operation_in_progress() is None
     assert r.index_entry("notes.md") and r.tree_entry("HEAD", "q.sql")
@@ -739,18 +739,20 @@ def test_amr_runs_nothing_from_an_evil_repo(tmp_path: Path) -> None:
     # Writes: a direct save, a plumbing commit by "an agent", a save that has to merge,
     # commits to filtered file types, a branch.
     base_head = r.head()
-    base = r.read_blob(base_head, "notes.md")
-    h1 = r.save_file("notes.md", base.replace(b"fact 1 ", b"fact one "), base, base_head, "user edit")
+    base = r.read_blob_or_none(base_head, "notes.md")
+    h1 = r.write_files([Change("notes.md", base, base.replace(b"fact 1 ", b"fact one "), base_head)], "user edit").head
     agent = r.commit_changes(
-        {"notes.md": r.read_blob(h1, "notes.md").replace(b"fact 50 ", b"fact fifty ")},
+        {"notes.md": r.read_blob_or_none(h1, "notes.md").replace(b"fact 50 ", b"fact fifty ")},
         "agent edit",
         h1,
         env={"GIT_AUTHOR_NAME": "Devin session 9"},
     )
     mine = base.replace(b"fact 1 ", b"fact one ").replace(b"fact 20 ", b"fact twenty ")
-    h3 = r.save_file("notes.md", mine, base, base_head, "user edit 2")
+    h3 = r.write_files([Change("notes.md", base, mine, base_head)], "user edit 2").head
     assert r.is_ancestor(agent, h3)
-    assert b"fact fifty" in r.read_blob(h3, "notes.md") and b"fact twenty" in r.read_blob(h3, "notes.md")
+    assert b"fact fifty" in r.read_blob_or_none(h3, "notes.md") and b"fact twenty" in r.read_blob_or_none(
+        h3, "notes.md"
+    )
     h4 = r.commit_changes({"a.txt": b"new text\n", "q.sql": b"SELECT 3;\n"}, "filtered types", h3)
     r.create_branch("dreams/evil", h4)
     r.commit_changes({"notes.md": b"dream\n"}, "dream", h4, branch="dreams/evil")

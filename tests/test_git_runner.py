@@ -19,6 +19,7 @@ from amr_tui.git import (
     blob_oid,
     end_of_options,
     git_binary,
+    history,
     run_git,
 )
 from amr_tui.git.overrides import BASE_CONFIG, repo_overrides
@@ -151,10 +152,9 @@ def test_option_looking_ref_writes_nothing(make_repo) -> None:
     assert not (repo / "x.txt").exists()
     r = GitRepo(repo)
     assert r.resolve("--output=y.txt") is None
-    assert r.file_log("MEMORY.md", rev="--output=z.txt") == []
-    with pytest.raises(FileNotFoundError):
-        r.read_blob("--output=w.txt", "MEMORY.md")
-    assert r.file_log("--output=v.txt") == []
+    assert history.log_entries(r, "--output=z.txt", paths=("MEMORY.md",)) == []
+    assert r.read_blob_or_none("--output=w.txt", "MEMORY.md") is None
+    assert history.log_entries(r, paths=("--output=v.txt",)) == []
     assert not any(p.name.endswith(".txt") for p in repo.iterdir())
 
 

@@ -263,9 +263,13 @@ def test_git_layer_reads_odd_names_and_refuses_option_like_text(tmp_path: Path) 
     repo = GitRepo(root)
     (patch,) = gh.log_patches(repo, "HEAD", limit=1)
     assert patch.files[0].path == "caf\u00e9 notes.md" and patch.files[0].removed == ["- une note"]
-    assert gh.pickaxe(repo, "--output=pwned.txt") == []
+    assert gh.log_entries(repo, grep="--output=pwned.txt") == []  # the forgotten list greps messages
+    assert gh.log_entries(repo, "--output=pwned.txt") == []
     assert not (root / "pwned.txt").exists()
-    assert [e.info.subject for e in gh.pickaxe(repo, "une note")] == ["Edit", "Create memory repo"]
+    assert [e.info.subject for e in gh.log_entries(repo, paths=("caf\u00e9 notes.md",))] == [
+        "Edit",
+        "Create memory repo",
+    ]
 
 
 def test_blob_reader_uses_gitpython_lazily_and_ignores_git_dir(tmp_path: Path, monkeypatch) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.git import ConflictError, GitRepo
+from amr_tui.git import ConflictError, GitRepo, history
 from amr_tui.services.batch.lintfix import fix_repo
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
@@ -79,7 +79,7 @@ def _agent_edit(evil: EvilRepo, old: bytes, new: bytes) -> None:
     plain git in this repo would itself fire the canaries)."""
     g = GitRepo(evil.root)
     head = g.head()
-    data = g.read_blob(head, "notes.md")
+    data = g.read_blob_or_none(head, "notes.md")
     g.commit_changes({"notes.md": data.replace(old, new)}, "agent edit", head)
 
 
@@ -143,7 +143,7 @@ def op_poll_and_lint_fix(s: Session, evil: EvilRepo) -> None:
 
 def op_git_reads(s: Session, evil: EvilRepo) -> None:
     g = GitRepo(evil.root)
-    assert g.status().branch == "main" and g.log(5) and g.file_log("notes.md")
+    assert g.status().branch == "main" and g.log(5) and history.log_entries(g, paths=("notes.md",))
     assert g.identity() is not None and g.operation_in_progress() is None
     g.merge_file(b"a\nb\n", b"a\n", b"a\nc\n")
     for args in (
@@ -247,4 +247,4 @@ async def test_app_on_the_evil_repo_runs_nothing(evil: EvilRepo) -> None:
         await pilot.pause(0.5)  # at least two polls
         assert app.is_running
     assert evil.fired() == []
-    assert b"fact (edited in the app)" in GitRepo(evil.root).read_blob("HEAD", "notes.md")
+    assert b"fact (edited in the app)" in GitRepo(evil.root).read_blob_or_none("HEAD", "notes.md")

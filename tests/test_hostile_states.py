@@ -63,7 +63,7 @@ def test_index_lock_held_for_two_seconds_then_the_save_succeeds(repo: Path) -> N
     lock.write_bytes(b"")  # another git process is busy
     threading.Timer(2.0, lock.unlink).start()
     saved = editing.replace_entry_line(s, s.open("memory", "MEMORY.md"), 3, "- Joe leads the platform team")
-    assert saved.head and b"platform team" in GitRepo(repo).read_blob("HEAD", "MEMORY.md")
+    assert saved.head and b"platform team" in GitRepo(repo).read_blob_or_none("HEAD", "MEMORY.md")
     assert GitRepo(repo).status().is_clean
 
 
@@ -167,7 +167,7 @@ def test_empty_repo_first_save_is_the_first_commit(tmp_path: Path) -> None:
     assert s.info("empty").note == "empty"
     saved = editing.insert_entry(s, s.open("empty", "MEMORY.md"), 3, "- first fact [source: https://example.com/f]")
     assert saved.head and GitRepo(root).log()[0].oid == saved.head
-    assert b"first fact" in GitRepo(root).read_blob("HEAD", "MEMORY.md")
+    assert b"first fact" in GitRepo(root).read_blob_or_none("HEAD", "MEMORY.md")
 
 
 def test_no_identity_refuses_and_writes_nothing(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -255,7 +255,7 @@ def test_crlf_bom_and_no_final_newline_round_trip_through_edits(repo: Path) -> N
     assert (repo / "odd" / "mixed.md").read_bytes() == ODD["odd/mixed.md"].replace(
         b"- lf line\n", b"- lf line, edited\n"
     )
-    assert GitRepo(repo).read_blob("HEAD", "odd/mixed.md") == (repo / "odd" / "mixed.md").read_bytes()
+    assert GitRepo(repo).read_blob_or_none("HEAD", "odd/mixed.md") == (repo / "odd" / "mixed.md").read_bytes()
 
 
 @pytest.mark.slow

@@ -105,7 +105,7 @@ def test_letta_block_limit_comes_from_its_front_matter() -> None:
     assert [f.path for f in got.files] == ["system/human.md", "system/persona.md"]
     human, persona = got.files
     assert human.limits.chars == 30 and human.cut is not None and human.cut.cut_line == 5
-    assert persona.limits.chars == 20_000 and persona.cut is not None and persona.cut.fits
+    assert persona.limits.chars == 20_000 and persona.cut is not None and persona.cut.cut_line is None
 
 
 def test_openclaw_reads_today_and_yesterday_under_a_total() -> None:

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from amr_tui.git import ConflictError, DirtyFileError
+from amr_tui.git.gate import Change
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
@@ -235,13 +236,13 @@ def test_a_save_is_not_starved_by_an_agent_committing_nonstop(tmp_path: Path) ->
         saved = []
         for k in range(5):
             cur = r.head()
-            data = r.read_blob(cur, "notes.md")
+            data = r.read_blob_or_none(cur, "notes.md")
             new = data.replace(f"- fact {k} seed".encode(), f"- fact {k} u{k}".encode())
-            saved.append(r.save_file("notes.md", new, data, cur, f"user {k}", max_attempts=6))
+            saved.append(r.write_files([Change("notes.md", data, new, cur)], f"user {k}", max_attempts=6).head)
     finally:
         stop.set()
         thread.join()
-    text = r.read_blob("HEAD", "notes.md").decode()
+    text = r.read_blob_or_none("HEAD", "notes.md").decode()
     assert all(f"- fact {k} u{k}" in text for k in range(5))
     for oid in agent_commits + saved + [base_head]:
         assert subprocess.run(["git", "merge-base", "--is-ancestor", oid, "HEAD"], cwd=root).returncode == 0

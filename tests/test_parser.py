@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from amr_tui.core.format.edit import new_entry_line
 from amr_tui.core.format.jsonout import entries_json
 from amr_tui.core.format.links import find_links, split_target
-from amr_tui.core.format.metadata import format_entry, format_metadata, parse_metadata
+from amr_tui.core.format.metadata import format_metadata, parse_metadata
 from amr_tui.core.format.parser import parse, serialize
 from amr_tui.core.format.rules import CODES
 from amr_tui.core.model import LineKind
@@ -422,9 +423,9 @@ def test_metadata_inside_inline_code_is_text() -> None:
 def test_format_metadata_escapes_values() -> None:
     assert format_metadata([("source", "https://x.test/a;b[1]")]) == "[source: https://x.test/a%3Bb%5B1%5D]"
     assert format_metadata([]) == ""
-    assert format_entry("  two   words ", [("added", "2026-01-01")]) == "- two words [added: 2026-01-01]"
-    assert format_entry("", []) == "-"
-    assert format_entry("x", [], marker="*", indent="  ") == "  * x"
+    assert new_entry_line("  two   words ", [("added", "2026-01-01")]) == "- two words [added: 2026-01-01]"
+    assert new_entry_line("", []) == "-"
+    assert new_entry_line("x", [], like=only_entry("  * y\n")) == "  * x"
 
 
 # --- links --------------------------------------------------------------------------------

@@ -21,8 +21,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from amr_tui.core.format.edit import new_entry_line
 from amr_tui.core.format.jsonout import entries_json
-from amr_tui.core.format.metadata import escape_value, format_entry
+from amr_tui.core.format.metadata import escape_value
 from amr_tui.core.format.parser import parse, serialize
 from amr_tui.core.format.rules import check_document
 from amr_tui.core.model import WHITESPACE, LineKind
@@ -159,7 +160,7 @@ def with_entries(draw: st.DrawFn) -> bytes:
 
 
 KEY = st.from_regex(r"\A[A-Za-z][A-Za-z0-9_.-]{0,8}\Z")
-# Values: printable text without line breaks, including ; [ ] which format_entry escapes.
+# Values: printable text without line breaks, including ; [ ] which format_metadata escapes.
 VALUE = st.text(
     alphabet=st.characters(
         min_codepoint=0x20,
@@ -259,7 +260,7 @@ def test_replacing_one_entry_line_changes_only_that_line(data: bytes, draw: st.D
     EXAMPLES["replace_line"] += 1
     entry = draw.draw(st.sampled_from(doc.entries))
     items = draw.draw(st.lists(st.tuples(KEY, VALUE), max_size=3))
-    new_text = format_entry(draw.draw(TEXT), items, indent=entry.indent)
+    new_text = new_entry_line(draw.draw(TEXT), items, like=entry)  # what an edit writes
     before = [(ln.text, ln.eol) for ln in doc.lines]
     doc.lines[entry.line - 1].text = new_text
     out = serialize(doc)
@@ -282,10 +283,10 @@ def _thematic_break(line: str) -> bool:
 
 @SETTINGS
 @given(TEXT, st.lists(st.tuples(KEY, VALUE), max_size=4))
-def test_format_entry_parses_back(text: str, items: list[tuple[str, str]]) -> None:
-    line = format_entry(text, items)
+def test_new_entry_line_parses_back(text: str, items: list[tuple[str, str]]) -> None:
+    line = new_entry_line(text, items)
     assume(not _thematic_break(line))
-    EXAMPLES["format_entry"] += 1
+    EXAMPLES["new_entry_line"] += 1
     doc = parse((line + "\n").encode("utf-8"))
     assert len(doc.entries) == 1, line
     entry = doc.entries[0]

@@ -42,7 +42,7 @@ async def test_tree_and_memory_are_shown_and_usable_before_the_load(make_repo):
             assert screen.start.peeked == ("memory", "MEMORY.md")  # shown by the first look, before the session existed
             session = screen.session
             # Held: nothing was indexed by the loader, no repo-wide lint, no git status read.
-            assert screen.indexing and not session.index_done
+            assert screen.indexing and session.coverage() is not None
             assert session.coverage() == (1, 3)  # MEMORY.md, parsed and indexed as it was opened
             assert session.repos["memory"].info is None and "main" not in text.splitlines()[1]
             held = session.repos["memory"]
@@ -64,11 +64,11 @@ async def test_tree_and_memory_are_shown_and_usable_before_the_load(make_repo):
             # Opening a file no link reaches yet, the way the tree does.
             await drive.open("memory", "people/bob.md")
             await shown(pilot, app, "Bob reviews the quarterly budget")
-            assert not session.index_done
+            assert session.coverage() is not None
         finally:
             app.load_hold.set()
         await drive.ready()
-        assert session.index_done and session.coverage() is None
+        assert session.coverage() is None
         await wait_for(pilot, lambda: "main" in screen_text(app), what="the branch badge after git status")
 
 
@@ -115,7 +115,7 @@ async def test_saving_works_before_the_load_and_the_load_keeps_the_save(make_rep
             await wait_for(pilot, lambda: "Thursdays" in (root / "notes.md").read_text(), what="saved")
             await wait_for(pilot, lambda: int(git(root, "rev-list", "--count", "HEAD")) == before + 1, what="committed")
             await shown(pilot, app, "The staging deploy runs on Thursdays now")
-            assert not app.screen.session.index_done  # all of it while the load was held
+            assert app.screen.session.coverage() is not None  # all of it while the load was held
         finally:
             app.load_hold.set()
         await drive.ready()
@@ -140,7 +140,7 @@ async def test_a_large_tree_gets_every_row_while_the_load_is_held(make_repo):
             tree = app.screen.query_one("#tree")
             await wait_for(pilot, lambda: len(tree_files(tree)) == len(files), what="every file in the tree")
             assert ("memory", "area4/topic-149.md") in tree_files(tree)
-            assert not (app.screen.session and app.screen.session.index_done)
+            assert not (app.screen.session and app.screen.session.coverage() is None)
         finally:
             app.load_hold.set()
         await drive.ready()

@@ -267,16 +267,16 @@ def test_set_file_replaces_the_old_items():
     assert len(idx) == 3
 
 
-def test_remove_file_and_remove_repo():
+def test_remove_file():
     idx = make({("r", "a.md"): ["apple pie"], ("r", "b.md"): ["banana bread"], ("s", "a.md"): ["apple tart"]})
     idx.remove_file("r", "a.md")
     assert texts(idx.search("apple")) == ["apple tart"]
-    idx.remove_repo("s")
+    idx.remove_file("s", "a.md")  # the same path in another repo
     assert idx.search("apple") == []
     assert entry_texts(idx.search("banana")) == ["banana bread"]
     assert len(idx) == 2
     idx.remove_file("r", "missing.md")  # no error
-    idx.remove_repo("missing")
+    idx.remove_file("missing", "a.md")
 
 
 def test_generation_bumps_on_every_change():
@@ -297,7 +297,7 @@ def test_generation_bumps_on_every_change():
     step()
     idx.remove_file("r", "b.md")
     step()
-    idx.remove_repo("r")
+    idx.remove_file("r", "a.md")
     step()
     idx.set_file("r", "a.md", [(1, "y")])
     before = idx.generation

@@ -62,7 +62,7 @@ def test_the_service_finds_deleted_reworded_tombstoned_and_restored_facts(repo: 
     service = HistoryService(repo)
     try:
         forgotten = {f.text: f for f in service.forgotten()}
-        [(deleted, hit)] = service.search_past("tortoise", 5)
+        [(deleted, hit)] = service.past_index().search("tortoise", 5)
         assert (deleted.kind, deleted.path, deleted.text) == (
             "deleted",
             "MEMORY.md",
@@ -73,21 +73,21 @@ def test_the_service_finds_deleted_reworded_tombstoned_and_restored_facts(repo: 
         assert deleted.forgotten_id == forgotten[deleted.text].id and deleted.restorable and not deleted.present
         assert hit.item.text == deleted.text and hit.positions
 
-        reworded = next(e for e, _ in service.search_past("marco one contractor", 5) if e.kind == "reworded")
+        reworded = next(e for e, _ in service.past_index().search("marco one contractor", 5) if e.kind == "reworded")
         assert reworded.text == "Marco runs the website rewrite with one contractor"
         assert reworded.new_text == REWORDED and reworded.forgotten_id is None
         now = (repo / "MEMORY.md").read_text().splitlines().index(f"- {REWORDED}") + 1
         assert reworded.now == ("MEMORY.md", now)
 
-        wifi = next(e for e, _ in service.search_past("wifi password", 5))
+        wifi = next(e for e, _ in service.past_index().search("wifi password", 5))
         assert wifi.kind == "deleted" and wifi.tombstone is not None and wifi.tombstone.reason == "it is a secret"
         assert wifi.forgotten_id == forgotten[wifi.text].id
 
-        ghost = next(e for e, _ in service.search_past("lighthouse offsite", 5))
+        ghost = next(e for e, _ in service.past_index().search("lighthouse offsite", 5))
         assert ghost.text == GHOST and ghost.commit is None and ghost.tombstone is not None
         assert ghost.forgotten_id == forgotten[GHOST].id and not ghost.restorable and ghost.date == "2026-09-20"
 
-        joe = next(e for e, _ in service.search_past("joe green tea", 5))
+        joe = next(e for e, _ in service.past_index().search("joe green tea", 5))
         assert joe.kind == "deleted" and joe.present and joe.forgotten_id is None
 
         # the walk is cached per HEAD; a new commit is walked on its own and shows up
@@ -95,7 +95,7 @@ def test_the_service_finds_deleted_reworded_tombstoned_and_restored_facts(repo: 
         assert service.past_index() is index
         text = (repo / "MEMORY.md").read_text().replace("- Deploys need two approvals from the platform team\n", "")
         commit(repo, {"MEMORY.md": text}, "No more approvals", date="2026-10-07T10:00:00+00:00")
-        [(gone, _)] = service.search_past("approvals platform", 5)
+        [(gone, _)] = service.past_index().search("approvals platform", 5)
         assert gone.commit is not None and gone.commit.subject == "No more approvals"
         assert service.past_index() is not index
     finally:

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from amr_tui.git.gate import Change
 from amr_tui.services.sync.resolve import pending_merge, preview, resolve
 from amr_tui.services.sync.run import sync, sync_state
 from tests.synchelpers import amr, append, clone, commit_all, git, git_server  # noqa: F401
@@ -139,8 +140,9 @@ def test_sync_right_after_an_amr_save_in_the_same_clone(git_server, tmp_path):  
     git(a, "push", "-q", "origin", "main")
     repo = GitRepo(b)
     head = repo.head()
-    base = repo.read_blob(head, "findings.md")
-    repo.save_file("findings.md", base + b"- saved by amr\n", base, head, "save")  # index entry without stat data
+    base = repo.read_blob_or_none(head, "findings.md")
+    # the index entry is left without stat data:
+    repo.write_files([Change("findings.md", base, base + b"- saved by amr\n", head)], "save")
     res = sync(b)
     assert res.status == "synced", res.message
     assert git(b, "status", "--porcelain").stdout == ""

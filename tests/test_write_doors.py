@@ -143,7 +143,7 @@ def test_the_git_layer_has_the_writers_the_gate_uses() -> None:
         "rewrite_history",
     ):
         assert name in names, name
-    assert {"write_files", "save_file", "commit_changes", "create_branch"} <= methods
+    assert {"write_files", "commit_changes", "create_branch"} <= methods
     # Objects only (no commit, no ref) and reads are not writers:
     assert not {"tree_with_files", "merge_commits", "check_ref", "current_branch", "fetch"} & names
 

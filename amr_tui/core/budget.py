@@ -313,10 +313,6 @@ class Cut:
     cut_line: int | None  # the first line not loaded whole; None: the whole file loads
     cut_by: str | None  # "lines", "bytes", "characters", "tokens", or "total ..." (the profile's total)
 
-    @property
-    def fits(self) -> bool:
-        return self.cut_line is None
-
 
 def split_lines(data: bytes) -> list[bytes]:
     """The lines of ``data`` with their end of line (LF only splits, as the parser reads them)."""

@@ -53,11 +53,6 @@ class Profile:
     # what is wrong in any file: an error (a credential, bytes that read differently).
     memory: tuple[str, ...] = ()
 
-    @property
-    def whole_items(self) -> bool:
-        """An entry is its whole list item (wrapped lines included), not its first line."""
-        return self.entry != "line"
-
 
 _FOREIGN = frozenset({NESTED, STAR, FRONT_MATTER, WRAPPED, MD_SUFFIX})
 

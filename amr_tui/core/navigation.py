@@ -62,11 +62,6 @@ class History(Generic[PlaceT]):
         """Where back leads, oldest first (the next back is the last)."""
         return self._places[: self._cursor]
 
-    @property
-    def future(self) -> list[PlaceT]:
-        """Where forward leads, nearest first."""
-        return self._places[self._cursor :]
-
     def __len__(self) -> int:
         return len(self._places)
 

@@ -200,13 +200,6 @@ class FactMatcher:
         if digest:
             self._digests.setdefault(digest, label)
 
-    @classmethod
-    def from_tombstones(cls, tombstones: list[Tombstone]) -> FactMatcher:
-        m = cls()
-        for t in tombstones:
-            m.add(t.text, t.describe(), t.digest, fuzzy=t.superseded_by is None)
-        return m
-
     def match(self, text: str) -> str | None:
         key = normalise(text)
         if not key:

@@ -3,7 +3,7 @@
 Code outside this package uses :class:`GitRepo` for repository work, plus the feature modules
 below by name (``history``, ``merging``, ``remote``, ``gate``, ``dreamrefs``, ``rewrite``,
 ``watch``), :func:`is_memory_repo`, the exception classes and the safe work-tree file helpers
-(re-exported by amr_tui.services.fs).
+(``worktree``).
 
 The package map, bottom to top (a module imports only modules on the lines above it):
 
@@ -26,7 +26,7 @@ The package map, bottom to top (a module imports only modules on the lines above
   compare-and-swap retry loop.
 * ``merging``: ``merge-tree`` merges and moving a branch with its work tree (sync).
 * ``dreamrefs``: dream refs, fast-forwards, throwaway work trees and the dreaming agent.
-* ``remote``: fetch, push, clone and why a network call failed.
+* ``remote``: fetch, push and why a network call failed.
 * ``rewrite``: the repositories a share builds.
 * ``watch``: a cheap fingerprint of a repo's git state (stats only, no git).
 * ``repo``: :class:`GitRepo`, a ``RepoHandle`` plus the operations built on ``history``,

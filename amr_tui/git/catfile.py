@@ -196,9 +196,6 @@ class BlobReader:
             raise BlobTooLargeError(None, None, big.size, limit or 0) from None
         return found[1] if found and found[0] == "blob" else None
 
-    def read_many(self, commit: str, paths: list[str]) -> dict[str, bytes | None]:
-        return {p: self.read(commit, p) for p in paths}
-
     def _stop(self) -> None:
         if self._git is not None:
             try:

@@ -197,12 +197,6 @@ class RepoHandle:
         size = int(fields[2])
         return rest[:size]
 
-    def read_blob(self, rev: str, path: str) -> bytes:
-        data = self.read_blob_or_none(rev, path)
-        if data is None:
-            raise FileNotFoundError(f"{path} does not exist at {rev}")
-        return data
-
     def tree_entry(self, rev: str, path: str) -> tuple[str, str] | None:
         """``(mode, oid)`` of ``path`` at ``rev`` or None."""
         return self.tree_entries(rev, [path]).get(normalize_rel(path))

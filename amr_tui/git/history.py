@@ -1,4 +1,4 @@
-"""Reading a memory repo's history: logs, patches, pickaxe, blame, renames, grep.
+"""Reading a memory repo's history: logs, patches, blame, renames, grep.
 
 Everything runs through the hardened :class:`~amr_tui.git.runner.GitRunner`. Revisions that come
 from callers are resolved to object ids first (``RepoHandle.resolve`` puts them after
@@ -508,22 +508,6 @@ def commit_patch(repo: RepoHandle, commit: str, keep: Keep = None, max_blob: int
     if not found:
         return None
     return CommitDiff(found[0][0], found[0][1])
-
-
-def pickaxe(
-    repo: RepoHandle, text: str, rev: str = "HEAD", *, paths: tuple[str, ...] = (), limit: int | None = None
-) -> list[LogEntry]:
-    """Commits that changed how many times ``text`` occurs (``git log -S``), newest first."""
-    if "\0" in text or not text:
-        raise ValueError("pickaxe text must be non-empty and hold no NUL")
-    start = _start(repo, rev)
-    if start is None:
-        return []
-    args = [*_PRE, "log", _FORMAT, "--no-ext-diff", "--no-textconv", "-S" + text]
-    if limit is not None:
-        args.append(f"--max-count={int(limit)}")
-    out = repo.runner.run([*args, "--end-of-options", start, "--", *(normalize_rel(p) for p in paths)]).stdout
-    return [e for e, _ in _parse_records(out)]
 
 
 def diff_text(repo: RepoHandle, old: str, new: str, path: str | None = None, *, context: int = 3) -> str:

@@ -31,10 +31,6 @@ class FileChange:
     def staged(self) -> bool:
         return self.xy[0] not in ".?"
 
-    @property
-    def unstaged(self) -> bool:
-        return self.xy[1] not in ".?"
-
 
 @dataclass(frozen=True)
 class RepoStatus:

@@ -1,4 +1,4 @@
-"""Talking to remotes: fetch, push (never forced), clone, ahead/behind, and why a call failed.
+"""Talking to remotes: fetch, push (never forced), ahead/behind, and why a call failed.
 
 Everything runs through the hardened runner. Network calls add, for that call only:
 
@@ -14,11 +14,9 @@ is True when someone pushed first: fetch, merge and push again), :class:`NoRemot
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from amr_tui.git.errors import AmrGitError, GitError, GitTimeoutError
 from amr_tui.git.handle import RepoHandle
@@ -280,54 +278,3 @@ def ahead_behind(repo: RepoHandle, local: str, upstream: str) -> tuple[int, int]
         return int(repo.runner.text(["rev-list", "--count", *end_of_options(a)]).strip()), 0
     out = repo.runner.text(["rev-list", "--left-right", "--count", *end_of_options(f"{a}...{b}")]).split()
     return int(out[0]), int(out[1])
-
-
-def clone(
-    source: str,
-    dest: str | os.PathLike[str],
-    *,
-    bare: bool = False,
-    branch: str | None = None,
-    timeout: float = NETWORK_TIMEOUT,
-) -> Path:
-    """Clone ``source`` (a URL or a local path) into the new folder ``dest``.
-
-    ``--no-recurse-submodules``, ``transfer.fsckObjects=true``, ``protocol.ext.allow=never``, no
-    hooks, no checkout filters. A local source is cloned over git's transport (``--no-local``), so
-    the copy holds only objects reachable from what was cloned: never a local repo's unreachable
-    objects (an amended-away secret, a dropped draft). With ``branch``, only that branch.
-    """
-    target = Path(dest).absolute()
-    if target.exists() and any(target.iterdir()):
-        raise FileExistsError(f"{target} exists and is not empty")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    runner = GitRunner(
-        target.parent,
-        timeout=timeout,
-        config=(
-            ("transfer.fsckObjects", "true"),
-            ("protocol.ext.allow", "never"),
-            ("fetch.recurseSubmodules", "false"),
-        ),
-    )
-    # The two -c settings are also written into the clone's config: later fetches check objects too.
-    args = [
-        "clone",
-        "--no-recurse-submodules",
-        "--no-local",
-        "--no-hardlinks",
-        "--quiet",
-        "-c",
-        "transfer.fsckObjects=true",
-        "-c",
-        "protocol.ext.allow=never",
-    ]
-    if bare:
-        args.append("--bare")
-    if branch:
-        args += ["--single-branch", "--branch", branch]
-    try:
-        runner.run([*args, "--", source, str(target)], write=True)
-    except GitError as exc:
-        raise classify_network_error(exc, source) from None
-    return target

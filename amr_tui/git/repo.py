@@ -77,11 +77,6 @@ class GitRepo(RepoHandle):
         out = self.runner.run(["ls-files", "-z", "--full-name"]).stdout
         return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
-    def file_log(self, path: str, limit: int = 50, skip: int = 0, rev: str = "HEAD") -> list[CommitInfo]:
-        """Commits reachable from ``rev`` that touched ``path``, newest first."""
-        rel = normalize_rel(path)
-        return self._log(rev, limit, skip, ("--no-ext-diff", "--no-textconv"), (rel,))
-
     def log(self, limit: int = 50, skip: int = 0, rev: str = "HEAD") -> list[CommitInfo]:
         """Commits reachable from ``rev``, newest first."""
         return self._log(rev, limit, skip, (), ())
@@ -181,26 +176,6 @@ class GitRepo(RepoHandle):
         """Commit changes through the write gate (see :func:`amr_tui.git.gate.commit_files`)."""
         return _gate.commit_files(
             self, changes, message, env=env, branch=branch, probe=probe, max_attempts=max_attempts, journal=journal
-        )
-
-    def save_file(
-        self,
-        path: str,
-        new_bytes: bytes | None,
-        base_bytes: bytes | None,
-        base_head: str | None,
-        message: str,
-        *,
-        env: Mapping[str, str] | None = None,
-        branch: str | None = None,
-        probe: _gate.Probe | None = None,
-        max_attempts: int = _gate.MAX_ATTEMPTS,
-    ) -> str:
-        """One file through the write gate: ``base_bytes`` is what the edit started from."""
-        change = _gate.Change(path, base_bytes, new_bytes, base_head)
-        return (
-            self.write_files([change], message, env=env, branch=branch, probe=probe, max_attempts=max_attempts).head
-            or ""
         )
 
 

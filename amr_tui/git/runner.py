@@ -117,11 +117,6 @@ def end_of_options(*values: str) -> list[str]:
     return ["--end-of-options", *values]
 
 
-def paths_after_dashdash(*paths: str) -> list[str]:
-    """``["--", *paths]``: pathspecs that came from data (pathspecs are literal, see module doc)."""
-    return ["--", *paths]
-
-
 @dataclass(frozen=True)
 class GitResult:
     args: tuple[str, ...]

@@ -1,8 +1,8 @@
 """Safe, bytes-only file access inside a work tree.
 
 This lives in ``amr_tui.git`` (the lowest I/O layer) so that :class:`GitRepo` can write work-tree
-files atomically without importing ``amr_tui.services`` (the layer contract forbids it).
-``amr_tui.services.fs`` re-exports these functions as the public API for everything else.
+files atomically without importing ``amr_tui.services`` (the layer contract forbids it); the
+other layers import them from here.
 
 Rules: paths are repo-relative with ``/`` separators; absolute paths, ``..``, anything inside a
 ``.git`` folder, control characters, and anything whose real location is outside the root are

@@ -52,7 +52,3 @@ class CutTextArea(TextArea):
             if kept:
                 break
         return Strip(segments, strip.cell_length)
-
-    def row_of(self, line: int) -> int:
-        """The row (from the top of the text) where ``line`` (1-based) starts: for tests."""
-        return self.wrapped_document.location_to_offset((line - 1, 0)).y

@@ -390,7 +390,7 @@ class EntryView(LaidOutScrollView, can_focus=True):
         return start or 0, chars
 
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
+        _, scroll_y = self.scroll_offset
         row = scroll_y + y
         width = self.scrollable_content_region.width
         base = self.rich_style

@@ -127,9 +127,6 @@ class EntryDiff:
                 return change
         return None
 
-    def for_path(self, path: str) -> list[EntryChange]:
-        return [c for c in self.changes if path in c.paths]
-
 
 def _as_doc(path: str, value: Document | bytes) -> Document:
     return value if isinstance(value, Document) else parse(bytes(value), path)

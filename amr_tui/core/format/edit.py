@@ -238,10 +238,6 @@ def summarise(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
-def line_of(doc: Document, number: int) -> Line:
-    return doc.lines[number - 1]
-
-
 _FRONT_MATTER_SHOWN = ("name", "title", "description", "type", "tags", "limit", "scope")
 
 

@@ -243,11 +243,3 @@ def format_metadata(items: list[tuple[str, str]]) -> str:
     if not items:
         return ""
     return "[" + "; ".join(f"{k}: {escape_value(v)}" for k, v in items) + "]"
-
-
-def format_entry(text: str, items: list[tuple[str, str]] | None = None, *, marker: str = "-", indent: str = "") -> str:
-    """The canonical one-line form of an entry (no end of line)."""
-    text = " ".join(text.split())
-    meta = format_metadata(items or [])
-    body = f"{text} {meta}" if text and meta else (text or meta)
-    return f"{indent}{marker} {body}".rstrip() if body else f"{indent}{marker}"

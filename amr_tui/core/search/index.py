@@ -172,14 +172,6 @@ class SearchIndex(PostingStore):
             self._drop(old)
             self.generation += 1
 
-    def remove_repo(self, repo: str) -> None:
-        keys = [k for k in self._files if k[0] == repo]
-        for key in keys:
-            self._drop(self._files.pop(key))
-        self._repo_bits.pop(repo, None)
-        if keys:
-            self.generation += 1
-
     def files(self, repo: str | None = None) -> list[tuple[str, str]]:
         """The (repo, path) pairs indexed, sorted."""
         return sorted(k for k in self._files if repo is None or k[0] == repo)

@@ -25,7 +25,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Static, Tree
 
-from amr_tui.core.format.links import LinkState, link_text_for
+from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, LineKind, Link
 from amr_tui.core.navigation import History
 from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
@@ -198,7 +198,6 @@ class MainScreen(Screen[None]):
         self.drafts: dict[tuple[str, str], tuple[EditTarget, str]] = {}
         self.saver = SaveController(self)
         self.foreign_repo: str | None = None  # the repo the last save left others' changes in (U commits them)
-        self.last_save_error: Exception | None = None
         self._edit_actions: EditActions | None = None  # loaded at the first edit
         self.start = StartUp()  # the first frame and the first load's steps
         self.opens = Opens()  # which open is the latest, and an edit key waiting for it
@@ -629,14 +628,12 @@ class MainScreen(Screen[None]):
     def on_save_failed(self, message: SaveFailed) -> None:
         self.saver.settle()
         self.editor_back()
-        self.last_save_error = message.error
         self.set_status(make_visible(f"Not saved: {message.error}"))
         self.edits().save_failed(message)
 
     def on_conflict(self, message: Conflict) -> None:
         self.saver.settle()
         self.editor_back()
-        self.last_save_error = message.error
         self.set_status(make_visible(f"Not saved: {message.error}"))
         self.edits().conflict(message)
 
@@ -1193,6 +1190,3 @@ class MainScreen(Screen[None]):
         widget = self.query_one(target)
         if widget.display:
             self.set_focus(widget)  # now: the keys read after this one go to it (widget.focus() waits)
-
-    def link_for(self, path: str) -> str:
-        return f"[[{link_text_for(path)}]]"

@@ -36,13 +36,6 @@ def _walk(mount: Mount) -> dict[str, tuple[int, int]]:
     return {rel: stats[rel] for rel in files if rel not in escaping}
 
 
-def index_mount(index: SearchIndex, mount: Mount) -> int:
-    """Add every file and entry of one repo. Returns the number of files indexed."""
-    found = _walk(mount)
-    index.set_files(mount.name, _entries(mount, list(found)))
-    return len(found)
-
-
 def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     """The index of these repos: from the cache, brought up to date, or built (and cached)."""
     from amr_tui.core.search.index import SearchIndex  # search index: a cold search answers without it

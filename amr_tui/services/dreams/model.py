@@ -72,10 +72,6 @@ class DreamRun:
         return self.commits[-1].info.author_date if self.commits else None
 
     @property
-    def updated(self) -> datetime | None:
-        return self.commits[0].info.committer_date if self.commits else None
-
-    @property
     def based_on_main(self) -> bool:
         return self.base is not None and self.base == self.main
 

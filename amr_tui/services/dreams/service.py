@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from amr_tui.core.diff.align import FileSummary, Row, align, applied_ids, entry_line_counts, file_summaries
+from amr_tui.core.diff.align import Row, align, applied_ids, entry_line_counts, file_summaries
 from amr_tui.core.diff.entries import EntryDiff, diff_entries, mark_forgotten
 from amr_tui.core.dreams.clean import REASON_TRAILER
 from amr_tui.core.format.parser import parse
@@ -437,9 +437,6 @@ class DreamService:
     def rows(self, name: str, path: str) -> list[Row]:
         """``path`` in the run side by side (base left, tip right), entries aligned."""
         return align(self.review(name, history=False).diff, path)
-
-    def summaries(self, name: str) -> list[FileSummary]:
-        return file_summaries(self.review(name, history=False).diff)
 
     # -- viewed marks and rejections (files inside the git dir) ------------------------------------
     def _load(self, name: str) -> dict[str, Any]:

@@ -192,15 +192,10 @@ def removal_id(r: Removal) -> str:
     return hashlib.sha1(f"{r.commit.oid}\0{r.path}\0{r.line}".encode("utf-8", "surrogateescape")).hexdigest()[:10]
 
 
-def removals_of(cd: gh.CommitDiff) -> list[Removal]:
-    """The entries a commit deleted without keeping the fact elsewhere in the same commit."""
-    return changes_of(cd)[0]
-
-
 def changes_of(cd: gh.CommitDiff) -> tuple[list[Removal], list[Rewording]]:
-    """The entries a commit deleted (as :func:`removals_of`) and the ones it reworded: each
-    removed line paired with its best-scoring added line (the pairing that keeps it out of the
-    removals), or, failing that, with the line that took its place in the same hunk
+    """The entries a commit deleted without keeping the fact elsewhere in it, and the ones it
+    reworded: each removed line paired with its best-scoring added line (the pairing that keeps
+    it out of the removals), or, failing that, with the line that took its place in the same hunk
     (``similarity.in_place_pairs``, as an entry's timeline pairs them): an entry rewritten in
     place, a conflict resolved "keep mine" among them, is edited, not forgotten."""
     removed: list[tuple[str, str, LineEntry, int]] = []  # (path, line, entry, hunk number)

@@ -7,7 +7,7 @@ none touches a widget. Cost, roughly, on a 5,000-commit repo:
 * :meth:`~HistoryService.file_history` - one ``git log -p`` limited to one page of one file:
   the first page shows at once however long the file's history is. Pages are pinned to the
   commit the first page started from, so an agent committing meanwhile does not shift them.
-* :meth:`~HistoryService.file_at`, :meth:`~HistoryService.file_change` - blob reads through one
+* :meth:`~HistoryService.file_change` - blob reads through one
   persistent ``cat-file`` process: cheap.
 * :meth:`~HistoryService.entry_timeline` - one ``git log -p`` of the file (plus one ``git show``
   per move between files): about the cost of ``git log -S`` for the same text, or less.
@@ -15,7 +15,7 @@ none touches a widget. Cost, roughly, on a 5,000-commit repo:
 * :meth:`~HistoryService.forgotten`, :meth:`~HistoryService.resurrections` - SLOW the first time:
   they walk the patches of the whole history (cached per HEAD; later calls walk only the new
   commits). Run them in a worker.
-* :meth:`~HistoryService.past`, :meth:`~HistoryService.search_past` - the same walk (plus a search
+* :meth:`~HistoryService.past`, :meth:`~HistoryService.past_index` - the same walk (plus a search
   index over what it found, rebuilt per HEAD): SLOW the first time.
 * :meth:`~HistoryService.forget`, :meth:`~HistoryService.restore` - one compare-and-swap commit.
 
@@ -37,7 +37,6 @@ from amr_tui.core.diff.align import Row, align
 from amr_tui.core.diff.entries import LineEntry, diff_entries, entry_of_line
 from amr_tui.core.format.parser import is_markdown
 from amr_tui.core.lint.repo import Finding
-from amr_tui.core.search.index import SearchHit
 from amr_tui.core.tombstones import is_tombstone_path
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
@@ -203,12 +202,6 @@ class HistoryService:
             # from the file's name there
             nxt = HistoryCursor(items[-1].commit.oid + "^", 0, name) if follow else HistoryCursor(start, skip + limit)
         return HistoryPage(path, items, nxt)
-
-    def file_at(self, path: str, commit: str) -> bytes | None:
-        """The file's bytes as ``commit`` left it (None when it did not exist there; raises
-        ``BlobTooLargeError`` over ``MAX_PARSE_BYTES``)."""
-        oid = self.repo.resolve(commit)
-        return self.blobs.read(oid, path) if oid else None
 
     def file_change(self, path: str, commit: str, old_path: str | None = None) -> FileVersion:
         """The file at ``commit`` against its first parent: bytes, aligned rows and the patch.
@@ -402,10 +395,6 @@ class HistoryService:
         with self._lock:
             self._past = (head, index)
         return index
-
-    def search_past(self, query: str, limit: int = 20) -> list[tuple[PastEntry, SearchHit]]:
-        """The past entries that best match ``query``, best first (raises ``QueryError``)."""
-        return self.past_index().search(query, limit)
 
     def resurrections(self) -> list[Finding]:
         """AMR030 findings for the work tree's entries (SLOW first time)."""

@@ -190,11 +190,6 @@ class Session:
                 return None
             return len(self._indexed), max(self._total_files, len(self._indexed))
 
-    @property
-    def index_done(self) -> bool:
-        with self.lock:
-            return self._index_done
-
     def index_files(self, progress: Callable[[int, int], None] | None = None) -> None:
         """Parse every listed file and index its entries, ``LOAD_BATCH`` at a time (``progress``
         after each). A file opened or saved meanwhile was indexed then and is not read again.

@@ -237,9 +237,6 @@ class Watcher:
         state.head_sig, state.git_sig = head_sig, sig
         return moved
 
-    def reload_file(self, repo: str, path: str) -> None:
-        self.reload_files(repo, [path])
-
     def reload_files(self, repo: str, paths: list[str], committed: str | None = None) -> None:
         """Re-read these files after amr wrote them (a save, a rename): no walk of the repo, no git.
         ``committed``: the commit amr made of them; the next poll does not report HEAD moving to

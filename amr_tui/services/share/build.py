@@ -73,12 +73,6 @@ def parse_choice(text: str) -> tuple[str, tuple[str, ...] | None]:
     return name, paths
 
 
-def shareable_files(root: str | os.PathLike[str]) -> list[str]:
-    """The committed regular files of a repo (what a selection can choose from), sorted."""
-    repo = GitRepo(root)
-    return sorted(list_tree(repo, "HEAD")) if repo.head() else []
-
-
 def select(mounts: Iterable[Mount], choices: Iterable[str] = (), write: Iterable[str] = ()) -> list[Selection]:
     """Selections for ``choices`` (every mount, whole, when there are none). ``write``: repo names
     whose owner grants the session write access."""

@@ -8,7 +8,9 @@ Records, written by :func:`record_share`:
   grant.
 
 (Routing entries written in a session back to the owner's repo, and writing them there, had no
-caller outside its tests and was removed: issue 38, point 1, issue 43.)
+caller outside its tests and was removed: issue 38, point 1. Issue 43 removed what was left of
+it: ``load_manifest``, which only tests called, and the record of each shared repo's source on
+this machine, ``share-sources.json`` in the user data folder, which only it read.)
 """
 
 from __future__ import annotations
@@ -17,31 +19,14 @@ import json
 import os
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
-
-from platformdirs import user_data_path  # the shares record lives in the user data folder
 
 from amr_tui.git import GitRepo
 
 MANIFEST = ".amr-share.json"
 OWNER_RECORD = "shares.json"
-ROUTE, ASK, READ_ONLY = "route", "ask", "read-only"
-MAX_SESSION_FILE = 8 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class ManifestRepo:
-    name: str
-    repo: str
-    source: Path
-    kind: str
-    paths: tuple[str, ...] | None
-    write: bool
-    commit: str | None
-    source_commit: str | None
 
 
 class SharedRecord(Protocol):
@@ -104,9 +89,6 @@ def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
         ],
     }
     _write_json(share_dir / MANIFEST, manifest)
-    local = _read_json(_sources_path())
-    local[str(share_dir.resolve())] = {r.name: str(r.source) for r in repos}
-    _write_json(_sources_path(), local)
     for r in repos:
         path = _owner_path(r.source)
         data = _read_json(path)
@@ -119,39 +101,3 @@ def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
             "created": when,
         }
         _write_json(path, {"version": 1, "shares": shares})
-
-
-def _sources_path() -> Path:
-    """This machine's record of where each shared repo came from (session folder -> repo name ->
-    the owner's repo): kept out of the session folder, which goes to whoever pairs."""
-    return user_data_path("amr", appauthor=False) / "share-sources.json"
-
-
-def load_manifest(share_dir: str | os.PathLike[str]) -> list[ManifestRepo]:
-    """The shared repos of ``share_dir`` whose owner's repo this machine knows (see
-    :func:`_sources_path`); a manifest from before kept the path in ``source``."""
-    data = _read_json(Path(share_dir) / MANIFEST)
-    found = _read_json(_sources_path()).get(str(Path(share_dir).resolve()))
-    sources: dict[str, Any] = found if isinstance(found, dict) else {}
-    out: list[ManifestRepo] = []
-    for r in data.get("repos", []) if isinstance(data.get("repos"), list) else []:
-        try:
-            source = sources.get(str(r["name"])) or r.get("source")
-            if not isinstance(source, str) or not source:
-                continue  # shared from another machine: nothing here to route back to
-            paths = tuple(r["paths"]) if r.get("paths") is not None else None
-            out.append(
-                ManifestRepo(
-                    str(r["name"]),
-                    str(r["repo"]),
-                    Path(source),
-                    str(r["kind"]),
-                    paths,
-                    bool(r.get("write")),
-                    r.get("commit"),
-                    r.get("source_commit"),
-                )
-            )
-        except (KeyError, TypeError):
-            continue
-    return out
