@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+from amr_tui.cli.output import commit_json, emit_json, error, paint, safe, use_colour
 from amr_tui.core.diff.entries import EntryChange
 from amr_tui.core.diff.text import change_json, describe
 from amr_tui.git.errors import AmrGitError
@@ -30,14 +30,8 @@ def _root(path: Path) -> Path:
 
 
 def _commit_json(c: ActivityCommit) -> dict[str, object]:
-    return {
-        "commit": c.oid,
-        "author": c.author_name,
-        "email": c.author_email,
-        "date": c.date.isoformat(),
-        "subject": c.subject,
-        "past_cut": {"pushed": list(c.pushed), "landed": list(c.landed), "cut": c.cut},
-    }
+    past_cut = {"pushed": list(c.pushed), "landed": list(c.landed), "cut": c.cut}
+    return {**commit_json(c.oid, c.author_name, c.author_email, c.date, c.subject), "past_cut": past_cut}
 
 
 def _json(name: str, activity: Activity, change_json: Callable[[EntryChange], dict[str, Any]]) -> dict[str, object]:

@@ -11,7 +11,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from amr_tui.cli.output import emit_json, error, paint, report_skipped, safe, skipped_json, use_colour
+from amr_tui.cli.output import ask, emit_json, error, paint, report_skipped, safe, skipped_json, use_colour
 from amr_tui.core.diff.align import align
 from amr_tui.core.diff.text import diff_json, summary_lines
 from amr_tui.git.errors import AmrGitError
@@ -20,7 +20,7 @@ from amr_tui.services.config import load_config
 from amr_tui.services.dreams.check import accept_problems
 from amr_tui.services.dreams.evidence import builtin_with_evidence
 from amr_tui.services.dreams.make import agent_dream, trim_dream
-from amr_tui.services.dreams.model import DreamError, DreamRun
+from amr_tui.services.dreams.model import Decision, DreamError, DreamRun
 from amr_tui.services.dreams.schedule import ScheduleError, install, plan
 from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.verify.coderepo import code_sources
@@ -66,15 +66,12 @@ def run_json(run: DreamRun) -> dict[str, object]:
         "main_moved": run.main_moved,
         "based_on_main": run.based_on_main,
         "accept_commits": run.accept_commits,
-        "decision": None
-        if run.decision is None
-        else {
-            "state": run.decision.state,
-            "ref": run.decision.ref,
-            "record": run.decision.record,
-            "date": run.decision.date.isoformat(),
-        },
+        "decision": None if run.decision is None else _decision_json(run.decision),
     }
+
+
+def _decision_json(decision: Decision) -> dict[str, object]:
+    return {"state": decision.state, "ref": decision.ref, "record": decision.record, "date": decision.date.isoformat()}
 
 
 def _card(run: DreamRun, colour: bool) -> list[str]:
@@ -249,14 +246,9 @@ def run_dream(args: argparse.Namespace) -> int:
         except (FileNotFoundError, AmrGitError, DreamError, ValueError, ScheduleError) as exc:
             return _fail(exc)
         print(p.describe())
-        if not args.yes:
-            try:
-                answer = input("Add it? [y/N] ")
-            except EOFError:
-                answer = ""
-            if answer.strip().lower() not in ("y", "yes"):
-                print("Nothing was added.")
-                return 1
+        if not args.yes and not ask("Add it? [y/N] "):
+            print("Nothing was added.")
+            return 1
         try:
             print(install(p, enable=not args.no_enable))
         except (ScheduleError, OSError) as exc:

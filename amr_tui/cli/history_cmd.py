@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amr_tui.cli.named import LeavesRepoError, locate_in_repo
-from amr_tui.cli.output import emit_json, error, paint, report_skipped, safe, skipped_json, use_colour
+from amr_tui.cli.output import commit_json, emit_json, error, paint, report_skipped, safe, skipped_json, use_colour
 from amr_tui.core.format.edit import summarise
 from amr_tui.core.format.parser import parse
 from amr_tui.core.paths import MEMORY_FILE
@@ -51,13 +51,7 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
 
 
 def _commit_json(info: CommitInfo) -> dict[str, object]:
-    return {
-        "commit": info.oid,
-        "author": info.author_name,
-        "email": info.author_email,
-        "date": info.author_date.isoformat(),
-        "subject": info.subject,
-    }
+    return commit_json(info.oid, info.author_name, info.author_email, info.author_date, info.subject)
 
 
 def run_history(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 from amr_tui.core.paths import MAX_PARSE_BYTES
@@ -51,6 +52,21 @@ def emit_json(data: Any, stream: TextIO | None = None, *, rows: bool = False) ->
 
 def error(message: str) -> None:
     sys.stderr.write(f"amr: {safe(message)}\n")
+
+
+def ask(question: str) -> bool:
+    """Whether the person at the terminal answers yes to ``question`` ("... [y/N] "); the end of
+    the input is a no."""
+    try:
+        answer = input(question)
+    except EOFError:
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
+
+
+def commit_json(oid: str, author: str, email: str, date: datetime, subject: str) -> dict[str, object]:
+    """A commit as the JSON of amr history, forgotten and activity show it."""
+    return {"commit": oid, "author": author, "email": email, "date": date.isoformat(), "subject": subject}
 
 
 def skipped_json(skipped: Iterable[SkippedBlob]) -> list[dict[str, object]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from amr_tui.cli import app_cmd
 from amr_tui.cli.app_cmd import open_app
-from amr_tui.cli.output import emit_json, error, safe
+from amr_tui.cli.output import ask, emit_json, error, safe
 from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
 from amr_tui.services.config import add_repo, config_path, load_config
 from amr_tui.services.demo import DemoError, build_demo
@@ -32,11 +32,7 @@ def run_track(args: argparse.Namespace) -> int:
             if not (sys.stdin.isatty() and sys.stdout.isatty()):
                 print("Nothing was changed. Run again with --yes to do it.")
                 return 1
-            try:
-                answer = input("Do it? [y/N] ")
-            except EOFError:
-                answer = ""
-            if answer.strip().lower() not in ("y", "yes"):
+            if not ask("Do it? [y/N] "):
                 print("Nothing was changed.")
                 return 1
         result = track_folder(target)

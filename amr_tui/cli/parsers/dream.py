@@ -11,21 +11,7 @@ from amr_tui.cli.parsers.common import Run, Sub, code_flag, command, json_flag, 
 
 
 def add_parsers(sub: Sub) -> None:
-    d = command(
-        sub,
-        "dream",
-        Run("dream_cmd", "run_dream"),
-        help="run a dreaming pass onto a new dreams/<id> branch",
-        description=(
-            "Run amr's built-in, deterministic dreaming pass (drop entries whose evidence is gone from the code "
-            "they cite and rewrite those whose evidence moved, drop entries no agent read through amr mcp for "
-            "[dream] unread days where reads are known, each with its reason; merge duplicates keeping every "
-            "source, drop entries whose `expires` date passed, repair links to renamed files, rebuild the "
-            "MEMORY.md Index) and commit it on a new branch dreams/<run-id>, or with --agent run your own agent "
-            "command in a temporary work tree on that branch. Main, its work tree and its index are never "
-            "touched: review the run with `amr dreams show`."
-        ),
-    )
+    d = command(sub, "dream", Run("dream_cmd", "run_dream"), help=_DREAM_HELP, description=_DREAM)
     repo_arg(d)
     d.add_argument(
         "--install-schedule",
@@ -77,44 +63,18 @@ def add_parsers(sub: Sub) -> None:
     ds = p.add_subparsers(dest="dreams_command", metavar="ACTION")
     p.set_defaults(func=lambda a: _usage(p))
 
-    ls = command(
-        ds,
-        "list",
-        Run("dream_cmd", "run_list"),
-        help="pending runs, oldest first",
-        description="List the pending dreaming runs.",
-    )
+    ls = command(ds, "list", Run("dream_cmd", "run_list"), help="pending runs, oldest first", description=_LIST)
     repo_arg(ls)
     ls.add_argument("--all", action="store_true", help="also list accepted and rejected runs")
     json_flag(ls, "print a JSON array")
 
-    sh = command(
-        ds,
-        "show",
-        Run("dream_cmd", "run_show"),
-        help="the entry-level changes of one run",
-        description=(
-            "Show what a run changes, entry by entry: merged (A + B -> C, sources kept or lost), reworded, "
-            "moved (from and to), metadata only, dropped, new (and what it was inferred from), and "
-            "resurrected (a fact deleted earlier or tombstoned coming back: a warning)."
-        ),
-    )
+    sh = command(ds, "show", Run("dream_cmd", "run_show"), help="the entry-level changes of one run", description=_SHOW)
     _run_args(sh)
     json_flag(sh, "print the changes as JSON")
     sh.add_argument("--file", metavar="PATH", help="also print this file side by side (old | new)")
     sh.add_argument("--no-history", action="store_true", help="skip the check against forgotten facts (faster)")
 
-    ac = command(
-        ds,
-        "accept",
-        Run("dream_cmd", "run_accept"),
-        help="accept a run, some files or some entry changes",
-        description=(
-            "Accept the whole run (main fast-forwards when the run is based on its tip; otherwise one new "
-            "commit applies it, with Dream-Run and Dream-Commit trailers), or only --file PATH or --entry ID "
-            "(ids from `amr dreams show`). Accepting parts leaves the run pending."
-        ),
-    )
+    ac = command(ds, "accept", Run("dream_cmd", "run_accept"), help=_ACCEPT_HELP, description=_ACCEPT)
     _run_args(ac)
     repeated(ac, "--file", "PATH", "accept this file's changes (repeatable)")
     repeated(ac, "--entry", "ID", "accept this entry change (repeatable)")
@@ -137,32 +97,13 @@ def add_parsers(sub: Sub) -> None:
         "links, Index links, unreachable files, MEMORY.md's budget); exit 1 if anything",
     )
 
-    rj = command(
-        ds,
-        "reject",
-        Run("dream_cmd", "run_reject"),
-        help="close a run, or reject some files or entry changes",
-        description=(
-            "Close the run: it leaves the pending list, its commits stay under refs/amr/dreams/rejected/<id> "
-            "with the decision recorded; `amr dreams undo RUN` reopens it. With --file or --entry, only mark "
-            "those parts rejected (nothing is committed): accepting the run later leaves them out."
-        ),
-    )
+    rj = command(ds, "reject", Run("dream_cmd", "run_reject"), help=_REJECT_HELP, description=_REJECT)
     _run_args(rj)
     repeated(rj, "--file", "PATH", "reject this file's changes (repeatable)")
     repeated(rj, "--entry", "ID", "reject this entry change (repeatable)")
     rj.add_argument("--clear", action="store_true", help="with --file/--entry: take those rejections back")
 
-    un = command(
-        ds,
-        "undo",
-        Run("dream_cmd", "run_undo"),
-        help="undo the last decision on a run",
-        description=(
-            "Reopen a rejected run; revert an accepted run on main with a new commit and reopen it; or "
-            "revert the parts of a pending run that were accepted. History is never rewritten."
-        ),
-    )
+    un = command(ds, "undo", Run("dream_cmd", "run_undo"), help="undo the last decision on a run", description=_UNDO)
     _run_args(un)
 
 
@@ -174,3 +115,45 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", metavar="RUN", help="run id or dreams/<id> branch")
     p.add_argument("-C", "--repo", type=Path, default=Path("."), help="the memory repo (default: .)")
+
+
+_DREAM = (
+    "Run amr's built-in, deterministic dreaming pass (drop entries whose evidence is gone from the code "
+    "they cite and rewrite those whose evidence moved, drop entries no agent read through amr mcp for "
+    "[dream] unread days where reads are known, each with its reason; merge duplicates keeping every "
+    "source, drop entries whose `expires` date passed, repair links to renamed files, rebuild the "
+    "MEMORY.md Index) and commit it on a new branch dreams/<run-id>, or with --agent run your own agent "
+    "command in a temporary work tree on that branch. Main, its work tree and its index are never "
+    "touched: review the run with `amr dreams show`."
+)
+
+_LIST = "List the pending dreaming runs."
+
+_SHOW = (
+    "Show what a run changes, entry by entry: merged (A + B -> C, sources kept or lost), reworded, "
+    "moved (from and to), metadata only, dropped, new (and what it was inferred from), and "
+    "resurrected (a fact deleted earlier or tombstoned coming back: a warning)."
+)
+
+_ACCEPT = (
+    "Accept the whole run (main fast-forwards when the run is based on its tip; otherwise one new "
+    "commit applies it, with Dream-Run and Dream-Commit trailers), or only --file PATH or --entry ID "
+    "(ids from `amr dreams show`). Accepting parts leaves the run pending."
+)
+
+_REJECT = (
+    "Close the run: it leaves the pending list, its commits stay under refs/amr/dreams/rejected/<id> "
+    "with the decision recorded; `amr dreams undo RUN` reopens it. With --file or --entry, only mark "
+    "those parts rejected (nothing is committed): accepting the run later leaves them out."
+)
+
+_UNDO = (
+    "Reopen a rejected run; revert an accepted run on main with a new commit and reopen it; or "
+    "revert the parts of a pending run that were accepted. History is never rewritten."
+)
+
+_DREAM_HELP = "run a dreaming pass onto a new dreams/<id> branch"
+
+_ACCEPT_HELP = "accept a run, some files or some entry changes"
+
+_REJECT_HELP = "close a run, or reject some files or entry changes"

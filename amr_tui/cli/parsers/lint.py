@@ -8,17 +8,7 @@ SEVERITIES = ("error", "warning", "info")
 
 
 def add_parsers(sub: Sub) -> None:
-    p = command(
-        sub,
-        "lint",
-        Run("lint_cmd", one_shot=True),
-        help="check memory repos against the format",
-        description=(
-            "Check memory repos (or files inside them) against the Agent Memory Repo format. "
-            "Exit 0 when clean, 1 when there are findings, 2 on a usage or I/O error. "
-            "Codes are listed in docs/format.md."
-        ),
-    )
+    p = command(sub, "lint", Run("lint_cmd", one_shot=True), help=_LINT_HELP, description=_LINT)
     paths_arg(p, "memory repos, folders holding several, or files (default: .)")
     json_flag(p, 'print {"diagnostics": [...]} with paths relative to the repo root')
     p.add_argument(
@@ -47,3 +37,12 @@ def add_parsers(sub: Sub) -> None:
         action="store_true",
         help="also check git history: entries that bring back a forgotten or deleted fact (AMR030)",
     )
+
+
+_LINT = (
+    "Check memory repos (or files inside them) against the Agent Memory Repo format. "
+    "Exit 0 when clean, 1 when there are findings, 2 on a usage or I/O error. "
+    "Codes are listed in docs/format.md."
+)
+
+_LINT_HELP = "check memory repos against the format"

@@ -6,13 +6,7 @@ from amr_tui.cli.parsers.common import Run, Sub, command, json_flag, limit_flag,
 
 
 def add_parsers(sub: Sub) -> None:
-    p = command(
-        sub,
-        "search",
-        Run("search_cmd", one_shot=True),
-        help="fuzzy-find entries and files",
-        description="Ranked fuzzy search over the entries and file names of one or more memory repos, best first.",
-    )
+    p = command(sub, "search", Run("search_cmd", one_shot=True), help=_SEARCH_HELP, description=_SEARCH)
     p.add_argument(
         "query",
         help=(
@@ -32,3 +26,8 @@ def add_parsers(sub: Sub) -> None:
         ),
     )
     no_cache_flag(p, "read or write the index cache")
+
+
+_SEARCH = "Ranked fuzzy search over the entries and file names of one or more memory repos, best first."
+
+_SEARCH_HELP = "fuzzy-find entries and files"

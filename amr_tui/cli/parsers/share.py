@@ -7,6 +7,23 @@ from pathlib import Path
 
 from amr_tui.cli.parsers.common import Run, Sub, command, json_flag, paths_arg, repeated
 
+
+def add_parsers(sub: Sub) -> None:
+    p = command(sub, "share", Run("share_cmd"), help=_SHARE_HELP, description=_DESCRIPTION)
+    paths_arg(p, "memory repos to choose from (default: .)")
+    p.add_argument("--into", type=Path, help="the session folder to create or fill (required unless --preview)")
+    repeated(p, "--repo", "NAME[:PATH,...]", "a repo to share, or part of one")
+    repeated(p, "--write", "NAME", "grant the session write access to NAME")
+    p.add_argument(
+        "--keep-messages",
+        action="store_true",
+        help="partial shares: keep the original message (and trailers) of each commit that touched only "
+        "shared files; a commit that touched any other file still gets a message written by amr",
+    )
+    p.add_argument("--preview", action="store_true", help="show what would be shared, share nothing")
+    json_flag(p, "print the preview (and result) as JSON")
+
+
 _DESCRIPTION = (
     "Share memory with a pairing session. PATHs are the memory repos to choose from (default: .; a "
     "folder holding several mounts them all). Each --repo picks one: NAME shares the whole repo (a "
@@ -22,24 +39,4 @@ _DESCRIPTION = (
     "client config for it (see docs/agents.md)."
 )
 
-
-def add_parsers(sub: Sub) -> None:
-    p = command(
-        sub,
-        "share",
-        Run("share_cmd"),
-        help="share memory repos (or parts) with a pairing session",
-        description=_DESCRIPTION,
-    )
-    paths_arg(p, "memory repos to choose from (default: .)")
-    p.add_argument("--into", type=Path, help="the session folder to create or fill (required unless --preview)")
-    repeated(p, "--repo", "NAME[:PATH,...]", "a repo to share, or part of one")
-    repeated(p, "--write", "NAME", "grant the session write access to NAME")
-    p.add_argument(
-        "--keep-messages",
-        action="store_true",
-        help="partial shares: keep the original message (and trailers) of each commit that touched only "
-        "shared files; a commit that touched any other file still gets a message written by amr",
-    )
-    p.add_argument("--preview", action="store_true", help="show what would be shared, share nothing")
-    json_flag(p, "print the preview (and result) as JSON")
+_SHARE_HELP = "share memory repos (or parts) with a pairing session"

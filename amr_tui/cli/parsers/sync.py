@@ -5,15 +5,6 @@ from __future__ import annotations
 
 from amr_tui.cli.parsers.common import Run, Sub, command, json_flag, paths_arg
 
-_DESCRIPTION = (
-    "Sync memory repos with their remote: fetch, merge with amr's entry-aware driver, push. "
-    "Never force-pushes; when someone pushed first it fetches, merges and tries again with backoff. "
-    "A conflict stops with the repo unchanged and lists each conflicting entry (ours, base, theirs); "
-    "resolve it in the app, or here with --resolve. Credentials are git's own (your global "
-    "credential helpers); amr stores none. Exit 0 synced or up to date, 1 conflict, 2 error, "
-    "3 offline (recorded; sync again later). The last sync time is kept in .git/amr/sync.json."
-)
-
 
 def add_parsers(sub: Sub) -> None:
     p = command(sub, "sync", Run("sync_cmd"), help="fetch, merge and push memory repos", description=_DESCRIPTION)
@@ -35,3 +26,13 @@ def add_parsers(sub: Sub) -> None:
         help="resolve every pending conflict this way (both: keep every side's lines), then sync",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")
+
+
+_DESCRIPTION = (
+    "Sync memory repos with their remote: fetch, merge with amr's entry-aware driver, push. "
+    "Never force-pushes; when someone pushed first it fetches, merges and tries again with backoff. "
+    "A conflict stops with the repo unchanged and lists each conflicting entry (ours, base, theirs); "
+    "resolve it in the app, or here with --resolve. Credentials are git's own (your global "
+    "credential helpers); amr stores none. Exit 0 synced or up to date, 1 conflict, 2 error, "
+    "3 offline (recorded; sync again later). The last sync time is kept in .git/amr/sync.json."
+)
