@@ -35,7 +35,7 @@ _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 def _locate(target: str) -> tuple[Path, str, int | None]:
     """(repo root, path in the repo, line or None) of FILE or FILE:LINE.
 
-    Found as ``amr parse`` finds a file (``parse_cmd.locate_in_repo``): from the name as given, and
+    Found as ``amr parse`` finds a file (``named.locate_in_repo``): from the name as given, and
     refused when it, or a folder on its way, is a symlink that leads out of the repo or into .git."""
     line = None
     m = _FILE_LINE.match(target)

@@ -10,7 +10,6 @@ import tempfile
 from pathlib import Path
 
 from amr_tui.cli import app_cmd
-from amr_tui.cli.app_cmd import open_app
 from amr_tui.cli.output import ask, emit_json, error, safe
 from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
 from amr_tui.services.config import add_repo, config_path, load_config
@@ -87,7 +86,7 @@ def run_demo(args: argparse.Namespace) -> int:
             print(f"  {safe(str(repo))}")
         return _lint_summary(repos)
 
-    return open_app(repos, read_only=set())
+    return app_cmd.open_app(repos, read_only=set())
 
 
 def _lint_summary(repos: list[Path]) -> int:
