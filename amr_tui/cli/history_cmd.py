@@ -8,7 +8,6 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from amr_tui.cli.named import LeavesRepoError, locate_in_repo
 from amr_tui.cli.output import commit_json, emit_json, error, paint, report_skipped, safe, skipped_json, use_colour
@@ -17,17 +16,14 @@ from amr_tui.core.format.parser import parse
 from amr_tui.core.paths import MEMORY_FILE
 from amr_tui.core.tombstones import TOMBSTONE_PATH
 from amr_tui.git.errors import AmrGitError
+from amr_tui.git.history import BlameLine
+from amr_tui.git.models import CommitInfo
 from amr_tui.services.activity.service import OneRepo
 from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, ForgottenFact, forget, restore
 from amr_tui.services.history.service import HistoryService
 from amr_tui.services.undo import last_amr_write, undo
 from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, discover, find_repo_root, read_bytes
 from amr_tui.services.writegate import EditRefused
-
-if TYPE_CHECKING:
-    from amr_tui.git.history import BlameLine
-    from amr_tui.git.models import CommitInfo
-
 
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
