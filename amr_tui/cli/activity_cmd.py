@@ -1,4 +1,6 @@
-"""amr activity [REPO] [--since REV] [--json], amr activity mark-reviewed [REPO]"""
+"""amr activity [REPO] [--since REV] [--json], amr activity mark-reviewed [REPO]
+
+The run of the command; its parser is in cli/parsers/activity.py."""
 
 from __future__ import annotations
 
@@ -6,49 +8,18 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
-
-if TYPE_CHECKING:  # annotations only: the command imports what it runs when it runs
-    from amr_tui.core.diff.entries import EntryChange
-    from amr_tui.services.activity.model import Activity, ActivityCommit
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("activity",)
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    a = sub.add_parser(
-        "activity",
-        help="what others (agents) committed since you last reviewed the repo, entry by entry",
-        description=(
-            "The entry changes in commits by anyone but you (your git user.email) since the repo's "
-            '"reviewed up to" mark (kept in .git/amr/reviewed.json, outside the work tree); with no mark '
-            "yet, since your own last commit, else from the first commit. `amr activity mark-reviewed "
-            "[REPO]` moves the mark to HEAD. Reverting one change or a commit is done in the app (A)."
-        ),
-    )
-    a.add_argument(
-        "args", nargs="*", metavar="[mark-reviewed] [REPO]", help="mark-reviewed, and/or the repo (default: .)"
-    )
-    a.add_argument(
-        "--since",
-        metavar="REV",
-        help="start after this commit instead of the mark (with mark-reviewed: mark up to it, not HEAD)",
-    )
-    a.add_argument(
-        "--by", metavar="NAME", help="only the commits whose author's name or email holds NAME (and their changes)"
-    )
-    a.add_argument("--json", action="store_true", help="print JSON")
-    a.set_defaults(func=run_activity)
+from amr_tui.cli.output import commit_json, emit_json, error, paint, safe, use_colour
+from amr_tui.core.diff.entries import EntryChange
+from amr_tui.core.diff.text import change_json, describe
+from amr_tui.git.errors import AmrGitError
+from amr_tui.services.activity.model import Activity, ActivityCommit, ActivityError
+from amr_tui.services.activity.service import ActivityService
+from amr_tui.services.workspace import discover
 
 
 def _root(path: Path) -> Path:
-    from amr_tui.services.workspace import discover
-
     root = discover([path])[0].root  # any folder of Markdown memory, with or without MEMORY.md
     if not (root / ".git").exists():
         raise FileNotFoundError(
@@ -59,14 +30,8 @@ def _root(path: Path) -> Path:
 
 
 def _commit_json(c: ActivityCommit) -> dict[str, object]:
-    return {
-        "commit": c.oid,
-        "author": c.author_name,
-        "email": c.author_email,
-        "date": c.date.isoformat(),
-        "subject": c.subject,
-        "past_cut": {"pushed": list(c.pushed), "landed": list(c.landed), "cut": c.cut},
-    }
+    past_cut = {"pushed": list(c.pushed), "landed": list(c.landed), "cut": c.cut}
+    return {**commit_json(c.oid, c.author_name, c.author_email, c.date, c.subject), "past_cut": past_cut}
 
 
 def _json(name: str, activity: Activity, change_json: Callable[[EntryChange], dict[str, Any]]) -> dict[str, object]:
@@ -86,11 +51,6 @@ def _json(name: str, activity: Activity, change_json: Callable[[EntryChange], di
 
 
 def run_activity(args: argparse.Namespace) -> int:
-    from amr_tui.core.diff.text import change_json, describe
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.activity.model import ActivityError
-    from amr_tui.services.activity.service import ActivityService
-
     rest = list(args.args)
     mark = bool(rest) and rest[0] == "mark-reviewed"
     if mark:

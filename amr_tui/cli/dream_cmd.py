@@ -1,4 +1,6 @@
-"""amr dream [REPO] [--agent CMD] and amr dreams list|show|accept|reject|undo (docs/dreams.md)"""
+"""amr dream [REPO] [--agent CMD] and amr dreams list|show|accept|reject|undo (docs/dreams.md)
+
+The run of the commands; its parsers are in cli/parsers/dream.py."""
 
 from __future__ import annotations
 
@@ -8,197 +10,24 @@ import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from amr_tui.cli.history_cmd import report_skipped, skipped_json
-from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
-
-if TYPE_CHECKING:  # annotations only: the dreams services are imported when a command runs (start-up of `amr`)
-    from amr_tui.services.dreams.model import DreamRun
-    from amr_tui.services.dreams.service import DreamService
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("dream", "dreams")
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    d = sub.add_parser(
-        "dream",
-        help="run a dreaming pass onto a new dreams/<id> branch",
-        description=(
-            "Run amr's built-in, deterministic dreaming pass (drop entries whose evidence is gone from the code "
-            "they cite and rewrite those whose evidence moved, drop entries no agent read through amr mcp for "
-            "[dream] unread days where reads are known, each with its reason; merge duplicates keeping every "
-            "source, drop entries whose `expires` date passed, repair links to renamed files, rebuild the "
-            "MEMORY.md Index) and commit it on a new branch dreams/<run-id>, or with --agent run your own agent "
-            "command in a temporary work tree on that branch. Main, its work tree and its index are never "
-            "touched: review the run with `amr dreams show`."
-        ),
-    )
-    d.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
-    d.add_argument(
-        "--install-schedule",
-        action="store_true",
-        help="show the crontab line or systemd user timer that runs `amr dream REPO` every [dream] every "
-        "(1d), with [dream] agent if set; ask, then add it",
-    )
-    d.add_argument("--schedule-with", choices=("systemd", "cron"), help="with --install-schedule: which scheduler")
-    d.add_argument("--yes", action="store_true", help="with --install-schedule: add it without asking")
-    d.add_argument(
-        "--no-enable",
-        action="store_true",
-        help="with --install-schedule: write the systemd units, do not run systemctl --user (it prints the commands)",
-    )
-    d.add_argument(
-        "--agent",
-        metavar="CMD",
-        help="run CMD (split like a shell would, but run without one) "
-        "in a temporary git worktree on the new branch; what it commits becomes the run",
-    )
-    d.add_argument(
-        "--trim",
-        action="store_true",
-        help="instead: a run that brings MEMORY.md under its agent's load budget (amr loads shows it): merge "
-        "near-duplicates keeping every source, move entries to topic files and link them, shorten the Index "
-        "by folder; no fact is deleted",
-    )
-    d.add_argument(
-        "--budget",
-        metavar="AGENT",
-        help="with --trim: the agent whose budget to trim to (default: the repo's, as amr loads says)",
-    )
-    d.add_argument("--run-id", metavar="ID", help="the run id (default: DATE-amr, DATE-agent or DATE-trim, numbered)")
-    d.add_argument("--today", metavar="YYYY-MM-DD", help="the date to check `expires` against (default: today)")
-    d.add_argument("--timeout", type=float, metavar="SECONDS", help="stop the agent after this long")
-    d.add_argument("--json", action="store_true", help="print the new run as JSON")
-    d.add_argument(
-        "--code",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="PATH",
-        help="the code checkout entries are checked against (default: the config's, or a Claude Code folder's project)",
-    )
-    d.set_defaults(func=run_dream)
-
-    p = sub.add_parser(
-        "dreams",
-        help="review pending dreaming runs",
-        description=(
-            "Pending dreaming runs are branches dreams/<run-id> on top of main as it was when the run "
-            "started. RUN is a run id or its branch name."
-        ),
-    )
-    ds = p.add_subparsers(dest="dreams_command", metavar="ACTION")
-    p.set_defaults(func=lambda a: _usage(p))
-
-    ls = ds.add_parser("list", help="pending runs, oldest first", description="List the pending dreaming runs.")
-    ls.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
-    ls.add_argument("--all", action="store_true", help="also list accepted and rejected runs")
-    ls.add_argument("--json", action="store_true", help="print a JSON array")
-    ls.set_defaults(func=run_list)
-
-    sh = ds.add_parser(
-        "show",
-        help="the entry-level changes of one run",
-        description=(
-            "Show what a run changes, entry by entry: merged (A + B -> C, sources kept or lost), reworded, "
-            "moved (from and to), metadata only, dropped, new (and what it was inferred from), and "
-            "resurrected (a fact deleted earlier or tombstoned coming back: a warning)."
-        ),
-    )
-    _run_args(sh)
-    sh.add_argument("--json", action="store_true", help="print the changes as JSON")
-    sh.add_argument("--file", metavar="PATH", help="also print this file side by side (old | new)")
-    sh.add_argument("--no-history", action="store_true", help="skip the check against forgotten facts (faster)")
-    sh.set_defaults(func=run_show)
-
-    ac = ds.add_parser(
-        "accept",
-        help="accept a run, some files or some entry changes",
-        description=(
-            "Accept the whole run (main fast-forwards when the run is based on its tip; otherwise one new "
-            "commit applies it, with Dream-Run and Dream-Commit trailers), or only --file PATH or --entry ID "
-            "(ids from `amr dreams show`). Accepting parts leaves the run pending."
-        ),
-    )
-    _run_args(ac)
-    ac.add_argument(
-        "--file", action="append", default=[], metavar="PATH", help="accept this file's changes (repeatable)"
-    )
-    ac.add_argument("--entry", action="append", default=[], metavar="ID", help="accept this entry change (repeatable)")
-    ac.add_argument(
-        "--edit",
-        action="append",
-        default=[],
-        metavar="ID=TEXT",
-        help="accept entry change ID with this text instead of the run's (repeatable)",
-    )
-    ac.add_argument(
-        "--replace",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="accept entry change ID, its version replacing the one main wrote since the run started (repeatable)",
-    )
-    ac.add_argument(
-        "--keep-both",
-        action="store_true",
-        help="accept entries main changed since the run started as they are, keeping main's version beside the run's",
-    )
-    ac.add_argument(
-        "--check",
-        action="store_true",
-        help="commit nothing: list what the accept would break (two versions of an entry, duplicates, "
-        "links, Index links, unreachable files, MEMORY.md's budget); exit 1 if anything",
-    )
-    ac.set_defaults(func=run_accept)
-
-    rj = ds.add_parser(
-        "reject",
-        help="close a run, or reject some files or entry changes",
-        description=(
-            "Close the run: it leaves the pending list, its commits stay under refs/amr/dreams/rejected/<id> "
-            "with the decision recorded; `amr dreams undo RUN` reopens it. With --file or --entry, only mark "
-            "those parts rejected (nothing is committed): accepting the run later leaves them out."
-        ),
-    )
-    _run_args(rj)
-    rj.add_argument(
-        "--file", action="append", default=[], metavar="PATH", help="reject this file's changes (repeatable)"
-    )
-    rj.add_argument("--entry", action="append", default=[], metavar="ID", help="reject this entry change (repeatable)")
-    rj.add_argument("--clear", action="store_true", help="with --file/--entry: take those rejections back")
-    rj.set_defaults(func=run_reject)
-
-    un = ds.add_parser(
-        "undo",
-        help="undo the last decision on a run",
-        description=(
-            "Reopen a rejected run; revert an accepted run on main with a new commit and reopen it; or "
-            "revert the parts of a pending run that were accepted. History is never rewritten."
-        ),
-    )
-    _run_args(un)
-    un.set_defaults(func=run_undo)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
-
-
-def _run_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run", metavar="RUN", help="run id or dreams/<id> branch")
-    p.add_argument("-C", "--repo", type=Path, default=Path("."), help="the memory repo (default: .)")
+from amr_tui.cli.output import ask, emit_json, error, paint, report_skipped, safe, skipped_json, use_colour
+from amr_tui.core.diff.align import align
+from amr_tui.core.diff.text import diff_json, summary_lines
+from amr_tui.git.errors import AmrGitError
+from amr_tui.services.budgets import current_budgets, profile_of
+from amr_tui.services.config import load_config
+from amr_tui.services.dreams.check import accept_problems
+from amr_tui.services.dreams.evidence import builtin_with_evidence
+from amr_tui.services.dreams.make import agent_dream, trim_dream
+from amr_tui.services.dreams.model import Decision, DreamError, DreamRun
+from amr_tui.services.dreams.schedule import ScheduleError, install, plan
+from amr_tui.services.dreams.service import DreamService
+from amr_tui.services.verify.coderepo import code_sources
+from amr_tui.services.workspace import find_repo_root, style_of
 
 
 def _service(path: Path) -> DreamService:
-    from amr_tui.services.dreams.service import DreamService
-    from amr_tui.services.workspace import find_repo_root
-
     root = find_repo_root(path)
     if root is None or not (root / ".git").exists():
         raise FileNotFoundError(f"{path} is not inside a memory repo with git")
@@ -237,15 +66,12 @@ def run_json(run: DreamRun) -> dict[str, object]:
         "main_moved": run.main_moved,
         "based_on_main": run.based_on_main,
         "accept_commits": run.accept_commits,
-        "decision": None
-        if run.decision is None
-        else {
-            "state": run.decision.state,
-            "ref": run.decision.ref,
-            "record": run.decision.record,
-            "date": run.decision.date.isoformat(),
-        },
+        "decision": None if run.decision is None else _decision_json(run.decision),
     }
+
+
+def _decision_json(decision: Decision) -> dict[str, object]:
+    return {"state": decision.state, "ref": decision.ref, "record": decision.record, "date": decision.date.isoformat()}
 
 
 def _card(run: DreamRun, colour: bool) -> list[str]:
@@ -268,8 +94,6 @@ def _card(run: DreamRun, colour: bool) -> list[str]:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-
     try:
         service = _service(args.repo)
         runs = service.runs(closed=args.all)
@@ -287,13 +111,6 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from amr_tui.core.diff.align import align
-    from amr_tui.core.diff.text import diff_json, summary_lines
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.config import load_config
-    from amr_tui.services.dreams.model import DreamError
-    from amr_tui.services.verify.coderepo import code_sources
-
     try:
         service = _service(args.repo)
         review = service.review(args.run, history=not args.no_history)
@@ -343,10 +160,6 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_accept(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.check import accept_problems  # when run: `amr` starts without it
-    from amr_tui.services.dreams.model import DreamError
-
     edits: dict[str, str] = {}
     for item in args.edit:
         cid, sep, text = item.partition("=")
@@ -393,9 +206,6 @@ def run_accept(args: argparse.Namespace) -> int:
 
 
 def run_reject(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.model import DreamError
-
     try:
         service = _service(args.repo)
         if args.file or args.entry:
@@ -414,9 +224,6 @@ def run_reject(args: argparse.Namespace) -> int:
 
 
 def run_undo(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.dreams.model import DreamError
-
     try:
         note = _service(args.repo).undo(args.run)
     except (FileNotFoundError, AmrGitError, DreamError, ValueError) as exc:
@@ -426,22 +233,12 @@ def run_undo(args: argparse.Namespace) -> int:
 
 
 def run_dream(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.budgets import current_budgets, profile_of
-    from amr_tui.services.dreams.evidence import builtin_with_evidence  # when run: `amr` starts without it
-    from amr_tui.services.dreams.make import agent_dream, trim_dream
-    from amr_tui.services.dreams.model import DreamError
-    from amr_tui.services.workspace import style_of
-
     try:
         today = _dt.date.fromisoformat(args.today) if args.today else None
     except ValueError:
         error(f"--today must be YYYY-MM-DD, not {args.today!r}")
         return 2
     if args.install_schedule:
-        from amr_tui.services.config import load_config  # the schedule: [dream] agent and every
-        from amr_tui.services.dreams.schedule import ScheduleError, install, plan
-
         cfg = load_config()
         try:
             root = _service(args.repo).mount.root
@@ -449,14 +246,9 @@ def run_dream(args: argparse.Namespace) -> int:
         except (FileNotFoundError, AmrGitError, DreamError, ValueError, ScheduleError) as exc:
             return _fail(exc)
         print(p.describe())
-        if not args.yes:
-            try:
-                answer = input("Add it? [y/N] ")
-            except EOFError:
-                answer = ""
-            if answer.strip().lower() not in ("y", "yes"):
-                print("Nothing was added.")
-                return 1
+        if not args.yes and not ask("Add it? [y/N] "):
+            print("Nothing was added.")
+            return 1
         try:
             print(install(p, enable=not args.no_enable))
         except (ScheduleError, OSError) as exc:
@@ -481,8 +273,6 @@ def run_dream(args: argparse.Namespace) -> int:
                 return 2
             run = trim_dream(service, profile, style=style_of(service.mount), today=today, run_id=args.run_id)
         else:
-            from amr_tui.services.config import load_config  # the code and reads the pass checks entries against
-
             run, notes = builtin_with_evidence(
                 service, service.mount, load_config(), today=today, run_id=args.run_id, code=args.code or None
             )

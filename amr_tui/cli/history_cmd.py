@@ -1,4 +1,5 @@
-"""amr history FILE[:LINE], amr forgotten [REPO|FOLDER], amr forget FILE:LINE"""
+"""amr history FILE[:LINE], amr forgotten [REPO|FOLDER], amr forget FILE:LINE and amr undo [REPO]: runs
+the commands (their parsers: cli/parsers/history.py)."""
 
 from __future__ import annotations
 
@@ -6,101 +7,31 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
-from amr_tui.cli.parse_cmd import LeavesRepoError, locate_in_repo
+from amr_tui.cli.named import LeavesRepoError, locate_in_repo
+from amr_tui.cli.output import commit_json, emit_json, error, paint, report_skipped, safe, skipped_json, use_colour
+from amr_tui.core.format.edit import summarise
+from amr_tui.core.format.parser import parse
 from amr_tui.core.paths import MEMORY_FILE
+from amr_tui.core.tombstones import TOMBSTONE_PATH
+from amr_tui.git.errors import AmrGitError
+from amr_tui.git.history import BlameLine
+from amr_tui.git.models import CommitInfo
+from amr_tui.services.activity.service import OneRepo
+from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, ForgottenFact, forget, restore
+from amr_tui.services.history.service import HistoryService
+from amr_tui.services.undo import last_amr_write, undo
+from amr_tui.services.workspace import MAX_PARSE_BYTES, Mount, discover, find_repo_root, read_bytes
+from amr_tui.services.writegate import EditRefused
 
-if TYPE_CHECKING:  # annotations only: each command imports what it runs when it runs (start-up of `amr`)
-    from amr_tui.git.history import BlameLine, SkippedBlob
-    from amr_tui.git.models import CommitInfo
-    from amr_tui.services.history.forgotten import ForgottenFact
-    from amr_tui.services.history.service import HistoryService
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("history", "forgotten", "forget", "undo")
 _FILE_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    h = sub.add_parser(
-        "history",
-        help="the commits that touched a file, or one entry's timeline",
-        description=(
-            "FILE: the commits that touched it, newest first, with the source sessions each one added. "
-            "FILE:LINE: the timeline of the entry on that line: when it was added, each edit, each move "
-            "from another file (followed through rewording), and who last touched it (--blame)."
-        ),
-    )
-    h.add_argument("target", metavar="FILE[:LINE]", help="a file in a memory repo, optionally with a line")
-    h.add_argument("--json", action="store_true", help="print JSON")
-    h.add_argument("--limit", type=int, default=50, metavar="N", help="at most N commits (default 50)")
-    h.add_argument(
-        "--follow",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="follow the file through renames (FILE only; the default, --no-follow stops at a rename)",
-    )
-    h.add_argument(
-        "--blame", action="store_true", help="with FILE:LINE, also blame the line and re-blame it at each parent"
-    )
-    h.set_defaults(func=run_history)
-
-    f = sub.add_parser(
-        "forgotten",
-        help="entries deleted over the repo's history",
-        description=(
-            "Entries that commits deleted (not moved, not reworded) and that are not in the repo now, "
-            "newest deletion first, with the tombstone that explains them if any. Walks the whole history."
-        ),
-    )
-    f.add_argument(
-        "repo", nargs="?", type=Path, default=Path("."), help="the memory repo, or a folder of them (default: .)"
-    )
-    f.add_argument("--json", action="store_true", help="print a JSON array")
-    f.add_argument("--restore", metavar="ID", help="write the forgotten entry ID back, as a new commit")
-    f.add_argument("--to", metavar="PATH", help="with --restore: the file to restore it into (default: where it was)")
-    f.set_defaults(func=run_forgotten)
-
-    g = sub.add_parser(
-        "forget",
-        help="remove an entry and record a tombstone",
-        description=(
-            "Remove the entry on FILE:LINE and record in .amr/forgotten.md (not loaded by agents at session "
-            "start) that it was removed on purpose: date, reason, who. --redact keeps only a digest of the "
-            'text. One commit; see docs/format.md, "Tombstones".'
-        ),
-    )
-    g.add_argument("target", metavar="FILE:LINE", help="the entry to forget")
-    g.add_argument("--reason", help="why (kept in the tombstone)")
-    g.add_argument("--redact", action="store_true", help="keep only a sha256 digest of the text, no text or source")
-    g.add_argument("--by", help="who forgets it (default: your git user.name)")
-    g.set_defaults(func=run_forget)
-
-    u = sub.add_parser(
-        "undo",
-        help="undo amr's last write in a repo, as a new commit",
-        description=(
-            "Undo the newest commit amr made in REPO (default: the current folder's repo) that is not undone "
-            "yet: a new commit through the write gate that puts back what it changed. Refused, with nothing "
-            "written, when someone changed the same entries since. Never a reset or a force-move; run it "
-            "again to undo the write before."
-        ),
-    )
-    u.add_argument("repo", nargs="?", default=".", metavar="REPO", help="a memory repo (default: here)")
-    u.add_argument("--commit", metavar="OID", help="undo this commit of amr's instead of the newest")
-    u.set_defaults(func=run_undo)
 
 
 def _locate(target: str) -> tuple[Path, str, int | None]:
     """(repo root, path in the repo, line or None) of FILE or FILE:LINE.
 
-    Found as ``amr parse`` finds a file (``parse_cmd.locate_in_repo``): from the name as given, and
+    Found as ``amr parse`` finds a file (``named.locate_in_repo``): from the name as given, and
     refused when it, or a folder on its way, is a symlink that leads out of the repo or into .git."""
     line = None
     m = _FILE_LINE.match(target)
@@ -115,48 +46,17 @@ def _locate(target: str) -> tuple[Path, str, int | None]:
     return found[0], found[1], line
 
 
-def _service(root: Path) -> HistoryService:
-    from amr_tui.services.history.service import HistoryService
-
-    return HistoryService(root)
-
-
 def _commit_json(info: CommitInfo) -> dict[str, object]:
-    return {
-        "commit": info.oid,
-        "author": info.author_name,
-        "email": info.author_email,
-        "date": info.author_date.isoformat(),
-        "subject": info.subject,
-    }
-
-
-def skipped_json(skipped: Iterable[SkippedBlob]) -> list[dict[str, object]]:
-    """Files a history walk did not read (over the size limit), for a ``"skipped"`` JSON field."""
-    return [{"path": s.path, "commit": s.commit, "size": s.size} for s in dict.fromkeys(skipped)]
-
-
-def report_skipped(skipped: Iterable[SkippedBlob]) -> None:
-    """One line on stderr for each file a history walk did not read (over the size limit)."""
-    from amr_tui.git.catfile import describe_size
-    from amr_tui.services.workspace import MAX_PARSE_BYTES
-
-    for s in dict.fromkeys(skipped):
-        error(
-            f"skipped {s.path} in commit {s.commit[:7]}: {describe_size(s.size)}, more than the "
-            f"{describe_size(MAX_PARSE_BYTES)} amr reads from git"
-        )
+    return commit_json(info.oid, info.author_name, info.author_email, info.author_date, info.subject)
 
 
 def run_history(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-
     if args.limit < 1:
         error("--limit must be at least 1")
         return 2
     try:
         root, rel, line = _locate(args.target)
-        service = _service(root)
+        service = HistoryService(root)
         if line is not None:
             return _timeline(service, rel, line, args)
         page = service.file_history(rel, limit=args.limit, follow=args.follow)
@@ -218,8 +118,6 @@ _KIND_NAMES = {
 
 def _not_an_entry(service: HistoryService, rel: str, line: int) -> str | None:
     """Why line ``line`` of ``rel`` as committed is no entry, or None when it is one."""
-    from amr_tui.core.format.parser import parse
-
     head = service.repo.resolve("HEAD")
     data = service.blobs.read(head, rel) if head else None
     if data is None:
@@ -304,11 +202,6 @@ def _timeline(service: HistoryService, rel: str, line: int, args: argparse.Names
 def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
     """(name, root) of each repo with git that ``path`` names: the repo it is in, or each memory
     repo in the folder (as ``amr lint FOLDER`` finds them)."""
-    from amr_tui.services.workspace import (
-        discover,
-        find_repo_root,
-    )
-
     root = find_repo_root(path)
     if root is not None and (root / ".git").exists():
         return [(root.name, root)]
@@ -325,10 +218,6 @@ def _forgotten_roots(path: Path) -> list[tuple[str, Path]]:
 
 
 def run_forgotten(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.history.forgotten import restore  # when run: `amr` starts without git
-    from amr_tui.services.writegate import EditRefused
-
     try:
         roots = _forgotten_roots(args.repo)
     except FileNotFoundError as exc:
@@ -337,7 +226,7 @@ def run_forgotten(args: argparse.Namespace) -> int:
     listed: list[tuple[str, ForgottenFact]] = []
     try:
         for name, root in roots:
-            service = _service(root)
+            service = HistoryService(root)
             facts = service.forgotten()
             report_skipped(service.history_skipped())
             if args.restore:
@@ -397,22 +286,13 @@ def run_forgotten(args: argparse.Namespace) -> int:
 
 
 def run_forget(args: argparse.Namespace) -> int:
-    from amr_tui.core.format.edit import summarise
-    from amr_tui.core.tombstones import TOMBSTONE_PATH
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.history.forgotten import (
-        SECRET_IN_HISTORY,
-        forget,
-    )
-    from amr_tui.services.writegate import EditRefused
-
     try:
         root, rel, line = _locate(args.target)
         if line is None:
             error("name the entry as FILE:LINE")
             return 2
         raw = _shown_entry_line(root, rel, line)
-        done = forget(_service(root), rel, line, raw=raw, reason=args.reason, redact=args.redact, by=args.by)
+        done = forget(HistoryService(root), rel, line, raw=raw, reason=args.reason, redact=args.redact, by=args.by)
     except (FileNotFoundError, LookupError, ValueError, AmrGitError, EditRefused) as exc:
         error(str(exc))
         return 2
@@ -429,12 +309,6 @@ def _shown_entry_line(root: Path, rel: str, line: int) -> str | None:
     """The first line of the entry on ``line`` of the file as it is on disk (what the user sees,
     lines nobody committed included): the entry is named by that text, not by its line number.
     None for a file too large to read here (the history service then says why it refuses)."""
-    from amr_tui.core.format.parser import parse
-    from amr_tui.services.workspace import (
-        MAX_PARSE_BYTES,
-        read_bytes,
-    )
-
     data = read_bytes(root, rel, MAX_PARSE_BYTES)
     if data is None:
         if (root / rel).is_file():
@@ -448,12 +322,6 @@ def _shown_entry_line(root: Path, rel: str, line: int) -> str | None:
 
 
 def run_undo(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.activity.service import OneRepo
-    from amr_tui.services.undo import last_amr_write, undo
-    from amr_tui.services.workspace import Mount
-    from amr_tui.services.writegate import EditRefused
-
     try:
         root, _rel, _line = _locate(str(Path(args.repo) / MEMORY_FILE) if Path(args.repo).is_dir() else args.repo)
         mount = Mount(root.name, root)

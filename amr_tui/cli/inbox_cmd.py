@@ -1,4 +1,6 @@
-"""amr inbox [REPO...] [--json] [--max-age DAYS]: everything waiting for review, oldest first"""
+"""amr inbox [REPO...] [--json] [--max-age DAYS]: everything waiting for review, oldest first
+
+The run of the command; its parser is in cli/parsers/inbox.py."""
 
 from __future__ import annotations
 
@@ -6,18 +8,14 @@ import argparse
 import datetime as _dt
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
-from amr_tui.core.inbox import DEFAULT_MAX_AGE_DAYS, Pending, age_text, overdue  # pure: no parser, no git
+from amr_tui.core.inbox import Pending, age_text, overdue
+from amr_tui.services.config import load_config
+from amr_tui.services.inbox import RepoInbox, repo_inbox
+from amr_tui.services.workspace import discover, looks_like_memory_root
 
-if TYPE_CHECKING:  # annotations only: the services are imported when the command runs
-    from amr_tui.services.inbox import RepoInbox
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("inbox",)
 _KIND = {"activity": "agent commit", "dream": "dreaming run", "review": "review-mode writes"}
 _WHERE = {
     "activity": "`amr activity` (A in the app)",
@@ -26,29 +24,7 @@ _WHERE = {
 }
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "inbox",
-        help="everything waiting for review across the repos, oldest first; exit 1 when any is too old",
-        description=(
-            "List everything that waits for a person in each memory repo, oldest first, with its age: "
-            "agents' commits not reviewed yet (amr activity), pending dreaming runs, and agents' writes "
-            "waiting on a review-mode dreams/inbox-<date> branch (amr mcp --review). Exit 1 when anything "
-            f"has waited longer than --max-age days (the config's [inbox] max_age_days, default "
-            f"{DEFAULT_MAX_AGE_DAYS}), so CI or a cron job can nag; 0 otherwise; 2 on an error."
-        ),
-    )
-    p.add_argument("repos", nargs="*", type=Path, metavar="REPO", help="memory repos (default: ., else the config's)")
-    p.add_argument("--max-age", type=int, metavar="DAYS", help="how long a thing may wait (default: the config's)")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=run)
-
-
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.services.config import load_config  # the repos and the limit: when the command runs
-    from amr_tui.services.inbox import repo_inbox
-    from amr_tui.services.workspace import discover, looks_like_memory_root
-
     cfg = load_config()
     limit = args.max_age if args.max_age is not None else cfg.inbox_max_age_days
     if limit < 0:

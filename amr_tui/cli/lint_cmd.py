@@ -1,84 +1,26 @@
-"""amr lint [PATH...] [--json] [--fix [--no-commit]]"""
+"""amr lint [PATH...] [--json] [--fix [--no-commit]]
+
+The run of the command; its parser is in cli/parsers/lint.py."""
 
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from amr_tui.cli.history_cmd import report_skipped
-from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
-from amr_tui.cli.parse_cmd import LeavesRepoError, check_named_paths
+from amr_tui.cli.named import LeavesRepoError, check_named_paths
+from amr_tui.cli.output import emit_json, error, paint, report_skipped, safe, use_colour
+from amr_tui.cli.parsers.lint import SEVERITIES as _SEVERITIES
+from amr_tui.core.lint.facts import CONTRADICTIONS_MAX_ENTRIES
+from amr_tui.core.model import Diagnostic
+from amr_tui.services.batch.lintrun import FixRefusedError, LintTarget, lint_targets, resolve_targets
 
-if TYPE_CHECKING:  # annotations only: lint's services are imported when it runs (start-up of `amr`)
-    from amr_tui.core.model import Diagnostic
+if TYPE_CHECKING:  # annotations only: the files a --history walk skipped (git is loaded by --history alone)
     from amr_tui.git.history import SkippedBlob
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-_SEVERITIES = ("error", "warning", "info")
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "lint",
-        help="check memory repos against the format",
-        description=(
-            "Check memory repos (or files inside them) against the Agent Memory Repo format. "
-            "Exit 0 when clean, 1 when there are findings, 2 on a usage or I/O error. "
-            "Codes are listed in docs/format.md."
-        ),
-    )
-    p.add_argument("paths", nargs="*", type=Path, help="memory repos, folders holding several, or files (default: .)")
-    p.add_argument(
-        "--json", action="store_true", help='print {"diagnostics": [...]} with paths relative to the repo root'
-    )
-    p.add_argument(
-        "--fix",
-        action="store_true",
-        help=(
-            "apply the safe automatic fixes, then report what is left; in a git repo the fixes are "
-            "committed as amr's own commit (only the lines fixed: someone's uncommitted edits stay out)"
-        ),
-    )
-    p.add_argument(
-        "--no-commit",
-        action="store_true",
-        help="with --fix: leave the fixes in the work tree, uncommitted (also lines nobody committed are fixed)",
-    )
-    p.add_argument(
-        "--severity",
-        choices=_SEVERITIES,
-        default="warning",
-        help="lowest severity to report (default: warning; info adds style notes)",
-    )
-    p.add_argument("--no-duplicates", action="store_true", help="skip the duplicate and near-duplicate checks")
-    p.add_argument(
-        "--no-cache",
-        action="store_true",
-        help=("do not reuse or keep the findings of unchanged repos in the user cache folder (also: AMR_NO_CACHE=1)"),
-    )
-    p.add_argument(
-        "--history",
-        action="store_true",
-        help="also check git history: entries that bring back a forgotten or deleted fact (AMR030)",
-    )
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    gc.disable()  # a one-shot process over acyclic parse results: the collector only costs time
-    from amr_tui.core.lint.facts import CONTRADICTIONS_MAX_ENTRIES
-    from amr_tui.services.batch.lintrun import (
-        FixRefusedError,
-        LintTarget,
-        lint_targets,
-        resolve_targets,
-    )
-
     paths = args.paths or [Path(".")]
     try:
         check_named_paths(paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does

@@ -1,4 +1,6 @@
-"""amr loads [REPO...] [--agent NAME] [--cwd DIR] [--json]: what an agent reads at session start"""
+"""amr loads [REPO...] [--agent NAME] [--cwd DIR] [--json]: what an agent reads at session start
+
+The run of the command; its parser is in cli/parsers/loads.py."""
 
 from __future__ import annotations
 
@@ -6,59 +8,19 @@ import argparse
 import datetime as _dt
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
-from amr_tui.core.budget import PROFILES, FileLoad, Limits, gauge, size_text  # pure data: no parser
+from amr_tui.core.budget import PROFILES, FileLoad, Limits, gauge, size_text
+from amr_tui.services.budgets import budgets_of, profile_of
+from amr_tui.services.config import load_config
+from amr_tui.services.loads import RepoLoads, claude_memory_folder, here_of, project_root, repo_loads
+from amr_tui.services.workspace import discover, looks_like_memory_root
 
-if TYPE_CHECKING:  # annotations only: the services are imported when the command runs
-    from amr_tui.services.loads import RepoLoads
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("loads",)
 TOKENS = "an estimate: a quarter of a token per ASCII character, one per CJK character, half for any other"
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "loads",
-        help="what an agent reads of memory when a session starts, and every entry past its budget",
-        description=(
-            "Print exactly what an agent loads at session start: the files it reads (MEMORY.md, or its "
-            "format's own), up to its budget (Claude Code: the first 200 lines or 25 KB of MEMORY.md; "
-            "docs/loads.md has every agent's, with sources; the config's [budgets] sets your own), with "
-            "lines, bytes and an estimate of the tokens used, the line where it cuts, and every entry and "
-            "Index link past the cut by name. Exit 0 when everything loads, 1 when something is past a "
-            "cut, 2 on an error."
-        ),
-    )
-    p.add_argument("repos", nargs="*", type=Path, metavar="REPO", help="memory repos (default: see --cwd, else .)")
-    p.add_argument(
-        "--agent",
-        metavar="NAME",
-        help="claude-code, devin, letta, codex, memory-bank (cline, cursor), openclaw, hermes, amr, or one "
-        "of your config's [budgets] (default: the agent of the repo's format, or the config's [loads])",
-    )
-    p.add_argument(
-        "--cwd",
-        type=Path,
-        metavar="DIR",
-        help="the folder the session starts in: with no REPO, Claude Code's memory of that folder "
-        "(~/.claude/projects/<DIR>/memory); scopes are matched against it",
-    )
-    p.add_argument("--today", metavar="YYYY-MM-DD", help="the day journal files are read for (default: today)")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=run)
-
-
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.services.budgets import budgets_of, profile_of
-    from amr_tui.services.config import load_config
-    from amr_tui.services.loads import claude_memory_folder, here_of, project_root, repo_loads
-    from amr_tui.services.workspace import discover, looks_like_memory_root
-
     cfg = load_config()
     budgets, problems = budgets_of(cfg)
     for p in problems:

@@ -1,8 +1,11 @@
-"""The amr command line. Sub-commands import their layers lazily so start-up stays quick."""
+"""The amr command line: the dispatcher. It builds the parser of the command asked for from
+cli/parsers/ (argparse alone) and calls the command's run module (cli/*_cmd.py), which is
+imported only then, with the layers it runs imported at its top: start-up stays quick."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Iterator
@@ -10,50 +13,51 @@ from types import ModuleType
 
 from amr_tui import __version__
 
-# Each module in MODULES has add_parsers(sub); COMMAND_MODULES says which module holds each
-# sub-command, so `amr search ...` imports and builds the parser of search alone (agents call
-# these commands in loops: every module and parser not built is start-up time saved).
+# Each module of cli/parsers/ in MODULES has add_parsers(sub); COMMAND_MODULES says which module
+# holds each sub-command, so `amr search ...` imports and builds the parser of search alone (agents
+# call these commands in loops: every module and parser not built is start-up time saved). Each
+# parser's func is a parsers.common.Run, which imports the command's run module when it runs.
 MODULES = (
-    "parse_cmd",
-    "lint_cmd",
-    "search_cmd",
-    "repo_cmds",
-    "merge_cmd",
-    "sync_cmd",
-    "share_cmd",
-    "dream_cmd",
-    "history_cmd",
-    "mcp_cmd",
-    "activity_cmd",
-    "serve_cmd",
-    "verify_cmd",
-    "loads_cmd",
-    "inbox_cmd",
+    "parse",
+    "lint",
+    "search",
+    "repo",
+    "merge",
+    "sync",
+    "share",
+    "dream",
+    "history",
+    "mcp",
+    "activity",
+    "serve",
+    "verify",
+    "loads",
+    "inbox",
 )
 COMMAND_MODULES = {
-    "parse": "parse_cmd",
-    "lint": "lint_cmd",
-    "search": "search_cmd",
-    "init": "repo_cmds",
-    "demo": "repo_cmds",
-    "discover": "repo_cmds",
-    "track": "repo_cmds",
-    "merge-driver": "merge_cmd",
-    "sync": "sync_cmd",
-    "share": "share_cmd",
-    "dream": "dream_cmd",
-    "dreams": "dream_cmd",
-    "history": "history_cmd",
-    "forgotten": "history_cmd",
-    "forget": "history_cmd",
-    "undo": "history_cmd",
-    "mcp": "mcp_cmd",
-    "activity": "activity_cmd",
-    "serve": "serve_cmd",
-    "verify": "verify_cmd",
-    "usage": "verify_cmd",
-    "loads": "loads_cmd",
-    "inbox": "inbox_cmd",
+    "parse": "parse",
+    "lint": "lint",
+    "search": "search",
+    "init": "repo",
+    "demo": "repo",
+    "discover": "repo",
+    "track": "repo",
+    "merge-driver": "merge",
+    "sync": "sync",
+    "share": "share",
+    "dream": "dream",
+    "dreams": "dream",
+    "history": "history",
+    "forgotten": "history",
+    "forget": "history",
+    "undo": "history",
+    "mcp": "mcp",
+    "activity": "activity",
+    "serve": "serve",
+    "verify": "verify",
+    "usage": "verify",
+    "loads": "loads",
+    "inbox": "inbox",
 }
 COMMANDS = tuple(COMMAND_MODULES)
 _READS_MEMORY = frozenset(
@@ -76,13 +80,11 @@ _READS_MEMORY = frozenset(
 
 
 def _modules(names: tuple[str, ...] = MODULES) -> Iterator[ModuleType]:
-    import importlib  # only the sub-commands need it: `amr` alone starts without it
-
     for name in names:
         try:
-            yield importlib.import_module(f"amr_tui.cli.{name}")
+            yield importlib.import_module(f"amr_tui.cli.parsers.{name}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"amr_tui.cli.{name}":
+            if exc.name != f"amr_tui.cli.parsers.{name}":
                 raise
 
 
@@ -106,14 +108,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version"):
-        from amr_tui.cli import app_cmd  # the editor's start: the sub-commands start without it
-
-        return app_cmd.run(argv)
-    if not argv:
-        from amr_tui.cli import app_cmd  # the editor's start: the sub-commands start without it
-
-        return app_cmd.run([])
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        return _open_editor(argv)
     parser = build_parser(argv[0])
     args = parser.parse_args(argv)
     if argv[0] in _READS_MEMORY:
@@ -129,6 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         _say_repairs()
+
+
+def _open_editor(argv: list[str]) -> int:
+    """``amr [PATH...]``: the editor's start (cli/app_cmd.py), which the sub-commands start without."""
+    return int(importlib.import_module("amr_tui.cli.app_cmd").run(argv))
 
 
 def _say_repairs() -> None:

@@ -17,53 +17,13 @@ import re
 from pathlib import Path
 
 from amr_tui.cli.output import error
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("mcp",)
-SESSION_ENV = "AMR_SESSION_ID"
-
-_DESCRIPTION = (
-    "Serve memory repos to an agent over MCP (stdio). PATHs are memory repos or folders holding "
-    "several (default: the current folder if it is one, else the config's repos). Tools: memory_load, "
-    "memory_search, memory_read, memory_remember, memory_edit, memory_forget, memory_move, "
-    "memory_history. Every write is one commit through amr's write gate; entries are named by line "
-    "and text hash, so a stale write changes nothing. --read-only NAME refuses writes to NAME; "
-    "--review NAME puts NAME's writes on a pending branch dreams/inbox-<date> for a person to accept "
-    "in the review screen or with amr dreams (config: review = [...] or review = true)."
-)
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("mcp", help="serve memory repos to an agent over MCP (stdio)", description=_DESCRIPTION)
-    p.add_argument("paths", nargs="*", type=Path, help="memory repos, or folders holding several")
-    p.add_argument("--read-only", action="append", default=[], metavar="NAME", help="refuse writes to repo NAME")
-    p.add_argument("--review", action="append", default=[], metavar="NAME", help="repo NAME's writes wait for review")
-    p.add_argument(
-        "--review-auto",
-        action="append",
-        default=[],
-        choices=["add"],
-        help="in review mode, let new entries land at once; rewording and removal still wait (config: [review] auto)",
-    )
-    p.add_argument(
-        "--session", metavar="ID", help=f"the agent session, written as a Session: trailer (default: ${SESSION_ENV})"
-    )
-    p.add_argument(
-        "--author", metavar="'NAME <EMAIL>'", help="the author of agent commits (default: the client's name)"
-    )
-    p.set_defaults(func=run)
+from amr_tui.cli.parsers.mcp import SESSION_ENV
+from amr_tui.services.agent.memory import AgentMemory, Writer
+from amr_tui.services.config import load_config
+from amr_tui.services.workspace import discover, looks_like_memory_root
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.services.agent.memory import Writer
-    from amr_tui.services.config import load_config
-    from amr_tui.services.workspace import (
-        discover,
-        looks_like_memory_root,
-    )
-
     cfg = load_config()
     paths: list[Path] = list(args.paths)
     if not paths:
@@ -100,12 +60,10 @@ def run(args: argparse.Namespace) -> int:
         author_name, author_email = m.group(1), m.group(2)
     base = Writer(None, args.session or os.environ.get(SESSION_ENV) or None, author_name, author_email)
 
-    from amr_tui.services.agent.memory import AgentMemory
-
     memory = AgentMemory(mounts, review=review, auto=auto, load=False)
     memory.session.verifying.config = cfg  # is:stale in memory_search judges against the config's code
     memory.start_loading()
-    from amr_tui.cli.mcp_server import build_server  # mcp, pydantic: loaded once the repos are checked
+    from amr_tui.cli.mcp_server import build_server  # mcp, pydantic: imported while the repos load in the background
 
     server = build_server(memory, base)
     try:

@@ -1,4 +1,5 @@
-"""amr merge-driver %O %A %B %L %P  and  amr merge-driver install [REPO]"""
+"""amr merge-driver %O %A %B %L %P  and  amr merge-driver install [REPO]: runs the command (its parser:
+cli/parsers/merge.py)."""
 
 from __future__ import annotations
 
@@ -6,33 +7,7 @@ import argparse
 from pathlib import Path
 
 from amr_tui.cli.output import error, safe
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("merge-driver",)
-
-_DESCRIPTION = (
-    "Git merge driver for memory files. git runs `amr merge-driver %O %A %B %L %P` for every path "
-    "whose .gitattributes says merge=amr: entries appended on both sides are both kept, an entry "
-    "deleted on one side stays deleted, one entry edited on both sides merges key by key or "
-    "conflicts alone. The result is written to %A; exit 0 when clean, 1 on conflicts. "
-    "`amr merge-driver install [REPO]` adds `*.md merge=amr` to .gitattributes (committed) and "
-    "merge.amr.* to the repo's own config; run it in every clone (config is not cloned)."
-)
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "merge-driver",
-        help="entry-aware git merge driver (and `install`)",
-        description=_DESCRIPTION,
-        usage="amr merge-driver BASE OURS THEIRS [MARKER_SIZE [PATH]]\n"
-        "       amr merge-driver install [REPO] [--no-commit]",
-    )
-    p.add_argument("args", nargs="*", help="%%O %%A %%B %%L %%P from git, or: install [REPO]")
-    p.add_argument("--no-commit", action="store_true", help="install: write .gitattributes without committing it")
-    p.set_defaults(func=run)
+from amr_tui.core.merge.three_way import merge3
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,8 +28,6 @@ def run(args: argparse.Namespace) -> int:
 
 def run_driver(base: str, ours: str, theirs: str, marker_size: int, path: str) -> int:
     """Merge the three files git hands over; write the result over ``ours``."""
-    from amr_tui.core.merge.three_way import merge3
-
     try:
         data = [Path(p).read_bytes() for p in (base, ours, theirs)]
     except OSError as exc:
@@ -70,8 +43,9 @@ def run_driver(base: str, ours: str, theirs: str, marker_size: int, path: str) -
 
 
 def run_install(repo: Path, *, commit: bool) -> int:
+    # git: `install` alone, not the driver git runs for every file of a merge
     from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.sync.gitattrs import install_merge_driver
+    from amr_tui.services.sync.gitattrs import install_merge_driver  # git: `install` alone
 
     try:
         res = install_merge_driver(repo, commit=commit)

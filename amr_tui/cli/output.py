@@ -5,9 +5,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any, TextIO
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TextIO
 
+from amr_tui.core.paths import MAX_PARSE_BYTES
 from amr_tui.core.textsafety import make_visible
+
+if TYPE_CHECKING:
+    from amr_tui.git.history import SkippedBlob
 
 _COLOURS = {"error": "31", "warning": "33", "info": "36", "bold": "1", "dim": "2", "path": "1"}
 
@@ -46,3 +52,34 @@ def emit_json(data: Any, stream: TextIO | None = None, *, rows: bool = False) ->
 
 def error(message: str) -> None:
     sys.stderr.write(f"amr: {safe(message)}\n")
+
+
+def ask(question: str) -> bool:
+    """Whether the person at the terminal answers yes to ``question`` ("... [y/N] "); the end of
+    the input is a no."""
+    try:
+        answer = input(question)
+    except EOFError:
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
+
+
+def commit_json(oid: str, author: str, email: str, date: datetime, subject: str) -> dict[str, object]:
+    """A commit as the JSON of amr history, forgotten and activity show it."""
+    return {"commit": oid, "author": author, "email": email, "date": date.isoformat(), "subject": subject}
+
+
+def skipped_json(skipped: Iterable[SkippedBlob]) -> list[dict[str, object]]:
+    """Files a history walk did not read (over the size limit), for a ``"skipped"`` JSON field."""
+    return [{"path": s.path, "commit": s.commit, "size": s.size} for s in dict.fromkeys(skipped)]
+
+
+def report_skipped(skipped: Iterable[SkippedBlob]) -> None:
+    """One line on stderr for each file a history walk did not read (over the size limit)."""
+    from amr_tui.git.catfile import describe_size  # git: only a walk that skipped a file (amr lint reads no git)
+
+    for s in dict.fromkeys(skipped):
+        error(
+            f"skipped {s.path} in commit {s.commit[:7]}: {describe_size(s.size)}, more than the "
+            f"{describe_size(MAX_PARSE_BYTES)} amr reads from git"
+        )

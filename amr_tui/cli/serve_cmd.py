@@ -5,7 +5,7 @@ Serves the editor to a web browser with textual-serve (MIT): every browser sessi
 127.0.0.1 only and everything it serves lives under a random token (``/<token>/``, the URL it
 prints): a request without the token is refused (403) before any route is matched, so another
 user of the machine, or a web page in the reviewer's browser, cannot start an editor. textual-serve
-and aiohttp are imported only by this command (start-up of ``amr``).
+and aiohttp are imported only by this command (start-up of ``amr``). Its parser: cli/parsers/serve.py.
 """
 
 from __future__ import annotations
@@ -19,35 +19,24 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from amr_tui.cli.app_cmd import BadTarget, parse_targets
 from amr_tui.cli.output import error
+from amr_tui.services.config import load_config
+from amr_tui.services.workspace import discover, looks_like_memory_root
 
-if TYPE_CHECKING:
+try:  # textual-serve, and its aiohttp and jinja2: a build without them says so when `amr serve` runs
+    import aiohttp_jinja2
+    import jinja2
     from aiohttp import web
     from textual_serve.server import Server
+except ImportError:  # pragma: no cover - every install has them (pyproject.toml)
+    SERVES = False
+else:
+    SERVES = True
 
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
 
-COMMANDS = ("serve",)
 HOST = "127.0.0.1"  # never another interface: the token is the only lock
-
-_DESCRIPTION = (
-    "Serve the editor to a web browser (textual-serve) on 127.0.0.1, behind a random token in the "
-    "URL it prints: each browser tab runs its own editor on the PATHs, so a reviewer can review and "
-    "accept dreaming runs (V) from a browser. PATHs are memory repos, folders holding several, or "
-    "FILE[:LINE] (default: the current folder if it is one, else the config's repos). Stop with Ctrl+C."
-)
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("serve", help="serve the editor to a web browser on 127.0.0.1", description=_DESCRIPTION)
-    p.add_argument("paths", nargs="*", help="memory repos, folders holding several, or FILE[:LINE]")
-    p.add_argument("--read-only", action="append", default=[], metavar="NAME", help="open repo NAME read-only")
-    p.add_argument("--port", type=int, default=0, metavar="N", help="the port on 127.0.0.1 (default: a free one)")
-    p.set_defaults(func=run)
 
 
 def app_command(args: list[str], read_only: list[str]) -> str:
@@ -60,12 +49,6 @@ def app_command(args: list[str], read_only: list[str]) -> str:
 
 def _targets(raw: list[str], read_only: list[str]) -> list[str] | str:
     """The PATH arguments made absolute (the app runs in a child process), or what is wrong."""
-    from amr_tui.services.config import load_config
-    from amr_tui.services.workspace import (
-        discover,
-        looks_like_memory_root,
-    )
-
     args: list[str] = []
     paths: list[Path] = []
     for arg in raw:
@@ -111,11 +94,6 @@ class Listening:
 def make_web_app(command: str, token: str, listening: Listening) -> tuple[web.Application, Server]:
     """The aiohttp app serving ``command`` under ``/<token>/``, and its textual-serve server (whose
     ``public_url`` the caller sets once the port is known, as it sets ``listening.port``)."""
-    import aiohttp_jinja2  # aiohttp (textual-serve's): only `amr serve` loads it
-    import jinja2  # jinja2 (textual-serve's): only `amr serve` loads it
-    from aiohttp import web  # aiohttp (textual-serve's): only `amr serve` loads it
-    from textual_serve.server import Server  # textual-serve: only `amr serve` loads it
-
     server = Server(command, host=HOST, title="amr")
     prefix = f"/{token}/"
 
@@ -159,8 +137,6 @@ def make_web_app(command: str, token: str, listening: Listening) -> tuple[web.Ap
 
 async def serve(command: str, port: int, token: str, ready: asyncio.Event | None = None) -> None:
     """Serve until SIGINT or SIGTERM (or the task is cancelled), printing the URL once bound."""
-    from aiohttp import web  # aiohttp (textual-serve's): only `amr serve` loads it
-
     listening = Listening()
     app, server = make_web_app(command, token, listening)
     runner = web.AppRunner(app, handle_signals=False)
@@ -184,9 +160,7 @@ async def serve(command: str, port: int, token: str, ready: asyncio.Event | None
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        import textual_serve.server  # noqa: F401
-    except ImportError:
+    if not SERVES:
         error("amr serve needs textual-serve: pip install textual-serve")
         return 2
     targets = _targets(list(args.paths), list(args.read_only))

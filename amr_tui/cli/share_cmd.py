@@ -1,71 +1,31 @@
-"""amr share --into DIR [--repo NAME[:PATH,...]]... [--write NAME]... [--keep-messages] [--preview] [PATH...]"""
+"""amr share --into DIR [--repo NAME[:PATH,...]]... [--write NAME]... [--keep-messages] [--preview] [PATH...]
+
+The run of the command; its parser is in cli/parsers/share.py."""
 
 from __future__ import annotations
 
 import argparse
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from amr_tui.cli.named import check_named_paths
 from amr_tui.cli.output import emit_json, error, safe
-from amr_tui.cli.parse_cmd import check_named_paths
 from amr_tui.core.textsafety import plural
-
-if TYPE_CHECKING:  # annotations only: the share services are imported when it runs (start-up of `amr`)
-    from amr_tui.services.share.build import RepoPreview
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("share",)
-
-_DESCRIPTION = (
-    "Share memory with a pairing session. PATHs are the memory repos to choose from (default: .; a "
-    "folder holding several mounts them all). Each --repo picks one: NAME shares the whole repo (a "
-    "copy of its current branch as branch main: no tags, notes, other branches, remotes or config; "
-    "symlinks become plain files holding their target), NAME:PATH,FOLDER/ shares only those files "
-    "and folders as a new repo whose history holds nothing else: its commit messages are written "
-    "from the shared changes (authors and dates are kept), never copied, unless --keep-messages. "
-    "Symlinks and submodules are left out of partial shares. Without --repo every repo is shared "
-    "whole. Shared repos are read-only unless --write NAME. --preview prints what an agent would "
-    "load (MEMORY.md within the 200-line / 25 KB budget, what its links reach), which links would "
-    "dangle and what is left out, and shares nothing. After a share it prints the `amr mcp` command "
-    "that serves the pairing session's agent only the shared repos (read-only unless --write), and a "
-    "client config for it (see docs/agents.md)."
+from amr_tui.git.errors import AmrGitError
+from amr_tui.services.share.build import (
+    RepoPreview,
+    left_out_json,
+    mcp_argv,
+    mcp_config,
+    mcp_lines,
+    preview,
+    select,
+    share,
 )
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("share", help="share memory repos (or parts) with a pairing session", description=_DESCRIPTION)
-    p.add_argument("paths", nargs="*", type=Path, help="memory repos to choose from (default: .)")
-    p.add_argument("--into", type=Path, help="the session folder to create or fill (required unless --preview)")
-    p.add_argument(
-        "--repo", action="append", default=[], metavar="NAME[:PATH,...]", help="a repo to share, or part of one"
-    )
-    p.add_argument(
-        "--write", action="append", default=[], metavar="NAME", help="grant the session write access to NAME"
-    )
-    p.add_argument(
-        "--keep-messages",
-        action="store_true",
-        help="partial shares: keep the original message (and trailers) of each commit that touched only "
-        "shared files; a commit that touched any other file still gets a message written by amr",
-    )
-    p.add_argument("--preview", action="store_true", help="show what would be shared, share nothing")
-    p.add_argument("--json", action="store_true", help="print the preview (and result) as JSON")
-    p.set_defaults(func=run)
+from amr_tui.services.workspace import discover
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.share.build import (
-        left_out_json,
-        preview,
-        select,
-        share,
-    )
-    from amr_tui.services.workspace import discover
-
     if not args.preview and args.into is None:
         error("--into DIR is required (or --preview)")
         return 2
@@ -103,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
         }
         for r in made
     ]
-    from amr_tui.services.share.build import mcp_argv, mcp_config
 
     argv, not_served = mcp_argv(made)
     data["mcp"] = (
@@ -122,8 +81,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_mcp(argv: list[str], not_served: list[str]) -> None:
-    from amr_tui.services.share.build import mcp_lines
-
     for line in mcp_lines(argv, not_served):
         print(safe(line))
 

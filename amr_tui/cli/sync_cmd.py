@@ -1,4 +1,6 @@
-"""amr sync [REPO...]: fetch, merge with amr's driver, push (never forced)."""
+"""amr sync [REPO...]: fetch, merge with amr's driver, push (never forced)
+
+The run of the command; its parser is in cli/parsers/sync.py."""
 
 from __future__ import annotations
 
@@ -6,50 +8,15 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from amr_tui.cli.output import emit_json, error, safe
+from amr_tui.git.errors import AmrGitError
+from amr_tui.services.config import load_config
+from amr_tui.services.sync.resolve import all_choice, kept_both, pending_merge, resolve
+from amr_tui.services.sync.run import PendingMerge, SyncProgress, SyncResult, sync, sync_state
 
-if TYPE_CHECKING:  # annotations only: the sync services are imported when a command runs (start-up of `amr`)
-    from amr_tui.services.sync.run import PendingMerge, SyncProgress, SyncResult
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("sync",)
 _SEVERITY = [0, 3, 1, 2]  # with several repos, the worst exit code wins: error > conflict > offline
-
-_DESCRIPTION = (
-    "Sync memory repos with their remote: fetch, merge with amr's entry-aware driver, push. "
-    "Never force-pushes; when someone pushed first it fetches, merges and tries again with backoff. "
-    "A conflict stops with the repo unchanged and lists each conflicting entry (ours, base, theirs); "
-    "resolve it in the app, or here with --resolve. Credentials are git's own (your global "
-    "credential helpers); amr stores none. Exit 0 synced or up to date, 1 conflict, 2 error, "
-    "3 offline (recorded; sync again later). The last sync time is kept in .git/amr/sync.json."
-)
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("sync", help="fetch, merge and push memory repos", description=_DESCRIPTION)
-    p.add_argument("repos", nargs="*", type=Path, help="memory repos (default: .)")
-    p.add_argument("--remote", help="remote name (default: the branch's upstream, else origin)")
-    p.add_argument("--branch", help="local branch (default: the checked-out branch)")
-    p.add_argument(
-        "--attempts", type=int, default=6, help="rounds of fetch-merge-push when others push first (default 6)"
-    )
-    p.add_argument("--no-push", action="store_true", help="fetch and merge only")
-    p.add_argument("--json", action="store_true", help="print one JSON object per repo (a list)")
-    p.add_argument(
-        "--status", action="store_true", help="show last sync, ahead/behind and pending conflicts; change nothing"
-    )
-    p.add_argument("--conflicts", action="store_true", help="show the conflicts the last sync stopped on")
-    p.add_argument(
-        "--resolve",
-        choices=("ours", "theirs", "base", "both"),
-        help="resolve every pending conflict this way (both: keep every side's lines), then sync",
-    )
-    p.add_argument("-v", "--verbose", action="store_true", help="print progress to stderr")
-    p.set_defaults(func=run)
 
 
 def _progress(enabled: bool) -> Callable[[SyncProgress], None] | None:
@@ -63,8 +30,6 @@ def _progress(enabled: bool) -> Callable[[SyncProgress], None] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.git.errors import AmrGitError
-
     repos = args.repos or [Path(".")]
     code = 0
     out: list[dict[str, Any]] = []
@@ -87,9 +52,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sync(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    from amr_tui.services.config import load_config
-    from amr_tui.services.sync.run import sync
-
     res = sync(
         repo,
         remote=args.remote,
@@ -136,9 +98,6 @@ def _print_pending(pending: PendingMerge) -> None:
 
 
 def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    from amr_tui.services.sync.resolve import pending_merge
-    from amr_tui.services.sync.run import sync_state
-
     st = sync_state(repo, args.remote, args.branch)
     pending = pending_merge(repo) if (args.conflicts or st.pending) else None
     data = {
@@ -170,13 +129,6 @@ def _show(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
 
 
 def _resolve(repo: Path, args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    from amr_tui.services.sync.resolve import (
-        all_choice,
-        kept_both,
-        pending_merge,
-        resolve,
-    )
-
     pending = pending_merge(repo)
     if pending is None:
         if not args.json:

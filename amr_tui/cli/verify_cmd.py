@@ -1,4 +1,6 @@
-"""amr verify [REPO...] [--code PATH] [--json] and amr usage [REPO] [--json] (docs/verify.md)"""
+"""amr verify [REPO...] [--code PATH] [--json] and amr usage [REPO] [--json] (docs/verify.md)
+
+The run of the commands; its parsers are in cli/parsers/verify.py."""
 
 from __future__ import annotations
 
@@ -6,62 +8,15 @@ import argparse
 import datetime as _dt
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+from amr_tui.services.config import load_config
+from amr_tui.services.usage import UsageReport, usage_report
+from amr_tui.services.verify.coderepo import code_sources
+from amr_tui.services.verify.run import EntryCheck, VerifyReport, verify_mount
+from amr_tui.services.workspace import Mount, discover
 
-if TYPE_CHECKING:  # annotations only: the services are imported when a command runs (start-up of `amr`)
-    from amr_tui.services.usage import UsageReport
-    from amr_tui.services.verify.run import EntryCheck, VerifyReport
-
-# Lazy imports: each command imports the layers it runs when it runs, so that building the parser
-# (`amr --help`, `amr <command>`) loads this module alone (tests/test_startup_path.py).
-
-COMMANDS = ("verify", "usage")
 _STYLE = {"gone": "error", "moved": "warning", "holds": "dim", "due": "info"}
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "verify",
-        help="list facts whose evidence no longer holds in the code they cite",
-        description=(
-            "Check each fact of memory repos against the code it cites: the paths, symbols, config names, "
-            "package.json scripts, make targets, modules, commits and branches an entry names. Each holds "
-            "(at the code repo's HEAD), moved (a rename git knows: where to) or is gone (since which commit "
-            'and day). The code repo is --code PATH, the config\'s [repo."NAME"] code, or, for a Claude Code '
-            "memory folder, its project. Nothing from the code repo is run; nothing is written. Exit 0 when "
-            "every fact holds, 1 when some do not, 2 on an error."
-        ),
-    )
-    p.add_argument("repos", nargs="*", type=Path, help="memory repos, or a folder holding several (default: .)")
-    p.add_argument(
-        "--code", action="append", default=[], type=Path, metavar="PATH", help="the code checkout (repeatable)"
-    )
-    p.add_argument("--json", action="store_true", help='print {"entries": [...], "repos": [...]}')
-    p.add_argument("--all", action="store_true", help="list every fact with evidence, those that hold too")
-    p.add_argument(
-        "--due",
-        action="store_true",
-        help="also list facts that hold but were not verified (or added) within [verify] every (90 days)",
-    )
-    p.add_argument("--today", metavar="YYYY-MM-DD", help=argparse.SUPPRESS)
-    p.set_defaults(func=run)
-
-    u = sub.add_parser(
-        "usage",
-        help="entries by when agents last read them through amr mcp",
-        description=(
-            "List a memory repo's entries by when agents last read them through `amr mcp` (loaded, found by a "
-            "search, or read with their file), least recently first; never-read entries first. Reads are "
-            "recorded in the user data folder, never in the repo. Agents that read memory without amr are not "
-            "counted: for a repo amr mcp never served, the count is unknown, not zero."
-        ),
-    )
-    u.add_argument("repo", nargs="?", type=Path, default=Path("."), help="the memory repo (default: .)")
-    u.add_argument("--json", action="store_true", help="print a JSON object")
-    u.add_argument("--limit", type=int, default=0, help="at most N entries (default: all)")
-    u.set_defaults(func=run)
 
 
 def _today(value: str | None) -> _dt.date:
@@ -69,12 +24,6 @@ def _today(value: str | None) -> _dt.date:
 
 
 def run(args: argparse.Namespace) -> int:
-    from amr_tui.services.config import load_config
-    from amr_tui.services.usage import usage_report
-    from amr_tui.services.verify.coderepo import code_sources
-    from amr_tui.services.verify.run import verify_mount
-    from amr_tui.services.workspace import Mount, discover
-
     if args.command == "usage":
         try:
             mounts = discover([args.repo])
@@ -194,6 +143,3 @@ def _usage(args: argparse.Namespace, report: UsageReport) -> int:
             file=sys.stderr,
         )
     return 0
-
-
-__all__ = ["add_parsers"]
