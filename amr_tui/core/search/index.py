@@ -335,10 +335,13 @@ class SearchIndex(PostingStore):
             out.append(SearchHit(item, round(-neg, 3), positions_for(full, item.text), missing))
         return out
 
-    def strict_count(self, query: str, repos: Collection[str] | None = None) -> int:
+    def strict_count(
+        self, query: str, repos: Collection[str] | None = None, *, keys: Container[str] = frozenset()
+    ) -> int:
         """How many items hold every word of ``query`` (the words' strict classes, no typos):
-        when at least ``limit``, a search of ``limit`` needs no typo or partial stage."""
-        full = parse_query(parse(query).text)
+        when at least ``limit``, a search of ``limit`` needs no typo or partial stage. ``keys``:
+        the metadata keys a ``KEY:VALUE`` filter may name (``query.parse``)."""
+        full = parse_query(parse(query, keys).text)
         required = [a for a in full.atoms if a not in STOPWORDS] or list(full.atoms)
         resolver = Resolver(self)
         bits = self._live(repos)
