@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from amr_tui.core.paths import is_markdown
 from amr_tui.core.search.abbrev import forms_of, phrase_form_pattern
-from amr_tui.core.search.query import STOPWORDS, parse
-from amr_tui.core.search.text import parse_query, strip_metadata
+from amr_tui.core.search.query import STOPWORDS, parse, parse_query
+from amr_tui.core.search.text import strip_metadata
 from amr_tui.services.workspace import Mount, read_bytes, scan_files, style_of
 
 if TYPE_CHECKING:  # imported once the child is reading (``cold_index``)
