@@ -6,7 +6,7 @@ from rows import Row, row
 
 ENTRIES = 100_000
 TARGET_OVERALL = 0.95
-#: The ranking choices measured against amr's own (rank.Weights): no noise cut, no length
+#: The ranking choices measured against amr's own (score.Weights): no noise cut, no length
 #: normalisation, and BM25's term saturation (each repetition of a typed word counts).
 VARIANTS = ("noise_span=0", "length=0", "saturation=1.2")
 

@@ -198,32 +198,32 @@ class AmrEngine:
 
 class WeightedAmrEngine(AmrEngine):
     """``amr`` with other ranking weights (``--weights length=0,saturation=1.2``): the fields of
-    ``amr_tui.core.search.rank.Weights`` given are changed for this engine's searches only."""
+    ``amr_tui.core.search.score.Weights`` given are changed for this engine's searches only."""
 
     def __init__(self, spec: str) -> None:
         from dataclasses import fields, replace
 
-        from amr_tui.core.search import rank
+        from amr_tui.core.search import score
 
         super().__init__()
-        known = {f.name: f.type for f in fields(rank.Weights)}
+        known = {f.name: f.type for f in fields(score.Weights)}
         changes: dict[str, float | int] = {}
         for part in filter(None, spec.split(",")):
             key, _, value = part.partition("=")
             if key not in known:
                 raise SystemExit(f"--weights: no weight {key!r}; known: {', '.join(known)}")
             changes[key] = int(value) if known[key] in (int, "int") else float(value)
-        self.weights = replace(rank.WEIGHTS, **changes)  # type: ignore[arg-type]
+        self.weights = replace(score.WEIGHTS, **changes)  # type: ignore[arg-type]
         self.name = f"amr {spec}" if spec else "amr"
 
     def search(self, query: str, limit: int) -> list[Loc]:
-        from amr_tui.core.search import rank
+        from amr_tui.core.search import score
 
-        kept, rank.WEIGHTS = rank.WEIGHTS, self.weights
+        kept, score.WEIGHTS = score.WEIGHTS, self.weights
         try:
             return super().search(query, limit)
         finally:
-            rank.WEIGHTS = kept
+            score.WEIGHTS = kept
 
 
 class FzfEngine:
@@ -666,7 +666,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="NAME=VALUE,...",
-        help="also run amr with these ranking weights (rank.Weights), e.g. length=0 or saturation=1.2",
+        help="also run amr with these ranking weights (score.Weights), e.g. length=0 or saturation=1.2",
     )
     ap.add_argument("--show-misses", action="store_true", help="print each missed query with the top 3")
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")

@@ -553,16 +553,16 @@ def test_session_results_equal_fresh_search(start, steps, limit):
 
 
 def test_session_narrows_long_lists_and_reuses_earlier_words(monkeypatch):
-    from amr_tui.core.search import rank as search_rank
+    from amr_tui.core.search import candidates as candidates
 
     narrowed: list[str] = []
-    real = search_rank.classify_from
+    real = candidates.classify_from
 
     def spy(tokens, atom):
         narrowed.append(atom)
         return real(tokens, atom)
 
-    monkeypatch.setattr(search_rank, "classify_from", spy)
+    monkeypatch.setattr(candidates, "classify_from", spy)
     lines = [f"{w} {v} {i}" for i, (w, v) in enumerate(zip(_VOCAB * 30, reversed(_VOCAB * 30)))]
     idx = make({("r", f"f{k}.md"): lines[k::7] for k in range(7)})
     session = SearchSession(idx)

@@ -1,4 +1,4 @@
-"""Bitset conversions (``core.search.text``): the numpy path for a million-slot index and the
+"""Bitset conversions (``core.search.bits``): the numpy path for a million-slot index and the
 pure loops give the same answers, at every density and width."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from amr_tui.core.search import text
+from amr_tui.core.search import bits as text
 
 WIDTHS = st.sampled_from([64, 1 << 12, (1 << 19) + 5, 1_040_000])
 

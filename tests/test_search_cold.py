@@ -99,7 +99,7 @@ QUERIES = [
 def test_cold_hits_equal_the_full_index(repo: Path, query: str, limit: int, jobs: int) -> None:
     """One process, or two (a forked child reads and scans every other file)."""
     mounts = discover([repo])
-    context = searchrun.DiskSearchContext(mounts)
+    context = searchrun.disk_context(mounts)
     full = searchrun.build_index(mounts, use_cache=False).search(query, limit, context=context)
     cold_index = coldsearch.cold_index(mounts, query, limit, jobs=jobs)
     assert cold_index is not None

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from amr_tui.core.search.bits import bits_of
+from amr_tui.core.search.candidates import Joined, Resolver
 from amr_tui.core.search.index import SearchIndex, SearchSession
-from amr_tui.core.search.rank import Resolver, near_phrase
-from amr_tui.core.search.text import Joined, bits_of, parse_query
+from amr_tui.core.search.query import near_phrase, parse_query
 
 _ALPHABET = st.sampled_from(list("ab ab\n_-.é1"))
 _TEXT = st.text(_ALPHABET, max_size=14)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import random
 
+from amr_tui.core.search.bits import bits_of, ids_of
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.core.search.store import BitArray
-from amr_tui.core.search.text import bits_of, ids_of
 
 
 def _reference(idx: SearchIndex, bits: int, k: int) -> list[int]:

@@ -3,6 +3,24 @@
 Pure: it indexes only what it is handed (no files, git, threads or UI). Not thread-safe:
 a caller that updates from one thread and searches from another holds a lock.
 
+How a keystroke flows (``SearchIndex._search`` calls the stages in this order, each in its
+own module, each reading only the modules above it):
+
+1. **parse** (``query.py``): the operators (words, phrases, exclusions, filters), then the
+   words' atoms (``parse_query``) and the atoms every hit must hold (``required``).
+2. **filter** (``filters.py``): the live slots of the repos asked, cut by the cheap filters
+   (``path:``, ``repo:``); the costly ones (phrases, metadata, ``is:``...) wait in ``Keep``
+   for the candidates, asked of the ``SearchContext``.
+3. **candidates** (``candidates.py``): the exclusions left out (``holding``), each atom resolved
+   against the vocabulary (``Resolver``), then ``gather``: the items holding the typed phrase
+   first, tier by tier, cut to at most ``cap(limit)``, then typos and partial matches.
+4. **score** (``score.py``): ``score_slots``, the precise score of every candidate.
+5. **take the best** (``best.py``): ``take`` sorts, keeps ``limit`` and makes the hits with
+   their highlights.
+
+Under them: ``items.py`` (what is indexed and returned), ``bits.py`` (sets of slots as ints),
+``text.py`` (folding, tokens), ``store.py`` (slots and postings), ``abbrev.py`` (other forms).
+
 Design (figures: ``bench/bench_search.py``):
 
 * Every item (an entry, or a file name whose text is its path) lives in a *slot*; sets of
@@ -17,7 +35,7 @@ Design (figures: ``bench/bench_search.py``):
   any order. Candidates are gathered in order: items holding the typed phrase first, then
   tier by tier (tier = the weakest class among the atoms); a group too large to score is
   cut to the items with the shortest text (length-bucket bitsets), so at most
-  ``_cap(limit)`` items are ever scored precisely (``rank.score_slots``), however
+  ``cap(limit)`` items are ever scored precisely (``score.score_slots``), however
   large the index.
 * Too few strict matches turns on typo tolerance: vocabulary tokens within OSA distance
   1-2 of an atom or of its start (rapidfuzz over the vocabulary, not the items), or an
@@ -33,27 +51,17 @@ Design (figures: ``bench/bench_search.py``):
 
 from __future__ import annotations
 
-import datetime as _dt
-import fnmatch
-from collections.abc import Collection, Container, Iterable, Mapping, Sequence
-from itertools import combinations
-from typing import Protocol
+from collections.abc import Collection, Container, Iterable
 
-from amr_tui.core.format.tags import item_tags, tag_matches
-from amr_tui.core.scope import matches as scope_matches
+from amr_tui.core.search.best import highlight_positions, in_file_order, take
+from amr_tui.core.search.bits import bits_of, ids_of
+from amr_tui.core.search.candidates import Resolver, gather, holding
+from amr_tui.core.search.filters import Keep, SearchContext, needs_context, passing
 from amr_tui.core.search.items import SearchHit, SearchItem
-from amr_tui.core.search.query import AGO, STOPWORDS, Filter, Parsed, QueryError, parse
-from amr_tui.core.search.rank import Resolver, idf, near_phrase, score_slots, typo_candidates
+from amr_tui.core.search.query import QueryError, exclusions, near_phrase, parse, parse_query, required
+from amr_tui.core.search.score import score_slots
 from amr_tui.core.search.store import PostingStore
-from amr_tui.core.search.text import (
-    Query,
-    bits_of,
-    highlight_positions,
-    ids_of,
-    parse_query,
-    positions_for,
-    strip_metadata,
-)
+from amr_tui.core.search.text import strip_metadata
 
 __all__ = [
     "QueryError",
@@ -200,196 +208,51 @@ class SearchIndex(PostingStore):
         resolver: Resolver,
         context: SearchContext | None = None,
     ) -> list[SearchHit]:
+        """One keystroke, stage by stage (the module docstring)."""
+        # 1. parse: the operators, the words' atoms, those every hit must hold, the typed words together
         parsed = parse(query, context.keys if context is not None and ":" in query else frozenset())
         if parsed.error:
             raise QueryError(parsed.error)
         full = parse_query(parsed.text)
         if (not full.atoms and not parsed.filters) or limit <= 0:
             return []
+        q = required(full)
+        near = near_phrase(q)
+        excluded = exclusions(parsed)
+        # 2. filter: the repos asked and the cheap filters now; the costly ones (Keep) on the candidates
         live = self._live(repos)
         if live and parsed.filters:
-            live &= self._cheap_filters(parsed.filters)
-        if live and parsed.excluded:
-            live &= ~self._holding(parsed.excluded, live, resolver)
+            live &= passing(parsed.filters, self._files, self._live)
+        keep = Keep(self, parsed, context) if (parsed.phrases or needs_context(parsed.filters)) else None
+        # 3. candidates: no entry holding an excluded word, then those holding the words
+        if live and excluded:
+            live &= ~holding(self, excluded, live, resolver)
         if not live:
             return []
-        keep = _Keep(self, parsed, context) if (parsed.phrases or _needs_context(parsed.filters)) else None
         if not full.atoms:  # filters only: every entry that passes, in file order
-            slots = sorted(ids_of(keep.bits(live & self._entry_bits()) if keep else live & self._entry_bits()))
-            first = sorted(slots, key=lambda s: _order(self._items[s]))[:limit]
-            return [SearchHit(self._items[s], 50.0, ()) for s in first]  # type: ignore[arg-type]  # live slots
-        required = [a for a in full.atoms if a not in STOPWORDS] or list(full.atoms)
-        q = Query(full.raw, full.words, tuple(required), full.phrase, full.cased_words)
-        atoms = [resolver.group(a) for a in required]
+            entries = live & self._entry_bits()
+            return in_file_order(self, ids_of(keep.bits(entries) if keep else entries), limit)
         n_live = max(1, self.population if self.population and repos is None else live.bit_count())
-        counted = self.counted or {}
-        weights = [
-            idf(counted[am.text] if am.text in counted else (am.upto(1) & live).bit_count(), n_live) for am in atoms
-        ]
-        cap = _cap(limit)
-        tiers: list[int] = []  # tiers[L]: live slots where every atom matches at class <= L
-
-        def tier(level: int) -> int:
-            while len(tiers) <= level:
-                bits = live
-                for am in atoms:
-                    bits &= am.upto(len(tiers))
-                    if not bits:
-                        break
-                if keep is not None and bits:
-                    bits = keep.bits(bits)
-                tiers.append(bits)
-            return tiers[level]
-
-        # Items holding the query's words as typed, together, go first (multi-word or
-        # punctuated queries). They are all in tier 2, which is scanned when small enough.
-        groups = [live]
-        if len(q.atoms) > 1 or q.phrase != q.atoms[0]:
-            t2 = tier(2)
-            if t2 and t2.bit_count() <= _PHRASE_SCAN:
-                with_phrase = resolver.holders(t2, q.phrase)
-                # then the items holding the typed words together as word starts ("deploys on
-                # friday" for "can we deploy on friday"): a cut to the shortest texts keeps them
-                near = near_phrase(q)
-                with_near = 0
-                # The phrase's holders alone fill what is scored: the loop below takes them and
-                # no later group, so the near-phrase scan (most of a keystroke at 1M) is skipped.
-                if near is not None and with_phrase.bit_count() < cap:
-                    with_near = resolver.holders(t2, near=near) & ~with_phrase
-                groups = [g for g in (with_phrase, with_near) if g]
-                if groups:
-                    groups.append(live & ~with_phrase & ~with_near)
-                else:
-                    groups = [live]
-        chosen = 0  # bitset of slots taken whole
-        picked: list[int] = []  # slots taken from a tier that had to be cut
-        taken = 0
-        overflow = False
-        for group in groups:
-            below = 0
-            for level in range(4):
-                bits = tier(level)
-                new = bits & group & ~below
-                below = bits
-                if not new:
-                    continue
-                n = new.bit_count()
-                if taken + n <= cap:
-                    chosen |= new
-                    taken += n
-                else:
-                    picked = self.take_best(new, cap - taken)
-                    taken = cap
-                    overflow = True
-                    break
-            if overflow:
-                break
-        fuzzy: list[int] = []
-        if not overflow and taken < limit:
-            fuzzy = typo_candidates(self, atoms, live, tier(3), cap - taken, resolver)
-            if keep is not None and fuzzy:
-                fuzzy = ids_of(keep.bits(bits_of(fuzzy)))
-        strict = ids_of(chosen) + picked
-        partial: list[int] = []
-        typos: list[int] = [0] * len(atoms)
-        # Too few items hold every word as typed: those holding every word with a typo and those
-        # holding most of the words exactly are ranked together, by score (a typo two letters
-        # off, "metrics" for "retries", is no better than leaving out a common word).
-        # Items holding every word only inside other words ("ui" and "kit" in "buildkite") are
-        # weak: when fewer than ``limit`` hold every word as a word or a word's start, the items
-        # holding most words as words are scored too, and the two rank together by score.
-        strong = tier(1).bit_count()
-        if (len(strict) < limit or strong < limit) and len(atoms) >= 2:
-            typos = [resolver.fuzzy_bits(am.text) if len(am.text) >= 3 else 0 for am in atoms]
-            exact = [am.upto(1) & live for am in atoms]
-            # enough items hold every word (only weakly): only items holding most words as words
-            # rank among them, never one holding them inside other words or with a typo
-            loose = (
-                [(am.upto(3) | t) & live for am, t in zip(atoms, typos, strict=True)] if len(strict) < limit else exact
-            )
-            room = max(cap - taken - len(fuzzy), 0 if strong >= limit else cap // 2)
-            partial = self._partial(exact, loose, weights, live, tier(3) | bits_of(fuzzy), room, keep)
-        if not strict and not fuzzy and not partial:
+        found = gather(self, q, live, keep.bits if keep else None, limit, resolver, near, n_live, self.counted or {})
+        if found is None:
             return []
-        if fuzzy and not any(typos):  # a typo match holds its word: it is not missing
-            typos = [resolver.fuzzy_bits(am.text) if len(am.text) >= 3 else 0 for am in atoms]
-        ranked = score_slots(self, q, atoms, strict, fuzzy, partial, weights, typos)
-        ranked.sort()
-        out: list[SearchHit] = []
-        for group, neg, _repo, _path, _line, slot in ranked[:limit]:
-            item = self._items[slot]
-            assert item is not None
-            missing = (
-                tuple(a for a, am, t in zip(required, atoms, typos, strict=True) if not ((am.upto(3) | t) >> slot) & 1)
-                if group
-                else ()
-            )
-            out.append(SearchHit(item, round(-neg, 3), positions_for(full, item.text), missing))
-        return out
+        # 4. score
+        ranked = score_slots(self, q, found, near)
+        # 5. take the best
+        return take(self, ranked, limit, full, found)
 
-    def strict_count(self, query: str, repos: Collection[str] | None = None) -> int:
+    def strict_count(
+        self, query: str, repos: Collection[str] | None = None, *, keys: Container[str] = frozenset()
+    ) -> int:
         """How many items hold every word of ``query`` (the words' strict classes, no typos):
-        when at least ``limit``, a search of ``limit`` needs no typo or partial stage."""
-        full = parse_query(parse(query).text)
-        required = [a for a in full.atoms if a not in STOPWORDS] or list(full.atoms)
+        when at least ``limit``, a search of ``limit`` needs no typo or partial stage. ``keys``:
+        the metadata keys a ``KEY:VALUE`` filter may name (``query.parse``)."""
+        q = required(parse_query(parse(query, keys).text))
         resolver = Resolver(self)
         bits = self._live(repos)
-        for a in required:
+        for a in q.atoms:
             bits &= resolver.group(a).upto(3)
         return bits.bit_count()
-
-    def _partial(
-        self,
-        exact: list[int],
-        loose: list[int],
-        weights: list[float],
-        live: int,
-        taken: int,
-        room: int,
-        keep: _Keep | None,
-    ) -> list[int]:
-        """Items holding most of the atoms, for a query too few items answer in full (at least
-        half of them, the rarest weighing most): those lacking one atom first, then two, ...
-
-        ``exact``: the slots holding each atom as a word or a word's start; ``loose``: also
-        inside a word, or with a typo. Among items lacking as many atoms, those holding the rest
-        as words come first, then those holding them only loosely ("metrics" is two letters off
-        "retries"; "dance" is in "guidance"), and within each pass those whose missing atoms
-        weigh least ("ci macos api": the fact holding "ci" and "macos" before the thousands
-        holding "ci" and "api"). Each such set is cut to the room left by ``take_best`` on its
-        own, so a common word's holders never crowd out a rare word's."""
-        if room <= 0:
-            return []
-        n = len(exact)
-        need = (n + 1) // 2
-        total = sum(weights)
-        out: list[int] = []
-        seen = taken
-        for missing in range(1, n - need + 1):
-            leaves = [
-                leave
-                for leave in sorted(
-                    combinations(range(n), missing), key=lambda leave: (sum(weights[k] for k in leave), leave)
-                )[:_MAX_COMBOS]
-                # the rarest words are what the query is about: they may not all be missing
-                if sum(weights[k] for k in leave) <= 0.75 * total
-            ]
-            for bits in (exact, loose):
-                for leave in leaves:
-                    acc = live & ~seen
-                    for k in range(n):
-                        if k not in leave:
-                            acc &= bits[k]
-                            if not acc:
-                                break
-                    if keep is not None and acc:
-                        acc = keep.bits(acc)
-                    if acc:
-                        out += self.take_best(acc, room - len(out))
-                        seen |= acc
-                        if len(out) >= room:
-                            return out
-        return out
 
     def _entry_bits(self) -> int:
         live = self._live(None)
@@ -398,235 +261,6 @@ class SearchIndex(PostingStore):
     def bits_for_files(self) -> int:
         """Slots of file-name items (the first slot of each file)."""
         return bits_of([slots[0] for slots in self._files.values() if slots])
-
-    def _cheap_filters(self, filters: Sequence[Filter]) -> int:
-        """The slots that pass the path: and repo: filters (all slots when there are none)."""
-        bits = -1
-        for f in filters:
-            if f.key == "repo":
-                mask = 0
-                for name in {k[0] for k in self._files}:
-                    if f.value in name.lower():
-                        mask |= self._live([name])
-                bits &= mask
-            elif f.key == "path":
-                mask = 0
-                for (_repo, path), slots in self._files.items():
-                    low = path.lower()
-                    if (fnmatch.fnmatchcase(low, f.value) if f.op == "glob" else f.value in low) and slots:
-                        mask |= bits_of(slots)
-                bits &= mask
-        return bits
-
-    def _holding(self, excluded: Sequence[str], live: int, resolver: Resolver) -> int:
-        """Live slots holding any excluded word (as a word or a word's start) or phrase."""
-        out = 0
-        for phrase in excluded:
-            toks = parse_query(phrase).atoms
-            if not toks:
-                continue
-            bits = live
-            for t in toks:
-                bits &= resolver.atom(t).upto(1)
-            if len(toks) > 1 and bits:
-                lower = self._lower
-                bits = bits_of([s for s in ids_of(bits) if phrase in lower[s]])  # type: ignore[operator]  # live
-            out |= bits
-        return out
-
-
-class SearchContext(Protocol):
-    """What the index cannot know itself, for the filters that need it (the session or the
-    command line answers from the parsed files and the lint findings)."""
-
-    @property
-    def keys(self) -> Container[str]:
-        """Metadata keys in use, beyond ``source`` and ``added`` (for KEY:VALUE filters)."""
-        ...
-
-    def metadata(self, item: SearchItem) -> Mapping[str, Sequence[str]] | None:
-        """The entry's metadata: lower-case key -> values; None when unknown."""
-        ...
-
-    def file_scope(self, repo: str, path: str) -> str:
-        """The ``scope`` the file's front matter gives its entries ("" for none)."""
-        ...
-
-    def fact(self, item: SearchItem) -> bool:
-        """The line is a fact (an entry, or running text where a format writes prose), not a
-        heading or a front-matter field: filters judge facts only."""
-        ...
-
-    def broken(self, item: SearchItem) -> bool:
-        """The entry holds a [[link]] that resolves to no file."""
-        ...
-
-    def orphan(self, repo: str, path: str) -> bool:
-        """Nothing links to the file (it is not reachable from MEMORY.md)."""
-        ...
-
-    def stale(self, item: SearchItem) -> bool:
-        """The entry's evidence no longer holds in the code it cites (``amr verify``)."""
-        ...
-
-    def reads(self, item: SearchItem) -> tuple[int, str | None] | None:
-        """How often agents read the entry through amr mcp and when last (ISO time); None when
-        unknown (amr mcp never served its repo)."""
-        ...
-
-    def wrote(self, item: SearchItem, name: str) -> bool:
-        """``name`` (folded) is among the writers of the commit that last wrote the entry's line."""
-        ...
-
-    def file_tags(self, repo: str, path: str) -> Sequence[str]:
-        """The tags the file's front matter gives every entry of it (``core.format.tags``)."""
-        ...
-
-
-def _needs_context(filters: Sequence[Filter]) -> bool:
-    return any(f.key not in ("path", "repo") for f in filters)
-
-
-def _order(item: SearchItem | None) -> tuple[str, str, int]:
-    assert item is not None
-    return (item.repo, item.path, item.line)
-
-
-class _Keep:
-    """The expensive conditions of a query (phrases, metadata, is:), applied to a bitset."""
-
-    def __init__(self, index: SearchIndex, parsed: Parsed, context: SearchContext | None) -> None:
-        self._index = index
-        self._phrases = parsed.phrases
-        # ``by:`` last: it may need a blame of the file, so the cheaper filters cut the candidates first
-        self._filters = sorted(
-            (f for f in parsed.filters if f.key not in ("path", "repo")), key=lambda f: f.key == "by"
-        )
-        self._context = context
-        self._memo: dict[int, bool] = {}
-
-    def bits(self, bits: int) -> int:
-        items, lower = self._index.items, self._index.lower
-        memo = self._memo
-        keep = []
-        for slot in ids_of(bits):
-            ok = memo.get(slot)
-            if ok is None:
-                item, low = items[slot], lower[slot]
-                assert item is not None and low is not None
-                ok = memo[slot] = self._passes(item, low)
-            if ok:
-                keep.append(slot)
-        return bits_of(keep)
-
-    def _passes(self, item: SearchItem, low: str) -> bool:
-        if any(p not in low for p in self._phrases):
-            return False
-        if not self._filters:
-            return True
-        if item.kind != "entry" or self._context is None:
-            return False
-        ctx = self._context
-        if not ctx.fact(item):  # a heading or a front-matter field: no fact to filter
-            return False
-        meta: Mapping[str, Sequence[str]] | None = None
-        for f in self._filters:
-            if f.key == "tag":
-                if meta is None:
-                    meta = ctx.metadata(item) or {}
-                tags = item_tags(item.text, meta, ctx.file_tags(item.repo, item.path))
-                if not any(tag_matches(t, f.value) for t in tags):
-                    return False
-                continue
-            if f.key == "is":
-                if f.value == "broken" and not ctx.broken(item):
-                    return False
-                if f.value == "orphan" and not ctx.orphan(item.repo, item.path):
-                    return False
-                if f.value == "stale" and not ctx.stale(item):
-                    return False
-                if f.value == "unread":
-                    got = ctx.reads(item)
-                    if got is None or got[0] > 0:
-                        return False
-                continue
-            if f.key == "read":
-                got = ctx.reads(item)
-                if got is None or not _when_passes(got[1], f.op, f.value):
-                    return False
-                continue
-            if meta is None:
-                meta = ctx.metadata(item) or {}
-            if f.key == "has":
-                if not meta.get(f.value):
-                    return False
-            elif f.key == "no":
-                if meta.get(f.value):
-                    return False
-            elif f.key == "added":
-                values = meta.get("added") or ()
-                if not any(_date_passes(v, f.op, _day(f.value)) for v in values):
-                    return False
-            elif f.key == "verified":
-                if not _when_passes(next(iter(meta.get("verified") or ()), None), f.op, f.value):
-                    return False
-            elif f.key == "scope":  # its own key, else its file's front matter
-                values = meta.get("scope") or [ctx.file_scope(item.repo, item.path)]
-                if not any(v and scope_matches(f.value, v) for v in values):
-                    return False
-            elif f.key == "by":  # its own by: key, else who wrote its line (the context blames)
-                said = meta.get("by")
-                if said:
-                    if not any(f.value in " ".join(v.lower().split()) for v in said):
-                        return False
-                elif not ctx.wrote(item, f.value):
-                    return False
-            else:
-                values = meta.get(f.key) or ()
-                if not any(f.value in " ".join(v.lower().split()) for v in values):
-                    return False
-        return True
-
-
-def _day(value: str) -> str:
-    """A filter's date: as written, or ``90d`` (``w``, ``m``, ``y``) as that long before today."""
-    m = AGO.fullmatch(value)
-    if m is None:
-        return value
-    days = int(m.group(1)) * {"d": 1, "w": 7, "m": 30, "y": 365}[m.group(2)]
-    return (_dt.date.today() - _dt.timedelta(days=days)).isoformat()
-
-
-def _when_passes(value: str | None, op: str, want: str) -> bool:
-    """A date filter on a value an entry may lack (``verified``, the last read): none is older
-    than any date, so it passes ``<`` and ``<=`` only."""
-    if not value:
-        return op in ("<", "<=")
-    return _date_passes(value, op, _day(want))
-
-
-def _date_passes(value: str, op: str, want: str) -> bool:
-    value = value.strip()[: len(want)] if op == "=" else value.strip()[:10]
-    if op == "=":
-        return value == want
-    cut = want if len(want) == 10 else want  # a month or a year compares as its prefix
-    head = value[: len(cut)]
-    if op == ">=":
-        return head >= cut
-    if op == ">":
-        return head > cut
-    if op == "<=":
-        return head <= cut
-    return head < cut
-
-
-_PHRASE_SCAN = 40_000  # scan at most this many candidates for the typed phrase
-_MAX_COMBOS = 64  # subsets of atoms tried per number of missing atoms
-
-
-def _cap(limit: int) -> int:
-    """How many items are scored precisely for a result list of ``limit``."""
-    return max(240, 5 * limit)
 
 
 class SearchSession:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from amr_tui.core.format.tags import normal_tag
 from amr_tui.core.scope import filter_error as scope_filter_error
+from amr_tui.core.search.text import MAX_TOKEN, WORD, fold
 
 STOPWORDS = frozenset(
     """a an the and or of in on at to for from by with as is are was were be been do does did has have
@@ -211,6 +212,63 @@ def is_stopword(atom: str) -> bool:
     return atom in STOPWORDS
 
 
+# ---------------------------------------------------------------------------- the words' atoms
+
+MAX_ATOMS = 24  # atoms of a query used for matching (a pasted paragraph stays cheap)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    raw: str
+    words: tuple[str, ...]  # folded, whitespace-separated words
+    atoms: tuple[str, ...]  # distinct tokens of the words, in order of appearance
+    phrase: str  # the folded words joined by one space
+    cased_words: tuple[str, ...]  # words as typed, when they hold an upper-case letter
+
+
+def parse_query(query: str) -> Query:
+    raw_words = query.split()
+    words = tuple(fold(w) for w in raw_words)
+    atoms: list[str] = []
+    for w in words:
+        for a in WORD.findall(w):
+            a = a[:MAX_TOKEN]
+            if a not in atoms and len(atoms) < MAX_ATOMS:
+                atoms.append(a)
+    cased = tuple(w for w in raw_words if w != w.lower())
+    return Query(query, words, tuple(atoms), " ".join(words), cased)
+
+
+def exclusions(parsed: Parsed) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each excluded word or phrase (``-word``, ``-"a phrase"``) with its atoms."""
+    return tuple((phrase, parse_query(phrase).atoms) for phrase in parsed.excluded)
+
+
+def required(full: Query) -> Query:
+    """``full`` with the atoms every hit must hold: stop words only when the query has nothing else."""
+    atoms = tuple(a for a in full.atoms if a not in STOPWORDS) or full.atoms
+    return Query(full.raw, full.words, atoms, full.phrase, full.cased_words)
+
+
+def near_phrase(q: Query) -> re.Pattern[str] | None:
+    """The typed words from the first word that counts to the last (stop words between them
+    kept: "deploy on friday" of "can we deploy on friday"), each matching a word's start, in
+    order and next to each other; None for one word."""
+    words = [w for w in q.words if any(c.isalnum() for c in w)]
+    keep = [i for i, w in enumerate(words) if any(a in w for a in q.atoms)]
+    if len(keep) < 2:
+        return None
+    core = words[keep[0] : keep[-1] + 1]
+    parts = [re.escape("".join(c for c in w if c.isalnum())) for w in core]
+    if not all(parts):
+        return None
+    # At a word start: the first word's letters, then a look back past them at the character
+    # before (not a letter or digit). Written so rather than with the look-behind first, the
+    # pattern starts with a literal, which the regex engine finds by a fast scan of the text.
+    first = parts[0]
+    return re.compile(first + rf"(?<![^\W_]{first})" + "".join(r"\w*[\W_]+" + p for p in parts[1:]))
+
+
 __all__ = [
     "AGO",
     "DATE_KEYS",
@@ -220,7 +278,12 @@ __all__ = [
     "SYNTAX",
     "Filter",
     "Parsed",
+    "Query",
     "QueryError",
+    "exclusions",
     "is_stopword",
+    "near_phrase",
     "parse",
+    "parse_query",
+    "required",
 ]

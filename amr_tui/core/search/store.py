@@ -16,8 +16,9 @@ from collections.abc import Collection, Iterable, Sequence
 from itertools import accumulate
 from operator import add, attrgetter, itemgetter
 
+from amr_tui.core.search.bits import bits_of, ids_of
 from amr_tui.core.search.items import SearchItem
-from amr_tui.core.search.text import bits_of, fold, ids_of, tokens_of
+from amr_tui.core.search.text import fold, tokens_of
 
 _SET = tuple(1 << k for k in range(8))
 _CLEAR = tuple(0xFF ^ (1 << k) for k in range(8))
@@ -87,7 +88,7 @@ _BAND = 4  # a band of length buckets: bucket >> _BAND (16 buckets, 12 bands in 
 class PostingStore:
     """Items by slot, postings by token, the sorted vocabulary, repo and length groups.
 
-    The ranker (``rank.py``) reads it through the public methods and properties below.
+    The stages (``candidates.py``, ``score.py``, ``best.py``) read it through the public methods and properties below.
     The attribute names are part of ``amr search``'s cache (it pickles ``__dict__``).
     """
 

@@ -43,7 +43,7 @@ from amr_tui.core.format.edit import (
     replace_line,
     summarise,
 )
-from amr_tui.core.format.links import LinkState, normalise, resolve, unsafe_reason
+from amr_tui.core.format.links import LinkState, normalise, unsafe_reason
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.formats import Profile, start_files
 from amr_tui.core.formats import profile_of as format_of
@@ -400,13 +400,10 @@ class AgentMemory:
             if not start < entry.line < end:
                 continue
             for link in entry.links:
-                state, _target, _frag = self.session.resolve_link(repo, link)
-                path = self._resolved(repo, link.target) if state is LinkState.OK else None
-                out.append(IndexTarget(link.target, path, entry.text))
+                # the session resolves it once (by note name too, where the format links so)
+                state, path, _suggestion = self.session.resolve_link(repo, link)
+                out.append(IndexTarget(link.target, path if state is LinkState.OK else None, entry.text))
         return out
-
-    def _resolved(self, repo: str, target: str) -> str | None:
-        return resolve(target, set(self.session.files(repo))).path
 
     def search(self, query: str, limit: int = 10, repo: str | None = None) -> SearchResults:
         """The finder's ranking and operators over every mounted repo (or one)."""

@@ -35,13 +35,13 @@ import re
 import select
 import signal
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import TYPE_CHECKING, Any
 
 from amr_tui.core.paths import is_markdown
 from amr_tui.core.search.abbrev import forms_of, phrase_form_pattern
-from amr_tui.core.search.query import STOPWORDS, parse
-from amr_tui.core.search.text import parse_query, strip_metadata
+from amr_tui.core.search.query import STOPWORDS, parse, parse_query
+from amr_tui.core.search.text import strip_metadata
 from amr_tui.services.workspace import Mount, read_bytes, scan_files, style_of
 
 if TYPE_CHECKING:  # imported once the child is reading (``cold_index``)
@@ -72,9 +72,10 @@ Found = dict[Key, list[tuple[int, str]]]  # a file's candidate entries: (1-based
 # ------------------------------------------------------------------------------------ the query
 
 
-def _words(query: str) -> list[list[str]]:
-    """Each required query word with its other forms (stop words only count when alone)."""
-    atoms = list(parse_query(parse(query).text).atoms)
+def _words(query: str, keys: Container[str] = frozenset()) -> list[list[str]]:
+    """Each required query word with its other forms (stop words only count when alone);
+    ``keys``: the metadata keys a ``KEY:VALUE`` filter may name (``query.parse``)."""
+    atoms = list(parse_query(parse(query, keys).text).atoms)
     atoms = [a for a in atoms if a not in STOPWORDS] or atoms
     return [[a, *forms_of(a)] for a in atoms]
 
@@ -427,13 +428,17 @@ def _reap() -> None:
 # ----------------------------------------------------------------------------------- the answer
 
 
-def cold_index(mounts: list[Mount], query: str, limit: int, *, jobs: int | None = None) -> SearchIndex | None:
+def cold_index(
+    mounts: list[Mount], query: str, limit: int, *, jobs: int | None = None, keys: Container[str] = frozenset()
+) -> SearchIndex | None:
     """An index of the lines of ``mounts`` that can answer ``query`` with ``limit`` hits (file
     names included), or None when every entry is a candidate (the caller builds the full index).
+    ``keys``: the metadata keys of the repos a ``KEY:VALUE`` filter may name (what the search's
+    context reads them as: ``tags:infra`` is a filter, not two words, where an entry has ``tags``).
 
     ``jobs`` is how many processes read (1 or 2); by default two on a big repo when this process
     may fork (no other thread) and has a second core."""
-    words = _words(query)
+    words = _words(query, keys)
     if not words:
         return None
     listed: list[list[str]] = []
@@ -443,7 +448,7 @@ def cold_index(mounts: list[Mount], query: str, limit: int, *, jobs: int | None 
         names = [rel for rel in names if rel not in escaping]
         listed.append(names)
         files += [(at, rel) for rel in names if is_markdown(rel)]
-    strict = not parse(query).has_operators  # with operators (filters, exclusions): any word at once
+    strict = not parse(query, keys).has_operators  # with operators (filters, exclusions): any word at once
     shares: list[_Local | _Child] = []
     try:
         ours, theirs = _split(files, CHILD_SHARE)
@@ -467,7 +472,7 @@ def cold_index(mounts: list[Mount], query: str, limit: int, *, jobs: int | None 
         found: Found = {key: entries for f in firsts for key, entries in f[2].items()}
         if strict:  # 1. the lines holding every word
             index = _index(mounts, listed, found, [_strict_probe(forms) for forms in words], every=True)
-            if index.strict_count(query) >= limit:
+            if index.strict_count(query, keys=keys) >= limit:
                 index.population, index.counted = population, counted
                 return index
             found = {key: entries for share in shares for key, entries in share.loose().items()}

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from amr_tui.core.format.entrymeta import FileMeta, file_meta
 from amr_tui.core.format.tags import file_tags
 from amr_tui.core.model import is_fact_line
 from amr_tui.core.paths import is_markdown
 from amr_tui.core.scope import file_scope
 from amr_tui.services.batch import diskcache, searchcache
 from amr_tui.services.batch.parallel import entry_texts, map_files
+from amr_tui.services.searchctx import SearchFacts
 from amr_tui.services.workspace import Mount, discover, load_snapshot, paused_gc, read_bytes, scan_files
 
 if TYPE_CHECKING:  # the index is imported where it is used: a search without its cache forks first
     from amr_tui.core.format.parser import Document
     from amr_tui.core.lint.repo import RepoSnapshot
+    from amr_tui.core.model import Link
     from amr_tui.core.search.index import SearchHit, SearchIndex
-    from amr_tui.core.search.items import SearchItem
+    from amr_tui.services.history.authors import Authors
 
 
 def _entries(mount: Mount, rels: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
@@ -70,8 +74,8 @@ class DiskKeys:
     (only for a ``word:`` the query holds): files that hold ``[key:`` or ``; key:`` are parsed
     until an entry with that key is found."""
 
-    def __init__(self, context: DiskSearchContext) -> None:
-        self._context = context
+    def __init__(self, source: DiskFacts) -> None:
+        self._source = source
         self._known: dict[str, bool] = {}
 
     def __contains__(self, key: object) -> bool:
@@ -79,15 +83,31 @@ class DiskKeys:
             return False
         found = self._known.get(key)
         if found is None:
-            found = self._known[key] = self._context.has_key(key)
+            found = self._known[key] = self._source.has_key(key)
         return found
 
 
-class DiskSearchContext:
-    """The filters the index cannot answer (metadata, tags, broken links, orphans), for ``amr
-    search``, as ``services.session.searchctx.SessionSearchContext`` answers them in the app and
-    for MCP: only the files of candidate entries are parsed, on first use; the repo's link graph
-    is read only for ``is:orphan``."""
+@dataclass(frozen=True, slots=True)
+class DocFilters:
+    """What the filters read of a file parsed from disk (``services.searchctx.FileFilters``),
+    made by the rules ``core.lint.facts.facts_of`` keeps them by in the app."""
+
+    meta: FileMeta | None
+    heads: frozenset[int]
+    scope: str
+    tags: tuple[str, ...]
+
+    @classmethod
+    def of(cls, doc: Document) -> DocFilters:
+        heads = frozenset(ln for ln in range(1, len(doc.lines) + 1) if not is_fact_line(doc, ln))
+        return cls(file_meta(doc.entries), heads, file_scope(doc), file_tags(doc))
+
+
+class DiskFacts:
+    """The ``FactSource`` of ``amr search`` (``services.searchctx``: the finder and MCP read the
+    session's, ``services.session.searchctx.SessionFacts``): only the files of candidate entries
+    are parsed, on first use; the repo's link graph is read only for ``is:broken`` and
+    ``is:orphan``."""
 
     def __init__(
         self, mounts: Sequence[Mount], stale_of: StaleOf | None = None, reads_of: ReadsOf | None = None
@@ -96,11 +116,12 @@ class DiskSearchContext:
         self._stale_of = stale_of
         self._reads_of = reads_of
         self._docs: dict[tuple[str, str], Document | None] = {}
+        self._files: dict[tuple[str, str], DocFilters | None] = {}
         self._snapshots: dict[str, RepoSnapshot] = {}
         self._reachable: dict[str, set[str]] = {}
         self._stale: dict[str, set[tuple[str, int]]] = {}
         self._usage: dict[str, Callable[[str], tuple[int, str | None] | None]] = {}
-        self._authors: dict[str, Any] = {}  # repo -> services.history.authors.Authors (None: no git)
+        self._authors: dict[str, Authors | None] = {}  # repo -> who wrote its lines (None: no git)
         self._keys = DiskKeys(self)
 
     @property
@@ -118,12 +139,12 @@ class DiskSearchContext:
                 data = read_bytes(mount.root, rel)
                 if data is None or probe.search(data) is None:
                     continue
-                doc = self._doc(name, rel)
+                doc = self.document(name, rel)
                 if doc is not None and any(m.key.lower() == key for e in doc.entries for m in e.metadata):
                     return True
         return False
 
-    def _doc(self, repo: str, path: str) -> Document | None:
+    def document(self, repo: str, path: str) -> Document | None:
         key = (repo, path)
         if key not in self._docs:
             from amr_tui.core.format.parser import parse  # parser: only for filters that read a hit's entry
@@ -133,42 +154,25 @@ class DiskSearchContext:
             self._docs[key] = parse(data, path) if data is not None else None
         return self._docs[key]
 
-    def file_scope(self, repo: str, path: str) -> str:
-        doc = self._doc(repo, path)
-        return file_scope(doc) if doc is not None else ""
+    def file(self, repo: str, path: str) -> DocFilters | None:
+        key = (repo, path)
+        if key not in self._files:
+            doc = self.document(repo, path)
+            self._files[key] = DocFilters.of(doc) if doc is not None else None
+        return self._files[key]
 
-    def fact(self, item: SearchItem) -> bool:
-        doc = self._doc(item.repo, item.path)
-        return doc is not None and is_fact_line(doc, item.line)
-
-    def metadata(self, item: SearchItem) -> Mapping[str, Sequence[str]] | None:
-        doc = self._doc(item.repo, item.path)
-        entry = doc.entry_at(item.line) if doc else None
-        if entry is None:
-            return None
-        out: dict[str, list[str]] = {}
-        for m in entry.metadata:
-            out.setdefault(m.key.lower(), []).append(m.value)
-        return out
+    def may_break(self, repo: str, path: str) -> bool:
+        return True  # no lint ran: the entry's links are resolved
 
     def _snapshot(self, repo: str) -> RepoSnapshot:
         if repo not in self._snapshots:
             self._snapshots[repo] = load_snapshot(self._mounts[repo])
         return self._snapshots[repo]
 
-    def broken(self, item: SearchItem) -> bool:
+    def link_broken(self, repo: str, link: Link) -> bool:
         from amr_tui.core.format.links import LinkState  # links: only for the filter on broken links
 
-        doc = self._doc(item.repo, item.path)
-        entry = doc.entry_at(item.line) if doc else None
-        if entry is None or not entry.links:
-            return False
-        snap = self._snapshot(item.repo)
-        return any(snap.resolve(link.target).state is LinkState.BROKEN for link in entry.links)
-
-    def file_tags(self, repo: str, path: str) -> Sequence[str]:
-        doc = self._doc(repo, path)
-        return file_tags(doc) if doc is not None else ()
+        return self._snapshot(repo).resolve(link.target).state is LinkState.BROKEN
 
     def orphan(self, repo: str, path: str) -> bool:
         if repo not in self._reachable:
@@ -177,33 +181,39 @@ class DiskSearchContext:
             self._reachable[repo] = reachable(self._snapshot(repo))
         return path not in self._reachable[repo]
 
-    def stale(self, item: SearchItem) -> bool:
+    def stale(self, repo: str, path: str, line: int) -> bool:
         """The entry's evidence no longer holds (``stale_of``, given by the command: the repo is
         judged against its code once, on first use); False when no judge was given."""
         if self._stale_of is None:
             return False
-        if item.repo not in self._stale:
-            self._stale[item.repo] = self._stale_of(self._mounts[item.repo])
-        return (item.path, item.line) in self._stale[item.repo]
+        if repo not in self._stale:
+            self._stale[repo] = self._stale_of(self._mounts[repo])
+        return (path, line) in self._stale[repo]
 
-    def reads(self, item: SearchItem) -> tuple[int, str | None] | None:
+    def reads(self, repo: str, text: str) -> tuple[int, str | None] | None:
         """How often agents read the entry (``reads_of``, given by the command); unknown without it."""
         if self._reads_of is None:
             return None
-        if item.repo not in self._usage:
-            self._usage[item.repo] = self._reads_of(self._mounts[item.repo])
-        return self._usage[item.repo](item.text)
+        if repo not in self._usage:
+            self._usage[repo] = self._reads_of(self._mounts[repo])
+        return self._usage[repo](text)
 
-    def wrote(self, item: SearchItem, name: str) -> bool:
-        """``name`` last wrote the entry's line (``by:``): blamed only in files it ever wrote."""
-        if item.repo not in self._authors:
+    def authors(self, repo: str) -> Authors | None:
+        """Who wrote the repo's lines (``by:``): blamed only in files a name ever wrote."""
+        if repo not in self._authors:
             from amr_tui.services.history.authors import Authors  # git: only for the filter on writers
 
-            mount = self._mounts.get(item.repo)
+            mount = self._mounts.get(repo)
             git = mount is not None and (mount.root / ".git").exists()
-            self._authors[item.repo] = Authors(mount.root) if git and mount is not None else None
-        authors = self._authors[item.repo]
-        return bool(authors is not None and authors.wrote(item.path, item.line, name))
+            self._authors[repo] = Authors(mount.root) if git and mount is not None else None
+        return self._authors[repo]
+
+
+def disk_context(
+    mounts: Sequence[Mount], stale_of: StaleOf | None = None, reads_of: ReadsOf | None = None
+) -> SearchFacts:
+    """The search context of ``amr search`` over ``mounts`` (the one ``services.searchctx``)."""
+    return SearchFacts(DiskFacts(mounts, stale_of, reads_of))
 
 
 def search_paths(
@@ -220,13 +230,13 @@ def search_paths(
     there or not wanted). Without a cache only the lines that can match are indexed
     (``coldsearch``). Raises QueryError for a malformed filter."""
     mounts = discover(paths)
-    context = DiskSearchContext(mounts, stale_of, reads_of)
+    context = disk_context(mounts, stale_of, reads_of)
     cache = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
     if cache is None or not cache.exists():
         from amr_tui.services.batch.coldsearch import cold_index  # cold search: only when there is no cache
 
         with paused_gc():
-            cold = cold_index(mounts, query, limit)
+            cold = cold_index(mounts, query, limit, keys=context.keys if ":" in query else frozenset())
         if cold is not None:
             if keep:
                 _KEPT[:] = [cold]

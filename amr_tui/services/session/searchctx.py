@@ -1,6 +1,8 @@
-"""What the search index cannot know itself, answered from the session's parsed files.
+"""Where the search filters' facts come from in the app (and MCP): the session's parsed files.
 
-The finder's (and the agent interface's) metadata filters (``source:``, ``added:>=``,
+``SessionFacts`` is the ``services.searchctx.FactSource`` of the finder and of MCP's
+``memory_search`` (``services.searchctx.SearchFacts`` answers every filter from it). The
+metadata filters (``source:``, ``added:>=``,
 ``has:``, ``no:``, ``KEY:VALUE``) read the entry's metadata the session keeps per file
 (``core.format.entrymeta``),
 ``is:broken`` resolves the links of entries in files the lint found a broken link in
@@ -8,27 +10,27 @@ The finder's (and the agent interface's) metadata filters (``source:``, ``added:
 reads the repo's last verify report and ``is:unread``/``read:`` the agents' reads
 (``session.verifying``), and ``by:NAME`` asks who wrote the entry's line (``services.history.authors``).
 ``tag:NAME`` reads the entry's text and metadata and the tags of its file's front matter (kept in
-its facts). See ``core.search.index.SearchContext``; ``amr search`` answers the same filters from
-the files (``services.batch.searchrun.DiskSearchContext``).
+its facts). ``amr search`` reads the same facts from the files
+(``services.batch.searchrun.DiskFacts``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.format.parser import Document
+from amr_tui.core.lint.facts import FileFacts
 from amr_tui.core.model import Link
 from amr_tui.core.search.index import SearchIndex
-from amr_tui.core.search.items import SearchItem
 from amr_tui.services.history.authors import Authors
+from amr_tui.services.searchctx import SearchFacts
 from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import RepoState
 
 
 class Session(Protocol):
-    """What the context reads of the session (``state.Session``, which imports this module)."""
+    """What the source reads of the session (``state.Session``, which imports this module)."""
 
     index: SearchIndex
     repos: dict[str, RepoState]
@@ -45,8 +47,8 @@ ORPHAN = "AMR013"
 BROKEN = "AMR010"
 
 
-class SessionSearchContext:
-    """A ``SearchContext`` over a session (read under its lock by the index's caller)."""
+class SessionFacts:
+    """A ``FactSource`` over a session (read under its lock by the index's caller)."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
@@ -61,57 +63,43 @@ class SessionSearchContext:
             self._keys = (generation, frozenset().union(*sets))
         return self._keys[1]
 
-    def metadata(self, item: SearchItem) -> Mapping[str, Sequence[str]] | None:
-        state = self._session.repos.get(item.repo)
-        facts = state.facts.get(item.path) if state else None
-        return facts.meta.at(item.line) if facts is not None and facts.meta is not None else None
-
-    def file_scope(self, repo: str, path: str) -> str:
+    def file(self, repo: str, path: str) -> FileFacts | None:
         state = self._session.repos.get(repo)
-        facts = state.facts.get(path) if state else None
-        return facts.scope if facts is not None else ""
+        return state.facts.get(path) if state else None
 
-    def fact(self, item: SearchItem) -> bool:
-        state = self._session.repos.get(item.repo)
-        facts = state.facts.get(item.path) if state else None
-        return facts is None or item.line not in facts.heads
+    def may_break(self, repo: str, path: str) -> bool:
+        """Only a file the lint found a broken link in (AMR010) is read to see which of its
+        entries holds it (until the first lint of a repo is done, then, no entry is broken)."""
+        state = self._session.repos.get(repo)
+        return state is not None and any(f.diagnostic.code == BROKEN for f in state.findings.get(path, ()))
 
-    def broken(self, item: SearchItem) -> bool:
-        """The entry holds a link that names no file. Only a file the lint found such a link in
-        (AMR010) is read to see which of its entries holds it (until the first lint of a repo
-        is done, then, no entry is broken)."""
-        state = self._session.repos.get(item.repo)
-        if state is None or not any(f.diagnostic.code == BROKEN for f in state.findings.get(item.path, ())):
-            return False
-        doc = self._session.document(item.repo, item.path)
-        entry = doc.entry_at(item.line) if doc else None
-        if entry is None:
-            return False
-        return any(self._session.resolve_link(item.repo, link)[0] is LinkState.BROKEN for link in entry.links)
+    def document(self, repo: str, path: str) -> Document | None:
+        return self._session.document(repo, path)
 
-    def wrote(self, item: SearchItem, name: str) -> bool:
-        """``by:NAME``: ``name`` wrote the entry's line (``services.history.authors``: a blame of
-        the file, only when the name ever wrote it; none in a folder without git)."""
-        authors = self._session.authors(item.repo)
-        return authors is not None and authors.wrote(item.path, item.line, name)
+    def link_broken(self, repo: str, link: Link) -> bool:
+        return self._session.resolve_link(repo, link)[0] is LinkState.BROKEN
 
     def orphan(self, repo: str, path: str) -> bool:
+        """The lint found the file unreachable from MEMORY.md (AMR013)."""
         state = self._session.repos.get(repo)
         if state is None:
             return False
         return any(f.diagnostic.code == ORPHAN for f in state.findings.get(path, ()))
 
-    def stale(self, item: SearchItem) -> bool:
-        return self._session.verifying.stale(item.repo, item.path, item.line)
+    def authors(self, repo: str) -> Authors | None:
+        return self._session.authors(repo)
 
-    def reads(self, item: SearchItem) -> tuple[int, str | None] | None:
-        got = self._session.verifying.reads(item.repo, item.text)
+    def stale(self, repo: str, path: str, line: int) -> bool:
+        return self._session.verifying.stale(repo, path, line)
+
+    def reads(self, repo: str, text: str) -> tuple[int, str | None] | None:
+        got = self._session.verifying.reads(repo, text)
         return None if got.reads is None else (got.reads, got.last)
 
-    def file_tags(self, repo: str, path: str) -> Sequence[str]:
-        state = self._session.repos.get(repo)
-        facts = state.facts.get(path) if state else None
-        return facts.tags if facts is not None else ()
+
+def session_context(session: Session) -> SearchFacts:
+    """The search context of the finder and of MCP over ``session``."""
+    return SearchFacts(SessionFacts(session))
 
 
-__all__ = ["SessionSearchContext"]
+__all__ = ["SessionFacts", "session_context"]

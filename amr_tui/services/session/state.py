@@ -44,7 +44,8 @@ from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.history.authors import Authors, label_contradictions
 from amr_tui.services.history.service import HistoryService
 from amr_tui.services.loads import file_cut_of
-from amr_tui.services.session.searchctx import SessionSearchContext
+from amr_tui.services.searchctx import SearchFacts
+from amr_tui.services.session.searchctx import session_context
 from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import Change, RepoInfo, RepoState, Watcher
 from amr_tui.services.sync.gitattrs import lint_merge_drivers
@@ -99,7 +100,7 @@ class Session:
         self._dreams: dict[str, DreamService] = {}
         self._activity: dict[str, ActivityService] = {}  # the activity review's, one per repo
         self._authors: dict[str, Authors | None] = {}  # who wrote each line (by:), one per git repo
-        self._search_context: SessionSearchContext | None = None
+        self._search_context: SearchFacts | None = None
         self._name_indexes: dict[
             str, tuple[tuple[int, int, int], NameIndex]
         ] = {}  # repo -> (files and facts read, index)
@@ -682,10 +683,10 @@ class Session:
             return self.index.search(query, limit, repos=repos, context=self.search_context)
 
     @property
-    def search_context(self) -> SessionSearchContext:
+    def search_context(self) -> SearchFacts:
         with self.lock:
             if self._search_context is None:
-                self._search_context = SessionSearchContext(self)
+                self._search_context = session_context(self)
             return self._search_context
 
     def search_session(self) -> LockedSearch:
