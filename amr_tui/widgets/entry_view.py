@@ -18,7 +18,6 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -26,6 +25,7 @@ from textual.strip import Strip
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, LineKind, Link, Severity
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.line_display import Hotspot, LineDisplay, build_line, links_by_line
 from amr_tui.widgets.textual_private import LaidOutScrollView
 
@@ -98,17 +98,7 @@ class EntryView(LaidOutScrollView, can_focus=True):
     }
 
     HELP_TITLE = "Entries"
-    BINDINGS = [
-        Binding("down,j", "cursor(1)", "Down", show=False, id="view.down"),
-        Binding("up,k", "cursor(-1)", "Up", show=False, id="view.up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="view.pagedown"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="view.pageup"),
-        Binding("home,g", "edge(0)", "Top", show=False, id="view.top"),
-        Binding("end,G", "edge(1)", "Bottom", show=False, id="view.bottom"),
-        Binding("tab", "next_link(1)", "Next link", id="view.next_link"),
-        Binding("shift+tab", "next_link(-1)", "Prev link", show=False, id="view.prev_link"),
-        Binding("enter", "activate", "Follow", id="view.follow"),
-    ]
+    BINDINGS = bindings("view")
 
     @dataclass
     class LinkActivated(Message):
