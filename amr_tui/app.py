@@ -75,6 +75,39 @@ class AmrApp(FrameWatchingApp[int]):
     CSS_PATH = [str(styles_dir() / "app.tcss")]
     COMMANDS = App.COMMANDS | {_memory_provider, _actions_provider}
     BINDINGS = bindings("app")
+    DEFAULT_CSS = """
+    /* The look of what every screen shares: side titles, dialogs, the modal screens. */
+    .side-title {
+        background: $panel;
+        color: $text-muted;
+        text-style: bold;
+    }
+    ModalScreen {
+        background: $background 60%;
+        &:ansi {
+            background: $background 60%;  /* as in any theme (Textual's own is transparent) */
+        }
+    }
+    /* Over a dialog, notifications come in at the top: at the bottom right they covered its buttons. */
+    ModalScreen ToastRack {
+        dock: top;
+        align: right top;
+        margin-bottom: 0;
+    }
+    .dialog-box {
+        background: $surface;
+        border: thick $primary;
+    }
+    .dialog-title {
+        text-style: bold;
+    }
+    .dialog-help {
+        color: $text-muted;
+    }
+    .dialog-buttons Button {
+        margin-left: 1;
+    }
+    """
 
     def __init__(
         self,

@@ -51,6 +51,12 @@ class ActivityScreen(Screen[bool]):
     HELP_TITLE = "Activity review"
 
     BINDINGS = bindings("activity")
+    DEFAULT_CSS = """
+    #review-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Loaded(Message):

@@ -41,6 +41,12 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
     AUTO_FOCUS = "#conflict-merged"  # the pane one can type in (the sides are read-only)
 
     BINDINGS = bindings("conflict")
+    DEFAULT_CSS = """
+    #conflict-box {
+        background: $surface;
+        border: thick $warning;
+    }
+    """
 
     def __init__(
         self,

@@ -26,6 +26,18 @@ class FileEditScreen(ModalScreen[str | None]):
     HELP_TITLE = "Editing a file"
 
     BINDINGS = bindings("file_edit")
+    DEFAULT_CSS = """
+    #file-edit-box {
+        background: $surface;
+        border: thick $warning;
+    }
+    #file-edit-budget {
+        color: $text-muted;
+    }
+    #file-edit-budget.-past-budget {
+        color: $warning;
+    }
+    """
 
     def __init__(
         self,

@@ -92,6 +92,21 @@ class FinderScreen(ModalScreen[FinderResult | None]):
     HELP_QUERY_SYNTAX = True  # ? lists what one types into the finder
 
     BINDINGS = bindings("finder")
+    DEFAULT_CSS = """
+    #finder-box {
+        background: $surface;
+        border: thick $primary;
+    }
+    #finder-status {
+        color: $text-muted;
+    }
+    #finder-status.-error {
+        color: $error;
+    }
+    #finder-results {
+        border: none;
+    }
+    """
 
     @dataclass
     class Results(Message):

@@ -34,6 +34,16 @@ class ForgottenScreen(Screen[bool]):
     HELP_TITLE = "Forgotten facts"
 
     BINDINGS = bindings("forgotten")
+    DEFAULT_CSS = """
+    #forgotten-title {
+        background: $panel;
+        text-style: bold;
+    }
+
+    #forgotten-status {
+        color: $text-muted;
+    }
+    """
 
     @dataclass
     class Loaded(Message):

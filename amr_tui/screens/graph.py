@@ -123,6 +123,17 @@ class GraphScreen(Screen[GraphResult | None]):
 
     HELP_TITLE = "Link graph"
     BINDINGS = bindings("graph")
+    DEFAULT_CSS = """
+    #graph-title {
+        text-style: bold;
+    }
+    #graph-legend {
+        color: $text-muted;
+    }
+    #graph-scroll {
+        border: round $primary;
+    }
+    """
 
     @dataclass
     class Built(Message):

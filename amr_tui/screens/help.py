@@ -23,6 +23,19 @@ INTRO = (
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = bindings("help")
+    DEFAULT_CSS = """
+    #help-body {
+        background: $surface;
+        border: thick $primary;
+    }
+    #help-title {
+        text-style: bold;
+        color: $accent;
+    }
+    #help-intro, #help-footer {
+        color: $text-muted;
+    }
+    """
 
     def __init__(self, groups: list[tuple[str, list[tuple[str, str]]]], where: str = "") -> None:
         """``where``: the screen help was opened from (its ``HELP_TITLE``), named in the title."""

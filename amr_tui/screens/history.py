@@ -59,6 +59,16 @@ class FileHistoryScreen(Screen[None]):
     HELP_TITLE = "File history"
 
     BINDINGS = bindings("history")
+    DEFAULT_CSS = """
+    #history-title {
+        background: $panel;
+        text-style: bold;
+    }
+
+    #history-version-title {
+        color: $text-muted;
+    }
+    """
 
     @dataclass
     class Page(Message):
@@ -209,6 +219,16 @@ class TimelineScreen(Screen[None]):
     HELP_TITLE = "Fact timeline"
 
     BINDINGS = bindings("timeline")
+    DEFAULT_CSS = """
+    #timeline-title {
+        background: $panel;
+        text-style: bold;
+    }
+
+    #timeline-blame {
+        color: $text-muted;
+    }
+    """
 
     @dataclass
     class Loaded(Message):

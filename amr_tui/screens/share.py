@@ -96,6 +96,12 @@ def preview_content(previews: list[RepoPreview]) -> Content:
 class ShareScreen(Screen[None]):
     HELP_TITLE = "Share for pairing"
     BINDINGS = bindings("share")
+    DEFAULT_CSS = """
+    #share-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Previewed(Message):

@@ -54,6 +54,17 @@ class StaleScreen(Screen[bool]):
 
     HELP_TITLE = "Stale? queue"
     BINDINGS = bindings("stale")
+    DEFAULT_CSS = """
+    #stale-title {
+        text-style: bold;
+    }
+    #stale-status {
+        color: $text-muted;
+    }
+    #stale-detail-box {
+        border-top: hkey $panel-lighten-1;
+    }
+    """
 
     @dataclass
     class Checked(Message):

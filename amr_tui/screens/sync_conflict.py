@@ -44,6 +44,12 @@ class SyncConflictScreen(Screen[object]):
     HELP_TITLE = "Sync conflicts"
 
     BINDINGS = bindings("conflict_sync")
+    DEFAULT_CSS = """
+    #sync-conflict-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Resolved(Message):

@@ -52,6 +52,21 @@ class TagsScreen(ModalScreen[TagPick | None]):
 
     HELP_TITLE = "Tags"
     BINDINGS = bindings("tags")
+    DEFAULT_CSS = """
+    #tags-box {
+        background: $surface;
+        border: thick $primary;
+    }
+    #tags-title {
+        text-style: bold;
+    }
+    #tags-status, #tags-help {
+        color: $text-muted;
+    }
+    #tags-list {
+        border: none;
+    }
+    """
 
     @dataclass
     class Counted(Message):

@@ -34,6 +34,18 @@ class WelcomeScreen(Screen[str | None]):
     HELP_TITLE = "Welcome"
     # Keys with a modifier: letters typed here as if into a search (or a path) must act on nothing.
     BINDINGS = bindings("welcome")
+    DEFAULT_CSS = """
+    #welcome-box {
+        border: thick $primary;
+    }
+    #welcome-title {
+        text-style: bold;
+        color: $accent;
+    }
+    #welcome-box Button {
+        margin-top: 1;
+    }
+    """
 
     @dataclass
     class Discovered(Message):

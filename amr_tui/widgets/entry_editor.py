@@ -48,6 +48,20 @@ class EntryEditor(Vertical):
 
     HELP_TITLE = "Editing an entry"
     BINDINGS = bindings("editor")
+    DEFAULT_CSS = """
+    EntryEditor {
+        height: auto;
+        padding: 0 1;
+        background: $panel;
+        border-top: tall $primary;
+    }
+    EntryEditor.-invalid {
+        border-top: tall $error;
+    }
+    #editor-title {
+        color: $text-muted;
+    }
+    """
 
     has_errors: reactive[bool] = reactive(False)
     saving: reactive[bool] = reactive(False)

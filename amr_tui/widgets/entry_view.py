@@ -99,6 +99,40 @@ class EntryView(LaidOutScrollView, can_focus=True):
 
     HELP_TITLE = "Entries"
     BINDINGS = bindings("view")
+    SCOPED_CSS = False  # the light theme's rules start at the app (App.-light-mode EntryView ...)
+    DEFAULT_CSS = """
+    EntryView {
+        background: $background;
+        scrollbar-gutter: stable;
+    }
+    EntryView:focus {
+        background-tint: $foreground 2%;
+    }
+    EntryView > .entry-view--text { color: $foreground; }
+    EntryView > .entry-view--heading { color: $accent; text-style: bold; }
+    EntryView > .entry-view--code { color: $foreground-muted; }
+    EntryView > .entry-view--quote { color: $foreground-muted; text-style: italic; }
+    EntryView > .entry-view--bullet { color: $secondary; }
+    EntryView > .entry-view--link { color: $primary; text-style: underline; }
+    EntryView > .entry-view--link-broken { color: $error; text-style: strike; }
+    EntryView > .entry-view--link-focus { background: $primary-darken-1; color: $text; text-style: bold underline; }
+    EntryView > .entry-view--source { color: $success; }
+    EntryView > .entry-view--added { color: $foreground-muted; }
+    EntryView > .entry-view--meta-key { color: $foreground-muted; }
+    EntryView > .entry-view--meta-value { color: $foreground-muted; text-style: italic; }
+    EntryView > .entry-view--gutter { color: $foreground-muted; }
+    EntryView > .entry-view--cursor { background: $primary-darken-3; text-style: bold; }
+    EntryView:focus > .entry-view--cursor { background: $primary-darken-1; }
+    /* In a light theme the dark cursor hid the line's dark text: a light cursor keeps every colour readable. */
+    App.-light-mode EntryView > .entry-view--cursor { background: $panel-darken-2; }
+    App.-light-mode EntryView:focus > .entry-view--cursor { background: $primary-lighten-3; }
+    EntryView > .entry-view--editing { background: $warning-darken-3; text-style: bold; }
+    EntryView > .entry-view--error { color: $error; }
+    EntryView > .entry-view--warning { color: $warning; }
+    EntryView > .entry-view--info { color: $foreground-muted; }
+    EntryView > .entry-view--cut { color: $warning; text-style: bold; }
+    EntryView > .entry-view--scope { color: $accent; }
+    """
 
     @dataclass
     class LinkActivated(Message):

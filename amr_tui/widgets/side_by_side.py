@@ -112,6 +112,23 @@ class SideBySide(ScrollView, can_focus=True):
     }
     HELP_TITLE = "Side by side"
     BINDINGS = bindings("sbs")
+    DEFAULT_CSS = """
+    SideBySide {
+        height: 1fr;
+        background: $background;
+    }
+    SideBySide > .side-by-side--context { color: $foreground-muted; }
+    SideBySide > .side-by-side--old { color: $error; }
+    SideBySide > .side-by-side--new { color: $success; }
+    SideBySide > .side-by-side--changed { color: $accent; text-style: bold; }
+    SideBySide > .side-by-side--warning { color: $warning; text-style: bold; }
+    SideBySide > .side-by-side--gutter { color: $foreground-muted; }
+    SideBySide > .side-by-side--cursor { background: $primary-darken-2; }
+    SideBySide:focus > .side-by-side--cursor { background: $primary-darken-1; }
+    SideBySide > .side-by-side--accepted { background: $success-darken-3; }
+    SideBySide > .side-by-side--rejected { background: $error-darken-3; }
+    SideBySide > .side-by-side--word { text-style: bold reverse; }
+    """
 
     cursor: reactive[int] = reactive(0, always_update=True)
 

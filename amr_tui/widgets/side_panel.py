@@ -65,6 +65,12 @@ def entry_details(
 class SidePanel(Vertical):
     HELP_TITLE = "Side panel"
     BINDINGS = bindings("side")
+    DEFAULT_CSS = """
+    #backlinks, #outgoing {
+        border: none;
+        background: $surface;
+    }
+    """
 
     @dataclass
     class Open(Message):

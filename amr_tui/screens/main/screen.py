@@ -78,6 +78,31 @@ class MainScreen(Screen[None]):
     HELP_TITLE = "Main screen"
     HELP_QUERY_SYNTAX = True  # ? lists what one types into the finder
     BINDINGS = bindings("main")
+    DEFAULT_CSS = """
+    #tree {
+        border-right: vkey $panel-lighten-1;
+        background: $surface;
+    }
+    #file-title {
+        background: $panel;
+        color: $text;
+        text-style: bold;
+    }
+    MainScreen.-read-only #file-title {
+        color: $warning;
+    }
+    #file-message {
+        color: $text-muted;
+    }
+    #status {
+        background: $panel;
+        color: $text-muted;
+    }
+    #side {
+        border-left: vkey $panel-lighten-1;
+        background: $surface;
+    }
+    """
 
     current: reactive[OpenFile | None] = reactive(None, init=False)
     indexing: reactive[bool] = reactive(True)  # not `loading`: that is Widget.loading (a spinner over the screen)

@@ -43,6 +43,12 @@ __all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
 class DreamListScreen(Screen[bool]):
     HELP_TITLE = "Dreaming runs"
     BINDINGS = bindings("dreams")
+    DEFAULT_CSS = """
+    #dreams-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Dreamt(Message):
@@ -186,6 +192,12 @@ class RunReviewScreen(Screen[bool]):
     HELP_TITLE = "Dream review"
 
     BINDINGS = bindings("review")
+    DEFAULT_CSS = """
+    #review-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Files(Message):
