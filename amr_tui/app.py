@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload, runtime_chec
 
 from textual import events, work
 from textual.app import App
-from textual.binding import Binding
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens import flows
 from amr_tui.screens.main.screen import MainScreen, Place
 from amr_tui.services.config import Config, load_config, save_settings
 from amr_tui.services.workspace import Mount, opening, set_formats
+from amr_tui.widgets.actions import all_actions, bindings
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.focus_return import FocusReturn, taken_soon
 from amr_tui.widgets.safe import notify_text
@@ -38,22 +38,8 @@ Answer = TypeVar("Answer")
 # needs the main screen's widgets, and every module kept off that path is start-up time saved
 # (tests/test_startup_path.py).
 
-#: The app's actions bound on the main screen ("app.sync", ...): they wait for its session.
-_AFTER_SESSION = frozenset(
-    {
-        "sync",
-        "share",
-        "file_history",
-        "entry_timeline",
-        "forgotten",
-        "forget_entry",
-        "review_dreams",
-        "activity",
-        "stale",
-        "link_graph",
-        "tags",
-    }
-)
+#: The app's actions bound on the main screen ("app.sync", ...) that wait for its session.
+_AFTER_SESSION = frozenset(a.action.removeprefix("app.") for a in all_actions() if a.needs_session)
 
 
 def _memory_provider() -> type[Provider]:
@@ -88,11 +74,40 @@ class AmrApp(FrameWatchingApp[int]):
     SUB_TITLE = "Agent Memory Repos"
     CSS_PATH = [str(styles_dir() / "app.tcss")]
     COMMANDS = App.COMMANDS | {_memory_provider, _actions_provider}
-    BINDINGS = [
-        Binding("question_mark", "help", "Help", id="app.help"),
-        Binding("ctrl+p", "command_palette", "Palette", id="app.palette"),
-        Binding("q", "quit_app", "Quit", id="app.quit"),
-    ]
+    BINDINGS = bindings("app")
+    DEFAULT_CSS = """
+    /* The look of what every screen shares: side titles, dialogs, the modal screens. */
+    .side-title {
+        background: $panel;
+        color: $text-muted;
+        text-style: bold;
+    }
+    ModalScreen {
+        background: $background 60%;
+        &:ansi {
+            background: $background 60%;  /* as in any theme (Textual's own is transparent) */
+        }
+    }
+    /* Over a dialog, notifications come in at the top: at the bottom right they covered its buttons. */
+    ModalScreen ToastRack {
+        dock: top;
+        align: right top;
+        margin-bottom: 0;
+    }
+    .dialog-box {
+        background: $surface;
+        border: thick $primary;
+    }
+    .dialog-title {
+        text-style: bold;
+    }
+    .dialog-help {
+        color: $text-muted;
+    }
+    .dialog-buttons Button {
+        margin-left: 1;
+    }
+    """
 
     def __init__(
         self,

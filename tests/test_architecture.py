@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import tomllib
@@ -63,9 +64,101 @@ def test_every_ignored_import_says_why():
     assert not missing, f"ignore_imports entries without a reason: {missing}"
 
 
-def test_styles_are_tcss_files_not_inline():
+# Widgets own their styles (issue 43, 6): styles/*.tcss says where things are and how much room
+# they take; how they look is the DEFAULT_CSS of the widget or screen that draws them (the app's own
+# DEFAULT_CSS for what every screen shares: side titles, dialogs, modal screens).
+
+#: The properties of the layout: where a widget is and how much room it and its box take.
+LAYOUT_PROPERTIES = frozenset(
+    {"layout", "dock", "display", "position", "overlay", "constrain", "layer", "layers", "box-sizing"}
+    | {"width", "height", "min-width", "max-width", "min-height", "max-height", "scrollbar-gutter"}
+    | {f"{box}{side}" for box in ("margin", "padding") for side in ("", "-top", "-right", "-bottom", "-left")}
+    | {"align", "align-horizontal", "align-vertical", "overflow", "overflow-x", "overflow-y"}
+    | {"offset", "offset-x", "offset-y", "column-span", "row-span"}
+    | {"grid-size", "grid-columns", "grid-rows", "grid-gutter"}
+)
+
+
+def _tcss_rules(text: str) -> list[tuple[str, list[str]]]:
+    """(selector, [property, ...]) of each rule of a TCSS file with no nested rules."""
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    rules = []
+    for selector, body in re.findall(r"([^{}]+)\{([^{}]*)\}", text):
+        props = [d.split(":", 1)[0].strip() for d in body.split(";") if d.strip()]
+        rules.append((" ".join(selector.split()), props))
+    assert text.count("{") == len(rules), "styles/*.tcss: no nested rules"
+    return rules
+
+
+def _layout_types() -> set[str]:
+    """Type names a layout rule may select by: screens (Textual's and amr's) and Textual's containers."""
+    import importlib
+    import pkgutil
+
+    import textual.containers
+    from textual.screen import Screen
+
+    import amr_tui.screens as package
+
+    names = {"Screen", "ModalScreen"} | {
+        name for name, cls in vars(textual.containers).items() if isinstance(cls, type)
+    }
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        module = importlib.import_module(info.name)
+        names |= {n for n, c in vars(module).items() if isinstance(c, type) and issubclass(c, Screen)}
+    return names
+
+
+def test_the_tcss_files_hold_the_layout_only():
+    """Every rule of styles/*.tcss selects by id, class, screen or container, names no component
+    class, and sets only LAYOUT_PROPERTIES: colours, borders and text styles are the widgets'."""
+    allowed_types = _layout_types()
+    wrong = []
+    for path in sorted((ROOT / "styles").glob("*.tcss")):
+        for selector, props in _tcss_rules(path.read_text()):
+            looks = [p for p in props if p not in LAYOUT_PROPERTIES]
+            if looks:
+                wrong.append(f"{path.name}: {selector} sets {looks} (look: the widget's DEFAULT_CSS)")
+            for compound in re.split(r"[\s>,]+", selector):
+                kind = re.match(r"[A-Za-z_][\w-]*", compound)
+                if kind and kind.group() not in allowed_types:
+                    wrong.append(f"{path.name}: {selector} selects the widget type {kind.group()}")
+                if "--" in compound:
+                    wrong.append(f"{path.name}: {selector} styles a component class")
+    assert wrong == []
+
+
+def test_every_widget_styles_its_own_component_classes():
+    """A widget of amr that declares component classes styles each in its own DEFAULT_CSS."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.dom import DOMNode
+
+    import amr_tui.screens
+    import amr_tui.widgets
+
+    unstyled = []
+    for package in (amr_tui.widgets, amr_tui.screens):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            module = importlib.import_module(info.name)
+            for _, cls in inspect.getmembers(module, inspect.isclass):
+                if not (issubclass(cls, DOMNode) and cls.__module__ == module.__name__):
+                    continue
+                inherited = set().union(*(getattr(b, "COMPONENT_CLASSES", set()) for b in cls.__mro__[1:]))
+                own = set(cls.__dict__.get("COMPONENT_CLASSES", set())) - inherited
+                css = cls.__dict__.get("DEFAULT_CSS", "")
+                unstyled += [f"{cls.__name__}: .{name}" for name in sorted(own) if f".{name}" not in css]
+    assert unstyled == []
+
+
+def test_default_css_is_in_the_ui_layers_only():
+    """DEFAULT_CSS belongs to widgets, screens and the app: nothing else draws."""
     for path in (ROOT / "amr_tui").rglob("*.py"):
-        assert "DEFAULT_CSS" not in path.read_text(), f"{path.name}: put styles in styles/*.tcss"
+        where = path.relative_to(ROOT / "amr_tui").parts
+        if "DEFAULT_CSS" in path.read_text():
+            assert where[0] in ("widgets", "screens", "app.py"), f"{path}: styles belong to a widget or screen"
 
 
 def _imports_in_functions() -> tuple[set[str], list[str]]:

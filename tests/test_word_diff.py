@@ -60,7 +60,7 @@ LONG_NEW = LONG_OLD.replace("90 days", "30 days")
 
 
 class Host(App[None]):
-    CSS_PATH = AmrApp.CSS_PATH  # the app's own styles: the highlight is a component class there
+    CSS_PATH = AmrApp.CSS_PATH  # the app's layout; the highlight is a component class of SideBySide's DEFAULT_CSS
 
     def compose(self) -> ComposeResult:
         yield SideBySide(id="sbs")

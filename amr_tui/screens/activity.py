@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
@@ -23,6 +22,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.live import LiveList
 from amr_tui.screens.review.text import describe_change
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.review_panes import ReviewPanes
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
@@ -50,13 +50,13 @@ class ActivityScreen(Screen[bool]):
 
     HELP_TITLE = "Activity review"
 
-    BINDINGS = [
-        Binding("escape,q", "close", "Back", id="activity.close"),
-        Binding("m", "mark_reviewed", "Mark reviewed", id="activity.mark"),
-        Binding("x", "revert_change", "Revert change", id="activity.revert_change"),
-        Binding("X", "revert_commit", "Revert commit", id="activity.revert_commit"),
-        Binding("w", "next_writer", "Writer", id="activity.writer"),
-    ]
+    BINDINGS = bindings("activity")
+    DEFAULT_CSS = """
+    #review-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Loaded(Message):

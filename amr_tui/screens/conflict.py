@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
 from amr_tui.core.merge.resolution import EDITED, OURS, THEIRS, ConflictChoice
 from amr_tui.core.textsafety import find_controls, make_visible
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import notify_text, word_diff
 
 
@@ -40,14 +40,13 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
 
     AUTO_FOCUS = "#conflict-merged"  # the pane one can type in (the sides are read-only)
 
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="conflict.cancel"),
-        # Priority: each choice is made when the app reads its key, before a key typed after it
-        # reaches the result pane (and the commit), as with enter in the entry editor.
-        Binding("ctrl+o", "ours", "Keep mine", priority=True, id="conflict.ours"),
-        Binding("ctrl+t", "theirs", "Keep theirs", priority=True, id="conflict.theirs"),
-        Binding("ctrl+s", "merged", "Save edited", priority=True, id="conflict.save"),
-    ]
+    BINDINGS = bindings("conflict")
+    DEFAULT_CSS = """
+    #conflict-box {
+        background: $surface;
+        border: thick $warning;
+    }
+    """
 
     def __init__(
         self,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.link_complete import LinkCompletion, Source
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import SafeInput, content, content_lines
@@ -26,10 +26,7 @@ class _HoldsText:
 
 class ConfirmScreen(ModalScreen[bool], _HoldsText):
     HELP_TITLE = "Question"
-    BINDINGS = [
-        Binding("escape,n", "answer(False)", "No", id="confirm.no"),
-        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
-    ]
+    BINDINGS = bindings("confirm")
 
     def __init__(self, title: str, body: str, yes: str = "Yes", no: str = "No", *, holds: str | None = None) -> None:
         """``holds``: unsaved text waiting on the answer (its prompt is gone), for the quit question."""
@@ -59,12 +56,7 @@ class ConfirmScreen(ModalScreen[bool], _HoldsText):
 
 class PromptScreen(ModalScreen[str | None]):
     HELP_TITLE = "Prompt"
-    BINDINGS = [
-        # Priority: the answer is read when the app reads enter, before a key typed after it
-        # reaches the input (Input's own enter bubbles up first, and the answer held that key).
-        Binding("enter", "submit", "OK", priority=True, id="prompt.ok"),
-        Binding("escape", "cancel", "Cancel", id="prompt.cancel"),
-    ]
+    BINDINGS = bindings("prompt")
 
     def __init__(
         self, title: str, value: str = "", placeholder: str = "", help_text: str = "", *, holds: str | None = None
@@ -100,11 +92,7 @@ class TextPromptScreen(PromptScreen):
     of ``AmrApp.request_quit``). With a ``link_source``, ``[[`` opens the link completion list
     (``widgets.link_complete``), which answers tab, up, down, and enter and esc while it is open."""
 
-    BINDINGS = [
-        Binding("tab", "complete('complete')", "Complete [[link", show=False, id="prompt.complete"),
-        Binding("down", "complete('down')", "Next target", show=False, id="prompt.complete_down"),
-        Binding("up", "complete('up')", "Previous target", show=False, id="prompt.complete_up"),
-    ]
+    BINDINGS = bindings("text_prompt")
 
     HELP_TITLE = "Writing text"
 
@@ -192,7 +180,7 @@ class TextPromptScreen(PromptScreen):
 
 class ChoiceScreen(ModalScreen[str | None], _HoldsText):
     HELP_TITLE = "Choice"
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
+    BINDINGS = bindings("choice")
 
     def __init__(self, title: str, choices: list[tuple[str, str]], *, body: str = "", holds: str | None = None) -> None:
         """choices: (id, label); ``body``: what the choice is about, above the choices (it

@@ -6,7 +6,6 @@ import datetime as _dt
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
@@ -16,6 +15,7 @@ from amr_tui.core.paths import MEMORY_FILE, is_markdown
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.secret_check import new_secrets, secret_answer
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.cut_area import CutTextArea
 from amr_tui.widgets.link_complete import LinkCompletion, Source
 
@@ -25,19 +25,19 @@ class FileEditScreen(ModalScreen[str | None]):
 
     HELP_TITLE = "Editing a file"
 
-    BINDINGS = [
-        # Priority: the text is read when the app reads ctrl+s, before a key typed after it
-        # reaches the text area (and the commit), as with enter in the entry editor.
-        Binding("ctrl+s", "save", "Save and commit", priority=True, id="file_edit.save"),
-        Binding("escape", "close", "Close", id="file_edit.close"),
-        # [[ completion (widgets.link_complete): these keys go to its list only while it answers
-        # them (check_action); otherwise they are the text area's own.
-        Binding("tab", "complete('complete')", "Complete [[link", show=False, priority=True, id="file_edit.complete"),
-        Binding("enter", "complete('accept')", "Take target", show=False, priority=True, id="file_edit.complete_take"),
-        Binding("down", "complete('down')", "Next target", show=False, priority=True, id="file_edit.complete_down"),
-        Binding("up", "complete('up')", "Previous target", show=False, priority=True, id="file_edit.complete_up"),
-        Binding("escape", "complete('close')", "Close list", show=False, priority=True, id="file_edit.complete_close"),
-    ]
+    BINDINGS = bindings("file_edit")
+    DEFAULT_CSS = """
+    #file-edit-box {
+        background: $surface;
+        border: thick $warning;
+    }
+    #file-edit-budget {
+        color: $text-muted;
+    }
+    #file-edit-budget.-past-budget {
+        color: $warning;
+    }
+    """
 
     def __init__(
         self,

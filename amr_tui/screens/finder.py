@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -21,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.search.index import QueryError, SearchHit
 from amr_tui.core.textsafety import make_visible
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import SafeInput, content
 from amr_tui.widgets.type_ahead import hold
 
@@ -91,16 +91,22 @@ class FinderScreen(ModalScreen[FinderResult | None]):
     HELP_TITLE = "Finder"
     HELP_QUERY_SYNTAX = True  # ? lists what one types into the finder
 
-    BINDINGS = [
-        Binding("escape", "dismiss_none", "Close", id="finder.close"),
-        Binding("down", "move(1)", "Next", show=False, id="finder.down"),
-        Binding("up", "move(-1)", "Previous", show=False, id="finder.up"),
-        # A priority binding: enter is taken when the app reads it, so the finder closes before
-        # a key typed right after it is read (as a plain binding, enter first bubbled up from the
-        # input, and that key, e to edit the entry found, was typed into the query and lost).
-        Binding("enter", "choose", "Open", priority=True, id="finder.open"),
-        Binding("ctrl+r", "toggle_past", "Now / past", id="finder.past"),
-    ]
+    BINDINGS = bindings("finder")
+    DEFAULT_CSS = """
+    #finder-box {
+        background: $surface;
+        border: thick $primary;
+    }
+    #finder-status {
+        color: $text-muted;
+    }
+    #finder-status.-error {
+        color: $error;
+    }
+    #finder-results {
+        border: none;
+    }
+    """
 
     @dataclass
     class Results(Message):

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
@@ -18,6 +17,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.live import LiveList
 from amr_tui.services.history.forgotten import restore as restore_fact
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, notify_text
 
@@ -33,10 +33,17 @@ class ForgottenScreen(Screen[bool]):
 
     HELP_TITLE = "Forgotten facts"
 
-    BINDINGS = [
-        Binding("escape,q", "close", "Back", id="forgotten.close"),
-        Binding("r,enter", "restore", "Restore", id="forgotten.restore"),
-    ]
+    BINDINGS = bindings("forgotten")
+    DEFAULT_CSS = """
+    #forgotten-title {
+        background: $panel;
+        text-style: bold;
+    }
+
+    #forgotten-status {
+        color: $text-muted;
+    }
+    """
 
     @dataclass
     class Loaded(Message):

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import ScrollableContainer, Vertical
 from textual.content import Content
 from textual.geometry import Region
@@ -32,6 +31,7 @@ from textual.widgets import Footer, Static
 
 from amr_tui.core.graph import BROKEN, CENTRE, MUTUAL, ORPHAN, Drawing, GraphNode, LinkGraph, neighbourhood, overview
 from amr_tui.core.textsafety import make_visible
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import content
 
 LEGEND = (
@@ -122,17 +122,18 @@ class GraphScreen(Screen[GraphResult | None]):
     """See the module."""
 
     HELP_TITLE = "Link graph"
-    BINDINGS = [
-        Binding("escape,q", "close", "Close", id="graph.close"),
-        Binding("enter,o", "open", "Open file", id="graph.open"),
-        Binding("c", "recentre", "Re-centre here", id="graph.recentre"),
-        Binding("d", "depth", "Depth 1 / 2", id="graph.depth"),
-        Binding("v", "overview", "Overview / neighbourhood", id="graph.overview"),
-        Binding("left,h", "move(-1, 0)", "Left", show=False, id="graph.left"),
-        Binding("right,l", "move(1, 0)", "Right", show=False, id="graph.right"),
-        Binding("up,k", "move(0, -1)", "Up", show=False, id="graph.up"),
-        Binding("down,j", "move(0, 1)", "Down", show=False, id="graph.down"),
-    ]
+    BINDINGS = bindings("graph")
+    DEFAULT_CSS = """
+    #graph-title {
+        text-style: bold;
+    }
+    #graph-legend {
+        color: $text-muted;
+    }
+    #graph-scroll {
+        border: round $primary;
+    }
+    """
 
     @dataclass
     class Built(Message):

@@ -11,6 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from amr_tui.widgets.actions import bindings, by_id
 from amr_tui.widgets.safe import rich_text
 from amr_tui.widgets.tables import KeyTable
 
@@ -21,9 +22,20 @@ INTRO = (
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [
-        Binding("escape,q,question_mark", "dismiss", "Close", id="help.close"),
-    ]
+    BINDINGS = bindings("help")
+    DEFAULT_CSS = """
+    #help-body {
+        background: $surface;
+        border: thick $primary;
+    }
+    #help-title {
+        text-style: bold;
+        color: $accent;
+    }
+    #help-intro, #help-footer {
+        color: $text-muted;
+    }
+    """
 
     def __init__(self, groups: list[tuple[str, list[tuple[str, str]]]], where: str = "") -> None:
         """``where``: the screen help was opened from (its ``HELP_TITLE``), named in the title."""
@@ -56,20 +68,25 @@ def screen_title(screen: Screen[Any]) -> str:
 
 def collect_bindings(app: App[Any], screen: Screen[Any]) -> list[tuple[str, list[tuple[str, str]]]]:
     """Bindings of the app, the screen (under the name it gives, ``screen_title``) and the widgets
-    of the screen, with their keys as shown."""
+    of the screen, with their keys as shown and what they do as the table of actions
+    (widgets/actions.py) says."""
     groups: list[tuple[str, list[tuple[str, str]]]] = []
     seen: set[tuple[str, str]] = set()
 
     def add(title: str, bindings: Iterable[object]) -> None:
         rows: list[tuple[str, str]] = []
         for binding in bindings:
-            if not isinstance(binding, Binding) or not binding.description:
+            if not isinstance(binding, Binding):
+                continue
+            action = by_id(binding.id)  # amr's actions are described in their table; Textual's by their binding
+            does = action.description if action is not None else binding.description
+            if not does:
                 continue
             keys = ", ".join(app.get_key_display(Binding(k.strip(), binding.action)) for k in binding.key.split(","))
-            if (keys, binding.description) in seen:
+            if (keys, does) in seen:
                 continue
-            seen.add((keys, binding.description))
-            rows.append((keys, binding.description))
+            seen.add((keys, does))
+            rows.append((keys, does))
         if rows:
             groups.append((title, rows))
 

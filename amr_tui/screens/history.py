@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
@@ -18,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.diff.align import Row
 from amr_tui.core.textsafety import make_visible
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.safe import content, notify_text, rich_text
 from amr_tui.widgets.side_by_side import SideBySide
@@ -58,10 +58,17 @@ class FileHistoryScreen(Screen[None]):
 
     HELP_TITLE = "File history"
 
-    BINDINGS = [
-        Binding("escape,q", "app.pop_screen", "Back", id="history.close"),
-        Binding("tab", "focus_next", "Switch pane", show=False, id="history.switch"),
-    ]
+    BINDINGS = bindings("history")
+    DEFAULT_CSS = """
+    #history-title {
+        background: $panel;
+        text-style: bold;
+    }
+
+    #history-version-title {
+        color: $text-muted;
+    }
+    """
 
     @dataclass
     class Page(Message):
@@ -211,10 +218,17 @@ class TimelineScreen(Screen[None]):
 
     HELP_TITLE = "Fact timeline"
 
-    BINDINGS = [
-        Binding("escape,q", "app.pop_screen", "Back", id="timeline.close"),
-        Binding("p", "reblame", "Blame parent", id="timeline.reblame"),
-    ]
+    BINDINGS = bindings("timeline")
+    DEFAULT_CSS = """
+    #timeline-title {
+        background: $panel;
+        text-style: bold;
+    }
+
+    #timeline-blame {
+        color: $text-muted;
+    }
+    """
 
     @dataclass
     class Loaded(Message):

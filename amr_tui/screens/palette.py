@@ -14,6 +14,7 @@ from textual.dom import DOMNode
 from textual.widget import Widget
 
 from amr_tui.screens.finder import FinderResult, hit_content
+from amr_tui.widgets.actions import by_id
 
 
 class _OpensResults(Protocol):
@@ -55,23 +56,7 @@ class MemoryProvider(Provider):
 class ActionsProvider(Provider):
     """Every action of the screen the palette was opened on, by name: amr's key bindings there
     (the focused widget's, the screen's and the app's, as ? lists them, hidden ones included;
-    not cursor moves), with a clearer name and help for the main ones."""
-
-    NAMES = {
-        "find": ("Find entries and files", "Fuzzy finder over every mounted repo"),
-        "memory": ("Go to MEMORY.md", "The entry point of the current repo"),
-        "new_entry('below')": ("New entry below", "Write a new entry under the cursor"),
-        "capture": ("Capture a fact", "Remember something; asks which repo"),
-        "new_file": ("New file", "Create a memory file in the current repo"),
-        "rename_file": ("Rename or move file", "Rewrites every link to it in the same commit"),
-        "delete_file": ("Delete file", "Lists its backlinks first"),
-        "edit_file": ("Edit whole file", "TextArea with Markdown highlighting"),
-        "toggle_raw": ("Toggle raw lines", "Show lines exactly as written"),
-        "reload": ("Reload", "Read the open file again"),
-        "app.stale": ("Stale? queue", "Facts whose evidence no longer holds in the code they cite"),
-    }
-    SKIP = {"command_palette"}
-    MOVES = {"cursor", "edge", "page"}  # moving the cursor is for keys, not for a palette
+    not cursor moves), named and explained as the table of actions (widgets/actions.py) says."""
 
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         """(name, help, run) of each enabled, described binding; one per action."""
@@ -79,19 +64,13 @@ class ActionsProvider(Provider):
         seen: set[str] = set()
         for active in self.screen.active_bindings.values():
             binding = active.binding
-            if (
-                not active.enabled
-                or not binding.description
-                or not binding.id
-                or binding.action in self.SKIP
-                or binding.action.split("(")[0] in self.MOVES
-                or binding.action in seen
-            ):
-                continue  # amr's own bindings (they have ids), once each
+            action = by_id(binding.id)  # amr's own bindings are in the table; Textual's are not
+            if action is None or not action.in_palette or not active.enabled or binding.action in seen:
+                continue
             seen.add(binding.action)
-            name, help_text = self.NAMES.get(binding.action, (binding.description, ""))
+            name = action.palette or action.description
             key = self.app.get_key_display(binding)
-            help_text = f"{help_text} ({key})" if help_text else f"key: {key}"
+            help_text = f"{action.palette_help} ({key})" if action.palette_help else f"key: {key}"
             out.append((name, help_text, _run_later(self.app, active.node, binding.action)))
         return out
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from amr_tui.core.secrets import redact_new_lines, secrets_on_new_lines
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import SafeInput, content, content_lines, notify_text
 
 AS_IS_WORD = "save"
@@ -42,10 +42,7 @@ class SecretScreen(ModalScreen[str | None]):
 
     HELP_TITLE = "Credential question"
 
-    BINDINGS = [
-        Binding("enter", "submit", "Save", priority=True, id="secret.save"),
-        Binding("escape", "cancel", "Keep editing", id="secret.cancel"),
-    ]
+    BINDINGS = bindings("secret")
 
     def __init__(self, kinds: list[str], *, no: str = "keep editing", holds: str | None = None) -> None:
         super().__init__(classes="dialog")

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -28,6 +27,7 @@ from amr_tui.services.share.build import (
     select,
     share,
 )
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.tables import PickList
 
@@ -95,11 +95,13 @@ def preview_content(previews: list[RepoPreview]) -> Content:
 
 class ShareScreen(Screen[None]):
     HELP_TITLE = "Share for pairing"
-    BINDINGS = [
-        Binding("escape", "close", "Back", id="share.close"),
-        Binding("ctrl+s", "share", "Share", priority=True, id="share.go"),  # the folder as typed so far
-        Binding("w", "toggle_write", "Grant write", id="share.write"),
-    ]
+    BINDINGS = bindings("share")
+    DEFAULT_CSS = """
+    #share-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Previewed(Message):

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -30,6 +29,7 @@ from amr_tui.services.history import forgotten
 from amr_tui.services.session import stamping
 from amr_tui.services.session.editing import replace_entry_line
 from amr_tui.services.writegate import Saved
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, content_lines, notify_text
 
@@ -53,15 +53,18 @@ class StaleScreen(Screen[bool]):
     """Dismisses True when something was written (the main screen reads its files again)."""
 
     HELP_TITLE = "Stale? queue"
-    BINDINGS = [
-        Binding("escape,q", "close", "Back", id="stale.close"),
-        Binding("c", "confirm", "Confirm (verified: today)", id="stale.confirm"),
-        Binding("e", "edit", "Edit", id="stale.edit"),
-        Binding("s", "supersede", "Supersede", id="stale.supersede"),
-        Binding("x", "forget", "Forget", id="stale.forget"),
-        Binding("enter", "open", "Open", id="stale.open"),
-        Binding("R", "recheck", "Check again", id="stale.recheck"),
-    ]
+    BINDINGS = bindings("stale")
+    DEFAULT_CSS = """
+    #stale-title {
+        text-style: bold;
+    }
+    #stale-status {
+        color: $text-muted;
+    }
+    #stale-detail-box {
+        border-top: hkey $panel-lighten-1;
+    }
+    """
 
     @dataclass
     class Checked(Message):

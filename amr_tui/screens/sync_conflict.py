@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
@@ -18,6 +17,7 @@ from textual.widgets.option_list import Option
 from amr_tui.core.merge.parts import Choice, Conflict
 from amr_tui.screens.dialogs import ConfirmScreen, TextPromptScreen
 from amr_tui.services.sync.resolve import kept_both, resolve
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.safe import content, notify_text, word_diff
 
@@ -43,15 +43,13 @@ class SyncConflictScreen(Screen[object]):
 
     HELP_TITLE = "Sync conflicts"
 
-    BINDINGS = [
-        Binding("escape", "close", "Leave for later", id="conflict_sync.close"),
-        Binding("o", "choose('ours')", "Mine", id="conflict_sync.ours"),
-        Binding("t", "choose('theirs')", "Theirs", id="conflict_sync.theirs"),
-        Binding("b", "choose('both')", "Both", id="conflict_sync.both"),
-        Binding("B", "choose('base')", "Base", show=False, id="conflict_sync.base"),
-        Binding("e", "edit", "Edit", id="conflict_sync.edit"),
-        Binding("ctrl+s", "resolve", "Resolve and sync", id="conflict_sync.resolve"),
-    ]
+    BINDINGS = bindings("conflict_sync")
+    DEFAULT_CSS = """
+    #sync-conflict-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Resolved(Message):

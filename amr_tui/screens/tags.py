@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -23,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from amr_tui.core.textsafety import plural
 from amr_tui.services.session.tags import TagCount
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content
 
@@ -51,10 +51,22 @@ class TagsScreen(ModalScreen[TagPick | None]):
     """See the module."""
 
     HELP_TITLE = "Tags"
-    BINDINGS = [
-        Binding("escape", "close", "Close", id="tags.close"),
-        Binding("r", "rename", "Rename tag in its repo", id="tags.rename"),
-    ]
+    BINDINGS = bindings("tags")
+    DEFAULT_CSS = """
+    #tags-box {
+        background: $surface;
+        border: thick $primary;
+    }
+    #tags-title {
+        text-style: bold;
+    }
+    #tags-status, #tags-help {
+        color: $text-muted;
+    }
+    #tags-list {
+        border: none;
+    }
+    """
 
     @dataclass
     class Counted(Message):

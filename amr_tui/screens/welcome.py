@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Center, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from amr_tui.core.textsafety import make_visible
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import content_lines
 
 if TYPE_CHECKING:
@@ -33,12 +33,19 @@ Repos listed in your config file open automatically:"""
 class WelcomeScreen(Screen[str | None]):
     HELP_TITLE = "Welcome"
     # Keys with a modifier: letters typed here as if into a search (or a path) must act on nothing.
-    BINDINGS = [
-        Binding("ctrl+o", "open_found", "Open the memory found", id="welcome.open_found"),
-        Binding("ctrl+d", "choose('demo')", "Open the demo", id="welcome.demo"),
-        Binding("ctrl+n", "choose('init')", "Create a memory repo", id="welcome.init"),
-        Binding("escape", "choose(None)", "Quit", id="welcome.quit"),
-    ]
+    BINDINGS = bindings("welcome")
+    DEFAULT_CSS = """
+    #welcome-box {
+        border: thick $primary;
+    }
+    #welcome-title {
+        text-style: bold;
+        color: $accent;
+    }
+    #welcome-box Button {
+        margin-top: 1;
+    }
+    """
 
     @dataclass
     class Discovered(Message):

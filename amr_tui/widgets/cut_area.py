@@ -17,6 +17,9 @@ class CutTextArea(TextArea):
     """``cut_line``: the first line (1-based) an agent does not load; None: no cut to draw."""
 
     COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES | {"cut-area--cut"}
+    DEFAULT_CSS = """
+    CutTextArea > .cut-area--cut { color: $warning; text-style: underline; }
+    """
 
     cut_line: int | None = None
 

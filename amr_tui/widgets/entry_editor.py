@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -15,6 +14,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, Static
 
 from amr_tui.core.model import Diagnostic, Link, Severity
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.link_complete import LinkCompletion, Source
 from amr_tui.widgets.safe import SafeInput, content
 from amr_tui.widgets.type_ahead import hold
@@ -47,19 +47,21 @@ class EntryEditor(Vertical):
     """Shown under the entry view while an entry is being written."""
 
     HELP_TITLE = "Editing an entry"
-    BINDINGS = [
-        # A priority binding: enter is taken when the app reads it, before a key typed after it
-        # reaches the input (as a plain binding, enter bubbles up to the app first, and a key
-        # typed right after it was in the input, and in the saved line, by then).
-        Binding("enter", "submit", "Save", priority=True, id="editor.save"),
-        Binding("escape", "cancel", "Cancel edit", id="editor.cancel"),
-        Binding("ctrl+t", "stamp_date", "Add today's date", id="editor.date"),
-        # [[ completion (widgets.link_complete): tab takes a target (it never leaves the field),
-        # up and down move in the list; enter and esc answer the list first while it is open.
-        Binding("tab", "complete('complete')", "Complete [[link", show=False, id="editor.complete"),
-        Binding("down", "complete('down')", "Next target", show=False, id="editor.complete_down"),
-        Binding("up", "complete('up')", "Previous target", show=False, id="editor.complete_up"),
-    ]
+    BINDINGS = bindings("editor")
+    DEFAULT_CSS = """
+    EntryEditor {
+        height: auto;
+        padding: 0 1;
+        background: $panel;
+        border-top: tall $primary;
+    }
+    EntryEditor.-invalid {
+        border-top: tall $error;
+    }
+    #editor-title {
+        color: $text-muted;
+    }
+    """
 
     has_errors: reactive[bool] = reactive(False)
     saving: reactive[bool] = reactive(False)

@@ -18,7 +18,6 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -26,6 +25,7 @@ from textual.strip import Strip
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, LineKind, Link, Severity
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.line_display import Hotspot, LineDisplay, build_line, links_by_line
 from amr_tui.widgets.textual_private import LaidOutScrollView
 
@@ -98,17 +98,41 @@ class EntryView(LaidOutScrollView, can_focus=True):
     }
 
     HELP_TITLE = "Entries"
-    BINDINGS = [
-        Binding("down,j", "cursor(1)", "Down", show=False, id="view.down"),
-        Binding("up,k", "cursor(-1)", "Up", show=False, id="view.up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="view.pagedown"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="view.pageup"),
-        Binding("home,g", "edge(0)", "Top", show=False, id="view.top"),
-        Binding("end,G", "edge(1)", "Bottom", show=False, id="view.bottom"),
-        Binding("tab", "next_link(1)", "Next link", id="view.next_link"),
-        Binding("shift+tab", "next_link(-1)", "Prev link", show=False, id="view.prev_link"),
-        Binding("enter", "activate", "Follow", id="view.follow"),
-    ]
+    BINDINGS = bindings("view")
+    SCOPED_CSS = False  # the light theme's rules start at the app (App.-light-mode EntryView ...)
+    DEFAULT_CSS = """
+    EntryView {
+        background: $background;
+        scrollbar-gutter: stable;
+    }
+    EntryView:focus {
+        background-tint: $foreground 2%;
+    }
+    EntryView > .entry-view--text { color: $foreground; }
+    EntryView > .entry-view--heading { color: $accent; text-style: bold; }
+    EntryView > .entry-view--code { color: $foreground-muted; }
+    EntryView > .entry-view--quote { color: $foreground-muted; text-style: italic; }
+    EntryView > .entry-view--bullet { color: $secondary; }
+    EntryView > .entry-view--link { color: $primary; text-style: underline; }
+    EntryView > .entry-view--link-broken { color: $error; text-style: strike; }
+    EntryView > .entry-view--link-focus { background: $primary-darken-1; color: $text; text-style: bold underline; }
+    EntryView > .entry-view--source { color: $success; }
+    EntryView > .entry-view--added { color: $foreground-muted; }
+    EntryView > .entry-view--meta-key { color: $foreground-muted; }
+    EntryView > .entry-view--meta-value { color: $foreground-muted; text-style: italic; }
+    EntryView > .entry-view--gutter { color: $foreground-muted; }
+    EntryView > .entry-view--cursor { background: $primary-darken-3; text-style: bold; }
+    EntryView:focus > .entry-view--cursor { background: $primary-darken-1; }
+    /* In a light theme the dark cursor hid the line's dark text: a light cursor keeps every colour readable. */
+    App.-light-mode EntryView > .entry-view--cursor { background: $panel-darken-2; }
+    App.-light-mode EntryView:focus > .entry-view--cursor { background: $primary-lighten-3; }
+    EntryView > .entry-view--editing { background: $warning-darken-3; text-style: bold; }
+    EntryView > .entry-view--error { color: $error; }
+    EntryView > .entry-view--warning { color: $warning; }
+    EntryView > .entry-view--info { color: $foreground-muted; }
+    EntryView > .entry-view--cut { color: $warning; text-style: bold; }
+    EntryView > .entry-view--scope { color: $accent; }
+    """
 
     @dataclass
     class LinkActivated(Message):

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from typing import Protocol, Union
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from amr_tui.core.inbox import badge_text
 from amr_tui.core.order import TreeKey, tree_key
 from amr_tui.core.paths import MEMORY_FILE
-from amr_tui.widgets.lists import LIST_BINDINGS, ListKeys
+from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.lists import ListKeys
 from amr_tui.widgets.safe import clean
 from amr_tui.widgets.textual_private import relayout_tree
 
@@ -162,10 +162,7 @@ class MemoryTree(ListKeys, Tree[FileRef]):
     j/k/g/G move; typing a name jumps to the next row starting with it (ListKeys)."""
 
     HELP_TITLE = "File tree"
-    BINDINGS = [
-        Binding("enter", "select_cursor", "Open", show=False, id="tree.open"),
-        *LIST_BINDINGS,
-    ]
+    BINDINGS = bindings("tree", "list")
     narrows = False
 
     def action_list_first(self) -> None:

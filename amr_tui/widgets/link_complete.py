@@ -50,9 +50,26 @@ def row(completion: Completion) -> Content:
 
 
 class LinkCompletion(OptionList):
-    """The ``[[`` completion list of one text widget (see the module); its look is in styles/app.tcss."""
+    """The ``[[`` completion list of one text widget (see the module); its look is its DEFAULT_CSS."""
 
     can_focus = False
+    DEFAULT_CSS = """
+    /* Over the screen, under or above the cursor */
+    LinkCompletion {
+        position: absolute;
+        overlay: screen;
+        constrain: inside inside;
+        display: none;
+        width: auto;
+        min-width: 24;
+        max-width: 72;
+        height: auto;
+        max-height: 10;
+        border: round $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+    """
 
     @dataclass
     class Found(Message):

@@ -19,20 +19,17 @@ from collections.abc import Iterable
 from typing import Any, ClassVar, cast
 
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.widget import Widget
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from amr_tui.widgets.actions import bindings
+
 #: Seconds after the last typed letter that a jump's text is forgotten (the next letter starts anew).
 JUMP_PAUSE = 1.0
 
-LIST_BINDINGS: list[BindingType] = [
-    Binding("j", "list_down", "Down", show=False, id="list.down"),
-    Binding("k", "list_up", "Up", show=False, id="list.up"),
-    Binding("g", "list_first", "First", show=False, id="list.first"),
-    Binding("G", "list_last", "Last", show=False, id="list.last"),
-]
+LIST_BINDINGS: list[BindingType] = bindings("list")
 
 
 def printable(event: events.Key) -> str | None:

@@ -2,7 +2,7 @@
 and their entry changes on the left, a status line and the side-by-side diff on the right.
 
 The screens find the parts by their ids (``#review-files``, ``#review-changes``,
-``#review-status``, ``#review-diff``), styled in ``styles/app.tcss``.
+``#review-status``, ``#review-diff``), laid out in ``styles/app.tcss`` and drawn as ``ReviewPanes.DEFAULT_CSS`` says.
 """
 
 from __future__ import annotations
@@ -17,6 +17,15 @@ from amr_tui.widgets.side_by_side import SideBySide
 
 class ReviewPanes(Horizontal):
     """Two lists over each other on the left, what the selected change is on the right."""
+
+    DEFAULT_CSS = """
+    #review-left {
+        border-right: vkey $panel-lighten-1;
+    }
+    #review-status {
+        color: $text-muted;
+    }
+    """
 
     def __init__(self, files: str, changes: str, status: str) -> None:
         """``files``, ``changes``: the titles of the two lists; ``status``: the status line's

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -24,6 +23,7 @@ from textual.strip import Strip
 from amr_tui.core.diff.align import Row
 from amr_tui.core.diff.words import word_changes
 from amr_tui.core.textsafety import make_visible
+from amr_tui.widgets.actions import bindings
 
 KIND_LABEL = {
     "unchanged": " ",
@@ -111,14 +111,24 @@ class SideBySide(ScrollView, can_focus=True):
         "side-by-side--word",
     }
     HELP_TITLE = "Side by side"
-    BINDINGS = [
-        Binding("down,j", "move(1)", "Down", show=False, id="sbs.down"),
-        Binding("up,k", "move(-1)", "Up", show=False, id="sbs.up"),
-        Binding("n", "next_change(1)", "Next change", id="sbs.next"),
-        Binding("p", "next_change(-1)", "Prev change", show=False, id="sbs.prev"),
-        Binding("pagedown", "move(20)", "Page down", show=False, id="sbs.pagedown"),
-        Binding("pageup", "move(-20)", "Page up", show=False, id="sbs.pageup"),
-    ]
+    BINDINGS = bindings("sbs")
+    DEFAULT_CSS = """
+    SideBySide {
+        height: 1fr;
+        background: $background;
+    }
+    SideBySide > .side-by-side--context { color: $foreground-muted; }
+    SideBySide > .side-by-side--old { color: $error; }
+    SideBySide > .side-by-side--new { color: $success; }
+    SideBySide > .side-by-side--changed { color: $accent; text-style: bold; }
+    SideBySide > .side-by-side--warning { color: $warning; text-style: bold; }
+    SideBySide > .side-by-side--gutter { color: $foreground-muted; }
+    SideBySide > .side-by-side--cursor { background: $primary-darken-2; }
+    SideBySide:focus > .side-by-side--cursor { background: $primary-darken-1; }
+    SideBySide > .side-by-side--accepted { background: $success-darken-3; }
+    SideBySide > .side-by-side--rejected { background: $error-darken-3; }
+    SideBySide > .side-by-side--word { text-style: bold reverse; }
+    """
 
     cursor: reactive[int] = reactive(0, always_update=True)
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -16,6 +15,7 @@ from textual.widgets.option_list import Option
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Diagnostic, Entry, Link
 from amr_tui.core.scope import SCOPE_KEY, describe, parse_scope
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content
 
@@ -64,9 +64,13 @@ def entry_details(
 
 class SidePanel(Vertical):
     HELP_TITLE = "Side panel"
-    BINDINGS = [
-        Binding("enter", "open", "Open", show=False, id="side.open"),
-    ]
+    BINDINGS = bindings("side")
+    DEFAULT_CSS = """
+    #backlinks, #outgoing {
+        border: none;
+        background: $surface;
+    }
+    """
 
     @dataclass
     class Open(Message):

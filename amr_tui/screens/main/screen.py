@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -38,6 +37,7 @@ from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFai
 from amr_tui.screens.main.state import Opens, Polls, StartUp
 from amr_tui.services.config import TREE_WIDTH
 from amr_tui.services.workspace import MEMORY_FILE, Mount
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree, folder_marks, pending_text
@@ -77,48 +77,32 @@ _PROSE = (
 class MainScreen(Screen[None]):
     HELP_TITLE = "Main screen"
     HELP_QUERY_SYNTAX = True  # ? lists what one types into the finder
-    BINDINGS = [
-        Binding("slash", "find", "Find", id="main.find"),
-        Binding("e", "edit_entry", "Edit", id="main.edit"),
-        Binding("o", "new_entry('below')", "New below", id="main.new_below"),
-        Binding("O", "new_entry('above')", "New above", show=False, id="main.new_above"),
-        Binding("d", "delete_entry", "Delete", show=False, id="main.delete"),
-        Binding("t", "stamp_added", "Stamp added: today", show=False, id="main.stamp"),
-        Binding("m", "move_entry", "Move", show=False, id="main.move"),
-        Binding("E", "edit_file", "Edit file", show=False, id="main.edit_file"),
-        Binding("ctrl+e", "external_editor", "$EDITOR", show=False, id="main.external"),
-        Binding("n", "new_file", "New file", show=False, id="main.new_file"),
-        Binding("R", "rename_file", "Rename file", show=False, id="main.rename"),
-        Binding("D", "delete_file", "Delete file", show=False, id="main.delete_file"),
-        Binding("c", "capture", "Capture", show=False, id="main.capture"),
-        Binding("left_square_bracket,alt+left", "back", "Back", show=False, id="main.back"),
-        Binding("right_square_bracket,alt+right", "forward", "Forward", show=False, id="main.forward"),
-        Binding("M", "memory", "MEMORY.md", show=False, id="main.memory"),
-        Binding("r", "toggle_raw", "Raw lines", show=False, id="main.raw"),
-        Binding("s", "toggle_side", "Side panel", show=False, id="main.side"),
-        Binding("b", "toggle_tree", "File tree", show=False, id="main.tree"),
-        Binding("less_than_sign", "tree_width(-2)", "Narrower tree", show=False, id="main.tree_narrower"),
-        Binding("greater_than_sign", "tree_width(2)", "Wider tree", show=False, id="main.tree_wider"),
-        Binding("ctrl+r", "reload", "Reload", show=False, id="main.reload"),
-        Binding("h", "app.file_history", "History", id="main.history"),
-        Binding("H", "app.entry_timeline", "Fact history", show=False, id="main.timeline"),
-        Binding("F", "app.forgotten", "Forgotten facts", show=False, id="main.forgotten"),
-        Binding("x", "app.forget_entry", "Forget", show=False, id="main.forget"),
-        Binding("z", "undo", "Undo amr's last write", show=False, id="main.undo"),
-        Binding("U", "commit_foreign", "Commit others' changes", show=False, id="main.commit_foreign"),
-        Binding("V", "app.review_dreams", "Dreams", id="main.dreams"),
-        Binding("T", "app.trim", "Trim to budget", show=False, id="main.trim"),
-        Binding("A", "app.activity", "Activity review", show=False, id="main.activity"),
-        Binding("v", "app.stale", "Stale? (check against code)", show=False, id="main.stale"),
-        Binding("S", "app.sync", "Sync", show=False, id="main.sync"),
-        Binding("P", "app.share", "Share for pairing", show=False, id="main.share"),
-        Binding("L", "app.link_graph", "Link graph", show=False, id="main.graph"),
-        Binding("number_sign", "app.tags", "Tags", show=False, id="main.tags"),
-        Binding("1", "focus('tree')", "Tree", show=False, id="main.focus_tree"),
-        Binding("2", "focus('view')", "Entries", show=False, id="main.focus_view"),
-        Binding("3", "focus('backlinks')", "Backlinks", show=False, id="main.focus_backlinks"),
-        Binding("4", "focus('outgoing')", "Links", show=False, id="main.focus_outgoing"),
-    ]
+    BINDINGS = bindings("main")
+    DEFAULT_CSS = """
+    #tree {
+        border-right: vkey $panel-lighten-1;
+        background: $surface;
+    }
+    #file-title {
+        background: $panel;
+        color: $text;
+        text-style: bold;
+    }
+    MainScreen.-read-only #file-title {
+        color: $warning;
+    }
+    #file-message {
+        color: $text-muted;
+    }
+    #status {
+        background: $panel;
+        color: $text-muted;
+    }
+    #side {
+        border-left: vkey $panel-lighten-1;
+        background: $surface;
+    }
+    """
 
     current: reactive[OpenFile | None] = reactive(None, init=False)
     indexing: reactive[bool] = reactive(True)  # not `loading`: that is Widget.loading (a spinner over the screen)

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
@@ -24,6 +23,7 @@ from amr_tui.screens.review.text import age, describe_change, file_line
 from amr_tui.screens.review.write import WRITE_GROUP, ReviewWrites
 from amr_tui.services.dreams.evidence import dream_now
 from amr_tui.services.dreams.threeway import rows_now
+from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.review_panes import ReviewPanes
 from amr_tui.widgets.safe import content, notify_text
@@ -42,12 +42,13 @@ __all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
 
 class DreamListScreen(Screen[bool]):
     HELP_TITLE = "Dreaming runs"
-    BINDINGS = [
-        Binding("escape,q", "close", "Back", id="dreams.close"),
-        # priority: the list would take enter itself, and hide the key from the footer
-        Binding("enter", "open_run", "Review", id="dreams.open", priority=True),
-        Binding("ctrl+n", "dream_now", "Dream now", id="dreams.now"),  # letters filter the list
-    ]
+    BINDINGS = bindings("dreams")
+    DEFAULT_CSS = """
+    #dreams-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Dreamt(Message):
@@ -190,18 +191,13 @@ class RunReviewScreen(Screen[bool]):
 
     HELP_TITLE = "Dream review"
 
-    BINDINGS = [
-        Binding("escape,q", "close", "Back", id="review.close"),
-        Binding("a", "decide('accept')", "Accept change", id="review.accept"),
-        Binding("r", "decide('reject')", "Reject change", id="review.reject"),
-        Binding("A", "decide_file", "Accept file", id="review.accept_file"),
-        Binding("e", "edit_change", "Edit, then accept", show=False, id="review.edit"),
-        Binding("v", "toggle_viewed", "Viewed", id="review.viewed"),
-        Binding("ctrl+s", "apply", "Apply accepted", id="review.apply"),
-        Binding("ctrl+a", "accept_all", "Accept run", show=False, id="review.accept_all"),
-        Binding("X", "reject_run", "Reject run", id="review.reject_run"),
-        Binding("u", "undo", "Undo decision", show=False, id="review.undo"),
-    ]
+    BINDINGS = bindings("review")
+    DEFAULT_CSS = """
+    #review-title {
+        background: $panel;
+        text-style: bold;
+    }
+    """
 
     @dataclass
     class Files(Message):
