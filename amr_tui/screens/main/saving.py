@@ -1,97 +1,202 @@
-"""Saving, apart from the screen: a controller (not a widget) that runs each save in a thread
-worker and says how it went in a message: ``Saved``, ``SaveFailed`` or ``Conflict``.
+"""Saving: one save is one async flow, ``save``, that reads top to bottom.
 
-The controller holds no widgets and touches none: the screen that owns it shows what the
-messages say. One save runs at a time (``saving``); the screen refuses a second one meanwhile.
+It begins (one save at a time: a second one meanwhile is refused), runs the write in a thread
+(the job, one commit through the write gate), and says how it went. A save that is not made
+asks what it needs and tries again: a git identity (the name and email are set in that repo
+only), or, when a commit made meanwhile does not merge with it, the conflict view (the choice
+made there is saved in turn, as a change of the committed version). It returns what the save
+did, or None when it was not made, so the flow that asked for it gives the user's text back.
+
+The main screen runs it (``MainScreen.save``, awaited by a flow that asks first; or
+``MainScreen.save_soon``, begun at once by a key); the edit actions (editing.py) make the jobs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
-from textual.dom import DOMNode
-from textual.message import Message
+from textual.worker import WorkerFailed
+
+from amr_tui.core.textsafety import make_visible
+from amr_tui.screens.main.place import Place
+from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
-    from amr_tui.git.errors import ConflictError
+    from amr_tui.git.errors import ConflictError, NoIdentityError
+    from amr_tui.screens.main.screen import MainScreen
     from amr_tui.services.session.state import OpenFile
-    from amr_tui.services.writegate import Saved as SaveResult
+    from amr_tui.services.writegate import Saved
 
-#: One save: runs in the worker thread, makes one commit (or none) and says what it did.
-SaveJob = Callable[[], "SaveResult"]
-
-
-@dataclass
-class Saved(Message):
-    """A save is done: committed, or nothing to commit."""
-
-    result: SaveResult
-    """What the save did: the repo, the file and line to show, the commit and its message."""
+#: One save: runs in a thread, makes one commit (or none) through the write gate, says what it did.
+SaveJob = Callable[[], "Saved"]
 
 
-@dataclass
-class SaveFailed(Message):
-    """A save was not made (a conflict is a ``Conflict`` instead)."""
+async def save(
+    screen: MainScreen, job: SaveJob, of: OpenFile | None = None, *, gives_back: bool = False, begun: bool = False
+) -> Saved | None:
+    """Save ``job`` and show how it went; what it did, or None when it was not made.
 
-    error: Exception
-    """Why: a refusal, someone else's uncommitted change, a missing git identity, ..."""
-    job: SaveJob
-    """The save that failed, to run again once the cause is fixed (the identity is set)."""
-    of: OpenFile | None
-    """The version of the file the save was based on, if any."""
-    back: Callable[[], None] | None
-    """Gives the user's text back in its editor when that editor is gone, or None."""
+    ``of``: the version of the file the save is based on (without it, a conflict is a failure
+    like any other). ``gives_back``: the caller gives the user's text back in its editor when
+    this returns None (the questions asked meanwhile say that text waits on them). ``begun``:
+    ``begin`` was called already (``MainScreen.save_soon``)."""
+    # Imported here: git and the dialogs stay off the main screen's first frame
+    # (tests/test_startup_path.py); the session has loaded git by the time anything is saved.
+    from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
+
+    while True:
+        if not begun and not begin(screen):
+            return None
+        begun = False
+        try:
+            saved = await screen.run_worker(job, thread=True, group="save", exit_on_error=False).wait()
+        except WorkerFailed as failed:  # every failure is said, never a crash
+            error = failed.error
+        else:
+            report(screen, saved)
+            return saved
+        not_made(screen, error)
+        if isinstance(error, ConflictError) and of is not None:
+            resolved = await resolve(screen, of.repo, error, gives_back)
+            if resolved is None:
+                return None
+            job, of = resolved
+        elif isinstance(error, NoIdentityError):
+            if not await ask_identity(screen, error, gives_back):
+                return None
+        elif isinstance(error, DirtyFileError):
+            notify_text(
+                screen.app,
+                f"{error} Your text is still in the editor.",
+                title="Someone else's uncommitted change",
+                severity="error",
+                timeout=10,
+            )
+            return None
+        else:
+            notify_text(screen.app, str(error), title="Not saved", severity="error", timeout=8)
+            return None
 
 
-@dataclass
-class Conflict(Message):
-    """A save met a change committed meanwhile that does not merge with it."""
-
-    error: ConflictError
-    """Both sides and their base, as the conflict view shows them."""
-    of: OpenFile
-    """The version of the file the save was based on."""
-    back: Callable[[], None] | None
-    """Gives the user's text back in its editor if the conflict is left unresolved, or None."""
-
-
-class SaveController:
-    """Runs saves for ``host`` (the screen that shows them), one at a time, in thread workers."""
-
-    def __init__(self, host: DOMNode) -> None:
-        self._host = host
-        self.saving = False
-        """A save is running: its message has not been handled yet (``settle`` ends it)."""
-
-    def start(self, job: SaveJob, of: OpenFile | None = None, back: Callable[[], None] | None = None) -> bool:
-        """Run ``job`` in a thread; False (and nothing runs) while another save is running."""
-        if self.saving:
-            return False
-        self.saving = True
-        _save_worker(self._host, job, of, back)
-        return True
-
-    def settle(self) -> None:
-        """The host has handled the last save's message: the next save may start."""
-        self.saving = False
+def begin(screen: MainScreen) -> bool:
+    """A save begins: False (and says so) while the last one is still being committed. The entry
+    editor, if it is the one saving, stays on screen saying so but takes no keys, and keys typed
+    from now on wait for the save to be shown (an edit key then edits the file as saved)."""
+    if screen.save_running:  # a save pressed twice runs once
+        notify_text(screen.app, "Still saving the last change…", severity="warning", timeout=2)
+        screen.editor.give_back()
+        return False
+    screen.save_running = True
+    screen.set_status("Saving…")
+    editor = screen.editor
+    if editor.display and editor.target is not None:
+        screen.focus_off_editor()
+        editor.saving = True
+    screen.hold_keys("a save")
+    return True
 
 
-@work(thread=True, group="save")
-def _save_worker(host: DOMNode, job: SaveJob, of: OpenFile | None, back: Callable[[], None] | None) -> None:
-    """The save, in a thread: every failure becomes a message, never a crash."""
-    # Imported here, in the worker: git is loaded by the session by now, and keeping it out of
-    # this module keeps it off the main screen's first frame (tests/test_startup_path.py).
-    from amr_tui.git.errors import ConflictError
+def report(screen: MainScreen, saved: Saved) -> None:
+    """The save is made (or there was nothing to commit): say so, and show the file as saved."""
+    screen.save_running = False
+    if screen.editor.saving:
+        screen.close_editor()
+    app = screen.app
+    screen.set_status(make_visible(saved.message) + (f"  ({saved.head[:8]})" if saved.head else ""))
+    title = "Committed" if saved.committed and saved.head else ("Saved" if not saved.head else "Nothing to commit")
+    note = [saved.message]
+    if saved.merged:
+        note.append("Merged with a change committed meanwhile: " + ", ".join(saved.merged))
+    notify_text(app, note, title=title, timeout=4)
+    for repair in saved.repaired:  # another amr's write, killed half way, repaired before this one
+        notify_text(app, repair, title="Repaired", severity="warning", timeout=20)
+    if saved.foreign:
+        screen.foreign_repo = saved.repo
+        notify_text(
+            app,
+            ", ".join(saved.foreign) + " also holds uncommitted changes that were not made in amr. "
+            "They were left out of this commit and are still in the file. Press U to commit them as a "
+            "commit of their own.",
+            title="Others' uncommitted changes kept",
+            severity="warning",
+            timeout=10,
+        )
+    screen.refresh_tree()
+    screen.open_place(Place(saved.repo, saved.path, saved.line), record=False)
 
+
+def not_made(screen: MainScreen, error: BaseException) -> None:
+    """The save was not made: the next one may begin, the entry editor takes keys again."""
+    screen.save_running = False
+    screen.editor_back()
+    screen.last_save_error = error
+    screen.set_status(make_visible(f"Not saved: {error}"))
+
+
+async def resolve(
+    screen: MainScreen, repo: str, error: ConflictError, gives_back: bool
+) -> tuple[SaveJob, OpenFile] | None:
+    """Show both sides of the conflict; the save of the choice made there (and the version it is
+    based on), or None when it is left unresolved."""
+    from amr_tui.screens.conflict import ConflictScreen
+    from amr_tui.services.session import editing
+    from amr_tui.services.session.state import OpenFile
+
+    choice = await screen.app.push_screen_wait(
+        ConflictScreen(error.path, error.ours, error.base, error.theirs, error.merged, repo=repo)
+    )
+    if choice is None:
+        notify_text(
+            screen.app,
+            "Conflict left unresolved; nothing was saved."
+            + (" Your text is back in the editor." if gives_back else ""),
+            severity="warning",
+        )
+        return None
+    # Based on the committed version the conflict showed ("theirs"): the gate merges in what was
+    # committed since, and a new conflict shows this view again.
+    session = screen.loaded
+    return (
+        lambda: editing.resolve_conflict(session, repo, error, choice),
+        OpenFile(repo, error.path, error.theirs, None, error.head),
+    )
+
+
+async def ask_identity(screen: MainScreen, error: NoIdentityError, gives_back: bool) -> bool:
+    """Ask for the name and email git needs in the repo ``error`` names and set them there (in
+    that repo's own config); True when they are set and the save may run again."""
+    from amr_tui.screens.dialogs import PromptScreen
+
+    session = screen.loaded
+    target = next(
+        (name for name in session.names if _same_dir(Path(session.mount(name).root), Path(error.where))),
+        screen.current.repo if screen.current else None,
+    )
+    value = await screen.app.push_screen_wait(
+        PromptScreen(
+            f"Git needs a name and email to commit in {make_visible(target or 'this repo')}",
+            placeholder="Your Name <you@example.com>",
+            help_text="Saved in this repo's own config (never your global config).",
+            holds="the text waiting on this save" if gives_back else None,
+        )
+    )
+    if not value or target is None or "<" not in value:
+        if value:
+            notify_text(screen.app, "Write it as: Name <email>", severity="warning")
+        return False
+    name, email = value.split("<", 1)
+    git = session.git(target)
+    if git is None:
+        return False
+    git.set_local_identity(name.strip(), email.strip(" >"))
+    notify_text(screen.app, f"Identity set for {target} only.")
+    return True
+
+
+def _same_dir(a: Path, b: Path) -> bool:
     try:
-        result = job()
-    except ConflictError as exc:
-        host.post_message(Conflict(exc, of, back) if of is not None else SaveFailed(exc, job, of, back))
-        return
-    except Exception as exc:  # every failure becomes a notification, never a crash
-        host.post_message(SaveFailed(exc, job, of, back))
-        return
-    host.post_message(Saved(result))
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False

@@ -31,10 +31,10 @@ from amr_tui.core.navigation import History
 from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
 from amr_tui.core.scope import SCOPE_KEY, parse_scope, repo_for
 from amr_tui.core.textsafety import make_visible, plural
+from amr_tui.screens.main import saving
 from amr_tui.screens.main.host import MainHost, NoHost
 from amr_tui.screens.main.past import open_past, past_loader
 from amr_tui.screens.main.place import Place
-from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFailed, SaveJob
 from amr_tui.screens.main.state import Opens, Polls, StartUp
 from amr_tui.services.config import TREE_WIDTH
 from amr_tui.services.workspace import MEMORY_FILE, Mount
@@ -49,8 +49,10 @@ if TYPE_CHECKING:
     from amr_tui.screens.finder import FinderScreen
     from amr_tui.screens.main.editing import EditActions
     from amr_tui.screens.main.peek import FirstLook
+    from amr_tui.screens.main.saving import SaveJob
     from amr_tui.services.session.state import Change, OpenFile, Session
     from amr_tui.services.session.watch import RepoInfo
+    from amr_tui.services.writegate import Saved
     from amr_tui.widgets.code_view import CodeView
 
 __all__ = ["MainScreen", "Place"]
@@ -196,9 +198,9 @@ class MainScreen(Screen[None]):
         self.poll_interval = poll_interval
         self.places: History[Place] = History()  # where back and forward lead
         self.drafts: dict[tuple[str, str], tuple[EditTarget, str]] = {}
-        self.saver = SaveController(self)
+        self.save_running = False  # a save has begun and is not reported yet (saving.py)
         self.foreign_repo: str | None = None  # the repo the last save left others' changes in (U commits them)
-        self.last_save_error: Exception | None = None
+        self.last_save_error: BaseException | None = None
         self._edit_actions: EditActions | None = None  # loaded at the first edit
         self.start = StartUp()  # the first frame and the first load's steps
         self.opens = Opens()  # which open is the latest, and an edit key waiting for it
@@ -579,66 +581,15 @@ class MainScreen(Screen[None]):
             self._shown(ticket)
 
     # ------------------------------------------------------------- saving
-    def run_save(self, job: SaveJob, of: OpenFile | None = None, back: Callable[[], None] | None = None) -> None:
-        """Run ``job`` (a save) in a thread. ``of``: the version it is based on (a conflict shows
-        the conflict view); ``back``: gives the user's text back in its editor when the save is
-        not made and that editor is gone (the whole-file editor), so nothing typed is dropped."""
-        if self.saver.saving:
-            # A save pressed twice runs once: the first one is still being committed.
-            notify_text(self.app, "Still saving the last change…", severity="warning", timeout=2)
-            if back is not None:
-                back()
-            self.editor.give_back()
-            return
-        self.set_status("Saving…")
-        if self.saver.start(job, of, back) and self.editor.display and self.editor.target is not None:
-            # The entry editor's save (enter, or its retry once an identity is set): the editor
-            # stays on screen, saying so, but takes no keys; an edit key waits for the save to be
-            # shown (``when_shown``).
-            self._focus_off_editor()
-            self.editor.saving = True
-        self.hold_keys("a save")
+    async def save(self, job: SaveJob, of: OpenFile | None = None, *, gives_back: bool = False) -> Saved | None:
+        """One save (saving.py's ``save``), from a flow: what it did, or None when it was not made."""
+        return await saving.save(self, job, of, gives_back=gives_back)
 
-    def on_saved(self, message: Saved) -> None:
-        self.saver.settle()
-        saved = message.result
-        if self.editor.saving:
-            self.close_editor()
-        self.set_status(make_visible(saved.message) + (f"  ({saved.head[:8]})" if saved.head else ""))
-        title = "Committed" if saved.committed and saved.head else ("Saved" if not saved.head else "Nothing to commit")
-        note = [saved.message]
-        if saved.merged:
-            note.append("Merged with a change committed meanwhile: " + ", ".join(saved.merged))
-        notify_text(self.app, note, title=title, timeout=4)
-        for repair in saved.repaired:  # another amr's write, killed half way, repaired before this one
-            notify_text(self.app, repair, title="Repaired", severity="warning", timeout=20)
-        if saved.foreign:
-            self.foreign_repo = saved.repo
-            notify_text(
-                self.app,
-                ", ".join(saved.foreign) + " also holds uncommitted changes that were not made in amr. "
-                "They were left out of this commit and are still in the file. Press U to commit them as a "
-                "commit of their own.",
-                title="Others' uncommitted changes kept",
-                severity="warning",
-                timeout=10,
-            )
-        self.refresh_tree()
-        self.open_place(Place(saved.repo, saved.path, saved.line), record=False)
-
-    def on_save_failed(self, message: SaveFailed) -> None:
-        self.saver.settle()
-        self.editor_back()
-        self.last_save_error = message.error
-        self.set_status(make_visible(f"Not saved: {message.error}"))
-        self.edits().save_failed(message)
-
-    def on_conflict(self, message: Conflict) -> None:
-        self.saver.settle()
-        self.editor_back()
-        self.last_save_error = message.error
-        self.set_status(make_visible(f"Not saved: {message.error}"))
-        self.edits().conflict(message)
+    def save_soon(self, job: SaveJob, of: OpenFile | None = None) -> None:
+        """A save asked for by a key with no question before it: begun now (keys typed after it
+        wait for it), the rest run as the flow ``flow:save``."""
+        if saving.begin(self):
+            self.run_worker(saving.save(self, job, of, begun=True), group="flow:save")
 
     def editor_back(self) -> None:
         """A save was not made (or the entry was not sent: empty, kept to be fixed): the entry
@@ -647,7 +598,7 @@ class MainScreen(Screen[None]):
         self.opens.deferred = None
         self.editor.give_back()
 
-    def _focus_off_editor(self) -> None:
+    def focus_off_editor(self) -> None:
         """The focus to the view now, if it is in the entry editor: a widget hidden or disabled
         keeps the focus until the next refresh, and took the keys typed meanwhile."""
         if self.focused is not None and self.editor in self.focused.ancestors_with_self:
@@ -655,7 +606,7 @@ class MainScreen(Screen[None]):
 
     def close_editor(self) -> None:
         """Hide the entry editor, the focus going to the view at once."""
-        self._focus_off_editor()
+        self.focus_off_editor()
         self.editor.close()
         self.view.editing = False
 
@@ -664,7 +615,7 @@ class MainScreen(Screen[None]):
         reopens is shown: e or o pressed right after enter edits the file as saved, never the
         version before, and is never lost. The same holds for a file still opening (a click in
         the tree, an agent's change being reloaded). The last such key wins."""
-        if self.saver.saving or self.editor.saving or self.opens.on_its_way:
+        if self.save_running or self.editor.saving or self.opens.on_its_way:
             self.opens.deferred = action
             return
         action()
@@ -674,7 +625,7 @@ class MainScreen(Screen[None]):
         self.opens.shown = ticket
         action, self.opens.deferred = self.opens.deferred, None
         if action is not None:
-            if self.saver.saving or self.editor.saving:
+            if self.save_running or self.editor.saving:
                 self.opens.deferred = action
             else:
                 action()
@@ -687,7 +638,7 @@ class MainScreen(Screen[None]):
             # first frame does without (tests/test_startup_path.py).
             from amr_tui.screens.main.editing import EditActions
 
-            self._edit_actions = EditActions(self)
+            self._edit_actions = EditActions(self, self.loaded)
         return self._edit_actions
 
     def _unsaved_entry_value(self) -> str | None:
@@ -830,7 +781,7 @@ class MainScreen(Screen[None]):
     def hold_keys(self, why: str) -> None:
         """Keys typed from now on wait (widgets/type_ahead.py) until no save and no open is on
         its way: the keys after ``e`` pressed right after a save go to the editor it opens."""
-        hold(self.app, why, lambda: not (self.saver.saving or self.editor.saving or self.opens.on_its_way), 10.0)
+        hold(self.app, why, lambda: not (self.save_running or self.editor.saving or self.opens.on_its_way), 10.0)
 
     def on_main_screen_opened(self, message: Opened) -> None:
         if not self.opens.is_latest(message.ticket):
