@@ -8,46 +8,76 @@ made there is saved in turn, as a change of the committed version). It returns w
 did, or None when it was not made, so the flow that asked for it gives the user's text back.
 
 The main screen runs it (``MainScreen.save``, awaited by a flow that asks first; or
-``MainScreen.save_soon``, begun at once by a key); the edit actions (editing.py) make the jobs.
+``MainScreen.save_soon``, begun at once by a key) and shows each step (``SaveHost``); the edit
+actions (editing.py) make the jobs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from textual.worker import WorkerFailed
+from textual.worker import Worker, WorkerFailed
 
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.main.place import Place
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from amr_tui.git.errors import ConflictError, NoIdentityError
-    from amr_tui.screens.main.screen import MainScreen
-    from amr_tui.services.session.state import OpenFile
+    from amr_tui.services.session.state import OpenFile, Session
     from amr_tui.services.writegate import Saved
 
 #: One save: runs in a thread, makes one commit (or none) through the write gate, says what it did.
 SaveJob = Callable[[], "Saved"]
 
 
+class SaveHost(Protocol):
+    """What a save needs of the screen it runs on (the main screen)."""
+
+    @property
+    def app(self) -> App[Any]: ...
+
+    @property
+    def loaded(self) -> Session: ...
+
+    @property
+    def current(self) -> OpenFile | None: ...
+
+    def run_worker(
+        self, work: SaveJob, *, group: str = ..., exit_on_error: bool = ..., thread: bool = ...
+    ) -> Worker[Saved]: ...
+
+    def save_begins(self) -> bool:
+        """False (and says so) while another save runs; else shows this one begun."""
+        ...
+
+    def save_made(self, saved: Saved) -> None:
+        """Say what the save did and show the file as saved."""
+        ...
+
+    def save_not_made(self, error: BaseException) -> None:
+        """Say why not; the next save may begin, and the entry editor takes keys again."""
+        ...
+
+
 async def save(
-    screen: MainScreen, job: SaveJob, of: OpenFile | None = None, *, gives_back: bool = False, begun: bool = False
+    screen: SaveHost, job: SaveJob, of: OpenFile | None = None, *, gives_back: bool = False, begun: bool = False
 ) -> Saved | None:
     """Save ``job`` and show how it went; what it did, or None when it was not made.
 
     ``of``: the version of the file the save is based on (without it, a conflict is a failure
     like any other). ``gives_back``: the caller gives the user's text back in its editor when
     this returns None (the questions asked meanwhile say that text waits on them). ``begun``:
-    ``begin`` was called already (``MainScreen.save_soon``)."""
+    ``save_begins`` was called already (``MainScreen.save_soon``)."""
     # Imported here: git and the dialogs stay off the main screen's first frame
     # (tests/test_startup_path.py); the session has loaded git by the time anything is saved.
     from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
 
     while True:
-        if not begun and not begin(screen):
+        if not begun and not screen.save_begins():
             return None
         begun = False
         try:
@@ -55,9 +85,9 @@ async def save(
         except WorkerFailed as failed:  # every failure is said, never a crash
             error = failed.error
         else:
-            report(screen, saved)
+            screen.save_made(saved)
             return saved
-        not_made(screen, error)
+        screen.save_not_made(error)
         if isinstance(error, ConflictError) and of is not None:
             resolved = await resolve(screen, of.repo, error, gives_back)
             if resolved is None:
@@ -80,63 +110,8 @@ async def save(
             return None
 
 
-def begin(screen: MainScreen) -> bool:
-    """A save begins: False (and says so) while the last one is still being committed. The entry
-    editor, if it is the one saving, stays on screen saying so but takes no keys, and keys typed
-    from now on wait for the save to be shown (an edit key then edits the file as saved)."""
-    if screen.save_running:  # a save pressed twice runs once
-        notify_text(screen.app, "Still saving the last change…", severity="warning", timeout=2)
-        screen.editor.give_back()
-        return False
-    screen.save_running = True
-    screen.set_status("Saving…")
-    editor = screen.editor
-    if editor.display and editor.target is not None:
-        screen.focus_off_editor()
-        editor.saving = True
-    screen.hold_keys("a save")
-    return True
-
-
-def report(screen: MainScreen, saved: Saved) -> None:
-    """The save is made (or there was nothing to commit): say so, and show the file as saved."""
-    screen.save_running = False
-    if screen.editor.saving:
-        screen.close_editor()
-    app = screen.app
-    screen.set_status(make_visible(saved.message) + (f"  ({saved.head[:8]})" if saved.head else ""))
-    title = "Committed" if saved.committed and saved.head else ("Saved" if not saved.head else "Nothing to commit")
-    note = [saved.message]
-    if saved.merged:
-        note.append("Merged with a change committed meanwhile: " + ", ".join(saved.merged))
-    notify_text(app, note, title=title, timeout=4)
-    for repair in saved.repaired:  # another amr's write, killed half way, repaired before this one
-        notify_text(app, repair, title="Repaired", severity="warning", timeout=20)
-    if saved.foreign:
-        screen.foreign_repo = saved.repo
-        notify_text(
-            app,
-            ", ".join(saved.foreign) + " also holds uncommitted changes that were not made in amr. "
-            "They were left out of this commit and are still in the file. Press U to commit them as a "
-            "commit of their own.",
-            title="Others' uncommitted changes kept",
-            severity="warning",
-            timeout=10,
-        )
-    screen.refresh_tree()
-    screen.open_place(Place(saved.repo, saved.path, saved.line), record=False)
-
-
-def not_made(screen: MainScreen, error: BaseException) -> None:
-    """The save was not made: the next one may begin, the entry editor takes keys again."""
-    screen.save_running = False
-    screen.editor_back()
-    screen.last_save_error = error
-    screen.set_status(make_visible(f"Not saved: {error}"))
-
-
 async def resolve(
-    screen: MainScreen, repo: str, error: ConflictError, gives_back: bool
+    screen: SaveHost, repo: str, error: ConflictError, gives_back: bool
 ) -> tuple[SaveJob, OpenFile] | None:
     """Show both sides of the conflict; the save of the choice made there (and the version it is
     based on), or None when it is left unresolved."""
@@ -164,7 +139,7 @@ async def resolve(
     )
 
 
-async def ask_identity(screen: MainScreen, error: NoIdentityError, gives_back: bool) -> bool:
+async def ask_identity(screen: SaveHost, error: NoIdentityError, gives_back: bool) -> bool:
     """Ask for the name and email git needs in the repo ``error`` names and set them there (in
     that repo's own config); True when they are set and the save may run again."""
     from amr_tui.screens.dialogs import PromptScreen
