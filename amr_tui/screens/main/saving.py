@@ -14,6 +14,7 @@ actions (editing.py) make the jobs.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -45,6 +46,9 @@ class SaveHost(Protocol):
 
     @property
     def current(self) -> OpenFile | None: ...
+
+    @property
+    def is_attached(self) -> bool: ...
 
     def run_worker(
         self, work: SaveJob, *, group: str = ..., exit_on_error: bool = ..., thread: bool = ...
@@ -85,8 +89,12 @@ async def save(
         except WorkerFailed as failed:  # every failure is said, never a crash
             error = failed.error
         else:
+            if not screen.is_attached:  # the app quit while the job ran: nothing to show, nothing to ask
+                raise asyncio.CancelledError
             screen.save_made(saved)
             return saved
+        if not screen.is_attached:
+            raise asyncio.CancelledError
         screen.save_not_made(error)
         if isinstance(error, ConflictError) and of is not None:
             resolved = await resolve(screen, of.repo, error, gives_back)
