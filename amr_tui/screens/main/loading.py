@@ -16,8 +16,9 @@ session, each step shown as it lands.
 
 Two ``threading.Event`` cross threads here, each set on the UI thread: ``session_made`` (an open
 asked for from the first look's tree, before the session existed, waits on it in its worker) and
-``first_shown`` (the load worker waits on it). ``Loader`` is not a widget: it runs its workers
-on the screen and posts its messages to it; the screen hands each message back (``on_loader_*``).
+``first_shown`` (the load worker waits on it). ``Loader`` is not a widget and knows the screen
+only as a Textual screen: it runs its workers on it and posts its messages to it, and the
+screen's handlers (``on_loader_*``) show each step; the first look's own rows it shows itself.
 """
 
 from __future__ import annotations
