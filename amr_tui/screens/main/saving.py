@@ -7,7 +7,8 @@ only), or, when a commit made meanwhile does not merge with it, the conflict vie
 made there is saved in turn, as a change of the committed version). It returns what the save
 did, or None when it was not made, so the flow that asked for it gives the user's text back.
 
-The main screen runs it (``MainScreen.save``, awaited by a flow that asks first; or
+The main screen loads this module at its first save (it imports git, the session and the
+dialogs, which the first frame does without) and runs it (``MainScreen.save``, awaited by a flow that asks first; or
 ``MainScreen.save_soon``, begun at once by a key) and shows each step (``SaveHost``); the edit
 actions (editing.py) make the jobs.
 """
@@ -22,13 +23,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.worker import Worker, WorkerFailed
 
 from amr_tui.core.textsafety import make_visible
+from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
+from amr_tui.screens.conflict import ConflictScreen
+from amr_tui.screens.dialogs import PromptScreen
+from amr_tui.services.session import editing
+from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from amr_tui.git.errors import ConflictError, NoIdentityError
-    from amr_tui.services.session.state import OpenFile, Session
     from amr_tui.services.writegate import Saved
 
 #: One save: runs in a thread, makes one commit (or none) through the write gate, says what it did.
@@ -76,10 +80,6 @@ async def save(
     like any other). ``gives_back``: the caller gives the user's text back in its editor when
     this returns None (the questions asked meanwhile say that text waits on them). ``begun``:
     ``save_begins`` was called already (``MainScreen.save_soon``)."""
-    # Imported here: git and the dialogs stay off the main screen's first frame
-    # (tests/test_startup_path.py); the session has loaded git by the time anything is saved.
-    from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
-
     while True:
         if not begun and not screen.save_begins():
             return None
@@ -123,10 +123,6 @@ async def resolve(
 ) -> tuple[SaveJob, OpenFile] | None:
     """Show both sides of the conflict; the save of the choice made there (and the version it is
     based on), or None when it is left unresolved."""
-    from amr_tui.screens.conflict import ConflictScreen
-    from amr_tui.services.session import editing
-    from amr_tui.services.session.state import OpenFile
-
     choice = await screen.app.push_screen_wait(
         ConflictScreen(error.path, error.ours, error.base, error.theirs, error.merged, repo=repo)
     )
@@ -150,8 +146,6 @@ async def resolve(
 async def ask_identity(screen: SaveHost, error: NoIdentityError, gives_back: bool) -> bool:
     """Ask for the name and email git needs in the repo ``error`` names and set them there (in
     that repo's own config); True when they are set and the save may run again."""
-    from amr_tui.screens.dialogs import PromptScreen
-
     session = screen.loaded
     target = next(
         (name for name in session.names if _same_dir(Path(session.mount(name).root), Path(error.where))),

@@ -32,7 +32,6 @@ from amr_tui.core.navigation import History
 from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
 from amr_tui.core.scope import SCOPE_KEY, parse_scope, repo_for
 from amr_tui.core.textsafety import make_visible, plural
-from amr_tui.screens.main import saving
 from amr_tui.screens.main.host import MainHost, NoHost
 from amr_tui.screens.main.loading import Loader
 from amr_tui.screens.main.past import open_past, past_loader
@@ -429,15 +428,21 @@ class MainScreen(Screen[None]):
             self._shown(ticket)
 
     # ------------------------------------------------------------- saving
-    async def save(self, job: SaveJob, of: OpenFile | None = None, *, gives_back: bool = False) -> Saved | None:
+    async def save(
+        self, job: SaveJob, of: OpenFile | None = None, *, gives_back: bool = False, begun: bool = False
+    ) -> Saved | None:
         """One save (saving.py's ``save``), from a flow: what it did, or None when it was not made."""
-        return await saving.save(self, job, of, gives_back=gives_back)
+        # Imported here: a save brings git, the session and the dialogs, which the first frame
+        # does without (tests/test_startup_path.py).
+        from amr_tui.screens.main.saving import save
+
+        return await save(self, job, of, gives_back=gives_back, begun=begun)
 
     def save_soon(self, job: SaveJob, of: OpenFile | None = None) -> None:
         """A save asked for by a key with no question before it: begun now (keys typed after it
         wait for it), the rest run as the flow ``flow:save``."""
         if self.save_begins():
-            self.run_worker(saving.save(self, job, of, begun=True), group="flow:save")
+            self.run_worker(self.save(job, of, begun=True), group="flow:save")
 
     def save_begins(self) -> bool:
         """A save begins: False (and says so) while the last one is still being committed. The
