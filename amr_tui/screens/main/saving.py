@@ -8,9 +8,9 @@ made there is saved in turn, as a change of the committed version). It returns w
 did, or None when it was not made, so the flow that asked for it gives the user's text back.
 
 The main screen loads this module at its first save (it imports git, the session and the
-dialogs, which the first frame does without) and runs it (``MainScreen.save``, awaited by a flow that asks first; or
-``MainScreen.save_soon``, begun at once by a key) and shows each step (``SaveHost``); the edit
-actions (editing.py) make the jobs.
+dialogs, which the first frame does without), runs it (``MainScreen.save``, awaited by a flow
+that asks first; ``MainScreen.save_soon``, begun at once by a key) and shows each step
+(``SaveHost``); the edit actions (editing.py) make the jobs.
 """
 
 from __future__ import annotations
