@@ -39,7 +39,10 @@ async def test_tree_and_memory_are_shown_and_usable_before_the_load(make_repo):
             text = await shown(pilot, app, "MEMORY.md", "notes.md", "Alice likes green tea", "Listed 3 files")
             await opened(pilot, drive)
             screen = app.screen
-            assert screen.start.peeked == ("memory", "MEMORY.md")  # shown by the first look, before the session existed
+            assert screen.loader.peeked == (
+                "memory",
+                "MEMORY.md",
+            )  # shown by the first look, before the session existed
             session = screen.session
             # Held: nothing was indexed by the loader, no repo-wide lint, no git status read.
             assert screen.indexing and session.coverage() is not None

@@ -344,4 +344,4 @@ async def tags(app: App[int], main: MainScreen, session: Session) -> None:
     if not new or new.strip().lstrip("#") == picked.tag:
         return
     repo, old = picked.repo, picked.tag
-    main.run_save(lambda: rename_tag_in_repo(session, repo, old, new)[0])
+    await main.save(lambda: rename_tag_in_repo(session, repo, old, new)[0])

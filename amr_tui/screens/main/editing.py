@@ -1,20 +1,20 @@
-"""The main screen's edit actions: entries, whole files, $EDITOR, new/rename/delete file, and
-what a save that is not made asks next (a git identity, a conflict view).
+"""The main screen's edit actions: entries, whole files, $EDITOR, new/rename/delete file.
 
 ``EditActions`` is a controller, not a widget: it acts on the screen through ``EditingHost``
-(what it needs of it) and hands every save to the screen's ``run_save``, one commit each.
-An action that asks first is an async flow run as a worker of the screen (the group
-``flow:<name>``): it asks each question in turn with ``push_screen_wait``, then saves.
+(what it needs of it) and makes each save a job (one commit) for the screen's save
+(saving.py). An action that asks first is an async flow run as a worker of the screen (the
+group ``flow:<name>``): it asks each question in turn with ``push_screen_wait``, then awaits
+the save, and gives the user's text back when it was not made; a key that saves at once
+begins its save there and then (``save_soon``).
 The main screen loads this module at its first edit (it imports git, the parser and the
 dialogs, which the first frame does without).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 from typing import Any, Protocol
 
 from textual.app import App, SuspendNotSupported
@@ -23,17 +23,13 @@ from textual.worker import Worker
 
 from amr_tui.core.format.edit import entry_span, new_entry_line, set_metadata, today_iso
 from amr_tui.core.format.links import LinkState, link_text_for
-from amr_tui.core.merge.resolution import ConflictChoice
 from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.core.scope import SCOPE_KEY, parse_scope, repo_for
 from amr_tui.core.textsafety import find_controls, make_visible
-from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
-from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen, TextPromptScreen
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main.external import edit_unread
-from amr_tui.screens.main.place import Place
-from amr_tui.screens.main.saving import Conflict, SaveFailed, SaveJob
+from amr_tui.screens.main.saving import SaveJob
 from amr_tui.screens.secret_check import new_secrets, secret_answer
 from amr_tui.services import writegate
 from amr_tui.services.loads import file_cut_of
@@ -60,9 +56,6 @@ class EditingHost(Protocol):
     def app(self) -> App[Any]: ...
 
     @property
-    def session(self) -> Session | None: ...
-
-    @property
     def current(self) -> OpenFile | None: ...
 
     @property
@@ -76,25 +69,19 @@ class EditingHost(Protocol):
 
     foreign_repo: str | None
 
-    def set_status(self, text: str) -> None: ...
-
-    def refresh_tree(self) -> None: ...
-
-    def open_place(self, place: Place, *, keep_cursor: bool = False, record: bool = True) -> None: ...
-
-    def action_reload(self) -> None: ...
-
     def entry_edit_pending(self) -> bool: ...
 
     def close_editor(self) -> None: ...
 
     def editor_back(self) -> None: ...
 
-    def run_save(self, job: SaveJob, of: OpenFile | None = None, back: Callable[[], None] | None = None) -> None: ...
-
-    def call_after_refresh(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> bool: ...
+    def action_reload(self) -> None: ...
 
     def run_worker(self, work: Coroutine[Any, Any, None], *, group: str = ...) -> Worker[None]: ...
+
+    async def save(self, job: SaveJob, of: OpenFile | None = None, *, gives_back: bool = False) -> Saved | None: ...
+
+    def save_soon(self, job: SaveJob, of: OpenFile | None = None) -> None: ...
 
 
 def last_of(saves: Sequence[Saved]) -> Saved:
@@ -108,20 +95,15 @@ def last_of(saves: Sequence[Saved]) -> Saved:
 
 
 class EditActions:
-    """The edit actions of ``host``; each save goes through ``host.run_save``."""
+    """The edit actions of ``host`` on ``session``; each save is ``host.save`` (saving.py)."""
 
-    def __init__(self, host: EditingHost) -> None:
+    def __init__(self, host: EditingHost, session: Session) -> None:
         self.host = host
+        self.session = session
 
     @property
     def app(self) -> App[Any]:
         return self.host.app
-
-    @property
-    def session(self) -> Session:
-        session = self.host.session
-        assert session is not None, "edit actions wait for the session (MainScreen.check_action)"
-        return session
 
     # ------------------------------------------------------------ helpers
     def flow(self, name: str, flow: Coroutine[Any, Any, None]) -> None:
@@ -131,7 +113,7 @@ class EditActions:
     async def confirmed(self, question: ConfirmScreen, job: SaveJob, of: OpenFile | None = None) -> None:
         """Ask ``question``; yes runs the save ``job`` (based on ``of``)."""
         if await self.app.push_screen_wait(question):
-            self.host.run_save(job, of)
+            await self.host.save(job, of)
 
     def writable(self) -> OpenFile | None:
         """The open file when it can be written, else None (and says why)."""
@@ -161,101 +143,6 @@ class EditActions:
             notify_text(self.app, "The cursor is not on an entry.", severity="warning")
             return None
         return of, entry
-
-    # ------------------------------------------------------ failed saves
-    def save_failed(self, message: SaveFailed) -> None:
-        """Ask for what the save needs (a git identity), or say why it was not made."""
-        err, back = message.error, message.back
-        if isinstance(err, NoIdentityError):
-            job, of = message.job, message.of
-            self.ask_identity(lambda: self.host.run_save(job, of, back), self.repo_at(err.where), back)
-        elif isinstance(err, DirtyFileError):
-            notify_text(
-                self.app,
-                f"{err} Your text is still in the editor.",
-                title="Someone else's uncommitted change",
-                severity="error",
-                timeout=10,
-            )
-            if back is not None:
-                back()
-        else:
-            notify_text(self.app, str(err), title="Not saved", severity="error", timeout=8)
-            if back is not None:
-                back()
-
-    def conflict(self, message: Conflict) -> None:
-        """Show both sides; the choice made there is saved as a change of the committed version."""
-        self.flow("conflict", self.show_conflict(message.of.repo, message.error, message.back))
-
-    async def show_conflict(self, repo: str, err: ConflictError, back: Callable[[], None] | None) -> None:
-        choice = await self.app.push_screen_wait(
-            ConflictScreen(err.path, err.ours, err.base, err.theirs, err.merged, repo=repo)
-        )
-        self.resolve_conflict(repo, err, choice, back)
-
-    def repo_at(self, where: str) -> str | None:
-        """The mounted repo whose root is ``where`` (a NoIdentityError names the repo it needs)."""
-        for name in self.session.names:
-            try:
-                if Path(self.session.mount(name).root).resolve() == Path(where).resolve():
-                    return name
-            except OSError:
-                continue
-        current = self.host.current
-        return current.repo if current else None
-
-    def ask_identity(
-        self, retry: Callable[[], None] | None, repo: str | None = None, back: Callable[[], None] | None = None
-    ) -> None:
-        current = self.host.current
-        self.flow("identity", self.identity(retry, repo or (current.repo if current else None), back))
-
-    async def identity(
-        self, retry: Callable[[], None] | None, target: str | None, back: Callable[[], None] | None
-    ) -> None:
-        """Ask for the name and email git needs in ``target``, set them there, then ``retry``;
-        ``back`` (the text waiting on the save, given back) when none is given."""
-        value = await self.app.push_screen_wait(
-            PromptScreen(
-                f"Git needs a name and email to commit in {make_visible(target or 'this repo')}",
-                placeholder="Your Name <you@example.com>",
-                help_text="Saved in this repo's own config (never your global config).",
-                holds="the text waiting on this save" if back is not None else None,
-            )
-        )
-        if not value or target is None or "<" not in value:
-            if value:
-                notify_text(self.app, "Write it as: Name <email>", severity="warning")
-            if back is not None:
-                back()
-            return
-        name, email = value.split("<", 1)
-        git = self.session.git(target)
-        if git is not None:
-            git.set_local_identity(name.strip(), email.strip(" >"))
-            notify_text(self.app, f"Identity set for {target} only.")
-            if retry:
-                retry()
-
-    def resolve_conflict(
-        self, repo: str, err: ConflictError, choice: ConflictChoice | None, back: Callable[[], None] | None = None
-    ) -> None:
-        if choice is None:
-            notify_text(
-                self.app,
-                "Conflict left unresolved; nothing was saved."
-                + (" Your text is back in the editor." if back is not None else ""),
-                severity="warning",
-            )
-            if back is not None:
-                back()
-            return
-        # Based on the committed version the conflict showed ("theirs"): the gate merges in what
-        # was committed since, and a new conflict shows this view again.
-        shown = OpenFile(repo, err.path, err.theirs, None, err.head)
-        session = self.session
-        self.host.run_save(lambda: editing.resolve_conflict(session, repo, err, choice), shown, back=back)
 
     def commit_foreign(self) -> None:
         """Commit the uncommitted changes others left in the repo's files, as their own commit."""
@@ -424,7 +311,7 @@ class EditActions:
             def job() -> Saved:
                 return editing.insert_entry(session, of, target.line, line_text)
 
-        self.host.run_save(job, of)
+        self.host.save_soon(job, of)
 
     def cancelled(self, message: EntryEditor.Cancelled) -> None:
         if message.changed:
@@ -458,7 +345,7 @@ class EditActions:
         def job() -> Saved:
             return undo_newest(session, list(session.written))
 
-        self.host.run_save(job)
+        self.host.save_soon(job)
 
     def stamp_added(self) -> None:
         found = self.writable_entry()
@@ -475,7 +362,7 @@ class EditActions:
             return editing.replace_entry_line(session, of, entry.line, new)
 
         if had is None or had == today:
-            self.host.run_save(job, of)
+            self.host.save_soon(job, of)
             return
         question = ConfirmScreen(
             f"Replace added: {had} with today?", f"{entry.text}\n\nadded: {had} \u2192 {today}", "Replace"
@@ -515,7 +402,7 @@ class EditActions:
         if value:
             session = self.session
             repo, path = value.split("\0", 1)
-            self.host.run_save(lambda: last_of(editing.move_entry(session, of, entry.line, repo, path)), of)
+            await self.host.save(lambda: last_of(editing.move_entry(session, of, entry.line, repo, path)), of)
 
     def capture(self) -> None:
         """Write a new entry from anywhere; asks which repo when more than one can take it."""
@@ -561,15 +448,11 @@ class EditActions:
                 repo = await self.app.push_screen_wait(
                     ChoiceScreen("Which memory is this for?", [(r, r) for r in writable], holds=holds)
                 )
-            if repo:  # a save that is not made gives the text back in the prompt
-                self.capture_save(writable, text, repo, line)
+            if not repo:
+                continue  # esc on "which memory": back to the text
+            if await self.host.save(partial(self.capture_into, repo, line), gives_back=True):
                 return
-            # esc on "which memory": back to the text
-
-    def capture_save(self, writable: list[str], text: str, repo: str, line: str) -> None:
-        self.host.run_save(
-            lambda: self.capture_into(repo, line), back=lambda: self.flow("capture", self.capture_flow(writable, text))
-        )
+            # not saved: the text is back in the prompt
 
     def capture_into(self, repo: str, line: str) -> Saved:
         """In the save worker: the captured line goes at the top of MEMORY.md, above ## Index."""
@@ -603,30 +486,28 @@ class EditActions:
         self.open_file_editor(of, plain, crlf, bom, None)
 
     def open_file_editor(self, of: OpenFile, plain: str, crlf: bool, bom: bool, edited: str | None) -> None:
-        """The whole-file editor on ``plain`` (the file as read), starting from ``edited`` if given.
-
-        A save that fails for a reason the user must fix first (someone else's uncommitted change,
-        a refusal) hands the text back in a new editor, so it is never dropped; a conflict shows
-        both versions (the conflict screen) and a missing identity retries after asking."""
+        """The whole-file editor on ``plain`` (the file as read), starting from ``edited`` if given."""
         self.flow("file-edit", self.file_editor(of, plain, crlf, bom, edited))
 
     async def file_editor(self, of: OpenFile, plain: str, crlf: bool, bom: bool, edited: str | None) -> None:
+        """Edit, then save. A save that is not made for a reason the user must fix first (someone
+        else's uncommitted change, a refusal, a question left unanswered) hands the text back in
+        a new editor, so it is never dropped."""
         budget = file_cut_of(self.session.mount(of.repo), of.path, of.data or b"", of.doc)
         targets = link_targets_of(self.session)
         source = partial(targets.complete, of.repo, of.path)
-        new_text = await self.app.push_screen_wait(
-            FileEditScreen(of.path, plain, edited=edited, repo=of.repo, budget=budget, link_source=source)
-        )
-        if new_text is None:
-            return
-        session, text = self.session, new_text
-        body = text.replace("\n", "\r\n") if crlf else text
-        data = (("\ufeff" if bom else "") + body).encode("utf-8")
-        self.host.run_save(
-            lambda: editing.write(session, of, data, f"Edit {of.path}"),
-            of,
-            back=lambda: self.open_file_editor(of, plain, crlf, bom, text),
-        )
+        while True:
+            new_text = await self.app.push_screen_wait(
+                FileEditScreen(of.path, plain, edited=edited, repo=of.repo, budget=budget, link_source=source)
+            )
+            if new_text is None:
+                return
+            body = new_text.replace("\n", "\r\n") if crlf else new_text
+            data = (("\ufeff" if bom else "") + body).encode("utf-8")
+            job = partial(editing.write, self.session, of, data, f"Edit {of.path}")
+            if await self.host.save(job, of, gives_back=True):
+                return
+            edited = new_text
 
     def external_editor(self) -> None:
         of = self.host.current
@@ -689,7 +570,7 @@ class EditActions:
                 self.app.call_from_thread(self.external_left_on_disk, of)
                 raise
 
-        self.host.run_save(job, of)
+        self.host.save_soon(job, of)
 
     def external_left_on_disk(self, of: OpenFile) -> None:
         notify_text(
@@ -714,7 +595,7 @@ class EditActions:
             )
         )
         if choice == "again":
-            self.host.call_after_refresh(self.run_external_editor, of)
+            self.app.call_after_refresh(self.run_external_editor, of)
             return
         if choice == "restore":
             root = self.session.mount(of.repo).root
@@ -772,7 +653,7 @@ class EditActions:
                 self.app.call_from_thread(self.offer_index, repo, saved.path)
             return saved
 
-        self.host.run_save(job)
+        self.host.save_soon(job)
 
     def offer_index(self, repo: str, path: str) -> None:
         """A new file no link reaches is an orphan (AMR013): offer to link it from the Index."""
@@ -815,7 +696,7 @@ class EditActions:
             self.app.call_from_thread(self.draft_follows, of.repo, of.path, saved.path)
             return saved
 
-        self.host.run_save(job)
+        await self.host.save(job)
 
     def delete_file(self) -> None:
         of = self.writable()

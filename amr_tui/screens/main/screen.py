@@ -1,9 +1,11 @@
 """The main screen: file tree, the open file, and the side panel. Navigation and live updates.
 
-The screen is made of parts that own their state: where back and forward lead is a
-``History[Place]`` (core.navigation), saving is a ``SaveController`` (saving.py) that tells the
-screen how each save went in a message, and the edit actions are an ``EditActions``
-controller (editing.py). Sync, history and dreams are the app's actions (app.py).
+The screen is made of parts that own their state: its start-up (the first frame, then the
+session) is a ``Loader`` (loading.py) whose messages the screen shows, where back and forward
+lead is a ``History[Place]`` (core.navigation), a save is one async flow (saving.py's ``save``)
+whose steps the screen shows (``save_begins``, ``save_made``, ``save_not_made``), and the edit
+actions are an ``EditActions`` controller (editing.py). Sync, history and dreams are the app's
+actions (app.py).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import datetime as _dt
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -31,10 +32,10 @@ from amr_tui.core.paths import entry_file, is_markdown, with_md_suffix
 from amr_tui.core.scope import SCOPE_KEY, parse_scope, repo_for
 from amr_tui.core.textsafety import make_visible, plural
 from amr_tui.screens.main.host import MainHost, NoHost
+from amr_tui.screens.main.loading import Loader
 from amr_tui.screens.main.past import open_past, past_loader
 from amr_tui.screens.main.place import Place
-from amr_tui.screens.main.saving import Conflict, SaveController, Saved, SaveFailed, SaveJob
-from amr_tui.screens.main.state import Opens, Polls, StartUp
+from amr_tui.screens.main.state import Opens, Polls
 from amr_tui.services.config import TREE_WIDTH
 from amr_tui.services.workspace import MEMORY_FILE, Mount
 from amr_tui.widgets.actions import bindings
@@ -48,9 +49,10 @@ from amr_tui.widgets.type_ahead import hold
 if TYPE_CHECKING:
     from amr_tui.screens.finder import FinderScreen
     from amr_tui.screens.main.editing import EditActions
-    from amr_tui.screens.main.peek import FirstLook
+    from amr_tui.screens.main.saving import SaveJob
     from amr_tui.services.session.state import Change, OpenFile, Session
     from amr_tui.services.session.watch import RepoInfo
+    from amr_tui.services.writegate import Saved
     from amr_tui.widgets.code_view import CodeView
 
 __all__ = ["MainScreen", "Place"]
@@ -62,16 +64,7 @@ __all__ = ["MainScreen", "Place"]
 _BEFORE_SESSION = frozenset(
     {"toggle_side", "toggle_tree", "tree_width", "focus", "quit_app", "help", "command_palette"}
 )
-# The load worker starts parsing once the tree and the first file are painted (the first useful
-# frame), so the parse does not take the GIL from that paint; at the latest after this long.
-FIRST_SHOWN_WAIT_S = 3.0
-FIRST_PAINT_WAIT_S = 0.5  # after this the work queued for after the first frame runs, painted or not
-FIRST_LOOK_WAIT_S = 0.1
-_PROSE = (
-    LineKind.TEXT,
-    LineKind.CONTINUATION,
-    LineKind.QUOTE,
-)  # lines that state facts in prose formats  # how long the mounting main screen waits for the first look (else: the peek worker)
+_PROSE = (LineKind.TEXT, LineKind.CONTINUATION, LineKind.QUOTE)  # lines that state facts in prose formats
 
 
 class MainScreen(Screen[None]):
@@ -107,35 +100,6 @@ class MainScreen(Screen[None]):
     current: reactive[OpenFile | None] = reactive(None, init=False)
     indexing: reactive[bool] = reactive(True)  # not `loading`: that is Widget.loading (a spinner over the screen)
     side_hidden: reactive[bool | None] = reactive(None)  # None: decided by the terminal width
-
-    @dataclass
-    class Loaded(Message):
-        """The session is loaded: every repo indexed and linted, the badges read."""
-
-    @dataclass
-    class Peeked(Message):
-        """The first look, before the session: every repo's files (one walk) and the first file parsed."""
-
-        look: FirstLook | None
-        """What was read (None: the look failed; the session will tell)."""
-
-    @dataclass
-    class SessionReady(Message):
-        """The session exists and every repo's files are listed (nothing parsed yet): the tree's
-        rows and the first file are shown, and actions may run."""
-
-    @dataclass
-    class Indexed(Message):
-        """Search is ready; the repo-wide lint follows (then Loaded)."""
-
-    @dataclass
-    class Progress(Message):
-        """Indexing has got this far."""
-
-        done: int
-        """Files indexed so far."""
-        total: int
-        """Files to index."""
 
     @dataclass
     class Polled(Message):
@@ -175,15 +139,16 @@ class MainScreen(Screen[None]):
         self.host: MainHost = host or NoHost()  # the app: settings, the first look, the first frame
         self.first = first  # (repo, path, line) to open first instead of the first repo's MEMORY.md
         self.mounts = mounts
-        self.session: Session | None = None  # built by the load worker
+        self.session: Session | None = None  # built by the load worker, made the screen's by on_loader_session_made
         self.standing: dict[str, str] = {}  # the status line's standing notes (say_standing)
         self.poll_interval = poll_interval
         self.places: History[Place] = History()  # where back and forward lead
         self.drafts: dict[tuple[str, str], tuple[EditTarget, str]] = {}
-        self.saver = SaveController(self)
+        self.save_running = False  # a save has begun and is not reported yet (saving.py)
         self.foreign_repo: str | None = None  # the repo the last save left others' changes in (U commits them)
         self._edit_actions: EditActions | None = None  # loaded at the first edit
-        self.start = StartUp()  # the first frame and the first load's steps
+        self.loader = Loader(self, self.host, mounts, first, self.set_status)  # the first frame, then the session
+        self.pending_said: tuple[int, str | None] = (0, None)  # what the status line last said waits for review
         self.opens = Opens()  # which open is the latest, and an edit key waiting for it
         self.polls = Polls()  # one poll at a time, and when one re-checks history
 
@@ -209,103 +174,11 @@ class MainScreen(Screen[None]):
         if self.host.today:
             self.view.today = self.host.today
             self.query_one(MemoryTree).today = self.host.today
-        self.set_status("Loading memory…")
-        # The tree's rows and the first file, before the session (git, index, lint) is built: read
-        # by the app's lookahead while Textual started (then this first frame shows them), or by
-        # the peek worker.
-        ahead = self.host.lookahead
-        # Nearly done more often than not (a large repo's walk, on a busy machine): a moment's wait
-        # (the thread has the interpreter to itself meanwhile) makes this first frame the useful one.
-        look = ahead.wait(FIRST_LOOK_WAIT_S) if ahead is not None and ahead.mounts == self.mounts else None
-        if look is not None:
-            self._show_look(look)
-            self.after_paint(self.load_session)
-        else:
-            self.peek()
-        self.after_paint(self._first_frame_painted)
+        self.loader.start()
         self.set_interval(self.poll_interval, self._tick, name="poll")
 
-    def after_paint(self, callback: Callable[..., object], *args: object) -> None:
-        """Run ``callback`` once the app's first frame is written to the terminal (afterwards, or
-        headless: after the next refresh). ``call_after_refresh`` from a mounting screen runs at
-        the next idle, before anything is written (the first frame goes out when the app lays the
-        screen out for the terminal's size), and work queued that way (the rest of the tree, the
-        session's load) held the first frame back by its own length."""
-        if self.start.before_paint is None:
-            self.call_after_refresh(callback, *args)
-        else:
-            self.start.before_paint.append(partial(callback, *args))
-
     def on_screen_resume(self) -> None:
-        if self.start.before_paint is None:
-            return
-        if not self.host.after_first_frame(self._painted):  # headless, or written already
-            self.call_after_refresh(self._painted)
-        else:  # and should the frame never be written, the load goes on anyway
-            self.set_timer(FIRST_PAINT_WAIT_S, self._painted)
-
-    def _painted(self) -> None:
-        queued = self.start.take_queued()
-        for callback in queued:
-            callback()
-
-    def _first_frame_painted(self) -> None:
-        self.host.first_frame_painted()  # before the load worker: it pauses the collector itself and restores what it found
-
-    @work(thread=True, exclusive=True, group="peek")
-    def peek(self) -> None:
-        """The first look (screens/main/peek.py): one walk of each repo and the first file parsed."""
-        from amr_tui.screens.main.peek import first_look  # parser: in this worker, not before the first frame
-
-        look = None
-        try:
-            ahead = self.host.lookahead
-            if ahead is not None and ahead.mounts == self.mounts:
-                look = ahead.wait(5.0)  # under way since the app was built
-            else:
-                look = first_look(self.mounts, self.first)
-        finally:  # a failed look leaves it to the session
-            self.post_message(self.Peeked(look))
-
-    def on_main_screen_peeked(self, message: Peeked) -> None:
-        if message.look is not None and self.session is None:
-            self._show_look(message.look)
-        self.after_paint(self.load_session)  # once the first useful frame is painted
-
-    def _whole_look_tree(self, look: FirstLook) -> None:
-        # After a bounded look (a large repo) the session's walk, right after this frame, brings
-        # the whole tree: a second walk here only competed with it (and the load waited for it).
-        if self.session is None and look.complete:  # else the session's tree is up already
-            tree = self.query_one(MemoryTree)
-            for mount in self.mounts:
-                tree.set_repo(BareBadge(mount.name, read_only=mount.read_only), look.files.get(mount.name, []))
-
-    def _show_look(self, look: FirstLook) -> None:
-        """The tree's rows (bare badges) and the first file's entries, from the first look."""
-        from amr_tui.screens.main.peek import FIRST_ROWS  # loaded: it made the look
-
-        tree = self.query_one(MemoryTree)
-        for mount in self.mounts:
-            # A screenful first (laying out thousands of rows is most of a large repo's first frame),
-            # every row once that frame is painted.
-            rows = look.first_rows.get(mount.name) if look.first_rows is not None else None
-            tree.set_repo(
-                BareBadge(mount.name, read_only=mount.read_only),
-                rows if rows is not None else look.files.get(mount.name, []),
-                rows=FIRST_ROWS,
-            )
-        self.after_paint(self._whole_look_tree, look)
-        total = sum(len(f) for f in look.files.values())
-        self.set_status(f"Listed {plural(total, 'file')}; reading them…" if look.complete else "Listing files…")
-        if look.repo is not None and look.doc is not None and look.states is not None:
-            self.query_one("#file-title", Static).update(content(f"{look.repo} / {look.path}"))
-            self.view.set_document(look.doc, look.states, {})
-            self.view.focus()
-            # Once laid out: a cursor placed before the tree has its height scrolls its first row away.
-            self.after_paint(tree.select_file, look.repo, look.path)
-            if self.first is not None and self.first[:2] == (look.repo, look.path) and self.first[2]:
-                self.after_paint(self.view.go_to_line, self.first[2])  # `amr FILE:LINE`
-            self.start.peeked = (look.repo, look.path)
+        self.loader.resumed()
 
     @property
     def loaded(self) -> Session:
@@ -313,73 +186,44 @@ class MainScreen(Screen[None]):
         assert self.session is not None, "the session is built by the load worker first"
         return self.session
 
-    # ------------------------------------------------------------ workers
-    @work(thread=True, exclusive=True, group="load")
-    def load_session(self) -> None:
-        """The session, step by step, each step shown as it lands: the files listed (the tree's
-        rows; the first file opens), the repo badges (git status), the search index (parsing
-        every file the caches do not hold, with progress), then the repo-wide lint; last, the
-        caches are written when files were read that they did not hold."""
-        # Imported in the worker: the session brings git, the parser and the search index.
-        from amr_tui.services.session.state import Session
+    # ----------------------------------------------- the load (loading.py)
+    def on_loader_peeked(self, message: Loader.Peeked) -> None:
+        self.loader.peeked_look(message.look)
 
-        try:
-            session = Session(self.mounts)
-            session.scan()
-        except Exception as exc:  # a session that cannot start is a message, not a crash
-            self.app.call_from_thread(notify_text, self.app, f"Could not open the memory: {exc}", severity="error")
-            return
-        self.session = session
-        self.start.session_made.set()
-        self.post_message(self.SessionReady())
-        self.start.first_shown.wait(FIRST_SHOWN_WAIT_S)
-        hold = self.host.load_hold  # tests hold the load here
-        if hold is not None:
-            hold.wait(60)
-        session.refresh_badges()
-        self.post_message(self.Polled([], done=False, badges=True))
-
-        def progress(done: int, total: int) -> None:
-            self.post_message(self.Progress(done, total))
-
-        session.index_files(progress)
-        self.post_message(self.Indexed())
-        session.lint_all()
-        self.post_message(self.Loaded())
-        session.save_caches()  # the next start (and `amr search`, `amr lint`) reads only what changes
-
-    def on_main_screen_session_ready(self, _: SessionReady) -> None:
-        self.host.session_ready(self.session)
-        for note in self.loaded.repairs:  # a write a killed amr left half done, finished or taken back
+    def on_loader_session_made(self, message: Loader.SessionMade) -> None:
+        """The session is the screen's from now on (assigned here, on the UI thread): the tree and
+        the first file."""
+        self.session = session = message.session
+        self.loader.session_made.set()
+        self.host.session_ready(session)
+        for note in session.repairs:  # a write a killed amr left half done, finished or taken back
             notify_text(self.app, note, title="Repaired", severity="warning", timeout=20)
         self.refresh_bindings()
-        total = sum(len(self.loaded.files(name)) for name in self.loaded.names)
+        total = sum(len(session.files(name)) for name in session.names)
         self.set_status(f"Listed {plural(total, 'file')}; reading them…")
         self.refresh_tree()
-        self._open_first()
-        if self.current is None and not self.start.first_opened:
-            self.start.first_shown.set()  # nothing to open: the load goes on
+        self.open_first()
+        if self.current is None and not self.loader.first_opened:
+            self.loader.first_shown.set()  # nothing to open: the load goes on
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.session is None and action not in _BEFORE_SESSION:
-            return None  # shown, greyed out, until the session exists (a fraction of a second)
-        return True
+    def on_loader_badges_read(self, _: Loader.BadgesRead) -> None:
+        self.refresh_tree()
 
-    def on_main_screen_progress(self, message: Progress) -> None:
+    def on_loader_progress(self, message: Loader.Progress) -> None:
         entries = len(self.loaded.index)
         self.set_status(
             f"Indexing {message.done:,} of {message.total:,} files ({entries:,} entries so far); "
             "search covers what is read, lint marks follow…"
         )
 
-    def on_main_screen_indexed(self, _: Indexed) -> None:
+    def on_loader_indexed(self, _: Loader.Indexed) -> None:
         session = self.loaded
         files = sum(len(session.files(name)) for name in session.names)
         self.set_status(
             f"Search ready: {plural(len(session.index), 'entry', 'entries')} in {plural(files, 'file')}. Linting…"
         )
 
-    def on_main_screen_loaded(self, _: Loaded) -> None:
+    def on_loader_loaded(self, _: Loader.Loaded) -> None:
         session = self.loaded
         self.indexing = False
         self.refresh_tree()
@@ -393,12 +237,28 @@ class MainScreen(Screen[None]):
             if cur.doc is not None:  # its repo-wide lint marks arrived with Loaded
                 self.view.set_marks(session.marks(cur.repo, cur.path))
                 self.refresh_side()
-        self._open_first()
+        self.open_first()
         self.check_history()
         self.count_unreviewed()
         self.check_stale()
         if self.host.config.merge_driver:
             self.tell_missing_merge_driver()
+
+    def open_first(self) -> None:
+        # Once only: Loaded may arrive while the open asked for when the session was made is still
+        # in flight, and a second open would put back the cursor the user has moved meanwhile.
+        session = self.loaded
+        if self.current is None and not self.loader.first_opened and self.opens.wanted is None and session.names:
+            self.loader.first_opened = True
+            first = self.first if self.first is not None and self.first[0] in session.names else None
+            place = Place(*first) if first else Place(session.names[0], entry_file(session.files(session.names[0])), 0)
+            # The first look showed it already: read again with its HEAD, the cursor left where it is.
+            self.open_place(place, keep_cursor=self.loader.peeked == (place.repo, place.path))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.session is None and action not in _BEFORE_SESSION:
+            return None  # shown, greyed out, until the session exists (a fraction of a second)
+        return True
 
     @dataclass
     class DriverMissing(Message):
@@ -440,17 +300,6 @@ class MainScreen(Screen[None]):
             session.watch.mark_info_stale(name)
         if session.watch.refresh_stale_info():
             self.post_message(self.Polled([], done=False, badges=True))
-
-    def _open_first(self) -> None:
-        # Once only: Loaded may arrive while the open asked for at Indexed is still in flight, and a
-        # second open would put back the cursor the user has moved meanwhile.
-        session = self.loaded
-        if self.current is None and not self.start.first_opened and self.opens.wanted is None and session.names:
-            self.start.first_opened = True
-            first = self.first if self.first is not None and self.first[0] in session.names else None
-            place = Place(*first) if first else Place(session.names[0], entry_file(session.files(session.names[0])), 0)
-            # The first look showed it already: read again with its HEAD, the cursor left where it is.
-            self.open_place(place, keep_cursor=self.start.peeked == (place.repo, place.path))
 
     @work(thread=True, exclusive=True, group="history-lint")
     def check_history(self) -> None:
@@ -546,7 +395,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, group="open")
     def _open_worker(self, place: Place, keep_cursor: bool, record: bool, ticket: int) -> None:
-        self.start.session_made.wait(60)  # asked for from the first look's tree, before the session exists
+        self.loader.session_made.wait(60)  # asked for from the first look's tree, before the session exists
         try:
             of = self.loaded.open(place.repo, place.path)
         except Exception as exc:  # an unreadable file is a message, not a crash
@@ -555,36 +404,49 @@ class MainScreen(Screen[None]):
         self.post_message(self.Opened(of, place.line, keep_cursor, record, ticket))
 
     def _open_failed(self, ticket: int, text: str) -> None:
-        self.start.first_shown.set()
+        self.loader.first_shown.set()
         notify_text(self.app, text, severity="error")
         if self.opens.is_latest(ticket):
             self.opens.wanted = None  # nothing is on its way: a reload reads the file on screen
             self._shown(ticket)
 
     # ------------------------------------------------------------- saving
-    def run_save(self, job: SaveJob, of: OpenFile | None = None, back: Callable[[], None] | None = None) -> None:
-        """Run ``job`` (a save) in a thread. ``of``: the version it is based on (a conflict shows
-        the conflict view); ``back``: gives the user's text back in its editor when the save is
-        not made and that editor is gone (the whole-file editor), so nothing typed is dropped."""
-        if self.saver.saving:
-            # A save pressed twice runs once: the first one is still being committed.
+    async def save(
+        self, job: SaveJob, of: OpenFile | None = None, *, gives_back: bool = False, begun: bool = False
+    ) -> Saved | None:
+        """One save (saving.py's ``save``), from a flow: what it did, or None when it was not made."""
+        # Imported here: a save brings git, the session and the dialogs, which the first frame
+        # does without (tests/test_startup_path.py).
+        from amr_tui.screens.main.saving import save
+
+        return await save(self, job, of, gives_back=gives_back, begun=begun)
+
+    def save_soon(self, job: SaveJob, of: OpenFile | None = None) -> None:
+        """A save asked for by a key with no question before it: begun now (keys typed after it
+        wait for it), the rest run as the flow ``flow:save``."""
+        if self.save_begins():
+            self.run_worker(self.save(job, of, begun=True), group="flow:save")
+
+    def save_begins(self) -> bool:
+        """A save begins: False (and says so) while the last one is still being committed. The
+        entry editor, if it is the one saving, stays on screen saying so but takes no keys, and
+        keys typed from now on wait for the save to be shown (an edit key then edits the file as
+        saved)."""
+        if self.save_running:  # a save pressed twice runs once
             notify_text(self.app, "Still saving the last change…", severity="warning", timeout=2)
-            if back is not None:
-                back()
             self.editor.give_back()
-            return
+            return False
+        self.save_running = True
         self.set_status("Saving…")
-        if self.saver.start(job, of, back) and self.editor.display and self.editor.target is not None:
-            # The entry editor's save (enter, or its retry once an identity is set): the editor
-            # stays on screen, saying so, but takes no keys; an edit key waits for the save to be
-            # shown (``when_shown``).
-            self._focus_off_editor()
+        if self.editor.display and self.editor.target is not None:
+            self.focus_off_editor()
             self.editor.saving = True
         self.hold_keys("a save")
+        return True
 
-    def on_saved(self, message: Saved) -> None:
-        self.saver.settle()
-        saved = message.result
+    def save_made(self, saved: Saved) -> None:
+        """The save is made (or there was nothing to commit): say so, and show the file as saved."""
+        self.save_running = False
         if self.editor.saving:
             self.close_editor()
         self.set_status(make_visible(saved.message) + (f"  ({saved.head[:8]})" if saved.head else ""))
@@ -609,17 +471,11 @@ class MainScreen(Screen[None]):
         self.refresh_tree()
         self.open_place(Place(saved.repo, saved.path, saved.line), record=False)
 
-    def on_save_failed(self, message: SaveFailed) -> None:
-        self.saver.settle()
+    def save_not_made(self, error: BaseException) -> None:
+        """The save was not made: the next one may begin, the entry editor takes keys again."""
+        self.save_running = False
         self.editor_back()
-        self.set_status(make_visible(f"Not saved: {message.error}"))
-        self.edits().save_failed(message)
-
-    def on_conflict(self, message: Conflict) -> None:
-        self.saver.settle()
-        self.editor_back()
-        self.set_status(make_visible(f"Not saved: {message.error}"))
-        self.edits().conflict(message)
+        self.set_status(make_visible(f"Not saved: {error}"))
 
     def editor_back(self) -> None:
         """A save was not made (or the entry was not sent: empty, kept to be fixed): the entry
@@ -628,7 +484,7 @@ class MainScreen(Screen[None]):
         self.opens.deferred = None
         self.editor.give_back()
 
-    def _focus_off_editor(self) -> None:
+    def focus_off_editor(self) -> None:
         """The focus to the view now, if it is in the entry editor: a widget hidden or disabled
         keeps the focus until the next refresh, and took the keys typed meanwhile."""
         if self.focused is not None and self.editor in self.focused.ancestors_with_self:
@@ -636,7 +492,7 @@ class MainScreen(Screen[None]):
 
     def close_editor(self) -> None:
         """Hide the entry editor, the focus going to the view at once."""
-        self._focus_off_editor()
+        self.focus_off_editor()
         self.editor.close()
         self.view.editing = False
 
@@ -645,7 +501,7 @@ class MainScreen(Screen[None]):
         reopens is shown: e or o pressed right after enter edits the file as saved, never the
         version before, and is never lost. The same holds for a file still opening (a click in
         the tree, an agent's change being reloaded). The last such key wins."""
-        if self.saver.saving or self.editor.saving or self.opens.on_its_way:
+        if self.save_running or self.editor.saving or self.opens.on_its_way:
             self.opens.deferred = action
             return
         action()
@@ -655,7 +511,7 @@ class MainScreen(Screen[None]):
         self.opens.shown = ticket
         action, self.opens.deferred = self.opens.deferred, None
         if action is not None:
-            if self.saver.saving or self.editor.saving:
+            if self.save_running or self.editor.saving:
                 self.opens.deferred = action
             else:
                 action()
@@ -668,7 +524,7 @@ class MainScreen(Screen[None]):
             # first frame does without (tests/test_startup_path.py).
             from amr_tui.screens.main.editing import EditActions
 
-            self._edit_actions = EditActions(self)
+            self._edit_actions = EditActions(self, self.loaded)
         return self._edit_actions
 
     def _unsaved_entry_value(self) -> str | None:
@@ -811,7 +667,7 @@ class MainScreen(Screen[None]):
     def hold_keys(self, why: str) -> None:
         """Keys typed from now on wait (widgets/type_ahead.py) until no save and no open is on
         its way: the keys after ``e`` pressed right after a save go to the editor it opens."""
-        hold(self.app, why, lambda: not (self.saver.saving or self.editor.saving or self.opens.on_its_way), 10.0)
+        hold(self.app, why, lambda: not (self.save_running or self.editor.saving or self.opens.on_its_way), 10.0)
 
     def on_main_screen_opened(self, message: Opened) -> None:
         if not self.opens.is_latest(message.ticket):
@@ -822,8 +678,8 @@ class MainScreen(Screen[None]):
             self.places.record(Place(prev.repo, prev.path, self.view.cursor_line))
         self.current = of
         self.show_file(of, message.line, message.keep_cursor)
-        if not self.start.first_shown.is_set():
-            self.call_after_refresh(self.start.first_shown.set)  # painted: the load worker goes on
+        if not self.loader.first_shown.is_set():
+            self.call_after_refresh(self.loader.first_shown.set)  # painted: the load worker goes on
         self._shown(message.ticket)
 
     def show_file(self, of: OpenFile, line: int, keep_cursor: bool) -> None:
@@ -979,9 +835,9 @@ class MainScreen(Screen[None]):
         count = sum(b.pending for b in badges)
         first = min((b.oldest for b in badges if b.pending and b.oldest), default=None)
         said = (count, first)
-        if said == self.start.pending_said:
+        if said == self.pending_said:
             return
-        self.start.pending_said = said
+        self.pending_said = said
         text = pending_text(BareBadge("", pending=count, oldest=first), self.host.today) if count else ""
         self.say_standing(
             "pending",

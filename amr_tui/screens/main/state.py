@@ -1,39 +1,14 @@
-"""The main screen's small state objects: where its start-up is, which open is the latest, and
-when a poll re-checks history. Each says what it tracks; the screen holds one of each."""
+"""The main screen's small state objects: which open is the latest, and when a poll re-checks
+history. Each says what it tracks; the screen holds one of each (its start-up: loading.py)."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from amr_tui.screens.main.place import Place
 
 HISTORY_RECHECK_SECONDS = 5.0  # a poll re-checks resurrections (AMR030) at most this often
-
-
-@dataclass
-class StartUp:
-    """The first frame and the first load's steps."""
-
-    before_paint: list[Callable[[], object]] | None = field(default_factory=list)
-    """What waits for the first frame to be painted (the rest of the tree, the load); None once
-    it is painted."""
-    first_shown: threading.Event = field(default_factory=threading.Event)
-    """The tree and the first file are painted: the load worker goes on."""
-    session_made: threading.Event = field(default_factory=threading.Event)
-    """The session exists: opens asked for before it (from the first look's tree) wait on it."""
-    peeked: tuple[str, str] | None = None
-    """The file the first look showed (repo, path)."""
-    first_opened: bool = False
-    """The first file (MEMORY.md) was asked for, at Indexed or at Loaded."""
-    pending_said: tuple[int, str | None] = (0, None)
-    """What the status line last said waits for review (count, oldest): said again when it changes."""
-
-    def take_queued(self) -> list[Callable[[], object]]:
-        """The first frame is painted: what waited for it, once."""
-        queued, self.before_paint = self.before_paint or [], None
-        return queued
 
 
 @dataclass
