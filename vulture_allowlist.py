@@ -58,10 +58,9 @@ _.pending_branch
 _.UNIDATA_VERSION  # core/foldtable.py: the Unicode version the generated table was made from
 _.KEY_RE  # core/format/metadata.py: the key grammar, named by comments and core/format/entrymeta.py
 
-# core/lint/ is another worker's this session (issue 43): dead, to delete after that merge.
-_.over_budget
-_.LOAD_BUDGET_LINES
-
 # Only a test reads it: FrameWatchingApp's own flag, the one way to see its first-frame hook fire
 # under the headless test driver (tests/test_textual_private.py); after_first_frame is the API.
 _.frame_written
+
+# A protocol's signature (screens/main/saving.py SaveHost.run_worker): Textual's own parameter name.
+_.exit_on_error

@@ -15,7 +15,7 @@ from itertools import chain
 from operator import itemgetter
 
 from amr_tui.core.budget import AMR as _AMR_PROFILE
-from amr_tui.core.budget import Limits, first_unloaded, measure, profile_for
+from amr_tui.core.budget import Limits, measure, profile_for
 from amr_tui.core.budget import Profile as LoadProfile
 from amr_tui.core.format.links import (
     LinkState,
@@ -52,7 +52,6 @@ _AMR_LIMITS = _AMR_PROFILE.entry.limits if _AMR_PROFILE.entry else Limits(200, 2
 
 INDEX_HEADING = "Index"
 # amr's own budget for an AMR MEMORY.md (``core.budget.AMR``): what lint said before profiles.
-LOAD_BUDGET_LINES = _AMR_LIMITS.lines or 200
 LOAD_BUDGET_BYTES = _AMR_LIMITS.bytes or 25 * 1024
 NEAR_DUPLICATE_THRESHOLD = 90.0  # rapidfuzz token_sort_ratio, on normalised text
 NEAR_DUPLICATE_MIN_CHARS = 20
@@ -368,11 +367,6 @@ def load_budget(data: bytes, limits: Limits = _AMR_LIMITS) -> tuple[int, int | N
     (amr's 200 lines / 25 KB by default; ``core.budget`` has every agent's)."""
     cut = measure(data, limits)
     return cut.loaded_lines, cut.cut_line
-
-
-def over_budget(doc: Document, size: int, limits: Limits = _AMR_LIMITS) -> bool:
-    """MEMORY.md is longer than an agent loads under ``limits`` (amr's 200 lines or 25 KB)."""
-    return first_unloaded(doc.to_bytes(), limits) is not None
 
 
 def lint_file(repo: RepoSnapshot, path: str) -> list[Finding]:
