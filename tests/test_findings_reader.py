@@ -89,3 +89,75 @@ def test_a_template_field_is_no_duplicate_and_a_fact_in_field_form_is(make_repo,
     )
     dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
     assert dupes and all(":5:" in ln for ln in dupes), dupes
+
+
+# What the fourth batch of real folders showed (docs/findings.md): each below was hundreds of
+# false findings in one real folder.
+
+
+def test_a_relative_wiki_link_is_read_from_its_files_folder(make_repo, capsys) -> None:
+    root = make_repo(
+        "vault",
+        {
+            ".obsidian/app.json": "{}",
+            "areas/board/board.md": "# Board\n\n- hub of the board notes\n",
+            "areas/board/design/decisions.md": "# Decisions\n\n- back to [[../board|the hub]]\n- see [[../../x/missing]]\n",
+        },
+    )
+    lines = _codes(capsys, root)
+    assert not [ln for ln in lines if "AMR012" in ln], lines  # [[../board]] stays inside the vault
+    assert not [ln for ln in lines if "decisions.md:3:" in ln], lines  # it resolves to areas/board/board.md
+
+
+def test_a_markdown_link_out_of_the_memory_folder_is_quiet(make_repo, capsys) -> None:
+    root = make_repo(
+        "memory",
+        {"MEMORY.md": "# Memory\n\n- Start with [the project guide](../../CLAUDE.md)\n- [[../../etc/passwd]]\n"},
+    )
+    lines = _codes(capsys, root)
+    assert not [ln for ln in lines if "MEMORY.md:3:" in ln], lines
+    assert [ln for ln in lines if "MEMORY.md:4:" in ln and "AMR012" in ln], lines  # a wiki path out is still said
+
+
+def test_github_anchors_and_section_numbers_name_their_heading(make_repo, capsys) -> None:
+    root = make_repo(
+        "notes",
+        {
+            "README.md": "# Patterns\n\n## Polarity (required, every pattern)\n\n## 5.4 DDD (Evans 2003)\n",
+            "a.md": "# A\n\n- See [polarity](README.md#polarity-required-every-pattern)\n- See [[README#5.4]]\n"
+            "- See [[README#Nothing like it]]\n",
+        },
+    )
+    lines = [ln for ln in _codes(capsys, root) if "AMR032" in ln]
+    assert len(lines) == 1 and "a.md:5:" in lines[0], lines
+
+
+def test_code_and_paths_after_a_key_word_are_no_credential() -> None:
+    from amr_tui.core.secrets import find_secrets
+
+    quiet = [
+        "    var rawPassword = cmd.rawPassword();",
+        "token = uuid4().hex",
+        "const token = storage.getString('token');",
+        "[archive-pass]: archive/napkin-2026-05-11.md",
+        "2. **Secret 12:55:40Z** wrote the reply",
+        "password = config.db_password",
+    ]
+    assert [t for t in quiet if find_secrets(t)] == []
+    assert find_secrets("- API key: `e65fbe14-f6ad-19b6-a04c-780d6c0d37a5`")
+    assert find_secrets("password: Hunter2(x)!")
+
+
+def test_checklist_items_and_file_lists_are_no_duplicate_facts(make_repo, capsys) -> None:
+    body = "- [ ] privacy policy URL and store listing\n- `backend/tests/integration/test_runtime.py`\n"
+    body += "- The staging deploy needs the VPN to be up first\n"
+    root = make_repo("notes", {"a.md": "# A\n\n" + body, "b.md": "# B\n\n" + body})
+    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    assert dupes and all(":5:" in ln for ln in dupes), dupes
+
+
+def test_an_empty_bullet_in_a_vault_is_its_template(make_repo, capsys) -> None:
+    root = make_repo("vault", {".obsidian/app.json": "{}", "Daily/2026-01-18.md": "# Notes\n\n-\n- met Ana\n"})
+    assert not [ln for ln in _codes(capsys, root) if "AMR019" in ln]
+    amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n-\n\n## Index\n"})
+    assert [ln for ln in _codes(capsys, amr) if "AMR019" in ln]

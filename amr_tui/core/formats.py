@@ -25,6 +25,7 @@ WRAPPED = "AMR004"  # a list item that goes on after its line
 NO_INDEX = "AMR002"  # MEMORY.md without '## Index'
 NO_MEMORY = "AMR001"  # no MEMORY.md
 MD_SUFFIX = "AMR011"  # [[note.md]]
+EMPTY_ENTRY = "AMR019"  # a bare "-": a daily note's template waiting to be filled
 
 _DATED = re.compile(r"(?:^|[^0-9])(\d{4})([-_])(\d{2})\2(\d{2})(?:[^0-9]|$)")
 
@@ -54,7 +55,7 @@ class Profile:
     memory: tuple[str, ...] = ()
 
 
-_FOREIGN = frozenset({NESTED, STAR, FRONT_MATTER, WRAPPED, MD_SUFFIX})
+_FOREIGN = frozenset({NESTED, STAR, FRONT_MATTER, WRAPPED, MD_SUFFIX, EMPTY_ENTRY})
 
 PROFILES: dict[str, Profile] = {
     p.name: p

@@ -717,6 +717,17 @@ _NOT_A_VALUE = re.compile(
     r"(?:ms|s|m|h|d|w|y|k|kb|mb|gb|%|px|chars?|characters|days?|hours?|minutes?)|[^@\s]+@[^@\s]+\.[a-z]{2,})$",
     re.IGNORECASE,
 )
+# A value that is code or a file, not a secret: a call (``cmd.rawPassword()``, ``uuid4().hex``,
+# ``storage.getString('token')``), a member chain (``self.api_key``, ``config.secret``), a time of
+# day (``12:55:40Z``), a file by its path (``archive/napkin-2026-05-11.md``, ``C:\\app\\.env``).
+_CODE_OR_FILE = re.compile(
+    r"^(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\([^)]*\)[\w$.]*)+[;,]?"
+    r"|(?:self|this|cls|config|settings|cfg|conf|env|options|opts|props|params|args|req|request|ctx|data)"
+    r"(?:\.[A-Za-z_$][\w$]*)+[;,]?"
+    r"|\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?z?"
+    r"|(?:[A-Za-z]:\\|[\w.-]*[/\\])[\w./\\ -]*\.(?:md|txt|json|ya?ml|toml|ini|env|cfg|conf|py|ts|tsx|js|sh|git|log|csv|html?))$",
+    re.IGNORECASE,
+)
 _HEX = frozenset("0123456789abcdefABCDEF")
 # Lower-case words and short numbers joined by - _ . / : a name, not a key (no nested repetition:
 # each part is a fixed alternation).
@@ -729,7 +740,13 @@ def _credential_value(v: str, strength: int, separated: bool, bearer: bool = Fal
     a credential: a password needs 6 characters and a digit, a symbol or a capital inside; a secret
     or token 8 characters with letters and digits (or 20 random-looking letters); without a
     separator only a long random-looking value counts."""
-    if len(v) < 6 or not_a_secret(v) or _REFERENCE.match(v) or _NOT_A_VALUE.match(v):
+    if (
+        len(v) < 6
+        or not_a_secret(v)
+        or _REFERENCE.match(v)
+        or _NOT_A_VALUE.match(v)
+        or _CODE_OR_FILE.match(v.rstrip("*_`"))
+    ):
         return False
     lower = any("a" <= c <= "z" for c in v)
     upper = any("A" <= c <= "Z" for c in v)

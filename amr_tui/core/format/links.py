@@ -110,13 +110,35 @@ def heading_known(heading: str, texts: Iterable[str]) -> bool:
     if heading.startswith("^"):
         return True
     key = _heading_key(heading)
-    return any(_heading_key(t) == key for t in texts)
+    anchor = heading.casefold()
+    loose = _loose(heading)
+    return any(
+        _heading_key(t) == key or github_anchor(t) == anchor or (lt := _loose(t)) == loose or lt.startswith(loose + " ")
+        for t in texts
+    )  # the last: a section named by its number or first words ([[note#5.4]] for "5.4 DDD (Evans)")
+
+
+_ANCHOR_DROP = re.compile(r"[^\w\- ]+")
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def github_anchor(text: str) -> str:
+    """The anchor GitHub (and most Markdown renderers) give a heading: lower case, every character
+    but letters, digits, ``-``, ``_`` and spaces dropped, each space a ``-``
+    (``Polarity (required, every pattern)`` -> ``polarity-required-every-pattern``)."""
+    return _ANCHOR_DROP.sub("", text.strip().casefold()).replace(" ", "-")
+
+
+def _loose(text: str) -> str:
+    """A heading with its punctuation gone: ``3. 조회 패턴`` and ``3 조회 패턴`` name one heading."""
+    return " ".join(_NOT_WORD.sub(" ", text.casefold()).split())
 
 
 def find_links(text: str, line: int, base: str | None = None) -> list[Link]:
     """The links of one line outside inline code: every ``[[...]]``, and, when ``base`` is given
     (the folder of the file, "" at the root), every Markdown link to a local file, its target
-    made relative to the root (a target that leaves the root keeps its ``..``)."""
+    made relative to the root (a target that leaves the root keeps its ``..``); a ``[[./x]]`` or
+    ``[[../x]]`` is read from the file's folder too, as Obsidian's relative-path links are."""
     wiki = "[[" in text
     md = base is not None and "](" in text
     if not wiki and not md:
@@ -128,16 +150,20 @@ def find_links(text: str, line: int, base: str | None = None) -> list[Link]:
             if any(a <= m.start() < b for a, b in spans):
                 continue
             raw = m.group(1)
-            links.append(Link(split_target(raw), raw, line, m.start(), m.end()))
+            target = split_target(raw)
+            if base and target.startswith(("./", "../")):
+                # Obsidian's "relative path" links ([[../notes/x]]) name a note from the file's folder
+                target = posixpath.normpath(posixpath.join(base, target))
+            links.append(Link(target, raw, line, m.start(), m.end()))
     if md and base is not None:
         taken = [(lk.start, lk.end) for lk in links]
         for m in _MD_LINK_RE.finditer(text):
             if any(a <= m.start() < b for a, b in spans) or any(a <= m.start() < b for a, b in taken):
                 continue
             raw = m.group(2) if m.group(2) is not None else m.group(3)
-            target = _md_target(raw, base)
-            if target is not None:
-                links.append(Link(target, raw, line, m.start(), m.end(), m.group(1)))
+            local = _md_target(raw, base)
+            if local is not None:
+                links.append(Link(local, raw, line, m.start(), m.end(), m.group(1)))
         links.sort(key=lambda lk: lk.start)
     return links
 
@@ -250,6 +276,9 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 _C0 = re.compile(r"[\x00-\x1f]")
 
 
+LEAVES_ROOT = "'..' leaves the memory root"
+
+
 def unsafe_reason(target: str) -> str | None:
     """Why a link target may not be followed, or None when it is a plain relative path."""
     t = target.replace("\\", "/")
@@ -257,7 +286,7 @@ def unsafe_reason(target: str) -> str | None:
         return "absolute path"
     parts = t.split("/")
     if ".." in parts:
-        return "'..' leaves the memory root"
+        return LEAVES_ROOT
     # ".GIT" and ".git." name the same folder on case-insensitive or Windows file systems
     if any(p.rstrip(" .").casefold() == ".git" for p in parts):
         return "points into .git"

@@ -10,7 +10,14 @@ import datetime as _dt
 import re
 from functools import lru_cache
 
-from amr_tui.core.format.links import code_spans, heading_known, link_spans, split_heading, unsafe_reason
+from amr_tui.core.format.links import (
+    LEAVES_ROOT,
+    code_spans,
+    heading_known,
+    link_spans,
+    split_heading,
+    unsafe_reason,
+)
 from amr_tui.core.format.metadata import (
     AFTER_BANG,
     AFTER_BRACKET,
@@ -175,6 +182,8 @@ def check_document(
                     diag("AMR032", f"{link.written}: this file has no heading '{heading}'", link.line, link.column)
                 )
         elif (why := unsafe_reason(link.target)) is not None:
+            if why == LEAVES_ROOT and link.label is not None and link.target.startswith("../"):
+                continue  # a Markdown link from a memory folder to its project's files ([x](../../CLAUDE.md))
             out.append(diag("AMR012", f"{link.written}: {why}; amr never opens it", link.line, link.column))
         elif link.label is None and has_md_suffix(link.target):  # a Markdown link needs its .md
             line_text = doc.lines[link.line - 1].text

@@ -67,6 +67,7 @@ _EMPHASIS = str.maketrans("", "", "*_`")
 _FIELD = re.compile(r"^\*\*([^*]{1,30}?)\*\*\s*[:\uff1a]\s*(.*)$|^\*\*([^*]{1,30}?)[:\uff1a]\*\*\s*(.*)$")
 # "Date: 2025-03-01", "Owner - Lu" is not one (a colon): a key of a few words, then its value
 _PLAIN_FIELD = re.compile(r"^([^\s:\uff1a*_`#\[(][^:\uff1a\[\]()`]{0,28}?)\s*[:\uff1a]\s+(\S.*)$")
+_ONLY_CODE = re.compile(r"^`[^`]+`[.,;]?$")
 _LINKS = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)")
 _CONTINUED = (LineKind.CONTINUATION, LineKind.BLANK)
 _MAYBE_NOT_FACT = frozenset(":\uff1a*_` ")  # the last character of a label (``**特点**:``)
@@ -94,6 +95,8 @@ def is_fact(entry: Entry, text: str) -> bool:
     follows (``**特点**:``, ``Notes:``), a template's field with a short value (``**Status:** Done``,
     ``**Owner:** Lu``), a pointer (``See [[user_role]].``, ``relates_to [[Note Title]]``)."""
     first = entry.text
+    if first[:4] in ("[ ] ", "[x] ", "[X] ") or _ONLY_CODE.match(first):
+        return False  # a task of a checklist, a file or command named in a list: no fact to say twice
     if text == first and first.rstrip("*_` ")[-1:] in (":", "\uff1a"):
         bare = first.translate(_EMPHASIS).strip()
         if bare and len(bare) <= 40:
@@ -132,7 +135,8 @@ def fact_rows(doc: ParsedFile, *, whole: bool = True) -> Iterator[tuple[str, int
         if (
             entry.links
             or text[-1:] in _MAYBE_NOT_FACT
-            or text[:2] == "**"
+            or text[:2] in ("**", "[ ", "[x", "[X")
+            or text[:1] == "`"
             or "](" in text
             or ":" in text[:31]
             or "\uff1a" in text[:31]

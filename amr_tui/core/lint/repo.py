@@ -728,13 +728,16 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
 FILE_COPY_FACTS = 3
 
 
+_SPACED = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")  # Hangul: words between spaces, as in Latin
+
+
 def informative(norm: str) -> bool:
     """Whether a *normalised* text says enough to be a fact worth a duplicate finding: three words
     or more (three CJK characters count as a word) and, in Latin script, twelve characters or more.
     "inheritance", "History (1/2)" or "内存管理" twice in a list is the list's vocabulary, not a fact
     repeated."""
     words = norm.split()
-    size = len(words) + sum(len(w) for w in words if not w.isascii()) // 3
+    size = len(words) + sum(len(w) for w in words if not w.isascii() and not _SPACED.match(w)) // 3
     return size >= 3 and (len(norm) >= 12 or not norm.isascii())
 
 
