@@ -26,6 +26,7 @@ NO_INDEX = "AMR002"  # MEMORY.md without '## Index'
 NO_MEMORY = "AMR001"  # no MEMORY.md
 MD_SUFFIX = "AMR011"  # [[note.md]]
 EMPTY_ENTRY = "AMR019"  # a bare "-": a daily note's template waiting to be filled
+EMPTY_LINK = "AMR029"  # [[]]: a template's link field waiting to be filled
 
 _DATED = re.compile(r"(?:^|[^0-9])(\d{4})([-_])(\d{2})\2(\d{2})(?:[^0-9]|$)")
 
@@ -55,7 +56,7 @@ class Profile:
     memory: tuple[str, ...] = ()
 
 
-_FOREIGN = frozenset({NESTED, STAR, FRONT_MATTER, WRAPPED, MD_SUFFIX, EMPTY_ENTRY})
+_FOREIGN = frozenset({NESTED, STAR, FRONT_MATTER, WRAPPED, MD_SUFFIX, EMPTY_ENTRY, EMPTY_LINK})
 
 PROFILES: dict[str, Profile] = {
     p.name: p
@@ -93,7 +94,7 @@ PROFILES: dict[str, Profile] = {
             None,
             "all",
             "item",
-            ("path",),
+            ("path", "name"),  # a workspace kept as an Obsidian vault links its notes by name
             False,
             _FOREIGN | {NO_INDEX, NO_MEMORY},
             daily="memory",

@@ -68,6 +68,8 @@ _FIELD = re.compile(r"^\*\*([^*]{1,30}?)\*\*\s*[:\uff1a]\s*(.*)$|^\*\*([^*]{1,30
 # "Date: 2025-03-01", "Owner - Lu" is not one (a colon): a key of a few words, then its value
 _PLAIN_FIELD = re.compile(r"^([^\s:\uff1a*_`#\[(][^:\uff1a\[\]()`]{0,28}?)\s*[:\uff1a]\s+(\S.*)$")
 _ONLY_CODE = re.compile(r"^`[^`]+`[.,;]?$")
+_SAME_AS = ("same as", "see above", "as above", "ditto")
+_NAMED_ITEM = re.compile(r"^(?:`[^`]+`|\*\*[^*]+\*\*)\s*(?:\u2014|\u2013|-|:)\s*(.*)$")
 _LINKS = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)")
 _CONTINUED = (LineKind.CONTINUATION, LineKind.BLANK)
 _MAYBE_NOT_FACT = frozenset(":\uff1a*_` ")  # the last character of a label (``**特点**:``)
@@ -97,6 +99,8 @@ def is_fact(entry: Entry, text: str) -> bool:
     first = entry.text
     if first[:4] in ("[ ] ", "[x] ", "[X] ") or _ONLY_CODE.match(first):
         return False  # a task of a checklist, a file or command named in a list: no fact to say twice
+    if (named := _NAMED_ITEM.match(first)) is not None and len(named.group(1).split()) <= 4:
+        return False  # "`md1.py` — Python L1", "**Python** — 32 nodes": a list naming things, with a tag
     if text == first and first.rstrip("*_` ")[-1:] in (":", "\uff1a"):
         bare = first.translate(_EMPHASIS).strip()
         if bare and len(bare) <= 40:
@@ -104,8 +108,8 @@ def is_fact(entry: Entry, text: str) -> bool:
     m = _FIELD.match(first) if first.startswith("**") else None
     if m is not None:
         value = (m.group(2) if m.group(1) is not None else m.group(4)) or ""
-        if len(value) <= 30 and len(value.split()) <= 3:
-            return False  # a template's field: "**Status:** Done"
+        if len(value) <= 30 and len(value.split()) <= 3 or value.casefold().startswith(_SAME_AS):
+            return False  # a template's field: "**Status:** Done", "**Password:** same as Proton (...)"
     elif (p := _PLAIN_FIELD.match(first)) is not None and len(p.group(1).split()) <= 3:
         value = p.group(2)
         if len(value.split()) <= 1 and len(value) <= 30 or not any(c.isalpha() for c in value):
