@@ -192,3 +192,19 @@ def test_a_relative_link_one_level_off_still_finds_its_note(make_repo, capsys) -
     )
     broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
     assert len(broken) == 1 and "NOPE" in broken[0], broken
+
+
+def test_a_vaults_short_list_items_are_its_vocabulary_and_its_facts_are_not(make_repo, capsys) -> None:
+    note = "# {t}\n\n- HTTP keep-alive\n- AWS Lambda / Fargate\n- The gateway retries a failed upstream call twice\n"
+    root = make_repo("vault", {".obsidian/app.json": "{}", "a.md": note.format(t="A"), "b.md": note.format(t="B")})
+    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    assert dupes and all(":5:" in ln for ln in dupes), dupes
+
+
+def test_textbook_and_sample_logins_are_no_credential() -> None:
+    from amr_tui.core.secrets import find_secrets
+
+    assert not find_secrets("Authorization: Basic dXNlcjpwYXNzd29yZA==")  # user:password
+    assert not find_secrets('{ "email": "alice@x.com", "password": "Tr0ub4dor!" }')
+    assert not find_secrets("| 토큰 형식 | base64url (256bit) |")
+    assert find_secrets("Authorization: Basic YWRtaW46U3VwM3JTM2NyZXQ5OQ==")  # admin:Sup3rS3cret99

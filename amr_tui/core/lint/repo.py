@@ -582,6 +582,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     joined: list[str] = []
     file_ix, starts, sizes, lines, hashes = array("I"), array("I"), array("I"), array("I"), array("q")
     profile = repo.profile
+    vault = profile.planned_links or profile.name == "folder"  # notes written as a knowledge base
     for path in repo.markdown_paths():
         if in_amr_folder(path) or is_journal(path) or not is_memory(profile, path):
             continue  # amr's own records repeat facts on purpose; a daily journal repeats its status lines
@@ -645,7 +646,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
             for norm, rows_of_text in copies.items():
                 if len(rows_of_text) < 2:
                     continue
-                if not informative(norm):  # "inheritance", "History (1/2)": a list's item, not a fact
+                if not informative(norm, vault):  # "inheritance", "History (1/2)": a list's item, not a fact
                     for row in rows_of_text[1:]:
                         repeated[row] = 1
                     continue
@@ -737,14 +738,21 @@ FILE_COPY_FACTS = 3
 _SPACED = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")  # Hangul: words between spaces, as in Latin
 
 
-def informative(norm: str) -> bool:
+VAULT_FACT_WORDS = 5
+
+
+def informative(norm: str, vault: bool = False) -> bool:
     """Whether a *normalised* text says enough to be a fact worth a duplicate finding: three words
     or more (three CJK characters count as a word) and, in Latin script, twelve characters or more.
     "inheritance", "History (1/2)" or "内存管理" twice in a list is the list's vocabulary, not a fact
-    repeated."""
+    repeated. In notes kept as a knowledge base (``vault``: Obsidian, basic-memory, a plain folder)
+    a list's short items recur from note to note as its vocabulary ("HTTP keep-alive", "AWS Lambda /
+    Fargate", a book's title): a fact there has five words or more."""
     words = norm.split()
-    size = len(words) + sum(len(w) for w in words if not w.isascii() and not _SPACED.match(w)) // 3
-    return size >= 3 and (len(norm) >= 12 or not norm.isascii())
+    unspaced = sum(len(w) for w in words if not w.isascii() and not _SPACED.match(w))  # Han, kana, Thai
+    size = len(words) + unspaced // 3
+    least = VAULT_FACT_WORDS if vault and not unspaced else 3  # 周五下午不发版 is a sentence of one "word"
+    return size >= least and (len(norm) >= 12 or not norm.isascii())
 
 
 def _said_once(reports: list[list[tuple[str, int]]]) -> list[Finding]:
