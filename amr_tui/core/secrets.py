@@ -437,7 +437,7 @@ def _made_of_words(value: str) -> bool:
     """``xoxb-your-bot-token-here``, ``REPLACE_WITH_KEY``: three or more parts, each a word of
     letters in one case; a drawn token mixes cases and digits."""
     parts = [p for p in _WORD_PARTS.split(value) if p]
-    return len(parts) >= 3 and all(p.isalpha() and (p.islower() or p.isupper()) for p in parts)
+    return len(parts) >= 3 and all(p.isalpha() and len(p) <= 12 and (p.islower() or p.isupper()) for p in parts)
 
 
 # The most of a key cut short with "..." that may stay in memory (after its known prefix).

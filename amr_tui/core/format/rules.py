@@ -238,11 +238,11 @@ def is_worded_credential(d: Diagnostic) -> bool:
     return d.code == "AMR016" and d.message in _WORDED_MESSAGES
 
 
-# A terminal's output pasted with its colours holds colour codes (``ESC[32m``), carriage returns and
-# backspaces on many lines: one finding says so for the whole paste. Any other control (a clipboard
+# A terminal's output pasted with its colours holds colour codes (``ESC[32m``) and backspaces on
+# many lines: one finding says so for the whole paste. Any other control (a clipboard
 # write, a screen clear, a bidi override) is a finding on its own line.
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
-_PASTED_CONTROLS = frozenset("\r\x08")
+_PASTED_CONTROLS = frozenset("\x08")  # a CR stays one finding per line (the conformance cases)
 _PASTE_GAP = 3  # lines without one that still belong to the same pasted output
 
 
