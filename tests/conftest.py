@@ -43,12 +43,14 @@ def _set_test_env(mp: pytest.MonkeyPatch, home: Path) -> None:
         mp.setenv(key, value)
 
 
-def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None, input: str | None = None) -> str:
     """Plain git for test set-up (the code under test uses its own hardened runner)."""
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    result = subprocess.run(["git", *args], cwd=cwd, env=full_env, check=True, capture_output=True, text=True)
+    result = subprocess.run(
+        ["git", *args], cwd=cwd, env=full_env, check=True, capture_output=True, text=True, input=input
+    )
     return result.stdout
 
 
@@ -62,13 +64,14 @@ def make_repo(tmp_path: Path):
         root = tmp_path / name
         root.mkdir(parents=True)
         git(root, "init", "-q", "-b", "main")
-        for rel, content in (files or {"MEMORY.md": "# Memory\n\n## Index\n"}).items():
+        files = files or {"MEMORY.md": "# Memory\n\n## Index\n"}
+        for rel, content in files.items():
             target = root / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(content, str):
                 content = content.encode()
             target.write_bytes(content)
-            git(root, "add", "--", rel)
+        git(root, "add", "--pathspec-from-file=-", "--pathspec-file-nul", input="\0".join(files))  # one add for all
         git(root, "commit", "-q", "-m", "Create memory repo", env=FIXED_ENV)
         return root
 

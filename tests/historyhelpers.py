@@ -57,8 +57,8 @@ def commit(
 ) -> str:
     """Write (None deletes) and commit exactly these files on the checked-out branch."""
     write(root, files)
-    for rel in files:
-        git(root, "add", "-A", "--", rel)
+    if files:  # one git add for them all (no pathspec at all would add everything)
+        git(root, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", input="\0".join(files))
     git(root, "commit", "-q", "-m", message, env=who(name, date))
     return git(root, "rev-parse", "HEAD").strip()
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from amr_tui.screens.main.peek import FIRST_ROWS, first_files, first_listing, first_look
 from amr_tui.services.workspace import discover, listed_as, scan_files
+from tests.examples import examples
 
 _DIR = st.sampled_from(["a", "B", "b", "notes", "node_modules", ".git", "x y", "Zeta"])
 _FILE = st.sampled_from(["MEMORY.md", "infra.md", "Infra.md", "z.md", ".amr-tmp-1", "data.csv", "ops"])
@@ -75,7 +76,7 @@ def _build(tmp: Path, entries: list[tuple[str, str]], links: list[str]) -> Path:
     return root
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(layout=_layout(), rows=st.sampled_from([1, 3, FIRST_ROWS]))
 # found by CI: the rows were full, and the folder left held only a symlinked folder (no file)
 @example(layout=([("file", "0-MEMORY.md"), ("file", "MEMORY.md"), ("in-dir", "x y/0-MEMORY.md")], []), rows=1)

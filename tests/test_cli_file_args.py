@@ -127,16 +127,12 @@ def test_restore_refuses_a_target_that_leaves_the_repo(repos: tuple[Path, Path],
 ESCAPING_FOLDERS = ["out-dir", "b-dir", ".git"]
 
 
-@pytest.mark.parametrize("name", ESCAPING + ESCAPING_FOLDERS)
-def test_lint_search_and_share_refuse_a_path_that_leaves_its_repo(
-    repos: tuple[Path, Path], tmp_path: Path, name: str
-) -> None:
-    """They followed the symlink: ``amr lint b-notes.md`` linted repo b's file and printed its path,
-    ``amr search`` searched all of repo b, ``amr share`` shared repo b, ``amr lint out-dir`` linted
-    the folder outside."""
+def _refuse_lint_search_and_share(repos: tuple[Path, Path], tmp_path: Path, names: list[tuple[Path, str]]) -> None:
+    """``amr lint``, ``search`` and ``share`` run in each folder on each name refuse it, print
+    nothing, name no secret and write nothing."""
     a, b = repos
     heads = (git(a, "rev-parse", "HEAD"), git(b, "rev-parse", "HEAD"))
-    for cwd, arg in ((a, name), (a.parent, str(a / name))):
+    for cwd, arg in names:
         for argv in (
             ["lint", arg],
             ["lint", arg, "--json", "--fix"],
@@ -150,6 +146,36 @@ def test_lint_search_and_share_refuse_a_path_that_leaves_its_repo(
             assert "outside the memory repo" in run.stderr and "../b" not in run.stderr, argv
     assert not (tmp_path / "session").exists()
     assert (git(a, "rev-parse", "HEAD"), git(b, "rev-parse", "HEAD")) == heads
+
+
+@pytest.mark.parametrize("name", ESCAPING + ESCAPING_FOLDERS)
+def test_lint_search_and_share_refuse_a_path_that_leaves_its_repo(
+    repos: tuple[Path, Path], tmp_path: Path, name: str
+) -> None:
+    """They followed the symlink: ``amr lint b-notes.md`` linted repo b's file and printed its path,
+    ``amr search`` searched all of repo b, ``amr share`` shared repo b, ``amr lint out-dir`` linted
+    the folder outside. The name as given in the repo; the absolute path from outside it is
+    the slow test below for every name, and the next test for one of each kind."""
+    a, _ = repos
+    _refuse_lint_search_and_share(repos, tmp_path, [(a, name)])
+
+
+def test_lint_search_and_share_refuse_an_absolute_path_that_leaves_its_repo(
+    repos: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The same, named by absolute path from the folder above the repo: a file out of the root, a
+    folder into another repo, the .git folder."""
+    a, _ = repos
+    _refuse_lint_search_and_share(repos, tmp_path, [(a.parent, str(a / n)) for n in ("passwd.md", "b-dir", ".git")])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ESCAPING + ESCAPING_FOLDERS)
+def test_lint_search_and_share_refuse_every_absolute_path_that_leaves_its_repo(
+    repos: tuple[Path, Path], tmp_path: Path, name: str
+) -> None:
+    a, _ = repos
+    _refuse_lint_search_and_share(repos, tmp_path, [(a.parent, str(a / name))])
 
 
 @pytest.mark.slow

@@ -18,12 +18,13 @@ from hypothesis import strategies as st
 
 from amr_tui.core.format.parser import parse, serialize
 from amr_tui.core.merge.three_way import merge3
+from tests.examples import examples
 
 _spec = importlib.util.spec_from_file_location("fuzz_long", Path(__file__).parent.parent / "bench" / "fuzz_long.py")
 fuzz_long = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fuzz_long)
 
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 hostile_bytes = st.one_of(
     st.binary(max_size=300), st.lists(st.sampled_from(fuzz_long.FRAGMENTS), max_size=60).map(b"".join)
 )

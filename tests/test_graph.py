@@ -15,6 +15,7 @@ from amr_tui.core.graph import BROKEN, CENTRE, MUTUAL, ORPHAN, LinkGraph, build_
 from amr_tui.core.lint.repo import RepoSnapshot
 from amr_tui.screens.graph import GraphCanvas, GraphScreen
 from tests.driver import AppDriver
+from tests.examples import examples
 
 
 def snapshot(files: dict[str, str]) -> RepoSnapshot:
@@ -91,7 +92,7 @@ def test_the_overview_groups_by_folder_and_names_the_hubs() -> None:
 _NAMES = st.sampled_from(["a", "b", "c", "d/e", "d/f", "g/h/i", "MEMORY"])
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.dictionaries(_NAMES, st.lists(_NAMES, max_size=5), min_size=1), st.sampled_from([1, 2]))
 def test_any_neighbourhood_draws_each_node_once_where_it_says(links: dict[str, list[str]], depth: int) -> None:
     files = {f"{name}.md": "".join(f"- [[{t}]]\n" for t in targets) or "- x\n" for name, targets in links.items()}

@@ -25,6 +25,7 @@ from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
 from tests.driver import app_for, notes, screen_text, wait_for
+from tests.examples import examples
 from tests.hostilehelpers import detach, git, init_repo, start_merge, start_rebase
 
 MEMORY = "# Memory\n\n- Joe leads the team [source: https://example.com/1]\n\n## Index\n- [[odd]]\n"
@@ -291,7 +292,7 @@ _eols = st.sampled_from(["\n", "\r\n", ""])
 _texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=20)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     lines=st.lists(st.tuples(_texts, _eols), min_size=1, max_size=8),
     bom=st.booleans(),

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from amr_tui.widgets.line_display import short_source
+from tests.examples import examples
 
 
 def _reference(value: str) -> str:
@@ -44,7 +45,7 @@ def test_examples():
         assert short_source(value) == _reference(value), value
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(
     st.sampled_from(["http://", "https://", "HTTPS://", "hTTp://", "ftp://", "", " http://"]),
     st.text(alphabet=st.sampled_from(list("ab/?#[]:@ .%\t\n\x7f\u00e9\u200e1")), max_size=24),

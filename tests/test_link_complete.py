@@ -24,6 +24,7 @@ from amr_tui.screens.dialogs import TextPromptScreen
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.widgets.link_complete import LinkCompletion
 from tests.driver import AppDriver, burst, git, said
+from tests.examples import examples
 
 DEMO_FILES = [
     "MEMORY.md",
@@ -99,7 +100,7 @@ def test_each_format_writes_the_link_its_way() -> None:
 _SEGMENT = st.sampled_from(["a", "b", "Notes", "x y", "n1", "n10"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     files=st.lists(
         st.lists(_SEGMENT, min_size=1, max_size=3).map(lambda p: "/".join(p) + st_suffix(p)), min_size=1, max_size=12

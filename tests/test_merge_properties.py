@@ -8,7 +8,8 @@
 * the result depends only on the input (run twice, same bytes), and choosing a side for every
   conflict leaves no markers.
 
-``HYPOTHESIS_PROFILE=long`` runs 20x the examples.
+The fast tier runs a quarter of the examples (``tests/examples.py``); ``HYPOTHESIS_PROFILE=full``
+runs all 250 per property, ``HYPOTHESIS_PROFILE=long`` 20x that.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from hypothesis import strategies as st
 
 from amr_tui.core.format.parser import parse
 from amr_tui.core.merge.three_way import merge3
+from tests.examples import examples
 
 PROFILES = {
-    "default": settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
+    "default": settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow]),
     "long": settings(max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
 }
 SETTINGS = PROFILES.get(os.environ.get("HYPOTHESIS_PROFILE", "default"), PROFILES["default"])

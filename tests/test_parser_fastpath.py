@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from amr_tui.core.format import fastscan
 from amr_tui.core.format.parser import parse
+from tests.examples import examples
 
 
 def _snapshot(doc) -> object:
@@ -151,7 +152,7 @@ LINES = [
 ]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(LINES), max_size=14), st.sampled_from(["\n", "\r\n"]), st.booleans())
 def test_fast_path_agrees_with_markdown_it(lines: list[str], eol: str, final_eol: bool) -> None:
     text = eol.join(lines) + (eol if final_eol and lines else "")

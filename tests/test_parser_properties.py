@@ -2,8 +2,9 @@
 
 Profiles (choose with ``HYPOTHESIS_PROFILE``):
 
-* ``default`` -- the CI run: 300 examples per property (1,200 for the byte round trip),
-  the whole file in well under 20 s.
+* ``default`` -- the fast tier: a quarter of ``full``'s examples (``tests/examples.py``).
+* ``full`` -- 300 examples per property (1,200 for the byte round trip), the whole file in
+  well under 20 s.
 * ``long`` -- a soak run: ``HYPOTHESIS_PROFILE=long .venv/bin/python -m pytest
   tests/test_parser_properties.py`` (20x the examples; a few minutes).
 
@@ -27,11 +28,12 @@ from amr_tui.core.format.metadata import escape_value
 from amr_tui.core.format.parser import parse, serialize
 from amr_tui.core.format.rules import check_document
 from amr_tui.core.model import WHITESPACE, LineKind
+from tests.examples import examples
 
 # Settings are applied per test, not through settings.load_profile(), so that importing this
 # module never changes the Hypothesis settings of other test modules.
 PROFILES = {
-    "default": settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
+    "default": settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]),
     "long": settings(
         max_examples=6000,
         deadline=None,

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from amr_tui.core.search.index import SearchHit, SearchIndex, SearchItem, SearchSession, highlight_positions
 from amr_tui.core.search.query import STOPWORDS
 from amr_tui.core.search.text import fold, tokens_of
+from tests.examples import examples
 
 
 def make(files: dict[tuple[str, str], list[str]]) -> SearchIndex:
@@ -418,7 +419,7 @@ _TEXT_CHARS = st.sampled_from("abcdeXYZ0é -_/.İ")
 
 
 @given(text=st.text(_TEXT_CHARS, min_size=1, max_size=40), picks=st.lists(st.integers(0, 39), min_size=1, max_size=6))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_highlight_positions_spell_a_subsequence_query(text, picks):
     low = fold(text)
     idxs = sorted({p for p in picks if p < len(text) and low[p].isalnum()})
@@ -440,7 +441,7 @@ def test_highlight_positions_spell_a_subsequence_query(text, picks):
     after=st.text(_TEXT_CHARS, max_size=15),
     picks=st.lists(st.integers(0, 11), min_size=1, max_size=5),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_highlight_positions_spell_a_query_found_inside_one_word(word, before, after, picks):
     text = f"{before} {word} {after}"
     chosen = sorted({p for p in picks if p < len(word)})
@@ -491,7 +492,7 @@ _ENTRY = st.lists(_WORDS, min_size=1, max_size=6).map(" ".join)
         max_size=3,
     ).map(" ".join),
 )
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_hits_are_exactly_the_strict_matches_when_they_fit(files, query):
     idx = SearchIndex()
     everything: list[tuple[str, str]] = []
@@ -534,7 +535,7 @@ _EDIT = st.one_of(
     steps=st.lists(st.tuples(_KEY, _EDIT), min_size=1, max_size=30),
     limit=st.sampled_from([1, 3, 50]),
 )
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_session_results_equal_fresh_search(start, steps, limit):
     idx = SearchIndex()
     for i, lines in enumerate(start):

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from amr_tui.core.search import bits as text
+from tests.examples import examples
 
 WIDTHS = st.sampled_from([64, 1 << 12, (1 << 19) + 5, 1_040_000])
 
@@ -24,7 +25,7 @@ def slot_sets(draw: st.DrawFn) -> list[int]:
 
 
 @pytest.mark.skipif(text._numpy() is None, reason="numpy is a dependency; this compares both paths")
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ids=slot_sets())
 def test_numpy_and_loops_agree(ids: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as mp:

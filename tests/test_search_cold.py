@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from amr_tui.services.batch import coldsearch, searchrun
 from amr_tui.services.workspace import discover
+from tests.examples import examples
 
 WORDS = (
     "redis postgres kafka deploy staging release freeze database config auth token expiry alice priya "
@@ -161,7 +162,7 @@ def _files(draw: st.DrawFn) -> dict[str, str]:
     return out
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     files=_files(),
     query=st.sampled_from(["redis", "redis port", "db config", "k8s", "relase", "caf", "stanbul", "port -kafka"]),

@@ -16,6 +16,7 @@ from amr_tui.core.search.bits import bits_of
 from amr_tui.core.search.candidates import Joined, Resolver
 from amr_tui.core.search.index import SearchIndex, SearchSession
 from amr_tui.core.search.query import near_phrase, parse_query
+from tests.examples import examples
 
 _ALPHABET = st.sampled_from(list("ab ab\n_-.é1"))
 _TEXT = st.text(_ALPHABET, max_size=14)
@@ -27,13 +28,13 @@ def _plain_near(words: list[str]) -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])" + r"\w*[\W_]+".join(re.escape(w) for w in words))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(texts=st.lists(_TEXT, max_size=12), phrase=st.text(_ALPHABET, max_size=4))
 def test_holding_is_every_text_asked_alone(texts: list[str], phrase: str) -> None:
     assert Joined(texts).holding(phrase) == [i for i, t in enumerate(texts) if phrase in t]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(texts=st.lists(_TEXT, max_size=12), words=st.lists(_WORD, min_size=2, max_size=3))
 def test_matching_is_every_text_asked_alone(texts: list[str], words: list[str]) -> None:
     plain = _plain_near(words)
@@ -72,7 +73,7 @@ def _index(entries: list[str]) -> SearchIndex:
     return idx
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     entries=st.lists(_entry(), min_size=1, max_size=320),
     domains=st.lists(st.integers(0, 2**330 - 1), min_size=1, max_size=5),

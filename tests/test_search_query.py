@@ -18,6 +18,7 @@ from amr_tui.core.search.index import QueryError, SearchIndex
 from amr_tui.core.search.query import parse
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
+from tests.examples import examples
 
 MEMORY = """# Memory
 
@@ -146,7 +147,7 @@ def test_filters_alone_list_entries_in_file_order(session):
 
 
 @given(st.text(max_size=40))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_any_query_runs_or_says_why(query):
     idx = SearchIndex()
     idx.set_file("r", "a.md", [(1, "release freeze starts"), (2, "db password rotation"), (3, 'a "quoted" -thing')])

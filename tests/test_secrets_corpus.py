@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from amr_tui.core.secrets import find_secrets, redact_secrets
+from tests.examples import examples
 
 DATA = Path(__file__).parent / "data"
 
@@ -168,7 +169,7 @@ _HIDDEN = ["\u200b", "\u200c", "\u200d", "\u2060", "\u00ad", "\ufeff", "\ufe0f",
 _AROUND = st.text(alphabet="ab \u00e9\u2026\uff0c\u3002\u5bc6\U0001f469\u0301:=", max_size=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.tuples(st.booleans(), st.sampled_from(["", *_HIDDEN])), min_size=20, max_size=20),
     _AROUND,

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from amr_tui.core.secrets import _passwords_in_urls, find_secrets, secret_line_candidates
 from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.workspace import discover
+from tests.examples import examples
 
 # The "password in URL" pattern as one regex (quadratic on long runs, exact on short texts).
 _REFERENCE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s:@]+@")
@@ -33,7 +34,7 @@ _PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
 @example("password:secret0:")
 @example("password:12345678...")
@@ -41,7 +42,7 @@ def test_the_url_check_reports_what_the_one_regex_reports(text: str) -> None:
     assert list(_passwords_in_urls(text)) == [m.span() for m in _REFERENCE_URL.finditer(text)]
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
 def test_spans_are_ordered_disjoint_and_on_candidate_lines(text: str) -> None:
     found = find_secrets(text)

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from amr_tui.core.secrets import find_secrets, secret_line_candidates
+from tests.examples import examples
 
 SAMPLES = [
     "-----BEGIN RSA PRIVATE KEY-----",
@@ -79,7 +80,7 @@ FILLER = [
 ]
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.tuples(st.sampled_from(FILLER), st.sampled_from(SAMPLES + FILLER), st.sampled_from(FILLER)), max_size=8

@@ -14,7 +14,6 @@ from textual.widgets import Input
 
 from amr_tui.screens.finder import FinderScreen
 from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
-from amr_tui.services.demo import build_demo
 from amr_tui.widgets.side_by_side import SideBySide
 from tests.driver import SNAPSHOT_SIZE, AppDriver, app_for, before_snapshot
 
@@ -22,9 +21,9 @@ TODAY = _dt.date(2026, 11, 29)
 
 
 @pytest.fixture
-def demo_root(tmp_path: Path) -> Path:
-    build_demo(tmp_path / "vm")
-    return tmp_path / "vm"
+def demo_root(demo: list[Path]) -> Path:
+    """The demo folder (``tmp_path / "vm"``), copied from the one built for this test process."""
+    return demo[0].parent
 
 
 def _app(demo_root: Path):

@@ -22,6 +22,7 @@ from amr_tui.services.session.tags import rename_tag_in_repo, tag_counts
 from amr_tui.services.workspace import discover
 from amr_tui.services.writegate import EditRefused
 from tests.driver import git
+from tests.examples import examples
 from tests.mcp_client import amr_mcp
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +97,7 @@ def test_tag_operator_parses_and_refuses_what_is_no_tag() -> None:
         assert parse_query(bad).error is not None and "tag:" in parse_query(bad).error
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab1 #`[]()/-_.fF\u00e9")), max_size=40))
 def test_every_tag_found_is_a_tag_and_starts_at_a_hash(text: str) -> None:
     for tag in find_tags(text):

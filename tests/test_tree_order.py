@@ -14,9 +14,10 @@ from textual.app import App, ComposeResult
 from amr_tui.core.order import natural_key, tree_key
 from amr_tui.widgets.file_tree import BareBadge, MemoryTree, folder_marks
 from tests.driver import app_for, running
+from tests.examples import examples
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(0, 5000), min_size=1, max_size=30, unique=True), st.sampled_from(["n", "note-", "N"]))
 def test_numbers_sort_by_value(numbers: list[int], prefix: str) -> None:
     names = [f"{prefix}{n}.md" for n in numbers]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from amr_tui.core.format.parser import parse
 from amr_tui.core.verify.evidence import KINDS, extract
 from amr_tui.core.verify.units import units
+from tests.examples import examples
 
 
 def found(text: str) -> set[tuple[str, str]]:
@@ -137,7 +138,7 @@ def _formats(text: str) -> dict[str, tuple[str, bytes, bool]]:
     }
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(facts)
 def test_a_fact_gives_the_same_evidence_in_every_format(text: str) -> None:
     want = found(text)
@@ -152,7 +153,7 @@ def test_a_fact_gives_the_same_evidence_in_every_format(text: str) -> None:
         assert got == want, (fmt, text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=200))
 def test_any_text_is_read_without_error_and_spans_fit(text: str) -> None:
     for ev in extract(text):
@@ -162,7 +163,7 @@ def test_any_text_is_read_without_error_and_spans_fit(text: str) -> None:
     assert extract(text) == extract(text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(facts, st.sampled_from(["https://example.com/", "[[", "`"]))
 def test_nothing_inside_a_url_or_a_link_is_evidence(text: str, wrap: str) -> None:
     inner = text.replace(" ", "-").replace("`", "")

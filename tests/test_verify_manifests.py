@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from amr_tui.core.verify import manifests as m
+from tests.examples import examples
 
 
 def test_package_json_scripts() -> None:
@@ -65,7 +66,7 @@ def test_a_renamed_script_is_the_one_that_runs_the_same_thing() -> None:
     assert m.changes({"a": "x"}, {"b": "x", "c": "x"})[1] == {}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=300), st.sampled_from(["package.json", "pyproject.toml", "Makefile", "justfile", "x.txt"]))
 def test_any_bytes_are_read_without_error(data: bytes, path: str) -> None:
     out = m.read(path, data)

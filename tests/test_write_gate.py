@@ -315,7 +315,10 @@ def test_cas_attempts_is_the_only_compare_and_swap_retry_loop() -> None:
     root = Path(__file__).parent.parent / "amr_tui"
     found = []
     for module in root.rglob("*.py"):
-        for fn in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        text = module.read_text(encoding="utf-8")
+        if "RefMovedError" not in text:  # no handler in it can name the error
+            continue
+        for fn in ast.walk(ast.parse(text)):
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for loop in ast.walk(fn):

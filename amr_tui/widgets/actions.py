@@ -125,11 +125,11 @@ ACTIONS: dict[str, tuple[Action, ...]] = {
     ),
     "help": (Action("help.close", "escape,q,question_mark", "dismiss", "Close"),),
     "history": (
-        Action("history.close", "escape,q", "app.pop_screen", "Back"),
+        Action("history.close", "escape,q", "dismiss", "Back"),
         Action("history.switch", "tab", "focus_next", "Switch pane", show=False),
     ),
     "timeline": (
-        Action("timeline.close", "escape,q", "app.pop_screen", "Back"),
+        Action("timeline.close", "escape,q", "dismiss", "Back"),
         Action("timeline.reblame", "p", "reblame", "Blame parent"),
     ),
     "main": (
