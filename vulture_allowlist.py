@@ -36,7 +36,7 @@ _.memory_move
 
 # Signatures a protocol fixes: the names must be there even when unread.
 _.tb  # __exit__(kind, exc, tb) in git/worktree.py
-_.selector  # screens/review/write.py: the Protocol of Screen.query_one it calls
+_.selector  # screens/dreams/write.py: the Protocol of Screen.query_one it calls
 _.expect_type  # same
 
 # GitPython reads this attribute of its Git object (git/catfile.py sets our own cat-file process).

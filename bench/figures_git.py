@@ -99,7 +99,7 @@ def review(root: Path, repeats: int) -> list[Row]:
     files_row = f"Review: a {m['dream_files']}-file dreaming run, its file list painted after opening"
     summary_row = "Review: the entry-level summary filled in (background)"
     try:
-        from amr_tui.screens.review.screen import RunReviewScreen
+        from amr_tui.screens.dreams.screen import RunReviewScreen
         from amr_tui.services.dreams.service import DreamService
     except ImportError as exc:
         return [

@@ -9,9 +9,9 @@ import pytest
 from textual.widgets import DataTable, OptionList
 
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen
+from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 from amr_tui.screens.forgotten import ForgottenScreen
 from amr_tui.screens.history import FileHistoryScreen, TimelineScreen
-from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.side_by_side import SideBySide
 from tests.driver import WIDE_SIZE, app_for, git, notes, running, screen_text, shown, wait_for

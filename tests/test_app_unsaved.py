@@ -393,8 +393,8 @@ async def test_a_draft_follows_its_file_when_renamed_and_goes_with_it_when_delet
 
 
 async def _review_edit_prompt(pilot, app):
-    from amr_tui.screens.review.edit import EntryEditScreen
-    from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+    from amr_tui.screens.dreams.edit import EntryEditScreen
+    from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 
     await pilot.press("V")
     await wait_for(pilot, lambda: isinstance(app.screen, DreamListScreen) and app.screen.cards, timeout=20, what="runs")
@@ -417,7 +417,7 @@ async def _review_edit_prompt(pilot, app):
 
 async def _review_editor(pilot, app):
     """e in the dream review: the entry editor dialog and its input, once focused."""
-    from amr_tui.screens.review.edit import EntryEditScreen
+    from amr_tui.screens.dreams.edit import EntryEditScreen
 
     await pilot.press("e")
     await wait_for(pilot, lambda: isinstance(app.screen, EntryEditScreen), what="the entry editor")
@@ -429,7 +429,7 @@ async def _review_editor(pilot, app):
 @pytest.mark.slow
 async def test_dream_review_edit_prompt_asks_before_dropping_typed_text(driver):
     """The review's "Edit, then accept" dropped a typed change on esc and ctrl+q."""
-    from amr_tui.screens.review.screen import RunReviewScreen
+    from amr_tui.screens.dreams.screen import RunReviewScreen
 
     app, pilot = driver.app, driver.pilot
     review, change, prompt, inp = await _review_edit_prompt(pilot, app)

@@ -12,7 +12,7 @@ import pytest
 
 from amr_tui.cli.main import main as amr
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
-from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 from amr_tui.services.dreams.check import accept_problems
 from amr_tui.services.dreams.service import DreamService
 from tests.driver import REVIEW_SIZE, app_for, running, wait_for

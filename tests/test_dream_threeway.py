@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import OptionList
 
 from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen
-from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.dreams.threeway import rows_now
 from amr_tui.widgets.side_by_side import SideBySide

@@ -47,7 +47,7 @@ def _makers() -> dict[str, Callable[[], ModalScreen[Any]]]:
     from amr_tui.screens.tags import TagsScreen
 
     def entry_edit() -> ModalScreen[Any]:
-        from amr_tui.screens.review.edit import EntryEditScreen
+        from amr_tui.screens.dreams.edit import EntryEditScreen
 
         return EntryEditScreen("memory-alice", "frontend/stack.md", "- A fact [source: https://e.co/1]", title="Edit")
 

@@ -35,7 +35,7 @@ def test_every_screen_says_what_help_calls_it(cls: type[Screen]) -> None:
 async def test_help_in_the_dream_review_names_it_and_lists_its_keys(demo) -> None:
     """`?` in the dream review said "Main screen" above the review's keys, and listed the finder's
     query syntax, which has nothing to do there."""
-    from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+    from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 
     app = app_for(demo, poll_interval=60)
     async with running(app, REVIEW_SIZE) as drive:

@@ -28,7 +28,7 @@ def _cards(app) -> list[tuple[str, str]]:
 async def test_the_run_list_shows_a_run_made_and_drops_one_decided_while_it_is_open(demo: list[Path]) -> None:
     """`amr dream` from another shell while V is open did not show up; `amr dreams reject RUN`
     elsewhere left the run listed."""
-    from amr_tui.screens.review.screen import DreamListScreen
+    from amr_tui.screens.dreams.screen import DreamListScreen
 
     alice, bob = demo
     app = app_for(demo, poll_interval=POLL)

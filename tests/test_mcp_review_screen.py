@@ -19,7 +19,7 @@ from mcp.client.stdio import stdio_client
 from mcp.types import Implementation
 from textual.widgets import OptionList
 
-from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 from amr_tui.services.dreams.service import DreamService
 from tests.driver import WIDE_SIZE, app_for, git, running, shown, wait_for
 

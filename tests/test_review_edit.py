@@ -20,7 +20,7 @@ STACK = "frontend/stack.md"
 
 async def _review_at_the_merge(drive):
     """V, Enter, the merged change of frontend/stack.md highlighted in the change list."""
-    from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+    from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 
     app, pilot = drive.app, drive.pilot
     await pilot.press("V")
@@ -41,7 +41,7 @@ async def _review_at_the_merge(drive):
 
 async def _edit(drive):
     """e on the change: the entry editor dialog, its input focused."""
-    from amr_tui.screens.review.edit import EntryEditScreen
+    from amr_tui.screens.dreams.edit import EntryEditScreen
 
     app = drive.app
     await drive.press("e")

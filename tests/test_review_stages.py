@@ -16,7 +16,7 @@ from amr_tui.core.diff.align import applied_ids
 from amr_tui.core.diff.entries import ChangeKind, diff_entries, mark_forgotten
 from amr_tui.core.dreams import apply as dreamapply
 from amr_tui.core.tombstones import FactMatcher
-from amr_tui.screens.review.screen import RunReviewScreen
+from amr_tui.screens.dreams.screen import RunReviewScreen
 from amr_tui.services.dreams.service import ChangedFile, DreamService
 from tests.driver import notes, record_notes, wait_for
 from tests.historyhelpers import S, branch_commit, commit, git, new_repo

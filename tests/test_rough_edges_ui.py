@@ -220,7 +220,7 @@ async def test_keep_theirs_says_so_and_toasts_leave_the_dialog_buttons_free(make
 async def test_rejecting_a_dream_run_says_rejected(driver):
     """X in a run's review rejects it: the notification says "Rejected" (it said "Committed" and
     named a ref, though nothing was committed to main)."""
-    from amr_tui.screens.review.screen import RunReviewScreen
+    from amr_tui.screens.dreams.screen import RunReviewScreen
     from tests.driver import git, notes
 
     app = driver.app

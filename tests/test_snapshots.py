@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 from amr_tui.screens.finder import FinderScreen
-from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
 from amr_tui.widgets.side_by_side import SideBySide
 from tests.driver import SNAPSHOT_SIZE, AppDriver, app_for, before_snapshot
 
@@ -164,7 +164,7 @@ def test_dream_review_screen(snap_compare, demo_root):
 def test_dream_review_edit(snap_compare, demo_root):
     """e on the merged entry of frontend/stack.md: the entry editor over the review, its text
     edited at Home and a link typed that names no file (the finding under the field)."""
-    from amr_tui.screens.review.edit import EntryEditScreen
+    from amr_tui.screens.dreams.edit import EntryEditScreen
 
     async def go(drive):
         pilot = drive.pilot

@@ -108,7 +108,7 @@ async def test_accept_apply_and_the_answer_to_its_question_in_one_burst(driver: 
     """In the dream review, ``a`` (accept the first change), ctrl+s (apply: it checks, then asks
     about the link the accept would break) and enter ("Apply anyway") typed at once: enter
     waits for the question the check asks."""
-    from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+    from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 
     head = git(demo[0], "rev-parse", "main").strip()
     await driver.press("V")

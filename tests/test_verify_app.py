@@ -166,7 +166,7 @@ async def test_enter_opens_the_fact_and_the_side_panel_says_whether_it_holds(sce
 
 @pytest.mark.slow
 async def test_dream_now_then_the_review_says_why_and_whether_new_entries_hold(scenario) -> None:
-    from amr_tui.screens.review.screen import DreamListScreen, RunReviewScreen
+    from amr_tui.screens.dreams.screen import DreamListScreen, RunReviewScreen
 
     code, memory = scenario
     async with running(app_on(memory, code), TMUX_SIZE) as drive:

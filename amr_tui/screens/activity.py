@@ -21,9 +21,9 @@ from amr_tui.core.diff.align import align
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.live import LiveList
-from amr_tui.screens.review.text import describe_change
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.review_panes import ReviewPanes
+from amr_tui.widgets.review_text import describe_change
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
 

@@ -250,7 +250,7 @@ async def review_dreams(
     if not repos:
         notify_text(app, "No git repo mounted.", severity="warning")
         return
-    from amr_tui.screens.review.screen import DreamListScreen
+    from amr_tui.screens.dreams.screen import DreamListScreen
 
     session.verifying.config = main.host.config  # "Dream now": [dream] agent, the code entries cite
     if trim:

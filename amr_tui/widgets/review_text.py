@@ -1,4 +1,5 @@
-"""How the review screens word things: ages, one line per entry change, one line per file."""
+"""How the review screens word things (the dream review and the activity review share it): ages,
+one line per entry change, one line per file."""
 
 from __future__ import annotations
 

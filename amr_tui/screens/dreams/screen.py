@@ -17,15 +17,15 @@ from textual.worker import get_current_worker
 from amr_tui.core.diff.align import align
 from amr_tui.core.format.links import LinkState, resolve, split_heading
 from amr_tui.core.textsafety import make_visible, plural
+from amr_tui.screens.dreams.edit import EntryEditScreen
+from amr_tui.screens.dreams.write import WRITE_GROUP, ReviewWrites
 from amr_tui.screens.live import LiveList
-from amr_tui.screens.review.edit import EntryEditScreen
-from amr_tui.screens.review.text import age, describe_change, file_line
-from amr_tui.screens.review.write import WRITE_GROUP, ReviewWrites
 from amr_tui.services.dreams.evidence import dream_now
 from amr_tui.services.dreams.threeway import rows_now
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.review_panes import ReviewPanes
+from amr_tui.widgets.review_text import age, describe_change, file_line
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
 
