@@ -234,7 +234,7 @@ def cli_search(repos: dict[int, Path], lines_file: dict[int, Path], repeats: int
                 baseline=_ms(median(cold_fzf)),
                 baseline_what="fzf --filter on the same lines (stdin), interleaved",
                 ratio_limit=SEARCH_RATIO if size >= 100_000 else None,
-                note=f"--no-cache: only the lines that can match are indexed (services/batch/coldsearch.py); "
+                note=f"--no-cache: only the lines that can match are indexed (services/search/cold.py); "
                 f"median of {len(cold)} runs over {len(QUERIES)} queries",
             )
         )

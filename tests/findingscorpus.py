@@ -88,7 +88,7 @@ def materialise(folder: str, dest: Path) -> Path:
 
 def lint_folder(folder: str, opened: Path) -> FolderRun:
     """Lint what a user opens (``amr lint --severity info --no-cache``)."""
-    from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
+    from amr_tui.services.lint.run import lint_targets, resolve_targets
     from amr_tui.services.workspace import load_snapshot, style_of
 
     targets = resolve_targets([opened], explicit=True)

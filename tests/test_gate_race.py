@@ -49,9 +49,9 @@ from amr_tui.git.errors import AmrGitError, ConflictError
 from amr_tui.git.gate import STEPS, observe_steps
 from amr_tui.services import writegate
 from amr_tui.services.agent.memory import AgentMemory, Writer
-from amr_tui.services.batch.lintfix import FixRefusedError, fix_repo
 from amr_tui.services.dreams.model import DreamError
 from amr_tui.services.history.forgotten import forget, restore
+from amr_tui.services.lint.fix import FixRefusedError, fix_repo
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import OpenFile, Session
 from amr_tui.services.sync.gitattrs import install_merge_driver

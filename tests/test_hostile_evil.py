@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from amr_tui.git import ConflictError, GitRepo, history
-from amr_tui.services.batch.lintfix import fix_repo
+from amr_tui.services.lint.fix import fix_repo
 from amr_tui.services.session import editing
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover

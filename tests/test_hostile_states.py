@@ -235,7 +235,7 @@ def test_odd_files_open_read_only_and_keep_their_bytes(repo: Path) -> None:
     for of in (latin, binary, image):
         with pytest.raises(editing.EditRefused):
             editing.write(s, of, b"- replaced\n", "edit")
-    from amr_tui.services.batch.lintfix import fix_repo
+    from amr_tui.services.lint.fix import fix_repo
 
     fix_repo(s.mount("memory"))
     s.watch.poll()

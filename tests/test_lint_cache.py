@@ -9,8 +9,8 @@ import subprocess
 import sys
 import time
 
-from amr_tui.services.batch import lintcache
-from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
+from amr_tui.services.lint import cache as lintcache
+from amr_tui.services.lint.run import lint_targets, resolve_targets
 from tests.conftest import git
 
 MEMORY = "# Memory\n\n## Index\n- [[notes]]\n- [[gone]]\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from amr_tui.cli.main import main
-from amr_tui.services.batch.lintfix import fix_repo
+from amr_tui.services.lint.fix import fix_repo
 from amr_tui.services.undo import undo
 from amr_tui.services.workspace import discover
 from amr_tui.services.writegate import RepoTarget

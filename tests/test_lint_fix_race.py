@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from amr_tui.services.batch.lintfix import fix_repo
+from amr_tui.services.lint.fix import fix_repo
 from amr_tui.services.workspace import discover
 from tests.conftest import git
 

@@ -266,9 +266,9 @@ def test_codex_reads_an_override_instead_of_agents_md() -> None:
 
 
 def test_lint_cache_is_kept_apart_per_set_of_budgets(make_repo) -> None:
-    from amr_tui.services.batch import lintcache
     from amr_tui.services.budgets import budgets_of, set_budgets
     from amr_tui.services.config import Config
+    from amr_tui.services.lint import cache as lintcache
     from amr_tui.services.workspace import discover
 
     [mount] = discover([make_repo()])

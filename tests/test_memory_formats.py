@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
+from amr_tui.services.lint.run import lint_targets, resolve_targets
 from amr_tui.services.workspace import discover, repo_style
 from tests.driver import TMUX_SIZE, app_for, running
 

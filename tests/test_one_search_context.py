@@ -21,7 +21,7 @@ import pytest
 from amr_tui.cli.main import main
 from amr_tui.cli.mcp_server import build_server
 from amr_tui.services.agent.memory import AgentMemory, Writer
-from amr_tui.services.batch.searchrun import build_cache
+from amr_tui.services.search.run import build_cache
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from amr_tui.services.batch import parallel
-from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
-from amr_tui.services.batch.searchrun import build_index
+from amr_tui.services.lint.run import lint_targets, resolve_targets
+from amr_tui.services.search.run import build_index
 from amr_tui.services.workspace import discover
 from tests.conftest import git
 

@@ -11,9 +11,9 @@ import time
 import pytest
 
 from amr_tui.core.search.index import SearchIndex
-from amr_tui.services.batch import searchcache
-from amr_tui.services.batch.searchcolumns import LazyItems
-from amr_tui.services.batch.searchrun import build_index
+from amr_tui.services.search import cache as searchcache
+from amr_tui.services.search.columns import LazyItems
+from amr_tui.services.search.run import build_index
 from amr_tui.services.workspace import discover
 
 QUERIES = ("redis port", "postgres", "alice timezone", "kubernets", "deploy", "staging db", "notes/ops")
@@ -143,7 +143,7 @@ def test_each_cache_folder_keeps_only_its_newest_files(make_repo, tmp_path):
 
 def test_lazy_columns_change_like_the_lists_they_stand_for():
     from amr_tui.core.search.items import SearchItem
-    from amr_tui.services.batch.searchcolumns import LazyLower, attach, to_columns
+    from amr_tui.services.search.columns import LazyLower, attach, to_columns
 
     items = [SearchItem("m", "a.md", 1, "Alpha", "entry"), None, SearchItem("m", "b.md", 0, "b.md", "file")]
     lower = ["alpha", None, "b.md"]

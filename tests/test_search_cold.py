@@ -1,4 +1,4 @@
-"""``amr search`` without its cache (``services/batch/coldsearch.py``) answers exactly as with it.
+"""``amr search`` without its cache (``services/search/cold.py``) answers exactly as with it.
 
 The cold path indexes only the lines that can match; these tests compare its hits (items,
 order, scores, missing words) with the full index's on a generated repo that holds the
@@ -21,7 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from amr_tui.services.batch import coldsearch, searchrun
+from amr_tui.services.search import cold as coldsearch
+from amr_tui.services.search import run as searchrun
 from amr_tui.services.workspace import discover
 from tests.examples import examples
 

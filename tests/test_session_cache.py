@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from amr_tui.core.lint.facts import pack
-from amr_tui.services.batch import lintcache, searchcache
+from amr_tui.services.lint import cache as lintcache
+from amr_tui.services.search import cache as searchcache
 from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import Mount
 
@@ -177,7 +178,7 @@ def test_a_session_started_from_amr_search_cache_fills_in_the_facts(make_repo, m
     the next start is warm."""
     root = make_repo("memory", FILES)
     age(root)
-    from amr_tui.services.batch.searchrun import build_cache
+    from amr_tui.services.search.run import build_cache
 
     build_cache([Mount("memory", root)])
     s = Session([Mount("memory", root)])

@@ -14,7 +14,7 @@ from amr_tui.cli.output import emit_json, error, paint, report_skipped, safe, us
 from amr_tui.cli.parsers.lint import SEVERITIES as _SEVERITIES
 from amr_tui.core.lint.facts import CONTRADICTIONS_MAX_ENTRIES
 from amr_tui.core.model import Diagnostic
-from amr_tui.services.batch.lintrun import FixRefusedError, LintTarget, lint_targets, resolve_targets
+from amr_tui.services.lint.run import FixRefusedError, LintTarget, lint_targets, resolve_targets
 
 if TYPE_CHECKING:  # annotations only: the files a --history walk skipped (git is loaded by --history alone)
     from amr_tui.git.history import SkippedBlob
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     refused = 0  # repos git refuses, where --fix wrote nothing
     notes: list[str] = []  # what --fix committed, and what it left
     if args.fix:
-        from amr_tui.services.batch.lintfix import fix_repo  # --fix alone loads git and the write gate
+        from amr_tui.services.lint.fix import fix_repo  # --fix alone loads git and the write gate
 
         for target in targets:
             try:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from amr_tui.cli import app_cmd
 from amr_tui.cli.output import ask, emit_json, error, safe
-from amr_tui.services.batch.lintrun import lint_targets, resolve_targets
 from amr_tui.services.config import add_repo, config_path, load_config
 from amr_tui.services.demo import DemoError, build_demo
 from amr_tui.services.discovery import discover_memory
 from amr_tui.services.init import TRACK_MESSAGE, InitError, init_memory_repo, track_folder, track_plan
+from amr_tui.services.lint.run import lint_targets, resolve_targets
 
 
 def run_track(args: argparse.Namespace) -> int:

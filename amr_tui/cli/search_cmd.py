@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from amr_tui.cli.named import LeavesRepoError, check_named_paths
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
 from amr_tui.core.search.query import QueryError
-from amr_tui.services.batch.searchrun import build_cache, search_paths
+from amr_tui.services.search.run import build_cache, search_paths
 from amr_tui.services.workspace import Mount
 
 if TYPE_CHECKING:  # the index: a search answered without its cache does not load it

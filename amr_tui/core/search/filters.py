@@ -4,7 +4,7 @@
 bitsets before any word is matched. ``Keep``: the costly ones (phrases, metadata, ``is:``,
 ``tag:``, ``by:``...), asked of each candidate the words found (``candidates.gather`` calls it
 on each tier), once per slot; what the index cannot know it asks a ``SearchContext`` (the app,
-MCP and ``amr search`` give the one of ``services.searchctx``).
+MCP and ``amr search`` give the one of ``services.search.context``).
 """
 
 from __future__ import annotations

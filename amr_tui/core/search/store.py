@@ -247,7 +247,7 @@ class PostingStore:
     def lower_of(self, ids: list[int]) -> Sequence[str]:
         """``fold(item.text)`` of each of the live slots ``ids``, in order: gathered in C from a
         list (a third faster than a loop at 30,000 slots), or by the sequence's own ``take``
-        when it reads from columns (``amr search``'s cache, ``services.batch.searchcolumns``)."""
+        when it reads from columns (``amr search``'s cache, ``services.search.columns``)."""
         lower = self._lower
         if type(lower) is list:
             return itemgetter(*ids)(lower) if len(ids) > 1 else [lower[s] for s in ids]  # type: ignore[misc]

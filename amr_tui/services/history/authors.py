@@ -39,7 +39,7 @@ def fold(text: str) -> str:
 
 
 class _Result(Protocol):
-    """A lint result (``services.batch.lintrun.LintResult``): its repo and its finding."""
+    """A lint result (``services.lint.run.LintResult``): its repo and its finding."""
 
     @property
     def repo(self) -> str: ...

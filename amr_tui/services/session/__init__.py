@@ -6,8 +6,9 @@ widget; :mod:`.editing` turns an edit into bytes for the write gate; :mod:`.exte
 $EDITOR. Safe file access is ``amr_tui.git.worktree``.
 
 It is the top of ``amr_tui.services``: it may import the workspace, the write gate, sync,
-history and dreams (and ``amr_tui.git``, ``amr_tui.core``), never the CLI's batch plumbing
-(``services.batch``), and nothing in services imports it but the agent interface
-(``services.agent``, which serves a session to agents). The app imports it once its first
+history, dreams, the one search context (``services.search.context``) and the caches of
+``amr search`` and ``amr lint`` (``services.search.cache``, ``services.lint.cache``, over
+``services.batch.diskcache``), never their runs; nothing in services imports it but the agent
+interface (``services.agent``, which serves a session to agents). The app imports it once its first
 frame is up (tests/test_startup_path.py).
 """

@@ -1,7 +1,7 @@
 """Where the search filters' facts come from in the app (and MCP): the session's parsed files.
 
-``SessionFacts`` is the ``services.searchctx.FactSource`` of the finder and of MCP's
-``memory_search`` (``services.searchctx.SearchFacts`` answers every filter from it). The
+``SessionFacts`` is the ``services.search.context.FactSource`` of the finder and of MCP's
+``memory_search`` (``services.search.context.SearchFacts`` answers every filter from it). The
 metadata filters (``source:``, ``added:>=``,
 ``has:``, ``no:``, ``KEY:VALUE``) read the entry's metadata the session keeps per file
 (``core.format.entrymeta``),
@@ -11,7 +11,7 @@ reads the repo's last verify report and ``is:unread``/``read:`` the agents' read
 (``session.verifying``), and ``by:NAME`` asks who wrote the entry's line (``services.history.authors``).
 ``tag:NAME`` reads the entry's text and metadata and the tags of its file's front matter (kept in
 its facts). ``amr search`` reads the same facts from the files
-(``services.batch.searchrun.DiskFacts``).
+(``services.search.run.DiskFacts``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from amr_tui.core.lint.facts import FileFacts
 from amr_tui.core.model import Link
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.services.history.authors import Authors
-from amr_tui.services.searchctx import SearchFacts
+from amr_tui.services.search.context import SearchFacts
 from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import RepoState
 

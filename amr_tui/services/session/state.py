@@ -38,13 +38,15 @@ from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
 from amr_tui.services import writegate
 from amr_tui.services.activity.service import ActivityService
-from amr_tui.services.batch import diskcache, lintcache, searchcache
+from amr_tui.services.batch import diskcache
 from amr_tui.services.budgets import profile_of as budget_of
 from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.history.authors import Authors, label_contradictions
 from amr_tui.services.history.service import HistoryService
+from amr_tui.services.lint import cache as lintcache
 from amr_tui.services.loads import file_cut_of
-from amr_tui.services.searchctx import SearchFacts
+from amr_tui.services.search import cache as searchcache
+from amr_tui.services.search.context import SearchFacts
 from amr_tui.services.session.searchctx import session_context
 from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import Change, RepoInfo, RepoState, Watcher

@@ -11,7 +11,7 @@ in one way, from a ``FactSource``: where the facts come from.
 * ``services.session.searchctx.SessionFacts``: the session's parsed files (the facts it keeps
   per file, its lint findings, its verify reports and reads), for the app's finder and, through
   the session, for MCP;
-* ``services.batch.searchrun.DiskFacts``: the files on disk, parsed on first use (only the
+* ``services.search.run.DiskFacts``: the files on disk, parsed on first use (only the
   files of candidate entries), for ``amr search``.
 
 So a filter is answered by the same rule wherever it is typed: a file's ``FileFilters`` (the

@@ -36,7 +36,7 @@ def load(path: Path) -> tuple[SearchIndex, Stats, int] | None:
     if payload is None:
         return None
     from amr_tui.core.search.index import SearchIndex  # search index: only when there is a cache to load
-    from amr_tui.services.batch import searchcolumns  # search index: only when a cache is read or written
+    from amr_tui.services.search import columns as searchcolumns  # search index: only when a cache is read or written
 
     try:
         index = SearchIndex.__new__(SearchIndex)
@@ -48,7 +48,7 @@ def load(path: Path) -> tuple[SearchIndex, Stats, int] | None:
 
 
 def save(path: Path, index: SearchIndex, stats: Stats) -> None:
-    from amr_tui.services.batch import searchcolumns  # search index: only when a cache is read or written
+    from amr_tui.services.search import columns as searchcolumns  # search index: only when a cache is read or written
 
     index.vocab_text()  # the joined vocabulary, made once here rather than by every search
     state = {k: v for k, v in index.__dict__.items() if k not in ("_items", "_lower")}

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amr_tui.core.model import Finding
-from amr_tui.services.batch import diskcache, lintcache
+from amr_tui.services.batch import diskcache
 from amr_tui.services.batch.parallel import map_files, packed_facts
 from amr_tui.services.budgets import profile_of
+from amr_tui.services.lint import cache as lintcache
 from amr_tui.services.workspace import (
     MEMORY_FILE,
     Mount,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:  # annotations only: these are imported where used (below)
 
 # Lazy imports: at the start-up of `amr lint`, the parser and the rules (core.format, core.lint)
 # and git (amr_tui.git, services.sync, services.history) are imported inside the functions that
-# need them. A repo answered from the cache (services.batch.lintcache) never needs them, and they
+# need them. A repo answered from the cache (services.lint.cache) never needs them, and they
 # are most of the time of such a run.
 
 MAX_FIX_ROUNDS = 50
@@ -153,7 +154,7 @@ def lint_targets(
     """Findings of every target; ``near_duplicates=False`` skips AMR015 (info) when not shown,
     and AMR033 in a repo of more than ``CONTRADICTIONS_MAX_ENTRIES`` entries (``unlooked``, when
     given, gets those repos).
-    ``use_cache``: reuse the findings of a repo that did not change (services.batch.lintcache).
+    ``use_cache``: reuse the findings of a repo that did not change (services.lint.cache).
     ``skipped``, when given, gets the files the ``history`` walk did not read (over
     ``MAX_PARSE_BYTES``), each path shown as lint shows its findings' paths."""
     results: list[LintResult] = []

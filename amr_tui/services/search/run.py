@@ -13,9 +13,10 @@ from amr_tui.core.format.tags import file_tags
 from amr_tui.core.model import is_fact_line
 from amr_tui.core.paths import is_markdown
 from amr_tui.core.scope import file_scope
-from amr_tui.services.batch import diskcache, searchcache
+from amr_tui.services.batch import diskcache
 from amr_tui.services.batch.parallel import entry_texts, map_files
-from amr_tui.services.searchctx import SearchFacts
+from amr_tui.services.search import cache as searchcache
+from amr_tui.services.search.context import SearchFacts
 from amr_tui.services.workspace import Mount, discover, load_snapshot, paused_gc, read_bytes, scan_files
 
 if TYPE_CHECKING:  # the index is imported where it is used: a search without its cache forks first
@@ -89,7 +90,7 @@ class DiskKeys:
 
 @dataclass(frozen=True, slots=True)
 class DocFilters:
-    """What the filters read of a file parsed from disk (``services.searchctx.FileFilters``),
+    """What the filters read of a file parsed from disk (``services.search.context.FileFilters``),
     made by the rules ``core.lint.facts.facts_of`` keeps them by in the app."""
 
     meta: FileMeta | None
@@ -104,7 +105,7 @@ class DocFilters:
 
 
 class DiskFacts:
-    """The ``FactSource`` of ``amr search`` (``services.searchctx``: the finder and MCP read the
+    """The ``FactSource`` of ``amr search`` (``services.search.context``: the finder and MCP read the
     session's, ``services.session.searchctx.SessionFacts``): only the files of candidate entries
     are parsed, on first use; the repo's link graph is read only for ``is:broken`` and
     ``is:orphan``."""
@@ -212,7 +213,7 @@ class DiskFacts:
 def disk_context(
     mounts: Sequence[Mount], stale_of: StaleOf | None = None, reads_of: ReadsOf | None = None
 ) -> SearchFacts:
-    """The search context of ``amr search`` over ``mounts`` (the one ``services.searchctx``)."""
+    """The search context of ``amr search`` over ``mounts`` (the one ``services.search.context``)."""
     return SearchFacts(DiskFacts(mounts, stale_of, reads_of))
 
 
@@ -233,7 +234,7 @@ def search_paths(
     context = disk_context(mounts, stale_of, reads_of)
     cache = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
     if cache is None or not cache.exists():
-        from amr_tui.services.batch.coldsearch import cold_index  # cold search: only when there is no cache
+        from amr_tui.services.search.cold import cold_index  # cold search: only when there is no cache
 
         with paused_gc():
             cold = cold_index(mounts, query, limit, keys=context.keys if ":" in query else frozenset())
