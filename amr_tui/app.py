@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from amr_tui.screens.finder import FinderResult
     from amr_tui.screens.main.peek import Lookahead
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
 
 Answer = TypeVar("Answer")
 

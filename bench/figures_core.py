@@ -29,7 +29,7 @@ FRAME_LIMIT_MS = 16.0
 
 
 def _session(root: Path):
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
 
     return Session(discover([root]))
 

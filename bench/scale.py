@@ -76,7 +76,7 @@ def child(size: int, warm: bool = False) -> dict[str, float]:
     started from those caches."""
     from figures_core import load_timed, reindex, search
 
-    from amr_tui.services.session.state import Session  # its imports' memory counts before the load
+    from amr_tui.services.session.session import Session  # its imports' memory counts before the load
 
     root = corpus(size)
     gc.collect()

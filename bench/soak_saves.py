@@ -108,7 +108,7 @@ def run_soak(
 ) -> dict:
     from amr_tui.git import ConflictError, DirtyFileError, RefMovedError
     from amr_tui.services.session import editing
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
     from amr_tui.services.workspace import discover
 
     rng = random.Random(seed)

@@ -408,7 +408,7 @@ def run_bench(
         sys.path.insert(0, str(ROOT))
     from amr_tui.services.history.service import HistoryService
     from amr_tui.services.session import editing
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
     from amr_tui.services.sync.run import sync
     from amr_tui.services.workspace import discover
 

@@ -50,7 +50,7 @@ def versions(mb: int) -> tuple[bytes, bytes]:
 def child(root: str, mb: int) -> None:
     """Save REL again and again, flipping between the two versions. Never returns."""
     from amr_tui.services.session import editing
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
     from amr_tui.services.workspace import discover
 
     a, b = versions(mb)

@@ -61,7 +61,7 @@ def child(root: str) -> None:
     undo the forget again and again. Never returns."""
     from amr_tui.git.gate import observe_steps
     from amr_tui.services.history.forgotten import forget
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
     from amr_tui.services.undo import undo
     from amr_tui.services.workspace import discover
 

@@ -19,7 +19,7 @@ import pytest
 
 from amr_tui.git import GitRepo
 from amr_tui.git.gate import Change
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.hostilehelpers import git, init_repo
 

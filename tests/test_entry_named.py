@@ -12,7 +12,7 @@ from amr_tui.cli.main import main
 from amr_tui.git.gate import observe_steps
 from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.conftest import git
 from tests.driver import AppDriver, app_for, notes, said

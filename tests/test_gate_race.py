@@ -53,7 +53,7 @@ from amr_tui.services.dreams.model import DreamError
 from amr_tui.services.history.forgotten import forget, restore
 from amr_tui.services.lint.fix import FixRefusedError, fix_repo
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.session import OpenFile, Session
 from amr_tui.services.sync.gitattrs import install_merge_driver
 from amr_tui.services.undo import last_amr_write, undo
 from amr_tui.services.workspace import discover

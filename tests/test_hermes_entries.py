@@ -14,7 +14,7 @@ from amr_tui.core.model import LineKind
 from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.agent.model import entry_hash
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.conftest import git
 from tests.driver import TMUX_SIZE, app_for, running

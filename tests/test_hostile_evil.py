@@ -18,7 +18,7 @@ import pytest
 from amr_tui.git import ConflictError, GitRepo, history
 from amr_tui.services.lint.fix import fix_repo
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.driver import app_for, notes, wait_for
 from tests.hostilehelpers import (

@@ -13,7 +13,7 @@ import pytest
 from amr_tui.git import GitRepo
 from amr_tui.git.worktree import UnsafePathError, atomic_write, read_file, remove_file
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.session import OpenFile, Session
 from amr_tui.services.workspace import discover, read_bytes
 from tests.driver import app_for, notes, wait_for
 from tests.hostilehelpers import init_repo, run_amr

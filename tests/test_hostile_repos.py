@@ -13,7 +13,7 @@ import pytest
 
 from amr_tui.git import GitRepo, UnsafeRepoError
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.driver import app_for, notes, screen_text, wait_for
 from tests.hostilehelpers import check_cli_run, cli_invocations, git, init_repo, run_amr, subcommands

@@ -22,7 +22,7 @@ from amr_tui.core.format.edit import delete_lines, insert_lines, replace_line
 from amr_tui.core.format.parser import parse
 from amr_tui.git import DetachedHeadError, GitRepo, LockedError, NoIdentityError, OperationInProgressError
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.driver import app_for, notes, screen_text, wait_for
 from tests.examples import examples

@@ -237,7 +237,7 @@ def test_the_session_completes_each_format_from_its_files(folder: str, typed: st
     import shutil
 
     from amr_tui.services.session.linktargets import link_targets_of
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
     from amr_tui.services.workspace import discover
 
     src = Path(__file__).parent / "fixtures" / "formats" / folder

@@ -31,7 +31,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from amr_tui.git import ConflictError, DirtyFileError
 from amr_tui.git.gate import Change
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.hostilehelpers import git, init_repo
 

@@ -213,7 +213,7 @@ def test_a_rename_rewrites_markdown_links_in_their_form(corpus: Path) -> None:
     """Claude Code's index links its topic files with Markdown links: moving one rewrites them,
     relative to each file, and the moved file's own links still name what they named."""
     from amr_tui.services.session import editing
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
 
     root = corpus / "claude-code" / "memory"
     env = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@t"}

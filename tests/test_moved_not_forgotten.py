@@ -12,7 +12,7 @@ from pathlib import Path
 from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.history.service import HistoryService
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.historyhelpers import commit, git, new_repo
 from tests.hostilehelpers import run_amr

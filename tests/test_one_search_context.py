@@ -22,7 +22,7 @@ from amr_tui.cli.main import main
 from amr_tui.cli.mcp_server import build_server
 from amr_tui.services.agent.memory import AgentMemory, Writer
 from amr_tui.services.search.run import build_cache
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 
 MEMORY = """# Memory

@@ -113,7 +113,7 @@ def test_a_files_front_matter_scope_is_its_entries_scope(make_repo) -> None:
     root = make_repo("memory", {"MEMORY.md": "# Memory\n\n## Index\n- [[style]]\n", "style.md": topic})
     assert _search("scope:global", root) == (0, ["Answers are short bullet lists"])
     assert _search("scope:project:payments", root)[1] == ["Payments ship on Tuesdays"]
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
 
     session = Session(discover([root]))
     session.load()
@@ -179,7 +179,7 @@ def test_contradictions_say_whether_one_writer_changed_its_mind(make_repo) -> No
     _commit(root, "MEMORY.md", body, "claude-code")
     res = amr("lint", str(root), "--severity", "info")
     assert "one agent changed its mind (claude-code)" in res.stdout, res.stdout
-    from amr_tui.services.session.state import Session  # the app's side panel says the same
+    from amr_tui.services.session.session import Session  # the app's side panel says the same
 
     session = Session(discover([root]))
     session.load()

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from amr_tui.core.search.index import QueryError, SearchIndex
 from amr_tui.core.search.query import parse
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.examples import examples
 

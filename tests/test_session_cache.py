@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from amr_tui.core.lint.facts import pack
 from amr_tui.services.lint import cache as lintcache
 from amr_tui.services.search import cache as searchcache
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import Mount
 
 FILES = {

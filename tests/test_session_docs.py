@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from amr_tui.services.session.state import KEEP_DOCS, Session
+from amr_tui.services.session.session import KEEP_DOCS, Session
 from amr_tui.services.workspace import Mount
 
 

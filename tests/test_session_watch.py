@@ -6,7 +6,7 @@ import os
 
 from amr_tui.git import GitRepo
 from amr_tui.git.watch import head_signature, state_signature
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover, list_files, scan_files
 from tests.conftest import git
 

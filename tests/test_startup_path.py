@@ -19,7 +19,7 @@ from tests.driver import SMALL_SIZE, app_for, running, wait_for
 NOT_BEFORE_FIRST_FRAME = (
     "git",
     "amr_tui.git",
-    "amr_tui.services.session.state",
+    "amr_tui.services.session.session",
     "amr_tui.services.session.editing",
     "amr_tui.core.search.index",
     "amr_tui.core.lint.repo",
@@ -60,7 +60,7 @@ def test_the_first_look_imports_no_session():
     heavy = (
         "git",
         "amr_tui.git",
-        "amr_tui.services.session.state",
+        "amr_tui.services.session.session",
         "amr_tui.core.search.index",
         "amr_tui.core.lint.repo",
     )

@@ -17,7 +17,7 @@ from amr_tui.core.format.parser import parse
 from amr_tui.core.format.tags import file_tags, find_tags, front_matter_tags, item_tags, normal_tag, rename_tag
 from amr_tui.core.search.query import QueryError
 from amr_tui.core.search.query import parse as parse_query
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.session.tags import rename_tag_in_repo, tag_counts
 from amr_tui.services.workspace import discover
 from amr_tui.services.writegate import EditRefused

@@ -11,7 +11,7 @@ import pytest
 
 from amr_tui.cli.main import main
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.undo import NothingToUndo, undo_newest
 from amr_tui.services.workspace import discover
 from tests.conftest import git

@@ -13,7 +13,7 @@ from amr_tui.cli.main import main
 from amr_tui.core.search.index import QueryError
 from amr_tui.core.search.query import parse
 from amr_tui.services.config import Config
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.usage import record
 from amr_tui.services.workspace import discover
 from tests.mcp_client import amr_mcp

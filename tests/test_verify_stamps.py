@@ -11,8 +11,8 @@ import pytest
 from amr_tui.core.format.parser import parse
 from amr_tui.core.tombstones import parse_tombstones
 from amr_tui.core.verify.stamps import front_matter_stamped
+from amr_tui.services.session.session import Session
 from amr_tui.services.session.stamping import stamp_verified, supersede
-from amr_tui.services.session.state import Session
 from amr_tui.services.workspace import discover
 from amr_tui.services.writegate import EditRefused
 from tests.conftest import git

@@ -24,7 +24,7 @@ import pytest
 from amr_tui.core.tombstones import TOMBSTONE_PATH
 from amr_tui.services import writegate
 from amr_tui.services.agent.memory import AgentMemory
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import discover
 from tests.conftest import git
 
@@ -39,7 +39,7 @@ import os, sys
 from pathlib import Path
 from amr_tui.git.gate import observe_steps
 from amr_tui.services.history.forgotten import forget
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.undo import undo
 from amr_tui.services.workspace import discover
 root, step, nth, fact = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]

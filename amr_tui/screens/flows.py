@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from amr_tui.screens.main.screen import MainScreen
     from amr_tui.services.config import Config
     from amr_tui.services.history.service import HistoryService
-    from amr_tui.services.session.state import OpenFile, Session
+    from amr_tui.services.session.session import OpenFile, Session
     from amr_tui.services.sync.run import SyncProgress, SyncResult
 
 # Lazy imports: each flow imports its screen and services when it starts, so that the editor's first

@@ -32,7 +32,7 @@ from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.tables import PickList
 
 if TYPE_CHECKING:
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
 
 NL = Content("\n")
 

@@ -36,7 +36,7 @@ from amr_tui.widgets.safe import content, content_lines, notify_text
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from amr_tui.services.session.state import OpenFile, Session
+    from amr_tui.services.session.session import OpenFile, Session
     from amr_tui.services.verify.run import EntryCheck, VerifyReport
 
 NL = Content("\n")

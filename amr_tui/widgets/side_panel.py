@@ -20,7 +20,7 @@ from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content
 
 if TYPE_CHECKING:
-    from amr_tui.services.session.state import Backlink
+    from amr_tui.services.session.session import Backlink
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from amr_tui.core.model import Link
     from amr_tui.services.dreams.model import ChangedFile, DreamRun, FileReview, RunReview
     from amr_tui.services.dreams.service import DreamService
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
 
 NL = Content("\n")
 __all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]

@@ -36,7 +36,7 @@ from amr_tui.services.loads import file_cut_of
 from amr_tui.services.session import editing
 from amr_tui.services.session.external import put_back, run_editor
 from amr_tui.services.session.linktargets import link_targets_of
-from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.session import OpenFile, Session
 from amr_tui.services.undo import undo_newest
 from amr_tui.services.workspace import MEMORY_FILE, is_markdown
 from amr_tui.services.writegate import EditRefused, Saved

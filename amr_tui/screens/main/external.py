@@ -8,7 +8,7 @@ from typing import Any
 from textual.app import App, SuspendNotSupported
 
 from amr_tui.services.session.external import run_editor_unread
-from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.session import OpenFile, Session
 from amr_tui.widgets.safe import notify_text
 
 

@@ -12,7 +12,7 @@ from amr_tui.services.config import Config
 
 if TYPE_CHECKING:
     from amr_tui.screens.main.peek import Lookahead
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
 
 
 class MainHost(Protocol):

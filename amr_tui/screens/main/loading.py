@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from amr_tui.screens.main.peek import FirstLook
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
 
 # The load worker starts parsing once the tree and the first file are painted (the first useful
 # frame), so the parse does not take the GIL from that paint; at the latest after this long.
@@ -229,7 +229,7 @@ class Loader:
         (parsing every file the caches do not hold, with progress), then the repo-wide lint;
         last, the caches are written when files were read that they did not hold."""
         # Imported in the worker: the session brings git, the parser and the search index.
-        from amr_tui.services.session.state import Session
+        from amr_tui.services.session.session import Session
 
         screen = self.screen
         try:

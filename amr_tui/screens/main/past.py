@@ -12,7 +12,7 @@ from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:
     from amr_tui.services.history.past import PastEntry, PastIndex
-    from amr_tui.services.session.state import Session
+    from amr_tui.services.session.session import Session
 
 NO_GIT = "no history (not a git repo)"
 

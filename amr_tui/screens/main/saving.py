@@ -27,7 +27,7 @@ from amr_tui.git.errors import ConflictError, DirtyFileError, NoIdentityError
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.dialogs import PromptScreen
 from amr_tui.services.session import editing
-from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.session import OpenFile, Session
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from amr_tui.screens.finder import FinderScreen
     from amr_tui.screens.main.editing import EditActions
     from amr_tui.screens.main.saving import SaveJob
-    from amr_tui.services.session.state import Change, OpenFile, Session
+    from amr_tui.services.session.session import Change, OpenFile, Session
     from amr_tui.services.session.watch import RepoInfo
     from amr_tui.services.writegate import Saved
     from amr_tui.widgets.code_view import CodeView

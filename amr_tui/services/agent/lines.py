@@ -21,7 +21,7 @@ from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.lint.repo import INDEX_HEADING
 from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.services.agent.model import DiagnosticOut, EntryOut, WriteResult, entry_hash
-from amr_tui.services.session.state import OpenFile
+from amr_tui.services.session.session import OpenFile
 
 INBOX_FILE = "inbox.md"  # where a fact goes when no Index topic matches it
 INBOX_HEADING = "# Inbox"

@@ -98,7 +98,7 @@ from amr_tui.services.history.forgotten import (
     SamePlaceChanged,
     forget,
 )
-from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.session import OpenFile, Session
 from amr_tui.services.usage import record as record_reads
 from amr_tui.services.workspace import Mount
 from amr_tui.services.writegate import EditRefused, Saved

@@ -1,7 +1,7 @@
 """The app's session: the mounted repos as the app sees them (files, documents, links, lint marks,
 the search index, repo badges), the edits it makes, and the user's $EDITOR.
 
-``Session`` (:mod:`.state`, with the poll of :mod:`.watch`) is thread-safe and never touches a
+``Session`` (:mod:`.session`, with the poll of :mod:`.watch`) is thread-safe and never touches a
 widget; :mod:`.editing` turns an edit into bytes for the write gate; :mod:`.external` runs
 $EDITOR. Safe file access is ``amr_tui.git.worktree``.
 

@@ -30,7 +30,7 @@ from amr_tui.git.errors import AmrGitError, ConflictError, EntryGoneError
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
 from amr_tui.services.history.forgotten import MOVED_TRAILER
-from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.session import OpenFile, Session
 from amr_tui.services.workspace import read_bytes
 from amr_tui.services.writegate import EditRefused, Saved, check_writable
 

@@ -25,7 +25,7 @@ from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Link
 from amr_tui.core.paths import is_markdown
 from amr_tui.core.search.targets import TargetIndex, rank_headings
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import read_bytes
 
 __all__ = ["LinkTargets", "link_targets_of"]

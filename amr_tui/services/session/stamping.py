@@ -19,7 +19,7 @@ from amr_tui.core.tombstones import add_tombstone, tombstone_line
 from amr_tui.core.verify.stamps import front_matter_stamped, stamped_line, superseding_line
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
-from amr_tui.services.session.state import OpenFile, Session
+from amr_tui.services.session.session import OpenFile, Session
 from amr_tui.services.workspace import read_bytes
 from amr_tui.services.writegate import EditRefused, Saved, check_writable
 

@@ -17,7 +17,7 @@ from amr_tui.core.format.parser import is_markdown, parse
 from amr_tui.core.format.tags import TAG_KEYS, item_tags, normal_tag, rename_tag
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
-from amr_tui.services.session.state import Session
+from amr_tui.services.session.session import Session
 from amr_tui.services.workspace import read_bytes
 from amr_tui.services.writegate import EditRefused, Saved, check_writable
 
