@@ -4,7 +4,7 @@ One file per set of mounted repos (``diskcache``: the user's cache folder, atomi
 restricted unpickler), holding the built ``SearchIndex`` and the (mtime_ns, size) of every
 file it indexed. A search walks the repos (stats only), re-indexes the files whose stat
 changed, drops the files that are gone, and writes the cache back only when something
-changed. Items are stored as columns (``searchcolumns``) and made only for the slots a search
+changed. Items are stored as columns (``services.search.columns``) and made only for the slots a search
 ranks. ``AMR_NO_CACHE=1`` (or ``amr search --no-cache``) skips it.
 """
 

@@ -229,7 +229,7 @@ def search_paths(
 ) -> tuple[list[SearchHit], list[Mount] | None]:
     """The hits for ``query``, and the mounts whose cache is still to be built (None when it is
     there or not wanted). Without a cache only the lines that can match are indexed
-    (``coldsearch``). Raises QueryError for a malformed filter."""
+    (``services.search.cold``). Raises QueryError for a malformed filter."""
     mounts = discover(paths)
     context = disk_context(mounts, stale_of, reads_of)
     cache = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
