@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from amr_tui.core.budget import FileCut
 from amr_tui.core.format.edit import searchable_lines
-from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
+from amr_tui.core.format.links import LinkState, NameIndex, heading_line, off_by_a_folder, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.formats import profile_of
 from amr_tui.core.graph import LinkGraph, build_graph
@@ -573,7 +573,11 @@ class Session:
         with self.lock:
             files = set(state.files)
             escaping = set(state.escaping)
-        res = resolve(link.target, files, None, self._names(state, files))
+        names = self._names(state, files)
+        res = resolve(link.target, files, None, names)
+        if res.state is LinkState.BROKEN and (rest := off_by_a_folder(link)) is not None:
+            again = resolve(rest, files, None, names)  # as lint reads it (core.format.links.off_by_a_folder)
+            res = again if again.state is LinkState.OK else res
         if res.state is LinkState.OK and res.path in escaping:
             return LinkState.ESCAPES, None, None
         return res.state, res.path, res.suggestion
