@@ -6,7 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from amr_tui.screens.activity import ActivityScreen
-from amr_tui.screens.flows import read_again, shown_repo
+from amr_tui.screens.flows.common import read_again, shown_repo
 from amr_tui.widgets.safe import notify_text
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from amr_tui.git.errors import AmrGitError
-from amr_tui.screens.flows import read_again, shown_repo
+from amr_tui.screens.flows.common import read_again, shown_repo
 from amr_tui.screens.review.screen import DreamListScreen
 from amr_tui.services.budgets import profile_of
 from amr_tui.services.dreams.make import trim_dream

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from amr_tui.core.format.edit import summarise
 from amr_tui.screens.dialogs import ChoiceScreen, PromptScreen
-from amr_tui.screens.flows import read_again
+from amr_tui.screens.flows.common import read_again
 from amr_tui.screens.forgotten import ForgottenScreen
 from amr_tui.screens.history import FileHistoryScreen, TimelineScreen
 from amr_tui.services.history.forgotten import SECRET_IN_HISTORY, forget

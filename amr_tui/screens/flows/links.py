@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import PromptScreen
-from amr_tui.screens.flows import shown_repo
+from amr_tui.screens.flows.common import shown_repo
 from amr_tui.screens.graph import GraphScreen
 from amr_tui.screens.tags import TagsScreen
 from amr_tui.services.session.tags import rename_tag_in_repo, tag_counts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import TYPE_CHECKING
 
-from amr_tui.screens.flows import read_again
+from amr_tui.screens.flows.common import read_again
 from amr_tui.screens.main.place import Place
 from amr_tui.screens.stale import StaleScreen
 

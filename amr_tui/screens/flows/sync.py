@@ -6,7 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, cast
 
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.flows import shown_repo
+from amr_tui.screens.flows.common import shown_repo
 from amr_tui.screens.sync_conflict import SyncConflictScreen
 from amr_tui.services.sync.run import sync as run_sync
 from amr_tui.widgets.safe import notify_text
