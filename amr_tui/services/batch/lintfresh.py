@@ -5,17 +5,25 @@ loads the parser or the rules (core.format, core.lint.repo), most of the time of
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from amr_tui.core.lint.facts import FileFacts, unpack
+from amr_tui.core.lint.facts import FileFacts, facts_of, pack, unpack
 from amr_tui.core.lint.repo import CONTRADICTIONS_MAX_ENTRIES, RepoSnapshot, entry_count, lint_repo
 from amr_tui.services.batch import lintcache
-from amr_tui.services.batch.parallel import map_files, packed_facts
+from amr_tui.services.batch.parallel import folder_style, map_files
 from amr_tui.services.budgets import profile_of
 from amr_tui.services.workspace import MEMORY_FILE, Mount, is_markdown, load_document, paused_gc, style_of
 
 if TYPE_CHECKING:
     from amr_tui.core.model import Finding
+
+
+def packed_facts(root: Path, rel: str) -> tuple[Any, ...] | None:
+    """Lint's facts of one file, packed (``core.lint.facts``); None when it cannot be read. Run in
+    the workers of ``parallel.map_files``."""
+    doc = load_document(root, rel)
+    return pack(facts_of(doc, whole=folder_style(str(root)) != "amr")) if doc is not None else None
 
 
 def fresh_findings(
