@@ -38,7 +38,7 @@ from amr_tui.git.errors import AmrGitError, UnsafeRepoError
 from amr_tui.git.worktree import sweep_temp_files
 from amr_tui.services import writegate
 from amr_tui.services.activity.service import ActivityService
-from amr_tui.services.batch import diskcache, lintcache, searchcache
+from amr_tui.services.batch import diskcache, lintcache, searchcache, searchload
 from amr_tui.services.budgets import profile_of as budget_of
 from amr_tui.services.dreams.service import DreamService
 from amr_tui.services.history.authors import Authors, label_contradictions
@@ -244,7 +244,7 @@ class Session:
         no cache, it is unusable, or caches are off (``AMR_NO_CACHE``)."""
         if not diskcache.enabled():
             return
-        cached = searchcache.load(searchcache.cache_file([s.mount for s in self.repos.values()]))
+        cached = searchload.load(searchcache.cache_file([s.mount for s in self.repos.values()]))
         if cached is None:
             return
         loaded, old_stats, written = cached
@@ -302,7 +302,7 @@ class Session:
                 for name, state in self.repos.items()
             }
             facts = {name: dict(state.facts) for name, state in self.repos.items()}
-            searchcache.save(searchcache.cache_file([s.mount for s in self.repos.values()]), self.index, stats)
+            searchload.save(searchcache.cache_file([s.mount for s in self.repos.values()]), self.index, stats)
             self._cache_stale = False
         for name, state in self.repos.items():
             lintcache.save_facts(lintcache.facts_file(state.mount), stats[name], facts[name])
