@@ -64,3 +64,7 @@ _.frame_written
 
 # A protocol's signature (screens/main/saving.py SaveHost.run_worker): Textual's own parameter name.
 _.exit_on_error
+
+# screens/flows/: AmrApp._run imports a flow's module when the flow starts and calls the flow by name.
+_.review_dreams
+_.forget_entry

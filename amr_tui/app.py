@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import gc
+import importlib
 import threading
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload, runtime_checkable
 
@@ -13,7 +13,6 @@ from textual import events, work
 from textual.app import App
 
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens import flows
 from amr_tui.screens.main.screen import MainScreen, Place
 from amr_tui.services.config import Config, load_config, save_settings
 from amr_tui.services.workspace import Mount, opening, set_formats
@@ -337,7 +336,7 @@ class AmrApp(FrameWatchingApp[int]):
             screen.leave_file(lambda: screen.open_place(Place(result.repo, result.path, result.line)))
 
     # ------------------------------------------------- sync, share, history, dreams, activity
-    # Bound to keys on the main screen ("app.sync", ...); each runs its flow (screens/flows.py) as
+    # Bound to keys on the main screen ("app.sync", ...); each runs its flow (screens/flows/) as
     # one worker on the repo of the file the main screen shows.
     def _main_session(self) -> tuple[MainScreen, Session] | None:
         main = next((s for s in reversed(self.screen_stack) if isinstance(s, MainScreen)), None)
@@ -350,51 +349,53 @@ class AmrApp(FrameWatchingApp[int]):
             return None  # shown, greyed out, until the main screen's session exists
         return True
 
-    def _run(self, flow: Callable[..., Coroutine[Any, Any, None]], *args: object, exclusive: bool = False) -> None:
+    def _run(self, module: str, flow: str, *args: object, exclusive: bool = False) -> None:
+        """Run ``flow`` of screens/flows/``module``.py; the module (with its screens) is imported then."""
         found = self._main_session()
         if found is not None:
-            self.run_worker(flow(self, *found, *args), group=f"flow:{flow.__name__}", exclusive=exclusive)
+            run = getattr(importlib.import_module(f"amr_tui.screens.flows.{module}"), flow)
+            self.run_worker(run(self, *found, *args), group=f"flow:{flow}", exclusive=exclusive)
 
     def action_sync(self) -> None:
-        self._run(flows.sync, self.config.merge_driver, exclusive=True)
+        self._run("sync", "sync", self.config.merge_driver, exclusive=True)
 
     def action_share(self) -> None:
-        self._run(flows.share)
+        self._run("share", "share")
 
     def action_file_history(self) -> None:
-        self._run(flows.file_history)
+        self._run("history", "file_history")
 
     def action_entry_timeline(self) -> None:
-        self._run(flows.entry_timeline)
+        self._run("history", "entry_timeline")
 
     def action_forgotten(self) -> None:
-        self._run(flows.forgotten)
+        self._run("history", "forgotten")
 
     def action_forget_entry(self) -> None:
-        self._run(flows.forget_entry)
+        self._run("history", "forget_entry")
 
     def action_review_dreams(self) -> None:
-        self._run(flows.review_dreams, self.poll_interval)
+        self._run("dreams", "review_dreams", self.poll_interval)
 
     def action_trim(self) -> None:
         """A dreaming run that brings the shown repo's MEMORY.md under its load budget, to review."""
-        self._run(flows.review_dreams, self.poll_interval, True)
+        self._run("dreams", "review_dreams", self.poll_interval, True)
 
     def action_activity(self) -> None:
         """Review what others committed to the shown repo since the user last reviewed it."""
-        self._run(flows.activity)
+        self._run("activity", "activity")
 
     def action_stale(self) -> None:
         """The Stale? queue: facts whose evidence no longer holds in the code they cite."""
-        self._run(flows.stale, self.config, self.today)
+        self._run("stale", "stale", self.config, self.today)
 
     def action_link_graph(self) -> None:
         """The link graph of the shown file's repo, centred on the file."""
-        self._run(flows.link_graph)
+        self._run("links", "link_graph")
 
     def action_tags(self) -> None:
         """Every tag of the mounted repos, with their counts."""
-        self._run(flows.tags)
+        self._run("links", "tags")
 
 
 def make_app(

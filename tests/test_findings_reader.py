@@ -208,3 +208,25 @@ def test_textbook_and_sample_logins_are_no_credential() -> None:
     assert not find_secrets('{ "email": "alice@x.com", "password": "Tr0ub4dor!" }')
     assert not find_secrets("| 토큰 형식 | base64url (256bit) |")
     assert find_secrets("Authorization: Basic YWRtaW46U3VwM3JTM2NyZXQ5OQ==")  # admin:Sup3rS3cret99
+
+
+def test_the_app_follows_a_link_a_folder_off_where_lint_says_it_is_fine(make_repo) -> None:
+    from amr_tui.core.format.links import find_links
+    from amr_tui.services.session.session import Session
+    from amr_tui.services.workspace import discover
+
+    root = make_repo(
+        "workspace",
+        {
+            "AGENTS.md": "# Agents\n\n- read SOUL first\n",
+            "SOUL.md": "# Soul\n\n- be direct\n",
+            "identity/SOUL.md": "# Soul\n\n- the long form\n",
+            "memory/notes/claire.md": "# Claire\n\n- [[../../identity/SOUL]]\n",
+        },
+    )
+    session = Session(discover([root]))
+    session.load()
+    repo = next(iter(session.repos))
+    (link,) = find_links("- [[../../identity/SOUL]]", 3, "memory/notes")
+    state, path, _s = session.resolve_link(repo, link, "memory/notes/claire.md")
+    assert path == "identity/SOUL.md", (state, path)

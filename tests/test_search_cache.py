@@ -12,6 +12,7 @@ import pytest
 
 from amr_tui.core.search.index import SearchIndex
 from amr_tui.services.search import cache as searchcache
+from amr_tui.services.search import load as searchload
 from amr_tui.services.search.columns import LazyItems
 from amr_tui.services.search.run import build_index
 from amr_tui.services.workspace import discover
@@ -103,7 +104,7 @@ def test_a_planted_cache_file_is_rebuilt_not_run(make_repo, tmp_path):
     index = build_index(mounts)
     assert not marker.exists()
     assert _answers(index) == _answers(_fresh(root))
-    assert searchcache.load(path) is not None  # and the cache was written anew
+    assert searchload.load(path) is not None  # and the cache was written anew
     path.write_bytes(b"not a pickle at all")
     assert _answers(build_index(mounts)) == _answers(_fresh(root))
 

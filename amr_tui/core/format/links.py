@@ -276,6 +276,16 @@ _DRIVE = re.compile(r"[A-Za-z]:")
 _C0 = re.compile(r"[\x00-\x1f]")
 
 
+def off_by_a_folder(link: Link) -> str | None:
+    """For a relative ``[[../../identity/SOUL]]`` that resolves to no file from its folder, the rest
+    of its path (``identity/SOUL``): Obsidian still finds the note by it, and so lint and the app
+    do when the first reading is broken. None for any other link."""
+    if link.label is not None:
+        return None
+    written = split_target(link.raw)
+    return written.lstrip("./") if written.startswith(("./", "../")) else None
+
+
 LEAVES_ROOT = "'..' leaves the memory root"
 
 

@@ -24,9 +24,9 @@ from amr_tui.core.format.links import (
     heading_known,
     index_link,
     link_text_for,
+    off_by_a_folder,
     resolve,
     split_heading,
-    split_target,
 )
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag, is_worded_credential
@@ -413,11 +413,8 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
                 continue
             if res.state is not LinkState.BROKEN:
                 continue  # AMR012 / AMR029 / AMR032 in the same file come from the line rules
-            if link.label is None and (written := split_target(link.raw)).startswith(("./", "../")):
-                # a relative [[../../identity/SOUL]] one level off: Obsidian still finds the note
-                # by the rest of its path, and so does the reader
-                if repo.resolve(written.lstrip("./")).state is LinkState.OK:
-                    continue
+            if (rest := off_by_a_folder(link)) is not None and repo.resolve(rest).state is LinkState.OK:
+                continue  # a relative [[../../identity/SOUL]] a folder off: found by the rest of its path
             fix = None
             msg = f"{link.written} names no file in this repo"
             if planned and link.label is None and not res.suggestion:

@@ -4,7 +4,7 @@
 cost, and each file is independent of the others. ``map_files`` splits the files over forked
 worker processes: each one reads and parses its share (through the same safe ``load_document``
 as a serial run) and sends back plain data (tuples, strings and ints: ``core.lint.facts.pack``
-for lint, (line, text) pairs for search). The rest (the repo-wide checks, the index) runs in
+for lint (``services.lint.fresh.packed_facts``), (line, text) pairs for search). The rest (the repo-wide checks, the index) runs in
 this process, exactly as it does for files whose facts a cache kept.
 
 Only where it pays: with ``fork`` available (workers start with the modules already loaded),
@@ -75,14 +75,6 @@ def map_files(func: FileJob[T], root: Path, rels: list[str]) -> dict[str, T] | N
     return {rel: value for part in parts for rel, value in part}
 
 
-def packed_facts(root: Path, rel: str) -> tuple[Any, ...] | None:
-    """Lint's facts of one file, packed (``core.lint.facts``); None when it cannot be read."""
-    from amr_tui.core.lint.facts import facts_of, pack  # lazy: `amr search` uses this module, not lint
-
-    doc = load_document(root, rel)
-    return pack(facts_of(doc, whole=_style(str(root)) != "amr")) if doc is not None else None
-
-
 def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
     """(line, text) of each entry with text: what the search index holds of a file."""
     if not is_markdown(rel):
@@ -90,11 +82,11 @@ def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
     from amr_tui.core.format.edit import searchable_lines  # the parser: only a cold run, in its workers
 
     doc = load_document(root, rel, check=False)  # entries only: no lint
-    return searchable_lines(doc, prose=_style(str(root)) != "amr") if doc is not None else []
+    return searchable_lines(doc, prose=folder_style(str(root)) != "amr") if doc is not None else []
 
 
 @functools.lru_cache(maxsize=64)
 @functools.lru_cache(maxsize=64)
-def _style(root: str) -> str:
+def folder_style(root: str) -> str:
     """The folder's format, read once per worker process (a run is minutes at most)."""
     return repo_style(Path(root))

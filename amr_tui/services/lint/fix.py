@@ -30,7 +30,8 @@ from amr_tui.git.errors import ConflictError, EntryGoneError, RepoStateError
 from amr_tui.git.gate import Change, ForeignConflictError
 from amr_tui.git.worktree import UnsafePathError
 from amr_tui.services import writegate
-from amr_tui.services.lint.run import MAX_FIX_ROUNDS, FixRefusedError, git_tracked
+from amr_tui.services.lint.run import MAX_FIX_ROUNDS, FixRefusedError
+from amr_tui.services.lint.tracked import git_tracked
 from amr_tui.services.workspace import Mount, load_snapshot, paused_gc, read_bytes
 
 COMMIT_ATTEMPTS = 3  # reads and commits of the fixes when a commit meanwhile changed the same lines

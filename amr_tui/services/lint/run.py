@@ -10,32 +10,25 @@ from typing import TYPE_CHECKING
 
 from amr_tui.core.model import Finding
 from amr_tui.services.batch import diskcache
-from amr_tui.services.batch.parallel import map_files, packed_facts
-from amr_tui.services.budgets import profile_of
 from amr_tui.services.lint import cache as lintcache
 from amr_tui.services.workspace import (
-    MEMORY_FILE,
     Mount,
     discover,
     find_repo_root,
     is_markdown,
-    load_document,
     looks_like_memory_root,
     memory_children,
     paused_gc,
     scan_files,
-    style_of,
 )
 
 if TYPE_CHECKING:  # annotations only: these are imported where used (below)
-    from amr_tui.core.lint.facts import FileFacts
-    from amr_tui.core.lint.repo import RepoSnapshot
     from amr_tui.git.history import SkippedBlob
 
-# Lazy imports: at the start-up of `amr lint`, the parser and the rules (core.format, core.lint)
-# and git (amr_tui.git, services.sync, services.history) are imported inside the functions that
-# need them. A repo answered from the cache (services.lint.cache) never needs them, and they
-# are most of the time of such a run.
+# Lazy imports: at the start-up of `amr lint`, the parser and the rules (fresh.py, which
+# imports core.format and core.lint.repo) and git (tracked.py, services.sync,
+# services.history) are imported inside the functions that need them. A repo answered from the
+# cache (services.lint.cache) never needs them, and they are most of the time of such a run.
 
 MAX_FIX_ROUNDS = 50
 
@@ -163,7 +156,7 @@ def lint_targets(
         if not looked and unlooked is not None:
             unlooked.append(target.display_root or target.mount.name)
         if history:
-            from amr_tui.services.history.service import resurrections
+            from amr_tui.services.history.service import resurrections  # loads git: see the top
 
             walked: list[SkippedBlob] = []
             findings = sorted(
@@ -176,44 +169,15 @@ def lint_targets(
                     for s in dict.fromkeys(walked)
                 )
         if any(f.diagnostic.code == "AMR013" and f.diagnostic.fix is not None for f in findings):
-            findings = _tracked_links_only(findings, target.mount.root)
+            from amr_tui.services.lint.tracked import tracked_links_only  # loads git: see the top
+
+            findings = tracked_links_only(findings, target.mount.root)
         for finding in findings:
             if target.only is not None and finding.path not in target.only:
                 continue
             shown = f"{target.display_root}/{finding.path}" if target.display_root else finding.path
             results.append(LintResult(target.mount.name, finding, shown))
     return results
-
-
-def git_tracked(root: Path) -> set[str] | None:
-    """The paths (relative to ``root``) git tracks; None when ``root`` is in no git work tree.
-
-    ``root`` may be a folder inside a larger work tree (its files are then the ones under it).
-    Raises UnsafeRepoError when git refuses the repo (another user's, or a work tree elsewhere).
-    """
-    from amr_tui.git import GitRepo, NotARepoError
-
-    try:
-        repo = GitRepo(root)
-    except NotARepoError:
-        return None
-    here, top = root.resolve(), repo.root.resolve()
-    prefix = "" if here == top else here.relative_to(top).as_posix() + "/"
-    return {p[len(prefix) :] for p in repo.ls_files() if p.startswith(prefix)}
-
-
-def _tracked_links_only(findings: list[Finding], root: Path) -> list[Finding]:
-    """No AMR013 fix for a file git does not track (nothing is linked when git cannot say)."""
-    from amr_tui.core.lint.repo import without_untracked_links
-    from amr_tui.git import AmrGitError
-
-    try:
-        tracked = git_tracked(root)
-    except AmrGitError:  # e.g. another user's repo: git will not say, so --fix links nothing
-        return without_untracked_links(
-            findings, set(), "git will not say whether it tracks it, so --fix does not link it"
-        )
-    return findings if tracked is None else without_untracked_links(findings, tracked)
 
 
 def _merge_drivers(root: Path, files: Iterable[str]) -> list[tuple[str, int, str]]:
@@ -241,63 +205,6 @@ def _repo_findings(mount: Mount, duplicates: bool, near: bool, use_cache: bool) 
             cached = lintcache.lookup(probe)
         if cached is not None:
             return cached
-    from amr_tui.core.lint.repo import CONTRADICTIONS_MAX_ENTRIES, entry_count, lint_repo
+    from amr_tui.services.lint.fresh import fresh_findings  # the rules: see the top of the module
 
-    with paused_gc():
-        kept = lintcache.cached_facts(probe) if probe is not None else {}
-    snapshot = _snapshot(mount, *scanned, kept)
-    snapshot.undefined_merge_drivers = drivers
-    with paused_gc():
-        # AMR033 (info) is looked for in a small repo even when info is not shown: lint says
-        # how many it found instead of "All clean."
-        findings = lint_repo(
-            snapshot, duplicates=duplicates, near_duplicates=near, contradictions_max=CONTRADICTIONS_MAX_ENTRIES
-        )
-        looked = duplicates and (near or entry_count(snapshot) <= CONTRADICTIONS_MAX_ENTRIES)
-        if probe is not None:
-            lintcache.store(probe, findings, contradictions=looked)
-            facts = {p: snapshot.file_facts(p) for p in snapshot.markdown_paths()}  # each has facts
-            lintcache.store_facts(probe, {p: f for p, f in facts.items() if f is not None})
-    return findings, looked
-
-
-def _snapshot(
-    mount: Mount, files: list[str], escaping: set[str], stats: dict[str, tuple[int, int]], kept: dict[str, FileFacts]
-) -> RepoSnapshot:
-    """The repo for lint. Files whose facts were ``kept`` (by the cache) are not read again; the
-    others are parsed, on every core when there are many (services.batch.parallel). MEMORY.md is
-    always parsed here: the checks of the entry point read its document."""
-    from amr_tui.core.lint.facts import unpack  # the rules: see the top of the module
-    from amr_tui.core.lint.repo import RepoSnapshot
-
-    with paused_gc():
-        documents, facts, sizes = {}, {}, {}
-        todo: list[str] = []
-        for rel in files:
-            if rel in escaping or rel not in stats:
-                continue
-            sizes[rel] = stats[rel][1]
-            if not is_markdown(rel):
-                continue
-            if rel in kept and rel != MEMORY_FILE:
-                facts[rel] = kept[rel]
-            elif rel != MEMORY_FILE:
-                todo.append(rel)
-        parsed = map_files(packed_facts, mount.root, todo)
-        if parsed is not None:
-            facts.update((rel, unpack(packed)) for rel, packed in parsed.items())
-            todo = []
-        for rel in [*todo, MEMORY_FILE] if MEMORY_FILE in sizes else todo:
-            doc = load_document(mount.root, rel)
-            if doc is not None:
-                documents[rel] = doc
-    return RepoSnapshot(
-        mount.name,
-        set(files),
-        documents,
-        set(escaping),
-        sizes,
-        facts=facts,
-        style=style_of(mount),
-        budget=profile_of(mount),
-    )
+    return fresh_findings(mount, probe, scanned, drivers, duplicates, near)

@@ -44,9 +44,10 @@ def _walk(mount: Mount) -> dict[str, tuple[int, int]]:
 def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
     """The index of these repos: from the cache, brought up to date, or built (and cached)."""
     from amr_tui.core.search.index import SearchIndex  # search index: a cold search answers without it
+    from amr_tui.services.search import load as searchload  # search index: a cold search answers without it
 
     path = searchcache.cache_file(mounts) if use_cache and diskcache.enabled() else None
-    cached = searchcache.load(path) if path is not None else None
+    cached = searchload.load(path) if path is not None else None
     index, old_stats, written = cached if cached is not None else (SearchIndex(), {}, 0)
     stats: searchcache.Stats = {}
     changed = cached is None
@@ -59,7 +60,7 @@ def build_index(mounts: list[Mount], *, use_cache: bool = True) -> SearchIndex:
             index.set_files(mount.name, _entries(mount, list(again)))
         changed = changed or bool(again or gone)
     if path is not None and (changed or set(old_stats) != set(stats)):
-        searchcache.save(path, index, stats)
+        searchload.save(path, index, stats)
     return index
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from amr_tui.core.budget import FileCut
 from amr_tui.core.format.edit import searchable_lines
-from amr_tui.core.format.links import LinkState, NameIndex, heading_line, resolve, split_heading
+from amr_tui.core.format.links import LinkState, NameIndex, heading_line, off_by_a_folder, resolve, split_heading
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.formats import profile_of
 from amr_tui.core.graph import LinkGraph, build_graph
@@ -46,6 +46,7 @@ from amr_tui.services.history.service import HistoryService
 from amr_tui.services.lint import cache as lintcache
 from amr_tui.services.loads import file_cut_of
 from amr_tui.services.search import cache as searchcache
+from amr_tui.services.search import load as searchload
 from amr_tui.services.search.context import SearchFacts
 from amr_tui.services.session.searchctx import session_context
 from amr_tui.services.session.verifying import Verifying
@@ -246,7 +247,7 @@ class Session:
         no cache, it is unusable, or caches are off (``AMR_NO_CACHE``)."""
         if not diskcache.enabled():
             return
-        cached = searchcache.load(searchcache.cache_file([s.mount for s in self.repos.values()]))
+        cached = searchload.load(searchcache.cache_file([s.mount for s in self.repos.values()]))
         if cached is None:
             return
         loaded, old_stats, written = cached
@@ -304,7 +305,7 @@ class Session:
                 for name, state in self.repos.items()
             }
             facts = {name: dict(state.facts) for name, state in self.repos.items()}
-            searchcache.save(searchcache.cache_file([s.mount for s in self.repos.values()]), self.index, stats)
+            searchload.save(searchcache.cache_file([s.mount for s in self.repos.values()]), self.index, stats)
             self._cache_stale = False
         for name, state in self.repos.items():
             lintcache.save_facts(lintcache.facts_file(state.mount), stats[name], facts[name])
@@ -575,7 +576,11 @@ class Session:
         with self.lock:
             files = set(state.files)
             escaping = set(state.escaping)
-        res = resolve(link.target, files, None, self._names(state, files))
+        names = self._names(state, files)
+        res = resolve(link.target, files, None, names)
+        if res.state is LinkState.BROKEN and (rest := off_by_a_folder(link)) is not None:
+            again = resolve(rest, files, None, names)  # as lint reads it (core.format.links.off_by_a_folder)
+            res = again if again.state is LinkState.OK else res
         if res.state is LinkState.OK and res.path in escaping:
             return LinkState.ESCAPES, None, None
         return res.state, res.path, res.suggestion
