@@ -39,3 +39,13 @@ def test_the_confidence_set_reports_a_new_unused_function(tmp_path):
     done = _vulture("module.py", "--min-confidence", str(settings["min_confidence"]), cwd=tmp_path)
     assert done.returncode == 3, done.stdout + done.stderr  # 3: vulture found dead code
     assert "unused function 'forgotten'" in done.stdout and "'called'" not in done.stdout
+
+
+def test_ci_runs_the_static_checks_the_readme_names() -> None:
+    """README: "Before them CI runs mypy (strict), ruff, lint-imports and vulture"."""
+    root = Path(__file__).resolve().parent.parent
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line.strip() for line in ci.splitlines() if line.strip().startswith(".venv/bin/")]
+    for tool in ("mypy", "ruff check", "ruff format --check", "lint-imports", "vulture"):
+        assert any(c.startswith(f".venv/bin/{tool}") for c in commands), tool
+    assert "vulture" in (root / "README.md").read_text(encoding="utf-8")

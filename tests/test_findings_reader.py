@@ -230,3 +230,10 @@ def test_the_app_follows_a_link_a_folder_off_where_lint_says_it_is_fine(make_rep
     (link,) = find_links("- [[../../identity/SOUL]]", 3, "memory/notes")
     state, path, _s = session.resolve_link(repo, link, "memory/notes/claire.md")
     assert path == "identity/SOUL.md", (state, path)
+
+
+def test_an_empty_link_is_a_templates_field_outside_amr(make_repo, capsys) -> None:
+    root = make_repo("vault", {".obsidian/app.json": "{}", "Templates/Session.md": "# Session\n\n**Project:** [[]]\n"})
+    assert not [ln for ln in _codes(capsys, root) if "AMR029" in ln]
+    amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n- see [[]]\n\n## Index\n"})
+    assert [ln for ln in _codes(capsys, amr) if "AMR029" in ln]
