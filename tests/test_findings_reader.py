@@ -237,3 +237,97 @@ def test_an_empty_link_is_a_templates_field_outside_amr(make_repo, capsys) -> No
     assert not [ln for ln in _codes(capsys, root) if "AMR029" in ln]
     amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n- see [[]]\n\n## Index\n"})
     assert [ln for ln in _codes(capsys, amr) if "AMR029" in ln]
+
+
+# What the sixth batch of real folders showed (docs/findings.md, "Batch 6 and 7"): each below was a
+# false finding there, written here in its shape (no text of the folder).
+
+
+def _workspace(make_repo, extra: dict[str, str]) -> Path:
+    files = {
+        "AGENTS.md": "# Agents\n\n- Read SOUL.md and MEMORY.md first.\n",
+        "SOUL.md": "# Soul\n\n- Under-promise and over-deliver on every task\n",
+        "MEMORY.md": "# Memory\n\n- The staging server runs on port 8443 behind nginx\n",
+        "memory/2026-03-05.md": "# 2026-03-05\n\n- Deployed the staging fix.\n",
+    }
+    return make_repo("workspace", {**files, **extra})
+
+
+def test_an_openclaw_agents_write_ups_repeat_their_notes_and_its_memory(make_repo, capsys) -> None:
+    fact = "- The forum's agents wait for instructions instead of acting on their own\n"
+    root = _workspace(
+        make_repo,
+        {
+            "memory/research/forum-exploration.md": "# Exploration\n\n"
+            + fact
+            + "- Under-promise and over-deliver on every task\n",
+            "memory/research/forum-summary.md": "# Summary\n\n"
+            + fact
+            + "- The staging server runs on port 8443 behind nginx\n",
+        },
+    )
+    assert not [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+
+
+def test_a_fact_twice_in_one_write_up_or_in_the_memory_is_still_a_duplicate(make_repo, capsys) -> None:
+    fact = "- The forum's agents wait for instructions instead of acting on their own\n"
+    root = _workspace(
+        make_repo,
+        {
+            "memory/research/forum-exploration.md": "# Exploration\n\n" + fact + "- the rest\n" + fact,
+            "USER.md": "# User\n\n- The staging server runs on port 8443 behind nginx\n",
+        },
+    )
+    dupes = sorted(ln.split(": AMR")[0] for ln in _codes(capsys, root) if "AMR014" in ln)
+    assert [d.rsplit("/", 1)[-1] for d in dupes] == ["USER.md:3:1", "forum-exploration.md:5:1"], dupes
+
+
+def test_an_openclaw_memory_md_is_loaded_whole_up_to_its_character_limit(make_repo, capsys) -> None:
+    long = "# Memory\n\n" + "".join(
+        f"- 项目 {i} 的长期记忆条目\n" for i in range(300)
+    )  # 300 lines, about 6,000 characters
+    root = _workspace(make_repo, {"MEMORY.md": long})
+    assert not [ln for ln in _codes(capsys, root) if "AMR003" in ln]
+    longer = "# Memory\n\n" + "".join(
+        f"- 项目 {i} 的长期记忆条目，部署在预发布环境的第二台服务器上\n" for i in range(500)
+    )
+    root = make_repo("workspace2", {**{"SOUL.md": "# Soul\n"}, "MEMORY.md": longer, "memory/2026-03-05.md": "- x\n"})
+    assert [ln for ln in _codes(capsys, root) if "AMR003" in ln and "12,000 characters" in ln]
+
+
+def test_a_claude_code_memory_is_named_without_its_type(make_repo, capsys) -> None:
+    root = make_repo(
+        "claude",
+        {
+            "MEMORY.md": "- [Design workflow](project_design_workflow.md) — how mockups become screens\n"
+            "- [Closes](feedback_closes.md) — keep the Closes line\n",
+            "project_design_workflow.md": "---\nname: project-design-workflow\ntype: project\n---\n\nMockups first.\n",
+            "feedback_closes.md": "---\nname: feedback-closes\ntype: feedback\n---\n\n"
+            "Related: [[design-workflow]] and [[review-workflow]].\n",
+        },
+    )
+    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    assert len(broken) == 1 and "[[review-workflow]]" in broken[0], broken
+
+
+def test_a_forms_blanks_and_a_notes_captions_are_no_duplicate_facts(make_repo, capsys) -> None:
+    brief = (
+        "# Brief {n}\n\nFill before drafting:\n"
+        "- Headnote (one or two sentences naming the speaker and the occasion): __________\n"
+        "- Today's fact list is built and the sources are closed: yes / no\n\n"
+        "Related:\n- [[Writing-Manual]] - the master craft rules every register inherits.\n"
+        "- The brief opens on the strongest documented claim of the day\n"
+    )
+    files = {".obsidian/app.json": "{}", "Writing-Manual.md": "# Manual\n"}
+    files |= {f"Brief-{n}.md": brief.format(n=n) for n in (1, 2, 3)}
+    root = make_repo("vault", files)
+    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    assert len(dupes) == 1 and ":9:" in dupes[0] and "written 3 times" in dupes[0], dupes
+
+
+def test_a_keys_name_in_quotes_after_the_key_word_is_no_credential() -> None:
+    from amr_tui.core.secrets import find_secrets
+
+    assert not find_secrets("- Mail API key (`acme-base44`, sending access, scoped to one domain) ->")
+    text = "- Mail API key (`Qz7vR2kLp9XwT4mN8bYc`) for sending"
+    assert [text[m.start : m.end] for m in find_secrets(text)] == ["Qz7vR2kLp9XwT4mN8bYc"]

@@ -192,6 +192,7 @@ FOR_FORMAT = {
     "letta": "letta",
     "memory-bank": "memory-bank",
     "hermes": "hermes",
+    "openclaw": "openclaw",  # MEMORY.md whole up to bootstrapMaxChars: not Claude Code's 200 lines
 }
 
 

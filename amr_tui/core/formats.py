@@ -43,7 +43,8 @@ class Profile:
     reach: str  # "links": a note no link from the start files reaches is never read; "all": every note is
     entry: str  # "line": an entry is a bullet's line; "item": a whole list item; "paragraph": a § stretch
     # How ``[[x]]`` names a note: "path" (from the root), "name" (a file name anywhere, the
-    # shortest path first), "title" (the front matter's title or name); Markdown links everywhere.
+    # shortest path first), "title" (the front matter's title or name), "typed" (a Claude Code
+    # memory's name without its type: ``[[design-workflow]]``); Markdown links everywhere.
     links: tuple[str, ...]
     planned_links: bool  # a [[link]] to a note not written yet is the format's way of planning one
     quiet: frozenset[str]  # the AMR rules that are this format's own conventions: never reported
@@ -54,6 +55,11 @@ class Profile:
     # project's docs beside its memory bank) are read, searched and shown, and lint says only
     # what is wrong in any file: an error (a credential, bytes that read differently).
     memory: tuple[str, ...] = ()
+    # The agent's write-ups among its memory files (fnmatch patterns): notes it searches, not facts
+    # it curates (an OpenClaw agent's research in memory/research/: a summary, a report, the notes
+    # behind a memory). They repeat each other and the memory by nature: a repeat between one and
+    # another file is no duplicate; inside one, a fact has five words (as in a knowledge vault).
+    writeups: tuple[str, ...] = ()
 
 
 _FOREIGN = frozenset({NESTED, STAR, FRONT_MATTER, WRAPPED, MD_SUFFIX, EMPTY_ENTRY, EMPTY_LINK})
@@ -81,7 +87,7 @@ PROFILES: dict[str, Profile] = {
             (200, 25 * 1024),
             "links",
             "item",
-            ("path", "name", "title"),
+            ("path", "name", "title", "typed"),
             False,
             _FOREIGN | {NO_INDEX},
         ),
@@ -109,6 +115,7 @@ PROFILES: dict[str, Profile] = {
                 MEMORY_FILE,
                 "memory/*",
             ),
+            writeups=("memory/*/*",),  # memory/research/x.md; not the daily logs memory/2026-03-05.md
         ),
         Profile(
             "hermes",
@@ -246,6 +253,11 @@ def start_files(profile: Profile, files: Iterable[str]) -> list[str]:
 def is_memory(profile: Profile, path: str) -> bool:
     """Whether ``path`` is one of the format's memory files (``Profile.memory``)."""
     return not profile.memory or any(fnmatchcase(path, pattern) for pattern in profile.memory)
+
+
+def is_writeup(profile: Profile, path: str) -> bool:
+    """Whether ``path`` is one of the agent's write-ups (``Profile.writeups``)."""
+    return any(fnmatchcase(path, pattern) for pattern in profile.writeups)
 
 
 def mirrored(profile: Profile, a: str, b: str) -> bool:

@@ -660,6 +660,7 @@ _CONNECT = re.compile(
 )
 _WORD_IN = re.compile(r"[\w'’-]{1,40}")
 _OPENERS = re.compile(r"[\s*_`\"'«「『“‘(\[]{0,8}")
+_QUOTED = re.compile(r"[(\[]?[`\"']")  # a value quoted right after its key word, maybe in brackets
 _VALUE = re.compile(r"[!-~]{1,1024}")
 _GAP = re.compile(r"[ \t]{1,4}")
 _PAIR = re.compile(r"[ \t]{1,3}/[ \t]{1,3}")
@@ -869,7 +870,9 @@ def _assignments(x: _Text) -> Iterator[tuple[int, int]]:
         # 2. a value right after the key, with no separator ("secret wJalr…", "token b_…")
         o = _GAP.match(t, key.end)
         if o is not None or not low[key.end - 1].isascii():
-            s, e, run = _value_at(t, o.end() if o else key.end, "")
+            at = o.end() if o else key.end
+            q = _QUOTED.match(t, at)  # "API key (`caughtupai-base44`, …)": the value inside its quotes
+            s, e, run = _value_at(t, q.end() if q else at, q.group() if q else "")
             if e > s:
                 candidates.append((s, e, run, False))
         if not qualified:

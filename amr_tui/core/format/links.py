@@ -193,14 +193,19 @@ def slug(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "-", text.casefold()).strip("-")
 
 
+#: A Claude Code memory's name or file name begins with its type (``project_design_workflow.md``,
+#: ``name: feedback-pr-review-workflow``); its cross-references often leave the type out.
+_MEMORY_TYPE = re.compile(r"^(?:user|feedback|project|reference)[-_ ](.+?)(?:\.md)?$")
+
+
 class NameIndex:
     """The repo's files by name, for links that name a note rather than its path: Obsidian's
     ``[[note]]`` (a file name anywhere in the vault, the shortest path when several have it;
     ``[[folder/note]]`` the shortest path ending so), attachments by name, Claude Code's
-    cross-references by memory name, and basic-memory's ``[[Note Title]]`` (the file whose name is
+    cross-references by memory name (``typed``: also without its type, ``[[design-workflow]]``), and basic-memory's ``[[Note Title]]`` (the file whose name is
     the title or its slug, or whose front matter holds that title: ``titles``, file -> title)."""
 
-    def __init__(self, files: Iterable[str], titles: dict[str, str] | None = None) -> None:
+    def __init__(self, files: Iterable[str], titles: dict[str, str] | None = None, *, typed: bool = False) -> None:
         self.by_name: dict[str, list[str]] = {}
         for f in sorted(files, key=lambda p: (p.count("/"), len(p), p)):
             name = f.rsplit("/", 1)[-1].casefold()
@@ -215,6 +220,13 @@ class NameIndex:
                 found = self.by_name.setdefault(key, [])
                 if f not in found:
                     found.append(f)
+        if typed:  # Claude Code's [[design-workflow]] for the memory project_design_workflow.md
+            for key, paths in list(self.by_name.items()):
+                m = _MEMORY_TYPE.match(key)
+                if m is not None:
+                    for short in {m.group(1), slug(m.group(1))}:
+                        found = self.by_name.setdefault(short, [])
+                        found.extend(p for p in paths if p not in found)
 
     def near(self, target: str) -> str | None:
         """The note a name that names none was most likely meant to name (a typo: one word of it off

@@ -69,6 +69,10 @@ _FIELD = re.compile(r"^\*\*([^*]{1,30}?)\*\*\s*[:\uff1a]\s*(.*)$|^\*\*([^*]{1,30
 _PLAIN_FIELD = re.compile(r"^([^\s:\uff1a*_`#\[(][^:\uff1a\[\]()`]{0,28}?)\s*[:\uff1a]\s+(\S.*)$")
 _ONLY_CODE = re.compile(r"^`[^`]+`[.,;]?$")
 _SAME_AS = ("same as", "see above", "as above", "ditto")
+# A form's line waiting to be filled in: "Headnote: __________", "Sources closed: yes / no"
+_BLANK = re.compile(r"_{4,}|(?:^|\s)yes ?/ ?no[.?]?$", re.IGNORECASE)
+# A link and what the linked note is: "[[Content-Sourcing]] - where the facts come from"
+_CAPTION = re.compile(r"^(?:!?\[\[[^\[\]\n]+\]\]|\[[^\[\]\n]+\]\([^()\n]+\))\s*(?:\u2014|\u2013|-|:)\s")
 _NAMED_ITEM = re.compile(r"^(?:`[^`]+`|\*\*[^*]+\*\*)\s*(?:\u2014|\u2013|-|:)\s*(.*)$")
 _LINKS = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)")
 _CONTINUED = (LineKind.CONTINUATION, LineKind.BLANK)
@@ -95,10 +99,13 @@ def item_text(lines: list[Line], entry: Entry) -> str:
 def is_fact(entry: Entry, text: str) -> bool:
     """Whether an entry states a fact duplicates are looked for in. Not: a label that heads what
     follows (``**特点**:``, ``Notes:``), a template's field with a short value (``**Status:** Done``,
-    ``**Owner:** Lu``), a pointer (``See [[user_role]].``, ``relates_to [[Note Title]]``)."""
+    ``**Owner:** Lu``), a pointer (``See [[user_role]].``, ``relates_to [[Note Title]]``), a note's
+    caption (``[[Writing-Manual]] - the craft rules``), a form's blank (``Headnote: ______``)."""
     first = entry.text
     if first[:4] in ("[ ] ", "[x] ", "[X] ") or _ONLY_CODE.match(first):
         return False  # a task of a checklist, a file or command named in a list: no fact to say twice
+    if _BLANK.search(text) or _CAPTION.match(first):
+        return False  # a form's blank to fill in; a note's caption in a list of related notes
     if (named := _NAMED_ITEM.match(first)) is not None and len(named.group(1).split()) <= 4:
         return False  # "`md1.py` — Python L1", "**Python** — 32 nodes": a list naming things, with a tag
     if text == first and first.rstrip("*_` ")[-1:] in (":", "\uff1a"):
@@ -144,6 +151,8 @@ def fact_rows(doc: ParsedFile, *, whole: bool = True) -> Iterator[tuple[str, int
             or "](" in text
             or ":" in text[:31]
             or "\uff1a" in text[:31]
+            or "____" in text
+            or text.rstrip(".?")[-2:] in ("no", "No", "NO")
         ) and not is_fact(entry, text):
             continue
         norm = normalise_text(text)

@@ -30,7 +30,7 @@ from amr_tui.core.format.links import (
 )
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag, is_worded_credential
-from amr_tui.core.formats import Profile, is_memory, mirrored, profile_of, start_files
+from amr_tui.core.formats import Profile, is_memory, is_writeup, mirrored, profile_of, start_files
 from amr_tui.core.formats import is_journal as is_journal  # lint's API, defined with the profiles
 from amr_tui.core.lint.contradictions import find_contradictions
 from amr_tui.core.lint.facts import CONTRADICTIONS_MAX_ENTRIES as CONTRADICTIONS_MAX_ENTRIES  # lint's API
@@ -96,7 +96,8 @@ class RepoSnapshot:
 
     def name_index(self) -> NameIndex:
         if self._names is None:
-            self._names = NameIndex(self.files, self.titles() if "title" in self.profile.links else None)
+            links = self.profile.links
+            self._names = NameIndex(self.files, self.titles() if "title" in links else None, typed="typed" in links)
         return self._names
 
     def titles(self) -> dict[str, str]:
@@ -580,6 +581,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     file_ix, starts, sizes, lines, hashes = array("I"), array("I"), array("I"), array("I"), array("q")
     profile = repo.profile
     vault = profile.planned_links or profile.name == "folder"  # notes written as a knowledge base
+    writeup: list[bool] = []  # file -> one of the agent's write-ups (``Profile.writeups``)
     for path in repo.markdown_paths():
         if in_amr_folder(path) or is_journal(path) or not is_memory(profile, path):
             continue  # amr's own records repeat facts on purpose; a daily journal repeats its status lines
@@ -588,6 +590,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
             continue
         f = len(paths)
         paths.append(path)
+        writeup.append(is_writeup(profile, path))
         joined.append(norms)
         pos = 0
         for norm, line in zip(norms.split("\n"), at, strict=True):
@@ -609,7 +612,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
         """A copy that may repeat another by design: in a file the format mirrors, or on a line
         with a link (a summary of the note it links). Most copies are neither: checked first."""
         f = file_ix[row]
-        if mirror_names and paths[f].rsplit("/", 1)[-1] in mirror_names:
+        if writeup[f] or (mirror_names and paths[f].rsplit("/", 1)[-1] in mirror_names):
             return True
         held = link_lines.get(f)
         if held is None:
@@ -618,11 +621,19 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
 
     def related(a: int, b: int) -> bool:
         """Two copies that repeat each other by design: files the format mirrors (a memory bank's
-        activeContext.md and progress.md), or a summary whose entry links to the note it sums up."""
-        pa, pb = paths[file_ix[a]], paths[file_ix[b]]
-        if pa == pb:
+        activeContext.md and progress.md), a write-up and another file (a research note and its
+        summary, or the memory drawn from it), or a summary whose entry links to the note it sums up."""
+        fa, fb = file_ix[a], file_ix[b]
+        if fa == fb:
             return False
-        return mirrored(profile, pa, pb) or _links_to(repo, pa, lines[a], pb) or _links_to(repo, pb, lines[b], pa)
+        pa, pb = paths[fa], paths[fb]
+        return (
+            writeup[fa]
+            or writeup[fb]
+            or mirrored(profile, pa, pb)
+            or _links_to(repo, pa, lines[a], pb)
+            or _links_to(repo, pb, lines[b], pa)
+        )
 
     # Same text: rows sorted by hash (stable: in reading order within a hash), the texts of a
     # run of equal hashes compared; the first row of a text is the fact, and the copies after
@@ -643,7 +654,8 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
             for norm, rows_of_text in copies.items():
                 if len(rows_of_text) < 2:
                     continue
-                if not informative(norm, vault):  # "inheritance", "History (1/2)": a list's item, not a fact
+                notes = vault or writeup[file_ix[rows_of_text[0]]]  # copies in one write-up: as in a vault
+                if not informative(norm, notes):  # "inheritance", "History (1/2)": a list's item, not a fact
                     for row in rows_of_text[1:]:
                         repeated[row] = 1
                     continue

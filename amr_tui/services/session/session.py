@@ -597,10 +597,11 @@ class Session:
             if cached is not None and cached[0] == key:
                 return cached[1]
             titles = None
-            if "title" in profile_of(state.style).links:  # basic-memory's and Claude Code's [[Note Title]]
+            links = profile_of(state.style).links
+            if "title" in links:  # basic-memory's and Claude Code's [[Note Title]]
                 with self.lock:
                     titles = {p: f.title for p, f in state.facts.items() if f.title}
-            index = NameIndex(files, titles)
+            index = NameIndex(files, titles, typed="typed" in links)
             self._name_indexes[state.mount.name] = (key, index)
             return index
 
