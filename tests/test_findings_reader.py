@@ -331,3 +331,104 @@ def test_a_keys_name_in_quotes_after_the_key_word_is_no_credential() -> None:
     assert not find_secrets("- Mail API key (`acme-base44`, sending access, scoped to one domain) ->")
     text = "- Mail API key (`Qz7vR2kLp9XwT4mN8bYc`) for sending"
     assert [text[m.start : m.end] for m in find_secrets(text)] == ["Qz7vR2kLp9XwT4mN8bYc"]
+
+
+# What the seventh batch showed (docs/findings.md, "Batch 7"), in its shapes.
+
+
+def test_openclaw_reply_directives_are_no_links(make_repo, capsys) -> None:
+    log = "# Session\n\nassistant: [[reply_to_current]] Done, and verified.\n- [[reply_to: 1234]] ok\n- see [[missing-note]]\n"
+    root = _workspace(make_repo, {"memory/2026-03-05-sync.md": log})
+    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    assert len(broken) == 1 and "[[missing-note]]" in broken[0], broken
+
+
+def test_amr_metadata_rules_are_not_another_formats(make_repo, capsys) -> None:
+    text = (
+        "# Notes\n\n- Candidate: a contact list [Source: press release] - more text after it\n- ends [in a bracket]\n"
+    )
+    root = _workspace(make_repo, {"memory/2026-03-05.md": text})
+    assert not [ln for ln in _codes(capsys, root) if "AMR031" in ln or "AMR020" in ln]
+    amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n## Index\n\n- a fact [source: x] then more text\n"})
+    assert [ln for ln in _codes(capsys, amr) if "AMR031" in ln]
+
+
+def test_a_missing_note_is_said_once_per_file_that_links_it(make_repo, capsys) -> None:
+    note = "# Research\n\n- a [[GLOSSARY#Artifact|artifact]] moves\n- the [[GLOSSARY#Fingerprint|fingerprint]] stays\n- [[GLOSSARY]]\n"
+    root = make_repo("notes", {"README.md": "# Notes\n", "research/a.md": note, "research/b.md": note})
+    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    assert len(broken) == 2 and all("3 links of this file name it" in ln for ln in broken), broken
+
+
+def _separators(capsys, root: Path) -> list[tuple[str, str]]:
+    import json
+
+    capsys.readouterr()
+    main(["lint", "--severity", "info", "--json", str(root)])
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    return [(d["severity"], d["message"]) for d in found if d["code"] == "AMR017"]
+
+
+def test_line_separators_are_one_notice_per_file_outside_amr_and_errors_in_amr(make_repo, capsys) -> None:
+    pasted = "# Pasted\n\nfirst\u2028second\n\nthird\u2028fourth\n"
+    root = make_repo("vault", {".obsidian/app.json": "{}", "a.md": pasted})
+    found = _separators(capsys, root)
+    assert len(found) == 1 and found[0][0] == "info" and "1 more line" in found[0][1], found
+    amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n## Index\n\n- one\u2028two\n- three\u2028four\n"})
+    found = _separators(capsys, amr)
+    assert len(found) == 1 and found[0][0] == "error", found
+
+
+def test_a_link_from_the_vault_root_is_obsidians(make_repo, capsys) -> None:
+    root = make_repo(
+        "vault",
+        {
+            ".obsidian/app.json": "{}",
+            "Usecases.md": "# Uses\n",
+            "Learnings.md": "- see [[/Usecases]] and [[/Not-yet]]\n",
+        },
+    )
+    assert not [ln for ln in _codes(capsys, root) if "AMR012" in ln]
+    amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[/etc/passwd]]\n"})
+    assert [ln for ln in _codes(capsys, amr) if "AMR012" in ln]
+
+
+def test_pointers_questions_url_fields_and_bare_paths_are_no_duplicate_facts(make_repo, capsys) -> None:
+    note = (
+        "# {t}\n\n- 1 edge to [[Pricing]]\n- A/B test \u2192 [[Testing]]\n- Master dashboard: dash-eight.vercel.app\n"
+        "- Why did you leave your last job?\n- src/main/resources/application.yml\n"
+        "- The pricing page renders the yearly plan first for every visitor\n"
+    )
+    files = {".obsidian/app.json": "{}", "Pricing.md": "# P\n", "Testing.md": "# T\n"}
+    root = make_repo("vault", files | {"A.md": note.format(t="A"), "B.md": note.format(t="B")})
+    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    assert len(dupes) == 1 and ":8:" in dupes[0], dupes
+
+
+def test_thai_one_word_items_are_vocabulary() -> None:
+    from amr_tui.core.lint.repo import informative
+
+    assert not informative("ช็อกโกแลต")  # "chocolate", one word of nine letters
+    assert informative("ข้อมูลพนักงานปรับเงินเดือน เปลี่ยนเงินแรงจูงใจ")  # a line of six words
+
+
+def test_a_payment_card_with_its_expiry_or_name_is_a_credential() -> None:
+    from amr_tui.core.secrets import find_secrets
+
+    card = "4417398259791900"  # passes the Luhn check; a Visa number
+    assert [m.kind for m in find_secrets(f"{card} 10/27 914")] == ["payment card number"]
+    assert [m.kind for m in find_secrets(f"บัตร {card[:4]} {card[4:8]} {card[8:12]} {card[12:]}")] == [
+        "payment card number"
+    ]
+    assert not find_secrets(f"order id {card}")  # a number of that shape, not said to be a card
+    assert not find_secrets("test card 4242 4242 4242 4242 12/34")  # the documentation's test card
+    assert not find_secrets("card 4417398259791901 10/27")  # fails the Luhn check
+
+
+def test_values_that_are_ids_templates_or_default_logins_are_no_credential() -> None:
+    from amr_tui.core.secrets import find_secrets
+
+    assert not find_secrets("like secret railway tickets: a3e5f1c2 leading east")
+    assert not find_secrets('WWW-Authenticate: Bearer resource_metadata="{origin}/.well-known/oauth-resource"')
+    assert not find_secrets("**Creds:** `bandit0 / bandit0`")
+    assert find_secrets("**Creds:** `bandit0 / Xk29dLq0pW`")

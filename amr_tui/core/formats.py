@@ -27,6 +27,8 @@ NO_MEMORY = "AMR001"  # no MEMORY.md
 MD_SUFFIX = "AMR011"  # [[note.md]]
 EMPTY_ENTRY = "AMR019"  # a bare "-": a daily note's template waiting to be filled
 EMPTY_LINK = "AMR029"  # [[]]: a template's link field waiting to be filled
+BRACKET_TEXT = "AMR020"  # a trailing [bracket] that is not metadata: AMR's grammar, not the format's
+META_INSIDE = "AMR031"  # a [key: value] inside the text: AMR's metadata grammar, not the format's
 
 _DATED = re.compile(r"(?:^|[^0-9])(\d{4})([-_])(\d{2})\2(\d{2})(?:[^0-9]|$)")
 
@@ -62,7 +64,9 @@ class Profile:
     writeups: tuple[str, ...] = ()
 
 
-_FOREIGN = frozenset({NESTED, STAR, FRONT_MATTER, WRAPPED, MD_SUFFIX, EMPTY_ENTRY, EMPTY_LINK})
+_FOREIGN = frozenset(
+    {NESTED, STAR, FRONT_MATTER, WRAPPED, MD_SUFFIX, EMPTY_ENTRY, EMPTY_LINK, BRACKET_TEXT, META_INSIDE}
+)
 
 PROFILES: dict[str, Profile] = {
     p.name: p

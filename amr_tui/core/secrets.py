@@ -410,6 +410,7 @@ _KNOWN_PREFIX = re.compile(
     r"hf_|npm_|tvly-(?:[a-z]{2,8}-)?)"
 )
 _FILLER = frozenset("xX0*.#_-")
+_FILLED_IN = re.compile(r"\{[A-Za-z_][\w.-]{0,30}\}")  # a {name} slot in a value
 # Words a documentation's sample value is made of (``sk-your-key``, ``REPLACE_ME``); none of them is
 # letters a random token holds by chance more than once in ~25,000 tokens. (Not "example": AWS's own
 # example pair, AKIAIOSFODNN7EXAMPLE and its secret, is reported, as issue 38 asks.)
@@ -467,6 +468,8 @@ def not_a_secret(value: str) -> bool:
         return True  # a textbook's example password: Tr0ub4dor&3, hunter2, S3cret
     if _SAMPLE_WORDS.search(v) or _made_of_words(v):
         return True  # a documentation's sample: sk-your-key, xoxb-your-bot-token-here, REPLACE_WITH_KEY
+    if _FILLED_IN.search(v):
+        return True  # a template filled in later: {origin}/.well-known/..., https://{host}/api
     return v.startswith("$") or "${" in v  # built from variables (a $ inside a password is no template)
 
 
@@ -790,6 +793,8 @@ def _credential_value(v: str, strength: int, separated: bool, bearer: bool = Fal
         return len(v) >= (6 if strength == STRONG else 16)
     if strength == STRONG:
         return digit or symbol or inner_upper
+    if len(v) <= 10 and all(c in _HEX for c in v):
+        return False  # a short hex id (a commit, a record: a3e5f1c2): a token is longer than this
     if _NAME_LIKE.match(v):
         return False  # a name: aws-prod-db-credentials-v2, gpt-4o-mini
     if len(v) >= 8 and letters and digit:
@@ -866,7 +871,8 @@ def _assignments(x: _Text) -> Iterator[tuple[int, int]]:
             pair = _PAIR.match(t, run) if e > s else None
             if pair is not None and (key.strength == PAIR or low[key.start : key.end].startswith(_PAIRED)):
                 s2, e2, run2 = _value_at(t, pair.end(), "")
-                candidates.append((s2, e2, run2, True))  # login: user / password
+                if t[s2:e2] != t[s:e]:  # "bandit0 / bandit0", "guest / guest": a public default login
+                    candidates.append((s2, e2, run2, True))  # login: user / password
         # 2. a value right after the key, with no separator ("secret wJalr…", "token b_…")
         o = _GAP.match(t, key.end)
         if o is not None or not low[key.end - 1].isascii():
@@ -941,6 +947,50 @@ _FOLDED_ASCII = _grouped([w for w in (*_KEY_LITERALS, "aws", "amazon", "authoriz
 _FOLDED_OTHER = _grouped([w for w in _KEY_LITERALS if not w.isascii()])
 
 
+# A payment card's number: 13 to 19 digits, in groups or not, with a card network's first digits
+# (Visa 4, Mastercard 51-55 and 2221-2720, Amex 34/37, Discover 6011/65, JCB 35, UnionPay 62),
+# passing the Luhn check, and read as a card: an expiry date after it (``10/27``) or a card word
+# before it. Documentation's test cards (4111 1111 1111 1111, 4242…) are samples.
+_CARD_RUN = re.compile(
+    r"(?<![\w.,/-])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?![\w.,]\d|\w)"
+)
+_CARD_NETWORK = re.compile(r"^(?:4|5[1-5]|2(?:2[2-9][1-9]|[3-6]\d\d|7[01]\d|720)|3[47]|6011|65|35|62)")
+_CARD_EXPIRY = re.compile(r"\W{0,3}(?:exp\w*\W{0,3})?(?:0[1-9]|1[0-2])\s?/\s?(?:\d\d){1,2}(?!\d)", re.IGNORECASE)
+_CARD_WORDS = re.compile(
+    r"card|visa|master|amex|cvv|cvc|kreditkarte|karte|tarjeta|carte|carta|cart[a\u00e3]o|"
+    r"\u0e1a\u0e31\u0e15\u0e23|\u5361|\u30ab\u30fc\u30c9|\uce74\ub4dc",  # บัตร 卡 カード 카드
+    re.IGNORECASE,
+)
+_TEST_CARDS = frozenset(
+    "4111111111111111 4242424242424242 4012888888881881 4000056655665556 5555555555554444 "
+    "5105105105105100 2223003122003222 378282246310005 371449635398431 6011111111111117 "
+    "3530111333300000 6200000000000005".split()
+)
+_CARD_KIND = "payment card number"
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for k, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if k % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _cards(t: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each payment card number in ``t`` (``_CARD_RUN``)."""
+    for m in _CARD_RUN.finditer(t):
+        digits = m.group().replace(" ", "").replace("-", "")
+        if not 13 <= len(digits) <= 19 or digits in _TEST_CARDS or not _CARD_NETWORK.match(digits):
+            continue
+        if len(set(digits)) < 4 or not _luhn(digits):
+            continue
+        if _CARD_EXPIRY.match(t, m.end()) or _CARD_WORDS.search(t, max(0, m.start() - 40), m.start()):
+            yield m.start(), m.end()
+
+
 def secret_line_candidates(text: str) -> list[int] | None:
     """0-based numbers of the ``\\n``-separated lines of ``text`` that may hold a credential.
 
@@ -953,6 +1003,7 @@ def secret_line_candidates(text: str) -> list[int] | None:
         for pattern in patterns:
             for m in pattern.finditer(hay):
                 hits.add(m.start())
+    hits.update(start for start, _end in _cards(folded))
     if not hits:
         return []
     breaks = [m.start() for m in _NEWLINE.finditer(folded)]
@@ -1017,6 +1068,8 @@ def find_secrets(text: str) -> list[SecretMatch]:
                 add(_AUTH_KIND, m.start(1), m.end(1))
     for start, end in _assignments(_Text(t, low)):
         add(_ASSIGNMENT_KIND, start, end)
+    for start, end in _cards(t):
+        add(_CARD_KIND, start, end)
     found.sort(key=lambda s: s.start)
     if folded.identity:
         return found

@@ -134,6 +134,12 @@ def _loose(text: str) -> str:
     return " ".join(_NOT_WORD.sub(" ", text.casefold()).split())
 
 
+# OpenClaw's reply directives, written at the start of an agent's reply and kept when a session's
+# transcript is saved into memory: no note is named.
+_DIRECTIVE = re.compile(r"(?:reply_to_current|reply_to: ?[\w.:-]+|audio_as_voice)$")
+_DIRECTIVES = frozenset(("reply_", "audio_"))
+
+
 def find_links(text: str, line: int, base: str | None = None) -> list[Link]:
     """The links of one line outside inline code: every ``[[...]]``, and, when ``base`` is given
     (the folder of the file, "" at the root), every Markdown link to a local file, its target
@@ -150,6 +156,8 @@ def find_links(text: str, line: int, base: str | None = None) -> list[Link]:
             if any(a <= m.start() < b for a, b in spans):
                 continue
             raw = m.group(1)
+            if raw[:6] in _DIRECTIVES and _DIRECTIVE.match(raw):
+                continue  # an OpenClaw reply's directive ([[reply_to_current]]), kept in a transcript
             target = split_target(raw)
             if base and target.startswith(("./", "../")):
                 # Obsidian's "relative path" links ([[../notes/x]]) name a note from the file's folder

@@ -67,12 +67,21 @@ _EMPHASIS = str.maketrans("", "", "*_`")
 _FIELD = re.compile(r"^\*\*([^*]{1,30}?)\*\*\s*[:\uff1a]\s*(.*)$|^\*\*([^*]{1,30}?)[:\uff1a]\*\*\s*(.*)$")
 # "Date: 2025-03-01", "Owner - Lu" is not one (a colon): a key of a few words, then its value
 _PLAIN_FIELD = re.compile(r"^([^\s:\uff1a*_`#\[(][^:\uff1a\[\]()`]{0,28}?)\s*[:\uff1a]\s+(\S.*)$")
-_ONLY_CODE = re.compile(r"^`[^`]+`[.,;]?$")
+_ONLY_CODE = re.compile(r"^`[^`]+`[.,;]?$|^~?[\w.-]*(?:/[\w.@-]+)+\.\w{1,8}[.,;]?$")  # `cmd`, src/x/app.yml
 _SAME_AS = ("same as", "see above", "as above", "ditto")
 # A form's line waiting to be filled in: "Headnote: __________", "Sources closed: yes / no"
 _BLANK = re.compile(r"_{4,}|(?:^|\s)yes ?/ ?no[.?]?$", re.IGNORECASE)
 # A link and what the linked note is: "[[Content-Sourcing]] - where the facts come from"
 _CAPTION = re.compile(r"^(?:!?\[\[[^\[\]\n]+\]\]|\[[^\[\]\n]+\]\([^()\n]+\))\s*(?:\u2014|\u2013|-|:)\s")
+_POINTS_TO = re.compile(r"(?:\u2192|->|=>|\u21d2|\u279c)\s*(?:!?\[\[[^\[\]\n]+\]\]|\[[^\[\]\n]+\]\([^()\n]+\))\W*$")
+_ONLY_URL = re.compile(r"^[^:\uff1a]{1,40}[:\uff1a]\s*(?:<?https?://\S+>?|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,12}(?:/\S*)?)$")
+# A question asks, it states nothing: "- Why did you leave your last job?", a Thai or Chinese one
+# by its closing particle (ไหม, หรือเปล่า, ยังไง, บ้าง; 吗, 呢), a Japanese one by ですか/ますか.
+_QUESTION = re.compile(
+    "(?:[?\uff1f]|\u0e44\u0e2b\u0e21|\u0e2b\u0e23\u0e37\u0e2d\u0e40\u0e1b\u0e25\u0e48\u0e32|"
+    "\u0e22\u0e31\u0e07\u0e44\u0e07|\u0e1a\u0e49\u0e32\u0e07|\u5417|\u55ce|\u5462|"
+    "\u3067\u3059\u304b|\u307e\u3059\u304b)" + r"[\s*_\\)]*$"
+)
 _NAMED_ITEM = re.compile(r"^(?:`[^`]+`|\*\*[^*]+\*\*)\s*(?:\u2014|\u2013|-|:)\s*(.*)$")
 _LINKS = re.compile(r"!?\[\[[^\[\]\n]*\]\]|!?\[[^\[\]\n]*\]\([^()\n]*\)")
 _CONTINUED = (LineKind.CONTINUATION, LineKind.BLANK)
@@ -104,8 +113,8 @@ def is_fact(entry: Entry, text: str) -> bool:
     first = entry.text
     if first[:4] in ("[ ] ", "[x] ", "[X] ") or _ONLY_CODE.match(first):
         return False  # a task of a checklist, a file or command named in a list: no fact to say twice
-    if _BLANK.search(text) or _CAPTION.match(first):
-        return False  # a form's blank to fill in; a note's caption in a list of related notes
+    if _BLANK.search(text) or _CAPTION.match(first) or _QUESTION.search(text):
+        return False  # a form's blank to fill in; a note's caption in a list of related notes; a question
     if (named := _NAMED_ITEM.match(first)) is not None and len(named.group(1).split()) <= 4:
         return False  # "`md1.py` — Python L1", "**Python** — 32 nodes": a list naming things, with a tag
     if text == first and first.rstrip("*_` ")[-1:] in (":", "\uff1a"):
@@ -126,9 +135,13 @@ def is_fact(entry: Entry, text: str) -> bool:
     if value is not None and entry.indent and text == first and len(value.split()) <= 8:
         return False  # a field of the item above it ("Password: same as the admin one"): its parent's
     if entry.links or "](" in first:
-        rest = normalise_text(_LINKS.sub(" ", text))
-        if len(rest.split()) <= 2:
-            return False
+        if _POINTS_TO.search(text):
+            return False  # "A/B test → [[K15-AB-Testing]]": where a topic is written, not a fact
+        rest = [w for w in normalise_text(_LINKS.sub(" ", text)).split() if not w.isdigit()]
+        if len(rest) <= 2:
+            return False  # "See [[user_role]].", "1 edge to [[Pricing]]": a pointer
+    elif ("http" in first or "." in first) and _ONLY_URL.match(first):
+        return False  # "Master dashboard: https://…": a pointer to a page, listed in every note about it
     return True
 
 
@@ -152,6 +165,10 @@ def fact_rows(doc: ParsedFile, *, whole: bool = True) -> Iterator[tuple[str, int
             or ":" in text[:31]
             or "\uff1a" in text[:31]
             or "____" in text
+            or "http" in text
+            or ": " in text[:42]
+            or ("/" in text and " " not in text)
+            or _QUESTION.search(text[-12:]) is not None
             or text.rstrip(".?")[-2:] in ("no", "No", "NO")
         ) and not is_fact(entry, text):
             continue

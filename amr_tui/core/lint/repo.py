@@ -27,6 +27,7 @@ from amr_tui.core.format.links import (
     off_by_a_folder,
     resolve,
     split_heading,
+    split_target,
 )
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag, is_worded_credential
@@ -250,6 +251,7 @@ def lint_repo(
     findings.extend(_placeholders(repo))
     findings = _as_the_format_reads(repo, findings)
     findings = _one_wrap_warning_per_file(findings)
+    findings = _once_per_file(findings, soft_breaks=repo.style != "amr")
     findings.sort(key=lambda f: (f.path, f.diagnostic.line, f.diagnostic.column, f.diagnostic.code))
     return findings
 
@@ -266,10 +268,26 @@ def _as_the_format_reads(repo: RepoSnapshot, findings: list[Finding]) -> list[Fi
         d = f.diagnostic
         if d.code in quiet:
             continue
+        if d.code == "AMR012" and "name" in profile.links and _from_the_vault_root(repo, d.message):
+            continue
         if not is_memory(profile, f.path) and (d.severity is not Severity.ERROR or is_worded_credential(d)):
             continue
         out.append(f)
     return out
+
+
+_ROOTED = re.compile(r"^\[\[/([^/\]][^\]]*)\]\]: absolute path; ")
+
+
+def _from_the_vault_root(repo: RepoSnapshot, message: str) -> bool:
+    """Whether an AMR012 "absolute path" is an Obsidian link from the vault's root (``[[/n]]``,
+    ``[[/folder/note]]``: its "absolute path in vault" link format): the note it names is there,
+    or the format plans notes by linking to them."""
+    m = _ROOTED.match(message)
+    if m is None:
+        return False
+    raw = m.group(1)
+    return repo.profile.planned_links or repo.resolve(split_target(raw)).state is LinkState.OK
 
 
 def _one_wrap_warning_per_file(findings: list[Finding]) -> list[Finding]:
@@ -296,6 +314,49 @@ def _one_wrap_warning_per_file(findings: list[Finding]) -> list[Finding]:
                 d.end_column,
             )
         out.append(Finding(path, d))
+    return out
+
+
+_SEPARATOR_FOUND = ("U+2028 in the text", "U+2029 in the text")
+_NAMES_NO_FILE = re.compile(r"^\[\[([^#|\]]*)[^\]]*\]\] names no file in this repo$")
+
+
+def _once_per_file(findings: list[Finding], *, soft_breaks: bool = False) -> list[Finding]:
+    """Two findings said once per file, at the first, with how many more there are: a line or
+    paragraph separator (AMR017; a word processor's line breaks, pasted with its text, are on many
+    lines, and ``amr parse`` still shows each line), and a link to a missing note (AMR010 without
+    a fix: a note that links a missing one links it on many lines, ``[[DICTION#Term|term]]``).
+    ``soft_breaks``: in a format other than AMR a separator is a notice, not an error: there it is
+    the writing tool's line break in running text, where in AMR it splits an entry's one line."""
+    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    for f in findings:
+        d = f.diagnostic
+        if d.code == "AMR017" and d.message in _SEPARATOR_FOUND:
+            groups.setdefault((f.path, d.code, d.message), []).append(f)
+        elif d.code == "AMR010" and d.fix is None and (m := _NAMES_NO_FILE.match(d.message)) is not None:
+            groups.setdefault((f.path, d.code, m.group(1).strip().casefold()), []).append(f)
+
+    def alone(found: list[Finding]) -> bool:
+        return len(found) < 2 and not (soft_breaks and found[0].diagnostic.code == "AMR017")
+
+    if all(alone(v) for v in groups.values()):
+        return findings
+    grouped = {id(f) for v in groups.values() if not alone(v) for f in v}
+    out = [f for f in findings if id(f) not in grouped]
+    for (path, code, _key), found in groups.items():
+        if alone(found):
+            continue
+        first = min(found, key=lambda f: (f.diagnostic.line, f.diagnostic.column))
+        d = first.diagnostic
+        more = len({f.diagnostic.line for f in found}) - 1
+        severity = d.severity
+        if code == "AMR017":
+            tail = f"; and on {more} more line{'s' if more != 1 else ''} of this file" if more else ""
+            tail += " (a word processor's line breaks?)"
+            severity = Severity.INFO if soft_breaks else severity
+        else:
+            tail = f"; {len(found)} links of this file name it"
+        out.append(Finding(path, Diagnostic(d.code, severity, d.message + tail, d.line, d.column, d.fix, d.end_column)))
     return out
 
 
@@ -748,19 +809,25 @@ _SPACED = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")  # Hangul: wor
 
 
 VAULT_FACT_WORDS = 5
+# Letters of the alphabets written without spaces between words (Thai, Lao, Khmer, Myanmar): a
+# word of them is about six characters with its marks (ช็อกโกแลต, "chocolate", is nine), where a
+# Han character is nearly a word.
+_UNSPACED_LETTERS = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
 
 
 def informative(norm: str, vault: bool = False) -> bool:
     """Whether a *normalised* text says enough to be a fact worth a duplicate finding: three words
-    or more (three CJK characters count as a word) and, in Latin script, twelve characters or more.
+    or more (three CJK characters count as a word, six Thai, Lao, Khmer or Myanmar letters) and, in
+    Latin script, twelve characters or more.
     "inheritance", "History (1/2)" or "内存管理" twice in a list is the list's vocabulary, not a fact
     repeated. In notes kept as a knowledge base (``vault``: Obsidian, basic-memory, a plain folder)
     a list's short items recur from note to note as its vocabulary ("HTTP keep-alive", "AWS Lambda /
     Fargate", a book's title): a fact there has five words or more."""
     words = norm.split()
     unspaced = sum(len(w) for w in words if not w.isascii() and not _SPACED.match(w))  # Han, kana, Thai
-    size = len(words) + unspaced // 3
-    least = VAULT_FACT_WORDS if vault and not unspaced else 3  # 周五下午不发版 is a sentence of one "word"
+    alphabetic = len(_UNSPACED_LETTERS.findall(norm)) if unspaced else 0  # Thai, Lao, Khmer, Myanmar
+    size = len(words) + (unspaced - alphabetic) // 3 + alphabetic // 6
+    least = VAULT_FACT_WORDS if vault and unspaced == alphabetic else 3  # 周五下午不发版 is a sentence of one "word"
     return size >= least and (len(norm) >= 12 or not norm.isascii())
 
 
