@@ -432,3 +432,13 @@ def test_values_that_are_ids_templates_or_default_logins_are_no_credential() -> 
     assert not find_secrets('WWW-Authenticate: Bearer resource_metadata="{origin}/.well-known/oauth-resource"')
     assert not find_secrets("**Creds:** `bandit0 / bandit0`")
     assert find_secrets("**Creds:** `bandit0 / Xk29dLq0pW`")
+
+
+def test_a_to_do_lists_carried_tasks_are_no_duplicates(make_repo, capsys) -> None:
+    week = "- Finish the quarterly KPI review with the sales team\n- Fill in the company profile form\n"
+    tasks = "# To do\n\n## Week 1\n\n" + week + "\n## Week 2\n\n" + week
+    root = make_repo(
+        "vault", {".obsidian/app.json": "{}", "Archive/To do - list.md": tasks, "Notes.md": "# N\n\n" + week * 2}
+    )
+    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln]
+    assert dupes and all("Notes.md" in ln for ln in dupes), dupes

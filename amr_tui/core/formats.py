@@ -236,6 +236,16 @@ def is_journal(path: str) -> bool:
     return is_markdown(name) and _DATED.search(name[:-3]) is not None
 
 
+_TASK_LIST = re.compile(r"^(?:to[ _-]?dos?|tasks?|backlog)(?![a-z])", re.IGNORECASE)
+
+
+def is_task_list(path: str) -> bool:
+    """A to-do list (``TODO.md``, ``To do - list.md``, ``tasks.md``, ``backlog.md``): its items
+    are tasks carried from week to week, not facts (as a checklist's ``- [ ]`` items are not)."""
+    name = path.rsplit("/", 1)[-1]
+    return is_markdown(name) and _TASK_LIST.match(name) is not None
+
+
 def start_files(profile: Profile, files: Iterable[str]) -> list[str]:
     """The Markdown files of ``files`` the format's agent loads at session start, in the order it
     loads them: the profile's start patterns, then the two latest dated logs of its daily folder."""

@@ -31,7 +31,7 @@ from amr_tui.core.format.links import (
 )
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag, is_worded_credential
-from amr_tui.core.formats import Profile, is_memory, is_writeup, mirrored, profile_of, start_files
+from amr_tui.core.formats import Profile, is_memory, is_task_list, is_writeup, mirrored, profile_of, start_files
 from amr_tui.core.formats import is_journal as is_journal  # lint's API, defined with the profiles
 from amr_tui.core.lint.contradictions import find_contradictions
 from amr_tui.core.lint.facts import CONTRADICTIONS_MAX_ENTRIES as CONTRADICTIONS_MAX_ENTRIES  # lint's API
@@ -644,7 +644,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     vault = profile.planned_links or profile.name == "folder"  # notes written as a knowledge base
     writeup: list[bool] = []  # file -> one of the agent's write-ups (``Profile.writeups``)
     for path in repo.markdown_paths():
-        if in_amr_folder(path) or is_journal(path) or not is_memory(profile, path):
+        if in_amr_folder(path) or is_journal(path) or is_task_list(path) or not is_memory(profile, path):
             continue  # amr's own records repeat facts on purpose; a daily journal repeats its status lines
         norms, at = repo.norms_of(path)
         if not at:
