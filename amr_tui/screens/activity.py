@@ -51,12 +51,6 @@ class ActivityScreen(Screen[bool]):
     HELP_TITLE = "Activity review"
 
     BINDINGS = bindings("activity")
-    DEFAULT_CSS = """
-    #review-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Loaded(Message):
@@ -95,7 +89,7 @@ class ActivityScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"{self.repo} \u00b7 activity"), id="review-title")
+        yield Static(content(f"{self.repo} \u00b7 activity"), id="review-title", classes="screen-title")
         yield ReviewPanes("Others' commits", "Entry changes", "Reading the activity\u2026")
         yield Footer()
 

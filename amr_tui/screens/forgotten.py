@@ -34,16 +34,6 @@ class ForgottenScreen(Screen[bool]):
     HELP_TITLE = "Forgotten facts"
 
     BINDINGS = bindings("forgotten")
-    DEFAULT_CSS = """
-    #forgotten-title {
-        background: $panel;
-        text-style: bold;
-    }
-
-    #forgotten-status {
-        color: $text-muted;
-    }
-    """
 
     @dataclass
     class Loaded(Message):
@@ -87,8 +77,17 @@ class ForgottenScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"Forgotten facts of {self.repo}: entries deleted over its history"), id="forgotten-title")
-        yield Static("Walking the history (the first time can take a moment)…", id="forgotten-status", markup=False)
+        yield Static(
+            content(f"Forgotten facts of {self.repo}: entries deleted over its history"),
+            id="forgotten-title",
+            classes="screen-title",
+        )
+        yield Static(
+            "Walking the history (the first time can take a moment)…",
+            id="forgotten-status",
+            classes="screen-note",
+            markup=False,
+        )
         yield FilterList(id="forgotten-list")
         yield Footer()
 

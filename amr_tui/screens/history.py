@@ -59,16 +59,6 @@ class FileHistoryScreen(Screen[None]):
     HELP_TITLE = "File history"
 
     BINDINGS = bindings("history")
-    DEFAULT_CSS = """
-    #history-title {
-        background: $panel;
-        text-style: bold;
-    }
-
-    #history-version-title {
-        color: $text-muted;
-    }
-    """
 
     @dataclass
     class Page(Message):
@@ -103,7 +93,7 @@ class FileHistoryScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"History of {self.repo}/{self.path}"), id="history-title")
+        yield Static(content(f"History of {self.repo}/{self.path}"), id="history-title", classes="screen-title")
         with Horizontal(id="history-panes"):
             table: DataTable[object] = KeyTable(id="history-commits", cursor_type="row", zebra_stripes=True)
             for label, width in (("When", 16), ("Who", 18), ("What", 34), ("Entries", 7), ("Sessions", 18)):
@@ -113,6 +103,7 @@ class FileHistoryScreen(Screen[None]):
                 yield Static(
                     "Select a commit to see the file as it left it (old left, new right).",
                     id="history-version-title",
+                    classes="screen-note",
                     markup=False,
                 )
                 yield SideBySide(id="history-diff")
@@ -219,16 +210,6 @@ class TimelineScreen(Screen[None]):
     HELP_TITLE = "Fact timeline"
 
     BINDINGS = bindings("timeline")
-    DEFAULT_CSS = """
-    #timeline-title {
-        background: $panel;
-        text-style: bold;
-    }
-
-    #timeline-blame {
-        color: $text-muted;
-    }
-    """
 
     @dataclass
     class Loaded(Message):
@@ -261,8 +242,10 @@ class TimelineScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"{self.repo}/{self.path}:{self.line}  {self.text}"), id="timeline-title")
-        yield Static("Reading history…", id="timeline-blame", markup=False)
+        yield Static(
+            content(f"{self.repo}/{self.path}:{self.line}  {self.text}"), id="timeline-title", classes="screen-title"
+        )
+        yield Static("Reading history…", id="timeline-blame", classes="screen-note", markup=False)
         yield JumpList(id="timeline-events")
         yield Footer()
 

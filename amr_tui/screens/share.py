@@ -96,12 +96,6 @@ def preview_content(previews: list[RepoPreview]) -> Content:
 class ShareScreen(Screen[None]):
     HELP_TITLE = "Share for pairing"
     BINDINGS = bindings("share")
-    DEFAULT_CSS = """
-    #share-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Previewed(Message):
@@ -133,6 +127,7 @@ class ShareScreen(Screen[None]):
             "Share memory with a pairing session: pick repos, folders or files (space), "
             "w grants write to the highlighted repo, ctrl+s shares.",
             id="share-title",
+            classes="screen-title",
             markup=False,
         )
         with Horizontal(id="share-panes"):

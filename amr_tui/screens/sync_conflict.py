@@ -44,12 +44,6 @@ class SyncConflictScreen(Screen[object]):
     HELP_TITLE = "Sync conflicts"
 
     BINDINGS = bindings("conflict_sync")
-    DEFAULT_CSS = """
-    #sync-conflict-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Resolved(Message):
@@ -75,6 +69,7 @@ class SyncConflictScreen(Screen[object]):
                 f"{self.pending.remote}/{self.pending.branch}. Nothing is half-merged; choose for each."
             ),
             id="sync-conflict-title",
+            classes="screen-title",
         )
         with Horizontal(id="sync-conflict-panes"):
             yield JumpList(id="sync-conflicts")

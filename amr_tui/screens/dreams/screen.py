@@ -43,12 +43,6 @@ __all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
 class DreamListScreen(Screen[bool]):
     HELP_TITLE = "Dreaming runs"
     BINDINGS = bindings("dreams")
-    DEFAULT_CSS = """
-    #dreams-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Dreamt(Message):
@@ -79,7 +73,9 @@ class DreamListScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Pending dreaming runs (branches dreams/<run-id>)", id="dreams-title", markup=False)
+        yield Static(
+            "Pending dreaming runs (branches dreams/<run-id>)", id="dreams-title", classes="screen-title", markup=False
+        )
         yield FilterList(id="dreams-list")
         yield Footer()
 
@@ -192,12 +188,6 @@ class RunReviewScreen(Screen[bool]):
     HELP_TITLE = "Dream review"
 
     BINDINGS = bindings("review")
-    DEFAULT_CSS = """
-    #review-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Files(Message):
@@ -284,7 +274,9 @@ class RunReviewScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"), id="review-title")
+        yield Static(
+            content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"), id="review-title", classes="screen-title"
+        )
         yield ReviewPanes("Files", "Entry changes in this file", "Reading the run…")
         yield Footer()
 
