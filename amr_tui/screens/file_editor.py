@@ -27,10 +27,6 @@ class FileEditScreen(ModalScreen[str | None]):
 
     BINDINGS = bindings("file_edit")
     DEFAULT_CSS = """
-    #file-edit-box {
-        background: $surface;
-        border: thick $warning;
-    }
     #file-edit-budget {
         color: $text-muted;
     }
@@ -64,7 +60,7 @@ class FileEditScreen(ModalScreen[str | None]):
         self.completion: LinkCompletion | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="file-edit-box"):
+        with Vertical(classes="editing-box", id="file-edit-box"):
             yield Static(
                 make_visible(f"Editing {self.path}: ctrl+s saves and commits, esc closes"),
                 id="file-edit-title",
