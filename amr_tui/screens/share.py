@@ -20,13 +20,13 @@ from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.services.share.build import (
     RepoPreview,
     Selection,
-    SharedRepo,
     mcp_argv,
     mcp_lines,
     preview,
     select,
     share,
 )
+from amr_tui.services.share.route import SharedRepo
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.tables import PickList
