@@ -75,18 +75,11 @@ class AmrApp(FrameWatchingApp[int]):
     COMMANDS = App.COMMANDS | {_memory_provider, _actions_provider}
     BINDINGS = bindings("app")
     DEFAULT_CSS = """
-    /* The look of what every screen shares: titles and notes, side titles, dialogs, the modal screens. */
+    /* The look of what every screen shares: side titles, dialogs, the modal screens. */
     .side-title {
         background: $panel;
         color: $text-muted;
         text-style: bold;
-    }
-    .screen-title {
-        background: $panel;
-        text-style: bold;
-    }
-    .screen-note {
-        color: $text-muted;
     }
     ModalScreen {
         background: $background 60%;

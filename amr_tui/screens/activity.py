@@ -26,6 +26,7 @@ from amr_tui.widgets.review_panes import ReviewPanes
 from amr_tui.widgets.review_text import describe_change
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
+from amr_tui.widgets.titles import ScreenTitle
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -89,7 +90,7 @@ class ActivityScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"{self.repo} \u00b7 activity"), id="review-title", classes="screen-title")
+        yield ScreenTitle(content(f"{self.repo} \u00b7 activity"), id="review-title")
         yield ReviewPanes("Others' commits", "Entry changes", "Reading the activity\u2026")
         yield Footer()
 

@@ -20,6 +20,7 @@ from amr_tui.services.history.forgotten import restore as restore_fact
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, notify_text
+from amr_tui.widgets.titles import ScreenNote, ScreenTitle
 
 if TYPE_CHECKING:
     from amr_tui.services.history.forgotten import ForgottenFact
@@ -77,17 +78,10 @@ class ForgottenScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(
-            content(f"Forgotten facts of {self.repo}: entries deleted over its history"),
-            id="forgotten-title",
-            classes="screen-title",
+        yield ScreenTitle(
+            content(f"Forgotten facts of {self.repo}: entries deleted over its history"), id="forgotten-title"
         )
-        yield Static(
-            "Walking the history (the first time can take a moment)…",
-            id="forgotten-status",
-            classes="screen-note",
-            markup=False,
-        )
+        yield ScreenNote("Walking the history (the first time can take a moment)…", id="forgotten-status", markup=False)
         yield FilterList(id="forgotten-list")
         yield Footer()
 

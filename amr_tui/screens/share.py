@@ -30,6 +30,7 @@ from amr_tui.services.share.route import SharedRepo
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.tables import PickList
+from amr_tui.widgets.titles import ScreenTitle
 
 if TYPE_CHECKING:
     from amr_tui.services.session.session import Session
@@ -123,11 +124,10 @@ class ShareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(
+        yield ScreenTitle(
             "Share memory with a pairing session: pick repos, folders or files (space), "
             "w grants write to the highlighted repo, ctrl+s shares.",
             id="share-title",
-            classes="screen-title",
             markup=False,
         )
         with Horizontal(id="share-panes"):

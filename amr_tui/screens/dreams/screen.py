@@ -28,6 +28,7 @@ from amr_tui.widgets.review_panes import ReviewPanes
 from amr_tui.widgets.review_text import age, describe_change, file_line
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
+from amr_tui.widgets.titles import ScreenTitle
 
 if TYPE_CHECKING:
     from amr_tui.core.diff.entries import EntryChange
@@ -73,9 +74,7 @@ class DreamListScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(
-            "Pending dreaming runs (branches dreams/<run-id>)", id="dreams-title", classes="screen-title", markup=False
-        )
+        yield ScreenTitle("Pending dreaming runs (branches dreams/<run-id>)", id="dreams-title", markup=False)
         yield FilterList(id="dreams-list")
         yield Footer()
 
@@ -274,9 +273,7 @@ class RunReviewScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(
-            content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"), id="review-title", classes="screen-title"
-        )
+        yield ScreenTitle(content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"), id="review-title")
         yield ReviewPanes("Files", "Entry changes in this file", "Reading the run…")
         yield Footer()
 
