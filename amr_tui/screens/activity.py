@@ -96,7 +96,6 @@ class ActivityScreen(Screen[bool]):
 
     def on_mount(self) -> None:
         self.sub_title = make_visible(f"{self.repo} activity")
-        self.load()
         self.live.start(self.poll_interval)
 
     # -- reading -----------------------------------------------------------------------------------

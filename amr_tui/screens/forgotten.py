@@ -86,7 +86,6 @@ class ForgottenScreen(Screen[bool]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.load()
         self.live.start(self.poll_interval)
 
     @work(thread=True, exclusive=True, group="forgotten")

@@ -36,7 +36,9 @@ class LiveList:
         self.seen: object = None  # the signature when the list was last read (None: not yet)
 
     def start(self, interval: float) -> None:
-        """Look every ``interval`` seconds (the screen's timer: it stops with the screen)."""
+        """Read the list now (``reload``), then look every ``interval`` seconds (the screen's
+        timer: it stops with the screen)."""
+        self.reload()
         self.screen.set_interval(interval, self._tick, name="live-list")
 
     def mark(self) -> None:

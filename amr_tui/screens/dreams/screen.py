@@ -80,7 +80,6 @@ class DreamListScreen(Screen[bool]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).add_option(Option(content("Reading dreaming runs…", "$text-muted")))
-        self.load()
         self.live.start(self.poll_interval)
 
     @work(thread=True, exclusive=True, group="dream-list")
