@@ -24,7 +24,7 @@ from amr_tui.services.dreams.evidence import dream_now
 from amr_tui.services.dreams.threeway import rows_now
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
-from amr_tui.widgets.review_panes import ReviewPanes
+from amr_tui.widgets.review_panes import review_screen
 from amr_tui.widgets.review_text import age, describe_change, file_line
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
@@ -271,10 +271,12 @@ class RunReviewScreen(Screen[bool]):
         self._token = 0
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield ScreenTitle(content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"), id="review-title")
-        yield ReviewPanes("Files", "Entry changes in this file", "Reading the run…")
-        yield Footer()
+        yield from review_screen(
+            content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"),
+            "Files",
+            "Entry changes in this file",
+            "Reading the run…",
+        )
 
     def on_mount(self) -> None:
         self.sub_title = make_visible(f"{self.repo} dream {self.run.id}")
