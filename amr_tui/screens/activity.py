@@ -99,11 +99,7 @@ class ActivityScreen(Screen[bool]):
     # -- reading -----------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="activity")
     def load(self) -> None:
-        self.live.mark()
-        try:
-            self.post_message(self.Loaded(self.service.activity()))
-        except Exception as exc:
-            self.post_message(self.Loaded(None, exc))
+        self.live.read(lambda: self.Loaded(self.service.activity()), lambda exc: self.Loaded(None, exc))
 
     def _status(self, text: str) -> None:
         self.query_one("#review-status", Static).update(content(text))

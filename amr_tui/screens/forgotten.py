@@ -90,11 +90,7 @@ class ForgottenScreen(Screen[bool]):
 
     @work(thread=True, exclusive=True, group="forgotten")
     def load(self) -> None:
-        self.live.mark()
-        try:
-            self.post_message(self.Loaded(self.service.forgotten()))
-        except Exception as exc:
-            self.post_message(self.Loaded([], exc))
+        self.live.read(lambda: self.Loaded(self.service.forgotten()), lambda exc: self.Loaded([], exc))
 
     def on_forgotten_screen_loaded(self, message: Loaded) -> None:
         status = self.query_one("#forgotten-status", Static)
