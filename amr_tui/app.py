@@ -97,6 +97,10 @@ class AmrApp(FrameWatchingApp[int]):
         background: $surface;
         border: thick $primary;
     }
+    .editing-box {  /* a whole file to edit: the conflict view, the file editor */
+        background: $surface;
+        border: thick $warning;
+    }
     .dialog-title {
         text-style: bold;
     }

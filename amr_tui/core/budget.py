@@ -525,7 +525,8 @@ def limits_of(read: Read, doc: Document | None) -> Limits:
     return read.limits
 
 
-def _index_section(doc: Document) -> range:
+def index_section(doc: Document) -> range:
+    """The lines under a ``## Index`` heading, up to the next heading of its level or above."""
     start = next((ln for ln, lvl, t in doc.headings if lvl == 2 and t == "Index"), None)
     if start is None:
         return range(0)
@@ -536,7 +537,7 @@ def _index_section(doc: Document) -> range:
 def past_the_cut(doc: Document, cut_line: int, *, in_part: bool = False) -> list[Past]:
     """Every entry, and every link on a line that holds no entry, from ``cut_line`` on, by name
     (``in_part``: a byte or character cap falls inside ``cut_line``, which is read in part)."""
-    index = _index_section(doc) if doc.path == MEMORY_FILE else range(0)
+    index = index_section(doc) if doc.path == MEMORY_FILE else range(0)
     by_line: dict[int, list[Link]] = {}
     for link in doc.links:
         if link.line >= cut_line:
@@ -724,6 +725,7 @@ __all__ = [
     "file_cut",
     "first_unloaded",
     "gauge",
+    "index_section",
     "limits_of",
     "measure",
     "past_the_cut",

@@ -180,20 +180,19 @@ class _Canvas:
             x += max(1, w)
 
     def hline(self, row: int, a: int, b: int) -> None:
-        for x in range(a, b + 1):
-            d = self.dirs.setdefault((row, x), set())
-            if x > a:
-                d.add("W")
-            if x < b:
-                d.add("E")
+        self._run([(row, x) for x in range(a, b + 1)], "W", "E")
 
     def vline(self, x: int, a: int, b: int) -> None:
-        for row in range(a, b + 1):
-            d = self.dirs.setdefault((row, x), set())
-            if row > a:
-                d.add("N")
-            if row < b:
-                d.add("S")
+        self._run([(row, x) for row in range(a, b + 1)], "N", "S")
+
+    def _run(self, cells: list[tuple[int, int]], back: str, on: str) -> None:
+        """A straight line through ``cells``: each joins the one before it (``back``) and after it (``on``)."""
+        for i, cell in enumerate(cells):
+            d = self.dirs.setdefault(cell, set())
+            if i > 0:
+                d.add(back)
+            if i < len(cells) - 1:
+                d.add(on)
 
     def lines(self, height: int) -> list[str]:
         rows: list[dict[int, str]] = [{} for _ in range(height)]

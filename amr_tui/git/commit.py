@@ -77,8 +77,11 @@ def _clean_message(message: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _index_info(records: list[tuple[str, str, str]], zero: str) -> bytes:
-    """``update-index -z --index-info`` input; mode "0" removes the path."""
+def _update_index(
+    repo: RepoHandle, records: list[tuple[str, str, str]], zero: str, index: str, env: Mapping[str, str] | None = None
+) -> None:
+    """Stages ``records`` (mode, oid, path; mode "0" removes the path) in the index file ``index``
+    (``update-index -z --index-info``)."""
     out = bytearray()
     for mode, oid, path in records:
         if mode == "0":
@@ -86,7 +89,12 @@ def _index_info(records: list[tuple[str, str, str]], zero: str) -> bytes:
         else:
             out += f"{mode} {oid}\t".encode()
         out += path.encode("utf-8", "surrogateescape") + b"\0"
-    return bytes(out)
+    repo.runner.run(
+        ["update-index", "-z", "--index-info"],
+        input=bytes(out),
+        env={**(env or {}), "GIT_INDEX_FILE": index},
+        write=True,
+    )
 
 
 def _preflight(repo: RepoHandle, branch: str | None, env: Mapping[str, str] | None) -> tuple[str, bool]:
@@ -180,12 +188,7 @@ def commit_changes(
         _write_worktree(repo, norm, before)
         staged = lock.staged_copy()
         try:
-            repo.runner.run(
-                ["update-index", "-z", "--index-info"],
-                input=_index_info(records, zero),
-                env={"GIT_INDEX_FILE": str(staged)},
-                write=True,
-            )
+            _update_index(repo, records, zero, str(staged))
             lock.swap_in()  # before the branch moves: a crash can leave the edit staged, never reverted
             if not unchanged:
                 _update_ref(repo, ref, new, expected_head, text)
@@ -206,12 +209,11 @@ def _make_commit(
     env: Mapping[str, str] | None,
 ) -> str:
     with tempfile.TemporaryDirectory(prefix="amr-index-") as tmp:
-        idx_env = {**(env or {}), "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        index = str(Path(tmp) / "index")
+        idx_env = {**(env or {}), "GIT_INDEX_FILE": index}
         if parent:
             repo.runner.run(["read-tree", parent], env=idx_env, write=True)
-        repo.runner.run(
-            ["update-index", "-z", "--index-info"], input=_index_info(records, zero), env=idx_env, write=True
-        )
+        _update_index(repo, records, zero, index, env)
         tree = repo.runner.text(["write-tree"], env=idx_env, write=True).strip()
     parents = ["-p", parent] if parent else []
     return repo.runner.text(

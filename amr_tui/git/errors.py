@@ -162,6 +162,18 @@ class ConflictError(RepoStateError):
         self.head = head
 
 
+class UnmergedError(AmrGitError):
+    """Two versions of a file that do not merge (``RepoHandle.merge_versions``): ``deleted`` when
+    one side deleted the file the other changed, else both changed the same lines (or git could
+    not merge them)."""
+
+    def __init__(self, deleted: bool):
+        super().__init__(
+            "deleted on one side, changed on the other" if deleted else "both sides changed the same lines"
+        )
+        self.deleted = deleted
+
+
 class EntryGoneError(RepoStateError):
     """An entry a write names (by its exact line) was committed when the writer read it and is
     not in the version the write would be committed onto: someone removed or changed it since.

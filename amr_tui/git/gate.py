@@ -42,9 +42,9 @@ from amr_tui.core.secrets import redact_secrets
 from amr_tui.git.commit import (
     _REGULAR_MODES,
     _clean_message,
-    _index_info,
     _make_commit,
     _preflight,
+    _update_index,
     _update_ref,
     blob_oid,
 )
@@ -507,12 +507,7 @@ def _move_checked_out(
                 if idx_foreign or wrote != now:
                     foreign.append(rel)
             if stage:
-                repo.runner.run(
-                    ["update-index", "-z", "--index-info"],
-                    input=_index_info(stage, zero),
-                    env={"GIT_INDEX_FILE": str(staged)},
-                    write=True,
-                )
+                _update_index(repo, stage, zero, str(staged))
             lock.swap_in()  # before the branch moves: a crash can leave the change staged, never reverted
             step("staged")
             if new != old:
@@ -794,12 +789,7 @@ def repair(repo: RepoHandle, journal: Journal, *, timeout: float | None = None) 
         changed, stage = _repair_files(repo, intent)
         if stage:
             staged = lock.staged_copy()
-            repo.runner.run(
-                ["update-index", "-z", "--index-info"],
-                input=_index_info(stage, repo.zero_oid()),
-                env={"GIT_INDEX_FILE": str(staged)},
-                write=True,
-            )
+            _update_index(repo, stage, repo.zero_oid(), str(staged))
             lock.swap_in()
             lock.install()
         journal.end(repo.git_dir)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
-from amr_tui.git.errors import GitError, NotARepoError, RefMovedError, UnsafeRepoError
+from amr_tui.git.errors import GitError, NotARepoError, RefMovedError, UnmergedError, UnsafeRepoError
 from amr_tui.git.models import Identity, RepoStatus, parse_status_v2
 from amr_tui.git.runner import DEFAULT_LOCK_TIMEOUT, DEFAULT_TIMEOUT, GitRunner, end_of_options
 from amr_tui.git.worktree import normalize_rel
@@ -281,6 +281,26 @@ class RepoHandle:
         if res.returncode < 0 or res.returncode >= 128:
             raise GitError(res.returncode, res.stderr, res.args)
         return res.stdout, res.returncode > 0
+
+    def merge_versions(
+        self, ours: bytes | None, base: bytes | None, theirs: bytes | None, labels: tuple[str, str, str]
+    ) -> bytes | None:
+        """One file's two versions merged from ``base`` (None: the file is absent there): the side
+        that changed when only one did, else :meth:`merge_file`. Raises :class:`UnmergedError`
+        when they do not merge."""
+        if theirs == base or theirs == ours:
+            return ours
+        if ours == base:
+            return theirs
+        if ours is None or theirs is None:
+            raise UnmergedError(deleted=True)
+        try:
+            merged, conflicted = self.merge_file(ours, base or b"", theirs, labels)
+        except GitError:
+            conflicted = True
+        if conflicted:
+            raise UnmergedError(deleted=False)
+        return merged
 
 
 # ---------------------------------------------------------------------------------------------

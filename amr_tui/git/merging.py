@@ -23,7 +23,7 @@ from pathlib import Path
 
 from amr_tui.core.merge.three_way import merge3
 from amr_tui.git import history
-from amr_tui.git.commit import _index_info
+from amr_tui.git.commit import _update_index
 from amr_tui.git.errors import GitError, OperationInProgressError, RepoStateError
 from amr_tui.git.gate import advance
 from amr_tui.git.handle import RepoHandle, check_ref, swap_ref
@@ -255,7 +255,7 @@ def tree_with_files(repo: RepoHandle, tree: str, changes: Mapping[str, bytes | N
     with tempfile.TemporaryDirectory(prefix="amr-index-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         repo.runner.run(["read-tree", *end_of_options(tree)], env=env, write=True)
-        repo.runner.run(["update-index", "-z", "--index-info"], input=_index_info(records, zero), env=env, write=True)
+        _update_index(repo, records, zero, env["GIT_INDEX_FILE"])
         return repo.runner.text(["write-tree"], env=env, write=True).strip()
 
 

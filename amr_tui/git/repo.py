@@ -9,7 +9,7 @@ format) plus the operations built on the modules under it: history reads
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from amr_tui.core.paths import MEMORY_FILE
@@ -138,29 +138,7 @@ class GitRepo(RepoHandle):
         self.runner.run(["config", "--local", *end_of_options("user.email", email.strip())], write=True)
 
     # -- writing --------------------------------------------------------------------------------
-    def commit_changes(
-        self,
-        changes: Mapping[str, bytes | None],
-        message: str,
-        expected_head: str | None,
-        branch: str | None = None,
-        *,
-        env: Mapping[str, str] | None = None,
-        allow_in_worktree: Mapping[str, Collection[bytes | None]] | None = None,
-        allow_empty: bool = False,
-    ) -> str:
-        return _commit.commit_changes(
-            self,
-            changes,
-            message,
-            expected_head,
-            branch,
-            env=env,
-            allow_in_worktree=allow_in_worktree,
-            allow_empty=allow_empty,
-        )
-
-    commit_changes.__doc__ = _commit.commit_changes.__doc__
+    commit_changes = _commit.commit_changes  # the function as a method: the repo is its first argument
 
     def write_files(
         self,

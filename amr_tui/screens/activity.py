@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.diff.align import align
@@ -22,7 +22,7 @@ from amr_tui.core.textsafety import make_visible
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.live import LiveList
 from amr_tui.widgets.actions import bindings
-from amr_tui.widgets.review_panes import ReviewPanes
+from amr_tui.widgets.review_panes import review_screen
 from amr_tui.widgets.review_text import describe_change
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
@@ -51,12 +51,6 @@ class ActivityScreen(Screen[bool]):
     HELP_TITLE = "Activity review"
 
     BINDINGS = bindings("activity")
-    DEFAULT_CSS = """
-    #review-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Loaded(Message):
@@ -94,24 +88,18 @@ class ActivityScreen(Screen[bool]):
         self.live = LiveList(self, service.signature, self.load, busy=lambda: self.busy)
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(content(f"{self.repo} \u00b7 activity"), id="review-title")
-        yield ReviewPanes("Others' commits", "Entry changes", "Reading the activity\u2026")
-        yield Footer()
+        yield from review_screen(
+            content(f"{self.repo} \u00b7 activity"), "Others' commits", "Entry changes", "Reading the activity\u2026"
+        )
 
     def on_mount(self) -> None:
         self.sub_title = make_visible(f"{self.repo} activity")
-        self.load()
         self.live.start(self.poll_interval)
 
     # -- reading -----------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="activity")
     def load(self) -> None:
-        self.live.mark()
-        try:
-            self.post_message(self.Loaded(self.service.activity()))
-        except Exception as exc:
-            self.post_message(self.Loaded(None, exc))
+        self.live.read(lambda: self.Loaded(self.service.activity()), lambda exc: self.Loaded(None, exc))
 
     def _status(self, text: str) -> None:
         self.query_one("#review-status", Static).update(content(text))

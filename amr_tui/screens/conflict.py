@@ -41,12 +41,6 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
     AUTO_FOCUS = "#conflict-merged"  # the pane one can type in (the sides are read-only)
 
     BINDINGS = bindings("conflict")
-    DEFAULT_CSS = """
-    #conflict-box {
-        background: $surface;
-        border: thick $warning;
-    }
-    """
 
     def __init__(
         self,
@@ -68,7 +62,7 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
         return [f"{name}: your edit, in the conflict view (not saved)"]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="conflict-box"):
+        with Vertical(classes="editing-box", id="conflict-box"):
             yield Static(
                 make_visible(f"Your edit of {self.path} conflicts with a change committed meanwhile."),
                 id="conflict-title",

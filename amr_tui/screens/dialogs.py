@@ -14,6 +14,8 @@ from amr_tui.widgets.link_complete import LinkCompletion, Source
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import SafeInput, content, content_lines
 
+UNSAVED_ENTRY = "Your changes to this entry are not saved."  # the body of discarding an entry's edit
+
 
 class _HoldsText:
     """A dialog that unsaved text (``holds``, its prompt gone) waits on: the quit question names it."""
@@ -22,6 +24,11 @@ class _HoldsText:
 
     def unsaved_edits(self) -> list[str]:
         return [self.holds] if self.holds else []
+
+
+def discard_question(title: str, body: str) -> ConfirmScreen:
+    """The question before what is not saved is thrown away: Discard, or Keep editing."""
+    return ConfirmScreen(title, body, "Discard", "Keep editing")
 
 
 class ConfirmScreen(ModalScreen[bool], _HoldsText):
@@ -165,14 +172,8 @@ class TextPromptScreen(PromptScreen):
         self.run_worker(self.discard(), group="flow:discard-typed")
 
     async def discard(self) -> None:
-        if await self.app.push_screen_wait(
-            ConfirmScreen(
-                "Discard what you typed?",
-                f"{self.what[:1].upper()}{self.what[1:]} is not saved.",
-                "Discard",
-                "Keep editing",
-            )
-        ):
+        unsaved = f"{self.what[:1].upper()}{self.what[1:]} is not saved."
+        if await self.app.push_screen_wait(discard_question("Discard what you typed?", unsaved)):
             self.dismiss(None)
         else:
             self.query_one(Input).focus()

@@ -13,7 +13,7 @@ from textual.widgets import Footer, Static, TextArea
 from amr_tui.core.budget import AMR, FileCut, Profile, file_cut
 from amr_tui.core.paths import MEMORY_FILE, is_markdown
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.dialogs import discard_question
 from amr_tui.screens.secret_check import new_secrets, secret_answer
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.cut_area import CutTextArea
@@ -27,10 +27,6 @@ class FileEditScreen(ModalScreen[str | None]):
 
     BINDINGS = bindings("file_edit")
     DEFAULT_CSS = """
-    #file-edit-box {
-        background: $surface;
-        border: thick $warning;
-    }
     #file-edit-budget {
         color: $text-muted;
     }
@@ -64,7 +60,7 @@ class FileEditScreen(ModalScreen[str | None]):
         self.completion: LinkCompletion | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="file-edit-box"):
+        with Vertical(classes="editing-box", id="file-edit-box"):
             yield Static(
                 make_visible(f"Editing {self.path}: ctrl+s saves and commits, esc closes"),
                 id="file-edit-title",
@@ -177,9 +173,6 @@ class FileEditScreen(ModalScreen[str | None]):
         self.run_worker(self.discard(), group="flow:file-edit-close")
 
     async def discard(self) -> None:
-        if await self.app.push_screen_wait(
-            ConfirmScreen(
-                "Discard changes?", make_visible(f"Your edits to {self.path} are not saved."), "Discard", "Keep editing"
-            )
-        ):
+        unsaved = make_visible(f"Your edits to {self.path} are not saved.")
+        if await self.app.push_screen_wait(discard_question("Discard changes?", unsaved)):
             self.dismiss(None)

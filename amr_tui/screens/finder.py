@@ -93,10 +93,6 @@ class FinderScreen(ModalScreen[FinderResult | None]):
 
     BINDINGS = bindings("finder")
     DEFAULT_CSS = """
-    #finder-box {
-        background: $surface;
-        border: thick $primary;
-    }
     #finder-status {
         color: $text-muted;
     }
@@ -157,7 +153,7 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         self.past_state = "unread"  # "unread", "reading", "ready" or the reason there is no past
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="finder-box"):
+        with Vertical(classes="dialog-box", id="finder-box"):
             yield SafeInput(
                 value=self.initial, placeholder="Find entries and files in every mounted repo", id="finder-input"
             )

@@ -20,6 +20,7 @@ from amr_tui.services.history.forgotten import restore as restore_fact
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, notify_text
+from amr_tui.widgets.titles import ScreenNote, ScreenTitle
 
 if TYPE_CHECKING:
     from amr_tui.services.history.forgotten import ForgottenFact
@@ -34,16 +35,6 @@ class ForgottenScreen(Screen[bool]):
     HELP_TITLE = "Forgotten facts"
 
     BINDINGS = bindings("forgotten")
-    DEFAULT_CSS = """
-    #forgotten-title {
-        background: $panel;
-        text-style: bold;
-    }
-
-    #forgotten-status {
-        color: $text-muted;
-    }
-    """
 
     @dataclass
     class Loaded(Message):
@@ -87,22 +78,19 @@ class ForgottenScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"Forgotten facts of {self.repo}: entries deleted over its history"), id="forgotten-title")
-        yield Static("Walking the history (the first time can take a moment)…", id="forgotten-status", markup=False)
+        yield ScreenTitle(
+            content(f"Forgotten facts of {self.repo}: entries deleted over its history"), id="forgotten-title"
+        )
+        yield ScreenNote("Walking the history (the first time can take a moment)…", id="forgotten-status", markup=False)
         yield FilterList(id="forgotten-list")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.load()
         self.live.start(self.poll_interval)
 
     @work(thread=True, exclusive=True, group="forgotten")
     def load(self) -> None:
-        self.live.mark()
-        try:
-            self.post_message(self.Loaded(self.service.forgotten()))
-        except Exception as exc:
-            self.post_message(self.Loaded([], exc))
+        self.live.read(lambda: self.Loaded(self.service.forgotten()), lambda exc: self.Loaded([], exc))
 
     def on_forgotten_screen_loaded(self, message: Loaded) -> None:
         status = self.query_one("#forgotten-status", Static)

@@ -22,6 +22,7 @@ from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.safe import content, notify_text, rich_text
 from amr_tui.widgets.side_by_side import SideBySide
 from amr_tui.widgets.tables import KeyTable
+from amr_tui.widgets.titles import ScreenNote, ScreenTitle
 
 if TYPE_CHECKING:
     from amr_tui.git.history import BlameLine
@@ -59,16 +60,6 @@ class FileHistoryScreen(Screen[None]):
     HELP_TITLE = "File history"
 
     BINDINGS = bindings("history")
-    DEFAULT_CSS = """
-    #history-title {
-        background: $panel;
-        text-style: bold;
-    }
-
-    #history-version-title {
-        color: $text-muted;
-    }
-    """
 
     @dataclass
     class Page(Message):
@@ -103,14 +94,14 @@ class FileHistoryScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"History of {self.repo}/{self.path}"), id="history-title")
+        yield ScreenTitle(content(f"History of {self.repo}/{self.path}"), id="history-title")
         with Horizontal(id="history-panes"):
             table: DataTable[object] = KeyTable(id="history-commits", cursor_type="row", zebra_stripes=True)
             for label, width in (("When", 16), ("Who", 18), ("What", 34), ("Entries", 7), ("Sessions", 18)):
                 table.add_column(label, width=width)
             yield table
             with Vertical(id="history-right"):
-                yield Static(
+                yield ScreenNote(
                     "Select a commit to see the file as it left it (old left, new right).",
                     id="history-version-title",
                     markup=False,
@@ -219,16 +210,6 @@ class TimelineScreen(Screen[None]):
     HELP_TITLE = "Fact timeline"
 
     BINDINGS = bindings("timeline")
-    DEFAULT_CSS = """
-    #timeline-title {
-        background: $panel;
-        text-style: bold;
-    }
-
-    #timeline-blame {
-        color: $text-muted;
-    }
-    """
 
     @dataclass
     class Loaded(Message):
@@ -261,8 +242,8 @@ class TimelineScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(content(f"{self.repo}/{self.path}:{self.line}  {self.text}"), id="timeline-title")
-        yield Static("Reading history…", id="timeline-blame", markup=False)
+        yield ScreenTitle(content(f"{self.repo}/{self.path}:{self.line}  {self.text}"), id="timeline-title")
+        yield ScreenNote("Reading history…", id="timeline-blame", markup=False)
         yield JumpList(id="timeline-events")
         yield Footer()
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from textual.message import Message
 from textual.screen import Screen
 
 
 class LiveList:
     """``reload`` runs (on the UI thread) when ``signature()`` (run in a thread) changed since
-    ``mark()`` was last called: the screen's read calls ``mark()`` just before it reads."""
+    ``mark()`` was last called: the screen's read calls ``mark()`` just before it reads (``read``
+    does both)."""
 
     def __init__(
         self,
@@ -36,12 +38,24 @@ class LiveList:
         self.seen: object = None  # the signature when the list was last read (None: not yet)
 
     def start(self, interval: float) -> None:
-        """Look every ``interval`` seconds (the screen's timer: it stops with the screen)."""
+        """Read the list now (``reload``), then look every ``interval`` seconds (the screen's
+        timer: it stops with the screen)."""
+        self.reload()
         self.screen.set_interval(interval, self._tick, name="live-list")
 
     def mark(self) -> None:
         """In the worker that reads the list, just before it reads: what it reads is this."""
         self.seen = self._look_now()
+
+    def read(self, loaded: Callable[[], Message], failed: Callable[[Exception], Message]) -> None:
+        """The screen's read, in its worker: marks, then posts ``loaded()`` (the list, read), or
+        ``failed(exc)`` when it cannot be read."""
+        self.mark()
+        try:
+            message = loaded()
+        except Exception as exc:
+            message = failed(exc)
+        self.screen.post_message(message)
 
     def _look_now(self) -> object:
         try:

@@ -20,16 +20,17 @@ from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.services.share.build import (
     RepoPreview,
     Selection,
-    SharedRepo,
     mcp_argv,
     mcp_lines,
     preview,
     select,
     share,
 )
+from amr_tui.services.share.route import SharedRepo
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.tables import PickList
+from amr_tui.widgets.titles import ScreenTitle
 
 if TYPE_CHECKING:
     from amr_tui.services.session.session import Session
@@ -96,12 +97,6 @@ def preview_content(previews: list[RepoPreview]) -> Content:
 class ShareScreen(Screen[None]):
     HELP_TITLE = "Share for pairing"
     BINDINGS = bindings("share")
-    DEFAULT_CSS = """
-    #share-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Previewed(Message):
@@ -129,7 +124,7 @@ class ShareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(
+        yield ScreenTitle(
             "Share memory with a pairing session: pick repos, folders or files (space), "
             "w grants write to the highlighted repo, ctrl+s shares.",
             id="share-title",

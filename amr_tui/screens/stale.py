@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -34,7 +34,7 @@ from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, content_lines, notify_text
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Coroutine
 
     from amr_tui.services.session.session import OpenFile, Session
     from amr_tui.services.verify.run import EntryCheck, VerifyReport
@@ -231,6 +231,12 @@ class StaleScreen(Screen[bool]):
             return None
         return row
 
+    def _on_writable(self, flow: Callable[[Row], Coroutine[Any, Any, None]], group: str) -> None:
+        """Runs ``flow`` on the highlighted row, unless there is none or its repo is read-only."""
+        row = self._writable()
+        if row is not None:
+            self.run_worker(flow(row), group=group)
+
     def _against(self, repo: str) -> str | None:
         report = next((r for r in self.reports if r.repo == repo), None)
         if report is None or not report.heads:
@@ -265,9 +271,7 @@ class StaleScreen(Screen[bool]):
         )
 
     def action_edit(self) -> None:
-        row = self._writable()
-        if row is not None:
-            self.run_worker(self._edit(row), group="flow:stale-edit")
+        self._on_writable(self._edit, "flow:stale-edit")
 
     async def _edit(self, row: Row) -> None:
         e = row.check
@@ -289,9 +293,7 @@ class StaleScreen(Screen[bool]):
         self._write(e, lambda of: replace_entry_line(self.session, of, e.line, new), raw=raw)
 
     def action_supersede(self) -> None:
-        row = self._writable()
-        if row is not None:
-            self.run_worker(self._supersede(row), group="flow:stale-supersede")
+        self._on_writable(self._supersede, "flow:stale-supersede")
 
     async def _supersede(self, row: Row) -> None:
         e = row.check
@@ -320,9 +322,7 @@ class StaleScreen(Screen[bool]):
         )
 
     def action_forget(self) -> None:
-        row = self._writable()
-        if row is not None:
-            self.run_worker(self._forget(row), group="flow:stale-forget")
+        self._on_writable(self._forget, "flow:stale-forget")
 
     async def _forget(self, row: Row) -> None:
         e = row.check

@@ -20,6 +20,7 @@ from amr_tui.services.sync.resolve import kept_both, resolve
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.safe import content, notify_text, word_diff
+from amr_tui.widgets.titles import ScreenTitle
 
 if TYPE_CHECKING:
     from amr_tui.services.sync.run import PendingMerge, SyncResult
@@ -44,12 +45,6 @@ class SyncConflictScreen(Screen[object]):
     HELP_TITLE = "Sync conflicts"
 
     BINDINGS = bindings("conflict_sync")
-    DEFAULT_CSS = """
-    #sync-conflict-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Resolved(Message):
@@ -69,7 +64,7 @@ class SyncConflictScreen(Screen[object]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(
+        yield ScreenTitle(
             content(
                 f"{self.repo}: sync stopped on {len(self.items)} conflict(s) with "
                 f"{self.pending.remote}/{self.pending.branch}. Nothing is half-merged; choose for each."

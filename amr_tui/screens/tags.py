@@ -53,10 +53,6 @@ class TagsScreen(ModalScreen[TagPick | None]):
     HELP_TITLE = "Tags"
     BINDINGS = bindings("tags")
     DEFAULT_CSS = """
-    #tags-box {
-        background: $surface;
-        border: thick $primary;
-    }
     #tags-title {
         text-style: bold;
     }
@@ -83,7 +79,7 @@ class TagsScreen(ModalScreen[TagPick | None]):
         self.counts: list[TagCount] = []
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="tags-box"):
+        with Vertical(classes="dialog-box", id="tags-box"):
             yield Static("Tags", id="tags-title", markup=False)
             yield Static("Counting tags\u2026", id="tags-status", markup=False)
             yield FilterList(id="tags-list")

@@ -197,49 +197,48 @@ def memory_format(path: Path) -> str | None:
 def holds_files(path: Path) -> bool:
     """Whether ``scan_files`` would list a file under ``path`` (stops at the first one)."""
     todo = [path]
-    while todo:
+    for entry in _entries(todo):
         try:
-            listing = os.scandir(todo.pop())
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if entry.name not in _SKIP_DIRS and not entry.is_symlink():
+                todo.append(Path(entry.path))
+            continue
+        try:
+            listed = entry.is_symlink() or entry.is_file(follow_symlinks=False)
         except OSError:
             continue
-        with listing:
-            for entry in listing:
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    is_dir = False
-                if is_dir:
-                    if entry.name not in _SKIP_DIRS and not entry.is_symlink():
-                        todo.append(Path(entry.path))
-                    continue
-                try:
-                    listed = entry.is_symlink() or entry.is_file(follow_symlinks=False)
-                except OSError:
-                    continue
-                if listed and not entry.name.startswith(".amr-tmp-"):
-                    return True
+        if listed and not entry.name.startswith(".amr-tmp-"):
+            return True
     return False
 
 
 def holds_markdown(path: Path, *, limit: int = 2000) -> bool:
     """A Markdown file in ``path`` or below (the first ``limit`` entries looked at; skipped
     folders and symlinks not entered)."""
-    todo, seen = [path], 0
-    while todo and seen < limit:
+    todo = [path]
+    for seen, entry in enumerate(_entries(todo), 1):
+        if seen > limit:
+            break
+        if entry.is_file(follow_symlinks=False) and is_markdown(entry.name):
+            return True
+        if entry.is_dir(follow_symlinks=False) and entry.name not in _SKIP_DIRS:
+            todo.append(Path(entry.path))
+    return False
+
+
+def _entries(todo: list[Path]) -> Iterator[os.DirEntry[str]]:
+    """The entries of each folder popped from ``todo`` (the caller adds the folders to enter as it
+    meets them); a folder that cannot be listed is passed over."""
+    while todo:
         try:
             listing = os.scandir(todo.pop())
         except OSError:
             continue
         with listing:
-            for entry in listing:
-                seen += 1
-                if entry.is_file(follow_symlinks=False) and is_markdown(entry.name):
-                    return True
-                if entry.is_dir(follow_symlinks=False) and entry.name not in _SKIP_DIRS:
-                    todo.append(Path(entry.path))
-                if seen >= limit:
-                    break
-    return False
+            yield from listing
 
 
 def find_repo_root(path: Path) -> Path | None:

@@ -335,11 +335,7 @@ def folder_label(name: str, path: str, problems: dict[str, str | Text]) -> Text:
     label = Text(clean(name), "bold dim", no_wrap=True, end="")
     mark = problems.get(path)
     if mark:
-        label.append(" ")
-        if isinstance(mark, Text):
-            label.append_text(mark)
-        else:
-            label.append(mark, "red")
+        _add_mark(label, mark)
     return label
 
 
@@ -349,13 +345,17 @@ def file_label(name: str, path: str, problems: dict[str, str | Text]) -> Text:
     if name == MEMORY_FILE:
         label.stylize("bold")
     if path in problems:
-        mark = problems[path]
-        label.append(" ")
-        if isinstance(mark, Text):
-            label.append_text(mark)
-        else:
-            label.append(mark, "red")
+        _add_mark(label, problems[path])
     return label
+
+
+def _add_mark(label: Text, mark: str | Text) -> None:
+    """A row's mark after its name: a string in red, a Text as it is styled."""
+    label.append(" ")
+    if isinstance(mark, Text):
+        label.append_text(mark)
+    else:
+        label.append(mark, "red")
 
 
 def since(iso: str | None) -> str:

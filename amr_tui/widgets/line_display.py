@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from rich.cells import cell_len
 
 from amr_tui.core.format.links import LinkState
+from amr_tui.core.inbox import age_text
 from amr_tui.core.model import Entry, Line, LineKind, Link
 from amr_tui.core.scope import SCOPE_KEY
 from amr_tui.core.textsafety import make_visible
@@ -49,15 +50,7 @@ def age(added: str, today: _dt.date) -> str | None:
     except ValueError:
         return None
     days = (today - day).days
-    if days < 0:
-        return "future"
-    if days == 0:
-        return "today"
-    if days < 60:
-        return f"{days}d"
-    if days < 730:
-        return f"{days // 30}mo"
-    return f"{days // 365}y"
+    return "future" if days < 0 else age_text(days)
 
 
 _PLAIN_URL = re.compile(

@@ -9,10 +9,21 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Static
+from textual.content import Content
+from textual.widgets import Footer, Header, Static
 
 from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.side_by_side import SideBySide
+from amr_tui.widgets.titles import ScreenTitle
+
+
+def review_screen(title: Content, files: str, changes: str, status: str) -> ComposeResult:
+    """A review screen, whole: the header, its title (``#review-title``), the panes (see
+    ``ReviewPanes``), the footer."""
+    yield Header()
+    yield ScreenTitle(title, id="review-title")
+    yield ReviewPanes(files, changes, status)
+    yield Footer()
 
 
 class ReviewPanes(Horizontal):

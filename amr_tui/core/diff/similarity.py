@@ -40,24 +40,22 @@ normalise = normalise_text
 
 def reword_score(a: str, b: str) -> float:
     """token_sort_ratio of two *normalised* texts."""
-    if a == b:
-        return 100.0
-    if not a or not b:
-        return 0.0
-    from rapidfuzz import fuzz  # on first use: rapidfuzz costs `amr` start-up time
-
-    return float(fuzz.token_sort_ratio(a, b))
+    return _score(a, b, contained=False)
 
 
 def contained_score(a: str, b: str) -> float:
     """token_set_ratio of two *normalised* texts: high when one says what the other says."""
+    return _score(a, b, contained=True)
+
+
+def _score(a: str, b: str, *, contained: bool) -> float:
     if a == b:
         return 100.0
     if not a or not b:
         return 0.0
     from rapidfuzz import fuzz  # on first use: rapidfuzz costs `amr` start-up time
 
-    return float(fuzz.token_set_ratio(a, b))
+    return float(fuzz.token_set_ratio(a, b) if contained else fuzz.token_sort_ratio(a, b))
 
 
 def same_fact(a: str, b: str) -> float | None:

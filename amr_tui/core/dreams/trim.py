@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from amr_tui.core.budget import NEAR, Limits, gauge, measure, use
+from amr_tui.core.budget import NEAR, Limits, gauge, index_section, measure, use
 from amr_tui.core.dreams.clean import DreamResult, DreamStep, State, merge_duplicates
 from amr_tui.core.format.edit import entry_span
 from amr_tui.core.format.parser import BOM, Document, parse
@@ -61,19 +61,11 @@ def _slug(text: str) -> str:
     return _SLUG.sub("-", text.lower()).strip("-")[:40] or "notes"
 
 
-def _index_range(doc: Document) -> range:
-    start = next((ln for ln, lvl, t in doc.headings if lvl == 2 and t == "Index"), None)
-    if start is None:
-        return range(0)
-    stop = next((ln for ln, lvl, _ in doc.headings if ln > start and lvl <= 2), len(doc.lines) + 1)
-    return range(start + 1, stop)
-
-
 def _is_index_line(doc: Document, number: int, budget: Budget) -> bool:
     entry = doc.entry_at(number)
     if entry is None or not entry.links:
         return False
-    if number in _index_range(doc):
+    if number in index_section(doc):
         return True
     return budget.markdown_links and any(lk.label is not None for lk in entry.links)
 
@@ -97,7 +89,7 @@ def _add_index_lines(data: bytes, new_lines: list[str], budget: Budget) -> bytes
     eol = _eol(doc)
     if lines and lines[-1][1] == "":
         lines[-1] = (lines[-1][0], eol)
-    section = _index_range(doc)
+    section = index_section(doc)
     at = len(lines)
     if section:
         last = max((e.line for e in doc.entries if e.line in section), default=section.start - 1)
@@ -156,7 +148,7 @@ def _move(state: State, budget: Budget, target: float) -> DreamStep | None:
     movable = [
         e
         for e in doc.entries
-        if e.depth == 0 and e.text and not _is_index_line(doc, e.line, budget) and e.line not in _index_range(doc)
+        if e.depth == 0 and e.text and not _is_index_line(doc, e.line, budget) and e.line not in index_section(doc)
     ]
     if not movable:
         return None

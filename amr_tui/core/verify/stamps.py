@@ -26,17 +26,28 @@ def stamped_line(line_text: str, entry: Entry, day: str) -> str:
     return set_metadata(line_text, entry, VERIFIED, day)
 
 
+def front_matter_line(doc: Document, key: str) -> tuple[int, str] | None:
+    """The line number and the value (as written) of ``key: value`` in the file's front matter;
+    None when the file has no front matter or the key is not in it."""
+    if not doc.front_matter:
+        return None
+    first, last = doc.front_matter
+    for line in doc.lines[first : last - 1]:  # between the --- lines
+        k, sep, value = line.text.partition(":")
+        if sep and k.strip() == key:
+            return line.number, value
+    return None
+
+
 def front_matter_stamped(doc: Document, day: str, key: str = VERIFIED) -> bytes | None:
     """The file with ``key: day`` in its front matter (replacing the key's line, or added before
     the closing ``---``); None when the file has no front matter."""
     if not doc.front_matter:
         return None
-    first, last = doc.front_matter
-    for line in doc.lines[first : last - 1]:
-        k, sep, _value = line.text.partition(":")
-        if sep and k.strip() == key:
-            return replace_line(doc, line.number, f"{key}: {day}")
-    return insert_lines(doc, last - 1, [f"{key}: {day}"])
+    found = front_matter_line(doc, key)
+    if found is not None:
+        return replace_line(doc, found[0], f"{key}: {day}")
+    return insert_lines(doc, doc.front_matter[1] - 1, [f"{key}: {day}"])
 
 
 def superseding_line(line_text: str, entry: Entry | None, new_text: str, day: str) -> str:
@@ -53,4 +64,4 @@ def superseding_line(line_text: str, entry: Entry | None, new_text: str, day: st
     return f"{head}{text} {format_metadata(items)}"
 
 
-__all__ = ["SUPERSEDED_BY", "VERIFIED", "front_matter_stamped", "stamped_line", "superseding_line"]
+__all__ = ["SUPERSEDED_BY", "VERIFIED", "front_matter_line", "front_matter_stamped", "stamped_line", "superseding_line"]

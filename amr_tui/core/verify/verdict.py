@@ -11,7 +11,7 @@ history: the fact may be about another repo, and is never flagged).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from amr_tui.core.verify.evidence import Evidence
@@ -74,19 +74,13 @@ class CodeFacts:
     # -- indexes, built on first use
     def by_base(self) -> dict[str, list[str]]:
         if self._by_base is None:
-            index: dict[str, list[str]] = {}
-            for p in self.files:
-                index.setdefault(p.rsplit("/", 1)[-1], []).append(p)
-            self._by_base = index
+            self._by_base = _grouped(self.files, _base_name)
         return self._by_base
 
     def by_stem(self) -> dict[str, list[str]]:
         """Files by their name without its extension (``redis`` -> ``lib/cache/redis.ts``)."""
         if self._by_stem is None:
-            index: dict[str, list[str]] = {}
-            for p in self.files:
-                index.setdefault(_stem(p).rsplit("/", 1)[-1], []).append(p)
-            self._by_stem = index
+            self._by_stem = _grouped(self.files, lambda p: _base_name(_stem(p)))
         return self._by_stem
 
     def dirs(self) -> set[str]:
@@ -101,11 +95,20 @@ class CodeFacts:
 
     def old_by_base(self) -> dict[str, list[str]]:
         if self._old_by_base is None:
-            index: dict[str, list[str]] = {}
-            for p in self.path_changes:
-                index.setdefault(p.rsplit("/", 1)[-1], []).append(p)
-            self._old_by_base = index
+            self._old_by_base = _grouped(self.path_changes, _base_name)
         return self._old_by_base
+
+
+def _base_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _grouped(paths: Iterable[str], key: Callable[[str], str]) -> dict[str, list[str]]:
+    """``paths`` by ``key`` (a name, for the indexes of ``CodeFacts``)."""
+    index: dict[str, list[str]] = {}
+    for p in paths:
+        index.setdefault(key(p), []).append(p)
+    return index
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from textual.widgets import Input, Static
 from amr_tui.core.format.edit import check_line
 from amr_tui.core.model import Diagnostic, Link, Severity
 from amr_tui.core.textsafety import make_visible
-from amr_tui.screens.dialogs import ConfirmScreen
+from amr_tui.screens.dialogs import UNSAVED_ENTRY, ConfirmScreen, discard_question
 from amr_tui.screens.secret_check import new_secrets, secret_answer
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.safe import content
@@ -157,7 +157,5 @@ class EntryEditScreen(ModalScreen[str | None]):
             self.run_worker(self._discard(), group="flow:review-edit-discard")
 
     async def _discard(self) -> None:
-        if await self.app.push_screen_wait(
-            ConfirmScreen("Discard this edit?", "Your changes to this entry are not saved.", "Discard", "Keep editing")
-        ):
+        if await self.app.push_screen_wait(discard_question("Discard this edit?", UNSAVED_ENTRY)):
             self.dismiss(None)

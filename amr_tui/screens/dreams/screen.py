@@ -24,10 +24,11 @@ from amr_tui.services.dreams.evidence import dream_now
 from amr_tui.services.dreams.threeway import rows_now
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.lists import FilterList
-from amr_tui.widgets.review_panes import ReviewPanes
+from amr_tui.widgets.review_panes import review_screen
 from amr_tui.widgets.review_text import age, describe_change, file_line
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_by_side import SideBySide
+from amr_tui.widgets.titles import ScreenTitle
 
 if TYPE_CHECKING:
     from amr_tui.core.diff.entries import EntryChange
@@ -43,12 +44,6 @@ __all__ = ["DreamListScreen", "RunReviewScreen", "age", "describe_change"]
 class DreamListScreen(Screen[bool]):
     HELP_TITLE = "Dreaming runs"
     BINDINGS = bindings("dreams")
-    DEFAULT_CSS = """
-    #dreams-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Dreamt(Message):
@@ -79,13 +74,12 @@ class DreamListScreen(Screen[bool]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Pending dreaming runs (branches dreams/<run-id>)", id="dreams-title", markup=False)
+        yield ScreenTitle("Pending dreaming runs (branches dreams/<run-id>)", id="dreams-title", markup=False)
         yield FilterList(id="dreams-list")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(OptionList).add_option(Option(content("Reading dreaming runs…", "$text-muted")))
-        self.load()
         self.live.start(self.poll_interval)
 
     @work(thread=True, exclusive=True, group="dream-list")
@@ -192,12 +186,6 @@ class RunReviewScreen(Screen[bool]):
     HELP_TITLE = "Dream review"
 
     BINDINGS = bindings("review")
-    DEFAULT_CSS = """
-    #review-title {
-        background: $panel;
-        text-style: bold;
-    }
-    """
 
     @dataclass
     class Files(Message):
@@ -283,10 +271,12 @@ class RunReviewScreen(Screen[bool]):
         self._token = 0
 
     def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"), id="review-title")
-        yield ReviewPanes("Files", "Entry changes in this file", "Reading the run…")
-        yield Footer()
+        yield from review_screen(
+            content(f"{self.repo} \u00b7 {self.run.id}: {self.run.summary}"),
+            "Files",
+            "Entry changes in this file",
+            "Reading the run…",
+        )
 
     def on_mount(self) -> None:
         self.sub_title = make_visible(f"{self.repo} dream {self.run.id}")

@@ -26,7 +26,14 @@ from amr_tui.core.format.links import LinkState, link_text_for
 from amr_tui.core.model import Diagnostic, Entry, Severity
 from amr_tui.core.scope import SCOPE_KEY, parse_scope, repo_for
 from amr_tui.core.textsafety import find_controls, make_visible
-from amr_tui.screens.dialogs import ChoiceScreen, ConfirmScreen, PromptScreen, TextPromptScreen
+from amr_tui.screens.dialogs import (
+    UNSAVED_ENTRY,
+    ChoiceScreen,
+    ConfirmScreen,
+    PromptScreen,
+    TextPromptScreen,
+    discard_question,
+)
 from amr_tui.screens.file_editor import FileEditScreen
 from amr_tui.screens.main.external import edit_unread
 from amr_tui.screens.main.saving import SaveJob
@@ -320,9 +327,7 @@ class EditActions:
             self.host.close_editor()
 
     async def discard_edit(self) -> None:
-        if await self.app.push_screen_wait(
-            ConfirmScreen("Discard this edit?", "Your changes to this entry are not saved.", "Discard", "Keep editing")
-        ):
+        if await self.app.push_screen_wait(discard_question("Discard this edit?", UNSAVED_ENTRY)):
             self.host.close_editor()
 
     def delete_entry(self) -> None:

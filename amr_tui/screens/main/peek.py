@@ -12,8 +12,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from amr_tui.core.format.links import LinkState, candidates, heading_line, resolve, split_heading
+from amr_tui.core.format.links import LinkState, candidates, resolve
 from amr_tui.core.format.parser import Document, parse
+from amr_tui.core.linkstates import link_states_of
 from amr_tui.core.order import tree_key
 from amr_tui.core.paths import entry_file, is_markdown
 from amr_tui.services.workspace import (
@@ -47,17 +48,7 @@ def link_states(doc: Document, files: list[str], escaping: set[str]) -> dict[tup
     """Each link of ``doc`` resolved against the repo's files (as ``Session.link_states``)."""
     known = set(files)
     lower = {f.lower(): f for f in known}
-    out: dict[tuple[int, int], LinkState] = {}
-    for link in doc.links:
-        if not link.target.strip() and (heading := split_heading(link.raw)):  # [[#Heading]]: this file
-            ok = heading_line(heading, doc.headings) is not None or heading.startswith("^")
-            out[(link.line, link.start)] = LinkState.OK if ok else LinkState.BROKEN
-            continue
-        res = resolve(link.target, known, lower)
-        out[(link.line, link.start)] = (
-            LinkState.ESCAPES if res.state is LinkState.OK and res.path in escaping else res.state
-        )
-    return out
+    return link_states_of(doc, lambda target: resolve(target, known, lower), escaping)
 
 
 def first_files(files: list[str], rows: int = FIRST_ROWS) -> list[str]:

@@ -42,7 +42,7 @@ from amr_tui.core.format.parser import Document, parse
 from amr_tui.git import GitRepo
 from amr_tui.git import history as gh
 from amr_tui.git.catfile import BlobReader, BlobTooLargeError
-from amr_tui.git.errors import AmrGitError, ConflictError, GitError
+from amr_tui.git.errors import AmrGitError, ConflictError, UnmergedError
 from amr_tui.git.gate import Change
 from amr_tui.git.watch import watch_signature
 from amr_tui.services import writegate
@@ -469,16 +469,8 @@ def _mark_together(diff: EntryDiff, risen: Mapping[tuple[str, str], Resurrection
 
 def _three_way(repo: GitRepo, path: str, ours: bytes | None, base: bytes | None, theirs: bytes | None) -> bytes | None:
     """``theirs`` (the parent's version) applied onto ``ours`` (now), from ``base`` (the commit's)."""
-    if theirs == base or theirs == ours:
-        return ours
-    if ours == base:
-        return theirs
-    if ours is None or theirs is None:
-        raise ActivityError(f"{path}: changed again since (or deleted); revert its entries one by one")
     try:
-        merged, conflicted = repo.merge_file(ours, base or b"", theirs, ("now", "commit", "before"))
-    except GitError:
-        conflicted = True
-    if conflicted:
-        raise ActivityError(f"{path}: a later commit changed the same lines; revert its entries one by one")
-    return merged
+        return repo.merge_versions(ours, base, theirs, ("now", "commit", "before"))
+    except UnmergedError as exc:
+        why = "changed again since (or deleted)" if exc.deleted else "a later commit changed the same lines"
+        raise ActivityError(f"{path}: {why}; revert its entries one by one") from None

@@ -293,6 +293,16 @@ class AgentMemory:
             raise AgentError(of.message or f"{path} cannot be read")
         return of
 
+    def _entry(self, repo: str, path: str, line: int, hash: str) -> tuple[OpenFile, Document, Entry, str] | WriteResult:
+        """The file as the agent works on it (``_open``), its document, and the entry with its line
+        that ``line`` and ``hash`` name in it (``locate``); or the reply that it is gone or changed."""
+        of = self._open(repo, path)
+        found = locate(of, line, hash)
+        if isinstance(found, WriteResult):
+            return found
+        assert of.doc is not None  # locate found the entry in it
+        return of, of.doc, *found
+
     def _pending_branch(self, repo: str) -> str | None:
         """Today's pending review branch of a review-mode repo, if there is one."""
         if repo not in self.review:
@@ -627,12 +637,10 @@ class AgentMemory:
             refused = self._refuse_read_only(repo) or _too_long(text, repo, path)
             if refused:
                 return refused
-            of = self._open(repo, path)
-            found = locate(of, line, hash)
+            found = self._entry(repo, path, line, hash)
             if isinstance(found, WriteResult):
                 return found
-            entry, raw = found
-            assert of.doc is not None
+            of, doc, entry, raw = found
             new_raw, diags = edited_line(raw, entry, text, path)
             if new_raw is None or any(d.severity is Severity.ERROR for d in diags):
                 return refused_by_lint(repo, path, diags, "the entry was not changed")
@@ -645,7 +653,7 @@ class AgentMemory:
                 return hidden
             if new_raw == raw:
                 return WriteResult("unchanged", "The entry already says that.", repo, path, EntryOut.of(entry, raw))
-            data = replace_line(of.doc, entry.line, new_raw)
+            data = replace_line(doc, entry.line, new_raw)
             what = summarise(entry_text(new_raw, path, paragraph=not entry.marker))
             result = self._commit(
                 repo, [Change(path, of.data, data, of.head, (raw,))], f"Edit entry in {path}: {what}", who, path
@@ -668,11 +676,10 @@ class AgentMemory:
             git = self.session.git(repo)
             if git is None:
                 raise AgentError(f"{repo} is not a git repo: forgetting needs history for its tombstone")
-            of = self._open(repo, path)
-            found = locate(of, line, hash)
+            found = self._entry(repo, path, line, hash)
             if isinstance(found, WriteResult):
                 return found
-            entry, raw = found
+            _of, _doc, entry, raw = found
 
             where = self._branch_for(repo, path, "forget")
             if isinstance(where, WriteResult):
@@ -733,21 +740,19 @@ class AgentMemory:
                     return refused
             if (repo, path) == (to_repo, to_path):
                 return WriteResult("unchanged", "The entry is already in that file.", repo, path)
-            of = self._open(repo, path)
-            found = locate(of, line, hash)
+            found = self._entry(repo, path, line, hash)
             if isinstance(found, WriteResult):
                 return found
-            entry, raw = found
-            assert of.doc is not None
+            of, doc, entry, raw = found
             dest = self._open(to_repo, to_path)
-            lines = entry_lines(of.doc, entry, dest.doc)
+            lines = entry_lines(doc, entry, dest.doc)
             if dest.doc is None:
                 add = f"# {title_of(to_path)}\n\n" + "\n".join(lines) + "\n"
                 dest_data = add.encode()
             else:
                 at = append_point(dest.doc)
                 dest_data = insert_lines(dest.doc, at, new_entry_lines(dest.doc, at, lines))
-            removed = delete_lines(of.doc, *removal_span(of.doc, entry))
+            removed = delete_lines(doc, *removal_span(doc, entry))
             what = make_visible(summarise(entry.text))
             if repo == to_repo:
                 changes = [

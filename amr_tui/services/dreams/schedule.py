@@ -58,21 +58,29 @@ def _slug(repo: Path) -> str:
     return f"{name}-{hashlib.sha256(str(repo.resolve()).encode()).hexdigest()[:6]}"
 
 
+# (weekly, daily, every {days} days, every {hours} hours), at 03:17 (a machine at rest) or :17
+_CRON = ("17 3 * * 1", "17 3 * * *", "17 3 */{days} * *", "17 */{hours} * * *")
+_SYSTEMD = ("Mon *-*-* 03:17:00", "*-*-* 03:17:00", "*-*-1/{days} 03:17:00", "*-*-* 00/{hours}:17:00")
+
+
+def _every(hours: int, forms: tuple[str, str, str, str]) -> str:
+    """The schedule for every ``hours`` hours in ``forms``' syntax (a period over a day that is
+    not whole days runs daily)."""
+    weekly, daily, every_days, every_hours = forms
+    if hours % 168 == 0:
+        return weekly
+    if hours % 24 == 0:
+        return daily if hours == 24 else every_days.format(days=hours // 24)
+    return every_hours.format(hours=hours) if hours < 24 else daily
+
+
 def cron_time(hours: int) -> str:
     """The crontab schedule for every ``hours`` hours (a daily run at 03:17, as a machine at rest)."""
-    if hours % 168 == 0:
-        return "17 3 * * 1"
-    if hours % 24 == 0:
-        return "17 3 * * *" if hours == 24 else f"17 3 */{hours // 24} * *"
-    return f"17 */{hours} * * *" if hours < 24 else "17 3 * * *"
+    return _every(hours, _CRON)
 
 
 def systemd_calendar(hours: int) -> str:
-    if hours % 168 == 0:
-        return "Mon *-*-* 03:17:00"
-    if hours % 24 == 0:
-        return "*-*-* 03:17:00" if hours == 24 else f"*-*-1/{hours // 24} 03:17:00"
-    return f"*-*-* 00/{hours}:17:00" if hours < 24 else "*-*-* 03:17:00"
+    return _every(hours, _SYSTEMD)
 
 
 def systemd_dir() -> Path:

@@ -32,7 +32,7 @@ from amr_tui.core.format.parser import parse
 from amr_tui.core.secrets import redact_secrets
 from amr_tui.core.textsafety import make_visible
 from amr_tui.git import history as gh
-from amr_tui.git.errors import ConflictError, GitError, RefMovedError
+from amr_tui.git.errors import ConflictError, RefMovedError, UnmergedError
 from amr_tui.git.gate import Change
 from amr_tui.services import writegate
 from amr_tui.services.dreams import threeway
@@ -66,22 +66,17 @@ class Accepted:
 def _three_way(
     service: RunSource, path: str, ours: bytes | None, base: bytes | None, theirs: bytes | None
 ) -> bytes | None:
-    if theirs == base or theirs == ours:
-        return ours
-    if ours == base:
-        return theirs
-    if ours is None or theirs is None:
-        raise DreamError(f"{path}: the run and main both changed it (one deleted it); accept it entry by entry")
     try:
-        merged, conflicted = service.repo.merge_file(ours, base or b"", theirs, ("main", "base", "run"))
-    except GitError:
-        conflicted = True
-    if conflicted:
+        return service.repo.merge_versions(ours, base, theirs, ("main", "base", "run"))
+    except UnmergedError as exc:
+        if exc.deleted:
+            raise DreamError(
+                f"{path}: the run and main both changed it (one deleted it); accept it entry by entry"
+            ) from None
         raise DreamError(
             f"{path}: the run and main changed the same lines; accept it entry by entry or "
             f"ask the agent for a new run on the current main"
-        )
-    return merged
+        ) from None
 
 
 def _file_changes(service: RunSource, run: DreamRun, main: str, paths: list[str]) -> dict[str, bytes | None]:

@@ -21,6 +21,7 @@ from amr_tui.core.format.links import LinkState, NameIndex, heading_line, off_by
 from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.formats import profile_of
 from amr_tui.core.graph import LinkGraph, build_graph
+from amr_tui.core.linkstates import link_states_of
 from amr_tui.core.lint.facts import FileFacts, facts_of
 from amr_tui.core.lint.repo import (
     CONTRADICTIONS_MAX_ENTRIES,
@@ -614,16 +615,7 @@ class Session:
             escaping = set(state.escaping)
         lower = functools.cache(lambda: {f.lower(): f for f in files})  # for a broken link's suggestion
         names = self._names(state, files)
-        out: dict[tuple[int, int], LinkState] = {}
-        for link in doc.links:
-            if not link.target.strip() and (heading := split_heading(link.raw)):  # [[#Heading]]: this file
-                known = heading_line(heading, doc.headings) is not None or heading.startswith("^")
-                out[(link.line, link.start)] = LinkState.OK if known else LinkState.BROKEN
-                continue
-            res = resolve(link.target, files, lower, names)
-            st = LinkState.ESCAPES if res.state is LinkState.OK and res.path in escaping else res.state
-            out[(link.line, link.start)] = st
-        return out
+        return link_states_of(doc, lambda target: resolve(target, files, lower, names), escaping)
 
     def link_line(self, repo: str, path: str, link: Link) -> int | None:
         """The line of the heading ``link`` names in ``path`` (a parsed Markdown file): 0 when

@@ -42,7 +42,7 @@ from amr_tui.git.rewrite import (
 )
 from amr_tui.git.worktree import normalize_rel
 from amr_tui.services import writegate
-from amr_tui.services.share.route import record_share
+from amr_tui.services.share.route import SharedRepo, record_share
 from amr_tui.services.workspace import Mount
 
 MAX_PREVIEW_BYTES = 4 * 1024 * 1024
@@ -238,20 +238,6 @@ def _preview_one(sel: Selection) -> RepoPreview:
 
 
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SharedRepo:
-    name: str  # folder name inside DIR
-    repo: str  # mount name
-    path: Path
-    source: Path
-    kind: str  # "clone" or "partial"
-    paths: tuple[str, ...] | None
-    write: bool
-    commit: str | None  # the shared branch tip in DIR when it was made
-    source_commit: str | None  # the source's HEAD it was made from
-    left_out: tuple[LeftOut, ...] = ()  # symlinks (and submodules) not copied as they are
 
 
 def _progress_of(progress: Callable[[str, int, int], None] | None, repo: str) -> Callable[[int, int], None] | None:

@@ -19,35 +19,32 @@ import json
 import os
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from amr_tui.git import GitRepo
+from amr_tui.git.rewrite import LeftOut
 
 MANIFEST = ".amr-share.json"
 OWNER_RECORD = "shares.json"
 
 
-class SharedRecord(Protocol):
-    """What the records keep of one shared repo (``share.build.SharedRepo`` is one)."""
+@dataclass(frozen=True)
+class SharedRepo:
+    """One repo a share made (``share.build.share``), as its records keep it."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def repo(self) -> str: ...
-    @property
-    def source(self) -> Path: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def paths(self) -> tuple[str, ...] | None: ...
-    @property
-    def write(self) -> bool: ...
-    @property
-    def commit(self) -> str | None: ...
-    @property
-    def source_commit(self) -> str | None: ...
+    name: str  # folder name inside DIR
+    repo: str  # mount name
+    path: Path
+    source: Path
+    kind: str  # "clone" or "partial"
+    paths: tuple[str, ...] | None
+    write: bool
+    commit: str | None  # the shared branch tip in DIR when it was made
+    source_commit: str | None  # the source's HEAD it was made from
+    left_out: tuple[LeftOut, ...] = ()  # symlinks (and submodules) not copied as they are
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
@@ -69,7 +66,7 @@ def _owner_path(source: Path) -> Path:
     return GitRepo(source).git_dir / "amr" / OWNER_RECORD
 
 
-def record_share(share_dir: Path, repos: Sequence[SharedRecord]) -> None:
+def record_share(share_dir: Path, repos: Sequence[SharedRepo]) -> None:
     r"""Write the manifest and each owner's record (``repos``: the ``SharedRepo``\ s a share made)."""
     when = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     manifest = {

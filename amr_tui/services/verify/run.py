@@ -24,6 +24,7 @@ from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import is_real_date
 from amr_tui.core.paths import in_amr_folder, is_markdown
 from amr_tui.core.verify.evidence import Evidence, extract
+from amr_tui.core.verify.stamps import front_matter_line
 from amr_tui.core.verify.units import units
 from amr_tui.core.verify.verdict import GONE, HOLDS, MOVED, STALE, UNKNOWN, CodeFacts, Verdict, check, words_of, worst
 from amr_tui.services.batch import diskcache
@@ -112,14 +113,8 @@ class VerifyReport:
 
 def front_matter_value(doc: Document, key: str) -> str | None:
     """A plain ``key: value`` of the file's front matter."""
-    if not doc.front_matter:
-        return None
-    first, last = doc.front_matter
-    for line in doc.lines[first : last - 1]:
-        k, sep, value = line.text.partition(":")
-        if sep and k.strip() == key:
-            return value.strip().strip("'\"") or None
-    return None
+    found = front_matter_line(doc, key)
+    return (found[1].strip().strip("'\"") or None) if found else None
 
 
 def memory_files(mount: Mount) -> list[str]:
