@@ -40,6 +40,7 @@ from functools import lru_cache
 from typing import Any
 
 from amr_tui.core.foldtable import SENSITIVE_RANGES
+from amr_tui.core.spans import join_touching
 from amr_tui.core.textsafety import INVISIBLE
 
 _NEWLINE = re.compile("\n")
@@ -118,13 +119,7 @@ def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
     astral = [m.span() for m in _ASTRAL.finditer(text)] if not text.isascii() else []
     if astral:
         found = sorted(found + astral)
-    out: list[tuple[int, int]] = []
-    for a, b in found:
-        if out and a <= out[-1][1]:
-            out[-1] = (out[-1][0], max(b, out[-1][1]))
-        else:
-            out.append((a, b))
-    return out
+    return join_touching(found)
 
 
 def _ranges(codes: Iterable[int]) -> list[tuple[int, int]]:

@@ -11,22 +11,14 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+from amr_tui.core.spans import join_touching
+
 _TOKEN = re.compile(r"\w+\s*|[^\w\s]+\s*|\s+")  # a word or a run of punctuation, with the space after it
 
 
 def _tokens(text: str) -> list[tuple[int, int, str]]:
     """(start, end, word without trailing space) of each token."""
     return [(m.start(), m.end(), m.group(0).rstrip()) for m in _TOKEN.finditer(text)]
-
-
-def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for start, end in spans:
-        if out and start <= out[-1][1]:
-            out[-1] = (out[-1][0], max(end, out[-1][1]))
-        else:
-            out.append((start, end))
-    return out
 
 
 def word_changes(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -45,7 +37,7 @@ def word_changes(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[
             old_spans.append((a[i1][0], a[i2 - 1][0] + len(a[i2 - 1][2])))
         if j1 < j2:
             new_spans.append((b[j1][0], b[j2 - 1][0] + len(b[j2 - 1][2])))
-    return _merge(old_spans), _merge(new_spans)
+    return join_touching(old_spans), join_touching(new_spans)
 
 
 def changed_lines(old: str, new: str, limit: int = 12) -> list[tuple[str, str]]:
