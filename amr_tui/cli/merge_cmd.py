@@ -1,19 +1,21 @@
 """amr merge-driver %O %A %B %L %P  and  amr merge-driver install [REPO]: runs the command (its parser:
-cli/parsers/merge.py)."""
+cli/parsers/merge.py; ``install``, which loads git, runs from cli/merge_install_cmd.py)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from amr_tui.cli.output import error, safe
+from amr_tui.cli.output import error
+from amr_tui.cli.parsers.common import run_module
 from amr_tui.core.merge.three_way import merge3
 
 
 def run(args: argparse.Namespace) -> int:
     rest = list(args.args)
     if rest and rest[0] == "install" and len(rest) <= 2:
-        return run_install(Path(rest[1]) if len(rest) == 2 else Path("."), commit=not args.no_commit)
+        install = run_module("merge_install_cmd")  # git: `install` alone, not the driver git runs for every file
+        return int(install.run_install(Path(rest[1]) if len(rest) == 2 else Path("."), commit=not args.no_commit))
     if not 3 <= len(rest) <= 5:
         error("usage: amr merge-driver BASE OURS THEIRS [MARKER_SIZE [PATH]]  or  amr merge-driver install [REPO]")
         return 2
@@ -40,25 +42,3 @@ def run_driver(base: str, ours: str, theirs: str, marker_size: int, path: str) -
         error(f"merge-driver: cannot write the result: {exc}")
         return 2
     return 0 if result.clean else 1
-
-
-def run_install(repo: Path, *, commit: bool) -> int:
-    # git: `install` alone, not the driver git runs for every file of a merge
-    from amr_tui.git.errors import AmrGitError
-    from amr_tui.services.sync.gitattrs import install_merge_driver  # git: `install` alone
-
-    try:
-        res = install_merge_driver(repo, commit=commit)
-    except (AmrGitError, OSError, ValueError) as exc:
-        error(str(exc))
-        return 2
-    root = safe(str(res.root))
-    if not res.changed:
-        print(f"{root}: amr's merge driver is already installed")
-        return 0
-    if res.attributes_changed:
-        how = f"committed as {res.commit[:12]}" if res.commit else "not committed"
-        print(f"{root}: .gitattributes now has `*.md merge=amr` ({how})")
-    if res.config_changed:
-        print(f"{root}: merge.amr.driver set in this clone's config")
-    return 0

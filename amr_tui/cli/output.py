@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 from amr_tui.core.paths import MAX_PARSE_BYTES
-from amr_tui.core.textsafety import make_visible
+from amr_tui.core.textsafety import describe_size, make_visible
 
 if TYPE_CHECKING:
     from amr_tui.git.history import SkippedBlob
@@ -76,8 +76,6 @@ def skipped_json(skipped: Iterable[SkippedBlob]) -> list[dict[str, object]]:
 
 def report_skipped(skipped: Iterable[SkippedBlob]) -> None:
     """One line on stderr for each file a history walk did not read (over the size limit)."""
-    from amr_tui.git.catfile import describe_size  # git: only a walk that skipped a file (amr lint reads no git)
-
     for s in dict.fromkeys(skipped):
         error(
             f"skipped {s.path} in commit {s.commit[:7]}: {describe_size(s.size)}, more than the "

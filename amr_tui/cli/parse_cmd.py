@@ -12,7 +12,7 @@ from amr_tui.cli.output import emit_json, error, safe
 from amr_tui.core.format.jsonout import entries_json
 from amr_tui.core.format.parser import parse
 from amr_tui.core.paths import MAX_PARSE_BYTES
-from amr_tui.git.catfile import describe_size
+from amr_tui.core.textsafety import describe_size
 from amr_tui.services.workspace import read_bytes
 
 

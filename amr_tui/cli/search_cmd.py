@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from amr_tui.cli.named import LeavesRepoError, check_named_paths
 from amr_tui.cli.output import emit_json, error, paint, safe, use_colour
+from amr_tui.cli.parsers.common import run_module
 from amr_tui.core.search.query import QueryError
 from amr_tui.services.search.run import build_cache, search_paths
 from amr_tui.services.workspace import Mount
@@ -27,10 +28,8 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 1:
         error("--limit must be at least 1")
         return 2
-    if args.history:
-        from amr_tui.cli.past_cmd import run_history  # git and the history service: --history alone
-
-        return run_history(args)
+    if args.history:  # its own run module: git and the history service, for --history alone
+        return int(run_module("past_cmd").run_history(args))
     stale_of, reads_of = _judges(args.query)
     try:
         check_named_paths(args.paths)  # a symlink out of its repo (or into .git) is refused, as amr parse does

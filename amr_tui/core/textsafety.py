@@ -135,3 +135,10 @@ def make_visible(text: str) -> str:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``"1 file"``, ``"2 files"``, ``"1,024 entries"`` (``many``: the plural when not word + s)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def describe_size(size: int) -> str:
+    """``52.4 MB``, ``8 MiB`` for a limit that is a whole number of MiB."""
+    if size % (1024 * 1024) == 0:
+        return f"{size // (1024 * 1024)} MiB"
+    return f"{size / 1e6:.1f} MB"

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
+from amr_tui.core.textsafety import describe_size
 from amr_tui.git.handle import OID, RepoHandle
 from amr_tui.git.runner import build_env, git_binary
 from amr_tui.git.worktree import FileTooLargeError, UnsafePathError, normalize_rel
@@ -40,13 +41,6 @@ class _ReaderLimit(enum.Enum):
 
 
 _UNLIMITED = _ReaderLimit.DEFAULT
-
-
-def describe_size(size: int) -> str:
-    """``52.4 MB``, ``8 MiB`` for a limit that is a whole number of MiB."""
-    if size % (1024 * 1024) == 0:
-        return f"{size // (1024 * 1024)} MiB"
-    return f"{size / 1e6:.1f} MB"
 
 
 class BlobTooLargeError(FileTooLargeError):

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from platformdirs import user_cache_path
+
 from amr_tui import __version__
 
 RACY_NS = 2_000_000_000
@@ -38,8 +40,6 @@ def enabled() -> bool:
 
 def cache_path(kind: str, key: object) -> Path:
     """The cache file of ``kind`` for ``key`` (anything JSON can write: names, paths, flags)."""
-    from platformdirs import user_cache_path  # lazy: start-up of `amr lint --no-cache`, `amr search --no-cache`
-
     text = json.dumps(key, sort_keys=True, default=os.fspath)
     digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     return user_cache_path("amr", appauthor=False) / kind / f"{digest}.pickle"

@@ -34,6 +34,7 @@ import pickle
 import re
 import select
 import signal
+import threading
 from bisect import bisect_right
 from collections.abc import Container, Iterable
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ from amr_tui.core.paths import is_markdown
 from amr_tui.core.search.abbrev import forms_of, phrase_form_pattern
 from amr_tui.core.search.query import STOPWORDS, parse, parse_query
 from amr_tui.core.search.text import strip_metadata
+from amr_tui.services.batch.parallel import processes
 from amr_tui.services.workspace import Mount, read_bytes, scan_files, style_of
 
 if TYPE_CHECKING:  # imported once the child is reading (``cold_index``)
@@ -500,10 +502,6 @@ def _wants_fork(jobs: int | None, files: int) -> bool:
         return jobs > 1 and hasattr(os, "fork")
     if not hasattr(os, "fork") or files < FORK_FILES:
         return False
-    import threading  # only for a repo big enough to fork for
-
-    from amr_tui.services.batch.parallel import processes  # only for a repo big enough to fork for
-
     return threading.active_count() == 1 and processes() > 1  # a fork copies locks other threads hold
 
 

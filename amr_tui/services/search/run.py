@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from amr_tui.core.format.entrymeta import FileMeta, file_meta
+from amr_tui.core.format.links import LinkState
 from amr_tui.core.format.tags import file_tags
 from amr_tui.core.model import is_fact_line
 from amr_tui.core.paths import is_markdown
@@ -172,8 +173,6 @@ class DiskFacts:
         return self._snapshots[repo]
 
     def link_broken(self, repo: str, link: Link) -> bool:
-        from amr_tui.core.format.links import LinkState  # links: only for the filter on broken links
-
         return self._snapshot(repo).resolve(link.target).state is LinkState.BROKEN
 
     def orphan(self, repo: str, path: str) -> bool:
