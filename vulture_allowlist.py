@@ -68,3 +68,6 @@ _.exit_on_error
 # screens/flows/: AmrApp._run imports a flow's module when the flow starts and calls the flow by name.
 _.review_dreams
 _.forget_entry
+
+# core/fuzzy.py: the module's PEP 562 __getattr__, which Python calls to import rapidfuzz on first use.
+_.__getattr__

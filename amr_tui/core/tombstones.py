@@ -19,6 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
+from amr_tui.core import fuzzy
 from amr_tui.core.diff.similarity import SAME_FACT_MIN_CHARS, SAME_FACT_THRESHOLD, normalise, text_digest
 from amr_tui.core.format.metadata import format_metadata
 from amr_tui.core.format.parser import Document, parse
@@ -216,7 +217,7 @@ class FactMatcher:
         query = " ".join(sorted(key.split()))
         # ratio = 2*matches/(len a + len b) >= 0.9 needs the shorter at least 9/11 of the longer
         lo, hi = len(query) * 9 / 11, len(query) * 11 / 9
-        from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
+        fuzz, process = fuzzy.fuzz, fuzzy.process
 
         if len(self._words[words[0]]) <= BLOCK_LIMIT:
             cands = sorted(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_left, bisect_right
 
+from amr_tui.core import fuzzy
 from amr_tui.core.lint.facts import normalise_text, same_values
 from amr_tui.core.lint.repo import NEAR_DUPLICATE_MIN_CHARS, NEAR_DUPLICATE_THRESHOLD
 
@@ -53,7 +54,7 @@ def _score(a: str, b: str, *, contained: bool) -> float:
         return 100.0
     if not a or not b:
         return 0.0
-    from rapidfuzz import fuzz  # on first use: rapidfuzz costs `amr` start-up time
+    fuzz = fuzzy.fuzz
 
     return float(fuzz.token_set_ratio(a, b) if contained else fuzz.token_sort_ratio(a, b))
 
@@ -86,7 +87,7 @@ def best_pairs(olds: list[str], news: list[str], threshold: float) -> list[tuple
     """
     if not olds or not news:
         return []
-    from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
+    fuzz, process = fuzzy.fuzz, fuzzy.process
 
     found: list[tuple[int, int, float]] = []
     if len(olds) * len(news) > 400:
@@ -161,7 +162,7 @@ class SameFactIndex:
             lo = bisect_left(self._lengths, len(a) * 9 // 11 - 2)
             hi = bisect_right(self._lengths, len(a) * 11 // 9 + 2)
             if lo < hi:
-                from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
+                fuzz, process = fuzzy.fuzz, fuzzy.process
 
                 query = " ".join(sorted(a.split()))
                 cands += [

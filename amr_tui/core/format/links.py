@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import Enum
 from urllib.parse import unquote
 
+from amr_tui.core import fuzzy
 from amr_tui.core.model import WHITESPACE, Link
 from amr_tui.core.paths import has_md_suffix
 
@@ -239,7 +240,7 @@ class NameIndex:
     def near(self, target: str) -> str | None:
         """The note a name that names none was most likely meant to name (a typo: one word of it off
         by a letter or two), as a link would write it; None when no note name is that close."""
-        from rapidfuzz import fuzz, process  # on first use: only for a link that names no note
+        fuzz, process = fuzzy.fuzz, fuzzy.process
 
         wanted = normalise(split_target(target)).rsplit("/", 1)[-1].casefold()
         if not wanted:
@@ -265,7 +266,7 @@ class NameIndex:
 def _one_word_typo(a: str, b: str) -> bool:
     """Whether two names differ in one word only, by at most two letters, in a word of five or more
     (``Attnetion`` / ``Attention``); ``protocollo DHCP`` / ``Protocollo TCP`` are two notes."""
-    from rapidfuzz.distance import Levenshtein  # with ``near``: only for a link that names no note
+    Levenshtein = fuzzy.Levenshtein
 
     wa, wb = a.casefold().split(), b.casefold().split()
     if len(wa) != len(wb):

@@ -35,6 +35,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from amr_tui.core import fuzzy
+
 MIN_SHARED = 2
 MIN_EQUAL_SHARE = 0.6
 MAX_SPAN = 2
@@ -135,7 +137,7 @@ def _compare(wa: list[str], wb: list[str]) -> Contradiction | None:
     longest = max(len(la), len(lb))
     if min(len(la), len(lb)) < 3:
         return None
-    from rapidfuzz.distance import Levenshtein  # C speed; word lists align as sequences of words
+    Levenshtein = fuzzy.Levenshtein
 
     equal = 0
     shared = 0
@@ -184,7 +186,7 @@ def find_contradictions(texts: Sequence[str], *, only: Iterable[int] | None = No
     ``only``: the indexes that must be one side of each pair (the new entries of a dreaming
     run, against everything); None checks every text against every other.
     """
-    from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
+    fuzz, process = fuzzy.fuzz, fuzzy.process
 
     low_words = [_WORD.findall(t.casefold()) for t in texts]
     low = [" ".join(ws) for ws in low_words]

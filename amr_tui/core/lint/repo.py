@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
 
+from amr_tui.core import fuzzy
 from amr_tui.core.budget import AMR as _AMR_PROFILE
 from amr_tui.core.budget import Limits, measure, profile_for
 from amr_tui.core.budget import Profile as LoadProfile
@@ -632,7 +633,7 @@ def _index_anchor(memory: Document, index_line: int) -> int:
 
 
 def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
-    from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
+    fuzz, process = fuzzy.fuzz, fuzzy.process
 
     # Every entry as a row of columns (a tuple and a string per entry, a million times, was
     # the repo lint's peak memory): its file, where its text starts in that file's joined

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from amr_tui.core import fuzzy
 from amr_tui.core.search.candidates import Found
 from amr_tui.core.search.items import SearchHit, SearchItem
 from amr_tui.core.search.query import Query, parse_query
@@ -138,7 +139,7 @@ def _atom_positions(atom: str, text: str, low: str) -> list[int]:
 def _fuzzy_token_span(atom: str, low: str) -> tuple[int, int] | None:
     if len(atom) < 3:
         return None
-    from rapidfuzz.distance import OSA  # on first use: rapidfuzz costs `amr` start-up time
+    OSA = fuzzy.OSA
 
     best: tuple[float, int, int] | None = None
     for _, m in zip(range(_FUZZY_SPAN_WORDS), WORD.finditer(low), strict=False):  # the first words only

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, combinations
 
+from amr_tui.core import fuzzy
 from amr_tui.core.search.abbrev import forms_of, phrase_form_pattern
 from amr_tui.core.search.bits import bits_of, ids_of
 from amr_tui.core.search.query import Query
@@ -304,8 +305,8 @@ class Resolver:
 
 
 def fuzzy_bits(index: PostingStore, atom: str) -> int:
-    from rapidfuzz import process  # on first use: rapidfuzz costs `amr` start-up time
-    from rapidfuzz.distance import OSA  # on first use, as rapidfuzz.process above
+    process = fuzzy.process
+    OSA = fuzzy.OSA
 
     n = len(atom)
     vocab = index.vocab

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from amr_tui.core import fuzzy as rapid  # "fuzzy" names the fuzzy-matched slots in score_slots
 from amr_tui.core.search.candidates import Found
 from amr_tui.core.search.query import Query
 from amr_tui.core.search.store import PostingStore
@@ -124,9 +125,7 @@ def score_slots(
     partial_set = set(partial)
     ratio = None
     if fuzzy:
-        from rapidfuzz import fuzz  # on first use: rapidfuzz costs `amr` start-up time
-
-        ratio = fuzz.partial_ratio
+        ratio = rapid.fuzz.partial_ratio
     out: list[tuple[int, float, str, str, int, int]] = []
     for slot in slots:
         item = items[slot]

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from amr_tui.core import fuzzy
 from amr_tui.core.budget import first_unloaded
 from amr_tui.core.diff.similarity import same_fact
 from amr_tui.core.format.links import LinkState, link_text_for, resolve
@@ -164,7 +165,7 @@ def _duplicates(service: RunSource, main: str, changes: dict[str, bytes | None])
     lines' texts on main, then parsed: a copy in code does not count), or a near duplicate in the
     same file (for the first ``MAX_NEAR_CHECKED`` lines written; a whole rewrite of a large repo is
     checked exactly only). Texts that differ in a number, version or date are two facts."""
-    from rapidfuzz import fuzz, process  # on first use: rapidfuzz costs `amr` start-up time
+    fuzz, process = fuzzy.fuzz, fuzzy.process
 
     written: list[tuple[str, int, str, str]] = []  # path, line, normalised text, text as written
     by_norm: dict[str, list[tuple[str, int]]] = {}  # every entry afterwards
