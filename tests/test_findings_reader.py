@@ -442,3 +442,51 @@ def test_a_to_do_lists_carried_tasks_are_no_duplicates(make_repo, capsys) -> Non
     )
     dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln]
     assert dupes and all("Notes.md" in ln for ln in dupes), dupes
+
+
+# What the eighth batch showed (docs/findings.md, "Batch 8"), in its shapes.
+
+
+def test_a_logs_repeated_status_lines_are_no_duplicates(make_repo, capsys) -> None:
+    session = (
+        "## Session {n}\n\n- `git diff --check` passed.\n- Waiting for review; rebase before merging if main moved.\n"
+    )
+    log = "# Handoff\n\n" + "".join(session.format(n=n) for n in range(4))
+    notes = "# Notes\n\n- The ledger consumes dividend events before the open\n" * 2
+    root = make_repo("notes", {"README.md": "# N\n", "archive/AGENT_HANDOFF_2026-06.md": log, "status.md": notes})
+    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln]
+    assert len(dupes) == 1 and "status.md" in dupes[0], dupes
+
+
+def test_a_commands_result_is_a_status_line_not_a_fact() -> None:
+    from amr_tui.core.format.parser import parse
+    from amr_tui.core.lint.facts import fact_rows
+
+    text = "- `git diff --check` 通过。\n- `pytest -q tests/x.py`: 16 passed.\n- `make deploy` runs staging before production\n"
+    assert [row[1] for row in fact_rows(parse(text.encode()))] == [3]
+
+
+def test_lines_a_note_got_from_its_template_are_no_duplicates(make_repo, capsys) -> None:
+    template = "# Bug\n\n## Cause\n\n- Fill this in once investigation proves the cause.\n- Link the decisive evidence such as code paths, tests, or logs.\n"
+    bug = template + "- The parser drops the last line when the file has no newline at its end\n"
+    files = {".obsidian/app.json": "{}", "07_Templates/Bug_Template.md": template}
+    files |= {f"03_Bugs/BUG-000{n}.md": bug for n in (1, 2)}
+    files["Phases/Step.md"] = "# Step\n\n- To be populated after vault initialization.\n" * 3
+    root = make_repo("vault", files)
+    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln]
+    assert len(dupes) == 1 and "BUG-0002.md:7:" in dupes[0], dupes
+
+
+def test_a_templates_link_slot_is_no_broken_link(make_repo, capsys) -> None:
+    step = "# Step\n\n- [[<step note directory>/Execution_Brief|Execution Brief]] - why the step exists\n- [[Missing_Brief]]\n"
+    root = make_repo("notes", {"README.md": "# N\n", "templates/Step_Template.md": step})
+    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    assert len(broken) == 1 and "Missing_Brief" in broken[0], broken
+
+
+def test_a_credential_twice_on_a_line_is_one_finding_and_a_windows_path_is_none() -> None:
+    from amr_tui.core.format.parser import parse
+
+    token = "1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
+    text = f"- bot token {token}, set as {token}\n- Credentials: `C:/Users/me/.claude/gmail/credentials.json`\n"
+    assert [(d.code, d.line) for d in parse(text.encode()).diagnostics] == [("AMR016", 1)]

@@ -246,6 +246,26 @@ def is_task_list(path: str) -> bool:
     return is_markdown(name) and _TASK_LIST.match(name) is not None
 
 
+_LOG_NAME = re.compile(r"(?:^|[^a-z])(?:logs?|journal|handoffs?|changelog|diary)(?:[^a-z]|$)", re.IGNORECASE)
+
+
+def is_log(path: str) -> bool:
+    """A log kept by name (``SESSION_LOG.md``, ``AGENT_HANDOFF_2026-06.md``, ``learning-log.md``,
+    ``CHANGELOG.md``): an entry per session, whose status lines recur from one session to the next
+    (a check that passed, a file synced), so its lines are not duplicates of each other."""
+    name = path.rsplit("/", 1)[-1]
+    return is_markdown(name) and _LOG_NAME.search(name[:-3]) is not None
+
+
+_TEMPLATE_PART = re.compile(r"(?:^|[^a-z])templates?(?:[^a-z]|$)", re.IGNORECASE)
+
+
+def is_template(path: str) -> bool:
+    """A note template (``07_Templates/Bug_Template.md``, ``templates/daily.md``): the notes made
+    from it carry its lines (its headings' guidance, its placeholders), which are no facts."""
+    return is_markdown(path) and any(_TEMPLATE_PART.search(part) for part in path.split("/"))
+
+
 def start_files(profile: Profile, files: Iterable[str]) -> list[str]:
     """The Markdown files of ``files`` the format's agent loads at session start, in the order it
     loads them: the profile's start patterns, then the two latest dated logs of its daily folder."""

@@ -747,7 +747,7 @@ _CODE_OR_FILE = re.compile(
     r"|(?:self|this|cls|config|settings|cfg|conf|env|options|opts|props|params|args|req|request|ctx|data)"
     r"(?:\.[A-Za-z_$][\w$]*)+[;,]?"
     r"|\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?z?"
-    r"|(?:[A-Za-z]:\\|[\w.-]*[/\\])[\w./\\ -]*\.(?:md|txt|json|ya?ml|toml|ini|env|cfg|conf|py|ts|tsx|js|sh|git|log|csv|html?))$",
+    r"|(?:[A-Za-z]:[/\\]|[\w.-]*[/\\])[\w./\\ -]*\.(?:md|txt|json|ya?ml|toml|ini|env|cfg|conf|py|ts|tsx|js|sh|git|log|csv|html?))$",
     re.IGNORECASE,
 )
 _HEX = frozenset("0123456789abcdefABCDEF")

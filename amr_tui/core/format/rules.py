@@ -211,7 +211,11 @@ def check_document(
             entry.diagnostics = EMPTY
     for line in _secret_lines(lines, doc.text if text is None else text):
         if line.kind is not LineKind.BLANK:
+            seen: set[str] = set()
             for m in find_secrets(line.text):
+                if line.text[m.start : m.end] in seen:
+                    continue  # the same credential again on its line: one finding says it
+                seen.add(line.text[m.start : m.end])
                 out.append(
                     diag(
                         "AMR016",

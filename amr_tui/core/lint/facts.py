@@ -69,10 +69,22 @@ _FIELD = re.compile(r"^\*\*([^*]{1,30}?)\*\*\s*[:\uff1a]\s*(.*)$|^\*\*([^*]{1,30
 _PLAIN_FIELD = re.compile(r"^([^\s:\uff1a*_`#\[(][^:\uff1a\[\]()`]{0,28}?)\s*[:\uff1a]\s+(\S.*)$")
 _ONLY_CODE = re.compile(r"^`[^`]+`[.,;]?$|^~?[\w.-]*(?:/[\w.@-]+)+\.\w{1,8}[.,;]?$")  # `cmd`, src/x/app.yml
 _SAME_AS = ("same as", "see above", "as above", "ditto")
-# A form's line waiting to be filled in: "Headnote: __________", "Sources closed: yes / no"
-_BLANK = re.compile(r"_{4,}|(?:^|\s)yes ?/ ?no[.?]?$", re.IGNORECASE)
+# A form's line waiting to be filled in: "Headnote: __________", "Sources closed: yes / no",
+# "To be populated after vault initialization.", "Fill this in once investigation proves the cause."
+_BLANK = re.compile(
+    r"_{4,}|(?:^|\s)yes ?/ ?no[.?]?$|^(?:to be (?:populated|filled|added|written|completed|determined|documented|"
+    r"defined|decided)|fill (?:this|it|these) in|fill in (?:this|the)|tbd\b|to do\b)",
+    re.IGNORECASE,
+)
 # A link and what the linked note is: "[[Content-Sourcing]] - where the facts come from"
 _CAPTION = re.compile(r"^(?:!?\[\[[^\[\]\n]+\]\]|\[[^\[\]\n]+\]\([^()\n]+\))\s*(?:\u2014|\u2013|-|:)\s")
+# A command and what it gave: "`git diff --check` passed", "`pytest -q`: 16 passed", "… 通过": a
+# log's status line, written again at every session that ran the check.
+_STATUS = re.compile(
+    r"^`[^`]+`\s*[:\uff1a\u2014-]?\s*(?:\d+\s+)?(?:passed|pass|ok|clean|green|failed|"
+    r"\u901a\u8fc7|\u6210\u529f|\u5931\u8d25)[\s.,;\u3002\uff1b)]*(?:\S+\s*){0,3}$",
+    re.IGNORECASE,
+)
 _POINTS_TO = re.compile(r"(?:\u2192|->|=>|\u21d2|\u279c)\s*(?:!?\[\[[^\[\]\n]+\]\]|\[[^\[\]\n]+\]\([^()\n]+\))\W*$")
 _ONLY_URL = re.compile(r"^[^:\uff1a]{1,40}[:\uff1a]\s*(?:<?https?://\S+>?|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,12}(?:/\S*)?)$")
 # A question asks, it states nothing: "- Why did you leave your last job?", a Thai or Chinese one
@@ -111,7 +123,7 @@ def is_fact(entry: Entry, text: str) -> bool:
     ``**Owner:** Lu``), a pointer (``See [[user_role]].``, ``relates_to [[Note Title]]``), a note's
     caption (``[[Writing-Manual]] - the craft rules``), a form's blank (``Headnote: ______``)."""
     first = entry.text
-    if first[:4] in ("[ ] ", "[x] ", "[X] ") or _ONLY_CODE.match(first):
+    if first[:4] in ("[ ] ", "[x] ", "[X] ") or _ONLY_CODE.match(first) or _STATUS.match(text):
         return False  # a task of a checklist, a file or command named in a list: no fact to say twice
     if _BLANK.search(text) or _CAPTION.match(first) or _QUESTION.search(text):
         return False  # a form's blank to fill in; a note's caption in a list of related notes; a question
@@ -165,6 +177,7 @@ def fact_rows(doc: ParsedFile, *, whole: bool = True) -> Iterator[tuple[str, int
             or ":" in text[:31]
             or "\uff1a" in text[:31]
             or "____" in text
+            or text[:2] in ("To", "to", "Fi", "fi", "TB")
             or "http" in text
             or ": " in text[:42]
             or ("/" in text and " " not in text)

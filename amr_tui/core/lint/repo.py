@@ -32,7 +32,17 @@ from amr_tui.core.format.links import (
 )
 from amr_tui.core.format.parser import Document, parse
 from amr_tui.core.format.rules import diag, is_worded_credential
-from amr_tui.core.formats import Profile, is_memory, is_task_list, is_writeup, mirrored, profile_of, start_files
+from amr_tui.core.formats import (
+    Profile,
+    is_log,
+    is_memory,
+    is_task_list,
+    is_template,
+    is_writeup,
+    mirrored,
+    profile_of,
+    start_files,
+)
 from amr_tui.core.formats import is_journal as is_journal  # lint's API, defined with the profiles
 from amr_tui.core.lint.contradictions import find_contradictions
 from amr_tui.core.lint.facts import CONTRADICTIONS_MAX_ENTRIES as CONTRADICTIONS_MAX_ENTRIES  # lint's API
@@ -277,6 +287,7 @@ def _as_the_format_reads(repo: RepoSnapshot, findings: list[Finding]) -> list[Fi
     return out
 
 
+_TEMPLATE_SLOT = re.compile(r"<[^<>]+>|\{\{[^{}]*\}\}")
 _ROOTED = re.compile(r"^\[\[/([^/\]][^\]]*)\]\]: absolute path; ")
 
 
@@ -476,6 +487,8 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
                 continue
             if res.state is not LinkState.BROKEN:
                 continue  # AMR012 / AMR029 / AMR032 in the same file come from the line rules
+            if _TEMPLATE_SLOT.search(link.target):
+                continue  # a template's link to fill in: [[<step note directory>/Brief]], [[{{title}}]]
             if (rest := off_by_a_folder(link)) is not None and repo.resolve(rest).state is LinkState.OK:
                 continue  # a relative [[../../identity/SOUL]] a folder off: found by the rest of its path
             fix = None
@@ -644,15 +657,30 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     profile = repo.profile
     vault = profile.planned_links or profile.name == "folder"  # notes written as a knowledge base
     writeup: list[bool] = []  # file -> one of the agent's write-ups (``Profile.writeups``)
+    log: list[bool] = []  # file -> a log kept by name (``core.formats.is_log``)
+    compared: list[str] = []
+    from_template: set[str] = set()  # the lines of the repo's templates: a note made from one has them
     for path in repo.markdown_paths():
         if in_amr_folder(path) or is_journal(path) or is_task_list(path) or not is_memory(profile, path):
             continue  # amr's own records repeat facts on purpose; a daily journal repeats its status lines
+        if is_template(path):
+            from_template.update(repo.norms_of(path)[0].split("\n"))
+        else:
+            compared.append(path)
+    from_template.discard("")
+    for path in compared:
         norms, at = repo.norms_of(path)
         if not at:
             continue
+        if from_template:
+            own = [(n, ln) for n, ln in zip(norms.split("\n"), at, strict=True) if n not in from_template]
+            if not own:
+                continue
+            norms, at = "\n".join(n for n, _ in own), array("I", (ln for _, ln in own))
         f = len(paths)
         paths.append(path)
         writeup.append(is_writeup(profile, path))
+        log.append(is_log(path))
         joined.append(norms)
         pos = 0
         for norm, line in zip(norms.split("\n"), at, strict=True):
@@ -674,7 +702,7 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
         """A copy that may repeat another by design: in a file the format mirrors, or on a line
         with a link (a summary of the note it links). Most copies are neither: checked first."""
         f = file_ix[row]
-        if writeup[f] or (mirror_names and paths[f].rsplit("/", 1)[-1] in mirror_names):
+        if writeup[f] or log[f] or (mirror_names and paths[f].rsplit("/", 1)[-1] in mirror_names):
             return True
         held = link_lines.get(f)
         if held is None:
@@ -684,10 +712,11 @@ def _duplicates(repo: RepoSnapshot, *, near: bool = True) -> list[Finding]:
     def related(a: int, b: int) -> bool:
         """Two copies that repeat each other by design: files the format mirrors (a memory bank's
         activeContext.md and progress.md), a write-up and another file (a research note and its
-        summary, or the memory drawn from it), or a summary whose entry links to the note it sums up."""
+        summary, or the memory drawn from it), two lines of one log, or a summary whose entry links
+        to the note it sums up."""
         fa, fb = file_ix[a], file_ix[b]
         if fa == fb:
-            return False
+            return log[fa]  # a log's status lines recur from one session to the next
         pa, pb = paths[fa], paths[fb]
         return (
             writeup[fa]
