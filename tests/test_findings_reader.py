@@ -490,3 +490,19 @@ def test_a_credential_twice_on_a_line_is_one_finding_and_a_windows_path_is_none(
     token = "1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"
     text = f"- bot token {token}, set as {token}\n- Credentials: `C:/Users/me/.claude/gmail/credentials.json`\n"
     assert [(d.code, d.line) for d in parse(text.encode()).diagnostics] == [("AMR016", 1)]
+
+
+def test_a_claude_memorys_markdown_link_into_its_project_is_quiet(make_repo, capsys) -> None:
+    text = "---\nname: scrub\ntype: feedback\n---\n\nSee [the appeal](docs/appeal.md) and [[missing-memory]].\n"
+    root = make_repo(
+        "claude", {"MEMORY.md": "- [Scrub](feedback_scrub.md) — scrub the repo\n", "feedback_scrub.md": text}
+    )
+    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    assert len(broken) == 1 and "missing-memory" in broken[0], broken
+
+
+def test_words_paired_by_a_slash_are_no_password() -> None:
+    from amr_tui.core.secrets import find_secrets
+
+    assert not find_secrets("- PASS: input/output contract, render policy, failure behaviour")
+    assert find_secrets("password: blue/Green7")

@@ -405,6 +405,7 @@ _KNOWN_PREFIX = re.compile(
     r"hf_|npm_|tvly-(?:[a-z]{2,8}-)?)"
 )
 _FILLER = frozenset("xX0*.#_-")
+_WORD_PAIR = re.compile(r"^[a-z]{2,12}(?:/[a-z]{2,12})+[,.;:]?$")
 _FILLED_IN = re.compile(r"\{[A-Za-z_][\w.-]{0,30}\}")  # a {name} slot in a value
 # Words a documentation's sample value is made of (``sk-your-key``, ``REPLACE_ME``); none of them is
 # letters a random token holds by chance more than once in ~25,000 tokens. (Not "example": AWS's own
@@ -465,6 +466,8 @@ def not_a_secret(value: str) -> bool:
         return True  # a documentation's sample: sk-your-key, xoxb-your-bot-token-here, REPLACE_WITH_KEY
     if _FILLED_IN.search(v):
         return True  # a template filled in later: {origin}/.well-known/..., https://{host}/api
+    if _WORD_PAIR.match(v):
+        return True  # "input/output", "read/write": words paired, the prose after "PASS:" or "token:"
     return v.startswith("$") or "${" in v  # built from variables (a $ inside a password is no template)
 
 
