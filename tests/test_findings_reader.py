@@ -26,6 +26,11 @@ def _codes(capsys, root: Path) -> list[str]:
     return [ln for ln in capsys.readouterr().out.splitlines() if ": AMR" in ln]
 
 
+def _with(capsys, root: Path, *codes: str) -> list[str]:
+    """The lines of ``amr lint`` on ``root`` that give one of ``codes``."""
+    return [ln for ln in _codes(capsys, root) if any(f": {code} " in ln for code in codes)]
+
+
 def test_a_pasted_terminal_output_is_one_finding() -> None:
     paste = "".join(f"- \x1b[32mPASS\x1b[0m test_{i}\n" + ("  plain line\n" if i % 4 == 0 else "") for i in range(30))
     doc = parse(("# Log\n\n" + paste + "\n- a \u202e b\n- c \u202e d\n").encode())
@@ -87,7 +92,7 @@ def test_a_template_field_is_no_duplicate_and_a_fact_in_field_form_is(make_repo,
             "b.md": "# B\n\n- Date: 2025-03-01\n- Status: done\n- Placement matches: 10 per season\n",
         },
     )
-    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    dupes = _with(capsys, root, "AMR014", "AMR015")
     assert dupes and all(":5:" in ln for ln in dupes), dupes
 
 
@@ -128,7 +133,7 @@ def test_github_anchors_and_section_numbers_name_their_heading(make_repo, capsys
             "- See [[README#Nothing like it]]\n",
         },
     )
-    lines = [ln for ln in _codes(capsys, root) if "AMR032" in ln]
+    lines = _with(capsys, root, "AMR032")
     assert len(lines) == 1 and "a.md:5:" in lines[0], lines
 
 
@@ -152,15 +157,15 @@ def test_checklist_items_and_file_lists_are_no_duplicate_facts(make_repo, capsys
     body = "- [ ] privacy policy URL and store listing\n- `backend/tests/integration/test_runtime.py`\n"
     body += "- The staging deploy needs the VPN to be up first\n"
     root = make_repo("notes", {"a.md": "# A\n\n" + body, "b.md": "# B\n\n" + body})
-    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    dupes = _with(capsys, root, "AMR014", "AMR015")
     assert dupes and all(":5:" in ln for ln in dupes), dupes
 
 
 def test_an_empty_bullet_in_a_vault_is_its_template(make_repo, capsys) -> None:
     root = make_repo("vault", {".obsidian/app.json": "{}", "Daily/2026-01-18.md": "# Notes\n\n-\n- met Ana\n"})
-    assert not [ln for ln in _codes(capsys, root) if "AMR019" in ln]
+    assert not _with(capsys, root, "AMR019")
     amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n-\n\n## Index\n"})
-    assert [ln for ln in _codes(capsys, amr) if "AMR019" in ln]
+    assert _with(capsys, amr, "AMR019")
 
 
 # What the fifth batch showed (measured once with the rules above, then these fixes: docs/findings.md).
@@ -169,13 +174,13 @@ def test_an_empty_bullet_in_a_vault_is_its_template(make_repo, capsys) -> None:
 def test_a_generated_list_of_named_things_is_no_duplicate(make_repo, capsys) -> None:
     page = "# Community\n\n- `main()` — 1 connections\n- **Python** — 32 nodes\n- `md1.py` — Python L1\n"
     root = make_repo("vault", {".obsidian/app.json": "{}", "c0.md": page, "c1.md": page.replace("Community", "C1")})
-    assert not [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    assert not _with(capsys, root, "AMR014", "AMR015")
 
 
 def test_a_field_that_points_at_another_is_no_duplicate(make_repo, capsys) -> None:
     body = "# Accounts\n\n- **Password:** same as Proton (kept in the secrets folder)\n"
     root = make_repo("notes", {"a.md": body, "b.md": body.replace("Accounts", "Mail")})
-    assert not [ln for ln in _codes(capsys, root) if "AMR014" in ln]
+    assert not _with(capsys, root, "AMR014")
 
 
 def test_a_relative_link_one_level_off_still_finds_its_note(make_repo, capsys) -> None:
@@ -190,14 +195,14 @@ def test_a_relative_link_one_level_off_still_finds_its_note(make_repo, capsys) -
             "memory/second-brain/entities/adnane.md": "# Adnane\n\n- the user\n",
         },
     )
-    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    broken = _with(capsys, root, "AMR010")
     assert len(broken) == 1 and "NOPE" in broken[0], broken
 
 
 def test_a_vaults_short_list_items_are_its_vocabulary_and_its_facts_are_not(make_repo, capsys) -> None:
     note = "# {t}\n\n- HTTP keep-alive\n- AWS Lambda / Fargate\n- The gateway retries a failed upstream call twice\n"
     root = make_repo("vault", {".obsidian/app.json": "{}", "a.md": note.format(t="A"), "b.md": note.format(t="B")})
-    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    dupes = _with(capsys, root, "AMR014", "AMR015")
     assert dupes and all(":5:" in ln for ln in dupes), dupes
 
 
@@ -234,9 +239,9 @@ def test_the_app_follows_a_link_a_folder_off_where_lint_says_it_is_fine(make_rep
 
 def test_an_empty_link_is_a_templates_field_outside_amr(make_repo, capsys) -> None:
     root = make_repo("vault", {".obsidian/app.json": "{}", "Templates/Session.md": "# Session\n\n**Project:** [[]]\n"})
-    assert not [ln for ln in _codes(capsys, root) if "AMR029" in ln]
+    assert not _with(capsys, root, "AMR029")
     amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n- see [[]]\n\n## Index\n"})
-    assert [ln for ln in _codes(capsys, amr) if "AMR029" in ln]
+    assert _with(capsys, amr, "AMR029")
 
 
 # What the sixth batch of real folders showed (docs/findings.md, "Batch 6 and 7"): each below was a
@@ -266,7 +271,7 @@ def test_an_openclaw_agents_write_ups_repeat_their_notes_and_its_memory(make_rep
             + "- The staging server runs on port 8443 behind nginx\n",
         },
     )
-    assert not [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    assert not _with(capsys, root, "AMR014", "AMR015")
 
 
 def test_a_fact_twice_in_one_write_up_or_in_the_memory_is_still_a_duplicate(make_repo, capsys) -> None:
@@ -287,7 +292,7 @@ def test_an_openclaw_memory_md_is_loaded_whole_up_to_its_character_limit(make_re
         f"- 项目 {i} 的长期记忆条目\n" for i in range(300)
     )  # 300 lines, about 6,000 characters
     root = _workspace(make_repo, {"MEMORY.md": long})
-    assert not [ln for ln in _codes(capsys, root) if "AMR003" in ln]
+    assert not _with(capsys, root, "AMR003")
     longer = "# Memory\n\n" + "".join(
         f"- 项目 {i} 的长期记忆条目，部署在预发布环境的第二台服务器上\n" for i in range(500)
     )
@@ -306,7 +311,7 @@ def test_a_claude_code_memory_is_named_without_its_type(make_repo, capsys) -> No
             "Related: [[design-workflow]] and [[review-workflow]].\n",
         },
     )
-    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    broken = _with(capsys, root, "AMR010")
     assert len(broken) == 1 and "[[review-workflow]]" in broken[0], broken
 
 
@@ -321,7 +326,7 @@ def test_a_forms_blanks_and_a_notes_captions_are_no_duplicate_facts(make_repo, c
     files = {".obsidian/app.json": "{}", "Writing-Manual.md": "# Manual\n"}
     files |= {f"Brief-{n}.md": brief.format(n=n) for n in (1, 2, 3)}
     root = make_repo("vault", files)
-    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    dupes = _with(capsys, root, "AMR014", "AMR015")
     assert len(dupes) == 1 and ":9:" in dupes[0] and "written 3 times" in dupes[0], dupes
 
 
@@ -339,7 +344,7 @@ def test_a_keys_name_in_quotes_after_the_key_word_is_no_credential() -> None:
 def test_openclaw_reply_directives_are_no_links(make_repo, capsys) -> None:
     log = "# Session\n\nassistant: [[reply_to_current]] Done, and verified.\n- [[reply_to: 1234]] ok\n- see [[missing-note]]\n"
     root = _workspace(make_repo, {"memory/2026-03-05-sync.md": log})
-    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    broken = _with(capsys, root, "AMR010")
     assert len(broken) == 1 and "[[missing-note]]" in broken[0], broken
 
 
@@ -348,15 +353,15 @@ def test_amr_metadata_rules_are_not_another_formats(make_repo, capsys) -> None:
         "# Notes\n\n- Candidate: a contact list [Source: press release] - more text after it\n- ends [in a bracket]\n"
     )
     root = _workspace(make_repo, {"memory/2026-03-05.md": text})
-    assert not [ln for ln in _codes(capsys, root) if "AMR031" in ln or "AMR020" in ln]
+    assert not _with(capsys, root, "AMR031", "AMR020")
     amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n## Index\n\n- a fact [source: x] then more text\n"})
-    assert [ln for ln in _codes(capsys, amr) if "AMR031" in ln]
+    assert _with(capsys, amr, "AMR031")
 
 
 def test_a_missing_note_is_said_once_per_file_that_links_it(make_repo, capsys) -> None:
     note = "# Research\n\n- a [[GLOSSARY#Artifact|artifact]] moves\n- the [[GLOSSARY#Fingerprint|fingerprint]] stays\n- [[GLOSSARY]]\n"
     root = make_repo("notes", {"README.md": "# Notes\n", "research/a.md": note, "research/b.md": note})
-    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    broken = _with(capsys, root, "AMR010")
     assert len(broken) == 2 and all("3 links of this file name it" in ln for ln in broken), broken
 
 
@@ -388,9 +393,9 @@ def test_a_link_from_the_vault_root_is_obsidians(make_repo, capsys) -> None:
             "Learnings.md": "- see [[/Usecases]] and [[/Not-yet]]\n",
         },
     )
-    assert not [ln for ln in _codes(capsys, root) if "AMR012" in ln]
+    assert not _with(capsys, root, "AMR012")
     amr = make_repo("amr", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[/etc/passwd]]\n"})
-    assert [ln for ln in _codes(capsys, amr) if "AMR012" in ln]
+    assert _with(capsys, amr, "AMR012")
 
 
 def test_pointers_questions_url_fields_and_bare_paths_are_no_duplicate_facts(make_repo, capsys) -> None:
@@ -401,7 +406,7 @@ def test_pointers_questions_url_fields_and_bare_paths_are_no_duplicate_facts(mak
     )
     files = {".obsidian/app.json": "{}", "Pricing.md": "# P\n", "Testing.md": "# T\n"}
     root = make_repo("vault", files | {"A.md": note.format(t="A"), "B.md": note.format(t="B")})
-    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln or "AMR015" in ln]
+    dupes = _with(capsys, root, "AMR014", "AMR015")
     assert len(dupes) == 1 and ":8:" in dupes[0], dupes
 
 
@@ -440,7 +445,7 @@ def test_a_to_do_lists_carried_tasks_are_no_duplicates(make_repo, capsys) -> Non
     root = make_repo(
         "vault", {".obsidian/app.json": "{}", "Archive/To do - list.md": tasks, "Notes.md": "# N\n\n" + week * 2}
     )
-    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln]
+    dupes = _with(capsys, root, "AMR014")
     assert dupes and all("Notes.md" in ln for ln in dupes), dupes
 
 
@@ -454,7 +459,7 @@ def test_a_logs_repeated_status_lines_are_no_duplicates(make_repo, capsys) -> No
     log = "# Handoff\n\n" + "".join(session.format(n=n) for n in range(4))
     notes = "# Notes\n\n- The ledger consumes dividend events before the open\n" * 2
     root = make_repo("notes", {"README.md": "# N\n", "archive/AGENT_HANDOFF_2026-06.md": log, "status.md": notes})
-    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln]
+    dupes = _with(capsys, root, "AMR014")
     assert len(dupes) == 1 and "status.md" in dupes[0], dupes
 
 
@@ -473,14 +478,14 @@ def test_lines_a_note_got_from_its_template_are_no_duplicates(make_repo, capsys)
     files |= {f"03_Bugs/BUG-000{n}.md": bug for n in (1, 2)}
     files["Phases/Step.md"] = "# Step\n\n- To be populated after vault initialization.\n" * 3
     root = make_repo("vault", files)
-    dupes = [ln for ln in _codes(capsys, root) if "AMR014" in ln]
+    dupes = _with(capsys, root, "AMR014")
     assert len(dupes) == 1 and "BUG-0002.md:7:" in dupes[0], dupes
 
 
 def test_a_templates_link_slot_is_no_broken_link(make_repo, capsys) -> None:
     step = "# Step\n\n- [[<step note directory>/Execution_Brief|Execution Brief]] - why the step exists\n- [[Missing_Brief]]\n"
     root = make_repo("notes", {"README.md": "# N\n", "templates/Step_Template.md": step})
-    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    broken = _with(capsys, root, "AMR010")
     assert len(broken) == 1 and "Missing_Brief" in broken[0], broken
 
 
@@ -497,7 +502,7 @@ def test_a_claude_memorys_markdown_link_into_its_project_is_quiet(make_repo, cap
     root = make_repo(
         "claude", {"MEMORY.md": "- [Scrub](feedback_scrub.md) — scrub the repo\n", "feedback_scrub.md": text}
     )
-    broken = [ln for ln in _codes(capsys, root) if "AMR010" in ln]
+    broken = _with(capsys, root, "AMR010")
     assert len(broken) == 1 and "missing-memory" in broken[0], broken
 
 
