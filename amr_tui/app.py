@@ -71,7 +71,8 @@ class HoldsUnsavedText(Protocol):
 class AmrApp(FrameWatchingApp[int]):
     TITLE = "amr"
     SUB_TITLE = "Agent Memory Repos"
-    CSS_PATH = [str(styles_dir() / "app.tcss")]
+    CSS_PATH = [str(styles_dir() / "app.tcss")]  # the main screen's layout (and what all screens share)
+    LATER_CSS_PATH = [str(styles_dir() / "screens.tcss")]  # the other screens': not parsed for the first frame
     COMMANDS = App.COMMANDS | {_memory_provider, _actions_provider}
     BINDINGS = bindings("app")
     DEFAULT_CSS = """
@@ -216,6 +217,10 @@ class AmrApp(FrameWatchingApp[int]):
             self._session_started = True
             return self._main_screen_for(self.mounts)
         return super().get_default_screen()
+
+    def needs_later_css(self, screen: Screen[Any]) -> bool:
+        # screens.tcss lays out every screen but the main one: its first frame does not parse it.
+        return not isinstance(screen, MainScreen)
 
     def on_mount(self) -> None:
         self.focus_return = FocusReturn(self)

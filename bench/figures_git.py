@@ -111,7 +111,7 @@ def review(root: Path, repeats: int) -> list[Row]:
     from amr_tui.app import styles_dir
 
     class Host(App[None]):
-        CSS_PATH = [str(styles_dir() / "app.tcss")]
+        CSS_PATH = [str(styles_dir() / "app.tcss"), str(styles_dir() / "screens.tcss")]
 
     listed, entries, filled, counts = [], [], [], []
 

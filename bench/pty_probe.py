@@ -54,6 +54,19 @@ def _status_mb(pid: int, key: str) -> float | None:
     return None
 
 
+def _cpu_s(pid: int) -> float | None:
+    """The CPU time all threads of ``pid`` have run, in seconds (``/proc/<pid>/task/*/schedstat``,
+    nanoseconds: far less at the mercy of the machine's load than the wall clock), or None."""
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as fh:
+                total += int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / 1e9
+
+
 def _env(home: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEXTUAL", "TMUX", "AMR"))}
     env.update(
@@ -139,6 +152,7 @@ def probe(
 class ScreenProbe:
     seen: dict[str, float] = field(default_factory=dict)  # check name -> seconds after process start
     screens: dict[str, str] = field(default_factory=dict)  # check name -> the screen's text at that moment
+    cpu: dict[str, float] = field(default_factory=dict)  # check name -> CPU seconds the app had used by then
     vm_hwm_mb: float | None = None  # peak RSS when the last check held
     error: str = ""
 
@@ -190,6 +204,9 @@ def probe_screen(
                 for name in [n for n, check in todo.items() if check(lines)]:
                     result.seen[name] = now
                     result.screens[name] = "\n".join(lines)
+                    cpu = _cpu_s(proc.pid)
+                    if cpu is not None:
+                        result.cpu[name] = cpu
                     del todo[name]
             elif proc.poll() is not None:
                 break

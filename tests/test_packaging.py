@@ -22,7 +22,7 @@ def test_wheel_ships_styles_and_installed_copy_uses_them(tmp_path):
     )
     wheel = next(out.glob("amr_tui-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    assert "amr_tui/styles/app.tcss" in names
+    assert "amr_tui/styles/app.tcss" in names and "amr_tui/styles/screens.tcss" in names
     assert any(n.endswith("entry_points.txt") for n in names)
     target = tmp_path / "site"
     subprocess.run(
@@ -85,7 +85,7 @@ def test_a_wheel_built_from_the_sdist_ships_styles_and_a_working_amr(tmp_path):
     )
     wheel = next(wheels.glob("amr_tui-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    assert "amr_tui/styles/app.tcss" in names
+    assert "amr_tui/styles/app.tcss" in names and "amr_tui/styles/screens.tcss" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "amr = amr_tui.cli.main:console_main" in zipfile.ZipFile(wheel).read(entry_points).decode()
     target = tmp_path / "site"

@@ -79,7 +79,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 class Host(App[None]):
-    CSS_PATH = str(styles_dir() / "app.tcss")
+    CSS_PATH = [str(styles_dir() / "app.tcss"), str(styles_dir() / "screens.tcss")]
 
 
 def _shape(review) -> tuple:

@@ -37,6 +37,7 @@ def test_the_pinned_textual_has_what_the_adapters_use():
         "layout",
     ]
     assert callable(Tree._invalidate)
+    assert list(inspect.signature(App._load_screen_css).parameters) == ["self", "screen"]
     assert isinstance(inspect.getattr_static(Input, "_value"), property)
     for name in ("_position_to_cell", "_cell_offset_to_index"):
         assert callable(getattr(Input, name)), name
@@ -47,7 +48,7 @@ def test_the_pinned_textual_has_what_the_adapters_use():
 
 def test_no_other_module_touches_those_private_names():
     names = {"_display", "_check_bindings", "_size_updated", "_invalidate", "_position_to_cell"}
-    names |= {"_cell_offset_to_index", "_batch_count"}
+    names |= {"_cell_offset_to_index", "_batch_count", "_load_screen_css"}
     for path in (ROOT / "amr_tui").rglob("*.py"):
         if path.name == "textual_private.py":
             continue

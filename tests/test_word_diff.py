@@ -60,7 +60,8 @@ LONG_NEW = LONG_OLD.replace("90 days", "30 days")
 
 
 class Host(App[None]):
-    CSS_PATH = AmrApp.CSS_PATH  # the app's layout; the highlight is a component class of SideBySide's DEFAULT_CSS
+    # the app's layout; the highlight is a component class of SideBySide's DEFAULT_CSS
+    CSS_PATH = AmrApp.CSS_PATH + AmrApp.LATER_CSS_PATH
 
     def compose(self) -> ComposeResult:
         yield SideBySide(id="sbs")

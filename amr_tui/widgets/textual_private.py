@@ -6,7 +6,10 @@ tests/test_textual_private.py checks that the pinned Textual still has what thes
 Nothing else in amr reads or overrides a private Textual name (bench/structure.py counts them).
 
 - :class:`FrameWatchingApp`: the first frame *written to the terminal* (no public event: the
-  Ready event comes before the first write, ``call_after_refresh`` from a mounting screen too).
+  Ready event comes before the first write, ``call_after_refresh`` from a mounting screen too);
+  and app-wide CSS read only before the first screen that needs it is shown (``LATER_CSS_PATH``:
+  Textual reads an app's CSS_PATH whole before its first frame, and a screen's own CSS_PATH is
+  scoped to nothing but has to be named on each screen class).
 - :func:`run_binding_now`: run the binding of a key the app has just read, before Textual
   forwards it to the focused widget (no public "check bindings" call).
 - :class:`LaidOutScrollView`: lay a scroll view out at its size before the first frame renders
@@ -19,8 +22,9 @@ Nothing else in amr reads or overrides a private Textual name (bench/structure.p
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
@@ -38,12 +42,35 @@ ReturnType = TypeVar("ReturnType")
 
 
 class FrameWatchingApp(App[ReturnType]):
-    """An app that knows when its first frame is written to the terminal."""
+    """An app that knows when its first frame is written to the terminal, and reads the CSS of
+    ``LATER_CSS_PATH`` only before the first screen that ``needs_later_css`` is shown."""
+
+    LATER_CSS_PATH: ClassVar[list[str]] = []
+    """App-wide CSS (read like CSS_PATH, after it) that the first screen does not use."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._amr_frame_written = False
         self._amr_after_frame: list[Callable[[], object]] = []
+        self._amr_later_css_read = False
+
+    def needs_later_css(self, screen: Screen[Any]) -> bool:
+        """Whether ``screen`` is laid out by ``LATER_CSS_PATH`` (read before it is shown)."""
+        return True
+
+    def _load_screen_css(self, screen: Screen[Any]) -> None:
+        # Textual calls this for every screen about to be shown (the first one, pushed, switched
+        # to). The later CSS is added as CSS_PATH's is (Stylesheet.read, which leaves the map of
+        # rules by selector stale: add_source drops it); the stylesheet parses it at its next use
+        # (the screen's mount), the sources it parsed already taken from its cache. The nodes on
+        # screen are not styled again: the later CSS names none of them (a test checks it).
+        if not self._amr_later_css_read and self.needs_later_css(screen):
+            self._amr_later_css_read = True
+            for path in self.LATER_CSS_PATH:
+                with open(path, encoding="utf-8") as fh:
+                    css = fh.read()
+                self.stylesheet.add_source(css, read_from=(os.path.abspath(path), ""), is_default_css=False)
+        super()._load_screen_css(screen)
 
     @property
     def frame_written(self) -> bool:

@@ -151,6 +151,12 @@ class MainScreen(Screen[None]):
         self.pending_said: tuple[int, str | None] = (0, None)  # what the status line last said waits for review
         self.opens = Opens()  # which open is the latest, and an edit key waiting for it
         self.polls = Polls()  # one poll at a time, and when one re-checks history
+        # The entry editor, hidden until an edit starts, is mounted once the first frame is
+        # painted (_mount_editor): its input, its CSS and Input's are no part of that frame. Made
+        # here, so that what asks whether an edit is open (the editor's display, target, saving)
+        # always has it to ask; an edit starts only once the session exists, after that frame.
+        self._editor = EntryEditor(id="editor", leave_to="#view")
+        self._editor.display = False
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -160,7 +166,7 @@ class MainScreen(Screen[None]):
                 yield Static("", id="file-title")
                 yield EntryView(id="view")
                 yield Static("", id="file-message", markup=False)
-                yield EntryEditor(id="editor", leave_to="#view")
+                # the entry editor comes here once the first frame is painted (_mount_editor)
             yield SidePanel(id="side")
         yield Static("", id="status", markup=False)
         yield Footer()
@@ -169,13 +175,17 @@ class MainScreen(Screen[None]):
         width = self.host.config.tree_width
         if width:
             self.query_one(MemoryTree).styles.width = width
-        self.query_one("#editor", EntryEditor).display = False
         self.query_one("#file-message").display = False
         if self.host.today:
             self.view.today = self.host.today
             self.query_one(MemoryTree).today = self.host.today
+        self.loader.after_paint(self._mount_editor)  # before the load: it is there when the session is
         self.loader.start()
         self.set_interval(self.poll_interval, self._tick, name="poll")
+
+    def _mount_editor(self) -> None:
+        for center in self.query("#center"):  # none once the screen is torn down
+            center.mount(self._editor, after="#file-message")
 
     def on_screen_resume(self) -> None:
         self.loader.resumed()
@@ -651,7 +661,7 @@ class MainScreen(Screen[None]):
 
     @property
     def editor(self) -> EntryEditor:
-        return self.query_one("#editor", EntryEditor)
+        return self._editor
 
     def set_status(self, text: str) -> None:
         """The status line says ``text`` (a flow that outlives the screen, at quit, says nothing)."""
