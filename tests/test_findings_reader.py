@@ -511,3 +511,39 @@ def test_words_paired_by_a_slash_are_no_password() -> None:
 
     assert not find_secrets("- PASS: input/output contract, render policy, failure behaviour")
     assert find_secrets("password: blue/Green7")
+
+
+# What the ninth batch showed (docs/findings.md, "Batch 9"), in its shapes.
+
+
+def test_a_verdict_a_password_manager_and_a_system_file_are_no_password_words() -> None:
+    from amr_tui.core.secrets import find_secrets
+
+    for text in (
+        '- AC3: `up{job="openwrt"} == 1` in Prometheus. PASS (`up{instance="192.168.1.1:9100"} => 1`)',
+        "6a. Bei PASS: Beta-Test-1 live",
+        "- [component] 1Password Connect — `Helm-chart` in namespace `external-secrets`",
+        "Verified from the image's `/etc/passwd`: UID 999/abc",
+        "- Cross-app ExternalSecret pattern: `spec.refreshInterval: 12h`",
+        "| Cancellation Token Pattern | `[handle]/page.tsx:34` |",
+    ):
+        assert not find_secrets(text), text
+    assert find_secrets("PASS=Xk29dLq0pW")  # a variable named PASS
+    assert find_secrets("1Password master password: Tr0ub4dor&3x9")
+    assert find_secrets("Login/Password: admin / Hunter22!x")  # the pair after user/password
+
+
+def test_a_notes_link_into_its_project_is_quiet_and_an_indexs_is_not(make_repo, capsys) -> None:
+    note = "# Pattern\n\n- [Slice 087](worklog/specs/087-silent-fail.md)\n"
+    index = "# Rules\n\n- [AP-19](anti-patterns/AP-19.md)\n"
+    root = make_repo("notes", {"README.md": "# N\n", "pattern.md": note, "RULES_INDEX.md": index})
+    broken = _with(capsys, root, "AMR010")
+    assert len(broken) == 1 and "RULES_INDEX.md" in broken[0], broken
+
+
+def test_a_tasks_status_line_is_no_duplicate_fact() -> None:
+    from amr_tui.core.format.parser import parse
+    from amr_tui.core.lint.facts import fact_rows
+
+    text = "- 2 wallos scoped caps \u2014 TODO.\n- 1a victoria-logs-server \u2014 done.\n- The backup runs nightly at two\n"
+    assert [row[1] for row in fact_rows(parse(text.encode()))] == [3]

@@ -246,12 +246,12 @@ def is_task_list(path: str) -> bool:
     return is_markdown(name) and _TASK_LIST.match(name) is not None
 
 
-_LOG_NAME = re.compile(r"(?:^|[^a-z])(?:logs?|journal|handoffs?|changelog|diary)(?:[^a-z]|$)", re.IGNORECASE)
+_LOG_NAME = re.compile(r"(?:^|[^a-z])(?:logs?|journal|handoffs?|changelog|diary|history)(?:[^a-z]|$)", re.IGNORECASE)
 
 
 def is_log(path: str) -> bool:
     """A log kept by name (``SESSION_LOG.md``, ``AGENT_HANDOFF_2026-06.md``, ``learning-log.md``,
-    ``CHANGELOG.md``): an entry per session, whose status lines recur from one session to the next
+    ``CHANGELOG.md``, ``session_history.md``): an entry per session, whose status lines recur from one session to the next
     (a check that passed, a file synced), so its lines are not duplicates of each other."""
     name = path.rsplit("/", 1)[-1]
     return is_markdown(name) and _LOG_NAME.search(name[:-3]) is not None

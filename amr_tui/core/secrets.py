@@ -405,7 +405,11 @@ _KNOWN_PREFIX = re.compile(
     r"hf_|npm_|tvly-(?:[a-z]{2,8}-)?)"
 )
 _FILLER = frozenset("xX0*.#_-")
-_WORD_PAIR = re.compile(r"^[a-z]{2,12}(?:/[a-z]{2,12})+[,.;:]?$")
+# Words joined by a slash ("input/output", "ClusterSecretStore/onepassword-connect"), or a field's
+# dotted path ("spec.refreshInterval"): names, not a drawn value.
+_WORD_PAIR = re.compile(
+    r"^(?:[A-Za-z][A-Za-z-]{1,30}(?:/[A-Za-z][A-Za-z-]{1,30})+|[a-z][A-Za-z]{1,30}(?:\.[a-z][A-Za-z]{1,30})+)[,.;:]?$"
+)
 _FILLED_IN = re.compile(r"\{[A-Za-z_][\w.-]{0,30}\}")  # a {name} slot in a value
 # Words a documentation's sample value is made of (``sk-your-key``, ``REPLACE_ME``); none of them is
 # letters a random token holds by chance more than once in ~25,000 tokens. (Not "example": AWS's own
@@ -666,6 +670,7 @@ _VALUE = re.compile(r"[!-~]{1,1024}")
 _GAP = re.compile(r"[ \t]{1,4}")
 _PAIR = re.compile(r"[ \t]{1,3}/[ \t]{1,3}")
 # Key words of credentials as a whole: "user / password" after them counts as a pair too.
+_USER_SLASH = re.compile(r"(?:user(?:name)?|login|e-?mail|account|id)\s?/\s?$")  # "Login/Password: u / p"
 _PAIRED = ("credential", "credencia", "credenzia", "identifiant", "zugangsdaten", "login", "creds")
 _CLOSING = {")": "(", "]": "[", "}": "{", ">": "<"}
 
@@ -708,8 +713,14 @@ def _key_at(x: _Text, ks: int, ke: int) -> tuple[_Key | None, int]:
     while b > ke and low[b - 1] in "_.-":
         b -= 1
     given = t[a:b]
+    if given[:1] == "1" and given[1:].lower().startswith("password"):
+        return None, end  # 1Password, the password manager: its item is named, not the password
+    if low.endswith("/etc/", 0, a):
+        return None, end  # /etc/passwd, /etc/shadow: a file
     words = [given.lower()] if given.isalpha() and given[1:].islower() else _words(given)
     ident = len(words) > 1 or (given.isupper() and len(given) > 1)
+    if words == ["pass"] and not t.startswith("=", end):
+        return None, end  # PASS: a test's verdict ("PASS (12 tests)", "PASS|FAIL"); PASS=… is a variable
     at, strength, qualified = -1, 0, False
     for i, w in enumerate(words):
         s = _word_strength(w, ident)
@@ -750,13 +761,14 @@ _CODE_OR_FILE = re.compile(
     r"|(?:self|this|cls|config|settings|cfg|conf|env|options|opts|props|params|args|req|request|ctx|data)"
     r"(?:\.[A-Za-z_$][\w$]*)+[;,]?"
     r"|\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?z?"
-    r"|(?:[A-Za-z]:[/\\]|[\w.-]*[/\\])[\w./\\ -]*\.(?:md|txt|json|ya?ml|toml|ini|env|cfg|conf|py|ts|tsx|js|sh|git|log|csv|html?))$",
+    r"|(?:[A-Za-z]:[/\\]|[\w.\[\]-]*[/\\])[\w./\\ \[\]-]*\.(?:md|txt|json|ya?ml|toml|ini|env|cfg|conf|py|ts|tsx|js|sh|git|"
+    r"log|csv|html?)(?::\d+)?)$",
     re.IGNORECASE,
 )
 _HEX = frozenset("0123456789abcdefABCDEF")
 # Lower-case words and short numbers joined by - _ . / : a name, not a key (no nested repetition:
 # each part is a fixed alternation).
-_NAME_PART = r"(?:[a-z]{2,}[0-9]{0,2}|[0-9]{1,4}[a-z]?|v[0-9]{1,3}|[a-z][0-9]{1,2}[a-z]{1,2})"  # k8s, i18n
+_NAME_PART = r"(?:[a-z]{2,}[0-9]{0,2}|[0-9]{1,4}[a-z]?|v[0-9]{1,3}|[a-z][0-9]{1,2}[a-z]{0,2})"  # k8s, i18n, s3
 _NAME_LIKE = re.compile(f"^{_NAME_PART}(?:[-_./:]{_NAME_PART})+$")
 
 
@@ -867,7 +879,8 @@ def _assignments(x: _Text) -> Iterator[tuple[int, int]]:
             if key.strength != PAIR:
                 candidates.append((s, e, run, True))
             pair = _PAIR.match(t, run) if e > s else None
-            if pair is not None and (key.strength == PAIR or low[key.start : key.end].startswith(_PAIRED)):
+            paired = key.strength == PAIR or low[key.start : key.end].startswith(_PAIRED)
+            if pair is not None and (paired or _USER_SLASH.search(low, max(0, key.start - 12), key.start)):
                 s2, e2, run2 = _value_at(t, pair.end(), "")
                 if t[s2:e2] != t[s:e]:  # "bandit0 / bandit0", "guest / guest": a public default login
                     candidates.append((s2, e2, run2, True))  # login: user / password

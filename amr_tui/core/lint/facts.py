@@ -85,6 +85,11 @@ _STATUS = re.compile(
     r"\u901a\u8fc7|\u6210\u529f|\u5931\u8d25)[\s.,;\u3002\uff1b)]*(?:\S+\s*){0,3}$",
     re.IGNORECASE,
 )
+# A task's status after its name: "1a victoria-logs-server — done.", "2 wallos scoped caps — TODO."
+_TASK_STATUS = re.compile(
+    r"\s[\u2014\u2013-]\s*(?:done|todo|pending|decision pending|in progress|wip|blocked|open|closed|ok)[.!]?$",
+    re.IGNORECASE,
+)
 _POINTS_TO = re.compile(r"(?:\u2192|->|=>|\u21d2|\u279c)\s*(?:!?\[\[[^\[\]\n]+\]\]|\[[^\[\]\n]+\]\([^()\n]+\))\W*$")
 _ONLY_URL = re.compile(r"^[^:\uff1a]{1,40}[:\uff1a]\s*(?:<?https?://\S+>?|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,12}(?:/\S*)?)$")
 # A question asks, it states nothing: "- Why did you leave your last job?", a Thai or Chinese one
@@ -123,7 +128,12 @@ def is_fact(entry: Entry, text: str) -> bool:
     ``**Owner:** Lu``), a pointer (``See [[user_role]].``, ``relates_to [[Note Title]]``), a note's
     caption (``[[Writing-Manual]] - the craft rules``), a form's blank (``Headnote: ______``)."""
     first = entry.text
-    if first[:4] in ("[ ] ", "[x] ", "[X] ") or _ONLY_CODE.match(first) or _STATUS.match(text):
+    if (
+        first[:4] in ("[ ] ", "[x] ", "[X] ")
+        or _ONLY_CODE.match(first)
+        or _STATUS.match(text)
+        or _TASK_STATUS.search(text)
+    ):
         return False  # a task of a checklist, a file or command named in a list: no fact to say twice
     if _BLANK.search(text) or _CAPTION.match(first) or _QUESTION.search(text):
         return False  # a form's blank to fill in; a note's caption in a list of related notes; a question
@@ -182,6 +192,7 @@ def fact_rows(doc: ParsedFile, *, whole: bool = True) -> Iterator[tuple[str, int
             or ": " in text[:42]
             or ("/" in text and " " not in text)
             or _QUESTION.search(text[-12:]) is not None
+            or _TASK_STATUS.search(text[-24:]) is not None
             or text.rstrip(".?")[-2:] in ("no", "No", "NO")
         ) and not is_fact(entry, text):
             continue

@@ -287,11 +287,19 @@ def _as_the_format_reads(repo: RepoSnapshot, findings: list[Finding]) -> list[Fi
     return out
 
 
+def _is_index(path: str) -> bool:
+    """MEMORY.md or a note named as an index (``RULES_INDEX.md``, ``index.md``): it lists the
+    memory's own files, so each of its links is checked."""
+    return path == MEMORY_FILE or "index" in path.rsplit("/", 1)[-1].lower()
+
+
 def _into_the_project(repo: RepoSnapshot, target: str) -> bool:
-    """Whether a Markdown link from a memory that lives inside its project (Claude Code's
-    ``.claude/memory/``, a ``memory-bank/``) names a file of the project: its first folder is no
-    folder of the memory (``docs/design.md`` where the memory has no ``docs/``)."""
-    if repo.style not in ("claude-code", "memory-bank") or "/" not in target:
+    """Whether a Markdown link from a note of a memory folder that lives inside its project
+    (Claude Code's ``.claude/memory/``, a ``memory-bank/``, an ``.agent/memory/``, a vault in the
+    repo) names a file of the project: its first folder is no folder of the memory
+    (``docs/design.md`` where the memory has no ``docs/``). Not in AMR, whose links are the
+    memory's own, nor from an index (``_is_index``), which lists the memory's files."""
+    if repo.style == "amr" or "/" not in target:
         return False
     top = target.split("/", 1)[0] + "/"
     return not any(f.startswith(top) for f in repo.files)
@@ -499,7 +507,7 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
                 continue  # AMR012 / AMR029 / AMR032 in the same file come from the line rules
             if _TEMPLATE_SLOT.search(link.target):
                 continue  # a template's link to fill in: [[<step note directory>/Brief]], [[{{title}}]]
-            if link.label is not None and _into_the_project(repo, link.target):
+            if link.label is not None and not _is_index(path) and _into_the_project(repo, link.target):
                 continue  # [design](docs/design.md) from .claude/memory/: the project's docs, not the memory's
             if (rest := off_by_a_folder(link)) is not None and repo.resolve(rest).state is LinkState.OK:
                 continue  # a relative [[../../identity/SOUL]] a folder off: found by the rest of its path
