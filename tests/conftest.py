@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.driver import APP_SIZE, AppDriver, app_for, running
+from tests.driver import APP_SIZE, AppDriver, app_for, close_sessions, running
 
 FIXED_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -27,9 +27,12 @@ FIXED_ENV = {
 
 
 @pytest.fixture(autouse=True)
-def _isolated_git_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Every test runs with a throwaway HOME and a fixed git identity and date."""
+def _isolated_git_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every test runs with a throwaway HOME and a fixed git identity and date; the sessions of
+    the apps it ran are closed after it (``tests.driver.close_sessions``)."""
     _set_test_env(monkeypatch, tmp_path_factory.mktemp("home"))
+    yield
+    close_sessions()
 
 
 def _set_test_env(mp: pytest.MonkeyPatch, home: Path) -> None:

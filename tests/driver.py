@@ -55,6 +55,8 @@ SMALL_SIZE = (100, 30)
 
 #: Every notification each app was given, oldest first (see :func:`notes`).
 _NOTES: weakref.WeakKeyDictionary[App[Any], list[Notification]] = weakref.WeakKeyDictionary()
+#: The apps built or run here whose session is not closed yet (see :func:`close_sessions`).
+_BUILT: weakref.WeakSet[App[Any]] = weakref.WeakSet()
 
 
 def app_for(paths: list[Path], **kw: Any) -> AmrApp:
@@ -69,6 +71,7 @@ def record_notes(app: App[Any]) -> None:
     too), so a test reads what the app said without Textual's private store."""
     notes: list[Notification] = []
     _NOTES[app] = notes
+    _BUILT.add(app)
     notify = app.notify
 
     def recording(message: str, *, title: str = "", **kw: Any) -> None:
@@ -81,6 +84,23 @@ def record_notes(app: App[Any]) -> None:
 def notes(app: App[Any]) -> list[Notification]:
     """What the app notified since it was built (or since :func:`forget_notes`), oldest first."""
     return _NOTES[app]
+
+
+def close_sessions() -> None:
+    """Close the session of each app built by :func:`app_for` (or given to :func:`record_notes`)
+    or run by :func:`running` that has stopped. Its history, dream and activity services each
+    keep ``git cat-file`` processes running (``git/catfile.py``): a person's amr exits with its
+    one app, but a test process runs hundreds, and the session's ``gc.freeze()`` keeps every
+    stopped app for good, so each Pilot test left about ten processes, and their pipes, open
+    until the worker ended (and each open pipe slowed every later subprocess start, which closes
+    every descriptor in the child). ``tests/conftest.py`` calls this after every test."""
+    for app in list(_BUILT):
+        if app.is_running:
+            continue
+        session = getattr(app, "session", None)
+        if session is not None:
+            session.close()
+        _BUILT.discard(app)
 
 
 def forget_notes(app: App[Any]) -> None:
@@ -176,6 +196,7 @@ async def running(
     ``drive.pilot``); when ``ready``, once the first file is open and indexed
     (:meth:`AppDriver.ready`). ``ready=False`` is for a test that looks at the app before that,
     or at an app that never gets there (no repo: the welcome screen)."""
+    _BUILT.add(app)
     async with app.run_test(size=size, **run_test_kw) as pilot:
         drive = AppDriver(pilot)
         if ready:

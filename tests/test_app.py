@@ -39,7 +39,6 @@ async def test_backlinks_listed(demo):
     async with running(app) as drive:
         pilot = drive.pilot
         await drive.open("memory-alice", "team_structure.md")
-        await pilot.pause(0.2)
         await shown(pilot, app, "MEMORY.md:")
         assert "Backlinks (" in screen_text(app) and "Backlinks (0)" not in screen_text(app)
 
@@ -209,10 +208,9 @@ async def test_welcome_screen_without_repos(tmp_path, monkeypatch):
     app = app_for([])
     async with running(app, ready=False) as drive:
         pilot = drive.pilot
-        await pilot.pause(0.2)
         from amr_tui.screens.welcome import WelcomeScreen
 
-        assert isinstance(app.screen, WelcomeScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen), what="the welcome screen")
         await shown(pilot, app, "amr demo")
 
 
@@ -221,9 +219,11 @@ async def test_welcome_creates_a_memory_repo(tmp_path, monkeypatch):
     app = app_for([])
     async with running(app, ready=False) as drive:
         pilot = drive.pilot
-        await pilot.pause(0.2)
-        await pilot.press("ctrl+n")
         from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen
+        from amr_tui.screens.welcome import WelcomeScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, WelcomeScreen), what="the welcome screen")
+        await pilot.press("ctrl+n")
 
         await wait_for(pilot, lambda: isinstance(app.screen, PromptScreen), what="path prompt")
         app.screen.query_one("#prompt-input").value = str(tmp_path / "fresh-memory")

@@ -209,16 +209,17 @@ async def test_draft_survives_navigation(driver):
     await driver.open("memory-alice", "MEMORY.md")
     app.screen.query_one(EntryView).focus()
     await pilot.press("e")
-    await pilot.pause(0.2)
-    assert app.screen.query_one("#editor-input").value == "Half-written fact"
+    inp = app.screen.query_one("#editor-input")
+    await wait_for(pilot, lambda: inp.has_focus, what="the editor again")
+    assert inp.value == "Half-written fact"
 
 
 async def test_sql_file_is_highlighted_read_view(driver):
     app, pilot = driver.app, driver.pilot
     await driver.open("memory-alice", "billing/count_paying_customers.sql")
-    await pilot.pause(0.2)
     code = app.screen.query_one("#code")
-    assert code.display and code.language == "sql"
+    await wait_for(pilot, lambda: code.display, what="the code view")
+    assert code.language == "sql"
     assert "SELECT" in code.text.upper()
 
 
@@ -253,14 +254,14 @@ async def test_source_link_asks_before_opening(driver):
     await pilot.press("n")
     await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="dismissed")
     view.post_message(EntryView.SourceActivated("file:///etc/passwd"))
-    await pilot.pause(0.2)
+    await wait_for(pilot, lambda: any("Not a web link" in str(n.message) for n in notes(app)), what="the refusal")
+    await pilot.pause()
     assert not isinstance(app.screen, ConfirmScreen)
-    assert any("Not a web link" in str(n.message) for n in notes(app))
 
 
 async def test_click_on_link_follows_it(driver):
     app, pilot = driver.app, driver.pilot
-    await pilot.pause(0.2)
+    await shown(pilot, app, "[[team_structure]]")
     assert await click_text(pilot, app, "[[team_structure]]")
     await wait_for(pilot, lambda: driver.current.path == "team_structure.md", what="clicked link")
 

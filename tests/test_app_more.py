@@ -106,7 +106,6 @@ async def test_lint_marks_in_gutter(driver):
     assert Severity.WARNING in view.marks.values()  # the broken link (AMR010, a warning)
     bad = next(line for line, sev in view.marks.items() if sev is Severity.WARNING)
     await driver.to_line(bad)
-    await pilot.pause(0.2)
     await shown(pilot, app, "AMR010")
     await shown(pilot, app, "\u25b2")  # the warning mark
 

@@ -32,6 +32,7 @@ def test_every_screen_says_what_help_calls_it(cls: type[Screen]) -> None:
     assert isinstance(title, str) and title, f"{cls.__name__} has no HELP_TITLE of its own"
 
 
+@pytest.mark.slow  # the demo's dream list and run review opened end to end: over 2 s
 async def test_help_in_the_dream_review_names_it_and_lists_its_keys(demo) -> None:
     """`?` in the dream review said "Main screen" above the review's keys, and listed the finder's
     query syntax, which has nothing to do there."""

@@ -116,6 +116,7 @@ def test_nothing_to_trim_far_from_the_budget_but_near_it_trims_to_ninety_percent
     assert measure(memory, AMR_LIMITS).lines <= 180
 
 
+@pytest.mark.slow  # six amr processes end to end (dream, loads, accept): over 2 s
 def test_amr_dream_trim_makes_a_run_that_brings_memory_under_budget(tmp_path: Path) -> None:
     folder = build(Path(os.environ["HOME"]), str(tmp_path / "proj"), lines=240, git=True)
     res = amr("dream", str(folder), "--trim")

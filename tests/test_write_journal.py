@@ -124,6 +124,7 @@ def test_an_undo_killed_after_its_commit_landed_needs_nothing(repo: Path) -> Non
     assert not writegate.journal().file_for(repo / ".git").exists()
 
 
+@pytest.mark.slow  # the start waits out the git lock timeout (3 s) on the stale index.lock
 def test_while_the_stale_lock_is_there_the_start_says_so_and_writes_nothing(repo: Path) -> None:
     _killed_undo(repo, "written", 1)
     before = {p: (repo / p).read_bytes() for p in ("MEMORY.md", TOMBSTONE_PATH)}
