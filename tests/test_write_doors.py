@@ -68,9 +68,22 @@ def writers() -> tuple[set[str], set[str]]:
     the repo classes)."""
     facts: list[tuple[str | None, str, set[str], bool]] = []  # (class, name, what it calls, writes itself)
     for path in sorted(GIT.rglob("*.py")):
-        for cls, fn in _functions(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for cls, fn in _functions(tree):
             called = _called(fn)
             facts.append((cls, fn.name, called, bool(_git_commands(fn) & GIT_WRITES or called & FILE_WRITES)))
+        for node in ast.walk(tree):  # a method bound to a module's function: commit_changes = _commit.commit_changes
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if (
+                        isinstance(item, ast.Assign)
+                        and len(item.targets) == 1
+                        and isinstance(item.targets[0], ast.Name)
+                    ):
+                        value = item.value
+                        target = value.attr if isinstance(value, ast.Attribute) else getattr(value, "id", None)
+                        if target is not None:
+                            facts.append((node.name, item.targets[0].id, {target}, False))
     found = {name for _cls, name, _called_, writes in facts if writes} | (FILE_WRITES - {"swap_in", "install"})
     while True:  # callers of writers write too
         more = {name for _cls, name, called, _w in facts if name not in found and called & found}
