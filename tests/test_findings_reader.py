@@ -547,3 +547,32 @@ def test_a_tasks_status_line_is_no_duplicate_fact() -> None:
 
     text = "- 2 wallos scoped caps \u2014 TODO.\n- 1a victoria-logs-server \u2014 done.\n- The backup runs nightly at two\n"
     assert [row[1] for row in fact_rows(parse(text.encode()))] == [3]
+
+
+# What the tenth batch showed (docs/findings.md, "Batch 10"), in its shapes.
+
+
+def test_direction_marks_in_right_to_left_text_are_how_it_is_written() -> None:
+    from amr_tui.core.format.parser import parse
+
+    text = "- \u200fאני הולך לרוץ היום בשש\n- plain \u200f mark in Latin text\n- a \u202e override\n"
+    assert [(d.code, d.line) for d in parse(text.encode()).diagnostics] == [("AMR017", 2), ("AMR017", 3)]
+
+
+def test_a_paths_caption_and_a_slot_field_are_no_duplicate_facts() -> None:
+    from amr_tui.core.format.parser import parse
+    from amr_tui.core.lint.facts import fact_rows
+
+    text = (
+        "- /Users/me/dev/memory-vault/01-org/head.md \u2014 the upper rules\n"
+        "- `<task-id>`: the task id given with the order\n"
+        "- The deploy script tags each release with its build number\n"
+    )
+    assert [row[1] for row in fact_rows(parse(text.encode()))] == [3]
+
+
+def test_a_link_written_from_the_projects_root_in_an_archived_note_is_quiet(make_repo, capsys) -> None:
+    note = "# Archive\n\n- Files of record: [`internal/stream/decision.go`](internal/stream/decision.go)\n- [gone](gone.md)\n"
+    root = make_repo("notes", {"README.md": "# N\n", "archive/2026-05.md": note})
+    broken = _with(capsys, root, "AMR010")
+    assert len(broken) == 1 and "gone.md" in broken[0], broken

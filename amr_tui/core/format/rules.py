@@ -151,7 +151,10 @@ def check_document(
         if line.text.isprintable() and line.text.isascii():
             continue
         if not line.text.isprintable():
-            for offset, ch in find_controls(line.text)[:1]:
+            controls = find_controls(line.text)
+            if _RTL.search(line.text) and all(ch in _DIRECTION_MARKS for _o, ch in controls):
+                controls = []  # a right-to-left line's direction marks: how mixed-direction text is written
+            for offset, ch in controls[:1]:
                 if doc.utf8 or not (0xDC80 <= ord(ch) <= 0xDCFF):
                     colours = _only_colours(line.text)
                     if colours and pasted is not None and line.number - pasted[2] <= _PASTE_GAP:
@@ -247,6 +250,10 @@ def is_worded_credential(d: Diagnostic) -> bool:
 # write, a screen clear, a bidi override) is a finding on its own line.
 _COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 _PASTED_CONTROLS = frozenset("\x08")  # a CR stays one finding per line (the conformance cases)
+# The marks that set the direction of neutral characters (LRM, RLM, ALM): they reorder nothing
+# the way an override or an isolate does, and right-to-left text (Hebrew, Arabic) uses them.
+_DIRECTION_MARKS = frozenset("\u200e\u200f\u061c")
+_RTL = re.compile("[\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u0780-\u07bf\ufb1d-\ufdff\ufe70-\ufeff]")
 _PASTE_GAP = 3  # lines without one that still belong to the same pasted output
 
 

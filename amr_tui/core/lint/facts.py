@@ -72,12 +72,14 @@ _SAME_AS = ("same as", "see above", "as above", "ditto")
 # A form's line waiting to be filled in: "Headnote: __________", "Sources closed: yes / no",
 # "To be populated after vault initialization.", "Fill this in once investigation proves the cause."
 _BLANK = re.compile(
-    r"_{4,}|(?:^|\s)yes ?/ ?no[.?]?$|^(?:to be (?:populated|filled|added|written|completed|determined|documented|"
+    r"^`?<[^<>\n]{1,40}>`?\s*[:\uff1a,]|_{4,}|(?:^|\s)yes ?/ ?no[.?]?$|^(?:to be (?:populated|filled|added|written|completed|determined|documented|"
     r"defined|decided)|fill (?:this|it|these) in|fill in (?:this|the)|tbd\b|to do\b)",
     re.IGNORECASE,
 )
 # A link and what the linked note is: "[[Content-Sourcing]] - where the facts come from"
-_CAPTION = re.compile(r"^(?:!?\[\[[^\[\]\n]+\]\]|\[[^\[\]\n]+\]\([^()\n]+\))\s*(?:\u2014|\u2013|-|:)\s")
+_CAPTION = re.compile(
+    r"^(?:!?\[\[[^\[\]\n]+\]\]|\[[^\[\]\n]+\]\([^()\n]+\)|`?~?/?[\w.-]+(?:/[\w.-]+)+\.\w{1,8}`?)\s*(?:\u2014|\u2013|-|:)\s"
+)  # a link or a file's path, then what it is: "/Users/me/vault/01-org/head.md — the upper rules"
 # A command and what it gave: "`git diff --check` passed", "`pytest -q`: 16 passed", "… 通过": a
 # log's status line, written again at every session that ran the check.
 _STATUS = re.compile(
@@ -187,7 +189,8 @@ def fact_rows(doc: ParsedFile, *, whole: bool = True) -> Iterator[tuple[str, int
             or ":" in text[:31]
             or "\uff1a" in text[:31]
             or "____" in text
-            or text[:2] in ("To", "to", "Fi", "fi", "TB")
+            or text[:2] in ("To", "to", "Fi", "fi", "TB", "`<")
+            or text[:1] in "/~<"
             or "http" in text
             or ": " in text[:42]
             or ("/" in text and " " not in text)

@@ -293,16 +293,21 @@ def _is_index(path: str) -> bool:
     return path == MEMORY_FILE or "index" in path.rsplit("/", 1)[-1].lower()
 
 
-def _into_the_project(repo: RepoSnapshot, target: str) -> bool:
+def _into_the_project(repo: RepoSnapshot, target: str, raw: str = "") -> bool:
     """Whether a Markdown link from a note of a memory folder that lives inside its project
     (Claude Code's ``.claude/memory/``, a ``memory-bank/``, an ``.agent/memory/``, a vault in the
     repo) names a file of the project: its first folder is no folder of the memory
     (``docs/design.md`` where the memory has no ``docs/``). Not in AMR, whose links are the
     memory's own, nor from an index (``_is_index``), which lists the memory's files."""
-    if repo.style == "amr" or "/" not in target:
+    if repo.style == "amr":
         return False
-    top = target.split("/", 1)[0] + "/"
-    return not any(f.startswith(top) for f in repo.files)
+    written = split_target(raw) if raw else target
+    for path in (target, written):  # read from the note's folder, or as written (from the project's root)
+        if "/" in path and not path.startswith(("./", "../")):
+            top = path.split("/", 1)[0] + "/"
+            if not any(f.startswith(top) for f in repo.files):
+                return True
+    return False
 
 
 _TEMPLATE_SLOT = re.compile(r"<[^<>]+>|\{\{[^{}]*\}\}")
@@ -507,7 +512,7 @@ def _link_checks(repo: RepoSnapshot, only: str | None = None) -> list[Finding]:
                 continue  # AMR012 / AMR029 / AMR032 in the same file come from the line rules
             if _TEMPLATE_SLOT.search(link.target):
                 continue  # a template's link to fill in: [[<step note directory>/Brief]], [[{{title}}]]
-            if link.label is not None and not _is_index(path) and _into_the_project(repo, link.target):
+            if link.label is not None and not _is_index(path) and _into_the_project(repo, link.target, link.raw):
                 continue  # [design](docs/design.md) from .claude/memory/: the project's docs, not the memory's
             if (rest := off_by_a_folder(link)) is not None and repo.resolve(rest).state is LinkState.OK:
                 continue  # a relative [[../../identity/SOUL]] a folder off: found by the rest of its path
