@@ -19,6 +19,7 @@ from typing import Self
 
 from amr_tui.git.errors import GitError, NotARepoError, RefMovedError, UnmergedError, UnsafeRepoError
 from amr_tui.git.models import Identity, RepoStatus, parse_status_v2
+from amr_tui.git.overrides import RepoInfo
 from amr_tui.git.runner import DEFAULT_LOCK_TIMEOUT, DEFAULT_TIMEOUT, GitRunner, end_of_options
 from amr_tui.git.worktree import normalize_rel
 
@@ -78,16 +79,23 @@ class RepoHandle:
         if not start.is_dir():
             raise NotARepoError(-1, "", [], message=f"{start} is not a folder")
 
-        def runner_in(cwd: Path) -> GitRunner:
+        def runner_in(cwd: Path, info: RepoInfo | None = None) -> GitRunner:
             return GitRunner(
-                cwd, env=env, config=config, merge_drivers=merge_drivers, timeout=timeout, lock_timeout=lock_timeout
+                cwd,
+                env=env,
+                config=config,
+                merge_drivers=merge_drivers,
+                timeout=timeout,
+                lock_timeout=lock_timeout,
+                info=info,
             )
 
-        out = runner_in(start).text(["rev-parse", "--show-toplevel", "--absolute-git-dir"]).splitlines()
-        if len(out) < 2:
+        first = runner_in(start)
+        info = first.repo_info()  # one `git rev-parse` for the work tree, kept by the runners
+        if info is None:
             raise NotARepoError(-1, "", [], message=f"{start} is not inside a git work tree")
-        self.root = Path(out[0])
-        self.git_dir = Path(out[1])
+        self.root = info.toplevel
+        self.git_dir = info.git_dir
         if not _owns_worktree(self.root, self.git_dir):
             raise UnsafeRepoError(
                 -1,
@@ -99,7 +107,7 @@ class RepoHandle:
                     f"there. If you did not set it, remove it: git config --unset core.worktree"
                 ),
             )
-        self.runner = runner_in(self.root)
+        self.runner = runner_in(self.root, info)
         self._object_format: str | None = None
 
     def __repr__(self) -> str:

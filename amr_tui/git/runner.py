@@ -235,6 +235,7 @@ class GitRunner:
         merge_drivers: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        info: RepoInfo | None = None,
     ):
         self.cwd = Path(cwd)
         self.env = dict(env or {})
@@ -242,7 +243,13 @@ class GitRunner:
         self.merge_drivers = dict(merge_drivers or {})
         self.timeout = timeout
         self.lock_timeout = lock_timeout
-        self._info: RepoInfo | None = None
+        self._info: RepoInfo | None = info  # given: a runner in the same work tree already asked git
+
+    def repo_info(self) -> RepoInfo | None:
+        """The work tree ``cwd`` is in (its git dir, common dir, top), asked of git once per runner;
+        None when ``cwd`` is in no work tree."""
+        base = list(BASE_CONFIG) + list(self.config)
+        return self._repo_info(build_env(self.env, base, write=False))
 
     # -- repo discovery -------------------------------------------------------------------
     def _repo_info(self, env: dict[str, str]) -> RepoInfo | None:

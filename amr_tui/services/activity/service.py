@@ -223,13 +223,14 @@ class ActivityService:
             paths = [c.path for c in gh.tree_changes(self.repo, old, new)]
         return diff_entries(self._files(old, paths), self._files(new, paths))
 
-    def _commit_diff(self, parent: str | None, commit: str) -> EntryDiff:
-        """What ``commit`` itself changed, entry by entry (kept for the next activities)."""
+    def _commit_diff(self, parent: str | None, commit: str, paths: list[str] | None = None) -> EntryDiff:
+        """What ``commit`` itself changed, entry by entry (kept for the next activities);
+        ``paths``: the files it changed, when known (``gh.commit_changes_of``)."""
         key = (parent, commit)
         with self._lock:
             diff = self._commit_diffs.pop(key, None)
         if diff is None:
-            diff = self._diff(parent, commit)
+            diff = self._diff(parent, commit, paths)
         with self._lock:
             self._commit_diffs[key] = diff  # the newest last: the oldest go first
             while len(self._commit_diffs) > COMMIT_DIFFS:
@@ -259,6 +260,13 @@ class ActivityService:
             entries = gh.log_entries(self.repo, head, exclude=(start,))
         commits: list[ActivityCommit] = []
         own = 0
+        theirs = [
+            e for e in entries if len(e.parents) <= 1 and (user is None or e.info.author_email.lower() != user.lower())
+        ]
+        with self._lock:
+            known = set(self._commit_diffs)
+        pairs = [(e.parents[0] if e.parents else None, e.oid) for e in theirs]
+        changed = gh.commit_changes_of(self.repo, [p for p in pairs if p not in known])  # one git for them all
         for e in reversed(entries):
             if len(e.parents) > 1:
                 continue
@@ -266,7 +274,8 @@ class ActivityService:
                 own += 1
                 continue
             parent = e.parents[0] if e.parents else None
-            diff = self._commit_diff(parent, e.oid)
+            files = changed.get(e.oid)
+            diff = self._commit_diff(parent, e.oid, None if files is None else [c.path for c in files])
             commits.append(
                 ActivityCommit(
                     e.oid,
