@@ -222,3 +222,26 @@ def test_input_and_text(make_repo) -> None:
     oid = runner.text(["hash-object", "--no-filters", "--stdin"], input=b"a\r\nb\r\n").strip()
     assert oid == blob_oid(b"a\r\nb\r\n")
     assert runner.run(["rev-parse", "--show-toplevel"]).text.strip() == str(repo.resolve())
+
+
+def test_a_folder_made_a_repo_of_its_own_is_that_repo_at_once(tmp_path: Path) -> None:
+    """The work tree a folder is in is asked of git once per process (``GitRunner.repo_info``),
+    and asked again when it may have changed: ``git init`` in a project's folder makes the folder
+    a repo of its own, and a handle made after that names the folder, not the project."""
+    from amr_tui.git.handle import RepoHandle
+
+    project = tmp_path / "project"
+    memory = project / "memory"
+    memory.mkdir(parents=True)
+    git(project, "init", "-q")
+    assert RepoHandle(memory).root == project.resolve()
+    git(memory, "init", "-q")
+    assert RepoHandle(memory).root == memory.resolve()
+    # and back: the folder's own repo removed, the project is the repo again
+    import shutil
+
+    shutil.rmtree(memory / ".git")
+    assert RepoHandle(memory).root == project.resolve()
+    shutil.rmtree(project / ".git")
+    with pytest.raises(NotARepoError):
+        RepoHandle(memory)
