@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE))
 
 import gen  # noqa: E402
 from figures_proc import AMR, HELLO, MILLION, amr_checks, hello_useful  # noqa: E402
-from pty_probe import probe_screen  # noqa: E402
+from pty_probe import probe_screen, pythonpath  # noqa: E402
 from rows import median  # noqa: E402
 
 
@@ -37,18 +37,9 @@ def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def _probe(argv: list[str], checks: dict, pythonpath: str | None) -> tuple[float | None, float | None, str]:
-    old = os.environ.get("PYTHONPATH")
-    if pythonpath is not None:
-        os.environ["PYTHONPATH"] = pythonpath
-    try:
+def _probe(argv: list[str], checks: dict, path: str | None) -> tuple[float | None, float | None, str]:
+    with pythonpath(path):
         p = probe_screen(argv, checks, until="useful", timeout=60)
-    finally:
-        if pythonpath is not None:
-            if old is None:
-                del os.environ["PYTHONPATH"]
-            else:
-                os.environ["PYTHONPATH"] = old
     return p.seen.get("useful"), p.cpu.get("useful"), p.error
 
 

@@ -60,26 +60,17 @@ def _child(kind: str, out: str, repo: str | None) -> None:
     main([str(repo)])
 
 
-def _count(kind: str, repo: Path | None, pythonpath: str | None) -> int | None:
+def _count(kind: str, repo: Path | None, path: str | None) -> int | None:
     sys.path.insert(0, str(HERE))
     from figures_proc import amr_checks, hello_useful
-    from pty_probe import probe_screen
+    from pty_probe import probe_screen, pythonpath
 
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "calls")
         argv = [sys.executable, __file__, "--child", kind, "--to", out] + ([str(repo)] if repo else [])
         checks = {"useful": hello_useful} if repo is None else {"useful": amr_checks(repo)["useful"]}
-        old = os.environ.get("PYTHONPATH")
-        if pythonpath is not None:
-            os.environ["PYTHONPATH"] = pythonpath
-        try:
+        with pythonpath(path):
             probe_screen(argv, checks, until="useful", timeout=120)
-        finally:
-            if pythonpath is not None:
-                if old is None:
-                    del os.environ["PYTHONPATH"]
-                else:
-                    os.environ["PYTHONPATH"] = old
         return int(Path(out).read_text()) if os.path.exists(out) else None
 
 

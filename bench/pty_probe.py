@@ -25,7 +25,8 @@ import subprocess
 import tempfile
 import termios
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from vt_screen import Screen
@@ -158,6 +159,22 @@ class ScreenProbe:
 
 
 Check = Callable[[list[str]], bool]
+
+
+@contextmanager
+def pythonpath(path: str | None) -> Iterator[None]:
+    """``PYTHONPATH`` set to ``path`` (another source tree to time) while probing; None: as it is."""
+    old = os.environ.get("PYTHONPATH")
+    if path is not None:
+        os.environ["PYTHONPATH"] = path
+    try:
+        yield
+    finally:
+        if path is not None:
+            if old is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = old
 
 
 def probe_screen(

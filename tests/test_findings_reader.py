@@ -26,6 +26,13 @@ def _codes(capsys, root: Path) -> list[str]:
     return [ln for ln in capsys.readouterr().out.splitlines() if ": AMR" in ln]
 
 
+def _fact_lines(text: str) -> list[int]:
+    """The lines of ``text``'s entries that state a fact the duplicate checks compare."""
+    from amr_tui.core.lint.facts import fact_rows
+
+    return [row[1] for row in fact_rows(parse(text.encode()))]
+
+
 def _with(capsys, root: Path, *codes: str) -> list[str]:
     """The lines of ``amr lint`` on ``root`` that give one of ``codes``."""
     return [ln for ln in _codes(capsys, root) if any(f": {code} " in ln for code in codes)]
@@ -464,11 +471,8 @@ def test_a_logs_repeated_status_lines_are_no_duplicates(make_repo, capsys) -> No
 
 
 def test_a_commands_result_is_a_status_line_not_a_fact() -> None:
-    from amr_tui.core.format.parser import parse
-    from amr_tui.core.lint.facts import fact_rows
-
     text = "- `git diff --check` 通过。\n- `pytest -q tests/x.py`: 16 passed.\n- `make deploy` runs staging before production\n"
-    assert [row[1] for row in fact_rows(parse(text.encode()))] == [3]
+    assert _fact_lines(text) == [3]
 
 
 def test_lines_a_note_got_from_its_template_are_no_duplicates(make_repo, capsys) -> None:
@@ -542,11 +546,8 @@ def test_a_notes_link_into_its_project_is_quiet_and_an_indexs_is_not(make_repo, 
 
 
 def test_a_tasks_status_line_is_no_duplicate_fact() -> None:
-    from amr_tui.core.format.parser import parse
-    from amr_tui.core.lint.facts import fact_rows
-
     text = "- 2 wallos scoped caps \u2014 TODO.\n- 1a victoria-logs-server \u2014 done.\n- The backup runs nightly at two\n"
-    assert [row[1] for row in fact_rows(parse(text.encode()))] == [3]
+    assert _fact_lines(text) == [3]
 
 
 # What the tenth batch showed (docs/findings.md, "Batch 10"), in its shapes.
@@ -560,15 +561,12 @@ def test_direction_marks_in_right_to_left_text_are_how_it_is_written() -> None:
 
 
 def test_a_paths_caption_and_a_slot_field_are_no_duplicate_facts() -> None:
-    from amr_tui.core.format.parser import parse
-    from amr_tui.core.lint.facts import fact_rows
-
     text = (
         "- /Users/me/dev/memory-vault/01-org/head.md \u2014 the upper rules\n"
         "- `<task-id>`: the task id given with the order\n"
         "- The deploy script tags each release with its build number\n"
     )
-    assert [row[1] for row in fact_rows(parse(text.encode()))] == [3]
+    assert _fact_lines(text) == [3]
 
 
 def test_a_link_written_from_the_projects_root_in_an_archived_note_is_quiet(make_repo, capsys) -> None:
