@@ -93,6 +93,7 @@ class RepoSnapshot:
 
     _lower: dict[str, str] | None = None
     _names: NameIndex | None = None
+    _tops: frozenset[str] | None = None
     _resolved: dict[str, Resolution] = field(default_factory=dict)
     _rows: dict[str, tuple[str, Sequence[int], list[str]]] = field(default_factory=dict)  # fact_rows, once
 
@@ -100,6 +101,12 @@ class RepoSnapshot:
     def profile(self) -> Profile:
         """What the folder's format loads, what an entry is, how it links (``core.formats``)."""
         return profile_of(self.style)
+
+    def top_folders(self) -> frozenset[str]:
+        """The folders at the top of the repo that hold a file, each with its ``/``."""
+        if self._tops is None:
+            self._tops = frozenset(f.split("/", 1)[0] + "/" for f in self.files if "/" in f)
+        return self._tops
 
     def lower_map(self) -> dict[str, str]:
         if self._lower is None:
@@ -304,8 +311,7 @@ def _into_the_project(repo: RepoSnapshot, target: str, raw: str = "") -> bool:
     written = split_target(raw) if raw else target
     for path in (target, written):  # read from the note's folder, or as written (from the project's root)
         if "/" in path and not path.startswith(("./", "../")):
-            top = path.split("/", 1)[0] + "/"
-            if not any(f.startswith(top) for f in repo.files):
+            if path.split("/", 1)[0] + "/" not in repo.top_folders():
                 return True
     return False
 
