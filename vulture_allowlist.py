@@ -19,6 +19,7 @@ _.border_subtitle  # Widget: the text on its bottom border
 _.show_root  # Tree: whether the root node is drawn
 _.guide_depth  # Tree: the indent of each level
 _.can_focus  # Widget: whether it takes focus
+_.bindings_changed  # Footer: the screen's bindings signal calls it (widgets/footer.py overrides it)
 _.has_errors  # EntryEditor reactive: watch_has_errors runs when it is set
 # widgets/textual_private.py: overrides of Textual's private methods (their one home, by design).
 _._position_to_cell

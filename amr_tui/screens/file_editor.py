@@ -8,7 +8,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from amr_tui.core.budget import AMR, FileCut, Profile, file_cut
 from amr_tui.core.paths import MEMORY_FILE, is_markdown
@@ -17,6 +17,7 @@ from amr_tui.screens.dialogs import discard_question
 from amr_tui.screens.secret_check import new_secrets, secret_answer
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.cut_area import CutTextArea
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.link_complete import LinkCompletion, Source
 
 

@@ -15,12 +15,13 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.search.index import QueryError, SearchHit
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.safe import SafeInput, content
 from amr_tui.widgets.type_ahead import hold
 

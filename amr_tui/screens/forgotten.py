@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.textsafety import make_visible
@@ -18,6 +18,7 @@ from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.screens.live import LiveList
 from amr_tui.services.history.forgotten import restore as restore_fact
 from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.titles import ScreenNote, ScreenTitle

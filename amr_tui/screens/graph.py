@@ -27,11 +27,12 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from amr_tui.core.graph import BROKEN, CENTRE, MUTUAL, ORPHAN, Drawing, GraphNode, LinkGraph, neighbourhood, overview
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.safe import content
 
 LEGEND = (

@@ -93,6 +93,13 @@ def collect_bindings(app: App[Any], screen: Screen[Any]) -> list[tuple[str, list
     add("Anywhere", app.BINDINGS)
     add(screen_title(screen), getattr(screen, "BINDINGS", []))
     for widget in screen.query("*"):
-        if widget.BINDINGS and type(widget).__module__.startswith("amr_tui"):
-            add(getattr(widget, "HELP_TITLE", type(widget).__name__), widget.BINDINGS)
+        # the keys an amr widget declares itself (not those it inherits from Textual's, as the footer)
+        own = [
+            b
+            for cls in type(widget).__mro__
+            if cls.__module__.startswith("amr_tui")
+            for b in vars(cls).get("BINDINGS", [])
+        ]
+        if own:
+            add(getattr(widget, "HELP_TITLE", type(widget).__name__), own)
     return groups

@@ -12,12 +12,13 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, OptionList, Static
+from textual.widgets import DataTable, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.diff.align import Row
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.safe import content, notify_text, rich_text
 from amr_tui.widgets.side_by_side import SideBySide

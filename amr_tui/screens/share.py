@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, SelectionList, Static
+from textual.widgets import Header, Input, SelectionList, Static
 from textual.widgets.selection_list import Selection as Choice
 
 from amr_tui.screens.dialogs import ConfirmScreen
@@ -28,6 +28,7 @@ from amr_tui.services.share.build import (
 )
 from amr_tui.services.share.route import SharedRepo
 from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.tables import PickList
 from amr_tui.widgets.titles import ScreenTitle

@@ -21,7 +21,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.screens.dialogs import ConfirmScreen, PromptScreen, TextPromptScreen
@@ -30,6 +30,7 @@ from amr_tui.services.session import stamping
 from amr_tui.services.session.editing import replace_entry_line
 from amr_tui.services.writegate import Saved
 from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.safe import content, content_lines, notify_text
 

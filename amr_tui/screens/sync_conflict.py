@@ -11,13 +11,14 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from amr_tui.core.merge.parts import Choice, Conflict
 from amr_tui.screens.dialogs import ConfirmScreen, TextPromptScreen
 from amr_tui.services.sync.resolve import kept_both, resolve
 from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.safe import content, notify_text, word_diff
 from amr_tui.widgets.titles import ScreenTitle

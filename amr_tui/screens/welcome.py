@@ -10,10 +10,11 @@ from textual.app import ComposeResult
 from textual.containers import Center, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from amr_tui.core.textsafety import make_visible
 from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.safe import content_lines
 
 if TYPE_CHECKING:

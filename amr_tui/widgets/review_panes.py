@@ -10,8 +10,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.lists import JumpList
 from amr_tui.widgets.side_by_side import SideBySide
 from amr_tui.widgets.titles import ScreenTitle

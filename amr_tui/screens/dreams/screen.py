@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -23,6 +23,7 @@ from amr_tui.screens.live import LiveList
 from amr_tui.services.dreams.evidence import dream_now
 from amr_tui.services.dreams.threeway import rows_now
 from amr_tui.widgets.actions import bindings
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.lists import FilterList
 from amr_tui.widgets.review_panes import review_screen
 from amr_tui.widgets.review_text import age, describe_change, file_line

@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static, Tree
+from textual.widgets import Header, Input, Static, Tree
 
 from amr_tui.core.format.links import LinkState
 from amr_tui.core.model import Entry, LineKind, Link
@@ -42,6 +42,7 @@ from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.entry_editor import EditTarget, EntryEditor
 from amr_tui.widgets.entry_view import EntryView
 from amr_tui.widgets.file_tree import BareBadge, FileRef, MemoryTree, folder_marks, pending_text
+from amr_tui.widgets.footer import Footer
 from amr_tui.widgets.safe import content, notify_text
 from amr_tui.widgets.side_panel import SidePanel
 from amr_tui.widgets.type_ahead import hold
