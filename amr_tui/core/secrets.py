@@ -962,8 +962,9 @@ _FOLDED_OTHER = _grouped([w for w in _KEY_LITERALS if not w.isascii()])
 # (Visa 4, Mastercard 51-55 and 2221-2720, Amex 34/37, Discover 6011/65, JCB 35, UnionPay 62),
 # passing the Luhn check, and read as a card: an expiry date after it (``10/27``) or a card word
 # before it. Documentation's test cards (4111 1111 1111 1111, 4242…) are samples.
+# (It starts with a digit, and looks behind that digit, so that the scan skips to digits.)
 _CARD_RUN = re.compile(
-    r"(?<![\w.,/-])(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{5})(?![\w.,]\d|\w)"
+    r"\d(?<![\w.,/-]\d)(?:\d{12,18}|\d{3}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{3}([ -])\d{6}\2\d{5})(?![\w.,]\d|\w)"
 )
 _CARD_NETWORK = re.compile(r"^(?:4|5[1-5]|2(?:2[2-9][1-9]|[3-6]\d\d|7[01]\d|720)|3[47]|6011|65|35|62)")
 _CARD_EXPIRY = re.compile(r"\W{0,3}(?:exp\w*\W{0,3})?(?:0[1-9]|1[0-2])\s?/\s?(?:\d\d){1,2}(?!\d)", re.IGNORECASE)

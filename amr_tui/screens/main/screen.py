@@ -230,8 +230,9 @@ class MainScreen(Screen[None]):
     def on_loader_indexed(self, _: Loader.Indexed) -> None:
         session = self.loaded
         files = sum(len(session.files(name)) for name in session.names)
+        away = f" ({session.parsed_away:,} parsed by worker processes)" if session.parsed_away else ""
         self.set_status(
-            f"Search ready: {plural(len(session.index), 'entry', 'entries')} in {plural(files, 'file')}. Linting…"
+            f"Search ready: {plural(len(session.index), 'entry', 'entries')} in {plural(files, 'file')}{away}. Linting…"
         )
 
     def on_loader_loaded(self, _: Loader.Loaded) -> None:

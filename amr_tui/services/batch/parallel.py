@@ -86,7 +86,6 @@ def entry_texts(root: Path, rel: str) -> list[tuple[int, str]]:
 
 
 @functools.lru_cache(maxsize=64)
-@functools.lru_cache(maxsize=64)
 def folder_style(root: str) -> str:
     """The folder's format, read once per worker process (a run is minutes at most)."""
     return repo_style(Path(root))

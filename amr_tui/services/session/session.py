@@ -6,13 +6,14 @@ what it returns into messages.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import functools
 import gc
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from amr_tui.core.budget import FileCut
@@ -22,7 +23,7 @@ from amr_tui.core.format.parser import Document, is_markdown, parse
 from amr_tui.core.formats import profile_of
 from amr_tui.core.graph import LinkGraph, build_graph
 from amr_tui.core.linkstates import link_states_of
-from amr_tui.core.lint.facts import FileFacts, facts_of
+from amr_tui.core.lint.facts import FileFacts, facts_of, unpack
 from amr_tui.core.lint.repo import (
     CONTRADICTIONS_MAX_ENTRIES,
     MEMORY_FILE,
@@ -49,6 +50,7 @@ from amr_tui.services.loads import file_cut_of
 from amr_tui.services.search import cache as searchcache
 from amr_tui.services.search import load as searchload
 from amr_tui.services.search.context import SearchFacts
+from amr_tui.services.session import parsepool
 from amr_tui.services.session.searchctx import session_context
 from amr_tui.services.session.verifying import Verifying
 from amr_tui.services.session.watch import Change, RepoInfo, RepoState, Watcher
@@ -67,7 +69,7 @@ KEEP_DOCS = 64  # parsed Documents kept per repo (open or read last; MEMORY.md a
 class _Parsed:
     """One Markdown file read and parsed (outside the lock): what the session keeps of it."""
 
-    doc: Document
+    doc: Document | None  # None when a worker process parsed it (``parsepool``)
     facts: FileFacts
     entries: list[tuple[int, str]]  # for the search index
 
@@ -109,6 +111,7 @@ class Session:
             str, tuple[tuple[int, int, int], NameIndex]
         ] = {}  # repo -> (files and facts read, index)
         self._key_sets: dict[frozenset[str], frozenset[str]] = {}  # one frozenset per distinct set of metadata keys
+        self.parsed_away = 0  # files of the last load parsed by worker processes (``parsepool``)
         # The first load, step by step (scan, index_files, lint_all): what is done so far.
         self._scanned = False
         self._total_files = 0
@@ -205,6 +208,7 @@ class Session:
         done = 0
         if progress:
             progress(0, total_files)
+        self.parsed_away = 0
         self.warm_start()
         collecting = gc.isenabled()
         gc.disable()  # parsing makes many small objects that live on: no point scanning them mid-load
@@ -214,26 +218,57 @@ class Session:
                     files = list(state.files)
                     stats = dict(state.stats)
                     indexed = {rel for repo, rel in self._indexed if repo == name}
-                checked_dirs: dict[str, bool] = {}
-                for at in range(0, len(files), LOAD_BATCH):
-                    todo = [rel for rel in files[at : at + LOAD_BATCH] if rel not in indexed]
-                    if not todo:  # every file of the batch came from the caches
-                        done += min(LOAD_BATCH, len(files) - at)
+                    kept = set(state.docs)
+                batches = [
+                    [rel for rel in files[at : at + LOAD_BATCH] if rel not in indexed]
+                    for at in range(0, len(files), LOAD_BATCH)
+                ]
+                # A big cold load is parsed by worker processes (``parsepool``), all but the files
+                # whose Document the session keeps (MEMORY.md, files open) and those it does not parse.
+                remote = [
+                    [rel for rel in todo if rel != MEMORY_FILE and rel not in kept and self._parses(state, rel, stats)]
+                    for todo in batches
+                ]
+                workers = parsepool.workers_for(sum(map(len, remote)))
+                with contextlib.ExitStack() as stack:
+                    readings: Iterator[list[parsepool.Parsed]] = iter(())
+                    if workers:
+                        try:
+                            pool = stack.enter_context(parsepool.ParsePool(workers))
+                            readings = pool.map(state.mount.root, state.style != "amr", [r for r in remote if r])
+                        except Exception:  # no pool (no /dev/shm, a limit on processes): parse here
+                            remote = [[] for _ in batches]
+                    checked_dirs: dict[str, bool] = {}
+                    broken = False
+                    for at, todo, far in zip(range(0, len(files), LOAD_BATCH), batches, remote, strict=True):
+                        size = min(LOAD_BATCH, len(files) - at)
+                        if not todo:  # every file of the batch came from the caches
+                            done += size
+                            if progress:
+                                progress(done, total_files)
+                            continue
+                        away: dict[str, _Parsed | None] = {}
+                        if far and not broken:
+                            try:
+                                away = self._from_pool(next(readings))
+                            except Exception:  # a worker failed: the rest is parsed here
+                                broken = True
+                            self.parsed_away += len(away)
+                        batch = [
+                            (rel, away[rel] if rel in away else self._parse(state, rel, stats.get(rel), checked_dirs))
+                            for rel in todo
+                        ]
+                        with self.lock:
+                            # Read meanwhile (opened, saved, polled): that reading is newer than this one.
+                            fresh = [(rel, p) for rel, p in batch if (name, rel) not in self._indexed]
+                            for rel, parsed in fresh:
+                                self._absorb(state, rel, parsed)
+                            self.index.set_files(name, [(rel, p.entries if p else []) for rel, p in fresh])
+                            self._indexed.update((name, rel) for rel in files[at : at + LOAD_BATCH])
+                        done += size
                         if progress:
                             progress(done, total_files)
-                        continue
-                    batch = [(rel, self._parse(state, rel, stats.get(rel), checked_dirs)) for rel in todo]
-                    with self.lock:
-                        # Read meanwhile (opened, saved, polled): that reading is newer than this one.
-                        fresh = [(rel, p) for rel, p in batch if (name, rel) not in self._indexed]
-                        for rel, parsed in fresh:
-                            self._absorb(state, rel, parsed)
-                        self.index.set_files(name, [(rel, p.entries if p else []) for rel, p in fresh])
-                        self._indexed.update((name, rel) for rel in files[at : at + LOAD_BATCH])
-                    done += min(LOAD_BATCH, len(files) - at)
-                    if progress:
-                        progress(done, total_files)
-                    time.sleep(0.001)  # let the UI thread paint and take keys
+                        time.sleep(0.001)  # let the UI thread paint and take keys
         finally:
             if collecting:
                 gc.enable()
@@ -352,6 +387,12 @@ class Session:
             if not self._index_done:
                 self._indexed.add((state.mount.name, rel))
 
+    @staticmethod
+    def _parses(state: RepoState, rel: str, stats: dict[str, tuple[int, int]]) -> bool:
+        """``rel`` is a Markdown file amr parses (inside the root, not too large to)."""
+        st = stats.get(rel)
+        return rel not in state.escaping and is_markdown(rel) and st is not None and st[1] <= MAX_PARSE_BYTES
+
     def _parse(
         self, state: RepoState, rel: str, st: tuple[int, int] | None, checked_dirs: dict[str, bool] | None
     ) -> _Parsed | None:
@@ -370,15 +411,24 @@ class Session:
             searchable_lines(doc, prose=state.style != "amr"),
         )
 
+    def _from_pool(self, readings: list[parsepool.Parsed]) -> dict[str, _Parsed | None]:
+        """A worker's readings as the session's own (no Document: it parses those it keeps)."""
+        return {
+            rel: None if got is None else _Parsed(None, unpack(got[0], self._key_sets), got[1]) for rel, got in readings
+        }
+
     @staticmethod
     def _absorb(state: RepoState, rel: str, parsed: _Parsed | None) -> None:
         """Keep what a reading of ``rel`` found (under the lock): its facts and metadata, and its
-        document when it is MEMORY.md or one already kept (refreshed)."""
+        document when it is MEMORY.md or one already kept (refreshed; let go when the reading
+        came from a worker, which sends no Document: it is parsed again when asked for)."""
         if parsed is None:
             state.forget_parse(rel)
             return
         state.facts[rel] = parsed.facts
-        if rel == MEMORY_FILE or rel in state.docs:
+        if parsed.doc is None:
+            state.docs.pop(rel, None)
+        elif rel == MEMORY_FILE or rel in state.docs:
             keep_doc(state, rel, parsed.doc)
 
     def _snapshot(self, state: RepoState, sizes: Iterable[str] | None = None) -> RepoSnapshot:
