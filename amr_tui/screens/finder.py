@@ -28,6 +28,12 @@ from amr_tui.widgets.type_ahead import hold
 if TYPE_CHECKING:
     from amr_tui.services.history.past import PastEntry, PastIndex
 
+#: The results' options made at once (each is laid out as it is added, and 200 of them were most
+#: of a keystroke's time in the app): a screenful first, the rest once typing pauses.
+OPTIONS_AT_ONCE = 30
+#: How long typing must pause before the rest of the results' options are made.
+REST_AFTER_S = 0.12
+
 PastLoader = Callable[[], "PastIndex | str"]
 """Builds the search index of the past (slow: run in a worker), or says why there is none."""
 
@@ -152,6 +158,9 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         self.past_index: PastIndex | None = None
         self.past_entries: list[PastEntry] = []  # the past entry of each hit, in the past
         self.past_state = "unread"  # "unread", "reading", "ready" or the reason there is no past
+        self._shown: FinderScreen.Results | None = None  # the results the options are of
+        self._built = 0  # how many of their options are made (``_add_rest``)
+        self.rest_after = REST_AFTER_S
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog-box", id="finder-box"):
@@ -250,10 +259,8 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         self.shown_coverage = message.coverage
         options = self.query_one(OptionList)
         options.clear_options()
-        if message.past is not None:
-            options.add_options([Option(past_content(e, h)) for e, h in zip(message.past, message.hits, strict=True)])
-        else:
-            options.add_options([Option(hit_content(h)) for h in message.hits])
+        self._shown, self._built = message, 0
+        self._add_rest(message, 0)
         if message.hits:
             options.highlighted = 0
         n = len(message.hits)
@@ -277,6 +284,31 @@ class FinderScreen(ModalScreen[FinderResult | None]):
             self.choose_pending = False
             self.action_choose()
 
+    @staticmethod
+    def _options(message: Results, start: int, end: int) -> list[Option]:
+        hits = message.hits[start:end]
+        if message.past is not None:
+            return [Option(past_content(e, h)) for e, h in zip(message.past[start:end], hits, strict=True)]
+        return [Option(hit_content(h)) for h in hits]
+
+    def _add_rest(self, message: Results, start: int) -> None:
+        """The options of ``message``'s hits from ``start`` on: ``OPTIONS_AT_ONCE`` of them with
+        the results, the rest when no newer results came for ``rest_after`` seconds (typing on builds
+        a screenful a key) or when the cursor goes past the ones built."""
+        if message.hits is not self.hits or start >= len(message.hits):
+            return
+        end = start + OPTIONS_AT_ONCE if start == 0 else len(message.hits)
+        self.query_one(OptionList).add_options(self._options(message, start, end))
+        self._built = end
+        if end < len(message.hits):
+            self.set_timer(self.rest_after, lambda: self._add_rest(message, end), name="finder-rest")
+
+    def _fill(self) -> None:
+        """Every hit's option, now (the cursor is going past the ones built)."""
+        message = self._shown
+        if message is not None and self._built < len(message.hits):
+            self._add_rest(message, self._built)
+
     @on(Input.Submitted, "#finder-input")
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -287,6 +319,8 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         if not self.hits:
             return
         cur = options.highlighted or 0
+        if cur + step >= self._built:
+            self._fill()
         options.highlighted = max(0, min(len(self.hits) - 1, cur + step))
 
     def action_choose(self) -> None:
