@@ -76,10 +76,10 @@ def _said(low: str, spellings: list[list[str]], span: int) -> float:
     words = WORD.findall(low)
     distinct = set(words)
     typed = [sp for forms in spellings for sp in forms]
-    other = sum(1 for word in distinct if word not in STOPWORDS and not any(sp in word for sp in typed))
+    others = (word for word in distinct if word not in STOPWORDS and not any(sp in word for sp in typed))
     if len(distinct) == len(words):
-        return 1.0 if other or len(spellings) < 2 else 0.0
-    return min(1.0, other / span)
+        return 1.0 if len(spellings) < 2 or next(others, None) is not None else 0.0
+    return min(1.0, sum(1 for _word in others) / span)
 
 
 def _where(low: str, spellings: list[str]) -> tuple[int, int]:
