@@ -133,3 +133,16 @@ def test_classes_filter_and_unknown_class() -> None:
         relevance.main(["--quick", "--engines", "amr", "--classes", "nonsense"])
     with pytest.raises(SystemExit):
         relevance.load_engine("no-colon")
+
+
+@pytest.mark.parametrize("name", ["heldout", "sealed"])
+def test_the_sets_not_tuned_on_are_sound(name: str) -> None:
+    """Every answer names a fact of its set, every class is asked, no fact id repeats."""
+    import importlib
+
+    facts = importlib.import_module(relevance.SETS[name])
+    ids = [f.id for f in facts.FACTS]
+    assert len(ids) == len(set(ids)) >= 40
+    assert {a for q in facts.QUERIES for a in q.answers} <= set(ids)
+    assert {q.cls for q in facts.QUERIES} == set(facts.CLASSES)
+    assert len(facts.QUERIES) >= 50 and len(facts.DECOYS) >= 10

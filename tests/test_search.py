@@ -215,10 +215,15 @@ def test_short_noise_repeating_the_words_ranks_below_the_sentence_that_holds_the
     assert set(hits[1:]) == set(noise)
 
 
-def test_a_short_entry_that_repeats_nothing_is_not_noise():
-    """An entry as short as the query, with no word said twice, keeps its place above a longer one."""
-    idx = make({("r", "a.md"): ["the frontend deploy order is in the runbook of the web team", "Deploy order"]})
-    assert entry_texts(idx.search("deploy order"))[0] == "Deploy order"
+def test_a_short_entry_that_only_lists_the_words_is_not_an_answer():
+    """An entry that holds the typed words and nothing else (a heading copied as an entry) says
+    nothing: a sentence that says something about them ranks above it (issue 44, point 6). An
+    entry as short, with one word more, keeps its place above the longer one."""
+    sentence = "the frontend deploy order is in the runbook of the web team"
+    idx = make({("r", "a.md"): [sentence, "Deploy order"]})
+    assert entry_texts(idx.search("deploy order"))[0] == sentence
+    idx = make({("r", "a.md"): [sentence, "Deploy order: web"]})
+    assert entry_texts(idx.search("deploy order"))[0] == "Deploy order: web"
 
 
 def test_words_run_together_are_found():

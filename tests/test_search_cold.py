@@ -92,6 +92,8 @@ QUERIES = [
     "e2e tests",  # a form of several words (abbrev.py): "end-to-end"
     "pr review",
     "e2e kubernetes zebra",  # most of the words, one of them a phrase form
+    "redis xylophone quokka",  # one word of three held: the entries holding it (never empty)
+    "db zebra quokka llama",  # a two-letter word the only one held
 ]
 
 

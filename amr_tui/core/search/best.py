@@ -42,7 +42,7 @@ def take(
             if group
             else ()
         )
-        out.append(SearchHit(item, round(-neg, 3), positions_for(full, item.text), missing))
+        out.append(SearchHit(item, round(-neg, 3), positions_for(full, item.text, missing), missing))
     return out
 
 
@@ -161,8 +161,10 @@ def highlight_positions(query: str, text: str) -> tuple[int, ...]:
     return positions_for(parse_query(query), text)
 
 
-def positions_for(q: Query, text: str) -> tuple[int, ...]:
-    """``highlight_positions`` for a query already parsed."""
+def positions_for(q: Query, text: str, missing: Sequence[str] = ()) -> tuple[int, ...]:
+    """``highlight_positions`` for a query already parsed; the atoms in ``missing`` (those a
+    partial match does not hold, ``SearchHit.missing``) are not looked for: what they would
+    point at is letters scattered over other words."""
     if not q.words or not text:
         return ()
     low = fold(text)
@@ -173,5 +175,6 @@ def positions_for(q: Query, text: str) -> tuple[int, ...]:
             pos.update(range(at, at + len(word)))
             continue
         for atom in WORD.findall(word):
-            pos.update(_atom_positions(atom[:MAX_TOKEN], text, low))
+            if atom[:MAX_TOKEN] not in missing:
+                pos.update(_atom_positions(atom[:MAX_TOKEN], text, low))
     return tuple(sorted(pos))

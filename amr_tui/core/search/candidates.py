@@ -372,6 +372,7 @@ class Found:
     # per atom: (its text, its weakest class, its class bitsets as bytes: one byte lookup a slot)
     levels: list[tuple[str, int, list[bytes]]]
     spellings: list[list[str]]  # per atom, its spellings (its other forms too), longest first
+    scant: bool = False  # the partial matches hold fewer than half the words (nothing held more)
 
 
 def gather(
@@ -471,6 +472,13 @@ def gather(
         loose = [(am.upto(3) | t) & live for am, t in zip(atoms, typos, strict=True)] if len(strict) < limit else exact
         space = max(room - taken - len(fuzzy), 0 if strong >= limit else room // 2)
         partial = _partial(index, exact, loose, weights, live, tier(3) | bits_of(fuzzy), space, keep)
+    scant: list[int] = []
+    if not strict and not fuzzy and not partial and len(atoms) >= 2:
+        # Nothing holds most of the words: the items holding any word of 2+ letters (as a word
+        # or a word's start), those holding more of them first, so that a query answers
+        # "No matches." only when no entry holds any of its words.
+        held = [am.upto(1) & live if len(am.text) >= 2 else 0 for am in atoms]
+        partial = scant = _scant(index, held, weights, live, room, keep)
     if not strict and not fuzzy and not partial:
         return None
     if fuzzy and not any(typos):  # a typo match holds its word: it is not missing
@@ -481,7 +489,7 @@ def gather(
         sorted({f.text for f in am.forms} if isinstance(am, AtomAny) else {am.text}, key=len, reverse=True)
         for am in atoms
     ]
-    return Found(atoms, weights, strict, fuzzy, partial, typos, levels, spellings)
+    return Found(atoms, weights, strict, fuzzy, partial, typos, levels, spellings, bool(scant))
 
 
 PHRASE_SCAN = 40_000  # scan at most this many candidates for the typed phrase
@@ -545,6 +553,57 @@ def _partial(
                     if len(out) >= room:
                         return out
     return out
+
+
+def _scant(
+    index: PostingStore, held: list[int], weights: list[float], live: int, room: int, keep: Keep | None
+) -> list[int]:
+    """Up to ``room`` items holding any atom (``held``: the slots holding each, as a word or a
+    word's start), those holding more atoms first, and among those holding as many, those holding
+    the rarer ones; for a query that nothing answers with most of its words.
+
+    How many atoms each slot holds is added up in bit planes (``_count_planes``), so the work is a
+    few dozen operations on bitsets whatever the number of atoms or items."""
+    if room <= 0:
+        return []
+    planes = _count_planes(held)
+    rarest = sorted(range(len(held)), key=lambda k: -weights[k])
+    out: list[int] = []
+    seen = 0
+    for count in range(len(held) - 1, 0, -1):
+        with_count = live
+        for j, plane in enumerate(planes):
+            with_count &= plane if count >> j & 1 else ~plane
+            if not with_count:
+                break
+        if not with_count or count >> len(planes):
+            continue
+        for k in rarest:
+            acc = with_count & held[k] & ~seen
+            if keep is not None and acc:
+                acc = keep(acc)
+            if acc:
+                out += index.take_best(acc, room - len(out))
+                seen |= acc
+                if len(out) >= room:
+                    return out
+    return out
+
+
+def _count_planes(sets: list[int]) -> list[int]:
+    """The binary digits, as bitsets, of how many of ``sets`` each slot is in: slot ``s`` is in
+    ``c`` of them when bit ``s`` of plane ``j`` is bit ``j`` of ``c`` (a ripple-carry adder over
+    bitsets)."""
+    planes: list[int] = []
+    for bits in sets:
+        carry = bits
+        for j, plane in enumerate(planes):
+            if not carry:
+                break
+            planes[j], carry = plane ^ carry, plane & carry
+        if carry:
+            planes.append(carry)
+    return planes
 
 
 def holding(index: PostingStore, excluded: Sequence[tuple[str, tuple[str, ...]]], live: int, resolver: Resolver) -> int:

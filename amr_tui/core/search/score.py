@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from amr_tui.core import fuzzy as rapid  # "fuzzy" names the fuzzy-matched slots in score_slots
 from amr_tui.core.search.candidates import Found
-from amr_tui.core.search.query import Query
+from amr_tui.core.search.query import STOPWORDS, Query
 from amr_tui.core.search.store import PostingStore
 from amr_tui.core.search.text import WORD, subseq_pattern
 
@@ -68,14 +68,18 @@ def _subseq_quality(cache: dict[str, re.Pattern[str]], atom: str, low: str) -> f
 def _said(low: str, spellings: list[list[str]], span: int) -> float:
     """1.0 for a text that says something; less for noise: a text that repeats a word and holds
     fewer than ``span`` other words than the typed ones ("Deploy order, deploy order" says
-    nothing beyond "deploy order"). A real sentence repeats "the" but holds other words."""
+    nothing beyond "deploy order"), and nothing for a text that holds no word but two or more
+    typed ones and stop words (a list or a heading: "Backup, restore" for "restore backup",
+    which a sentence stating something about them must not rank below; one word alone is a
+    name, as good an answer as any). A real sentence repeats "the"
+    but holds other words."""
     words = WORD.findall(low)
     distinct = set(words)
-    if len(distinct) == len(words):
-        return 1.0
     typed = [sp for forms in spellings for sp in forms]
-    other = sum(1 for word in distinct if not any(sp in word for sp in typed))
-    return min(1.0, other / span)
+    others = (word for word in distinct if word not in STOPWORDS and not any(sp in word for sp in typed))
+    if len(distinct) == len(words):
+        return 1.0 if len(spellings) < 2 or next(others, None) is not None else 0.0
+    return min(1.0, sum(1 for _word in others) / span)
 
 
 def _where(low: str, spellings: list[str]) -> tuple[int, int]:
@@ -104,7 +108,8 @@ def score_slots(
 
     ``group`` is 0 for an item holding every atom as a word or a word's start, 1 for one
     holding some only inside a word (several atoms), with a typo (``fuzzy``) or not at all
-    (``partial``: they score nothing): those rank together by score. ``weights``: one per atom (its
+    (``partial``: they score nothing): those rank together by score. When no item holds most
+    of the atoms (``cands.scant``), ``group`` is how many atoms an item lacks. ``weights``: one per atom (its
     rarity); the atoms' class scores are averaged with them."""
     strict, fuzzy, partial, weights, typos = cands.strict, cands.fuzzy, cands.partial, cands.weights, cands.typos
     ww = WEIGHTS
@@ -123,6 +128,7 @@ def score_slots(
     near_phrase_rx = near
     fuzzy_set = set(fuzzy)
     partial_set = set(partial)
+    scant = cands.scant
     ratio = None
     if fuzzy:
         ratio = rapid.fuzz.partial_ratio
@@ -135,6 +141,7 @@ def score_slots(
         is_partial = slot in partial_set
         total = 0.0
         worst = 0
+        lacks = 0
         byte, bit = slot >> 3, _BIT[slot & 7]
         for k, (atom, top, bufs) in enumerate(levels):
             for lv, buf in enumerate(bufs):  # noqa: B007 (lv is the class found, read after the loop)
@@ -146,6 +153,7 @@ def score_slots(
                 else:
                     lv = FUZZY if is_fuzzy else top
             if lv == MISSING:
+                lacks += 1
                 continue
             if lv == 3:  # a subsequence inside a word: tighter and at a word start is better
                 total += w[k] * (CLASS_SCORE[3] + _subseq_quality(rx_cache, atom, low))
@@ -193,5 +201,7 @@ def score_slots(
             score *= PARTIAL_FACTOR
         score = round(100.0 * min(1.0, max(0.0, score)), 3)
         weak = is_partial or is_fuzzy or (n > 1 and worst >= 2)
-        out.append((1 if weak else 0, -score, item.repo, item.path, item.line, slot))
+        # items holding fewer than half the words (``cands.scant``): those holding more first
+        group = lacks if scant and is_partial else 1 if weak else 0
+        out.append((group, -score, item.repo, item.path, item.line, slot))
     return out
