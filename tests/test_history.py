@@ -315,3 +315,19 @@ def test_hostile_names_and_text_do_not_break_history_or_review(make_repo) -> Non
     assert isinstance(review.diff.changes, list)
     with pytest.raises(ValueError):
         service.file_history("ctl\x1b.md")
+
+
+def test_the_removals_walk_never_diffs_a_commit_that_only_adds_files(tmp_path: Path) -> None:
+    """A first commit of a whole memory (a million entries at once) holds no removal: the walk
+    for removed lines (``log_patches(..., removals=True)``, the forgotten facts and AMR030) lists
+    it without diffing it, and still diffs a commit that adds a file beside a removal."""
+    notes = "# Notes\n\n- The staging deploy runs on Fridays\n- Alice prefers tea\n"
+    root = new_repo(tmp_path / "memory", {"MEMORY.md": "# Memory\n\n## Index\n\n- [[notes]]\n", "notes.md": notes})
+    commit(root, {"notes.md": notes.replace("- Alice prefers tea\n", ""), "more.md": "# More\n\n- a fact\n"}, "drop")
+    handle = GitRepo(root)
+    every = gh.log_patches(handle, "HEAD", max_blob=1 << 20)
+    removing = gh.log_patches(handle, "HEAD", max_blob=1 << 20, removals=True)
+    assert [cd.entry.info.oid for cd in removing] == [cd.entry.info.oid for cd in every]
+    first, last = removing[-1], removing[0]
+    assert every[-1].files and not first.files  # the first commit: listed, not diffed
+    assert [f.path for f in last.files] == [f.path for f in every[0].files]  # a removal beside an added file

@@ -202,8 +202,11 @@ def _bounded_patches(
     max_blob: int | None,
     *,
     follow: bool = False,
+    removals: bool = False,
 ) -> list[tuple[LogEntry, tuple[FileDiff, ...]]]:
     """``git <cmd> <walk_opts> -p <tail>`` as (entry, files), no blob over ``max_blob`` ever diffed.
+    ``removals``: only the patches that can remove a line are wanted; a commit that only adds
+    files (a first commit: a whole memory at once) is listed with no files, never diffed.
 
     ``cmd`` is ``[*_PRE, "log" or "show", ...]``, ``walk_opts`` what picks the commits (limit,
     skip, follow), ``tail`` the revisions. With a limit,
@@ -224,9 +227,10 @@ def _bounded_patches(
         [*cmd, _FORMAT, "--raw", "--no-abbrev", "-z", *_RAW_FLAGS, *walk_opts, *tail, *spec]
     ).stdout
     walk = [(e, _parse_raw(rest)) for e, rest in _parse_records(listed)]
+    added_only = {e.oid for e, changes in walk if removals and changes and all(c.old_oid is None for c in changes)}
     wanted = {o for _, changes in walk for c in changes if not c.gitlink for o in (c.old_oid, c.new_oid) if o}
     big = {o: n for o, n in blob_sizes(repo, wanted).items() if n > max_blob}
-    if not big:
+    if not big and not added_only:
         return patch_run(walk_opts, tail, spec)
     groups: dict[tuple[str, ...] | None, list[str]] = {}  # pathspec (None: the walk's own) -> commits
     skipped: dict[str, dict[str, FileDiff]] = {}
@@ -236,6 +240,9 @@ def _bounded_patches(
             sizes = [big[o] for o in (c.old_oid, c.new_oid) if o in big]
             if sizes:
                 over[c.path] = FileDiff(c.old_path, c.new_path, (), False, max(sizes))
+        if entry.oid in added_only:
+            skipped[entry.oid] = {p: f for p, f in over.items() if keep is None or keep(p)}
+            continue  # named when too large, never diffed
         if over:
             skipped[entry.oid] = {p: f for p, f in over.items() if keep is None or keep(p)}
             key: tuple[str, ...] | None = tuple(sorted({p for c in changes if c.path not in over for p in c.paths}))
@@ -474,11 +481,14 @@ def log_patches(
     follow: bool = False,
     keep: Keep = None,
     max_blob: int | None = None,
+    removals: bool = False,
 ) -> list[CommitDiff]:
     """Like :func:`log_entries`, with each commit's ``-U0`` patch (merges show none).
 
     ``keep(path) -> bool`` filters the files kept from each patch (e.g. Markdown only).
     ``max_blob``: a kept file with a blob over this many bytes is not diffed (``FileDiff.too_large``).
+    ``removals`` (with ``max_blob``): for a reader of removed lines only, a commit that only adds
+    files has no files (a first commit of a million entries is not diffed).
     """
     revs = _revs(repo, rev, exclude)
     if revs is None:
@@ -492,6 +502,7 @@ def log_patches(
         keep,
         max_blob,
         follow=follow and len(paths) == 1,
+        removals=removals,
     )
     return [CommitDiff(entry, files) for entry, files in found]
 
