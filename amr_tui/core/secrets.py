@@ -1044,11 +1044,13 @@ def find_secrets(text: str) -> list[SecretMatch]:
         i = bisect_right(starts, start)
         if i and ends[i - 1] > start:
             return False  # inside a span found before
-        found.append(SecretMatch(kind, start, end))
         j = i
         while j < len(starts) and starts[j] < end:
             end = max(end, ends[j])
             j += 1
+        if j > i:  # it covers spans found before (a key word before a token): one report for the place
+            found[:] = [f for f in found if not start <= f.start < end]
+        found.append(SecretMatch(kind, start, end))
         starts[i:j] = [start]
         ends[i:j] = [end]
         return True
