@@ -3,7 +3,8 @@
     .venv/bin/python bench/finder_keys.py [--sizes 100000,1000000] [--warm]
 
 The app is started on a corpus of ``bench/gen.py`` (``size_repo``, or ``million_repo`` at
-1,000,000), the first indexing is waited for, ``/`` opens the finder, and the 14 typed scripts of
+1,000,000), the first indexing ("ready") and the start's background work ("settled": lint, the
+unreviewed count, the history check) are waited for, ``/`` opens the finder, and the 14 typed scripts of
 ``bench/bench_search.py`` are typed one key at a time with ``pilot.press``. A keystroke's time
 is from the press to the finder showing the hits of the query as typed (``shown_query`` equal
 to the input's value: the key handled, the search run in its worker, the results posted and
@@ -99,6 +100,7 @@ def hello_keys(script: str) -> list[float]:
 
 def child(size: int) -> dict[str, float]:
     from bench_search import SCRIPTS
+    from textual.worker import WorkerState
 
     from amr_tui.app import make_app
     from amr_tui.screens.finder import FinderScreen
@@ -115,6 +117,11 @@ def child(size: int) -> dict[str, float]:
             while getattr(screen, "current", None) is None or screen.indexing:
                 await asyncio.sleep(0.05)
             res["ready_s"] = time.perf_counter() - t
+            # the start's background work (lint, the unreviewed count, the history check) done:
+            # the keys measure typing, not typing against the start (an agent's burst is point 5)
+            while any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers):
+                await asyncio.sleep(0.1)
+            res["settled_s"] = time.perf_counter() - t
             await pilot.press("slash")
             while not isinstance(app.screen, FinderScreen):
                 await asyncio.sleep(0.005)
@@ -176,10 +183,10 @@ def main(argv: list[str] | None = None) -> int:
         env["AMR_NO_CACHE"] = "1"
     print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; {'warm' if args.warm else 'cold'} start")
     print(
-        "| entries | ready | app p50 | app p95 | app max | library p50 | library p95 | hello-world p95 "
+        "| entries | ready | settled | app p50 | app p95 | app max | library p50 | library p95 | hello-world p95 "
         "| app/library p95 | peak RSS |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for size in (int(s) for s in args.sizes.split(",")):
         out = subprocess.run(
             [sys.executable, __file__, "--child", str(size)], env=env, capture_output=True, text=True, check=False
@@ -189,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(
-            f"| {int(r['entries']):,} | {r['ready_s']:.1f} s | {r['app_p50_ms']:.1f} ms | {r['app_p95_ms']:.1f} ms "
+            f"| {int(r['entries']):,} | {r['ready_s']:.1f} s | {r['settled_s']:.0f} s | {r['app_p50_ms']:.1f} ms | {r['app_p95_ms']:.1f} ms "
             f"| {r['app_max_ms']:.0f} ms | {r['lib_p50_ms']:.1f} ms | {r['lib_p95_ms']:.1f} ms | {r['hello_p95_ms']:.1f} ms "
             f"| {r['app_p95_ms'] / r['lib_p95_ms']:.2f}x | {r['peak_rss_mb']:.0f} MB |"
         )
