@@ -43,6 +43,23 @@ def _load(root: Path, jobs: str, monkeypatch: pytest.MonkeyPatch) -> Session:
     return s
 
 
+async def test_the_app_parses_a_big_cold_load_on_worker_processes(make_repo, monkeypatch, tmp_path):
+    """Inside the app ``sys.stderr`` is Textual's capture of prints, with no file descriptor for
+    multiprocessing to hand its helper processes: the pool must start there too (it fell back to
+    the serial parse, silently, until it was given one). First in the file: multiprocessing starts
+    its helper once per process, and a pool started outside the app before would hide this."""
+    from tests.driver import app_for, running
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = _big_repo(make_repo, outside)
+    monkeypatch.setenv("AMR_NO_CACHE", "1")
+    monkeypatch.setenv("AMR_JOBS", "2")
+    app = app_for([root], poll_interval=60)
+    async with running(app):
+        assert app.session is not None and app.session.parsed_away >= parsepool.MIN_FILES
+
+
 def test_a_big_cold_load_on_worker_processes_holds_what_a_serial_one_does(make_repo, monkeypatch, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -18,6 +18,7 @@ speed-up, never a requirement.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 from collections.abc import Iterator
@@ -78,7 +79,11 @@ class ParsePool:
     def __init__(self, workers: int) -> None:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload([__name__])  # each worker forks with the parser imported
-        self._pool: Any = ctx.Pool(workers, initializer=_quiet)
+        # multiprocessing hands its helper processes ``sys.stderr``'s descriptor; inside the app
+        # that is Textual's capture of prints, which has none ("bad value(s) in fds_to_keep"):
+        # they get a real one that writes nowhere, never the terminal the app draws on.
+        with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):
+            self._pool: Any = ctx.Pool(workers, initializer=_quiet)
 
     def map(self, root: Path, prose: bool, batches: list[list[str]]) -> Iterator[list[Parsed]]:
         """Each batch's readings, in the batches' order, as they come."""
