@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from textual.screen import ModalScreen
 
+from amr_tui.git.errors import ConflictError
 from amr_tui.screens.dialogs import ConfirmScreen
 from amr_tui.widgets.file_tree import MemoryTree
 from tests.driver import burst
@@ -58,7 +59,9 @@ def _makers() -> dict[str, Callable[[], ModalScreen[Any]]]:
         "TextPromptScreen": lambda: TextPromptScreen("Remember…", what="the fact you are capturing"),
         "ChoiceScreen": lambda: ChoiceScreen("Move entry to…", [("a", "a.md"), ("b", "b.md")]),
         "SecretScreen": lambda: SecretScreen(["GitHub token"]),
-        "ConflictScreen": lambda: ConflictScreen("MEMORY.md", side, side, side, side, repo="memory-alice"),
+        "ConflictScreen": lambda: ConflictScreen(
+            ConflictError("MEMORY.md", ours=side, base=side, theirs=side, merged=side, head=None), repo="memory-alice"
+        ),
         "FinderScreen": lambda: FinderScreen(lambda query, limit: []),
         "FileEditScreen": lambda: FileEditScreen("MEMORY.md", "# Memory\n"),
         "HelpScreen": lambda: HelpScreen([("Anywhere", [("?", "Help")])]),

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from amr_tui.git.errors import ConflictError
 from amr_tui.screens.conflict import ConflictScreen
 from amr_tui.screens.main.screen import MainScreen, Place
 from tests.driver import HOSTILE_SIZE, app_for, click_text, notes, running, wait_for
@@ -51,7 +52,11 @@ class Visit:
 def _conflict() -> ConflictScreen:
     ours = "".join(f"- mine {p}\r\n" for p in PAYLOADS.values()).encode("utf-8", "surrogateescape")
     theirs = "".join(f"- theirs {p}\r\n" for p in PAYLOADS.values()).encode("utf-8", "surrogateescape")
-    return ConflictScreen("notes/\x1b[2J[@click=app.quit].md", ours, b"", theirs, ours + theirs)
+    return ConflictScreen(
+        ConflictError(
+            "notes/\x1b[2J[@click=app.quit].md", ours=ours, base=b"", theirs=theirs, merged=ours + theirs, head=None
+        )
+    )
 
 
 HOSTILE_NAME = "names/" + file_name_for("osc52", PAYLOADS["osc52"])

@@ -64,6 +64,15 @@ class Profile:
     writeups: tuple[str, ...] = ()
 
 
+# The six core files of a Cline / Cursor memory bank, in the order the format reads them.
+_MEMORY_BANK_CORE = (
+    "projectbrief.md",
+    "productContext.md",
+    "systemPatterns.md",
+    "techContext.md",
+    "activeContext.md",
+    "progress.md",
+)
 _FOREIGN = frozenset(
     {NESTED, STAR, FRONT_MATTER, WRAPPED, MD_SUFFIX, EMPTY_ENTRY, EMPTY_LINK, BRACKET_TEXT, META_INSIDE}
 )
@@ -150,20 +159,10 @@ PROFILES: dict[str, Profile] = {
             "memory-bank",
             "Cline / Cursor memory bank",
             (
-                "memory-bank/projectbrief.md",
-                "memory-bank/productContext.md",
-                "memory-bank/systemPatterns.md",
-                "memory-bank/techContext.md",
-                "memory-bank/activeContext.md",
-                "memory-bank/progress.md",
+                *(f"memory-bank/{name}" for name in _MEMORY_BANK_CORE),
                 "memory-bank/*",
                 "memory-bank/**/*",
-                "projectbrief.md",
-                "productContext.md",
-                "systemPatterns.md",
-                "techContext.md",
-                "activeContext.md",
-                "progress.md",
+                *_MEMORY_BANK_CORE,
             ),
             "every file of the memory bank at the start of every task",
             None,
@@ -173,15 +172,7 @@ PROFILES: dict[str, Profile] = {
             False,
             _FOREIGN | {NO_INDEX, NO_MEMORY},
             mirrors=(("activeContext.md", "progress.md"),),
-            memory=(
-                "memory-bank/*",
-                "projectbrief.md",
-                "productContext.md",
-                "systemPatterns.md",
-                "techContext.md",
-                "activeContext.md",
-                "progress.md",
-            ),
+            memory=("memory-bank/*", *_MEMORY_BANK_CORE),
         ),
         Profile(
             "obsidian",

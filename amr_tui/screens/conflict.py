@@ -10,6 +10,7 @@ from textual.widgets import Button, Static, TextArea
 
 from amr_tui.core.merge.resolution import EDITED, OURS, THEIRS, ConflictChoice
 from amr_tui.core.textsafety import find_controls, make_visible
+from amr_tui.git.errors import ConflictError
 from amr_tui.widgets.actions import bindings
 from amr_tui.widgets.safe import notify_text, word_diff
 
@@ -42,18 +43,11 @@ class ConflictScreen(ModalScreen[ConflictChoice | None]):
 
     BINDINGS = bindings("conflict")
 
-    def __init__(
-        self,
-        path: str,
-        ours: bytes | None,
-        base: bytes | None,
-        theirs: bytes | None,
-        merged: bytes | None,
-        *,
-        repo: str = "",
-    ) -> None:
+    def __init__(self, conflict: ConflictError, *, repo: str = "") -> None:
+        """``conflict``: the save's refusal, with the user's, the base's and the other version."""
         super().__init__()
-        self.path, self.ours, self.base, self.theirs, self.merged = path, ours, base, theirs, merged
+        self.path, self.ours, self.base = conflict.path, conflict.ours, conflict.base
+        self.theirs, self.merged = conflict.theirs, conflict.merged
         self.repo = repo
 
     def unsaved_edits(self) -> list[str]:

@@ -545,14 +545,20 @@ def _partial(
                         acc &= bits[k]
                         if not acc:
                             break
-                if keep is not None and acc:
-                    acc = keep(acc)
-                if acc:
-                    out += index.take_best(acc, room - len(out))
-                    seen |= acc
-                    if len(out) >= room:
-                        return out
+                seen |= _take(index, acc, keep, out, room)
+                if len(out) >= room:
+                    return out
     return out
+
+
+def _take(index: PostingStore, acc: int, keep: Keep | None, out: list[int], room: int) -> int:
+    """Add the best of ``acc`` (those ``keep`` keeps) to ``out``, up to ``room`` in all; the
+    slots it looked at (taken or not: they are not candidates again)."""
+    if keep is not None and acc:
+        acc = keep(acc)
+    if acc:
+        out += index.take_best(acc, room - len(out))
+    return acc
 
 
 def _scant(
@@ -579,14 +585,9 @@ def _scant(
         if not with_count or count >> len(planes):
             continue
         for k in rarest:
-            acc = with_count & held[k] & ~seen
-            if keep is not None and acc:
-                acc = keep(acc)
-            if acc:
-                out += index.take_best(acc, room - len(out))
-                seen |= acc
-                if len(out) >= room:
-                    return out
+            seen |= _take(index, with_count & held[k] & ~seen, keep, out, room)
+            if len(out) >= room:
+                return out
     return out
 
 

@@ -123,9 +123,7 @@ async def resolve(
 ) -> tuple[SaveJob, OpenFile] | None:
     """Show both sides of the conflict; the save of the choice made there (and the version it is
     based on), or None when it is left unresolved."""
-    choice = await screen.app.push_screen_wait(
-        ConflictScreen(error.path, error.ours, error.base, error.theirs, error.merged, repo=repo)
-    )
+    choice = await screen.app.push_screen_wait(ConflictScreen(error, repo=repo))
     if choice is None:
         notify_text(
             screen.app,
