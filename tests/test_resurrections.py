@@ -346,3 +346,34 @@ async def test_the_activity_review_screen_lists_it_as_a_resurrection(repo, monke
         assert "written again by claude-code" in (screen.changes[0].resurrects or "")
         await drive.shown("resurrects a forgotten fact")
         assert "LOST" not in screen_text(app)
+
+
+def test_a_recheck_reads_what_changed_and_finds_what_a_whole_check_finds(repo, monkeypatch):
+    """After the first check, the app's poll re-checks AMR030 on the files changed since and those
+    of the findings (at a million entries the whole work tree took minutes a poll): the same
+    findings as a check of every file, as agents write a forgotten fact again, elsewhere, and a
+    forget is undone."""
+    from amr_tui.services.session.session import Session
+    from amr_tui.services.workspace import Mount
+
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("AMR_NO_CACHE", "1")
+    assert main(["forget", "ops.md:3", "--reason", "stale"]) == 0
+    s = Session([Mount("memory", repo)])
+    s.load()
+    assert s.check_history("memory") == 0
+
+    def recheck() -> list[tuple[str, int]]:
+        s.watch.poll()
+        assert s.repos["memory"].history_paths is not None  # incremental from now on
+        s.check_history("memory")
+        got = [(f.path, f.diagnostic.line) for f in s.repos["memory"].history_findings]
+        assert got == [(p, ln) for p, ln, _m in amr030(repo)]  # what a whole check finds
+        return got
+
+    commit(repo, {"notes.md": f"# Notes\n\n- {PORT}\n"}, "Remember db port", AGENT)
+    assert recheck() == [("notes.md", 3)]
+    commit(repo, {"other.md": "# Other\n\n- Something else entirely\n"}, "Unrelated", OTHER_AGENT)
+    assert recheck() == [("notes.md", 3)]  # a finding in a file not changed since is kept
+    commit(repo, {"more.md": f"# More\n\n- {PORT}\n"}, "Again", OTHER_AGENT)
+    assert recheck() == [("more.md", 3), ("notes.md", 3)]

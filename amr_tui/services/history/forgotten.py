@@ -29,7 +29,7 @@ import datetime as _dt
 import functools
 import hashlib
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -251,10 +251,14 @@ class WorkTreeFiles(Mapping[str, Document]):
     kept: the resurrection check walks every entry of the work tree once, and a million entries
     held as Documents at once took the app from 1 to 2.7 GB."""
 
-    def __init__(self, mount: Mount) -> None:
+    def __init__(self, mount: Mount, only: Collection[str] | None = None) -> None:
+        """``only``: these files of the work tree, not all of them (and the tombstones, always)."""
         files, escaping = list_files(mount.root)
         self._root = mount.root
-        self._paths = [rel for rel in files if rel not in escaping and is_markdown(rel)]
+        wanted = {*only, TOMBSTONE_PATH} if only is not None else None
+        self._paths = [
+            rel for rel in files if rel not in escaping and is_markdown(rel) and (wanted is None or rel in wanted)
+        ]
 
     def __getitem__(self, rel: str) -> Document:
         doc = load_document(self._root, rel, check=False) if rel in self._listed else None
@@ -414,9 +418,10 @@ class DeletionLog:
                 out.append(ForgottenFact(fid, text, None, t.file, None, t.sources, t))
         return out
 
-    def resurrections(self) -> list[Finding]:
-        """AMR030 findings for the work tree's entries (:meth:`resurrected`)."""
-        return [r.finding() for r in self.resurrected(WorkTreeFiles(self.service.mount))]
+    def resurrections(self, paths: Collection[str] | None = None) -> list[Finding]:
+        """AMR030 findings for the work tree's entries (:meth:`resurrected`); of ``paths`` only,
+        when given (the files changed since the last check)."""
+        return [r.finding() for r in self.resurrected(WorkTreeFiles(self.service.mount, paths))]
 
     def resurrected_at(
         self, rev: str, paths: Iterable[str], *, walk: bool = True, since: str | None = None

@@ -28,7 +28,7 @@ pages, timelines and :meth:`~HistoryService.history_skipped`); a read of one rai
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -396,9 +396,9 @@ class HistoryService:
             self._past = (head, index)
         return index
 
-    def resurrections(self) -> list[Finding]:
-        """AMR030 findings for the work tree's entries (SLOW first time)."""
-        return self._log().resurrections()
+    def resurrections(self, paths: Collection[str] | None = None) -> list[Finding]:
+        """AMR030 findings for the work tree's entries (SLOW first time); of ``paths`` only, when given."""
+        return self._log().resurrections(paths)
 
     def resurrected_at(
         self, rev: str, paths: Iterable[str], *, walk: bool = True, since: str | None = None

@@ -499,8 +499,29 @@ class Session:
         state = self.repos[repo]
         if state.git is None or repo in self.refusals:
             return 0
-        state.history_stale = False  # a change from now on asks again
-        found = list(self.history(repo).resurrections())
+        with self.lock:
+            paths = state.history_paths
+            state.history_paths = set()  # what changes from now on is looked at by the next check
+            state.history_stale = False  # a change from now on asks again
+            before = list(state.history_findings)
+        try:
+            if paths is None:
+                found = list(self.history(repo).resurrections())
+            else:
+                # Only an entry written since can bring a forgotten fact back (one written before
+                # a forget is a duplicate that stayed), and a commit since may put a forgotten fact
+                # back on purpose: the changed files and those of the findings are read again.
+                look = paths | {f.path for f in before}
+                found = [f for f in before if f.path not in look]
+                found += self.history(repo).resurrections(look) if look else []
+                found.sort(key=lambda f: (f.path, f.diagnostic.line))
+        except BaseException:
+            with self.lock:
+                state.history_paths = (
+                    None if paths is None or state.history_paths is None else state.history_paths | paths
+                )
+                state.history_stale = True
+            raise
         with self.lock:
             same = state.history_findings == found
             state.history_findings = found

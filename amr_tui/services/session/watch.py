@@ -105,6 +105,7 @@ class RepoState:
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     history_findings: list[Finding] = field(default_factory=list)  # AMR030, computed in the background
     history_stale: bool = False  # files or commits changed since history_findings were found
+    history_paths: set[str] | None = None  # the files changed since (None: every file, as at the start)
     lint_stale: bool = False  # only the changed files were re-linted; the whole-repo checks are due
     info: RepoInfo | None = None
     info_stale: bool = True  # files or git state changed since the badge was read
@@ -207,6 +208,8 @@ class Watcher:
             if added or removed or changed or head_moved:
                 state.info_stale = True
                 state.history_stale = True
+                if state.history_paths is not None:
+                    state.history_paths.update(added + changed + removed)
                 self.host.relint_some(state, added + changed + removed)
                 changes.append(Change(name, tuple(added), tuple(changed), tuple(removed), head_moved))
             elif state.lint_stale:
@@ -270,6 +273,8 @@ class Watcher:
         self.host.relint_some(state, list(dict.fromkeys(paths)))
         state.info_stale = True
         state.history_stale = True  # amr's own write may put a fact back, or remove one written again
+        if state.history_paths is not None:
+            state.history_paths.update(paths)
 
     # ------------------------------------------------------------ repo badges
     def refresh_stale_info(self, max_age: float = INFO_MAX_AGE_S) -> list[str]:
