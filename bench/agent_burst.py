@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from finder_keys import _corpus, _pct, _type  # noqa: E402
+from finder_keys import _corpus, _pct, type_keys  # noqa: E402
 
 AGENT = {
     "GIT_AUTHOR_NAME": "Burst Agent",
@@ -101,22 +101,16 @@ def run(size: int, commits: int, every: float) -> dict[str, float]:
             inp = finder.query_one("Input")
 
             async def type_scripts(until: float | None) -> list[float]:
+                """The scripts once (``until`` None), or again and again until that time has passed
+                and every committed fact is in the session."""
                 times: list[float] = []
                 while True:
                     for script in SCRIPTS:
                         inp.value = ""
                         await pilot.pause()
-                        typed = ""
-                        for ch in script:
-                            typed = typed[:-1] if ch == "\b" else typed + ch
-                            t0 = time.perf_counter()
-                            _type(app, ch)
-                            while inp.value != typed or finder.shown_query != typed:
-                                await asyncio.sleep(0.0005)
-                            times.append((time.perf_counter() - t0) * 1000)
-                            in_session()
-                            if until is not None and time.perf_counter() > until and len(seen) == len(done):
-                                return times
+                        times += await type_keys(app, inp, lambda: finder.shown_query, script, in_session)
+                        if until is not None and time.perf_counter() > until and len(seen) == len(done):
+                            return times
                     if until is None:
                         return times
 

@@ -25,7 +25,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -60,6 +62,26 @@ def _type(app: object, ch: str) -> None:
         app.post_message(events.Key(_character_to_key(ch), ch))  # type: ignore[attr-defined]
 
 
+async def type_keys(
+    app: Any, inp: Any, shown: Callable[[], str], script: str, after: Callable[[], None] | None = None
+) -> list[float]:
+    """Type ``script`` ("\\b" a backspace) into ``inp`` of ``app`` a key at a time; each key's
+    milliseconds until the input holds what is typed and ``shown()`` says it is on screen
+    (``after()`` runs after each key)."""
+    times: list[float] = []
+    typed = ""
+    for ch in script:
+        typed = typed[:-1] if ch == "\b" else typed + ch
+        t0 = time.perf_counter()
+        _type(app, ch)
+        while inp.value != typed or shown() != typed:
+            await asyncio.sleep(0.0005)
+        times.append((time.perf_counter() - t0) * 1000)
+        if after is not None:
+            after()
+    return times
+
+
 def hello_keys(script: str) -> list[float]:
     """The same keys typed the same way into a hello-world app (an Input whose text a Label
     shows): what Textual itself costs a key, the baseline of the app's figure."""
@@ -85,14 +107,7 @@ def hello_keys(script: str) -> list[float]:
             inp = app.query_one(Input)
             inp.focus()
             await pilot.pause()
-            typed = ""
-            for ch in script:
-                typed = typed[:-1] if ch == "\b" else typed + ch
-                t0 = time.perf_counter()
-                _type(app, ch)
-                while inp.value != typed or app.shown != typed:
-                    await asyncio.sleep(0.0005)
-                times.append((time.perf_counter() - t0) * 1000)
+            times.extend(await type_keys(app, inp, lambda: app.shown, script))
 
     asyncio.run(go())
     return times
@@ -131,14 +146,7 @@ def child(size: int) -> dict[str, float]:
             for script in SCRIPTS:
                 inp.value = ""
                 await pilot.pause()
-                typed = ""
-                for ch in script:
-                    typed = typed[:-1] if ch == "\b" else typed + ch
-                    t0 = time.perf_counter()
-                    _type(app, ch)
-                    while inp.value != typed or finder.shown_query != typed:
-                        await asyncio.sleep(0.0005)
-                    times.append((time.perf_counter() - t0) * 1000)
+                times.extend(await type_keys(app, inp, lambda: finder.shown_query, script))
             res["app_p50_ms"] = statistics.median(times)
             res["app_p95_ms"] = _pct(times, 95)
             res["app_max_ms"] = max(times)
