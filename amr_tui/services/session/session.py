@@ -226,7 +226,11 @@ class Session:
                 # A big cold load is parsed by worker processes (``parsepool``), all but the files
                 # whose Document the session keeps (MEMORY.md, files open) and those it does not parse.
                 remote = [
-                    [rel for rel in todo if rel != MEMORY_FILE and rel not in kept and self._parses(state, rel, stats)]
+                    [
+                        rel
+                        for rel in todo
+                        if rel != MEMORY_FILE and rel not in kept and self._parses(state, rel, stats.get(rel))
+                    ]
                     for todo in batches
                 ]
                 workers = parsepool.workers_for(sum(map(len, remote)))
@@ -388,16 +392,15 @@ class Session:
                 self._indexed.add((state.mount.name, rel))
 
     @staticmethod
-    def _parses(state: RepoState, rel: str, stats: dict[str, tuple[int, int]]) -> bool:
-        """``rel`` is a Markdown file amr parses (inside the root, not too large to)."""
-        st = stats.get(rel)
+    def _parses(state: RepoState, rel: str, st: tuple[int, int] | None) -> bool:
+        """``rel`` (of stat ``st``) is a Markdown file amr parses (inside the root, not too large to)."""
         return rel not in state.escaping and is_markdown(rel) and st is not None and st[1] <= MAX_PARSE_BYTES
 
     def _parse(
         self, state: RepoState, rel: str, st: tuple[int, int] | None, checked_dirs: dict[str, bool] | None
     ) -> _Parsed | None:
         """Read and parse one Markdown file (no lock taken); None when it is not one amr parses."""
-        if rel in state.escaping or not is_markdown(rel) or st is None or st[1] > MAX_PARSE_BYTES:
+        if not self._parses(state, rel, st):
             return None
         data = read_bytes(state.mount.root, rel, checked_dirs=checked_dirs)
         if data is None:
