@@ -50,3 +50,13 @@ async def test_every_row_is_made_once_typing_pauses(make_repo):
         await drive.until(lambda: options.option_count == len(finder.hits), "every row again")
         await drive.settled()
         assert options.option_count == len(finder.hits)
+
+
+async def test_the_rest_is_made_once_when_the_cursor_goes_past_before_typing_pauses(make_repo):
+    app = app_for([make_repo("memory", FILES)], poll_interval=60)
+    async with running(app) as drive:
+        finder, options = await _finder(drive, "port", rest_after=0.5)
+        options.highlighted = OPTIONS_AT_ONCE - 1
+        await drive.press("down")  # past the rows made, before the pause is over
+        await drive.pilot.pause(0.8)  # the pause's timer comes too, and adds nothing twice
+        assert options.option_count == len(finder.hits)

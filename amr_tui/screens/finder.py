@@ -295,8 +295,8 @@ class FinderScreen(ModalScreen[FinderResult | None]):
         """The options of ``message``'s hits from ``start`` on: ``OPTIONS_AT_ONCE`` of them with
         the results, the rest when no newer results came for ``rest_after`` seconds (typing on builds
         a screenful a key) or when the cursor goes past the ones built."""
-        if message.hits is not self.hits or start >= len(message.hits):
-            return
+        if message.hits is not self.hits or start != self._built or start >= len(message.hits):
+            return  # newer results, or the rows were made meanwhile (the cursor went past them)
         end = start + OPTIONS_AT_ONCE if start == 0 else len(message.hits)
         self.query_one(OptionList).add_options(self._options(message, start, end))
         self._built = end
