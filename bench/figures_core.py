@@ -206,20 +206,27 @@ def _time_read(root: Path, path: str) -> float:
     return (time.perf_counter() - t) * 1000
 
 
+def keystroke_times(session: object, limit: int, rounds: int = 1) -> list[float]:
+    """Milliseconds of each keystroke of the typed scripts through the finder's ``LockedSearch``
+    (``session.search_session()``), ``rounds`` times over."""
+    times: list[float] = []
+    for _ in range(rounds):
+        for script in SCRIPTS:
+            finder = session.search_session()  # type: ignore[attr-defined]
+            for q in keystrokes(script):
+                t = time.perf_counter()
+                finder(q, limit)
+                times.append((time.perf_counter() - t) * 1000)
+    return times
+
+
 def search(sessions: dict[int, object], baseline_keys: int) -> list[Row]:
     """Keystroke to results with the finder's LockedSearch, per corpus size; WRatio as baseline."""
     from rapidfuzz import fuzz, process
 
     rows = []
     for size, session in sessions.items():
-        times: list[float] = []
-        for _ in range(2):
-            for script in SCRIPTS:
-                finder = session.search_session()
-                for q in keystrokes(script):
-                    t = time.perf_counter()
-                    finder(q, 50)
-                    times.append((time.perf_counter() - t) * 1000)
+        times = keystroke_times(session, 50, rounds=2)
         texts = [t for s in session.repos.values() for f in s.facts.values() for t in f.texts]
         keys = [k for s in SCRIPTS for k in keystrokes(s)]
         sample = keys[:: max(1, len(keys) // baseline_keys)][:baseline_keys]

@@ -152,17 +152,11 @@ def child(size: int) -> dict[str, float]:
             res["app_max_ms"] = max(times)
             res["keys"] = float(len(times))
             # the baseline: the library's SearchSession over the same keystrokes, same process
-            from bench_search import keystrokes
+            from figures_core import keystroke_times
 
             session = app.session
             assert session is not None
-            lib: list[float] = []
-            for script in SCRIPTS:
-                search = session.search_session()
-                for query in keystrokes(script):
-                    t0 = time.perf_counter()
-                    search(query, 200)
-                    lib.append((time.perf_counter() - t0) * 1000)
+            lib = keystroke_times(session, 200)
             res["lib_p50_ms"] = statistics.median(lib)
             res["lib_p95_ms"] = _pct(lib, 95)
             res["entries"] = float(len(session.index))
